@@ -1,0 +1,45 @@
+/* Internal to the CPU backend: the entries cpu_backend.c puts in its table. */
+#ifndef PS_BACKEND_CPU_INTERNAL_H
+#define PS_BACKEND_CPU_INTERNAL_H
+
+#include "../core/backend.h"
+
+/* Typed host pointers to a view's first element. */
+#define PS__CPU_PTR(type, buf, off) ((type *)(buf) + (off))
+
+ps_status ps__cpu_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
+ps_status ps__cpu_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
+ps_status ps__cpu_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x);
+ps_status ps__cpu_axpy(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x,
+                       ps__vec y);
+ps_status ps__cpu_dot(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y,
+                      ps__scalar *result);
+ps_status ps__cpu_nrm2(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__scalar *result);
+ps_status ps__cpu_iamax(ps__backend *be, ps__dtype dt, int n, ps__vec x, int *result);
+ps_status ps__cpu_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, int n,
+                       const ps__scalar *alpha, ps__mat a, ps__vec x, const ps__scalar *beta,
+                       ps__vec y);
+ps_status ps__cpu_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
+                      ps__vec x, ps__vec y, ps__mat a);
+ps_status ps__cpu_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans,
+                       ps__diag diag, int n, ps__mat a, ps__vec x);
+ps_status ps__cpu_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
+                       int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
+                       const ps__scalar *beta, ps__mat c);
+ps_status ps__cpu_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, int n,
+                       int k, const ps__scalar *alpha, ps__mat a, const ps__scalar *beta,
+                       ps__mat c);
+ps_status ps__cpu_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo,
+                       ps__trans trans, ps__diag diag, int m, int n, const ps__scalar *alpha,
+                       ps__mat a, ps__mat b);
+
+ps_status ps__cpu_fill(ps__backend *be, ps__dtype dt, int rows, int cols,
+                       const ps__scalar *value, ps__mat a);
+ps_status ps__cpu_read_elements(ps__backend *be, ps__dtype dt, const void *buf, int count,
+                                const size_t *offsets, void *out);
+ps_status ps__cpu_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,
+                        const void *ipiv, size_t ipiv_off, int forward);
+ps_status ps__cpu_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                              size_t ipiv_off, int row_base, void *info);
+
+#endif

@@ -1,0 +1,231 @@
+/*
+ * The backend vtable: the only interface the algorithms in core/ are written against.
+ *
+ * Memory is addressed as (buffer, element offset, leading dimension or increment), because an
+ * OpenCL cl_mem cannot be offset with pointer arithmetic; buffers are opaque handles (a host
+ * pointer on the CPU, a device pointer on CUDA, a cl_mem on OpenCL). Every operation takes the
+ * dtype and the backend picks the S or D vendor call. Scalars travel by host pointer
+ * (ps__scalar) unless an entry says otherwise. Increments are positive.
+ *
+ * Backends are compiled into libportsolve (cpu) or are runtime-loaded modules (cuda, opencl)
+ * exporting PS__BACKEND_ENTRY_SYMBOL. Core copies the module's table, checks its ABI version and
+ * that every required entry is set, and fills the optional entries (custom kernels and a few
+ * helpers) that the module left NULL from the portable defaults in backend_defaults.c, which are
+ * built from the required entries. New entries go at the end; a module built against an older,
+ * shorter table reports its struct_size and gets defaults for the newer entries.
+ *
+ * This header is internal (core and backends); it includes no vendor header.
+ */
+#ifndef PS_CORE_BACKEND_H
+#define PS_CORE_BACKEND_H
+
+#include "portsolve.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define PS__BACKEND_ABI_VERSION 1
+#define PS__BACKEND_ENTRY_SYMBOL "ps_backend_module_v1"
+
+/* Element types a backend buffer can hold. The first two equal ps_dtype. */
+typedef enum ps__dtype { PS__FLOAT = PS_FLOAT, PS__DOUBLE = PS_DOUBLE, PS__INT32 = 2 } ps__dtype;
+
+static inline size_t ps__dtype_size(ps__dtype dt) {
+    return dt == PS__DOUBLE ? sizeof(double) : sizeof(float); /* int32 is 4 bytes, as float */
+}
+
+/* A scalar of either precision, passed by host pointer; the member read is the dtype's. */
+typedef union ps__scalar {
+    float s;
+    double d;
+} ps__scalar;
+
+static inline ps__scalar ps__scalar_of(ps__dtype dt, double v) {
+    ps__scalar x;
+    if (dt == PS__DOUBLE) x.d = v;
+    else x.s = (float)v;
+    return x;
+}
+static inline double ps__scalar_value(ps__dtype dt, ps__scalar x) {
+    return dt == PS__DOUBLE ? x.d : (double)x.s;
+}
+
+/* A column-major matrix view: element (i,j) is at buf[off + i + j*ld]. */
+typedef struct ps__mat {
+    void *buf;
+    size_t off;
+    int ld;
+} ps__mat;
+
+/* A strided vector view: element i is at buf[off + i*inc], inc > 0. */
+typedef struct ps__vec {
+    void *buf;
+    size_t off;
+    int inc;
+} ps__vec;
+
+static inline ps__mat ps__mat_at(ps__mat a, int i, int j) {
+    a.off += (size_t)i + (size_t)j * (size_t)a.ld;
+    return a;
+}
+/* Column j of a from row i down, as a vector. */
+static inline ps__vec ps__mat_col(ps__mat a, int i, int j) {
+    ps__vec v = {a.buf, a.off + (size_t)i + (size_t)j * (size_t)a.ld, 1};
+    return v;
+}
+/* Row i of a from column j right, as a vector. */
+static inline ps__vec ps__mat_row(ps__mat a, int i, int j) {
+    ps__vec v = {a.buf, a.off + (size_t)i + (size_t)j * (size_t)a.ld, a.ld};
+    return v;
+}
+static inline ps__vec ps__vec_at(ps__vec x, int i) {
+    x.off += (size_t)i * (size_t)x.inc;
+    return x;
+}
+
+typedef enum ps__trans { PS__NOTRANS = 0, PS__TRANS = 1 } ps__trans;
+typedef enum ps__uplo { PS__UPPER = 0, PS__LOWER = 1 } ps__uplo;
+typedef enum ps__side { PS__LEFT = 0, PS__RIGHT = 1 } ps__side;
+typedef enum ps__diag { PS__NONUNIT = 0, PS__UNIT = 1 } ps__diag;
+
+/* Which algorithm a tuning question is about (block_size entry). */
+typedef enum ps__algo { PS__ALGO_LU = 0 } ps__algo;
+
+typedef struct ps__backend_ops ps__backend_ops;
+
+/*
+ * One open backend: the completed table, the backend's own state, and where it writes the
+ * reason of a failure. Owned by a ps_context.
+ */
+typedef struct ps__backend {
+    const ps__backend_ops *ops;
+    void *impl;              /* the backend's state (queue/stream, handles, workspaces) */
+    char device_name[256];   /* set by open */
+    int has_double;          /* set by open: device computes in double precision */
+    char *err;               /* failure message buffer, err_size bytes (owned by the context) */
+    size_t err_size;
+} ps__backend;
+
+struct ps__backend_ops {
+    /* Table header. */
+    int abi_version;    /* PS__BACKEND_ABI_VERSION the backend was built against */
+    size_t struct_size; /* sizeof(ps__backend_ops) the backend was built against */
+    const char *name;   /* "cpu", "cuda", "opencl" */
+
+    /* Lifecycle: open sets be->impl, be->device_name, be->has_double. device_spec may be NULL. */
+    ps_status (*open)(ps__backend *be, const char *device_spec);
+    void (*close)(ps__backend *be);
+    /* Blocks until queued work is done; returns the first asynchronous error. */
+    ps_status (*sync)(ps__backend *be);
+    /* The native queue/stream the backend runs on (cudaStream_t, cl_command_queue, NULL). */
+    void *(*queue)(ps__backend *be);
+
+    /* Memory. alloc of 0 bytes returns a valid (possibly NULL) handle that free accepts.
+     * Device out-of-memory is PS_ERR_OUT_OF_MEMORY. */
+    ps_status (*alloc)(ps__backend *be, size_t bytes, void **buf);
+    void (*free)(ps__backend *be, void *buf);
+    /* Host (rows x cols, leading dimension ldh) to device view and back. Blocking. */
+    ps_status (*upload)(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host,
+                        int ldh, ps__mat dst);
+    ps_status (*download)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                          void *host, int ldh);
+    /* dst = src for rows x cols views, which do not overlap. */
+    ps_status (*copy2d)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                        ps__mat dst);
+
+    /* BLAS level 1. dot/nrm2 return to a host scalar; iamax returns the 0-based index of the
+     * first element of largest |x_i| (-1 when n = 0). */
+    ps_status (*copy)(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
+    ps_status (*swap)(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
+    ps_status (*scal)(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x);
+    ps_status (*axpy)(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x,
+                      ps__vec y);
+    ps_status (*dot)(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y,
+                     ps__scalar *result);
+    ps_status (*nrm2)(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__scalar *result);
+    ps_status (*iamax)(ps__backend *be, ps__dtype dt, int n, ps__vec x, int *result);
+
+    /* BLAS level 2. */
+    ps_status (*gemv)(ps__backend *be, ps__dtype dt, ps__trans trans, int m, int n,
+                      const ps__scalar *alpha, ps__mat a, ps__vec x, const ps__scalar *beta,
+                      ps__vec y);
+    ps_status (*ger)(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
+                     ps__vec x, ps__vec y, ps__mat a);
+    ps_status (*trsv)(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans,
+                      ps__diag diag, int n, ps__mat a, ps__vec x);
+
+    /* BLAS level 3. */
+    ps_status (*gemm)(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
+                      int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
+                      const ps__scalar *beta, ps__mat c);
+    ps_status (*syrk)(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, int n, int k,
+                      const ps__scalar *alpha, ps__mat a, const ps__scalar *beta, ps__mat c);
+    ps_status (*trsm)(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo,
+                      ps__trans trans, ps__diag diag, int m, int n, const ps__scalar *alpha,
+                      ps__mat a, ps__mat b);
+
+    /* ---- Optional entries: NULL means "use the portable default" (backend_defaults.c). ---- */
+
+    /* Sets every element of the rows x cols view to *value. */
+    ps_status (*fill)(ps__backend *be, ps__dtype dt, int rows, int cols, const ps__scalar *value,
+                      ps__mat a);
+    /* Reads count single elements at the given element offsets of buf into host out[]
+     * (the WZ corners, a pivot), without downloading whole matrices. */
+    ps_status (*read_elements)(ps__backend *be, ps__dtype dt, const void *buf, int count,
+                               const size_t *offsets, void *out);
+    /* LAPACK laswp on the ncols columns of a: for k = k1..k2-1 (forward, or k2-1..k1 when
+     * forward is 0) swap rows k and ipiv[k] of a, where ipiv is an int32 vector (buffer ipiv at
+     * element offset ipiv_off holds entry k1) of 0-based row indices of a. */
+    ps_status (*laswp)(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,
+                       const void *ipiv, size_t ipiv_off, int forward);
+    /* Custom kernel: unblocked LU with partial pivoting of the m x n panel a (m >= n).
+     * Row swaps are applied across the panel's n columns only. Writes, for i < n,
+     * ipiv[ipiv_off + i] = row_base + (0-based panel row chosen as pivot i); and, when the pivot
+     * of column i is exactly zero (that column is then left unscaled, as LAPACK does) and
+     * info[0] is 0, info[0] = row_base + i + 1. ipiv and info are int32 buffers. */
+    ps_status (*getrf_panel)(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                             size_t ipiv_off, int row_base, void *info);
+    /* Tuning: the block size for algo at order n (0: core's default). */
+    int (*block_size)(ps__backend *be, ps__algo algo, ps__dtype dt, int n);
+    /* Widest panel getrf_panel handles well; wider panels are split recursively by core. */
+    int (*panel_width)(ps__backend *be, ps__dtype dt, int m);
+};
+
+/* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */
+typedef const ps__backend_ops *(*ps__backend_entry_fn)(void);
+
+/*
+ * Copies src into dst, checking the header and the required entries, and fills the optional
+ * entries src leaves NULL (or lacks, for an older struct_size) with the defaults. On failure
+ * writes the reason into msg and returns PS_ERR_BACKEND_UNAVAILABLE.
+ */
+ps_status ps__backend_ops_complete(ps__backend_ops *dst, const ps__backend_ops *src, char *msg,
+                                   size_t msg_size);
+/* The portable defaults, exposed so tests can run them against each backend's own entries. */
+const ps__backend_ops *ps__backend_defaults(void);
+
+/* The built-in CPU backend's table. */
+const ps__backend_ops *ps__cpu_backend_ops(void);
+
+/* Returns from the enclosing function when a backend call fails. */
+#define PS__TRY(expr)                                                                      \
+    do {                                                                                           \
+        ps_status ps__try_status = (expr);                                                 \
+        if (ps__try_status != PS_SUCCESS) return ps__try_status;                   \
+    } while (0)
+
+/* Writes a failure message into be->err and returns status. Inline so that runtime-loaded
+ * modules, which cannot see libportsolve's hidden symbols, share it. */
+__attribute__((format(printf, 3, 4))) static inline ps_status
+ps__backend_fail(ps__backend *be, ps_status status, const char *fmt, ...) {
+    if (be->err && be->err_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(be->err, be->err_size, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * Portable defaults for the optional vtable entries, built only from the required entries, and
+ * the completion of a backend's table. A new backend can start with the required entries alone
+ * and replace these one by one with native kernels; tests run each default against the CPU
+ * oracle, so they stay correct.
+ *
+ * The defaults favour obviously-right over fast: getrf_panel reads each pivot back to the host.
+ */
+#include "backend.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ps_status default_fill(ps__backend *be, ps__dtype dt, int rows, int cols,
+                              const ps__scalar *value, ps__mat a) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    size_t es = ps__dtype_size(dt);
+    unsigned char *col = malloc((size_t)rows * es);
+    if (!col) return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "fill: out of host memory");
+    for (int i = 0; i < rows; i++) memcpy(col + (size_t)i * es, value, es);
+    ps_status st = PS_SUCCESS;
+    for (int j = 0; j < cols && st == PS_SUCCESS; j++)
+        st = be->ops->upload(be, dt, rows, 1, col, rows, ps__mat_at(a, 0, j));
+    free(col);
+    return st;
+}
+
+static ps_status default_read_elements(ps__backend *be, ps__dtype dt, const void *buf, int count,
+                                       const size_t *offsets, void *out) {
+    size_t es = ps__dtype_size(dt);
+    for (int i = 0; i < count; i++) {
+        ps__mat one = {(void *)buf, offsets[i], 1};
+        PS__TRY(be->ops->download(be, dt, 1, 1, one, (unsigned char *)out + i * es, 1));
+    }
+    return PS_SUCCESS;
+}
+
+static ps_status default_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1,
+                               int k2, const void *ipiv, size_t ipiv_off, int forward) {
+    if (k2 <= k1 || ncols <= 0) return PS_SUCCESS;
+    int count = k2 - k1;
+    int32_t *piv = malloc((size_t)count * sizeof *piv);
+    if (!piv) return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "laswp: out of host memory");
+    ps__mat pm = {(void *)ipiv, ipiv_off, count};
+    ps_status st = be->ops->download(be, PS__INT32, count, 1, pm, piv, count);
+    for (int t = 0; t < count && st == PS_SUCCESS; t++) {
+        int k = forward ? k1 + t : k2 - 1 - t;
+        int p = piv[k - k1];
+        if (p != k) st = be->ops->swap(be, dt, ncols, ps__mat_row(a, k, 0), ps__mat_row(a, p, 0));
+    }
+    free(piv);
+    return st;
+}
+
+/* Sets info[0] = value unless an earlier zero pivot already set it. */
+static ps_status record_zero_pivot(ps__backend *be, void *info, int value) {
+    int32_t cur;
+    ps__mat im = {info, 0, 1};
+    PS__TRY(be->ops->download(be, PS__INT32, 1, 1, im, &cur, 1));
+    if (cur != 0) return PS_SUCCESS;
+    int32_t v = value;
+    return be->ops->upload(be, PS__INT32, 1, 1, &v, 1, im);
+}
+
+static ps_status default_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a,
+                                     void *ipiv, size_t ipiv_off, int row_base, void *info) {
+    for (int i = 0; i < n && i < m; i++) {
+        int p;
+        PS__TRY(be->ops->iamax(be, dt, m - i, ps__mat_col(a, i, i), &p));
+        p += i;
+        int32_t piv = row_base + p;
+        ps__mat pm = {ipiv, ipiv_off + (size_t)i, 1};
+        PS__TRY(be->ops->upload(be, PS__INT32, 1, 1, &piv, 1, pm));
+        ps__scalar pv;
+        ps__mat pa = ps__mat_at(a, p, i);
+        PS__TRY(be->ops->read_elements(be, dt, pa.buf, 1, &pa.off, &pv));
+        double pivot = ps__scalar_value(dt, pv);
+        if (pivot != 0.0) {
+            if (p != i)
+                PS__TRY(
+                    be->ops->swap(be, dt, n, ps__mat_row(a, i, 0), ps__mat_row(a, p, 0)));
+            ps__scalar r = ps__scalar_of(dt, 1.0 / pivot);
+            PS__TRY(be->ops->scal(be, dt, m - i - 1, &r, ps__mat_col(a, i + 1, i)));
+        } else {
+            PS__TRY(record_zero_pivot(be, info, row_base + i + 1));
+        }
+        if (i + 1 < n) {
+            ps__scalar minus_one = ps__scalar_of(dt, -1.0);
+            PS__TRY(be->ops->ger(be, dt, m - i - 1, n - i - 1, &minus_one,
+                                         ps__mat_col(a, i + 1, i), ps__mat_row(a, i, i + 1),
+                                         ps__mat_at(a, i + 1, i + 1)));
+        }
+    }
+    return PS_SUCCESS;
+}
+
+static int default_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
+    (void)be, (void)algo, (void)dt, (void)n;
+    return 0;
+}
+
+static int default_panel_width(ps__backend *be, ps__dtype dt, int m) {
+    (void)be, (void)dt, (void)m;
+    return 8;
+}
+
+static void *default_queue(ps__backend *be) {
+    (void)be;
+    return NULL;
+}
+
+static const ps__backend_ops defaults = {
+    .abi_version = PS__BACKEND_ABI_VERSION,
+    .struct_size = sizeof(ps__backend_ops),
+    .name = "defaults",
+    .queue = default_queue,
+    .fill = default_fill,
+    .read_elements = default_read_elements,
+    .laswp = default_laswp,
+    .getrf_panel = default_getrf_panel,
+    .block_size = default_block_size,
+    .panel_width = default_panel_width,
+};
+
+const ps__backend_ops *ps__backend_defaults(void) { return &defaults; }
+
+ps_status ps__backend_ops_complete(ps__backend_ops *dst, const ps__backend_ops *src, char *msg,
+                                   size_t msg_size) {
+    memset(dst, 0, sizeof *dst);
+    if (!src) {
+        snprintf(msg, msg_size, "the backend module returned no table");
+        return PS_ERR_BACKEND_UNAVAILABLE;
+    }
+    size_t required_end = offsetof(ps__backend_ops, fill);
+    if (src->abi_version != PS__BACKEND_ABI_VERSION || src->struct_size < required_end) {
+        snprintf(msg, msg_size,
+                 "the %s backend was built for vtable ABI %d (size %zu); this library has ABI %d",
+                 src->name ? src->name : "unnamed", src->abi_version, src->struct_size,
+                 PS__BACKEND_ABI_VERSION);
+        return PS_ERR_BACKEND_UNAVAILABLE;
+    }
+    memcpy(dst, src, src->struct_size < sizeof *dst ? src->struct_size : sizeof *dst);
+    dst->struct_size = sizeof *dst;
+
+#define PS__REQUIRE(entry)                                                                         \
+    if (!dst->entry) {                                                                             \
+        snprintf(msg, msg_size, "the %s backend lacks the required vtable entry '%s'",            \
+                 src->name ? src->name : "unnamed", #entry);                                       \
+        return PS_ERR_BACKEND_UNAVAILABLE;                                                         \
+    }
+    PS__REQUIRE(name) PS__REQUIRE(open) PS__REQUIRE(close) PS__REQUIRE(sync)
+    PS__REQUIRE(alloc) PS__REQUIRE(free) PS__REQUIRE(upload) PS__REQUIRE(download)
+    PS__REQUIRE(copy2d) PS__REQUIRE(copy) PS__REQUIRE(swap) PS__REQUIRE(scal)
+    PS__REQUIRE(axpy) PS__REQUIRE(dot) PS__REQUIRE(nrm2) PS__REQUIRE(iamax)
+    PS__REQUIRE(gemv) PS__REQUIRE(ger) PS__REQUIRE(trsv) PS__REQUIRE(gemm)
+    PS__REQUIRE(syrk) PS__REQUIRE(trsm)
+#undef PS__REQUIRE
+
+#define PS__DEFAULT(entry)                                                                         \
+    if (!dst->entry) dst->entry = defaults.entry;
+    PS__DEFAULT(queue) PS__DEFAULT(fill) PS__DEFAULT(read_elements) PS__DEFAULT(laswp)
+    PS__DEFAULT(getrf_panel) PS__DEFAULT(block_size) PS__DEFAULT(panel_width)
+#undef PS__DEFAULT
+    return PS_SUCCESS;
+}

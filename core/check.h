@@ -1,0 +1,22 @@
+/* Argument and input checks shared by the drivers. */
+#ifndef PS_CORE_CHECK_H
+#define PS_CORE_CHECK_H
+
+#include "context.h"
+
+/* PS_ERR_NON_FINITE naming the first NaN/Inf element of the rows x cols host array. */
+ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *a,
+                           int lda, const char *fn, const char *name, int pos);
+/* Checks a 1-based LAPACK pivot vector of n entries for a matrix of order n. */
+ps_status ps__check_pivots(ps_context *ctx, int n, const int *ipiv, const char *fn, int pos);
+/* Parses a trans character ('N', 'T', 'C', either case). */
+ps_status ps__parse_trans(ps_context *ctx, char c, ps__trans *trans, const char *fn, int pos);
+
+/* Uploads 1-based host pivots as 0-based int32 device pivots (into a scratch buffer). */
+ps_status ps__upload_pivots(ps__scratch *s, int n, const int *ipiv, void **dev_ipiv);
+/* Downloads 0-based device pivots into a 1-based host vector. */
+ps_status ps__download_pivots(ps_context *ctx, int n, const void *dev_ipiv, int *ipiv);
+/* Reads the device info word of a factorization. */
+ps_status ps__read_info(ps_context *ctx, const void *dev_info, int *info);
+
+#endif

@@ -1,0 +1,215 @@
+/* Context lifecycle, per-call error state and counted allocations. */
+#include "context.h"
+#include "select.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local char create_error[PS__ERROR_SIZE];
+
+const char *ps_version(void) {
+#define PS__STR2(x) #x
+#define PS__STR(x) PS__STR2(x)
+    return PS__STR(PS_VERSION_MAJOR) "." PS__STR(PS_VERSION_MINOR) "." PS__STR(PS_VERSION_PATCH);
+}
+
+const char *ps_status_string(ps_status status) {
+    switch (status) {
+#define PS__STATUS_CASE(name, value, text)                                                         \
+    case name:                                                                                     \
+        return text;
+        PS_STATUS_LIST(PS__STATUS_CASE)
+#undef PS__STATUS_CASE
+    }
+    return "unknown status";
+}
+
+ps_context_options ps_context_options_default(void) {
+    ps_context_options o;
+    memset(&o, 0, sizeof o);
+    o.backend = PS_BACKEND_FROM_ENV;
+    return o;
+}
+
+const char *ps_last_create_error(void) { return create_error; }
+
+/* Reads PORTSOLVE_LU_NB: unset or empty is 0 (automatic). */
+static ps_status block_size_from_env(int *nb, char *msg, size_t msg_size) {
+    const char *s = getenv("PORTSOLVE_LU_NB");
+    *nb = 0;
+    if (!s || !*s) return PS_SUCCESS;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 1 || v > 4096) {
+        snprintf(msg, msg_size,
+                 "PORTSOLVE_LU_NB='%s' is not a block size: give an integer from 1 to 4096", s);
+        return PS_ERR_INVALID_ARGUMENT;
+    }
+    *nb = (int)v;
+    return PS_SUCCESS;
+}
+
+ps_status ps_context_create(ps_context **out, const ps_context_options *opts) {
+    create_error[0] = '\0';
+    if (!out) {
+        snprintf(create_error, sizeof create_error, "ps_context_create: out is NULL");
+        return PS_ERR_INVALID_ARGUMENT;
+    }
+    *out = NULL;
+    ps_context_options o = opts ? *opts : ps_context_options_default();
+
+    ps_backend_kind kind = o.backend;
+    ps_status st;
+    if (kind == PS_BACKEND_FROM_ENV) {
+        st = ps__backend_kind_from_env(&kind, create_error, sizeof create_error);
+        if (st) return st;
+    } else if (kind < PS_BACKEND_AUTO || kind > PS_BACKEND_OPENCL) {
+        snprintf(create_error, sizeof create_error,
+                 "ps_context_create: options.backend=%d is not a ps_backend_kind", (int)kind);
+        return PS_ERR_UNKNOWN_BACKEND;
+    }
+    const char *device = o.device ? o.device : getenv("PORTSOLVE_DEVICE");
+    if (device && !*device) device = NULL;
+    int nb = o.lu_block_size;
+    if (nb < 0) {
+        snprintf(create_error, sizeof create_error,
+                 "ps_context_create: options.lu_block_size=%d is negative", nb);
+        return PS_ERR_INVALID_ARGUMENT;
+    }
+    if (nb == 0) {
+        st = block_size_from_env(&nb, create_error, sizeof create_error);
+        if (st) return st;
+    }
+
+    ps_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        snprintf(create_error, sizeof create_error, "ps_context_create: out of host memory");
+        return PS_ERR_OUT_OF_HOST_MEMORY;
+    }
+    ctx->lu_block_size = nb;
+    ctx->be.err = ctx->last_error;
+    ctx->be.err_size = sizeof ctx->last_error;
+    st = ps__backend_open(ctx, kind, device);
+    if (st) {
+        snprintf(create_error, sizeof create_error, "%s", ctx->last_error);
+        free(ctx);
+        return st;
+    }
+    ctx->last_error[0] = '\0';
+    *out = ctx;
+    return PS_SUCCESS;
+}
+
+void ps_context_destroy(ps_context *ctx) {
+    if (!ctx) return;
+    ps__backend_close(ctx);
+    free(ctx);
+}
+
+const char *ps_context_backend_name(const ps_context *ctx) {
+    return ctx ? ctx->be.ops->name : "(no context)";
+}
+const char *ps_context_device_name(const ps_context *ctx) {
+    return ctx ? ctx->be.device_name : "(no context)";
+}
+const char *ps_context_last_error(const ps_context *ctx) {
+    return ctx ? ctx->last_error : "(no context)";
+}
+int ps_context_last_info(const ps_context *ctx) { return ctx ? ctx->last_info : 0; }
+
+ps_status ps_context_synchronize(ps_context *ctx) {
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    return ctx->be.ops->sync(&ctx->be);
+}
+
+void ps__begin(ps_context *ctx) {
+    ctx->last_error[0] = '\0';
+    ctx->last_info = 0;
+}
+
+ps_status ps__fail(ps_context *ctx, ps_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+ps_status ps__bad_arg(ps_context *ctx, int pos, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+    va_end(ap);
+    ctx->last_info = -pos;
+    return PS_ERR_INVALID_ARGUMENT;
+}
+
+/* The failure hook: true when this allocation is the one chosen to fail. */
+static int injected_failure(ps_context *ctx) {
+    if (ctx->fail_alloc_countdown <= 0) return 0;
+    return --ctx->fail_alloc_countdown == 0;
+}
+
+void ps__context_fail_nth_alloc(ps_context *ctx, int n) { ctx->fail_alloc_countdown = n; }
+
+ps_status ps__dev_alloc(ps_context *ctx, size_t bytes, void **buf) {
+    *buf = NULL;
+    if (injected_failure(ctx))
+        return ps__fail(ctx, PS_ERR_OUT_OF_MEMORY,
+                        "device allocation of %zu bytes failed (injected by a test)", bytes);
+    /* Never ask for 0 bytes: some runtimes return NULL for it, and NULL is "no buffer" here. */
+    ps_status st = ctx->be.ops->alloc(&ctx->be, bytes ? bytes : sizeof(double), buf);
+    if (st == PS_SUCCESS) ctx->live_buffers++;
+    return st;
+}
+
+void ps__dev_free(ps_context *ctx, void *buf) {
+    if (!buf) return;
+    ctx->be.ops->free(&ctx->be, buf);
+    ctx->live_buffers--;
+}
+
+ps_status ps__host_alloc(ps_context *ctx, size_t bytes, void **ptr) {
+    *ptr = NULL;
+    if (injected_failure(ctx))
+        return ps__fail(ctx, PS_ERR_OUT_OF_HOST_MEMORY,
+                        "host allocation of %zu bytes failed (injected by a test)", bytes);
+    *ptr = malloc(bytes ? bytes : 1);
+    if (!*ptr)
+        return ps__fail(ctx, PS_ERR_OUT_OF_HOST_MEMORY, "host allocation of %zu bytes failed",
+                        bytes);
+    ctx->live_host_blocks++;
+    return PS_SUCCESS;
+}
+
+void ps__host_free(ps_context *ctx, void *ptr) {
+    if (!ptr) return;
+    free(ptr);
+    ctx->live_host_blocks--;
+}
+
+ps_status ps__scratch_dev(ps__scratch *s, size_t bytes, void **buf) {
+    if (s->ndev == (int)(sizeof s->dev / sizeof s->dev[0]))
+        return ps__fail(s->ctx, PS_ERR_OUT_OF_HOST_MEMORY, "internal: too many scratch buffers");
+    ps_status st = ps__dev_alloc(s->ctx, bytes, buf);
+    if (st == PS_SUCCESS) s->dev[s->ndev++] = *buf;
+    return st;
+}
+
+ps_status ps__scratch_host(ps__scratch *s, size_t bytes, void **ptr) {
+    if (s->nhost == (int)(sizeof s->host / sizeof s->host[0]))
+        return ps__fail(s->ctx, PS_ERR_OUT_OF_HOST_MEMORY, "internal: too many scratch blocks");
+    ps_status st = ps__host_alloc(s->ctx, bytes, ptr);
+    if (st == PS_SUCCESS) s->host[s->nhost++] = *ptr;
+    return st;
+}
+
+void ps__scratch_end(ps__scratch *s) {
+    while (s->ndev > 0) ps__dev_free(s->ctx, s->dev[--s->ndev]);
+    while (s->nhost > 0) ps__host_free(s->ctx, s->host[--s->nhost]);
+}

@@ -1,0 +1,62 @@
+/* The context: one open backend plus the per-call error state. Internal. */
+#ifndef PS_CORE_CONTEXT_H
+#define PS_CORE_CONTEXT_H
+
+#include "backend.h"
+
+#define PS__ERROR_SIZE 1024
+
+struct ps_context {
+    ps__backend be;
+    ps__backend_ops ops;  /* the completed table be.ops points to */
+    void *module;         /* dlopen handle of a backend module, NULL for cpu */
+    int lu_block_size;    /* 0: automatic */
+    char last_error[PS__ERROR_SIZE];
+    int last_info;
+    /* Resource accounting: live device buffers, and a test hook that makes the n-th next
+     * allocation (device or host staging) fail; 0 disables it. */
+    long live_buffers;
+    long live_host_blocks;
+    int fail_alloc_countdown;
+};
+
+/* Starts a public call: clears the error and info. */
+void ps__begin(ps_context *ctx);
+/* Sets the error message (printf-style) and returns status. */
+ps_status ps__fail(ps_context *ctx, ps_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Rejects argument number pos (1-based, for info) with a message. */
+ps_status ps__bad_arg(ps_context *ctx, int pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Passes through a backend status; the backend already wrote the message. */
+static inline ps_status ps__backend_status(ps_context *ctx, ps_status st) {
+    (void)ctx;
+    return st;
+}
+
+/* Device buffers and host staging blocks, counted and subject to the failure hook. */
+ps_status ps__dev_alloc(ps_context *ctx, size_t bytes, void **buf);
+void ps__dev_free(ps_context *ctx, void *buf);
+ps_status ps__host_alloc(ps_context *ctx, size_t bytes, void **ptr);
+void ps__host_free(ps_context *ctx, void *ptr);
+
+/* Allocations of one call, released together on every exit path. */
+typedef struct ps__scratch {
+    ps_context *ctx;
+    void *dev[8];
+    void *host[8];
+    int ndev, nhost;
+} ps__scratch;
+
+static inline ps__scratch ps__scratch_begin(ps_context *ctx) {
+    ps__scratch s = {ctx, {0}, {0}, 0, 0};
+    return s;
+}
+ps_status ps__scratch_dev(ps__scratch *s, size_t bytes, void **buf);
+ps_status ps__scratch_host(ps__scratch *s, size_t bytes, void **ptr);
+void ps__scratch_end(ps__scratch *s);
+
+/* Test hook: the n-th next allocation fails (n >= 1); 0 turns it off. */
+void ps__context_fail_nth_alloc(ps_context *ctx, int n);
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * LU with partial pivoting, written once against the backend vtable.
+ *
+ * Right-looking blocked algorithm (LAPACK dgetrf): for each block column of width nb, factor
+ * the tall panel, apply its row swaps to the columns left and right of it, solve for the block
+ * row of U (trsm) and update the trailing matrix with one gemm, which carries almost all flops.
+ *
+ * The panel is factored recursively (Toledo; LAPACK dgetrf2): split it in two halves, factor the
+ * left, update the right with trsm + gemm, factor the right, swap the left. Recursion stops at
+ * the backend's panel width, where the getrf_panel kernel (a device kernel on GPUs, plain loops
+ * on the CPU) takes over. This keeps the panel BLAS-3 rich, so it does not dominate on the CPU
+ * where the unblocked loop would be memory-bound.
+ *
+ * Pivots stay on the device (an int32 buffer of 0-based absolute row indices) and so does the
+ * info word; nothing is read back to the host inside the factorization.
+ */
+#include "lu.h"
+#include "matrix.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+int ps__lu_block_size(ps_context *ctx, ps__dtype dt, int m, int n) {
+    if (ctx->lu_block_size > 0) return ctx->lu_block_size;
+    int k = m < n ? m : n;
+    int nb = ctx->be.ops->block_size(&ctx->be, PS__ALGO_LU, dt, k);
+    return nb > 0 ? nb : 128;
+}
+
+/*
+ * Factors the panel of columns j..j+n-1, rows j..m-1 of a (the whole matrix view), applying
+ * row swaps within those columns only. The panel's top row equals its first column.
+ */
+static ps_status panel_factor(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int n,
+                              void *ipiv, void *info) {
+    ps__backend *be = &ctx->be;
+    const ps__backend_ops *ops = be->ops;
+    int leaf = ops->panel_width(be, dt, m - j);
+    if (n <= (leaf > 0 ? leaf : 1))
+        return ops->getrf_panel(be, dt, m - j, n, ps__mat_at(a, j, j), ipiv, (size_t)j, j, info);
+
+    int n1 = n / 2, n2 = n - n1;
+    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
+    PS__TRY(panel_factor(ctx, dt, m, a, j, n1, ipiv, info));
+    PS__TRY(ops->laswp(be, dt, n2, ps__mat_at(a, 0, j + n1), j, j + n1, ipiv, (size_t)j, 1));
+    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, n1, n2, &one,
+                      ps__mat_at(a, j, j), ps__mat_at(a, j, j + n1)));
+    PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m - j - n1, n2, n1, &minus_one,
+                      ps__mat_at(a, j + n1, j), ps__mat_at(a, j, j + n1), &one,
+                      ps__mat_at(a, j + n1, j + n1)));
+    PS__TRY(panel_factor(ctx, dt, m, a, j + n1, n2, ipiv, info));
+    return ops->laswp(be, dt, n1, ps__mat_at(a, 0, j), j + n1, j + n, ipiv, (size_t)(j + n1), 1);
+}
+
+ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                    void *info) {
+    ps__backend *be = &ctx->be;
+    const ps__backend_ops *ops = be->ops;
+    int32_t zero = 0;
+    ps__mat info_view = {info, 0, 1};
+    PS__TRY(ops->upload(be, PS__INT32, 1, 1, &zero, 1, info_view));
+    int k = m < n ? m : n;
+    if (k == 0) return PS_SUCCESS;
+    int nb = ps__lu_block_size(ctx, dt, m, n);
+    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
+
+    for (int j = 0; j < k; j += nb) {
+        int jb = k - j < nb ? k - j : nb;
+        PS__TRY(panel_factor(ctx, dt, m, a, j, jb, ipiv, info));
+        /* Swaps of this panel for the columns on its left... */
+        if (j > 0) PS__TRY(ops->laswp(be, dt, j, a, j, j + jb, ipiv, (size_t)j, 1));
+        int right = n - j - jb;
+        if (right <= 0) continue;
+        /* ...and on its right, then the block row of U and the trailing update. */
+        ps__mat a_right = ps__mat_at(a, 0, j + jb);
+        PS__TRY(ops->laswp(be, dt, right, a_right, j, j + jb, ipiv, (size_t)j, 1));
+        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, right, &one,
+                          ps__mat_at(a, j, j), ps__mat_at(a, j, j + jb)));
+        if (m - j - jb > 0)
+            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m - j - jb, right, jb,
+                              &minus_one, ps__mat_at(a, j + jb, j), ps__mat_at(a, j, j + jb),
+                              &one, ps__mat_at(a, j + jb, j + jb)));
+    }
+    return PS_SUCCESS;
+}
+
+ps_status ps__getrs(ps_context *ctx, ps__dtype dt, ps__trans trans, int n, int nrhs, ps__mat a,
+                    const void *ipiv, ps__mat b) {
+    ps__backend *be = &ctx->be;
+    const ps__backend_ops *ops = be->ops;
+    if (n == 0 || nrhs == 0) return PS_SUCCESS;
+    ps__scalar one = ps__scalar_of(dt, 1.0);
+    if (trans == PS__NOTRANS) {
+        /* A = P L U: X = U \ (L \ (P^T B)). */
+        PS__TRY(ops->laswp(be, dt, nrhs, b, 0, n, ipiv, 0, 1));
+        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, n, nrhs, &one, a,
+                          b));
+        return ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, n, nrhs, &one, a,
+                         b);
+    }
+    /* A^T = U^T L^T P^T: X = P (L^T \ (U^T \ B)), the swaps undone in reverse order. */
+    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT, n, nrhs, &one, a, b));
+    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__TRANS, PS__UNIT, n, nrhs, &one, a, b));
+    return ops->laswp(be, dt, nrhs, b, 0, n, ipiv, 0, 0);
+}

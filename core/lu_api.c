@@ -1,0 +1,246 @@
+/* LU on device matrices (the ps_mat_* level) and the host drivers ps_?getrf/getrs/gesv. */
+#include "check.h"
+#include "lu.h"
+#include "matrix.h"
+
+#include <stdint.h>
+
+/* Turns a nonzero device info into PS_ERR_SINGULAR with the index. */
+static ps_status singular(ps_context *ctx, const char *fn, int info) {
+    ctx->last_info = info;
+    return ps__fail(ctx, PS_ERR_SINGULAR,
+                    "%s: U(%d,%d) is exactly zero, so the matrix is singular (info=%d)", fn, info,
+                    info, info);
+}
+
+/* ---- device matrices ---- */
+
+ps_status ps_mat_getrf(ps_context *ctx, ps_matrix *A, int *ipiv) {
+    static const char fn[] = "ps_mat_getrf";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    PS__TRY(ps__check_matrix(ctx, A, 2, fn, "A"));
+    int k = A->rows < A->cols ? A->rows : A->cols;
+    if (!ipiv && k > 0) return ps__bad_arg(ctx, 3, "%s: ipiv is NULL", fn);
+
+    ps__scratch s = ps__scratch_begin(ctx);
+    void *dev_ipiv, *dev_info;
+    int info = 0;
+    ps_status st = ps__scratch_dev(&s, (size_t)k * sizeof(int32_t), &dev_ipiv);
+    if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
+    if (!st) st = ps__getrf(ctx, A->dt, A->rows, A->cols, ps__matrix_view(A), dev_ipiv, dev_info);
+    if (!st) st = ps__read_info(ctx, dev_info, &info);
+    if (!st) st = ps__download_pivots(ctx, k, dev_ipiv, ipiv);
+    ps__scratch_end(&s);
+    if (!st && info > 0) st = singular(ctx, fn, info);
+    return st;
+}
+
+/* Checks shared by ps_mat_getrs and ps_mat_gesv: A square, B with A's rows and dtype. */
+static ps_status check_solve_pair(ps_context *ctx, const ps_matrix *A, int pa, const ps_matrix *B,
+                                  int pb, const char *fn) {
+    PS__TRY(ps__check_matrix(ctx, A, pa, fn, "A"));
+    PS__TRY(ps__check_matrix(ctx, B, pb, fn, "B"));
+    if (A->rows != A->cols)
+        return ps__bad_arg(ctx, pa, "%s: A is %d x %d, not square", fn, A->rows, A->cols);
+    if (B->rows != A->rows)
+        return ps__bad_arg(ctx, pb, "%s: B has %d rows but A is of order %d", fn, B->rows,
+                           A->rows);
+    if (A->dt != B->dt) {
+        ps__bad_arg(ctx, pb, "%s: A and B differ in precision", fn);
+        return PS_ERR_DTYPE_MISMATCH;
+    }
+    return PS_SUCCESS;
+}
+
+ps_status ps_mat_getrs(ps_context *ctx, char trans, const ps_matrix *LU, const int *ipiv,
+                       ps_matrix *B) {
+    static const char fn[] = "ps_mat_getrs";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    ps__trans t;
+    PS__TRY(ps__parse_trans(ctx, trans, &t, fn, 2));
+    PS__TRY(check_solve_pair(ctx, LU, 3, B, 5, fn));
+    int n = LU->rows;
+    if (!ipiv && n > 0) return ps__bad_arg(ctx, 4, "%s: ipiv is NULL", fn);
+    PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 4));
+
+    ps__scratch s = ps__scratch_begin(ctx);
+    void *dev_ipiv;
+    ps_status st = ps__upload_pivots(&s, n, ipiv, &dev_ipiv);
+    if (!st)
+        st = ps__getrs(ctx, LU->dt, t, n, B->cols, ps__matrix_view(LU), dev_ipiv,
+                       ps__matrix_view(B));
+    ps__scratch_end(&s);
+    return st;
+}
+
+ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
+    static const char fn[] = "ps_mat_gesv";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    PS__TRY(check_solve_pair(ctx, A, 2, B, 4, fn));
+    int n = A->rows;
+    if (!ipiv && n > 0) return ps__bad_arg(ctx, 3, "%s: ipiv is NULL", fn);
+
+    ps__scratch s = ps__scratch_begin(ctx);
+    void *dev_ipiv, *dev_info;
+    int info = 0;
+    ps_status st = ps__scratch_dev(&s, (size_t)n * sizeof(int32_t), &dev_ipiv);
+    if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
+    if (!st) st = ps__getrf(ctx, A->dt, n, n, ps__matrix_view(A), dev_ipiv, dev_info);
+    if (!st) st = ps__read_info(ctx, dev_info, &info);
+    if (!st) st = ps__download_pivots(ctx, n, dev_ipiv, ipiv);
+    if (!st && info == 0)
+        st = ps__getrs(ctx, A->dt, PS__NOTRANS, n, B->cols, ps__matrix_view(A), dev_ipiv,
+                       ps__matrix_view(B));
+    ps__scratch_end(&s);
+    if (!st && info > 0) st = singular(ctx, fn, info);
+    return st;
+}
+
+/* ---- host drivers: check, upload, compute, download on success only ---- */
+
+static int max1(int v) { return v > 1 ? v : 1; }
+
+/* Allocates a rows x cols device matrix (ld = max(1,rows)) and uploads the host array. */
+static ps_status stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const void *host,
+                          int ldh, ps__mat *dev) {
+    ps_context *ctx = s->ctx;
+    dev->off = 0;
+    dev->ld = max1(rows);
+    PS__TRY(ps__scratch_dev(s, (size_t)dev->ld * (size_t)cols * ps__dtype_size(dt), &dev->buf));
+    if (rows == 0 || cols == 0) return PS_SUCCESS;
+    return ctx->be.ops->upload(&ctx->be, dt, rows, cols, host, ldh, *dev);
+}
+
+static ps_status stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat dev,
+                           void *host, int ldh) {
+    if (rows == 0 || cols == 0) return PS_SUCCESS;
+    return ctx->be.ops->download(&ctx->be, dt, rows, cols, dev, host, ldh);
+}
+
+static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m, int n, void *A,
+                            int lda, int *ipiv) {
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    int k = m < n ? m : n;
+    if (m < 0) return ps__bad_arg(ctx, 2, "%s: m=%d is negative", fn, m);
+    if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
+    if (!A && k > 0) return ps__bad_arg(ctx, 4, "%s: A is NULL", fn);
+    if (lda < max1(m)) return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,m=%d)", fn, lda, m);
+    if (!ipiv && k > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
+    if (dt == PS__DOUBLE && !ctx->be.has_double)
+        return ps__fail(ctx, PS_ERR_NO_DOUBLE, "%s: device '%s' has no double precision", fn,
+                        ctx->be.device_name);
+    if (k == 0) return PS_SUCCESS;
+    PS__TRY(ps__check_finite(ctx, dt, m, n, A, lda, fn, "A", 4));
+
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps__mat a;
+    void *dev_ipiv, *dev_info;
+    int info = 0;
+    ps_status st = stage_in(&s, dt, m, n, A, lda, &a);
+    if (!st) st = ps__scratch_dev(&s, (size_t)k * sizeof(int32_t), &dev_ipiv);
+    if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
+    if (!st) st = ps__getrf(ctx, dt, m, n, a, dev_ipiv, dev_info);
+    if (!st) st = ps__read_info(ctx, dev_info, &info);
+    if (!st && info > 0) st = singular(ctx, fn, info);
+    if (!st) st = stage_out(ctx, dt, m, n, a, A, lda);
+    if (!st) st = ps__download_pivots(ctx, k, dev_ipiv, ipiv);
+    ps__scratch_end(&s);
+    return st;
+}
+
+static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char trans, int n,
+                            int nrhs, const void *A, int lda, const int *ipiv, void *B, int ldb) {
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    ps__trans t;
+    PS__TRY(ps__parse_trans(ctx, trans, &t, fn, 2));
+    if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
+    if (nrhs < 0) return ps__bad_arg(ctx, 4, "%s: nrhs=%d is negative", fn, nrhs);
+    if (!A && n > 0) return ps__bad_arg(ctx, 5, "%s: A is NULL", fn);
+    if (lda < max1(n)) return ps__bad_arg(ctx, 6, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    if (!ipiv && n > 0) return ps__bad_arg(ctx, 7, "%s: ipiv is NULL", fn);
+    if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 8, "%s: B is NULL", fn);
+    if (ldb < max1(n)) return ps__bad_arg(ctx, 9, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
+    if (dt == PS__DOUBLE && !ctx->be.has_double)
+        return ps__fail(ctx, PS_ERR_NO_DOUBLE, "%s: device '%s' has no double precision", fn,
+                        ctx->be.device_name);
+    if (n == 0 || nrhs == 0) return PS_SUCCESS;
+    PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 7));
+    PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 5));
+    PS__TRY(ps__check_finite(ctx, dt, n, nrhs, B, ldb, fn, "B", 8));
+
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps__mat a, b;
+    void *dev_ipiv;
+    ps_status st = stage_in(&s, dt, n, n, A, lda, &a);
+    if (!st) st = stage_in(&s, dt, n, nrhs, B, ldb, &b);
+    if (!st) st = ps__upload_pivots(&s, n, ipiv, &dev_ipiv);
+    if (!st) st = ps__getrs(ctx, dt, t, n, nrhs, a, dev_ipiv, b);
+    if (!st) st = stage_out(ctx, dt, n, nrhs, b, B, ldb);
+    ps__scratch_end(&s);
+    return st;
+}
+
+static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n, int nrhs, void *A,
+                           int lda, int *ipiv, void *B, int ldb) {
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
+    if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);
+    if (!A && n > 0) return ps__bad_arg(ctx, 4, "%s: A is NULL", fn);
+    if (lda < max1(n)) return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    if (!ipiv && n > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
+    if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 7, "%s: B is NULL", fn);
+    if (ldb < max1(n)) return ps__bad_arg(ctx, 8, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
+    if (dt == PS__DOUBLE && !ctx->be.has_double)
+        return ps__fail(ctx, PS_ERR_NO_DOUBLE, "%s: device '%s' has no double precision", fn,
+                        ctx->be.device_name);
+    if (n == 0) return PS_SUCCESS;
+    PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 4));
+    PS__TRY(ps__check_finite(ctx, dt, n, nrhs, B, ldb, fn, "B", 7));
+
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps__mat a, b;
+    void *dev_ipiv, *dev_info;
+    int info = 0;
+    ps_status st = stage_in(&s, dt, n, n, A, lda, &a);
+    if (!st) st = stage_in(&s, dt, n, nrhs, B, ldb, &b);
+    if (!st) st = ps__scratch_dev(&s, (size_t)n * sizeof(int32_t), &dev_ipiv);
+    if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
+    if (!st) st = ps__getrf(ctx, dt, n, n, a, dev_ipiv, dev_info);
+    if (!st) st = ps__read_info(ctx, dev_info, &info);
+    if (!st && info > 0) st = singular(ctx, fn, info);
+    if (!st) st = ps__getrs(ctx, dt, PS__NOTRANS, n, nrhs, a, dev_ipiv, b);
+    if (!st) st = stage_out(ctx, dt, n, n, a, A, lda);
+    if (!st) st = stage_out(ctx, dt, n, nrhs, b, B, ldb);
+    if (!st) st = ps__download_pivots(ctx, n, dev_ipiv, ipiv);
+    ps__scratch_end(&s);
+    return st;
+}
+
+ps_status ps_sgetrf(ps_context *ctx, int m, int n, float *A, int lda, int *ipiv) {
+    return host_getrf(ctx, PS__FLOAT, "ps_sgetrf", m, n, A, lda, ipiv);
+}
+ps_status ps_dgetrf(ps_context *ctx, int m, int n, double *A, int lda, int *ipiv) {
+    return host_getrf(ctx, PS__DOUBLE, "ps_dgetrf", m, n, A, lda, ipiv);
+}
+ps_status ps_sgetrs(ps_context *ctx, char trans, int n, int nrhs, const float *A, int lda,
+                    const int *ipiv, float *B, int ldb) {
+    return host_getrs(ctx, PS__FLOAT, "ps_sgetrs", trans, n, nrhs, A, lda, ipiv, B, ldb);
+}
+ps_status ps_dgetrs(ps_context *ctx, char trans, int n, int nrhs, const double *A, int lda,
+                    const int *ipiv, double *B, int ldb) {
+    return host_getrs(ctx, PS__DOUBLE, "ps_dgetrs", trans, n, nrhs, A, lda, ipiv, B, ldb);
+}
+ps_status ps_sgesv(ps_context *ctx, int n, int nrhs, float *A, int lda, int *ipiv, float *B,
+                   int ldb) {
+    return host_gesv(ctx, PS__FLOAT, "ps_sgesv", n, nrhs, A, lda, ipiv, B, ldb);
+}
+ps_status ps_dgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *ipiv, double *B,
+                   int ldb) {
+    return host_gesv(ctx, PS__DOUBLE, "ps_dgesv", n, nrhs, A, lda, ipiv, B, ldb);
+}

@@ -1,0 +1,89 @@
+/* Device-resident matrices. */
+#include "matrix.h"
+
+#include <stdlib.h>
+
+ps_status ps__check_matrix(ps_context *ctx, const ps_matrix *m, int pos, const char *fn,
+                           const char *name) {
+    if (!m) return ps__bad_arg(ctx, pos, "%s: %s is NULL", fn, name);
+    if (m->ctx != ctx) {
+        ps__bad_arg(ctx, pos, "%s: %s was created on another context", fn, name);
+        return PS_ERR_CONTEXT_MISMATCH;
+    }
+    return PS_SUCCESS;
+}
+
+ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, int ld,
+                           ps_matrix **out) {
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    if (!out) return ps__bad_arg(ctx, 6, "ps_matrix_create: out is NULL");
+    *out = NULL;
+    if (dtype != PS_FLOAT && dtype != PS_DOUBLE)
+        return ps__bad_arg(ctx, 2, "ps_matrix_create: dtype=%d is neither PS_FLOAT nor PS_DOUBLE",
+                           (int)dtype);
+    if (rows < 0) return ps__bad_arg(ctx, 3, "ps_matrix_create: rows=%d is negative", rows);
+    if (cols < 0) return ps__bad_arg(ctx, 4, "ps_matrix_create: cols=%d is negative", cols);
+    if (ld == 0) ld = rows > 0 ? rows : 1;
+    if (ld < (rows > 0 ? rows : 1))
+        return ps__bad_arg(ctx, 5, "ps_matrix_create: ld=%d is less than max(1, rows=%d)", ld,
+                           rows);
+    if (dtype == PS_DOUBLE && !ctx->be.has_double)
+        return ps__fail(ctx, PS_ERR_NO_DOUBLE, "ps_matrix_create: device '%s' has no double "
+                        "precision", ctx->be.device_name);
+    ps_matrix *m;
+    ps_status st = ps__host_alloc(ctx, sizeof *m, (void **)&m);
+    if (st) return st;
+    m->ctx = ctx;
+    m->dt = (ps__dtype)dtype;
+    m->rows = rows;
+    m->cols = cols;
+    m->ld = ld;
+    m->off = 0;
+    st = ps__dev_alloc(ctx, (size_t)ld * (size_t)cols * ps__dtype_size(m->dt), &m->buf);
+    if (st) {
+        ps__host_free(ctx, m);
+        return st;
+    }
+    *out = m;
+    return PS_SUCCESS;
+}
+
+void ps_matrix_destroy(ps_matrix *m) {
+    if (!m) return;
+    ps_context *ctx = m->ctx;
+    ps__dev_free(ctx, m->buf);
+    ps__host_free(ctx, m);
+}
+
+ps_status ps_matrix_upload(ps_matrix *m, const void *host, int ldh) {
+    if (!m) return PS_ERR_INVALID_ARGUMENT;
+    ps_context *ctx = m->ctx;
+    ps__begin(ctx);
+    if (!host && m->rows > 0 && m->cols > 0)
+        return ps__bad_arg(ctx, 2, "ps_matrix_upload: host is NULL");
+    if (ldh < (m->rows > 0 ? m->rows : 1))
+        return ps__bad_arg(ctx, 3, "ps_matrix_upload: ldh=%d is less than max(1, rows=%d)", ldh,
+                           m->rows);
+    if (m->rows == 0 || m->cols == 0) return PS_SUCCESS;
+    return ctx->be.ops->upload(&ctx->be, m->dt, m->rows, m->cols, host, ldh, ps__matrix_view(m));
+}
+
+ps_status ps_matrix_download(const ps_matrix *m, void *host, int ldh) {
+    if (!m) return PS_ERR_INVALID_ARGUMENT;
+    ps_context *ctx = m->ctx;
+    ps__begin(ctx);
+    if (!host && m->rows > 0 && m->cols > 0)
+        return ps__bad_arg(ctx, 2, "ps_matrix_download: host is NULL");
+    if (ldh < (m->rows > 0 ? m->rows : 1))
+        return ps__bad_arg(ctx, 3, "ps_matrix_download: ldh=%d is less than max(1, rows=%d)",
+                           ldh, m->rows);
+    if (m->rows == 0 || m->cols == 0) return PS_SUCCESS;
+    return ctx->be.ops->download(&ctx->be, m->dt, m->rows, m->cols, ps__matrix_view(m), host,
+                                 ldh);
+}
+
+int ps_matrix_rows(const ps_matrix *m) { return m ? m->rows : 0; }
+int ps_matrix_cols(const ps_matrix *m) { return m ? m->cols : 0; }
+int ps_matrix_ld(const ps_matrix *m) { return m ? m->ld : 0; }
+ps_dtype ps_matrix_dtype(const ps_matrix *m) { return m ? (ps_dtype)m->dt : PS_DOUBLE; }

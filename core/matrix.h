@@ -1,0 +1,24 @@
+/* ps_matrix internals. */
+#ifndef PS_CORE_MATRIX_H
+#define PS_CORE_MATRIX_H
+
+#include "context.h"
+
+struct ps_matrix {
+    ps_context *ctx;
+    ps__dtype dt;
+    int rows, cols, ld;
+    void *buf;  /* backend buffer */
+    size_t off; /* element offset of (0,0) in buf */
+};
+
+static inline ps__mat ps__matrix_view(const ps_matrix *m) {
+    ps__mat v = {m->buf, m->off, m->ld};
+    return v;
+}
+
+/* Checks that m is usable on ctx as argument number pos named name. */
+ps_status ps__check_matrix(ps_context *ctx, const ps_matrix *m, int pos, const char *fn,
+                           const char *name);
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * portsolve: portable dense linear-system solvers (CUDA, OpenCL, CPU).
+ *
+ * Conventions
+ * - Every call returns a ps_status; PS_SUCCESS is 0.
+ * - After a failed call, ps_context_last_error() gives a sentence naming the argument, its value
+ *   and the reason (or the vendor's code and text), and ps_context_last_info() gives the
+ *   LAPACK-style info: for PS_ERR_SINGULAR the 1-based index i such that U(i,i) is exactly zero;
+ *   for PS_ERR_INVALID_ARGUMENT minus the 1-based position of the bad argument (context = 1).
+ *   A successful call sets info to 0 and the message to "".
+ * - Arguments (and, for host drivers, NaN/Inf in the inputs) are checked before any work. A call
+ *   that fails leaves the caller's arrays as they were, leaks nothing and leaves the context usable.
+ * - Matrices are column-major. Pivot vectors are 1-based as in LAPACK.
+ * - A context is used by one thread at a time; separate contexts may run in separate threads.
+ */
+#ifndef PORTSOLVE_H
+#define PORTSOLVE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#if defined(PORTSOLVE_BUILDING)
+#define PS_API __declspec(dllexport)
+#else
+#define PS_API __declspec(dllimport)
+#endif
+#else
+#define PS_API __attribute__((visibility("default")))
+#endif
+
+#define PS_VERSION_MAJOR 0
+#define PS_VERSION_MINOR 1
+#define PS_VERSION_PATCH 0
+
+/* Library version as "major.minor.patch" (of the library loaded, not of this header). */
+PS_API const char *ps_version(void);
+
+/*
+ * Status codes, grouped by range:
+ *   1xx invalid argument, 2xx resources, 3xx backend, 4xx numerical.
+ * X(name, value, description) is expanded for the enum and for ps_status_string().
+ */
+#define PS_STATUS_LIST(X)                                                                          \
+    X(PS_SUCCESS, 0, "success")                                                                    \
+    X(PS_ERR_INVALID_ARGUMENT, 100, "invalid argument")                                            \
+    X(PS_ERR_UNKNOWN_BACKEND, 101, "unknown backend name")                                         \
+    X(PS_ERR_CONTEXT_MISMATCH, 102, "matrix belongs to another context")                           \
+    X(PS_ERR_DTYPE_MISMATCH, 103, "matrices of different precision")                               \
+    X(PS_ERR_OUT_OF_HOST_MEMORY, 200, "out of host memory")                                        \
+    X(PS_ERR_OUT_OF_MEMORY, 201, "out of device memory")                                           \
+    X(PS_ERR_BACKEND_UNAVAILABLE, 300, "backend not available")                                    \
+    X(PS_ERR_NO_DOUBLE, 301, "device has no double precision")                                     \
+    X(PS_ERR_BACKEND, 302, "backend or vendor library error")                                      \
+    X(PS_ERR_NOT_SUPPORTED, 303, "operation not supported by this backend")                        \
+    X(PS_ERR_SINGULAR, 400, "matrix is singular")                                                  \
+    X(PS_ERR_NOT_SPD, 401, "matrix is not symmetric positive definite")                            \
+    X(PS_ERR_WZ_BREAKDOWN, 402, "WZ factorization broke down")                                     \
+    X(PS_ERR_NO_CONVERGENCE, 403, "iteration did not converge")                                    \
+    X(PS_ERR_NON_FINITE, 404, "input contains NaN or Inf")                                         \
+    X(PS_ERR_BREAKDOWN, 405, "iterative method broke down")
+
+typedef enum ps_status {
+#define PS_STATUS_ENUM_ENTRY(name, value, text) name = value,
+    PS_STATUS_LIST(PS_STATUS_ENUM_ENTRY)
+#undef PS_STATUS_ENUM_ENTRY
+} ps_status;
+
+/* The backends this installation was built with, comma-separated ("cpu,opencl"). Whether one
+ * works on this machine is for ps_context_create to say. */
+PS_API const char *ps_built_backends(void);
+
+/* A static English description of a status ("unknown status" for values not in the list). */
+PS_API const char *ps_status_string(ps_status status);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Context                                                                                    */
+
+typedef struct ps_context ps_context;
+
+typedef enum ps_backend_kind {
+    PS_BACKEND_FROM_ENV = 0, /* take PORTSOLVE_BACKEND (default auto) */
+    PS_BACKEND_AUTO,         /* first that works of: CUDA GPU, OpenCL GPU, CPU */
+    PS_BACKEND_CPU,
+    PS_BACKEND_CUDA,
+    PS_BACKEND_OPENCL
+} ps_backend_kind;
+
+typedef struct ps_context_options {
+    ps_backend_kind backend; /* PS_BACKEND_FROM_ENV: PORTSOLVE_BACKEND */
+    const char *device;      /* NULL: PORTSOLVE_DEVICE; "N" or (OpenCL) "P:D" */
+    int lu_block_size;       /* 0: PORTSOLVE_LU_NB, else chosen per backend and n */
+} ps_context_options;
+
+/* Options that take everything from the environment (same as passing NULL). */
+PS_API ps_context_options ps_context_options_default(void);
+
+/*
+ * Creates a context on the backend chosen by opts (NULL: the environment variables
+ * PORTSOLVE_BACKEND=auto|cpu|cuda|opencl, case-insensitive, and PORTSOLVE_DEVICE).
+ * On failure *out is NULL; the reason is in the returned status, and because there is no
+ * context to ask, ps_last_create_error() gives the message.
+ */
+PS_API ps_status ps_context_create(ps_context **out, const ps_context_options *opts);
+/* The message of the calling thread's most recent failed ps_context_create. */
+PS_API const char *ps_last_create_error(void);
+PS_API void ps_context_destroy(ps_context *ctx);
+/* "cpu", "cuda" or "opencl". */
+PS_API const char *ps_context_backend_name(const ps_context *ctx);
+PS_API const char *ps_context_device_name(const ps_context *ctx);
+PS_API const char *ps_context_last_error(const ps_context *ctx);
+/* LAPACK-style info of the last call on ctx (see the conventions above). */
+PS_API int ps_context_last_info(const ps_context *ctx);
+/* Blocks until all work queued on the context's device has finished. */
+PS_API ps_status ps_context_synchronize(ps_context *ctx);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Device-resident matrices: factor once, solve many times without re-uploading.               */
+
+typedef enum ps_dtype { PS_FLOAT = 0, PS_DOUBLE = 1 } ps_dtype;
+
+typedef struct ps_matrix ps_matrix;
+
+/* A rows x cols matrix on ctx's device, leading dimension ld (0: rows). Contents undefined. */
+PS_API ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, int ld,
+                                  ps_matrix **out);
+PS_API void ps_matrix_destroy(ps_matrix *m);
+/* Copies a host rows x cols column-major array with leading dimension ldh into / out of m. */
+PS_API ps_status ps_matrix_upload(ps_matrix *m, const void *host, int ldh);
+PS_API ps_status ps_matrix_download(const ps_matrix *m, void *host, int ldh);
+PS_API int ps_matrix_rows(const ps_matrix *m);
+PS_API int ps_matrix_cols(const ps_matrix *m);
+PS_API int ps_matrix_ld(const ps_matrix *m);
+PS_API ps_dtype ps_matrix_dtype(const ps_matrix *m);
+
+/* LU with partial pivoting on device matrices, A = P*L*U. ipiv: host, min(m,n) entries, 1-based.
+ * On PS_ERR_SINGULAR A holds the completed factorization (as LAPACK's getrf) and the info is the
+ * index of the first exactly zero U(i,i). */
+PS_API ps_status ps_mat_getrf(ps_context *ctx, ps_matrix *A, int *ipiv);
+/* Solves op(A) X = B with getrf's factors; trans 'N', 'T' or 'C' (= 'T' for real data). */
+PS_API ps_status ps_mat_getrs(ps_context *ctx, char trans, const ps_matrix *LU, const int *ipiv,
+                              ps_matrix *B);
+/* getrf then getrs; on PS_ERR_SINGULAR B is untouched. */
+PS_API ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B);
+
+/* ------------------------------------------------------------------------------------------ */
+/* LAPACK-style host drivers (column-major host arrays; upload, compute, download).           */
+/* On any failure, PS_ERR_SINGULAR included, A, ipiv and B are left as they were.             */
+
+PS_API ps_status ps_sgetrf(ps_context *ctx, int m, int n, float *A, int lda, int *ipiv);
+PS_API ps_status ps_dgetrf(ps_context *ctx, int m, int n, double *A, int lda, int *ipiv);
+PS_API ps_status ps_sgetrs(ps_context *ctx, char trans, int n, int nrhs, const float *A, int lda,
+                           const int *ipiv, float *B, int ldb);
+PS_API ps_status ps_dgetrs(ps_context *ctx, char trans, int n, int nrhs, const double *A, int lda,
+                           const int *ipiv, double *B, int ldb);
+PS_API ps_status ps_sgesv(ps_context *ctx, int n, int nrhs, float *A, int lda, int *ipiv, float *B,
+                          int ldb);
+PS_API ps_status ps_dgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *ipiv,
+                          double *B, int ldb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PORTSOLVE_H */

@@ -1,0 +1,76 @@
+#include "checks.h"
+#include "test_util.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+
+double ps_check_solve_ratio(ps_dtype dt, char trans, int n, int nrhs, const void *A, int lda,
+                            const void *X, int ldx, const void *B, int ldb) {
+    if (n == 0 || nrhs == 0) return 0;
+    int t = trans == 'T' || trans == 't' || trans == 'C' || trans == 'c';
+    double anorm = 0; /* ||op(A)||_1 */
+    for (int j = 0; j < n; j++) {
+        double s = 0;
+        for (int i = 0; i < n; i++)
+            s += fabs(t ? ps_test_get(dt, A, lda, j, i) : ps_test_get(dt, A, lda, i, j));
+        if (s > anorm) anorm = s;
+    }
+    double worst = 0, eps = ps_test_eps(dt);
+    for (int c = 0; c < nrhs; c++) {
+        double rnorm = 0, xnorm = 0;
+        for (int i = 0; i < n; i++) {
+            double r = ps_test_get(dt, B, ldb, i, c);
+            for (int k = 0; k < n; k++)
+                r -= (t ? ps_test_get(dt, A, lda, k, i) : ps_test_get(dt, A, lda, i, k)) *
+                     ps_test_get(dt, X, ldx, k, c);
+            rnorm += fabs(r);
+            xnorm += fabs(ps_test_get(dt, X, ldx, i, c));
+        }
+        double ratio;
+        if (anorm == 0 || xnorm == 0) ratio = rnorm == 0 ? 0 : 1 / eps;
+        else ratio = rnorm / anorm / xnorm / n / eps;
+        if (!(ratio <= worst)) worst = ratio; /* NaN propagates as a failure */
+    }
+    return worst;
+}
+
+double ps_check_lu_ratio(ps_dtype dt, int m, int n, const void *A, int lda, const void *LU,
+                         int ldlu, const int *ipiv) {
+    if (m == 0 || n == 0) return 0;
+    int k = m < n ? m : n;
+    double *L = calloc((size_t)m * k, sizeof *L), *U = calloc((size_t)k * n, sizeof *U);
+    double *PA = malloc(sizeof *PA * (size_t)m * n);
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < m; i++)
+            L[i + (size_t)j * m] = i == j ? 1.0 : i > j ? ps_test_get(dt, LU, ldlu, i, j) : 0.0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i <= j && i < k; i++) U[i + (size_t)j * k] = ps_test_get(dt, LU, ldlu, i, j);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) PA[i + (size_t)j * m] = ps_test_get(dt, A, lda, i, j);
+    for (int i = 0; i < k; i++) { /* apply the interchanges in order: PA = P^T A */
+        int p = ipiv[i] - 1;
+        if (p < 0 || p >= m) {
+            free(L), free(U), free(PA);
+            return INFINITY;
+        }
+        if (p != i) cblas_dswap(n, PA + i, m, PA + p, m);
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, -1.0, L, m, U, k, 1.0, PA, m);
+    double resid = ps_test_norm1(PS_DOUBLE, m, n, PA, m);
+    double anorm = ps_test_norm1(dt, m, n, A, lda);
+    free(L), free(U), free(PA);
+    if (anorm == 0) return resid == 0 ? 0 : 1 / ps_test_eps(dt);
+    return resid / anorm / (m > n ? m : n) / ps_test_eps(dt);
+}
+
+double ps_check_rel_diff(ps_dtype dt, int n, int nrhs, const void *x, int ldx, const void *y,
+                         int ldy) {
+    double d = 0, s = 0;
+    for (int j = 0; j < nrhs; j++)
+        for (int i = 0; i < n; i++) {
+            d += fabs(ps_test_get(dt, x, ldx, i, j) - ps_test_get(dt, y, ldy, i, j));
+            s += fabs(ps_test_get(dt, y, ldy, i, j));
+        }
+    return s == 0 ? d : d / s;
+}

@@ -1,0 +1,244 @@
+/*
+ * LU (getrf/getrs/gesv), both precisions, on the backend given by --backend:
+ * dlatms/slatms matrices of condition 1e1..1e12, odd and tiny orders, lda > n, one and several
+ * right-hand sides, transposed solves, rectangular factorizations, several block sizes, the
+ * device-matrix level, and LAPACKE_?gesv on the same input as the reference.
+ */
+#include "checks.h"
+#include "test_util.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const int orders[] = {0, 1, 2, 3, 4, 5, 17, 64, 65, 127, 257, 1000};
+static const double conds[] = {1e1, 1e3, 1e6, 1e9, 1e12};
+
+static size_t esize(ps_dtype dt) { return dt == PS_DOUBLE ? sizeof(double) : sizeof(float); }
+
+/* A host array of ld x cols with every element (padding included) random. */
+static void *random_array(ps_dtype dt, int ld, int cols) {
+    size_t count = (size_t)(ld > 0 ? ld : 1) * (size_t)(cols > 0 ? cols : 1);
+    void *a = malloc(count * esize(dt));
+    for (size_t i = 0; i < count; i++) ps_test_set(dt, a, 1, (int)i, 0, ps_test_rand());
+    return a;
+}
+
+static void *clone(ps_dtype dt, const void *a, int ld, int cols) {
+    size_t bytes = (size_t)(ld > 0 ? ld : 1) * (size_t)(cols > 0 ? cols : 1) * esize(dt);
+    void *c = malloc(bytes);
+    memcpy(c, a, bytes);
+    return c;
+}
+
+/* True when rows rows..ld-1 of every column are as in the original (padding untouched). */
+static int padding_intact(ps_dtype dt, int rows, int ld, int cols, const void *a, const void *orig) {
+    for (int j = 0; j < cols; j++)
+        for (int i = rows; i < ld; i++)
+            if (ps_test_get(dt, a, ld, i, j) != ps_test_get(dt, orig, ld, i, j)) return 0;
+    return 1;
+}
+
+/* A random n x n test matrix of condition cond in a random array of leading dimension lda. */
+static void *test_matrix(ps_dtype dt, int n, int lda, double cond) {
+    void *a = random_array(dt, lda, n);
+    int info = dt == PS_DOUBLE ? ps_test_latms_d(n, cond, 'N', a, lda)
+                               : ps_test_latms_s(n, cond, 'N', a, lda);
+    CHECK(info == 0, "latms info %d", info);
+    return a;
+}
+
+/* B = op(A) * X for a random X, so the true solution is known. */
+static void *rhs_for(ps_dtype dt, char trans, int n, int nrhs, const void *A, int lda,
+                     const void *X, int ldx, int ldb) {
+    void *b = random_array(dt, ldb, nrhs);
+    int t = trans != 'N';
+    for (int c = 0; c < nrhs; c++)
+        for (int i = 0; i < n; i++) {
+            double s = 0;
+            for (int k = 0; k < n; k++)
+                s += (t ? ps_test_get(dt, A, lda, k, i) : ps_test_get(dt, A, lda, i, k)) *
+                     ps_test_get(dt, X, ldx, k, c);
+            ps_test_set(dt, b, ldb, i, c, s);
+        }
+    return b;
+}
+
+static ps_status gesv(ps_context *ctx, ps_dtype dt, int n, int nrhs, void *A, int lda, int *ipiv,
+                      void *B, int ldb) {
+    return dt == PS_DOUBLE ? ps_dgesv(ctx, n, nrhs, A, lda, ipiv, B, ldb)
+                           : ps_sgesv(ctx, n, nrhs, A, lda, ipiv, B, ldb);
+}
+
+/* gesv against the LAPACK ratios and against LAPACKE_?gesv's forward error. */
+static void check_gesv(ps_context *ctx, ps_dtype dt, int n, int lda, int nrhs, double cond) {
+    int ldb = n + (nrhs > 1 ? 5 : 0);
+    if (ldb < 1) ldb = 1;
+    void *A0 = test_matrix(dt, n, lda, cond);
+    void *Xtrue = random_array(dt, n > 0 ? n : 1, nrhs);
+    void *B0 = rhs_for(dt, 'N', n, nrhs, A0, lda, Xtrue, n > 0 ? n : 1, ldb);
+    void *A = clone(dt, A0, lda, n), *B = clone(dt, B0, ldb, nrhs);
+    int *ipiv = malloc(sizeof(int) * (size_t)(n + 1));
+
+    ps_status st = gesv(ctx, dt, n, nrhs, A, lda, ipiv, B, ldb);
+    CHECK(st == PS_SUCCESS, "%cgesv n=%d lda=%d nrhs=%d cond=%g: %s: %s",
+          dt == PS_DOUBLE ? 'd' : 's', n, lda, nrhs, cond, ps_status_string(st),
+          ps_context_last_error(ctx));
+    if (st == PS_SUCCESS) {
+        double solve = ps_check_solve_ratio(dt, 'N', n, nrhs, A0, lda, B, ldb, B0, ldb);
+        double fact = ps_check_lu_ratio(dt, n, n, A0, lda, A, lda, ipiv);
+        CHECK(solve < PS_TEST_THRESHOLD, "%cgesv n=%d cond=%g nrhs=%d: residual ratio %g",
+              dt == PS_DOUBLE ? 'd' : 's', n, cond, nrhs, solve);
+        CHECK(fact < PS_TEST_THRESHOLD, "%cgesv n=%d cond=%g: ||PA-LU|| ratio %g",
+              dt == PS_DOUBLE ? 'd' : 's', n, cond, fact);
+        CHECK(padding_intact(dt, n, lda, n, A, A0), "A's rows beyond n were written (lda=%d)", lda);
+        CHECK(padding_intact(dt, n, ldb, nrhs, B, B0), "B's rows beyond n were written");
+
+        /* LAPACKE on the same input: our forward error may not be much worse than LAPACK's.
+         * Only meaningful while cond * eps is well below 1. */
+        if (n > 0 && cond * ps_test_eps(dt) < 1e-3) {
+            void *Ar = clone(dt, A0, lda, n), *Br = clone(dt, B0, ldb, nrhs);
+            int *ipr = malloc(sizeof(int) * (size_t)n);
+            int info = dt == PS_DOUBLE
+                           ? LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, Ar, lda, ipr, Br, ldb)
+                           : LAPACKE_sgesv(LAPACK_COL_MAJOR, n, nrhs, Ar, lda, ipr, Br, ldb);
+            CHECK(info == 0, "LAPACKE gesv info %d", info);
+            double ours = ps_check_rel_diff(dt, n, nrhs, B, ldb, Xtrue, n);
+            double theirs = ps_check_rel_diff(dt, n, nrhs, Br, ldb, Xtrue, n);
+            double slack = 10 * n * ps_test_eps(dt);
+            CHECK(ours <= 10 * theirs + slack,
+                  "%cgesv n=%d cond=%g: forward error %g, LAPACKE's %g",
+                  dt == PS_DOUBLE ? 'd' : 's', n, cond, ours, theirs);
+            free(Ar), free(Br), free(ipr);
+        }
+    }
+    free(A0), free(Xtrue), free(B0), free(A), free(B), free(ipiv);
+}
+
+/* getrf then getrs with trans 'N' and 'T' on the same factors. */
+static void check_getrf_getrs(ps_context *ctx, ps_dtype dt, int n, int lda, double cond) {
+    int nrhs = 2, ldb = n + 1;
+    void *A0 = test_matrix(dt, n, lda, cond);
+    void *A = clone(dt, A0, lda, n);
+    int *ipiv = malloc(sizeof(int) * (size_t)(n + 1));
+    ps_status st = dt == PS_DOUBLE ? ps_dgetrf(ctx, n, n, A, lda, ipiv)
+                                   : ps_sgetrf(ctx, n, n, A, lda, ipiv);
+    CHECK(st == PS_SUCCESS, "getrf n=%d: %s", n, ps_context_last_error(ctx));
+    if (st == PS_SUCCESS) {
+        double fact = ps_check_lu_ratio(dt, n, n, A0, lda, A, lda, ipiv);
+        CHECK(fact < PS_TEST_THRESHOLD, "getrf n=%d cond=%g: ||PA-LU|| ratio %g", n, cond, fact);
+        for (int t = 0; t < 2; t++) {
+            char trans = t ? 'T' : 'N';
+            void *X = random_array(dt, n > 0 ? n : 1, nrhs);
+            void *B0 = rhs_for(dt, trans, n, nrhs, A0, lda, X, n > 0 ? n : 1, ldb);
+            void *B = clone(dt, B0, ldb, nrhs);
+            st = dt == PS_DOUBLE ? ps_dgetrs(ctx, trans, n, nrhs, A, lda, ipiv, B, ldb)
+                                 : ps_sgetrs(ctx, trans, n, nrhs, A, lda, ipiv, B, ldb);
+            CHECK(st == PS_SUCCESS, "getrs %c n=%d: %s", trans, n, ps_context_last_error(ctx));
+            double solve = ps_check_solve_ratio(dt, trans, n, nrhs, A0, lda, B, ldb, B0, ldb);
+            CHECK(solve < PS_TEST_THRESHOLD, "getrs trans=%c n=%d cond=%g: residual ratio %g",
+                  trans, n, cond, solve);
+            free(X), free(B0), free(B);
+        }
+    }
+    free(A0), free(A), free(ipiv);
+}
+
+/* Rectangular getrf (random entries): factorization ratio and the pivot range. */
+static void check_rectangular(ps_context *ctx, ps_dtype dt, int m, int n) {
+    int lda = m + 2, k = m < n ? m : n;
+    void *A0 = random_array(dt, lda, n), *A = clone(dt, A0, lda, n);
+    int *ipiv = malloc(sizeof(int) * (size_t)(k + 1));
+    ps_status st = dt == PS_DOUBLE ? ps_dgetrf(ctx, m, n, A, lda, ipiv)
+                                   : ps_sgetrf(ctx, m, n, A, lda, ipiv);
+    CHECK(st == PS_SUCCESS, "getrf %dx%d: %s", m, n, ps_context_last_error(ctx));
+    if (st == PS_SUCCESS) {
+        double fact = ps_check_lu_ratio(dt, m, n, A0, lda, A, lda, ipiv);
+        CHECK(fact < PS_TEST_THRESHOLD, "getrf %dx%d: ||PA-LU|| ratio %g", m, n, fact);
+        for (int i = 0; i < k; i++)
+            CHECK(ipiv[i] >= i + 1 && ipiv[i] <= m, "getrf %dx%d: ipiv[%d]=%d", m, n, i, ipiv[i]);
+    }
+    free(A0), free(A), free(ipiv);
+}
+
+/* The device-matrix level: factor once, solve twice without re-uploading A. */
+static void check_matrix_level(ps_context *ctx, ps_dtype dt, int n) {
+    int lda = n + 3, nrhs = 3;
+    void *A0 = test_matrix(dt, n, lda, 1e4);
+    ps_matrix *A = NULL, *B = NULL;
+    CHECK_STATUS(ps_matrix_create(ctx, dt, n, n, n + 1, &A), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_create(ctx, dt, n, nrhs, 0, &B), PS_SUCCESS);
+    if (!A || !B) goto done;
+    CHECK(ps_matrix_ld(A) == n + 1 && ps_matrix_rows(A) == n && ps_matrix_cols(B) == nrhs &&
+              ps_matrix_dtype(B) == dt,
+          "matrix accessors");
+    CHECK_STATUS(ps_matrix_upload(A, A0, lda), PS_SUCCESS);
+    int *ipiv = malloc(sizeof(int) * (size_t)n);
+    CHECK_STATUS(ps_mat_getrf(ctx, A, ipiv), PS_SUCCESS);
+    for (int round = 0; round < 2; round++) {
+        char trans = round ? 'T' : 'N';
+        void *X = random_array(dt, n, nrhs);
+        void *B0 = rhs_for(dt, trans, n, nrhs, A0, lda, X, n, n);
+        void *Bh = random_array(dt, n, nrhs);
+        CHECK_STATUS(ps_matrix_upload(B, B0, n), PS_SUCCESS);
+        CHECK_STATUS(ps_mat_getrs(ctx, trans, A, ipiv, B), PS_SUCCESS);
+        CHECK_STATUS(ps_matrix_download(B, Bh, n), PS_SUCCESS);
+        double solve = ps_check_solve_ratio(dt, trans, n, nrhs, A0, lda, Bh, n, B0, n);
+        CHECK(solve < PS_TEST_THRESHOLD, "ps_mat_getrs %c n=%d: residual ratio %g", trans, n,
+              solve);
+        free(X), free(B0), free(Bh);
+    }
+    /* ps_mat_gesv on a fresh upload. */
+    void *X = random_array(dt, n, nrhs);
+    void *B0 = rhs_for(dt, 'N', n, nrhs, A0, lda, X, n, n);
+    void *Bh = random_array(dt, n, nrhs);
+    CHECK_STATUS(ps_matrix_upload(A, A0, lda), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_upload(B, B0, n), PS_SUCCESS);
+    CHECK_STATUS(ps_mat_gesv(ctx, A, ipiv, B), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_download(B, Bh, n), PS_SUCCESS);
+    double solve = ps_check_solve_ratio(dt, 'N', n, nrhs, A0, lda, Bh, n, B0, n);
+    CHECK(solve < PS_TEST_THRESHOLD, "ps_mat_gesv n=%d: residual ratio %g", n, solve);
+    free(X), free(B0), free(Bh), free(ipiv);
+done:
+    ps_matrix_destroy(A);
+    ps_matrix_destroy(B);
+    free(A0);
+}
+
+int main(int argc, char **argv) {
+    ps_test_init(argc, argv);
+    static const ps_dtype dtypes[] = {PS_DOUBLE, PS_FLOAT};
+    ps_context *ctx = ps_test_context(0);
+    for (int d = 0; d < 2; d++) {
+        ps_dtype dt = dtypes[d];
+        for (size_t i = 0; i < sizeof orders / sizeof orders[0]; i++) {
+            int n = orders[i];
+            for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++) {
+                int lda = (c % 2) ? n + 1 + (int)c : (n > 0 ? n : 1);
+                check_gesv(ctx, dt, n, lda, 1, conds[c]);
+                if (n <= 257) check_gesv(ctx, dt, n, lda, 4, conds[c]);
+            }
+            if (n <= 257) check_getrf_getrs(ctx, dt, n, n + 2, 1e6);
+        }
+        static const int shapes[][2] = {{1, 4}, {4, 1}, {5, 3}, {3, 5}, {65, 17},
+                                        {17, 65}, {300, 257}, {257, 300}};
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            check_rectangular(ctx, dt, shapes[s][0], shapes[s][1]);
+        check_matrix_level(ctx, dt, 150);
+    }
+    ps_context_destroy(ctx);
+
+    /* Block sizes that leave partial blocks and one that disables blocking. */
+    static const int block_sizes[] = {1, 7, 32};
+    for (size_t b = 0; b < 3; b++) {
+        ctx = ps_test_context(block_sizes[b]);
+        for (int d = 0; d < 2; d++) {
+            check_gesv(ctx, dtypes[d], 127, 130, 2, 1e6);
+            check_getrf_getrs(ctx, dtypes[d], 65, 65, 1e3);
+            check_rectangular(ctx, dtypes[d], 100, 37);
+        }
+        ps_context_destroy(ctx);
+    }
+    return ps_test_finish("test_lu");
+}
