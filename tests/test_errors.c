@@ -1,0 +1,272 @@
+/*
+ * Bad input to the LU drivers, one case per CTest test (--case NAME): each must be refused with
+ * its status, a message, the LAPACK-style info, and the caller's arrays untouched; afterwards
+ * the context must still solve correctly, and nothing may be left allocated.
+ */
+#include "checks.h"
+#include "context.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 40, NRHS = 2, LDA = N + 3, LDB = N + 1 };
+
+static double A[LDA * N], B[LDB * NRHS], A0[LDA * N], B0[LDB * NRHS];
+static int ipiv[N], ipiv0[N];
+
+/* Fresh well-conditioned data in A/B and their snapshots. */
+static void fresh_data(void) {
+    ps_test_latms_d(N, 10.0, 'N', A, LDA);
+    for (int i = 0; i < LDB * NRHS; i++) B[i] = ps_test_rand();
+    for (int i = 0; i < N; i++) ipiv[i] = ipiv0[i] = 1 + ps_test_rand_int(N);
+    memcpy(A0, A, sizeof A);
+    memcpy(B0, B, sizeof B);
+}
+
+static int untouched(void) {
+    return memcmp(A, A0, sizeof A) == 0 && memcmp(B, B0, sizeof B) == 0 &&
+           memcmp(ipiv, ipiv0, sizeof ipiv) == 0;
+}
+
+/* After a refused call: the status, a message, the info, untouched arrays, nothing leaked. */
+static void expect_refusal(ps_context *ctx, ps_status got, ps_status want, int want_info,
+                           const char *what) {
+    CHECK(got == want, "%s: got %s, expected %s", what, ps_status_string(got),
+          ps_status_string(want));
+    CHECK(strlen(ps_context_last_error(ctx)) > 10, "%s: no message", what);
+    CHECK(ps_context_last_info(ctx) == want_info, "%s: info %d, expected %d (%s)", what,
+          ps_context_last_info(ctx), want_info, ps_context_last_error(ctx));
+    CHECK(untouched(), "%s: the caller's arrays were modified", what);
+    CHECK(ctx->live_buffers == 0 && ctx->live_host_blocks == 0,
+          "%s: %ld device buffers and %ld host blocks left allocated", what, ctx->live_buffers,
+          ctx->live_host_blocks);
+    printf("  %-40s -> %s: %s\n", what, ps_status_string(got), ps_context_last_error(ctx));
+}
+
+/* The context still works: a real solve with a good residual. */
+static void expect_usable(ps_context *ctx) {
+    fresh_data();
+    ps_status st = ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB);
+    CHECK(st == PS_SUCCESS, "solve after the failure: %s", ps_context_last_error(ctx));
+    double r = ps_check_solve_ratio(PS_DOUBLE, 'N', N, NRHS, A0, LDA, B, LDB, B0, LDB);
+    CHECK(r < PS_TEST_THRESHOLD, "solve after the failure: residual ratio %g", r);
+    CHECK(ps_context_last_info(ctx) == 0 && ps_context_last_error(ctx)[0] == '\0',
+          "success leaves info 0 and no message");
+    fresh_data();
+}
+
+static void case_null_pointers(ps_context *ctx) {
+    fresh_data();
+    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, NULL, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -4, "dgesv A=NULL");
+    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, NULL, B, LDB), PS_ERR_INVALID_ARGUMENT, -6, "dgesv ipiv=NULL");
+    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, NULL, LDB), PS_ERR_INVALID_ARGUMENT, -7, "dgesv B=NULL");
+    expect_refusal(ctx, ps_dgetrf(ctx, N, N, NULL, LDA, ipiv), PS_ERR_INVALID_ARGUMENT, -4, "dgetrf A=NULL");
+    expect_refusal(ctx, ps_dgetrf(ctx, N, N, A, LDA, NULL), PS_ERR_INVALID_ARGUMENT, -6, "dgetrf ipiv=NULL");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, NULL, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -5, "dgetrs A=NULL");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, LDA, NULL, B, LDB), PS_ERR_INVALID_ARGUMENT, -7, "dgetrs ipiv=NULL");
+    expect_refusal(ctx, ps_sgesv(ctx, N, NRHS, NULL, LDA, ipiv, (float *)B, LDB), PS_ERR_INVALID_ARGUMENT, -4, "sgesv A=NULL");
+    CHECK_STATUS(ps_dgesv(NULL, N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT);
+    CHECK(untouched(), "ctx=NULL touched the arrays");
+    /* NULL is fine where nothing is read: n = 0, nrhs = 0 */
+    CHECK_STATUS(ps_dgesv(ctx, 0, NRHS, NULL, 1, NULL, NULL, 1), PS_SUCCESS);
+    CHECK_STATUS(ps_dgetrs(ctx, 'N', N, 0, A, LDA, ipiv, NULL, LDB), PS_SUCCESS);
+    expect_usable(ctx);
+}
+
+static void case_negative_sizes(ps_context *ctx) {
+    fresh_data();
+    expect_refusal(ctx, ps_dgesv(ctx, -1, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -2, "dgesv n=-1");
+    expect_refusal(ctx, ps_dgesv(ctx, N, -3, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -3, "dgesv nrhs=-3");
+    expect_refusal(ctx, ps_dgetrf(ctx, -2, N, A, LDA, ipiv), PS_ERR_INVALID_ARGUMENT, -2, "dgetrf m=-2");
+    expect_refusal(ctx, ps_dgetrf(ctx, N, -2, A, LDA, ipiv), PS_ERR_INVALID_ARGUMENT, -3, "dgetrf n=-2");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', -1, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -3, "dgetrs n=-1");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, -1, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -4, "dgetrs nrhs=-1");
+    expect_refusal(ctx, ps_sgesv(ctx, -1, NRHS, (float *)A, LDA, ipiv, (float *)B, LDB), PS_ERR_INVALID_ARGUMENT, -2, "sgesv n=-1");
+    expect_usable(ctx);
+}
+
+static void case_bad_leading_dimensions(ps_context *ctx) {
+    fresh_data();
+    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, N - 1, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -5, "dgesv lda<n");
+    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, N - 1), PS_ERR_INVALID_ARGUMENT, -8, "dgesv ldb<n");
+    expect_refusal(ctx, ps_dgesv(ctx, 0, 0, A, 0, ipiv, B, 1), PS_ERR_INVALID_ARGUMENT, -5, "dgesv lda=0 with n=0");
+    expect_refusal(ctx, ps_dgetrf(ctx, N, 5, A, N - 1, ipiv), PS_ERR_INVALID_ARGUMENT, -5, "dgetrf lda<m");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, N - 1, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -6, "dgetrs lda<n");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, LDA, ipiv, B, 0), PS_ERR_INVALID_ARGUMENT, -9, "dgetrs ldb=0");
+    expect_usable(ctx);
+}
+
+static void case_bad_trans_and_pivots(ps_context *ctx) {
+    fresh_data();
+    expect_refusal(ctx, ps_dgetrs(ctx, 'X', N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -2, "dgetrs trans='X'");
+    ipiv[7] = ipiv0[7] = N + 1;
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -7, "dgetrs ipiv[7]=n+1");
+    ipiv[7] = ipiv0[7] = 0;
+    expect_refusal(ctx, ps_dgetrs(ctx, 'T', N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -7, "dgetrs ipiv[7]=0");
+    expect_usable(ctx);
+}
+
+static void case_singular(ps_context *ctx) {
+    for (int d = 0; d < 2; d++) {
+        fresh_data();
+        /* column 12 a multiple of column 3: rank deficient; a zero column 5 is exactly singular
+         * at step 6 at the latest. Make column 5 zero so the index is predictable. */
+        for (int i = 0; i < N; i++) A[i + 5 * LDA] = A0[i + 5 * LDA] = 0.0;
+        if (d) { /* the float driver on float copies of the same data */
+            float Af[LDA * N], Bf[LDB * NRHS], Af0[LDA * N], Bf0[LDB * NRHS];
+            for (int i = 0; i < LDA * N; i++) Af[i] = Af0[i] = (float)A[i];
+            for (int i = 0; i < LDB * NRHS; i++) Bf[i] = Bf0[i] = (float)B[i];
+            ps_status st = ps_sgesv(ctx, N, NRHS, Af, LDA, ipiv, Bf, LDB);
+            CHECK(st == PS_ERR_SINGULAR && ps_context_last_info(ctx) == 6,
+                  "sgesv singular: %s, info %d", ps_status_string(st), ps_context_last_info(ctx));
+            CHECK(memcmp(Af, Af0, sizeof Af) == 0 && memcmp(Bf, Bf0, sizeof Bf) == 0,
+                  "sgesv singular modified A or B");
+            continue;
+        }
+        expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_SINGULAR, 6, "dgesv zero column 6");
+        expect_refusal(ctx, ps_dgetrf(ctx, N, N, A, LDA, ipiv), PS_ERR_SINGULAR, 6, "dgetrf zero column 6");
+        CHECK(strstr(ps_context_last_error(ctx), "U(6,6)") != NULL, "message names U(6,6): %s",
+              ps_context_last_error(ctx));
+        /* an all-zero matrix is singular at 1 */
+        memset(A, 0, sizeof A);
+        memcpy(A0, A, sizeof A);
+        expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_SINGULAR, 1, "dgesv zero matrix");
+    }
+    expect_usable(ctx);
+}
+
+static void case_non_finite(ps_context *ctx) {
+    const double bad[] = {NAN, INFINITY, -INFINITY};
+    for (int k = 0; k < 3; k++) {
+        fresh_data();
+        A[7 + 11 * LDA] = A0[7 + 11 * LDA] = bad[k];
+        expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_NON_FINITE, -4, "dgesv non-finite A(8,12)");
+        CHECK(strstr(ps_context_last_error(ctx), "A(8,12)") != NULL, "message names A(8,12): %s",
+              ps_context_last_error(ctx));
+        expect_refusal(ctx, ps_dgetrf(ctx, N, N, A, LDA, ipiv), PS_ERR_NON_FINITE, -4, "dgetrf non-finite A");
+        fresh_data();
+        B[3 + LDB] = B0[3 + LDB] = bad[k];
+        expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_NON_FINITE, -7, "dgesv non-finite B(4,2)");
+        CHECK(strstr(ps_context_last_error(ctx), "B(4,2)") != NULL, "message names B(4,2)");
+        for (int i = 0; i < N; i++) ipiv[i] = ipiv0[i] = i + 1;
+        expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_NON_FINITE, -8, "dgetrs non-finite B");
+    }
+    /* NaN in the padding (rows beyond n) is not part of the matrix and is accepted */
+    fresh_data();
+    A[N + 2] = A0[N + 2] = NAN;
+    CHECK_STATUS(ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), PS_SUCCESS);
+    CHECK(isnan(A[N + 2]), "padding was written");
+    /* float */
+    float Af[4] = {1, 2, NAN, 4}, Bf[2] = {1, 1};
+    CHECK_STATUS(ps_sgesv(ctx, 2, 1, Af, 2, ipiv, Bf, 2), PS_ERR_NON_FINITE);
+    expect_usable(ctx);
+}
+
+/* Makes the k-th allocation of a call fail, for every k until the call needs fewer. */
+static void case_alloc_failure(ps_context *ctx) {
+    for (int which = 0; which < 3; which++) {
+        int injected = 0;
+        for (int k = 1; k < 50; k++) {
+            fresh_data();
+            ps__context_fail_nth_alloc(ctx, k);
+            ps_status st = which == 0   ? ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB)
+                           : which == 1 ? ps_dgetrf(ctx, N, N, A, LDA, ipiv)
+                                        : ps_dgetrs(ctx, 'T', N, NRHS, A, LDA, ipiv, B, LDB);
+            int hook_left = ctx->fail_alloc_countdown;
+            ps__context_fail_nth_alloc(ctx, 0);
+            if (hook_left > 0) { /* the call needed fewer than k allocations */
+                CHECK(st == PS_SUCCESS, "call %d without injected failure: %s", which,
+                      ps_context_last_error(ctx));
+                break;
+            }
+            injected++;
+            CHECK(st == PS_ERR_OUT_OF_MEMORY || st == PS_ERR_OUT_OF_HOST_MEMORY,
+                  "call %d, allocation %d failing: %s", which, k, ps_status_string(st));
+            CHECK(strstr(ps_context_last_error(ctx), "injected") != NULL, "message: %s",
+                  ps_context_last_error(ctx));
+            CHECK(untouched(), "call %d, allocation %d failing: arrays modified", which, k);
+            CHECK(ctx->live_buffers == 0 && ctx->live_host_blocks == 0,
+                  "call %d, allocation %d failing: %ld buffers, %ld blocks leaked", which, k,
+                  ctx->live_buffers, ctx->live_host_blocks);
+        }
+        CHECK(injected >= 2, "call %d: only %d allocation points exercised", which, injected);
+        expect_usable(ctx);
+    }
+    /* matrix creation */
+    ps_matrix *m = NULL;
+    for (int k = 1; k <= 2; k++) {
+        ps__context_fail_nth_alloc(ctx, k);
+        CHECK(ps_matrix_create(ctx, PS_DOUBLE, 10, 10, 0, &m) != PS_SUCCESS && m == NULL,
+              "matrix_create with allocation %d failing", k);
+        CHECK(ctx->live_buffers == 0 && ctx->live_host_blocks == 0, "matrix_create leaked");
+    }
+    ps__context_fail_nth_alloc(ctx, 0);
+    expect_usable(ctx);
+}
+
+static void case_matrix_level(ps_context *ctx) {
+    ps_matrix *Ad = NULL, *Bd = NULL, *Bs = NULL, *Rect = NULL;
+    CHECK_STATUS(ps_matrix_create(ctx, PS_DOUBLE, -1, 3, 0, &Ad), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_matrix_create(ctx, PS_DOUBLE, 5, 3, 4, &Ad), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_matrix_create(ctx, (ps_dtype)7, 5, 3, 0, &Ad), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_matrix_create(ctx, PS_DOUBLE, 5, 3, 0, NULL), PS_ERR_INVALID_ARGUMENT);
+    CHECK(Ad == NULL, "a failed create set the matrix");
+    CHECK_STATUS(ps_matrix_create(ctx, PS_DOUBLE, N, N, 0, &Ad), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_create(ctx, PS_DOUBLE, N, NRHS, 0, &Bd), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_create(ctx, PS_FLOAT, N, NRHS, 0, &Bs), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_create(ctx, PS_DOUBLE, N, N + 1, 0, &Rect), PS_SUCCESS);
+    fresh_data();
+    CHECK_STATUS(ps_matrix_upload(Ad, A, N - 1), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_matrix_upload(Ad, NULL, LDA), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_matrix_upload(Ad, A, LDA), PS_SUCCESS);
+    CHECK_STATUS(ps_mat_gesv(ctx, Ad, ipiv, Bs), PS_ERR_DTYPE_MISMATCH);
+    CHECK_STATUS(ps_mat_gesv(ctx, Rect, ipiv, Bd), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_mat_getrs(ctx, 'Q', Ad, ipiv, Bd), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_mat_getrf(ctx, NULL, ipiv), PS_ERR_INVALID_ARGUMENT);
+
+    /* a matrix from another context */
+    ps_context *other = ps_test_context(0);
+    ps_matrix *foreign = NULL;
+    CHECK_STATUS(ps_matrix_create(other, PS_DOUBLE, N, NRHS, 0, &foreign), PS_SUCCESS);
+    CHECK_STATUS(ps_mat_gesv(ctx, Ad, ipiv, foreign), PS_ERR_CONTEXT_MISMATCH);
+    CHECK(strstr(ps_context_last_error(ctx), "another context") != NULL, "mismatch message");
+    ps_matrix_destroy(foreign);
+    ps_context_destroy(other);
+
+    ps_matrix_destroy(Ad), ps_matrix_destroy(Bd), ps_matrix_destroy(Bs), ps_matrix_destroy(Rect);
+    ps_matrix_destroy(NULL);
+    CHECK(ctx->live_buffers == 0 && ctx->live_host_blocks == 0, "matrices leaked");
+    expect_usable(ctx);
+}
+
+int main(int argc, char **argv) {
+    ps_test_init(argc, argv);
+    static const struct {
+        const char *name;
+        void (*run)(ps_context *);
+    } cases[] = {{"null_pointers", case_null_pointers},
+                 {"negative_sizes", case_negative_sizes},
+                 {"bad_leading_dimensions", case_bad_leading_dimensions},
+                 {"bad_trans_and_pivots", case_bad_trans_and_pivots},
+                 {"singular", case_singular},
+                 {"non_finite", case_non_finite},
+                 {"alloc_failure", case_alloc_failure},
+                 {"matrix_level", case_matrix_level}};
+    const char *want = ps_test_case();
+    int ran = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (want && strcmp(want, cases[i].name) != 0) continue;
+        ps_context *ctx = ps_test_context(0);
+        printf("case %s\n", cases[i].name);
+        cases[i].run(ctx);
+        ps_context_destroy(ctx);
+        ran++;
+    }
+    if (!ran) {
+        fprintf(stderr, "FAIL: no case named '%s'\n", want);
+        return 1;
+    }
+    return ps_test_finish("test_errors");
+}

@@ -1,0 +1,619 @@
+/*
+ * Every vtable entry of the backend given by --backend against naive loops in double: odd sizes,
+ * nonzero element offsets, leading dimensions larger than the rows, increments above 1, both
+ * dtypes. Each output buffer is compared whole, so writes outside the view are caught. The
+ * portable defaults of the optional entries run on the same backend against the same loops, and
+ * the LU panel kernel is compared with the CPU backend's plain loops (the oracle).
+ */
+#include "checks.h"
+#include "context.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ps__backend *be;
+
+/* A device buffer and its host mirror, values held as double (rounded to the dtype). */
+typedef struct {
+    ps__dtype dt;
+    int count;
+    double *host;
+    void *dev;
+} tbuf;
+
+static double round_to(ps__dtype dt, double v) { return dt == PS__DOUBLE ? v : (double)(float)v; }
+
+static void upload_all(tbuf *b) {
+    size_t es = ps__dtype_size(b->dt);
+    unsigned char *tmp = malloc((size_t)b->count * es);
+    for (int i = 0; i < b->count; i++) {
+        if (b->dt == PS__DOUBLE) ((double *)tmp)[i] = b->host[i];
+        else if (b->dt == PS__FLOAT) ((float *)tmp)[i] = (float)b->host[i];
+        else ((int32_t *)tmp)[i] = (int32_t)b->host[i];
+    }
+    ps__mat v = {b->dev, 0, b->count};
+    ps_status st = be->ops->upload(be, b->dt, b->count, 1, tmp, b->count, v);
+    CHECK(st == PS_SUCCESS, "upload: %s", be->err);
+    free(tmp);
+}
+
+static tbuf tb_random(ps__dtype dt, int count) {
+    tbuf b = {dt, count, malloc(sizeof(double) * (size_t)count), NULL};
+    for (int i = 0; i < count; i++) b.host[i] = round_to(dt, ps_test_rand());
+    ps_status st = be->ops->alloc(be, (size_t)count * ps__dtype_size(dt), &b.dev);
+    CHECK(st == PS_SUCCESS, "alloc: %s", be->err);
+    upload_all(&b);
+    return b;
+}
+
+static void tb_free(tbuf *b) {
+    be->ops->free(be, b->dev);
+    free(b->host);
+}
+
+static double *tb_download(const tbuf *b) {
+    size_t es = ps__dtype_size(b->dt);
+    unsigned char *tmp = malloc((size_t)b->count * es);
+    double *out = malloc(sizeof(double) * (size_t)b->count);
+    ps__mat v = {b->dev, 0, b->count};
+    ps_status st = be->ops->download(be, b->dt, b->count, 1, v, tmp, b->count);
+    CHECK(st == PS_SUCCESS, "download: %s", be->err);
+    for (int i = 0; i < b->count; i++)
+        out[i] = b->dt == PS__DOUBLE  ? ((double *)tmp)[i]
+                 : b->dt == PS__FLOAT ? ((float *)tmp)[i]
+                                      : ((int32_t *)tmp)[i];
+    free(tmp);
+    return out;
+}
+
+static double eps_of(ps__dtype dt) { return ps_test_eps((ps_dtype)dt); }
+
+/* Compares the whole device buffer with expected[], allowing |diff| <= tol * eps * mag[i]
+ * (mag NULL or mag[i] == 0: exact). Returns 1 when all match. */
+static int expect_buffer(const char *what, const tbuf *b, const double *expected,
+                         const double *mag, double tol) {
+    double *got = tb_download(b);
+    int ok = 1;
+    for (int i = 0; i < b->count && ok; i++) {
+        double allowed = mag ? tol * eps_of(b->dt) * mag[i] : 0;
+        double diff = fabs(got[i] - expected[i]);
+        if (!(diff <= allowed)) {
+            CHECK(0, "%s (%s): element %d is %.17g, expected %.17g (allowed %g)", what,
+                  b->dt == PS__DOUBLE ? "double" : "float", i, got[i], expected[i], allowed);
+            ok = 0;
+        }
+    }
+    if (ok) CHECK(1, "%s", what);
+    free(got);
+    return ok;
+}
+
+static double *copy_of(const tbuf *b) {
+    double *c = malloc(sizeof(double) * (size_t)b->count);
+    memcpy(c, b->host, sizeof(double) * (size_t)b->count);
+    return c;
+}
+
+/* A random view shape: offset 0..5, ld = rows + 0..3. */
+typedef struct {
+    int rows, cols, ld;
+    size_t off;
+} shape;
+static shape random_shape(int rows, int cols) {
+    shape s = {rows, cols, rows + ps_test_rand_int(4), (size_t)ps_test_rand_int(6)};
+    if (s.ld < 1) s.ld = 1;
+    return s;
+}
+static int shape_count(shape s) { return (int)s.off + s.ld * (s.cols > 0 ? s.cols : 1) + 1; }
+static ps__mat view(const tbuf *b, shape s) {
+    ps__mat m = {b->dev, s.off, s.ld};
+    return m;
+}
+#define AT(b, s, i, j) ((b).host[(s).off + (size_t)(i) + (size_t)(j) * (size_t)(s).ld])
+static ps__vec vview(const tbuf *b, size_t off, int inc) {
+    ps__vec v = {b->dev, off, inc};
+    return v;
+}
+
+static const char *dtname(ps__dtype dt) { return dt == PS__DOUBLE ? "d" : "s"; }
+
+/* ---------------------------------------------------------------- memory */
+
+static void test_memory(ps__dtype dt) {
+    static const int dims[][2] = {{0, 3}, {1, 1}, {3, 5}, {17, 4}, {64, 3}};
+    for (size_t t = 0; t < 5; t++) {
+        shape s = random_shape(dims[t][0], dims[t][1]), d = random_shape(dims[t][0], dims[t][1]);
+        tbuf src = tb_random(dt, shape_count(s)), dst = tb_random(dt, shape_count(d));
+        double *exp = copy_of(&dst);
+        for (int j = 0; j < s.cols; j++)
+            for (int i = 0; i < s.rows; i++) exp[d.off + i + (size_t)j * d.ld] = AT(src, s, i, j);
+        CHECK(be->ops->copy2d(be, dt, s.rows, s.cols, view(&src, s), view(&dst, d)) == 0, "copy2d");
+        expect_buffer("copy2d", &dst, exp, NULL, 0);
+
+        /* upload a host block with its own ldh into a view, then download it back */
+        int ldh = s.rows + 2;
+        double *hv = malloc(sizeof(double) * (size_t)(ldh * (s.cols + 1)));
+        size_t es = ps__dtype_size(dt);
+        unsigned char *h = malloc(es * (size_t)(ldh * (s.cols + 1)));
+        for (int k = 0; k < ldh * s.cols; k++) {
+            hv[k] = round_to(dt, ps_test_rand());
+            if (dt == PS__DOUBLE) ((double *)h)[k] = hv[k];
+            else ((float *)h)[k] = (float)hv[k];
+        }
+        for (int j = 0; j < s.cols; j++)
+            for (int i = 0; i < s.rows; i++) exp[d.off + i + (size_t)j * d.ld] = hv[i + j * ldh];
+        CHECK(be->ops->upload(be, dt, s.rows, s.cols, h, ldh, view(&dst, d)) == 0, "upload");
+        expect_buffer("upload into view", &dst, exp, NULL, 0);
+        memset(h, 0, es * (size_t)(ldh * s.cols));
+        CHECK(be->ops->download(be, dt, s.rows, s.cols, view(&dst, d), h, ldh) == 0, "download");
+        int same = 1;
+        for (int j = 0; j < s.cols; j++)
+            for (int i = 0; i < s.rows; i++) {
+                double g = dt == PS__DOUBLE ? ((double *)h)[i + j * ldh] : ((float *)h)[i + j * ldh];
+                same &= g == hv[i + j * ldh];
+            }
+        CHECK(same, "download of a view with ld %d, offset %zu", d.ld, d.off);
+
+        /* fill, the backend's and the default */
+        for (int which = 0; which < 2; which++) {
+            ps__scalar v = ps__scalar_of(dt, ps_test_rand());
+            for (int j = 0; j < s.cols; j++)
+                for (int i = 0; i < s.rows; i++)
+                    exp[d.off + i + (size_t)j * d.ld] = ps__scalar_value(dt, v);
+            const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+            CHECK(ops->fill(be, dt, s.rows, s.cols, &v, view(&dst, d)) == 0, "fill");
+            expect_buffer(which ? "default fill" : "fill", &dst, exp, NULL, 0);
+        }
+
+        /* read_elements at random offsets, the backend's and the default */
+        for (int which = 0; which < 2; which++) {
+            size_t offs[5];
+            double want[5];
+            unsigned char out[5 * sizeof(double)];
+            for (int k = 0; k < 5; k++) {
+                offs[k] = (size_t)ps_test_rand_int(dst.count);
+                want[k] = exp[offs[k]];
+            }
+            const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+            CHECK(ops->read_elements(be, dt, dst.dev, 5, offs, out) == 0, "read_elements");
+            for (int k = 0; k < 5; k++) {
+                double g = dt == PS__DOUBLE ? ((double *)out)[k] : ((float *)out)[k];
+                CHECK(g == want[k], "%sread_elements[%d] = %g, expected %g",
+                      which ? "default " : "", k, g, want[k]);
+            }
+        }
+        free(h), free(hv), free(exp);
+        tb_free(&src), tb_free(&dst);
+    }
+}
+
+/* ---------------------------------------------------------------- level 1 */
+
+static void test_level1(ps__dtype dt) {
+    static const int lengths[] = {0, 1, 2, 7, 33, 1000};
+    for (size_t t = 0; t < 6; t++) {
+        int n = lengths[t], incx = 1 + ps_test_rand_int(3), incy = 1 + ps_test_rand_int(3);
+        size_t ox = (size_t)ps_test_rand_int(5), oy = (size_t)ps_test_rand_int(5);
+        int cx = (int)ox + n * incx + 1, cy = (int)oy + n * incy + 1;
+        tbuf x = tb_random(dt, cx), y = tb_random(dt, cy);
+        double *ex = copy_of(&x), *ey = copy_of(&y), *mag = calloc((size_t)cy, sizeof(double));
+        ps__vec vx = vview(&x, ox, incx), vy = vview(&y, oy, incy);
+#define XI(i) x.host[ox + (size_t)(i) * incx]
+#define YI(i) y.host[oy + (size_t)(i) * incy]
+        ps__scalar alpha = ps__scalar_of(dt, ps_test_rand());
+        double a = ps__scalar_value(dt, alpha);
+
+        /* axpy */
+        for (int i = 0; i < n; i++) {
+            ey[oy + (size_t)i * incy] = YI(i) + a * XI(i);
+            mag[oy + (size_t)i * incy] = fabs(YI(i)) + fabs(a * XI(i));
+        }
+        CHECK(be->ops->axpy(be, dt, n, &alpha, vx, vy) == 0, "axpy");
+        expect_buffer("axpy", &y, ey, mag, 4);
+        upload_all(&y);
+
+        /* scal */
+        for (int i = 0; i < n; i++) {
+            ey[oy + (size_t)i * incy] = a * YI(i);
+            mag[oy + (size_t)i * incy] = fabs(a * YI(i));
+        }
+        CHECK(be->ops->scal(be, dt, n, &alpha, vy) == 0, "scal");
+        expect_buffer("scal", &y, ey, mag, 2);
+        upload_all(&y);
+
+        /* copy x -> y */
+        memcpy(ey, y.host, sizeof(double) * (size_t)cy);
+        for (int i = 0; i < n; i++) ey[oy + (size_t)i * incy] = XI(i);
+        CHECK(be->ops->copy(be, dt, n, vx, vy) == 0, "copy");
+        expect_buffer("copy", &y, ey, NULL, 0);
+        upload_all(&y);
+
+        /* swap */
+        memcpy(ey, y.host, sizeof(double) * (size_t)cy);
+        for (int i = 0; i < n; i++) {
+            ey[oy + (size_t)i * incy] = XI(i);
+            ex[ox + (size_t)i * incx] = YI(i);
+        }
+        CHECK(be->ops->swap(be, dt, n, vx, vy) == 0, "swap");
+        expect_buffer("swap x", &x, ex, NULL, 0);
+        expect_buffer("swap y", &y, ey, NULL, 0);
+        upload_all(&x), upload_all(&y);
+
+        /* dot, nrm2, iamax */
+        double dref = 0, dmag = 0, nref = 0;
+        int iref = n > 0 ? 0 : -1;
+        for (int i = 0; i < n; i++) {
+            dref += XI(i) * YI(i);
+            dmag += fabs(XI(i) * YI(i));
+            nref += XI(i) * XI(i);
+            if (fabs(XI(i)) > fabs(XI(iref))) iref = i;
+        }
+        nref = sqrt(nref);
+        ps__scalar r;
+        CHECK(be->ops->dot(be, dt, n, vx, vy, &r) == 0, "dot");
+        CHECK(fabs(ps__scalar_value(dt, r) - dref) <= (n + 2) * 2 * eps_of(dt) * dmag,
+              "%sdot n=%d: %.17g vs %.17g", dtname(dt), n, ps__scalar_value(dt, r), dref);
+        CHECK(be->ops->nrm2(be, dt, n, vx, &r) == 0, "nrm2");
+        CHECK(fabs(ps__scalar_value(dt, r) - nref) <= (n + 2) * 2 * eps_of(dt) * nref,
+              "%snrm2 n=%d: %.17g vs %.17g", dtname(dt), n, ps__scalar_value(dt, r), nref);
+        int idx = -7;
+        CHECK(be->ops->iamax(be, dt, n, vx, &idx) == 0, "iamax");
+        CHECK(idx == iref, "%siamax n=%d: %d, expected %d", dtname(dt), n, idx, iref);
+#undef XI
+#undef YI
+        free(ex), free(ey), free(mag);
+        tb_free(&x), tb_free(&y);
+    }
+}
+
+/* ---------------------------------------------------------------- level 2 */
+
+static void test_level2(ps__dtype dt) {
+    static const int dims[][2] = {{0, 0}, {1, 1}, {3, 5}, {17, 9}, {9, 17}, {65, 64}};
+    for (size_t t = 0; t < 6; t++) {
+        int m = dims[t][0], n = dims[t][1];
+        for (int tr = 0; tr < 2; tr++) {
+            /* gemv: y = alpha op(A) x + beta y */
+            shape s = random_shape(m, n);
+            int lx = tr ? m : n, ly = tr ? n : m, incx = 1 + ps_test_rand_int(2), incy = 2;
+            tbuf A = tb_random(dt, shape_count(s)), x = tb_random(dt, lx * incx + 2),
+                 y = tb_random(dt, ly * incy + 3);
+            double *ey = copy_of(&y), *mag = calloc((size_t)y.count, sizeof(double));
+            ps__scalar alpha = ps__scalar_of(dt, ps_test_rand()), beta = ps__scalar_of(dt, ps_test_rand());
+            double al = ps__scalar_value(dt, alpha), bt = ps__scalar_value(dt, beta);
+            for (int i = 0; i < ly; i++) {
+                double sum = 0, sm = 0;
+                for (int k = 0; k < lx; k++) {
+                    double aik = tr ? AT(A, s, k, i) : AT(A, s, i, k);
+                    sum += aik * x.host[1 + (size_t)k * incx];
+                    sm += fabs(aik * x.host[1 + (size_t)k * incx]);
+                }
+                size_t yi = 2 + (size_t)i * incy;
+                ey[yi] = al * sum + bt * y.host[yi];
+                mag[yi] = fabs(al) * sm + fabs(bt * y.host[yi]);
+            }
+            CHECK(be->ops->gemv(be, dt, tr ? PS__TRANS : PS__NOTRANS, m, n, &alpha, view(&A, s),
+                                vview(&x, 1, incx), &beta, vview(&y, 2, incy)) == 0,
+                  "gemv");
+            expect_buffer(tr ? "gemv T" : "gemv N", &y, ey, mag, 2.0 * (lx + 2));
+            free(ey), free(mag);
+            tb_free(&A), tb_free(&x), tb_free(&y);
+        }
+        /* ger: A += alpha x y^T */
+        shape s = random_shape(m, n);
+        tbuf A = tb_random(dt, shape_count(s)), x = tb_random(dt, m * 2 + 1), y = tb_random(dt, n + 3);
+        double *ea = copy_of(&A), *mag = calloc((size_t)A.count, sizeof(double));
+        ps__scalar alpha = ps__scalar_of(dt, ps_test_rand());
+        double al = ps__scalar_value(dt, alpha);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) {
+                size_t k = s.off + i + (size_t)j * s.ld;
+                double p = al * x.host[1 + 2 * (size_t)i] * y.host[3 + (size_t)j];
+                ea[k] = A.host[k] + p;
+                mag[k] = fabs(A.host[k]) + fabs(p);
+            }
+        CHECK(be->ops->ger(be, dt, m, n, &alpha, vview(&x, 1, 2), vview(&y, 3, 1), view(&A, s)) == 0,
+              "ger");
+        expect_buffer("ger", &A, ea, mag, 4);
+        free(ea), free(mag);
+        tb_free(&A), tb_free(&x), tb_free(&y);
+    }
+}
+
+/* A triangular matrix in view s of b that is well conditioned: a dominant diagonal (garbage
+ * when unit, which must then be ignored) and small off-diagonal entries; the other triangle is
+ * left random, which must not be read. */
+static void make_triangular(tbuf *b, shape s, ps__uplo uplo, ps__diag diag) {
+    int n = s.rows;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            int in_tri = uplo == PS__LOWER ? i > j : i < j;
+            if (i == j) AT(*b, s, i, j) = round_to(b->dt, diag == PS__UNIT ? 1e3 : 2 + ps_test_rand());
+            else if (in_tri) AT(*b, s, i, j) = round_to(b->dt, ps_test_rand() / n);
+        }
+    upload_all(b);
+}
+/* Element (i,j) of the triangular operator as the routine must see it. */
+static double tri_at(const tbuf *b, shape s, ps__uplo uplo, ps__diag diag, ps__trans tr, int i,
+                     int j) {
+    if (tr == PS__TRANS) {
+        int t = i;
+        i = j;
+        j = t;
+    }
+    if (i == j) return diag == PS__UNIT ? 1.0 : AT(*b, s, i, j);
+    int in_tri = uplo == PS__LOWER ? i > j : i < j;
+    return in_tri ? AT(*b, s, i, j) : 0.0;
+}
+
+static void test_trsv(ps__dtype dt) {
+    static const int orders[] = {0, 1, 2, 7, 40};
+    for (size_t t = 0; t < 5; t++)
+        for (int combo = 0; combo < 8; combo++) {
+            int n = orders[t], inc = 1 + combo % 2;
+            ps__uplo uplo = combo & 1 ? PS__LOWER : PS__UPPER;
+            ps__trans tr = combo & 2 ? PS__TRANS : PS__NOTRANS;
+            ps__diag diag = combo & 4 ? PS__UNIT : PS__NONUNIT;
+            shape s = random_shape(n, n);
+            tbuf A = tb_random(dt, shape_count(s)), x = tb_random(dt, n * inc + 2);
+            make_triangular(&A, s, uplo, diag);
+            CHECK(be->ops->trsv(be, dt, uplo, tr, diag, n, view(&A, s), vview(&x, 2, inc)) == 0,
+                  "trsv");
+            double *got = tb_download(&x);
+            for (int i = 0; i < n; i++) { /* residual of op(T) got = b */
+                double r = -x.host[2 + (size_t)i * inc], m = fabs(r);
+                for (int k = 0; k < n; k++) {
+                    double p = tri_at(&A, s, uplo, diag, tr, i, k) * got[2 + (size_t)k * inc];
+                    r += p;
+                    m += fabs(p);
+                }
+                CHECK(fabs(r) <= 4.0 * (n + 2) * eps_of(dt) * m, "%strsv combo %d n=%d row %d: %g",
+                      dtname(dt), combo, n, i, r);
+            }
+            CHECK(got[0] == x.host[0] && got[1] == x.host[1], "trsv wrote before its offset");
+            free(got);
+            tb_free(&A), tb_free(&x);
+        }
+}
+
+/* ---------------------------------------------------------------- level 3 */
+
+static void test_gemm(ps__dtype dt) {
+    static const int dims[][3] = {{0, 3, 2}, {3, 0, 2}, {4, 3, 0}, {1, 1, 1}, {3, 5, 7}, {17, 13, 9}, {33, 65, 31}};
+    for (size_t t = 0; t < 7; t++)
+        for (int combo = 0; combo < 4; combo++) {
+            int m = dims[t][0], n = dims[t][1], k = dims[t][2];
+            ps__trans ta = combo & 1 ? PS__TRANS : PS__NOTRANS, tb = combo & 2 ? PS__TRANS : PS__NOTRANS;
+            shape sa = ta ? random_shape(k, m) : random_shape(m, k);
+            shape sb = tb ? random_shape(n, k) : random_shape(k, n);
+            shape sc = random_shape(m, n);
+            tbuf A = tb_random(dt, shape_count(sa)), B = tb_random(dt, shape_count(sb)),
+                 C = tb_random(dt, shape_count(sc));
+            double *ec = copy_of(&C), *mag = calloc((size_t)C.count, sizeof(double));
+            ps__scalar alpha = ps__scalar_of(dt, ps_test_rand()), beta = ps__scalar_of(dt, ps_test_rand());
+            double al = ps__scalar_value(dt, alpha), bt = ps__scalar_value(dt, beta);
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < m; i++) {
+                    double sum = 0, sm = 0;
+                    for (int p = 0; p < k; p++) {
+                        double a = ta ? AT(A, sa, p, i) : AT(A, sa, i, p);
+                        double b = tb ? AT(B, sb, j, p) : AT(B, sb, p, j);
+                        sum += a * b;
+                        sm += fabs(a * b);
+                    }
+                    size_t ci = sc.off + i + (size_t)j * sc.ld;
+                    ec[ci] = al * sum + bt * C.host[ci];
+                    mag[ci] = fabs(al) * sm + fabs(bt * C.host[ci]);
+                }
+            CHECK(be->ops->gemm(be, dt, ta, tb, m, n, k, &alpha, view(&A, sa), view(&B, sb), &beta,
+                                view(&C, sc)) == 0,
+                  "gemm");
+            char what[64];
+            snprintf(what, sizeof what, "gemm %c%c %dx%dx%d", ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k);
+            expect_buffer(what, &C, ec, mag, 2.0 * (k + 2));
+            free(ec), free(mag);
+            tb_free(&A), tb_free(&B), tb_free(&C);
+        }
+}
+
+static void test_syrk(ps__dtype dt) {
+    static const int dims[][2] = {{0, 2}, {1, 1}, {5, 3}, {17, 9}, {40, 41}};
+    for (size_t t = 0; t < 5; t++)
+        for (int combo = 0; combo < 4; combo++) {
+            int n = dims[t][0], k = dims[t][1];
+            ps__uplo uplo = combo & 1 ? PS__LOWER : PS__UPPER;
+            ps__trans tr = combo & 2 ? PS__TRANS : PS__NOTRANS;
+            shape sa = tr ? random_shape(k, n) : random_shape(n, k), sc = random_shape(n, n);
+            tbuf A = tb_random(dt, shape_count(sa)), C = tb_random(dt, shape_count(sc));
+            double *ec = copy_of(&C), *mag = calloc((size_t)C.count, sizeof(double));
+            ps__scalar alpha = ps__scalar_of(dt, ps_test_rand()), beta = ps__scalar_of(dt, ps_test_rand());
+            double al = ps__scalar_value(dt, alpha), bt = ps__scalar_value(dt, beta);
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < n; i++) {
+                    if (uplo == PS__LOWER ? i < j : i > j) continue; /* other triangle untouched */
+                    double sum = 0, sm = 0;
+                    for (int p = 0; p < k; p++) {
+                        double a = tr ? AT(A, sa, p, i) : AT(A, sa, i, p);
+                        double b = tr ? AT(A, sa, p, j) : AT(A, sa, j, p);
+                        sum += a * b;
+                        sm += fabs(a * b);
+                    }
+                    size_t ci = sc.off + i + (size_t)j * sc.ld;
+                    ec[ci] = al * sum + bt * C.host[ci];
+                    mag[ci] = fabs(al) * sm + fabs(bt * C.host[ci]);
+                }
+            CHECK(be->ops->syrk(be, dt, uplo, tr, n, k, &alpha, view(&A, sa), &beta, view(&C, sc)) == 0,
+                  "syrk");
+            expect_buffer("syrk", &C, ec, mag, 2.0 * (k + 2));
+            free(ec), free(mag);
+            tb_free(&A), tb_free(&C);
+        }
+}
+
+static void test_trsm(ps__dtype dt) {
+    static const int dims[][2] = {{0, 3}, {3, 0}, {1, 1}, {5, 3}, {17, 9}, {40, 33}};
+    for (size_t t = 0; t < 6; t++)
+        for (int combo = 0; combo < 16; combo++) {
+            int m = dims[t][0], n = dims[t][1];
+            ps__side side = combo & 1 ? PS__RIGHT : PS__LEFT;
+            ps__uplo uplo = combo & 2 ? PS__LOWER : PS__UPPER;
+            ps__trans tr = combo & 4 ? PS__TRANS : PS__NOTRANS;
+            ps__diag diag = combo & 8 ? PS__UNIT : PS__NONUNIT;
+            int na = side == PS__LEFT ? m : n;
+            shape sa = random_shape(na, na), sb = random_shape(m, n);
+            tbuf A = tb_random(dt, shape_count(sa)), B = tb_random(dt, shape_count(sb));
+            make_triangular(&A, sa, uplo, diag);
+            ps__scalar alpha = ps__scalar_of(dt, 0.5 + ps_test_rand());
+            double al = ps__scalar_value(dt, alpha);
+            CHECK(be->ops->trsm(be, dt, side, uplo, tr, diag, m, n, &alpha, view(&A, sa),
+                                view(&B, sb)) == 0,
+                  "trsm");
+            double *got = tb_download(&B);
+            int bad = 0;
+            for (int j = 0; j < n && !bad; j++)
+                for (int i = 0; i < m && !bad; i++) { /* residual of op(A) X = alpha B or X op(A) */
+                    double r = -al * AT(B, sb, i, j), mg = fabs(r);
+                    for (int p = 0; p < na; p++) {
+                        double prod = side == PS__LEFT
+                                          ? tri_at(&A, sa, uplo, diag, tr, i, p) *
+                                                got[sb.off + p + (size_t)j * sb.ld]
+                                          : got[sb.off + i + (size_t)p * sb.ld] *
+                                                tri_at(&A, sa, uplo, diag, tr, p, j);
+                        r += prod;
+                        mg += fabs(prod);
+                    }
+                    if (!(fabs(r) <= 4.0 * (na + 2) * eps_of(dt) * mg)) {
+                        CHECK(0, "%strsm combo %d %dx%d (%d,%d): residual %g of %g", dtname(dt),
+                              combo, m, n, i, j, r, mg);
+                        bad = 1;
+                    }
+                }
+            for (int e = 0; e < B.count && !bad; e++) { /* outside the view: untouched */
+                int row = (int)((e - (int)sb.off) % sb.ld), col = (e - (int)sb.off) / sb.ld;
+                int inside = e >= (int)sb.off && row < m && col < n;
+                if (!inside && got[e] != B.host[e]) {
+                    CHECK(0, "trsm wrote element %d outside its view", e);
+                    bad = 1;
+                }
+            }
+            if (!bad) CHECK(1, "trsm");
+            free(got);
+            tb_free(&A), tb_free(&B);
+        }
+}
+
+/* ---------------------------------------------------------------- LAPACK-like and custom */
+
+static tbuf int_buffer(int count, const int *values) {
+    tbuf b = {PS__INT32, count, malloc(sizeof(double) * (size_t)count), NULL};
+    for (int i = 0; i < count; i++) b.host[i] = values[i];
+    CHECK(be->ops->alloc(be, (size_t)count * 4, &b.dev) == 0, "alloc int");
+    upload_all(&b);
+    return b;
+}
+
+static void test_laswp(ps__dtype dt) {
+    static const int dims[][2] = {{1, 1}, {5, 3}, {17, 9}, {70, 33}};
+    for (size_t t = 0; t < 4; t++)
+        for (int which = 0; which < 4; which++) {
+            int rows = dims[t][0], ncols = dims[t][1], forward = which & 1;
+            const ps__backend_ops *ops = which & 2 ? ps__backend_defaults() : be->ops;
+            int k1 = rows > 2 ? 1 : 0, k2 = rows;
+            int *piv = malloc(sizeof(int) * (size_t)(rows + 2));
+            piv[0] = piv[1] = -99; /* before ipiv_off: must not be read */
+            for (int k = k1; k < k2; k++) piv[2 + k - k1] = k + ps_test_rand_int(rows - k);
+            tbuf P = int_buffer(2 + k2 - k1, piv);
+            shape s = random_shape(rows, ncols);
+            tbuf A = tb_random(dt, shape_count(s));
+            double *ea = copy_of(&A);
+            for (int q = 0; q < k2 - k1; q++) {
+                int k = forward ? k1 + q : k2 - 1 - q, p = piv[2 + k - k1];
+                for (int j = 0; j < ncols; j++) {
+                    size_t a = s.off + k + (size_t)j * s.ld, b = s.off + p + (size_t)j * s.ld;
+                    double tmp = ea[a];
+                    ea[a] = ea[b];
+                    ea[b] = tmp;
+                }
+            }
+            CHECK(ops->laswp(be, dt, ncols, view(&A, s), k1, k2, P.dev, 2, forward) == 0, "laswp");
+            expect_buffer(which & 2 ? "default laswp" : "laswp", &A, ea, NULL, 0);
+            free(piv), free(ea);
+            tb_free(&P), tb_free(&A);
+        }
+}
+
+/* The panel kernel of this backend and the portable default against the CPU oracle. */
+static void test_getrf_panel(ps__dtype dt) {
+    static const int dims[][2] = {{1, 1}, {5, 3}, {17, 16}, {64, 8}, {300, 32}, {9, 9}};
+    for (size_t t = 0; t < 6; t++)
+        for (int which = 0; which < 2; which++)
+            for (int zero_col = -1; zero_col < 2; zero_col += 2) {
+                int m = dims[t][0], n = dims[t][1], row_base = 3;
+                const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+                shape s = random_shape(m, n);
+                tbuf A = tb_random(dt, shape_count(s));
+                int zc = zero_col > 0 && n > 1 ? 1 : -1; /* make column 1 exactly zero */
+                if (zc >= 0) {
+                    for (int i = 0; i < m; i++) AT(A, s, i, zc) = 0;
+                    upload_all(&A);
+                }
+                /* an info already set by an earlier panel must survive */
+                int init = zc >= 0 && t % 2 ? 77 : 0;
+                int *zeros = calloc((size_t)n + 2, sizeof(int));
+                tbuf P = int_buffer(n + 2, zeros), info = int_buffer(1, &init);
+                CHECK(ops->getrf_panel(be, dt, m, n, view(&A, s), P.dev, 2, row_base, info.dev) == 0,
+                      "getrf_panel");
+                /* the oracle on the host, in the same precision */
+                size_t es = ps__dtype_size(dt);
+                unsigned char *h = malloc(es * (size_t)A.count);
+                for (int e = 0; e < A.count; e++)
+                    if (dt == PS__DOUBLE) ((double *)h)[e] = A.host[e];
+                    else ((float *)h)[e] = (float)A.host[e];
+                int32_t opiv[64], oinfo = init;
+                ps__mat hv = {h, s.off, s.ld};
+                ps__cpu_backend_ops()->getrf_panel(NULL, dt, m, n, hv, opiv, 0, row_base, &oinfo);
+                double *gp = tb_download(&P), *gi = tb_download(&info), *ga = tb_download(&A);
+                int same_piv = 1;
+                for (int i = 0; i < n && i < m; i++) same_piv &= (int)gp[2 + i] == opiv[i];
+                CHECK(same_piv, "%s%sgetrf_panel %dx%d: pivots differ from the oracle",
+                      which ? "default " : "", dtname(dt), m, n);
+                int want_info = init ? init : zc < 0 ? 0 : row_base + zc + 1;
+                CHECK((int)gi[0] == oinfo && oinfo == want_info, "getrf_panel info %g, oracle %d",
+                      gi[0], (int)oinfo);
+                double mag_max = 0, diff_max = 0;
+                for (int e = 0; e < A.count; e++) {
+                    double o = dt == PS__DOUBLE ? ((double *)h)[e] : ((float *)h)[e];
+                    diff_max = fmax(diff_max, fabs(o - ga[e]));
+                    mag_max = fmax(mag_max, fabs(o));
+                }
+                CHECK(diff_max <= 8.0 * n * eps_of(dt) * fmax(mag_max, 1.0),
+                      "%sgetrf_panel %dx%d differs from the oracle by %g", dtname(dt), m, n, diff_max);
+                free(h), free(zeros), free(gp), free(gi), free(ga);
+                tb_free(&A), tb_free(&P), tb_free(&info);
+            }
+}
+
+int main(int argc, char **argv) {
+    ps_test_init(argc, argv);
+    ps_context *ctx = ps_test_context(0);
+    be = &ctx->be;
+    for (int d = 0; d < 2; d++) {
+        ps__dtype dt = d ? PS__FLOAT : PS__DOUBLE;
+        test_memory(dt);
+        test_level1(dt);
+        test_level2(dt);
+        test_trsv(dt);
+        test_gemm(dt);
+        test_syrk(dt);
+        test_trsm(dt);
+        test_laswp(dt);
+        test_getrf_panel(dt);
+    }
+    ps_test_finish("test_vtable");
+    int failures = ps_test_failures;
+    ps_context_destroy(ctx);
+    return failures ? 1 : (ps_test_checks ? 0 : 1);
+}

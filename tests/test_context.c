@@ -1,0 +1,187 @@
+/*
+ * Context creation and backend selection (core behaviour, no algorithm): PORTSOLVE_BACKEND
+ * parsing, unknown values, unavailable backends with their reason, options over environment,
+ * PORTSOLVE_LU_NB and PORTSOLVE_DEVICE checks, status strings, and the vtable completion rules
+ * (missing required entries, ABI version, older tables receiving defaults).
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include "context.h"
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void test_env_backend(void) {
+    ps_context *ctx = NULL;
+    static const char *const cpu_spellings[] = {"cpu", "CPU", "Cpu"};
+    for (int i = 0; i < 3; i++) {
+        setenv("PORTSOLVE_BACKEND", cpu_spellings[i], 1);
+        CHECK_STATUS(ps_context_create(&ctx, NULL), PS_SUCCESS);
+        CHECK(ctx && strcmp(ps_context_backend_name(ctx), "cpu") == 0, "%s -> cpu", cpu_spellings[i]);
+        CHECK(ctx && strlen(ps_context_device_name(ctx)) > 0, "device name");
+        ps_context_destroy(ctx);
+        ctx = NULL;
+    }
+    /* auto resolves to a working backend; without GPU modules it is the CPU */
+    setenv("PORTSOLVE_BACKEND", "AUTO", 1);
+    CHECK_STATUS(ps_context_create(&ctx, NULL), PS_SUCCESS);
+    const char *built = ps_built_backends();
+    if (ctx && strcmp(built, "cpu") == 0)
+        CHECK(strcmp(ps_context_backend_name(ctx), "cpu") == 0, "auto without GPU modules -> cpu");
+    ps_context_destroy(ctx);
+    ctx = NULL;
+    unsetenv("PORTSOLVE_BACKEND");
+    CHECK_STATUS(ps_context_create(&ctx, NULL), PS_SUCCESS);
+    ps_context_destroy(ctx);
+    ctx = NULL;
+
+    /* unknown names are refused, listing the accepted values */
+    static const char *const bad[] = {"gpu", "cuda2", "opencl ", "cpux"};
+    for (int i = 0; i < 4; i++) {
+        setenv("PORTSOLVE_BACKEND", bad[i], 1);
+        CHECK_STATUS(ps_context_create(&ctx, NULL), PS_ERR_UNKNOWN_BACKEND);
+        CHECK(ctx == NULL, "no context on failure");
+        const char *msg = ps_last_create_error();
+        CHECK(strstr(msg, bad[i]) && strstr(msg, "auto, cpu, cuda, opencl"),
+              "message names the value and the accepted ones: %s", msg);
+        printf("  PORTSOLVE_BACKEND='%s' -> %s\n", bad[i], msg);
+    }
+    /* options override the environment */
+    ps_context_options o = ps_context_options_default();
+    o.backend = PS_BACKEND_CPU;
+    CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
+    ps_context_destroy(ctx);
+    ctx = NULL;
+    o.backend = (ps_backend_kind)42;
+    CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_UNKNOWN_BACKEND);
+    unsetenv("PORTSOLVE_BACKEND");
+    CHECK_STATUS(ps_context_create(NULL, NULL), PS_ERR_INVALID_ARGUMENT);
+}
+
+/* A backend this build lacks must be refused with a reason, never replaced silently. */
+static void test_unavailable_backends(void) {
+    static const char *const names[] = {"cuda", "opencl"};
+    for (int i = 0; i < 2; i++) {
+        if (strstr(ps_built_backends(), names[i])) continue; /* covered by that backend's suite */
+        ps_context *ctx = NULL;
+        setenv("PORTSOLVE_BACKEND", names[i], 1);
+        CHECK_STATUS(ps_context_create(&ctx, NULL), PS_ERR_BACKEND_UNAVAILABLE);
+        CHECK(ctx == NULL, "no context");
+        CHECK(strstr(ps_last_create_error(), names[i]) != NULL, "reason names the backend: %s",
+              ps_last_create_error());
+        printf("  PORTSOLVE_BACKEND=%s -> %s\n", names[i], ps_last_create_error());
+    }
+    unsetenv("PORTSOLVE_BACKEND");
+}
+
+static void test_env_tuning(void) {
+    ps_context *ctx = NULL;
+    ps_context_options o = ps_context_options_default();
+    o.backend = PS_BACKEND_CPU;
+    static const char *const bad_nb[] = {"0", "-4", "12x", "99999"};
+    for (int i = 0; i < 4; i++) {
+        setenv("PORTSOLVE_LU_NB", bad_nb[i], 1);
+        CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(ps_last_create_error(), "PORTSOLVE_LU_NB"), "%s", ps_last_create_error());
+    }
+    setenv("PORTSOLVE_LU_NB", "48", 1);
+    CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
+    CHECK(ctx && ctx->lu_block_size == 48, "PORTSOLVE_LU_NB=48 taken");
+    ps_context_destroy(ctx);
+    o.lu_block_size = 16; /* the option wins over the environment */
+    CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
+    CHECK(ctx && ctx->lu_block_size == 16, "option over environment");
+    ps_context_destroy(ctx);
+    o.lu_block_size = -1;
+    CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
+    unsetenv("PORTSOLVE_LU_NB");
+
+    o.lu_block_size = 0;
+    setenv("PORTSOLVE_DEVICE", "3", 1);
+    CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ps_last_create_error(), "PORTSOLVE_DEVICE"), "%s", ps_last_create_error());
+    setenv("PORTSOLVE_DEVICE", "0", 1);
+    CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
+    ps_context_destroy(ctx);
+    unsetenv("PORTSOLVE_DEVICE");
+}
+
+static void test_status_strings(void) {
+    CHECK(strcmp(ps_status_string(PS_SUCCESS), "success") == 0, "success");
+    CHECK(strcmp(ps_status_string(PS_ERR_SINGULAR), "matrix is singular") == 0, "singular");
+    CHECK(strcmp(ps_status_string((ps_status)12345), "unknown status") == 0, "unknown");
+    CHECK(strcmp(ps_version(), "0.1.0") == 0 || strlen(ps_version()) >= 5, "version %s", ps_version());
+    ps_context_destroy(NULL);
+    CHECK(strcmp(ps_context_last_error(NULL), "(no context)") == 0, "NULL context message");
+}
+
+static void test_ops_completion(void) {
+    char msg[256];
+    ps__backend_ops full, table = *ps__cpu_backend_ops();
+    CHECK_STATUS(ps__backend_ops_complete(&full, &table, msg, sizeof msg), PS_SUCCESS);
+
+    table.gemm = NULL;
+    CHECK_STATUS(ps__backend_ops_complete(&full, &table, msg, sizeof msg), PS_ERR_BACKEND_UNAVAILABLE);
+    CHECK(strstr(msg, "'gemm'") != NULL, "names the missing entry: %s", msg);
+
+    table = *ps__cpu_backend_ops();
+    table.abi_version = PS__BACKEND_ABI_VERSION + 1;
+    CHECK_STATUS(ps__backend_ops_complete(&full, &table, msg, sizeof msg), PS_ERR_BACKEND_UNAVAILABLE);
+    CHECK(strstr(msg, "ABI") != NULL, "ABI message: %s", msg);
+
+    /* a table built before the optional entries existed gets every one of them by default */
+    table = *ps__cpu_backend_ops();
+    table.struct_size = offsetof(ps__backend_ops, fill);
+    CHECK_STATUS(ps__backend_ops_complete(&full, &table, msg, sizeof msg), PS_SUCCESS);
+    const ps__backend_ops *d = ps__backend_defaults();
+    CHECK(full.fill == d->fill && full.laswp == d->laswp && full.getrf_panel == d->getrf_panel &&
+              full.read_elements == d->read_elements && full.block_size == d->block_size,
+          "defaults filled for a short table");
+    CHECK(full.gemm == ps__cpu_backend_ops()->gemm, "required entries kept");
+    CHECK_STATUS(ps__backend_ops_complete(&full, NULL, msg, sizeof msg), PS_ERR_BACKEND_UNAVAILABLE);
+}
+
+/* LU through the defaults-only table (the generic panel, laswp and fill built from BLAS calls),
+ * so a new backend that implements only the required entries is known to work. */
+static void test_lu_on_defaults(void) {
+    ps_context_options o = ps_context_options_default();
+    o.backend = PS_BACKEND_CPU;
+    o.lu_block_size = 8;
+    ps_context *ctx = NULL;
+    CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
+    if (!ctx) return;
+    const ps__backend_ops *d = ps__backend_defaults();
+    ctx->ops.laswp = d->laswp;
+    ctx->ops.getrf_panel = d->getrf_panel;
+    ctx->ops.panel_width = d->panel_width;
+    enum { n = 37, lda = 40 };
+    double A[lda * n], A0[lda * n], b[n], b0[n];
+    int ipiv[n];
+    ps_test_latms_d(n, 1e3, 'N', A, lda);
+    for (int i = 0; i < n; i++) b[i] = b0[i] = ps_test_rand();
+    memcpy(A0, A, sizeof A);
+    CHECK_STATUS(ps_dgesv(ctx, n, 1, A, lda, ipiv, b, n), PS_SUCCESS);
+    double worst = 0; /* |b - A x| / (|A| |x|) per row, loosely */
+    for (int i = 0; i < n; i++) {
+        double r = b0[i], m = 0;
+        for (int k = 0; k < n; k++) {
+            r -= A0[i + k * lda] * b[k];
+            m += __builtin_fabs(A0[i + k * lda] * b[k]);
+        }
+        double q = __builtin_fabs(r) / (m * n * 0x1.0p-53);
+        if (q > worst) worst = q;
+    }
+    CHECK(worst < 30, "LU on the default kernels: residual ratio %g", worst);
+    ps_context_destroy(ctx);
+}
+
+int main(int argc, char **argv) {
+    ps_test_init(argc, argv);
+    test_env_backend();
+    test_unavailable_backends();
+    test_env_tuning();
+    test_status_strings();
+    test_ops_completion();
+    test_lu_on_defaults();
+    return ps_test_finish("test_context");
+}
