@@ -1,0 +1,246 @@
+/*
+ * portsolve-bench: times portsolve next to the reference a user would otherwise pick, in the
+ * same run, on the same inputs, and reports the ratio.
+ *
+ *   portsolve-bench --method lu --sizes 1024,2048,4096 [--backend cpu] [--precision d|s]
+ *                   [--nrhs K] [--repeats R] [--csv out.csv] [--plot out.png]
+ *
+ * Each measurement: one warm-up call of each, then R calls of each, interleaved so drift in the
+ * machine's speed hits both alike; the median is reported. Inputs are copied before each call
+ * (not timed). ratio = reference time / portsolve time, so above 1 means portsolve is faster.
+ * The host drivers are timed whole: upload, factor, solve and download.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "bench_refs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define MAX_SIZES 32
+
+typedef struct {
+    const char *method, *backend, *csv, *plot;
+    int sizes[MAX_SIZES], nsizes, nrhs, repeats, single;
+} options;
+
+typedef struct {
+    int n;
+    double ps_time, ref_time, ps_res, ref_res;
+    const char *ref_name;
+} row;
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int parse(int argc, char **argv, options *o) {
+    memset(o, 0, sizeof *o);
+    o->method = "lu";
+    o->backend = "cpu";
+    o->nrhs = 1;
+    o->repeats = 5;
+    static const int default_sizes[] = {1024, 2048, 4096};
+    for (int i = 1; i < argc; i++) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            fprintf(stderr, "portsolve-bench: %s needs a value\n", k);
+            return 0;
+        }
+        i++;
+        if (!strcmp(k, "--method")) o->method = v;
+        else if (!strcmp(k, "--backend")) o->backend = v;
+        else if (!strcmp(k, "--csv")) o->csv = v;
+        else if (!strcmp(k, "--plot")) o->plot = v;
+        else if (!strcmp(k, "--nrhs")) o->nrhs = atoi(v);
+        else if (!strcmp(k, "--repeats")) o->repeats = atoi(v);
+        else if (!strcmp(k, "--precision")) {
+            if (strcmp(v, "d") && strcmp(v, "s")) {
+                fprintf(stderr, "portsolve-bench: --precision is d or s\n");
+                return 0;
+            }
+            o->single = v[0] == 's';
+        } else if (!strcmp(k, "--sizes")) {
+            char *copy = strdup(v), *save = NULL;
+            for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                if (o->nsizes == MAX_SIZES || atoi(t) < 1) {
+                    fprintf(stderr, "portsolve-bench: bad --sizes '%s'\n", v);
+                    free(copy);
+                    return 0;
+                }
+                o->sizes[o->nsizes++] = atoi(t);
+            }
+            free(copy);
+        } else {
+            fprintf(stderr, "portsolve-bench: unknown option %s\n", k);
+            return 0;
+        }
+    }
+    if (o->nsizes == 0) {
+        memcpy(o->sizes, default_sizes, sizeof default_sizes);
+        o->nsizes = 3;
+    }
+    if (o->nrhs < 1 || o->repeats < 1) {
+        fprintf(stderr, "portsolve-bench: --nrhs and --repeats must be positive\n");
+        return 0;
+    }
+    if (strcasecmp(o->method, "lu") != 0) {
+        fprintf(stderr, "portsolve-bench: --method '%s' is not available (methods: lu)\n", o->method);
+        return 0;
+    }
+    return 1;
+}
+
+static int open_backend(const char *name, ps_context **ctx) {
+    static const struct {
+        const char *name;
+        ps_backend_kind kind;
+    } names[] = {{"auto", PS_BACKEND_AUTO}, {"cpu", PS_BACKEND_CPU},
+                 {"cuda", PS_BACKEND_CUDA}, {"opencl", PS_BACKEND_OPENCL}};
+    ps_context_options o = ps_context_options_default();
+    size_t i;
+    for (i = 0; i < 4 && strcasecmp(name, names[i].name); i++) continue;
+    if (i == 4) {
+        fprintf(stderr, "portsolve-bench: --backend '%s': accepted auto, cpu, cuda, opencl\n", name);
+        return 0;
+    }
+    o.backend = names[i].kind;
+    ps_status st = ps_context_create(ctx, &o);
+    if (st) {
+        fprintf(stderr, "portsolve-bench: backend %s: %s\n", name, ps_last_create_error());
+        return 0;
+    }
+    return 1;
+}
+
+/* Times one size: returns 0 on success. */
+static int measure(ps_context *ctx, const options *o, const bench_ref *ref, int n, row *out) {
+    bench_problem p;
+    if (bench_problem_make(&p, o->single, n, o->nrhs, 1000u + (unsigned)n)) return 1;
+    double *tp = malloc(sizeof(double) * (size_t)o->repeats);
+    double *tr = malloc(sizeof(double) * (size_t)o->repeats);
+    int rc = 0;
+    for (int r = -1; r < o->repeats && !rc; r++) { /* r = -1: warm-up */
+        double t0 = now();
+        rc = bench_run_portsolve(ctx, &p);
+        double t1 = now();
+        if (rc) break;
+        if (r >= 0) tp[r] = t1 - t0;
+        if (r == o->repeats - 1) out->ps_res = bench_problem_residual(&p);
+        t0 = now();
+        rc = ref->run(ref, &p);
+        t1 = now();
+        if (r >= 0) tr[r] = t1 - t0;
+        if (r == o->repeats - 1) out->ref_res = bench_problem_residual(&p);
+    }
+    if (!rc) {
+        qsort(tp, (size_t)o->repeats, sizeof *tp, cmp_double);
+        qsort(tr, (size_t)o->repeats, sizeof *tr, cmp_double);
+        out->n = n;
+        out->ps_time = tp[o->repeats / 2];
+        out->ref_time = tr[o->repeats / 2];
+        out->ref_name = ref->name;
+    }
+    free(tp), free(tr);
+    bench_problem_free(&p);
+    return rc;
+}
+
+static double gflops(int n, int nrhs, double t) {
+    return (2.0 / 3.0 * n * (double)n * n + 2.0 * n * (double)n * nrhs) / t * 1e-9;
+}
+
+static int write_plot(const options *o, const row *rows, int count, const char *device) {
+    FILE *g = popen("gnuplot", "w");
+    if (!g) {
+        fprintf(stderr, "portsolve-bench: cannot run gnuplot (install gnuplot-nox)\n");
+        return 1;
+    }
+    fprintf(g, "set terminal pngcairo size 1200,500 noenhanced\nset output '%s'\n", o->plot);
+    fprintf(g, "set multiplot layout 1,2 title '%cgesv on %s: %s'\n", o->single ? 's' : 'd',
+            o->backend, device);
+    fprintf(g, "set grid\nset key left top\nset xlabel 'n'\nset logscale y\nset ylabel 'seconds'\n");
+    fprintf(g, "plot '-' with linespoints title 'portsolve', '-' with linespoints title '%s'\n",
+            rows[0].ref_name);
+    for (int i = 0; i < count; i++) fprintf(g, "%d %g\n", rows[i].n, rows[i].ps_time);
+    fprintf(g, "e\n");
+    for (int i = 0; i < count; i++) fprintf(g, "%d %g\n", rows[i].n, rows[i].ref_time);
+    fprintf(g, "e\nunset logscale y\nset ylabel 'GFLOP/s'\nset yrange [0:*]\n");
+    fprintf(g, "plot '-' with linespoints title 'portsolve', '-' with linespoints title '%s'\n",
+            rows[0].ref_name);
+    for (int i = 0; i < count; i++)
+        fprintf(g, "%d %g\n", rows[i].n, gflops(rows[i].n, o->nrhs, rows[i].ps_time));
+    fprintf(g, "e\n");
+    for (int i = 0; i < count; i++)
+        fprintf(g, "%d %g\n", rows[i].n, gflops(rows[i].n, o->nrhs, rows[i].ref_time));
+    fprintf(g, "e\nunset multiplot\n");
+    int rc = pclose(g);
+    if (rc != 0) fprintf(stderr, "portsolve-bench: gnuplot failed (%d)\n", rc);
+    return rc != 0;
+}
+
+int main(int argc, char **argv) {
+    options o;
+    if (!parse(argc, argv, &o)) return 2;
+    ps_context *ctx;
+    if (!open_backend(o.backend, &ctx)) return 1;
+    const bench_ref *ref = bench_reference_for(ps_context_backend_name(ctx));
+    if (!ref) {
+        fprintf(stderr, "portsolve-bench: no reference for backend %s in this build\n",
+                ps_context_backend_name(ctx));
+        ps_context_destroy(ctx);
+        return 1;
+    }
+    const char *device = ps_context_device_name(ctx);
+    printf("# portsolve-bench: %cgesv, nrhs %d, median of %d after a warm-up\n", o.single ? 's' : 'd',
+           o.nrhs, o.repeats);
+    printf("# backend %s, device %s; reference %s\n", ps_context_backend_name(ctx), device, ref->name);
+    printf("# ratio = reference time / portsolve time (above 1: portsolve faster)\n");
+    printf("%7s %12s %10s %12s %10s %7s %11s %11s\n", "n", "ps time s", "ps GF/s", "ref time s",
+           "ref GF/s", "ratio", "ps resid", "ref resid");
+    row rows[MAX_SIZES];
+    int count = 0, rc = 0;
+    for (int i = 0; i < o.nsizes; i++) {
+        if (measure(ctx, &o, ref, o.sizes[i], &rows[count])) {
+            fprintf(stderr, "portsolve-bench: n=%d failed: %s\n", o.sizes[i], ps_context_last_error(ctx));
+            rc = 1;
+            continue;
+        }
+        row *r = &rows[count++];
+        printf("%7d %12.5f %10.2f %12.5f %10.2f %7.3f %11.3g %11.3g\n", r->n, r->ps_time,
+               gflops(r->n, o.nrhs, r->ps_time), r->ref_time, gflops(r->n, o.nrhs, r->ref_time),
+               r->ref_time / r->ps_time, r->ps_res, r->ref_res);
+        fflush(stdout);
+        if (!(r->ps_res < 30)) rc = 1;
+    }
+    if (o.csv) {
+        FILE *f = fopen(o.csv, "w");
+        if (!f) {
+            fprintf(stderr, "portsolve-bench: cannot write %s\n", o.csv);
+            rc = 1;
+        } else {
+            fprintf(f, "method,backend,device,precision,n,nrhs,ps_time_s,ps_gflops,reference,ref_time_s,"
+                       "ref_gflops,ratio,ps_residual,ref_residual\n");
+            for (int i = 0; i < count; i++)
+                fprintf(f, "lu,%s,\"%s\",%c,%d,%d,%.6g,%.4g,%s,%.6g,%.4g,%.4f,%.3g,%.3g\n",
+                        ps_context_backend_name(ctx), device, o.single ? 's' : 'd', rows[i].n, o.nrhs,
+                        rows[i].ps_time, gflops(rows[i].n, o.nrhs, rows[i].ps_time), rows[i].ref_name,
+                        rows[i].ref_time, gflops(rows[i].n, o.nrhs, rows[i].ref_time),
+                        rows[i].ref_time / rows[i].ps_time, rows[i].ps_res, rows[i].ref_res);
+            fclose(f);
+        }
+    }
+    if (o.plot && count > 0 && write_plot(&o, rows, count, device)) rc = 1;
+    ps_context_destroy(ctx);
+    return rc;
+}

@@ -1,0 +1,85 @@
+#include "bench_refs.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t es(const bench_problem *p) { return p->single ? sizeof(float) : sizeof(double); }
+
+int bench_problem_make(bench_problem *p, int single, int n, int nrhs, unsigned seed) {
+    memset(p, 0, sizeof *p);
+    p->single = single, p->n = n, p->nrhs = nrhs;
+    size_t na = (size_t)n * n, nb = (size_t)n * nrhs;
+    p->A0 = malloc(na * es(p)), p->A = malloc(na * es(p));
+    p->B0 = malloc(nb * es(p)), p->B = malloc(nb * es(p));
+    p->ipiv = malloc(sizeof(int) * (size_t)n);
+    if (!p->A0 || !p->A || !p->B0 || !p->B || !p->ipiv) {
+        bench_problem_free(p);
+        return 1;
+    }
+    srand(seed);
+    for (size_t i = 0; i < na + nb; i++) {
+        double v = 2.0 * rand() / RAND_MAX - 1.0;
+        void *dst = i < na ? p->A0 : p->B0;
+        size_t k = i < na ? i : i - na;
+        if (single) ((float *)dst)[k] = (float)v;
+        else ((double *)dst)[k] = v;
+    }
+    return 0;
+}
+
+void bench_problem_reset(bench_problem *p) {
+    memcpy(p->A, p->A0, (size_t)p->n * p->n * es(p));
+    memcpy(p->B, p->B0, (size_t)p->n * p->nrhs * es(p));
+}
+
+double bench_problem_residual(const bench_problem *p) {
+    int n = p->n;
+    double *A = malloc(sizeof(double) * (size_t)n * n), *r = malloc(sizeof(double) * n),
+           *x = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < (size_t)n * n; i++)
+        A[i] = p->single ? ((float *)p->A0)[i] : ((double *)p->A0)[i];
+    double anorm = 0, worst = 0, eps = p->single ? 0x1.0p-24 : 0x1.0p-53;
+    for (int j = 0; j < n; j++) anorm = fmax(anorm, cblas_dasum(n, A + (size_t)j * n, 1));
+    for (int c = 0; c < p->nrhs; c++) {
+        for (int i = 0; i < n; i++) {
+            size_t k = (size_t)c * n + i;
+            r[i] = p->single ? ((float *)p->B0)[k] : ((double *)p->B0)[k];
+            x[i] = p->single ? ((float *)p->B)[k] : ((double *)p->B)[k];
+        }
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A, n, x, 1, 1.0, r, 1);
+        double q = cblas_dasum(n, r, 1) / (anorm * cblas_dasum(n, x, 1) * n * eps);
+        if (!(q <= worst)) worst = q;
+    }
+    free(A), free(r), free(x);
+    return worst;
+}
+
+void bench_problem_free(bench_problem *p) {
+    free(p->A0), free(p->A), free(p->B0), free(p->B), free(p->ipiv);
+    memset(p, 0, sizeof *p);
+}
+
+int bench_run_portsolve(ps_context *ctx, bench_problem *p) {
+    bench_problem_reset(p);
+    ps_status st = p->single ? ps_sgesv(ctx, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
+                             : ps_dgesv(ctx, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n);
+    return st != PS_SUCCESS;
+}
+
+static int run_lapacke(const bench_ref *self, bench_problem *p) {
+    (void)self;
+    bench_problem_reset(p);
+    int info = p->single ? LAPACKE_sgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
+                         : LAPACKE_dgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n);
+    return info != 0;
+}
+
+static const bench_ref lapacke_ref = {"LAPACKE_gesv (OpenBLAS)", run_lapacke};
+
+const bench_ref *bench_reference_for(const char *backend) {
+    if (strcmp(backend, "cpu") == 0) return &lapacke_ref;
+    return NULL;
+}
