@@ -1,6 +1,7 @@
 /*
- * The CPU backend: buffers are host allocations, BLAS entries call CBLAS (OpenBLAS), custom
- * entries are the plain loops of cpu_kernels.c. It is the test oracle for the other backends.
+ * The CPU backend: buffers are host allocations, BLAS entries call CBLAS (OpenBLAS), laswp
+ * calls OpenBLAS's LAPACK, and the custom kernels are the plain loops of cpu_kernels.c, which
+ * are the test oracle for the other backends' kernels.
  */
 #include "cpu_internal.h"
 
@@ -117,6 +118,13 @@ static int cpu_panel_width(ps__backend *be, ps__dtype dt, int m) {
     return 16; /* the unblocked loop stays in cache up to about this width */
 }
 
+/* Host memory is this backend's memory: the drivers work in the caller's arrays directly. */
+static ps_status cpu_host_alias(ps__backend *be, void *host, void **buf) {
+    (void)be;
+    *buf = host;
+    return PS_SUCCESS;
+}
+
 static const ps__backend_ops cpu_ops = {
     .abi_version = PS__BACKEND_ABI_VERSION,
     .struct_size = sizeof(ps__backend_ops),
@@ -149,6 +157,7 @@ static const ps__backend_ops cpu_ops = {
     .getrf_panel = ps__cpu_getrf_panel,
     .block_size = cpu_block_size,
     .panel_width = cpu_panel_width,
+    .host_alias = cpu_host_alias,
 };
 
 const ps__backend_ops *ps__cpu_backend_ops(void) { return &cpu_ops; }

@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define REAL double
@@ -41,12 +42,25 @@ ps_status ps__cpu_read_elements(ps__backend *be, ps__dtype dt, const void *buf, 
     return PS_SUCCESS;
 }
 
+/* OpenBLAS's LAPACK dlaswp/slaswp (threaded, blocked over columns), with the 0-based
+ * relative pivots of the vtable turned into LAPACK's 1-based pivots indexed by row. */
+extern void dlaswp_(const int *n, double *a, const int *lda, const int *k1, const int *k2,
+                    const int *ipiv, const int *incx);
+extern void slaswp_(const int *n, float *a, const int *lda, const int *k1, const int *k2,
+                    const int *ipiv, const int *incx);
+
 ps_status ps__cpu_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,
                         const void *ipiv, size_t ipiv_off, int forward) {
-    (void)be;
+    if (ncols <= 0 || k2 <= k1) return PS_SUCCESS;
     const int32_t *piv = (const int32_t *)ipiv + ipiv_off;
-    if (dt == PS__DOUBLE) laswp_d(ncols, DM(a), a.ld, k1, k2, piv, forward);
-    else laswp_s(ncols, SM(a), a.ld, k1, k2, piv, forward);
+    int *lapack_piv = malloc(sizeof(int) * (size_t)k2);
+    if (!lapack_piv)
+        return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "laswp: out of host memory");
+    for (int k = k1; k < k2; k++) lapack_piv[k] = piv[k - k1] + 1;
+    int f_k1 = k1 + 1, f_k2 = k2, incx = forward ? 1 : -1;
+    if (dt == PS__DOUBLE) dlaswp_(&ncols, DM(a), &a.ld, &f_k1, &f_k2, lapack_piv, &incx);
+    else slaswp_(&ncols, SM(a), &a.ld, &f_k1, &f_k2, lapack_piv, &incx);
+    free(lapack_piv);
     return PS_SUCCESS;
 }
 

@@ -20,15 +20,6 @@ static void FN(swap_rows)(int ncols, REAL *a, int lda, int r1, int r2) {
     }
 }
 
-static void FN(laswp)(int ncols, REAL *a, int lda, int k1, int k2, const int32_t *ipiv,
-                      int forward) {
-    for (int t = 0; t < k2 - k1; t++) {
-        int k = forward ? k1 + t : k2 - 1 - t;
-        int p = ipiv[k - k1];
-        if (p != k) FN(swap_rows)(ncols, a, lda, k, p);
-    }
-}
-
 /* LAPACK dgetf2's right-looking loop, including its treatment of tiny and zero pivots. */
 static void FN(getrf_panel)(int m, int n, REAL *a, int lda, int32_t *ipiv, int row_base,
                             int32_t *info) {

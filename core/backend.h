@@ -190,6 +190,11 @@ struct ps__backend_ops {
     int (*block_size)(ps__backend *be, ps__algo algo, ps__dtype dt, int n);
     /* Widest panel getrf_panel handles well; wider panels are split recursively by core. */
     int (*panel_width)(ps__backend *be, ps__dtype dt, int m);
+    /* Sets *buf to a handle through which this backend reads and writes the host memory at
+     * host in place (the CPU backend: the pointer itself). The handle needs no release and is
+     * valid while that memory lives. PS_ERR_NOT_SUPPORTED when the backend cannot (the
+     * default), in which case the host drivers stage through device buffers. */
+    ps_status (*host_alias)(ps__backend *be, void *host, void **buf);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

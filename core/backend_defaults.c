@@ -107,6 +107,12 @@ static int default_panel_width(ps__backend *be, ps__dtype dt, int m) {
     return 8;
 }
 
+static ps_status default_host_alias(ps__backend *be, void *host, void **buf) {
+    (void)be, (void)host;
+    *buf = NULL;
+    return PS_ERR_NOT_SUPPORTED;
+}
+
 static void *default_queue(ps__backend *be) {
     (void)be;
     return NULL;
@@ -123,6 +129,7 @@ static const ps__backend_ops defaults = {
     .getrf_panel = default_getrf_panel,
     .block_size = default_block_size,
     .panel_width = default_panel_width,
+    .host_alias = default_host_alias,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) { return &defaults; }
@@ -163,6 +170,7 @@ ps_status ps__backend_ops_complete(ps__backend_ops *dst, const ps__backend_ops *
     if (!dst->entry) dst->entry = defaults.entry;
     PS__DEFAULT(queue) PS__DEFAULT(fill) PS__DEFAULT(read_elements) PS__DEFAULT(laswp)
     PS__DEFAULT(getrf_panel) PS__DEFAULT(block_size) PS__DEFAULT(panel_width)
+    PS__DEFAULT(host_alias)
 #undef PS__DEFAULT
     return PS_SUCCESS;
 }

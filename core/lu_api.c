@@ -99,25 +99,39 @@ ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
     return st;
 }
 
-/* ---- host drivers: check, upload, compute, download on success only ---- */
+/* ---- host drivers: check everything, then work in the caller's arrays (backends that
+ * address host memory) or stage through device buffers; results are written back only when
+ * the call succeeds, or, as in LAPACK, the factors when the matrix is singular. ---- */
 
 static int max1(int v) { return v > 1 ? v : 1; }
 
-/* Allocates a rows x cols device matrix (ld = max(1,rows)) and uploads the host array. */
+/* A host array as the backend sees it: an alias of the caller's memory or a staged copy. */
+typedef struct {
+    ps__mat dev;
+    int aliased;
+} staged;
+
 static ps_status stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const void *host,
-                          int ldh, ps__mat *dev) {
+                          int ldh, staged *out) {
     ps_context *ctx = s->ctx;
-    dev->off = 0;
-    dev->ld = max1(rows);
-    PS__TRY(ps__scratch_dev(s, (size_t)dev->ld * (size_t)cols * ps__dtype_size(dt), &dev->buf));
+    void *alias;
+    if (ctx->be.ops->host_alias(&ctx->be, (void *)host, &alias) == PS_SUCCESS) {
+        out->dev = (ps__mat){alias, 0, ldh};
+        out->aliased = 1;
+        return PS_SUCCESS;
+    }
+    out->aliased = 0;
+    out->dev = (ps__mat){NULL, 0, max1(rows)};
+    PS__TRY(ps__scratch_dev(s, (size_t)out->dev.ld * (size_t)cols * ps__dtype_size(dt),
+                            &out->dev.buf));
     if (rows == 0 || cols == 0) return PS_SUCCESS;
-    return ctx->be.ops->upload(&ctx->be, dt, rows, cols, host, ldh, *dev);
+    return ctx->be.ops->upload(&ctx->be, dt, rows, cols, host, ldh, out->dev);
 }
 
-static ps_status stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat dev,
+static ps_status stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const staged *in,
                            void *host, int ldh) {
-    if (rows == 0 || cols == 0) return PS_SUCCESS;
-    return ctx->be.ops->download(&ctx->be, dt, rows, cols, dev, host, ldh);
+    if (in->aliased || rows == 0 || cols == 0) return PS_SUCCESS;
+    return ctx->be.ops->download(&ctx->be, dt, rows, cols, in->dev, host, ldh);
 }
 
 static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m, int n, void *A,
@@ -137,18 +151,18 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
     PS__TRY(ps__check_finite(ctx, dt, m, n, A, lda, fn, "A", 4));
 
     ps__scratch s = ps__scratch_begin(ctx);
-    ps__mat a;
+    staged a;
     void *dev_ipiv, *dev_info;
     int info = 0;
-    ps_status st = stage_in(&s, dt, m, n, A, lda, &a);
-    if (!st) st = ps__scratch_dev(&s, (size_t)k * sizeof(int32_t), &dev_ipiv);
+    ps_status st = ps__scratch_dev(&s, (size_t)k * sizeof(int32_t), &dev_ipiv);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = ps__getrf(ctx, dt, m, n, a, dev_ipiv, dev_info);
+    if (!st) st = stage_in(&s, dt, m, n, A, lda, &a);
+    if (!st) st = ps__getrf(ctx, dt, m, n, a.dev, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
-    if (!st && info > 0) st = singular(ctx, fn, info);
-    if (!st) st = stage_out(ctx, dt, m, n, a, A, lda);
+    if (!st) st = stage_out(ctx, dt, m, n, &a, A, lda);
     if (!st) st = ps__download_pivots(ctx, k, dev_ipiv, ipiv);
     ps__scratch_end(&s);
+    if (!st && info > 0) st = singular(ctx, fn, info);
     return st;
 }
 
@@ -174,13 +188,13 @@ static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     PS__TRY(ps__check_finite(ctx, dt, n, nrhs, B, ldb, fn, "B", 8));
 
     ps__scratch s = ps__scratch_begin(ctx);
-    ps__mat a, b;
+    staged a, b;
     void *dev_ipiv;
-    ps_status st = stage_in(&s, dt, n, n, A, lda, &a);
+    ps_status st = ps__upload_pivots(&s, n, ipiv, &dev_ipiv);
+    if (!st) st = stage_in(&s, dt, n, n, A, lda, &a);
     if (!st) st = stage_in(&s, dt, n, nrhs, B, ldb, &b);
-    if (!st) st = ps__upload_pivots(&s, n, ipiv, &dev_ipiv);
-    if (!st) st = ps__getrs(ctx, dt, t, n, nrhs, a, dev_ipiv, b);
-    if (!st) st = stage_out(ctx, dt, n, nrhs, b, B, ldb);
+    if (!st) st = ps__getrs(ctx, dt, t, n, nrhs, a.dev, dev_ipiv, b.dev);
+    if (!st) st = stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     ps__scratch_end(&s);
     return st;
 }
@@ -204,21 +218,21 @@ static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     PS__TRY(ps__check_finite(ctx, dt, n, nrhs, B, ldb, fn, "B", 7));
 
     ps__scratch s = ps__scratch_begin(ctx);
-    ps__mat a, b;
+    staged a, b;
     void *dev_ipiv, *dev_info;
     int info = 0;
-    ps_status st = stage_in(&s, dt, n, n, A, lda, &a);
-    if (!st) st = stage_in(&s, dt, n, nrhs, B, ldb, &b);
-    if (!st) st = ps__scratch_dev(&s, (size_t)n * sizeof(int32_t), &dev_ipiv);
+    ps_status st = ps__scratch_dev(&s, (size_t)n * sizeof(int32_t), &dev_ipiv);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = ps__getrf(ctx, dt, n, n, a, dev_ipiv, dev_info);
+    if (!st) st = stage_in(&s, dt, n, n, A, lda, &a);
+    if (!st) st = stage_in(&s, dt, n, nrhs, B, ldb, &b);
+    if (!st) st = ps__getrf(ctx, dt, n, n, a.dev, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
-    if (!st && info > 0) st = singular(ctx, fn, info);
-    if (!st) st = ps__getrs(ctx, dt, PS__NOTRANS, n, nrhs, a, dev_ipiv, b);
-    if (!st) st = stage_out(ctx, dt, n, n, a, A, lda);
-    if (!st) st = stage_out(ctx, dt, n, nrhs, b, B, ldb);
+    if (!st && info == 0) st = ps__getrs(ctx, dt, PS__NOTRANS, n, nrhs, a.dev, dev_ipiv, b.dev);
+    if (!st && info == 0) st = stage_out(ctx, dt, n, nrhs, &b, B, ldb);
+    if (!st) st = stage_out(ctx, dt, n, n, &a, A, lda);
     if (!st) st = ps__download_pivots(ctx, n, dev_ipiv, ipiv);
     ps__scratch_end(&s);
+    if (!st && info > 0) st = singular(ctx, fn, info);
     return st;
 }
 

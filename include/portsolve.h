@@ -9,7 +9,10 @@
  *   for PS_ERR_INVALID_ARGUMENT minus the 1-based position of the bad argument (context = 1).
  *   A successful call sets info to 0 and the message to "".
  * - Arguments (and, for host drivers, NaN/Inf in the inputs) are checked before any work. A call
- *   that fails leaves the caller's arrays as they were, leaks nothing and leaves the context usable.
+ *   that fails leaves the caller's arrays as they were, leaks nothing and leaves the context
+ *   usable. The one exception is LAPACK's: a factorization that finds the matrix singular
+ *   (PS_ERR_SINGULAR) still completes and returns its factors and pivots, with info the index
+ *   of the first zero pivot; the right-hand sides of a solve are then left as they were.
  * - Matrices are column-major. Pivot vectors are 1-based as in LAPACK.
  * - A context is used by one thread at a time; separate contexts may run in separate threads.
  */
@@ -143,12 +146,14 @@ PS_API ps_status ps_mat_getrf(ps_context *ctx, ps_matrix *A, int *ipiv);
 /* Solves op(A) X = B with getrf's factors; trans 'N', 'T' or 'C' (= 'T' for real data). */
 PS_API ps_status ps_mat_getrs(ps_context *ctx, char trans, const ps_matrix *LU, const int *ipiv,
                               ps_matrix *B);
-/* getrf then getrs; on PS_ERR_SINGULAR B is untouched. */
+/* getrf then getrs; on PS_ERR_SINGULAR A holds the factors and B is untouched. */
 PS_API ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B);
 
 /* ------------------------------------------------------------------------------------------ */
-/* LAPACK-style host drivers (column-major host arrays; upload, compute, download).           */
-/* On any failure, PS_ERR_SINGULAR included, A, ipiv and B are left as they were.             */
+/* LAPACK-style host drivers on column-major host arrays. On backends with their own memory  */
+/* the arrays are staged through the device; the CPU backend works in them directly.          */
+/* On PS_ERR_SINGULAR, A and ipiv hold the completed factorization and B is untouched (as in  */
+/* LAPACK); on every other failure A, ipiv and B are left as they were.                       */
 
 PS_API ps_status ps_sgetrf(ps_context *ctx, int m, int n, float *A, int lda, int *ipiv);
 PS_API ps_status ps_dgetrf(ps_context *ctx, int m, int n, double *A, int lda, int *ipiv);
