@@ -5,9 +5,9 @@
  *   portsolve-bench --method lu --sizes 1024,2048,4096 [--backend cpu] [--precision d|s]
  *                   [--nrhs K] [--repeats R] [--csv out.csv] [--plot out.png]
  *
- * Each measurement: one warm-up call of each, then R calls of each, interleaved so drift in the
- * machine's speed hits both alike; the median is reported. Inputs are copied before each call
- * (not timed). ratio = reference time / portsolve time, so above 1 means portsolve is faster.
+ * Each measurement: one warm-up call of each, then R calls of each, interleaved (alternating
+ * which goes first) so drift in the machine's speed hits both alike; the median is reported.
+ * Inputs are restored before each call, outside the timed region. ratio = reference time / portsolve time, so above 1 means portsolve is faster.
  * The host drivers are timed whole: upload, factor, solve and download.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -131,17 +131,20 @@ static int measure(ps_context *ctx, const options *o, const bench_ref *ref, int 
     double *tr = malloc(sizeof(double) * (size_t)o->repeats);
     int rc = 0;
     for (int r = -1; r < o->repeats && !rc; r++) { /* r = -1: warm-up */
-        double t0 = now();
-        rc = bench_run_portsolve(ctx, &p);
-        double t1 = now();
-        if (rc) break;
-        if (r >= 0) tp[r] = t1 - t0;
-        if (r == o->repeats - 1) out->ps_res = bench_problem_residual(&p);
-        t0 = now();
-        rc = ref->run(ref, &p);
-        t1 = now();
-        if (r >= 0) tr[r] = t1 - t0;
-        if (r == o->repeats - 1) out->ref_res = bench_problem_residual(&p);
+        /* Alternate which goes first, so neither always inherits the other's warm caches. */
+        for (int turn = 0; turn < 2 && !rc; turn++) {
+            int ours = (turn == 0) == (r % 2 == 0);
+            bench_problem_reset(&p); /* fresh inputs, not timed */
+            double t0 = now();
+            rc = ours ? bench_run_portsolve(ctx, &p) : ref->run(ref, &p);
+            double t = now() - t0;
+            if (rc) {
+                if (!ours) fprintf(stderr, "portsolve-bench: %s failed at n=%d\n", ref->name, n);
+                break;
+            }
+            if (r >= 0) (ours ? tp : tr)[r] = t;
+            if (r == o->repeats - 1) *(ours ? &out->ps_res : &out->ref_res) = bench_problem_residual(&p);
+        }
     }
     if (!rc) {
         qsort(tp, (size_t)o->repeats, sizeof *tp, cmp_double);

@@ -63,7 +63,6 @@ void bench_problem_free(bench_problem *p) {
 }
 
 int bench_run_portsolve(ps_context *ctx, bench_problem *p) {
-    bench_problem_reset(p);
     ps_status st = p->single ? ps_sgesv(ctx, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
                              : ps_dgesv(ctx, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n);
     return st != PS_SUCCESS;
@@ -71,7 +70,6 @@ int bench_run_portsolve(ps_context *ctx, bench_problem *p) {
 
 static int run_lapacke(const bench_ref *self, bench_problem *p) {
     (void)self;
-    bench_problem_reset(p);
     int info = p->single ? LAPACKE_sgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
                          : LAPACKE_dgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n);
     return info != 0;

@@ -18,13 +18,13 @@ void bench_problem_reset(bench_problem *p); /* copies A0/B0 into A/B */
 double bench_problem_residual(const bench_problem *p);
 void bench_problem_free(bench_problem *p);
 
-/* Solves p with ps_?gesv on ctx (resetting the inputs first); 0 on success. */
+/* Solves p (its work copies, which the caller resets) with ps_?gesv on ctx; 0 on success. */
 int bench_run_portsolve(ps_context *ctx, bench_problem *p);
 
 typedef struct bench_ref bench_ref;
 struct bench_ref {
     const char *name;
-    int (*run)(const bench_ref *self, bench_problem *p); /* resets the inputs, solves; 0: ok */
+    int (*run)(const bench_ref *self, bench_problem *p); /* solves the work copies; 0: ok */
 };
 /* The reference for a backend name ("cpu": LAPACKE ?gesv on OpenBLAS); NULL when none. */
 const bench_ref *bench_reference_for(const char *backend);

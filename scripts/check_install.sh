@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the build into a scratch prefix and builds the example against it twice: through
+# find_package(portsolve) and through pkg-config; then runs both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install build --prefix "$prefix" >/dev/null
+cmake -S examples -B "$prefix/cmake-consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$prefix/cmake-consumer" >/dev/null
+LD_LIBRARY_PATH="$prefix/lib" PORTSOLVE_BACKEND=cpu "$prefix/cmake-consumer/solve_dense"
+libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -1)
+PKG_CONFIG_PATH="$libdir" cc -std=c11 examples/solve_dense.c -o "$prefix/pc-consumer" \
+  $(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs portsolve)
+LD_LIBRARY_PATH="$(dirname "$libdir")" PORTSOLVE_BACKEND=cpu "$prefix/pc-consumer"
+echo "install check: find_package and pkg-config consumers built and ran"
