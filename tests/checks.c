@@ -64,13 +64,17 @@ double ps_check_lu_ratio(ps_dtype dt, int m, int n, const void *A, int lda, cons
     return resid / anorm / (m > n ? m : n) / ps_test_eps(dt);
 }
 
-double ps_check_rel_diff(ps_dtype dt, int n, int nrhs, const void *x, int ldx, const void *y,
-                         int ldy) {
-    double d = 0, s = 0;
-    for (int j = 0; j < nrhs; j++)
+double ps_check_forward_ratio(ps_dtype dt, int n, int nrhs, const void *x, int ldx,
+                              const void *xtrue, int ldt, double cond) {
+    double worst = 0;
+    for (int j = 0; j < nrhs; j++) {
+        double d = 0, t = 0;
         for (int i = 0; i < n; i++) {
-            d += fabs(ps_test_get(dt, x, ldx, i, j) - ps_test_get(dt, y, ldy, i, j));
-            s += fabs(ps_test_get(dt, y, ldy, i, j));
+            d = fmax(d, fabs(ps_test_get(dt, x, ldx, i, j) - ps_test_get(dt, xtrue, ldt, i, j)));
+            t = fmax(t, fabs(ps_test_get(dt, xtrue, ldt, i, j)));
         }
-    return s == 0 ? d : d / s;
+        double q = t > 0 ? d / (t * cond * n * ps_test_eps(dt)) : d;
+        if (!(q <= worst)) worst = q;
+    }
+    return worst;
 }

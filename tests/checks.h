@@ -13,8 +13,9 @@ double ps_check_solve_ratio(ps_dtype dt, char trans, int n, int nrhs, const void
 /* ||P A - L U||_1 / (||A||_1 max(m,n) eps) for getrf's output LU (m x n) and 1-based ipiv. */
 double ps_check_lu_ratio(ps_dtype dt, int m, int n, const void *A, int lda, const void *LU,
                          int ldlu, const int *ipiv);
-/* ||x - y||_1 / ||y||_1 over an n x nrhs block. */
-double ps_check_rel_diff(ps_dtype dt, int n, int nrhs, const void *x, int ldx, const void *y,
-                         int ldy);
-
+/* max_j ||x_j - xtrue_j||_inf / (||xtrue_j||_inf cond n eps): LAPACK's dget04 with the known
+ * 2-norm condition number in place of its 1-norm estimate, and the order n that the backward
+ * error bound carries (as in the residual ratio). */
+double ps_check_forward_ratio(ps_dtype dt, int n, int nrhs, const void *x, int ldx,
+                              const void *xtrue, int ldt, double cond);
 #endif

@@ -15,6 +15,8 @@
 static const int orders[] = {0, 1, 2, 3, 4, 5, 17, 64, 65, 127, 257, 1000};
 static const double conds[] = {1e1, 1e3, 1e6, 1e9, 1e12};
 
+static double worst_forward; /* reported at the end, to show the margin */
+
 static size_t esize(ps_dtype dt) { return dt == PS_DOUBLE ? sizeof(double) : sizeof(float); }
 
 /* A host array of ld x cols with every element (padding included) random. */
@@ -103,7 +105,9 @@ static void check_gesv(ps_context *ctx, ps_dtype dt, int n, int lda, int nrhs, d
         CHECK(padding_intact(dt, n, lda, n, A, A0), "A's rows beyond n were written (lda=%d)", lda);
         CHECK(padding_intact(dt, n, ldb, nrhs, B, B0), "B's rows beyond n were written");
 
-        /* LAPACKE on the same input: our forward error may not be much worse than LAPACK's.
+        /* Forward error against the known solution, as LAPACK's dget04 judges it:
+         * ||x - x_true||_inf / (||x_true||_inf cond n eps) < 30, for ours and for LAPACKE_?gesv
+         * on the same input (the reference shows the bound is attainable on this matrix).
          * Only meaningful while cond * eps is well below 1. */
         if (n > 0 && cond * ps_test_eps(dt) < 1e-3) {
             void *Ar = clone(dt, A0, lda, n), *Br = clone(dt, B0, ldb, nrhs);
@@ -112,12 +116,14 @@ static void check_gesv(ps_context *ctx, ps_dtype dt, int n, int lda, int nrhs, d
                            ? LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, Ar, lda, ipr, Br, ldb)
                            : LAPACKE_sgesv(LAPACK_COL_MAJOR, n, nrhs, Ar, lda, ipr, Br, ldb);
             CHECK(info == 0, "LAPACKE gesv info %d", info);
-            double ours = ps_check_rel_diff(dt, n, nrhs, B, ldb, Xtrue, n);
-            double theirs = ps_check_rel_diff(dt, n, nrhs, Br, ldb, Xtrue, n);
-            double slack = 10 * n * ps_test_eps(dt);
-            CHECK(ours <= 10 * theirs + slack,
-                  "%cgesv n=%d cond=%g: forward error %g, LAPACKE's %g",
+            double ours = ps_check_forward_ratio(dt, n, nrhs, B, ldb, Xtrue, n, cond);
+            double theirs = ps_check_forward_ratio(dt, n, nrhs, Br, ldb, Xtrue, n, cond);
+            CHECK(ours < PS_TEST_THRESHOLD,
+                  "%cgesv n=%d cond=%g: forward error ratio %g (LAPACKE's %g)",
                   dt == PS_DOUBLE ? 'd' : 's', n, cond, ours, theirs);
+            CHECK(theirs < PS_TEST_THRESHOLD, "LAPACKE forward error ratio %g: bad test matrix",
+                  theirs);
+            if (ours > worst_forward) worst_forward = ours;
             free(Ar), free(Br), free(ipr);
         }
     }
@@ -248,5 +254,7 @@ int main(int argc, char **argv) {
         }
         ps_context_destroy(ctx);
     }
+    printf("largest forward error ratio seen: %.3g (threshold %g)\n", worst_forward,
+           PS_TEST_THRESHOLD);
     return ps_test_finish("test_lu");
 }
