@@ -109,7 +109,9 @@ static void *cpu_queue(ps__backend *be) {
 
 static int cpu_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
     (void)be, (void)dt;
-    if (algo == PS__ALGO_LU) return n <= 512 ? 64 : 128; /* measured: docs/PERFORMANCE.md */
+    /* Measured on the 2-core development machine (docs/PERFORMANCE.md): wide blocks keep the
+     * trailing gemm's inner dimension large; the recursive panel keeps them cheap to factor. */
+    if (algo == PS__ALGO_LU) return n < 1024 ? 128 : 256;
     return 0;
 }
 
