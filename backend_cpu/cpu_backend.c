@@ -42,7 +42,9 @@ static ps_status cpu_open(ps__backend *be, const char *device_spec) {
     return PS_SUCCESS;
 }
 
-static void cpu_close(ps__backend *be) { (void)be; }
+static void cpu_close(ps__backend *be) {
+    (void)be;
+}
 
 static ps_status cpu_sync(ps__backend *be) {
     (void)be;
@@ -162,4 +164,6 @@ static const ps__backend_ops cpu_ops = {
     .host_alias = cpu_host_alias,
 };
 
-const ps__backend_ops *ps__cpu_backend_ops(void) { return &cpu_ops; }
+const ps__backend_ops *ps__cpu_backend_ops(void) {
+    return &cpu_ops;
+}

@@ -21,20 +21,18 @@ ps_status ps__cpu_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, in
                        ps__vec y);
 ps_status ps__cpu_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
                       ps__vec x, ps__vec y, ps__mat a);
-ps_status ps__cpu_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans,
-                       ps__diag diag, int n, ps__mat a, ps__vec x);
+ps_status ps__cpu_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, ps__diag diag,
+                       int n, ps__mat a, ps__vec x);
 ps_status ps__cpu_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
-                       int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
-                       const ps__scalar *beta, ps__mat c);
-ps_status ps__cpu_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, int n,
-                       int k, const ps__scalar *alpha, ps__mat a, const ps__scalar *beta,
+                       int k, const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
                        ps__mat c);
-ps_status ps__cpu_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo,
-                       ps__trans trans, ps__diag diag, int m, int n, const ps__scalar *alpha,
-                       ps__mat a, ps__mat b);
+ps_status ps__cpu_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, int n, int k,
+                       const ps__scalar *alpha, ps__mat a, const ps__scalar *beta, ps__mat c);
+ps_status ps__cpu_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
+                       ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b);
 
-ps_status ps__cpu_fill(ps__backend *be, ps__dtype dt, int rows, int cols,
-                       const ps__scalar *value, ps__mat a);
+ps_status ps__cpu_fill(ps__backend *be, ps__dtype dt, int rows, int cols, const ps__scalar *value,
+                       ps__mat a);
 ps_status ps__cpu_read_elements(ps__backend *be, ps__dtype dt, const void *buf, int count,
                                 const size_t *offsets, void *out);
 ps_status ps__cpu_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,

@@ -6,16 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REAL double
-#define SUFFIX d
+#define REAL     double
+#define SUFFIX   d
 #define SAFE_MIN DBL_MIN
 #include "cpu_kernels_real.h"
 #undef REAL
 #undef SUFFIX
 #undef SAFE_MIN
 
-#define REAL float
-#define SUFFIX s
+#define REAL     float
+#define SUFFIX   s
 #define SAFE_MIN FLT_MIN
 #include "cpu_kernels_real.h"
 #undef REAL
@@ -25,11 +25,13 @@
 #define DM(m) PS__CPU_PTR(double, (m).buf, (m).off)
 #define SM(m) PS__CPU_PTR(float, (m).buf, (m).off)
 
-ps_status ps__cpu_fill(ps__backend *be, ps__dtype dt, int rows, int cols,
-                       const ps__scalar *value, ps__mat a) {
+ps_status ps__cpu_fill(ps__backend *be, ps__dtype dt, int rows, int cols, const ps__scalar *value,
+                       ps__mat a) {
     (void)be;
-    if (dt == PS__DOUBLE) fill_d(rows, cols, value->d, DM(a), a.ld);
-    else fill_s(rows, cols, value->s, SM(a), a.ld);
+    if (dt == PS__DOUBLE)
+        fill_d(rows, cols, value->d, DM(a), a.ld);
+    else
+        fill_s(rows, cols, value->s, SM(a), a.ld);
     return PS_SUCCESS;
 }
 
@@ -58,8 +60,10 @@ ps_status ps__cpu_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int
         return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "laswp: out of host memory");
     for (int k = k1; k < k2; k++) lapack_piv[k] = piv[k - k1] + 1;
     int f_k1 = k1 + 1, f_k2 = k2, incx = forward ? 1 : -1;
-    if (dt == PS__DOUBLE) dlaswp_(&ncols, DM(a), &a.ld, &f_k1, &f_k2, lapack_piv, &incx);
-    else slaswp_(&ncols, SM(a), &a.ld, &f_k1, &f_k2, lapack_piv, &incx);
+    if (dt == PS__DOUBLE)
+        dlaswp_(&ncols, DM(a), &a.ld, &f_k1, &f_k2, lapack_piv, &incx);
+    else
+        slaswp_(&ncols, SM(a), &a.ld, &f_k1, &f_k2, lapack_piv, &incx);
     free(lapack_piv);
     return PS_SUCCESS;
 }
@@ -68,7 +72,9 @@ ps_status ps__cpu_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__m
                               size_t ipiv_off, int row_base, void *info) {
     (void)be;
     int32_t *piv = (int32_t *)ipiv + ipiv_off;
-    if (dt == PS__DOUBLE) getrf_panel_d(m, n, DM(a), a.ld, piv, row_base, info);
-    else getrf_panel_s(m, n, SM(a), a.ld, piv, row_base, info);
+    if (dt == PS__DOUBLE)
+        getrf_panel_d(m, n, DM(a), a.ld, piv, row_base, info);
+    else
+        getrf_panel_s(m, n, SM(a), a.ld, piv, row_base, info);
     return PS_SUCCESS;
 }

@@ -4,8 +4,8 @@
  * defined. Plain loops: these are the oracle the other backends are tested against.
  */
 #define PS__CAT2(a, b) a##b
-#define PS__CAT(a, b) PS__CAT2(a, b)
-#define FN(name) PS__CAT(PS__CAT(name, _), SUFFIX)
+#define PS__CAT(a, b)  PS__CAT2(a, b)
+#define FN(name)       PS__CAT(PS__CAT(name, _), SUFFIX)
 
 static void FN(fill)(int rows, int cols, REAL value, REAL *a, int lda) {
     for (int j = 0; j < cols; j++)

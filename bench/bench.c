@@ -7,8 +7,9 @@
  *
  * Each measurement: one warm-up call of each, then R calls of each, interleaved (alternating
  * which goes first) so drift in the machine's speed hits both alike; the median is reported.
- * Inputs are restored before each call, outside the timed region. ratio = reference time / portsolve time, so above 1 means portsolve is faster.
- * The host drivers are timed whole: upload, factor, solve and download.
+ * Inputs are restored before each call, outside the timed region. ratio = reference time /
+ * portsolve time, so above 1 means portsolve is faster. The host drivers are timed whole: upload,
+ * factor, solve and download.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_refs.h"
@@ -58,12 +59,18 @@ static int parse(int argc, char **argv, options *o) {
             return 0;
         }
         i++;
-        if (!strcmp(k, "--method")) o->method = v;
-        else if (!strcmp(k, "--backend")) o->backend = v;
-        else if (!strcmp(k, "--csv")) o->csv = v;
-        else if (!strcmp(k, "--plot")) o->plot = v;
-        else if (!strcmp(k, "--nrhs")) o->nrhs = atoi(v);
-        else if (!strcmp(k, "--repeats")) o->repeats = atoi(v);
+        if (!strcmp(k, "--method"))
+            o->method = v;
+        else if (!strcmp(k, "--backend"))
+            o->backend = v;
+        else if (!strcmp(k, "--csv"))
+            o->csv = v;
+        else if (!strcmp(k, "--plot"))
+            o->plot = v;
+        else if (!strcmp(k, "--nrhs"))
+            o->nrhs = atoi(v);
+        else if (!strcmp(k, "--repeats"))
+            o->repeats = atoi(v);
         else if (!strcmp(k, "--precision")) {
             if (strcmp(v, "d") && strcmp(v, "s")) {
                 fprintf(stderr, "portsolve-bench: --precision is d or s\n");
@@ -95,7 +102,8 @@ static int parse(int argc, char **argv, options *o) {
         return 0;
     }
     if (strcasecmp(o->method, "lu") != 0) {
-        fprintf(stderr, "portsolve-bench: --method '%s' is not available (methods: lu)\n", o->method);
+        fprintf(stderr, "portsolve-bench: --method '%s' is not available (methods: lu)\n",
+                o->method);
         return 0;
     }
     return 1;
@@ -105,13 +113,16 @@ static int open_backend(const char *name, ps_context **ctx) {
     static const struct {
         const char *name;
         ps_backend_kind kind;
-    } names[] = {{"auto", PS_BACKEND_AUTO}, {"cpu", PS_BACKEND_CPU},
-                 {"cuda", PS_BACKEND_CUDA}, {"opencl", PS_BACKEND_OPENCL}};
+    } names[] = {{"auto", PS_BACKEND_AUTO},
+                 {"cpu", PS_BACKEND_CPU},
+                 {"cuda", PS_BACKEND_CUDA},
+                 {"opencl", PS_BACKEND_OPENCL}};
     ps_context_options o = ps_context_options_default();
     size_t i;
     for (i = 0; i < 4 && strcasecmp(name, names[i].name); i++) continue;
     if (i == 4) {
-        fprintf(stderr, "portsolve-bench: --backend '%s': accepted auto, cpu, cuda, opencl\n", name);
+        fprintf(stderr, "portsolve-bench: --backend '%s': accepted auto, cpu, cuda, opencl\n",
+                name);
         return 0;
     }
     o.backend = names[i].kind;
@@ -143,7 +154,8 @@ static int measure(ps_context *ctx, const options *o, const bench_ref *ref, int 
                 break;
             }
             if (r >= 0) (ours ? tp : tr)[r] = t;
-            if (r == o->repeats - 1) *(ours ? &out->ps_res : &out->ref_res) = bench_problem_residual(&p);
+            if (r == o->repeats - 1)
+                *(ours ? &out->ps_res : &out->ref_res) = bench_problem_residual(&p);
         }
     }
     if (!rc) {
@@ -172,7 +184,8 @@ static int write_plot(const options *o, const row *rows, int count, const char *
     fprintf(g, "set terminal pngcairo size 1200,500 noenhanced\nset output '%s'\n", o->plot);
     fprintf(g, "set multiplot layout 1,2 title '%cgesv on %s: %s'\n", o->single ? 's' : 'd',
             o->backend, device);
-    fprintf(g, "set grid\nset key left top\nset xlabel 'n'\nset logscale y\nset ylabel 'seconds'\n");
+    fprintf(g,
+            "set grid\nset key left top\nset xlabel 'n'\nset logscale y\nset ylabel 'seconds'\n");
     fprintf(g, "plot '-' with linespoints title 'portsolve', '-' with linespoints title '%s'\n",
             rows[0].ref_name);
     for (int i = 0; i < count; i++) fprintf(g, "%d %g\n", rows[i].n, rows[i].ps_time);
@@ -205,9 +218,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     const char *device = ps_context_device_name(ctx);
-    printf("# portsolve-bench: %cgesv, nrhs %d, median of %d after a warm-up\n", o.single ? 's' : 'd',
-           o.nrhs, o.repeats);
-    printf("# backend %s, device %s; reference %s\n", ps_context_backend_name(ctx), device, ref->name);
+    printf("# portsolve-bench: %cgesv, nrhs %d, median of %d after a warm-up\n",
+           o.single ? 's' : 'd', o.nrhs, o.repeats);
+    printf("# backend %s, device %s; reference %s\n", ps_context_backend_name(ctx), device,
+           ref->name);
     printf("# ratio = reference time / portsolve time (above 1: portsolve faster)\n");
     printf("%7s %12s %10s %12s %10s %7s %11s %11s\n", "n", "ps time s", "ps GF/s", "ref time s",
            "ref GF/s", "ratio", "ps resid", "ref resid");
@@ -215,7 +229,8 @@ int main(int argc, char **argv) {
     int count = 0, rc = 0;
     for (int i = 0; i < o.nsizes; i++) {
         if (measure(ctx, &o, ref, o.sizes[i], &rows[count])) {
-            fprintf(stderr, "portsolve-bench: n=%d failed: %s\n", o.sizes[i], ps_context_last_error(ctx));
+            fprintf(stderr, "portsolve-bench: n=%d failed: %s\n", o.sizes[i],
+                    ps_context_last_error(ctx));
             rc = 1;
             continue;
         }
@@ -232,13 +247,16 @@ int main(int argc, char **argv) {
             fprintf(stderr, "portsolve-bench: cannot write %s\n", o.csv);
             rc = 1;
         } else {
-            fprintf(f, "method,backend,device,precision,n,nrhs,ps_time_s,ps_gflops,reference,ref_time_s,"
-                       "ref_gflops,ratio,ps_residual,ref_residual\n");
+            fprintf(
+                f,
+                "method,backend,device,precision,n,nrhs,ps_time_s,ps_gflops,reference,ref_time_s,"
+                "ref_gflops,ratio,ps_residual,ref_residual\n");
             for (int i = 0; i < count; i++)
                 fprintf(f, "lu,%s,\"%s\",%c,%d,%d,%.6g,%.4g,%s,%.6g,%.4g,%.4f,%.3g,%.3g\n",
-                        ps_context_backend_name(ctx), device, o.single ? 's' : 'd', rows[i].n, o.nrhs,
-                        rows[i].ps_time, gflops(rows[i].n, o.nrhs, rows[i].ps_time), rows[i].ref_name,
-                        rows[i].ref_time, gflops(rows[i].n, o.nrhs, rows[i].ref_time),
+                        ps_context_backend_name(ctx), device, o.single ? 's' : 'd', rows[i].n,
+                        o.nrhs, rows[i].ps_time, gflops(rows[i].n, o.nrhs, rows[i].ps_time),
+                        rows[i].ref_name, rows[i].ref_time,
+                        gflops(rows[i].n, o.nrhs, rows[i].ref_time),
                         rows[i].ref_time / rows[i].ps_time, rows[i].ps_res, rows[i].ref_res);
             fclose(f);
         }

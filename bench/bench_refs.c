@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t es(const bench_problem *p) { return p->single ? sizeof(float) : sizeof(double); }
+static size_t es(const bench_problem *p) {
+    return p->single ? sizeof(float) : sizeof(double);
+}
 
 int bench_problem_make(bench_problem *p, int single, int n, int nrhs, unsigned seed) {
     memset(p, 0, sizeof *p);
@@ -24,8 +26,10 @@ int bench_problem_make(bench_problem *p, int single, int n, int nrhs, unsigned s
         double v = 2.0 * rand() / RAND_MAX - 1.0;
         void *dst = i < na ? p->A0 : p->B0;
         size_t k = i < na ? i : i - na;
-        if (single) ((float *)dst)[k] = (float)v;
-        else ((double *)dst)[k] = v;
+        if (single)
+            ((float *)dst)[k] = (float)v;
+        else
+            ((double *)dst)[k] = v;
     }
     return 0;
 }
@@ -70,8 +74,9 @@ int bench_run_portsolve(ps_context *ctx, bench_problem *p) {
 
 static int run_lapacke(const bench_ref *self, bench_problem *p) {
     (void)self;
-    int info = p->single ? LAPACKE_sgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
-                         : LAPACKE_dgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n);
+    int info =
+        p->single ? LAPACKE_sgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
+                  : LAPACKE_dgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n);
     return info != 0;
 }
 

@@ -7,8 +7,8 @@
 /* A dense system with its pristine copy; work arrays are refreshed before each timed call. */
 typedef struct bench_problem {
     int single, n, nrhs;
-    void *A0, *B0;  /* pristine inputs */
-    void *A, *B;    /* work copies handed to the solver */
+    void *A0, *B0; /* pristine inputs */
+    void *A, *B;   /* work copies handed to the solver */
     int *ipiv;
 } bench_problem;
 

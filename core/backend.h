@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define PS__BACKEND_ABI_VERSION 1
+#define PS__BACKEND_ABI_VERSION  1
 #define PS__BACKEND_ENTRY_SYMBOL "ps_backend_module_v1"
 
 /* Element types a backend buffer can hold. The first two equal ps_dtype. */
@@ -43,8 +43,10 @@ typedef union ps__scalar {
 
 static inline ps__scalar ps__scalar_of(ps__dtype dt, double v) {
     ps__scalar x;
-    if (dt == PS__DOUBLE) x.d = v;
-    else x.s = (float)v;
+    if (dt == PS__DOUBLE)
+        x.d = v;
+    else
+        x.s = (float)v;
     return x;
 }
 static inline double ps__scalar_value(ps__dtype dt, ps__scalar x) {
@@ -100,10 +102,10 @@ typedef struct ps__backend_ops ps__backend_ops;
  */
 typedef struct ps__backend {
     const ps__backend_ops *ops;
-    void *impl;              /* the backend's state (queue/stream, handles, workspaces) */
-    char device_name[256];   /* set by open */
-    int has_double;          /* set by open: device computes in double precision */
-    char *err;               /* failure message buffer, err_size bytes (owned by the context) */
+    void *impl;            /* the backend's state (queue/stream, handles, workspaces) */
+    char device_name[256]; /* set by open */
+    int has_double;        /* set by open: device computes in double precision */
+    char *err;             /* failure message buffer, err_size bytes (owned by the context) */
     size_t err_size;
 } ps__backend;
 
@@ -152,18 +154,17 @@ struct ps__backend_ops {
                       ps__vec y);
     ps_status (*ger)(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
                      ps__vec x, ps__vec y, ps__mat a);
-    ps_status (*trsv)(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans,
-                      ps__diag diag, int n, ps__mat a, ps__vec x);
+    ps_status (*trsv)(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, ps__diag diag,
+                      int n, ps__mat a, ps__vec x);
 
     /* BLAS level 3. */
     ps_status (*gemm)(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
-                      int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
-                      const ps__scalar *beta, ps__mat c);
+                      int k, const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
+                      ps__mat c);
     ps_status (*syrk)(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, int n, int k,
                       const ps__scalar *alpha, ps__mat a, const ps__scalar *beta, ps__mat c);
-    ps_status (*trsm)(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo,
-                      ps__trans trans, ps__diag diag, int m, int n, const ps__scalar *alpha,
-                      ps__mat a, ps__mat b);
+    ps_status (*trsm)(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
+                      ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b);
 
     /* ---- Optional entries: NULL means "use the portable default" (backend_defaults.c). ---- */
 
@@ -214,10 +215,10 @@ const ps__backend_ops *ps__backend_defaults(void);
 const ps__backend_ops *ps__cpu_backend_ops(void);
 
 /* Returns from the enclosing function when a backend call fails. */
-#define PS__TRY(expr)                                                                      \
+#define PS__TRY(expr)                                                                              \
     do {                                                                                           \
-        ps_status ps__try_status = (expr);                                                 \
-        if (ps__try_status != PS_SUCCESS) return ps__try_status;                   \
+        ps_status ps__try_status = (expr);                                                         \
+        if (ps__try_status != PS_SUCCESS) return ps__try_status;                                   \
     } while (0)
 
 /* Writes a failure message into be->err and returns status. Inline so that runtime-loaded

@@ -38,8 +38,8 @@ static ps_status default_read_elements(ps__backend *be, ps__dtype dt, const void
     return PS_SUCCESS;
 }
 
-static ps_status default_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1,
-                               int k2, const void *ipiv, size_t ipiv_off, int forward) {
+static ps_status default_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,
+                               const void *ipiv, size_t ipiv_off, int forward) {
     if (k2 <= k1 || ncols <= 0) return PS_SUCCESS;
     int count = k2 - k1;
     int32_t *piv = malloc((size_t)count * sizeof *piv);
@@ -80,8 +80,7 @@ static ps_status default_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n
         double pivot = ps__scalar_value(dt, pv);
         if (pivot != 0.0) {
             if (p != i)
-                PS__TRY(
-                    be->ops->swap(be, dt, n, ps__mat_row(a, i, 0), ps__mat_row(a, p, 0)));
+                PS__TRY(be->ops->swap(be, dt, n, ps__mat_row(a, i, 0), ps__mat_row(a, p, 0)));
             ps__scalar r = ps__scalar_of(dt, 1.0 / pivot);
             PS__TRY(be->ops->scal(be, dt, m - i - 1, &r, ps__mat_col(a, i + 1, i)));
         } else {
@@ -89,9 +88,8 @@ static ps_status default_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n
         }
         if (i + 1 < n) {
             ps__scalar minus_one = ps__scalar_of(dt, -1.0);
-            PS__TRY(be->ops->ger(be, dt, m - i - 1, n - i - 1, &minus_one,
-                                         ps__mat_col(a, i + 1, i), ps__mat_row(a, i, i + 1),
-                                         ps__mat_at(a, i + 1, i + 1)));
+            PS__TRY(be->ops->ger(be, dt, m - i - 1, n - i - 1, &minus_one, ps__mat_col(a, i + 1, i),
+                                 ps__mat_row(a, i, i + 1), ps__mat_at(a, i + 1, i + 1)));
         }
     }
     return PS_SUCCESS;
@@ -132,7 +130,36 @@ static const ps__backend_ops defaults = {
     .host_alias = default_host_alias,
 };
 
-const ps__backend_ops *ps__backend_defaults(void) { return &defaults; }
+const ps__backend_ops *ps__backend_defaults(void) {
+    return &defaults;
+}
+
+/* The entries by offset, so that checking and defaulting are loops over tables. */
+typedef void (*ps__fnptr)(void);
+typedef struct {
+    size_t offset;
+    const char *name;
+} entry_info;
+#define PS__ENTRY(e)                                                                               \
+    { offsetof(ps__backend_ops, e), #e }
+static const entry_info required[] = {
+    PS__ENTRY(open),   PS__ENTRY(close),    PS__ENTRY(sync),   PS__ENTRY(alloc), PS__ENTRY(free),
+    PS__ENTRY(upload), PS__ENTRY(download), PS__ENTRY(copy2d), PS__ENTRY(copy),  PS__ENTRY(swap),
+    PS__ENTRY(scal),   PS__ENTRY(axpy),     PS__ENTRY(dot),    PS__ENTRY(nrm2),  PS__ENTRY(iamax),
+    PS__ENTRY(gemv),   PS__ENTRY(ger),      PS__ENTRY(trsv),   PS__ENTRY(gemm),  PS__ENTRY(syrk),
+    PS__ENTRY(trsm),
+};
+static const entry_info optional[] = {
+    PS__ENTRY(queue),       PS__ENTRY(fill),       PS__ENTRY(read_elements), PS__ENTRY(laswp),
+    PS__ENTRY(getrf_panel), PS__ENTRY(block_size), PS__ENTRY(panel_width),   PS__ENTRY(host_alias),
+};
+#undef PS__ENTRY
+
+static int entry_at(const ps__backend_ops *ops, size_t offset) {
+    ps__fnptr fn;
+    memcpy(&fn, (const char *)ops + offset, sizeof fn);
+    return fn != NULL;
+}
 
 ps_status ps__backend_ops_complete(ps__backend_ops *dst, const ps__backend_ops *src, char *msg,
                                    size_t msg_size) {
@@ -152,25 +179,19 @@ ps_status ps__backend_ops_complete(ps__backend_ops *dst, const ps__backend_ops *
     memcpy(dst, src, src->struct_size < sizeof *dst ? src->struct_size : sizeof *dst);
     dst->struct_size = sizeof *dst;
 
-#define PS__REQUIRE(entry)                                                                         \
-    if (!dst->entry) {                                                                             \
-        snprintf(msg, msg_size, "the %s backend lacks the required vtable entry '%s'",            \
-                 src->name ? src->name : "unnamed", #entry);                                       \
-        return PS_ERR_BACKEND_UNAVAILABLE;                                                         \
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        if (entry_at(dst, required[i].offset)) continue;
+        snprintf(msg, msg_size, "the %s backend lacks the required vtable entry '%s'",
+                 src->name ? src->name : "unnamed", required[i].name);
+        return PS_ERR_BACKEND_UNAVAILABLE;
     }
-    PS__REQUIRE(name) PS__REQUIRE(open) PS__REQUIRE(close) PS__REQUIRE(sync)
-    PS__REQUIRE(alloc) PS__REQUIRE(free) PS__REQUIRE(upload) PS__REQUIRE(download)
-    PS__REQUIRE(copy2d) PS__REQUIRE(copy) PS__REQUIRE(swap) PS__REQUIRE(scal)
-    PS__REQUIRE(axpy) PS__REQUIRE(dot) PS__REQUIRE(nrm2) PS__REQUIRE(iamax)
-    PS__REQUIRE(gemv) PS__REQUIRE(ger) PS__REQUIRE(trsv) PS__REQUIRE(gemm)
-    PS__REQUIRE(syrk) PS__REQUIRE(trsm)
-#undef PS__REQUIRE
-
-#define PS__DEFAULT(entry)                                                                         \
-    if (!dst->entry) dst->entry = defaults.entry;
-    PS__DEFAULT(queue) PS__DEFAULT(fill) PS__DEFAULT(read_elements) PS__DEFAULT(laswp)
-    PS__DEFAULT(getrf_panel) PS__DEFAULT(block_size) PS__DEFAULT(panel_width)
-    PS__DEFAULT(host_alias)
-#undef PS__DEFAULT
+    if (!dst->name) {
+        snprintf(msg, msg_size, "a backend module's table has no name");
+        return PS_ERR_BACKEND_UNAVAILABLE;
+    }
+    for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++)
+        if (!entry_at(dst, optional[i].offset))
+            memcpy((char *)dst + optional[i].offset, (const char *)&defaults + optional[i].offset,
+                   sizeof(ps__fnptr));
     return PS_SUCCESS;
 }

@@ -12,7 +12,7 @@ static _Thread_local char create_error[PS__ERROR_SIZE];
 
 const char *ps_version(void) {
 #define PS__STR2(x) #x
-#define PS__STR(x) PS__STR2(x)
+#define PS__STR(x)  PS__STR2(x)
     return PS__STR(PS_VERSION_MAJOR) "." PS__STR(PS_VERSION_MINOR) "." PS__STR(PS_VERSION_PATCH);
 }
 
@@ -34,7 +34,9 @@ ps_context_options ps_context_options_default(void) {
     return o;
 }
 
-const char *ps_last_create_error(void) { return create_error; }
+const char *ps_last_create_error(void) {
+    return create_error;
+}
 
 /* Reads PORTSOLVE_LU_NB: unset or empty is 0 (automatic). */
 static ps_status block_size_from_env(int *nb, char *msg, size_t msg_size) {
@@ -119,7 +121,9 @@ const char *ps_context_device_name(const ps_context *ctx) {
 const char *ps_context_last_error(const ps_context *ctx) {
     return ctx ? ctx->last_error : "(no context)";
 }
-int ps_context_last_info(const ps_context *ctx) { return ctx ? ctx->last_info : 0; }
+int ps_context_last_info(const ps_context *ctx) {
+    return ctx ? ctx->last_info : 0;
+}
 
 ps_status ps_context_synchronize(ps_context *ctx) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
@@ -155,7 +159,9 @@ static int injected_failure(ps_context *ctx) {
     return --ctx->fail_alloc_countdown == 0;
 }
 
-void ps__context_fail_nth_alloc(ps_context *ctx, int n) { ctx->fail_alloc_countdown = n; }
+void ps__context_fail_nth_alloc(ps_context *ctx, int n) {
+    ctx->fail_alloc_countdown = n;
+}
 
 ps_status ps__dev_alloc(ps_context *ctx, size_t bytes, void **buf) {
     *buf = NULL;

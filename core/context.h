@@ -8,9 +8,9 @@
 
 struct ps_context {
     ps__backend be;
-    ps__backend_ops ops;  /* the completed table be.ops points to */
-    void *module;         /* dlopen handle of a backend module, NULL for cpu */
-    int lu_block_size;    /* 0: automatic */
+    ps__backend_ops ops; /* the completed table be.ops points to */
+    void *module;        /* dlopen handle of a backend module, NULL for cpu */
+    int lu_block_size;   /* 0: automatic */
     char last_error[PS__ERROR_SIZE];
     int last_info;
     /* Resource accounting: live device buffers, and a test hook that makes the n-th next

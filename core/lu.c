@@ -77,9 +77,9 @@ ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void
         PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, right, &one,
                           ps__mat_at(a, j, j), ps__mat_at(a, j, j + jb)));
         if (m - j - jb > 0)
-            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m - j - jb, right, jb,
-                              &minus_one, ps__mat_at(a, j + jb, j), ps__mat_at(a, j, j + jb),
-                              &one, ps__mat_at(a, j + jb, j + jb)));
+            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m - j - jb, right, jb, &minus_one,
+                              ps__mat_at(a, j + jb, j), ps__mat_at(a, j, j + jb), &one,
+                              ps__mat_at(a, j + jb, j + jb)));
     }
     return PS_SUCCESS;
 }
@@ -93,8 +93,7 @@ ps_status ps__getrs(ps_context *ctx, ps__dtype dt, ps__trans trans, int n, int n
     if (trans == PS__NOTRANS) {
         /* A = P L U: X = U \ (L \ (P^T B)). */
         PS__TRY(ops->laswp(be, dt, nrhs, b, 0, n, ipiv, 0, 1));
-        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, n, nrhs, &one, a,
-                          b));
+        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, n, nrhs, &one, a, b));
         return ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, n, nrhs, &one, a,
                          b);
     }

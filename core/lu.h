@@ -9,8 +9,7 @@
  * (0-based row indices); info: device int32 buffer of one entry, set to 0 here and to the 1-based
  * index of the first exactly zero pivot, if any. The factorization always runs to the end.
  */
-ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
-                    void *info);
+ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv, void *info);
 /* Solves op(A) X = B (n x nrhs) with ps__getrf's factors and its device pivots. */
 ps_status ps__getrs(ps_context *ctx, ps__dtype dt, ps__trans trans, int n, int nrhs, ps__mat a,
                     const void *ipiv, ps__mat b);

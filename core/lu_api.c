@@ -44,8 +44,7 @@ static ps_status check_solve_pair(ps_context *ctx, const ps_matrix *A, int pa, c
     if (A->rows != A->cols)
         return ps__bad_arg(ctx, pa, "%s: A is %d x %d, not square", fn, A->rows, A->cols);
     if (B->rows != A->rows)
-        return ps__bad_arg(ctx, pb, "%s: B has %d rows but A is of order %d", fn, B->rows,
-                           A->rows);
+        return ps__bad_arg(ctx, pb, "%s: B has %d rows but A is of order %d", fn, B->rows, A->rows);
     if (A->dt != B->dt) {
         ps__bad_arg(ctx, pb, "%s: A and B differ in precision", fn);
         return PS_ERR_DTYPE_MISMATCH;
@@ -103,7 +102,9 @@ ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
  * address host memory) or stage through device buffers; results are written back only when
  * the call succeeds, or, as in LAPACK, the factors when the matrix is singular. ---- */
 
-static int max1(int v) { return v > 1 ? v : 1; }
+static int max1(int v) {
+    return v > 1 ? v : 1;
+}
 
 /* A host array as the backend sees it: an alias of the caller's memory or a staged copy. */
 typedef struct {
@@ -122,8 +123,8 @@ static ps_status stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, cons
     }
     out->aliased = 0;
     out->dev = (ps__mat){NULL, 0, max1(rows)};
-    PS__TRY(ps__scratch_dev(s, (size_t)out->dev.ld * (size_t)cols * ps__dtype_size(dt),
-                            &out->dev.buf));
+    PS__TRY(
+        ps__scratch_dev(s, (size_t)out->dev.ld * (size_t)cols * ps__dtype_size(dt), &out->dev.buf));
     if (rows == 0 || cols == 0) return PS_SUCCESS;
     return ctx->be.ops->upload(&ctx->be, dt, rows, cols, host, ldh, out->dev);
 }
@@ -142,7 +143,8 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
     if (m < 0) return ps__bad_arg(ctx, 2, "%s: m=%d is negative", fn, m);
     if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
     if (!A && k > 0) return ps__bad_arg(ctx, 4, "%s: A is NULL", fn);
-    if (lda < max1(m)) return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,m=%d)", fn, lda, m);
+    if (lda < max1(m))
+        return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,m=%d)", fn, lda, m);
     if (!ipiv && k > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
     if (dt == PS__DOUBLE && !ctx->be.has_double)
         return ps__fail(ctx, PS_ERR_NO_DOUBLE, "%s: device '%s' has no double precision", fn,
@@ -175,10 +177,12 @@ static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 4, "%s: nrhs=%d is negative", fn, nrhs);
     if (!A && n > 0) return ps__bad_arg(ctx, 5, "%s: A is NULL", fn);
-    if (lda < max1(n)) return ps__bad_arg(ctx, 6, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    if (lda < max1(n))
+        return ps__bad_arg(ctx, 6, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 7, "%s: ipiv is NULL", fn);
     if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 8, "%s: B is NULL", fn);
-    if (ldb < max1(n)) return ps__bad_arg(ctx, 9, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
+    if (ldb < max1(n))
+        return ps__bad_arg(ctx, 9, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
     if (dt == PS__DOUBLE && !ctx->be.has_double)
         return ps__fail(ctx, PS_ERR_NO_DOUBLE, "%s: device '%s' has no double precision", fn,
                         ctx->be.device_name);
@@ -206,10 +210,12 @@ static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);
     if (!A && n > 0) return ps__bad_arg(ctx, 4, "%s: A is NULL", fn);
-    if (lda < max1(n)) return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    if (lda < max1(n))
+        return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
     if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 7, "%s: B is NULL", fn);
-    if (ldb < max1(n)) return ps__bad_arg(ctx, 8, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
+    if (ldb < max1(n))
+        return ps__bad_arg(ctx, 8, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
     if (dt == PS__DOUBLE && !ctx->be.has_double)
         return ps__fail(ctx, PS_ERR_NO_DOUBLE, "%s: device '%s' has no double precision", fn,
                         ctx->be.device_name);

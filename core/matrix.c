@@ -29,8 +29,10 @@ ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, 
         return ps__bad_arg(ctx, 5, "ps_matrix_create: ld=%d is less than max(1, rows=%d)", ld,
                            rows);
     if (dtype == PS_DOUBLE && !ctx->be.has_double)
-        return ps__fail(ctx, PS_ERR_NO_DOUBLE, "ps_matrix_create: device '%s' has no double "
-                        "precision", ctx->be.device_name);
+        return ps__fail(ctx, PS_ERR_NO_DOUBLE,
+                        "ps_matrix_create: device '%s' has no double "
+                        "precision",
+                        ctx->be.device_name);
     ps_matrix *m;
     ps_status st = ps__host_alloc(ctx, sizeof *m, (void **)&m);
     if (st) return st;
@@ -76,14 +78,21 @@ ps_status ps_matrix_download(const ps_matrix *m, void *host, int ldh) {
     if (!host && m->rows > 0 && m->cols > 0)
         return ps__bad_arg(ctx, 2, "ps_matrix_download: host is NULL");
     if (ldh < (m->rows > 0 ? m->rows : 1))
-        return ps__bad_arg(ctx, 3, "ps_matrix_download: ldh=%d is less than max(1, rows=%d)",
-                           ldh, m->rows);
+        return ps__bad_arg(ctx, 3, "ps_matrix_download: ldh=%d is less than max(1, rows=%d)", ldh,
+                           m->rows);
     if (m->rows == 0 || m->cols == 0) return PS_SUCCESS;
-    return ctx->be.ops->download(&ctx->be, m->dt, m->rows, m->cols, ps__matrix_view(m), host,
-                                 ldh);
+    return ctx->be.ops->download(&ctx->be, m->dt, m->rows, m->cols, ps__matrix_view(m), host, ldh);
 }
 
-int ps_matrix_rows(const ps_matrix *m) { return m ? m->rows : 0; }
-int ps_matrix_cols(const ps_matrix *m) { return m ? m->cols : 0; }
-int ps_matrix_ld(const ps_matrix *m) { return m ? m->ld : 0; }
-ps_dtype ps_matrix_dtype(const ps_matrix *m) { return m ? (ps_dtype)m->dt : PS_DOUBLE; }
+int ps_matrix_rows(const ps_matrix *m) {
+    return m ? m->rows : 0;
+}
+int ps_matrix_cols(const ps_matrix *m) {
+    return m ? m->cols : 0;
+}
+int ps_matrix_ld(const ps_matrix *m) {
+    return m ? m->ld : 0;
+}
+ps_dtype ps_matrix_dtype(const ps_matrix *m) {
+    return m ? (ps_dtype)m->dt : PS_DOUBLE;
+}

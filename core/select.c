@@ -19,7 +19,9 @@
 
 static const char *const accepted = "auto, cpu, cuda, opencl";
 
-const char *ps_built_backends(void) { return PS_BUILT_BACKENDS; }
+const char *ps_built_backends(void) {
+    return PS_BUILT_BACKENDS;
+}
 
 static int parse_kind(const char *s, ps_backend_kind *kind) {
     static const struct {
@@ -165,8 +167,7 @@ ps_status ps__backend_open(ps_context *ctx, ps_backend_kind kind, const char *de
         static const char *const gpu_order[] = {"cuda", "opencl"};
         for (size_t i = 0; i < 2; i++) {
             if (!built_with(gpu_order[i])) continue;
-            if (open_module_backend(ctx, gpu_order[i], device, 1) == PS_SUCCESS)
-                return PS_SUCCESS;
+            if (open_module_backend(ctx, gpu_order[i], device, 1) == PS_SUCCESS) return PS_SUCCESS;
         }
         ctx->last_error[0] = '\0';
         return open_builtin_cpu(ctx, device);

@@ -9,7 +9,7 @@ int main(void) {
         return 1;
     }
     double A[9] = {4, 1, 0, 2, 5, 1, 0, -1, 6}; /* column-major */
-    double b[3] = {6, 4, 13};                    /* = A * (1, 1, 2) */
+    double b[3] = {6, 4, 13};                   /* = A * (1, 1, 2) */
     int ipiv[3];
     ps_status st = ps_dgesv(ctx, 3, 1, A, 3, ipiv, b, 3);
     if (st != PS_SUCCESS) {

@@ -28,8 +28,10 @@ double ps_check_solve_ratio(ps_dtype dt, char trans, int n, int nrhs, const void
             xnorm += fabs(ps_test_get(dt, X, ldx, i, c));
         }
         double ratio;
-        if (anorm == 0 || xnorm == 0) ratio = rnorm == 0 ? 0 : 1 / eps;
-        else ratio = rnorm / anorm / xnorm / n / eps;
+        if (anorm == 0 || xnorm == 0)
+            ratio = rnorm == 0 ? 0 : 1 / eps;
+        else
+            ratio = rnorm / anorm / xnorm / n / eps;
         if (!(ratio <= worst)) worst = ratio; /* NaN propagates as a failure */
     }
     return worst;
@@ -45,7 +47,8 @@ double ps_check_lu_ratio(ps_dtype dt, int m, int n, const void *A, int lda, cons
         for (int i = 0; i < m; i++)
             L[i + (size_t)j * m] = i == j ? 1.0 : i > j ? ps_test_get(dt, LU, ldlu, i, j) : 0.0;
     for (int j = 0; j < n; j++)
-        for (int i = 0; i <= j && i < k; i++) U[i + (size_t)j * k] = ps_test_get(dt, LU, ldlu, i, j);
+        for (int i = 0; i <= j && i < k; i++)
+            U[i + (size_t)j * k] = ps_test_get(dt, LU, ldlu, i, j);
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++) PA[i + (size_t)j * m] = ps_test_get(dt, A, lda, i, j);
     for (int i = 0; i < k; i++) { /* apply the interchanges in order: PA = P^T A */

@@ -17,7 +17,8 @@ static void test_env_backend(void) {
     for (int i = 0; i < 3; i++) {
         setenv("PORTSOLVE_BACKEND", cpu_spellings[i], 1);
         CHECK_STATUS(ps_context_create(&ctx, NULL), PS_SUCCESS);
-        CHECK(ctx && strcmp(ps_context_backend_name(ctx), "cpu") == 0, "%s -> cpu", cpu_spellings[i]);
+        CHECK(ctx && strcmp(ps_context_backend_name(ctx), "cpu") == 0, "%s -> cpu",
+              cpu_spellings[i]);
         CHECK(ctx && strlen(ps_context_device_name(ctx)) > 0, "device name");
         ps_context_destroy(ctx);
         ctx = NULL;
@@ -110,7 +111,8 @@ static void test_status_strings(void) {
     CHECK(strcmp(ps_status_string(PS_SUCCESS), "success") == 0, "success");
     CHECK(strcmp(ps_status_string(PS_ERR_SINGULAR), "matrix is singular") == 0, "singular");
     CHECK(strcmp(ps_status_string((ps_status)12345), "unknown status") == 0, "unknown");
-    CHECK(strcmp(ps_version(), "0.1.0") == 0 || strlen(ps_version()) >= 5, "version %s", ps_version());
+    CHECK(strcmp(ps_version(), "0.1.0") == 0 || strlen(ps_version()) >= 5, "version %s",
+          ps_version());
     ps_context_destroy(NULL);
     CHECK(strcmp(ps_context_last_error(NULL), "(no context)") == 0, "NULL context message");
 }
@@ -121,12 +123,14 @@ static void test_ops_completion(void) {
     CHECK_STATUS(ps__backend_ops_complete(&full, &table, msg, sizeof msg), PS_SUCCESS);
 
     table.gemm = NULL;
-    CHECK_STATUS(ps__backend_ops_complete(&full, &table, msg, sizeof msg), PS_ERR_BACKEND_UNAVAILABLE);
+    CHECK_STATUS(ps__backend_ops_complete(&full, &table, msg, sizeof msg),
+                 PS_ERR_BACKEND_UNAVAILABLE);
     CHECK(strstr(msg, "'gemm'") != NULL, "names the missing entry: %s", msg);
 
     table = *ps__cpu_backend_ops();
     table.abi_version = PS__BACKEND_ABI_VERSION + 1;
-    CHECK_STATUS(ps__backend_ops_complete(&full, &table, msg, sizeof msg), PS_ERR_BACKEND_UNAVAILABLE);
+    CHECK_STATUS(ps__backend_ops_complete(&full, &table, msg, sizeof msg),
+                 PS_ERR_BACKEND_UNAVAILABLE);
     CHECK(strstr(msg, "ABI") != NULL, "ABI message: %s", msg);
 
     /* a table built before the optional entries existed gets every one of them by default */
@@ -138,7 +142,15 @@ static void test_ops_completion(void) {
               full.read_elements == d->read_elements && full.block_size == d->block_size,
           "defaults filled for a short table");
     CHECK(full.gemm == ps__cpu_backend_ops()->gemm, "required entries kept");
-    CHECK_STATUS(ps__backend_ops_complete(&full, NULL, msg, sizeof msg), PS_ERR_BACKEND_UNAVAILABLE);
+    /* every function slot after the header is set: a new optional entry without a default
+     * would leave one NULL here */
+    for (size_t off = offsetof(ps__backend_ops, open); off < sizeof full; off += sizeof(void *)) {
+        void (*fn)(void);
+        memcpy(&fn, (const char *)&full + off, sizeof fn);
+        CHECK(fn != NULL, "vtable slot at byte %zu has no default", off);
+    }
+    CHECK_STATUS(ps__backend_ops_complete(&full, NULL, msg, sizeof msg),
+                 PS_ERR_BACKEND_UNAVAILABLE);
 }
 
 /* LU through the defaults-only table (the generic panel, laswp and fill built from BLAS calls),

@@ -59,14 +59,22 @@ static void expect_usable(ps_context *ctx) {
 
 static void case_null_pointers(ps_context *ctx) {
     fresh_data();
-    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, NULL, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -4, "dgesv A=NULL");
-    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, NULL, B, LDB), PS_ERR_INVALID_ARGUMENT, -6, "dgesv ipiv=NULL");
-    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, NULL, LDB), PS_ERR_INVALID_ARGUMENT, -7, "dgesv B=NULL");
-    expect_refusal(ctx, ps_dgetrf(ctx, N, N, NULL, LDA, ipiv), PS_ERR_INVALID_ARGUMENT, -4, "dgetrf A=NULL");
-    expect_refusal(ctx, ps_dgetrf(ctx, N, N, A, LDA, NULL), PS_ERR_INVALID_ARGUMENT, -6, "dgetrf ipiv=NULL");
-    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, NULL, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -5, "dgetrs A=NULL");
-    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, LDA, NULL, B, LDB), PS_ERR_INVALID_ARGUMENT, -7, "dgetrs ipiv=NULL");
-    expect_refusal(ctx, ps_sgesv(ctx, N, NRHS, NULL, LDA, ipiv, (float *)B, LDB), PS_ERR_INVALID_ARGUMENT, -4, "sgesv A=NULL");
+    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, NULL, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT,
+                   -4, "dgesv A=NULL");
+    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, NULL, B, LDB), PS_ERR_INVALID_ARGUMENT, -6,
+                   "dgesv ipiv=NULL");
+    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, NULL, LDB), PS_ERR_INVALID_ARGUMENT,
+                   -7, "dgesv B=NULL");
+    expect_refusal(ctx, ps_dgetrf(ctx, N, N, NULL, LDA, ipiv), PS_ERR_INVALID_ARGUMENT, -4,
+                   "dgetrf A=NULL");
+    expect_refusal(ctx, ps_dgetrf(ctx, N, N, A, LDA, NULL), PS_ERR_INVALID_ARGUMENT, -6,
+                   "dgetrf ipiv=NULL");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, NULL, LDA, ipiv, B, LDB),
+                   PS_ERR_INVALID_ARGUMENT, -5, "dgetrs A=NULL");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, LDA, NULL, B, LDB), PS_ERR_INVALID_ARGUMENT,
+                   -7, "dgetrs ipiv=NULL");
+    expect_refusal(ctx, ps_sgesv(ctx, N, NRHS, NULL, LDA, ipiv, (float *)B, LDB),
+                   PS_ERR_INVALID_ARGUMENT, -4, "sgesv A=NULL");
     CHECK_STATUS(ps_dgesv(NULL, N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT);
     CHECK(untouched(), "ctx=NULL touched the arrays");
     /* NULL is fine where nothing is read: n = 0, nrhs = 0 */
@@ -77,34 +85,50 @@ static void case_null_pointers(ps_context *ctx) {
 
 static void case_negative_sizes(ps_context *ctx) {
     fresh_data();
-    expect_refusal(ctx, ps_dgesv(ctx, -1, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -2, "dgesv n=-1");
-    expect_refusal(ctx, ps_dgesv(ctx, N, -3, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -3, "dgesv nrhs=-3");
-    expect_refusal(ctx, ps_dgetrf(ctx, -2, N, A, LDA, ipiv), PS_ERR_INVALID_ARGUMENT, -2, "dgetrf m=-2");
-    expect_refusal(ctx, ps_dgetrf(ctx, N, -2, A, LDA, ipiv), PS_ERR_INVALID_ARGUMENT, -3, "dgetrf n=-2");
-    expect_refusal(ctx, ps_dgetrs(ctx, 'N', -1, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -3, "dgetrs n=-1");
-    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, -1, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -4, "dgetrs nrhs=-1");
-    expect_refusal(ctx, ps_sgesv(ctx, -1, NRHS, (float *)A, LDA, ipiv, (float *)B, LDB), PS_ERR_INVALID_ARGUMENT, -2, "sgesv n=-1");
+    expect_refusal(ctx, ps_dgesv(ctx, -1, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -2,
+                   "dgesv n=-1");
+    expect_refusal(ctx, ps_dgesv(ctx, N, -3, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -3,
+                   "dgesv nrhs=-3");
+    expect_refusal(ctx, ps_dgetrf(ctx, -2, N, A, LDA, ipiv), PS_ERR_INVALID_ARGUMENT, -2,
+                   "dgetrf m=-2");
+    expect_refusal(ctx, ps_dgetrf(ctx, N, -2, A, LDA, ipiv), PS_ERR_INVALID_ARGUMENT, -3,
+                   "dgetrf n=-2");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', -1, NRHS, A, LDA, ipiv, B, LDB),
+                   PS_ERR_INVALID_ARGUMENT, -3, "dgetrs n=-1");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, -1, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT,
+                   -4, "dgetrs nrhs=-1");
+    expect_refusal(ctx, ps_sgesv(ctx, -1, NRHS, (float *)A, LDA, ipiv, (float *)B, LDB),
+                   PS_ERR_INVALID_ARGUMENT, -2, "sgesv n=-1");
     expect_usable(ctx);
 }
 
 static void case_bad_leading_dimensions(ps_context *ctx) {
     fresh_data();
-    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, N - 1, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -5, "dgesv lda<n");
-    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, N - 1), PS_ERR_INVALID_ARGUMENT, -8, "dgesv ldb<n");
-    expect_refusal(ctx, ps_dgesv(ctx, 0, 0, A, 0, ipiv, B, 1), PS_ERR_INVALID_ARGUMENT, -5, "dgesv lda=0 with n=0");
-    expect_refusal(ctx, ps_dgetrf(ctx, N, 5, A, N - 1, ipiv), PS_ERR_INVALID_ARGUMENT, -5, "dgetrf lda<m");
-    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, N - 1, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -6, "dgetrs lda<n");
-    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, LDA, ipiv, B, 0), PS_ERR_INVALID_ARGUMENT, -9, "dgetrs ldb=0");
+    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, N - 1, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -5,
+                   "dgesv lda<n");
+    expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, N - 1), PS_ERR_INVALID_ARGUMENT, -8,
+                   "dgesv ldb<n");
+    expect_refusal(ctx, ps_dgesv(ctx, 0, 0, A, 0, ipiv, B, 1), PS_ERR_INVALID_ARGUMENT, -5,
+                   "dgesv lda=0 with n=0");
+    expect_refusal(ctx, ps_dgetrf(ctx, N, 5, A, N - 1, ipiv), PS_ERR_INVALID_ARGUMENT, -5,
+                   "dgetrf lda<m");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, N - 1, ipiv, B, LDB),
+                   PS_ERR_INVALID_ARGUMENT, -6, "dgetrs lda<n");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, LDA, ipiv, B, 0), PS_ERR_INVALID_ARGUMENT,
+                   -9, "dgetrs ldb=0");
     expect_usable(ctx);
 }
 
 static void case_bad_trans_and_pivots(ps_context *ctx) {
     fresh_data();
-    expect_refusal(ctx, ps_dgetrs(ctx, 'X', N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -2, "dgetrs trans='X'");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'X', N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT,
+                   -2, "dgetrs trans='X'");
     ipiv[7] = ipiv0[7] = N + 1;
-    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -7, "dgetrs ipiv[7]=n+1");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT,
+                   -7, "dgetrs ipiv[7]=n+1");
     ipiv[7] = ipiv0[7] = 0;
-    expect_refusal(ctx, ps_dgetrs(ctx, 'T', N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT, -7, "dgetrs ipiv[7]=0");
+    expect_refusal(ctx, ps_dgetrs(ctx, 'T', N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_INVALID_ARGUMENT,
+                   -7, "dgetrs ipiv[7]=0");
     expect_usable(ctx);
 }
 
@@ -151,16 +175,20 @@ static void case_non_finite(ps_context *ctx) {
     for (int k = 0; k < 3; k++) {
         fresh_data();
         A[7 + 11 * LDA] = A0[7 + 11 * LDA] = bad[k];
-        expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_NON_FINITE, -4, "dgesv non-finite A(8,12)");
+        expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_NON_FINITE, -4,
+                       "dgesv non-finite A(8,12)");
         CHECK(strstr(ps_context_last_error(ctx), "A(8,12)") != NULL, "message names A(8,12): %s",
               ps_context_last_error(ctx));
-        expect_refusal(ctx, ps_dgetrf(ctx, N, N, A, LDA, ipiv), PS_ERR_NON_FINITE, -4, "dgetrf non-finite A");
+        expect_refusal(ctx, ps_dgetrf(ctx, N, N, A, LDA, ipiv), PS_ERR_NON_FINITE, -4,
+                       "dgetrf non-finite A");
         fresh_data();
         B[3 + LDB] = B0[3 + LDB] = bad[k];
-        expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_NON_FINITE, -7, "dgesv non-finite B(4,2)");
+        expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_NON_FINITE, -7,
+                       "dgesv non-finite B(4,2)");
         CHECK(strstr(ps_context_last_error(ctx), "B(4,2)") != NULL, "message names B(4,2)");
         for (int i = 0; i < N; i++) ipiv[i] = ipiv0[i] = i + 1;
-        expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_NON_FINITE, -8, "dgetrs non-finite B");
+        expect_refusal(ctx, ps_dgetrs(ctx, 'N', N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_NON_FINITE,
+                       -8, "dgetrs non-finite B");
     }
     /* NaN in the padding (rows beyond n) is not part of the matrix and is accepted */
     fresh_data();

@@ -17,7 +17,9 @@ static const double conds[] = {1e1, 1e3, 1e6, 1e9, 1e12};
 
 static double worst_forward; /* reported at the end, to show the margin */
 
-static size_t esize(ps_dtype dt) { return dt == PS_DOUBLE ? sizeof(double) : sizeof(float); }
+static size_t esize(ps_dtype dt) {
+    return dt == PS_DOUBLE ? sizeof(double) : sizeof(float);
+}
 
 /* A host array of ld x cols with every element (padding included) random. */
 static void *random_array(ps_dtype dt, int ld, int cols) {
@@ -35,7 +37,8 @@ static void *clone(ps_dtype dt, const void *a, int ld, int cols) {
 }
 
 /* True when rows rows..ld-1 of every column are as in the original (padding untouched). */
-static int padding_intact(ps_dtype dt, int rows, int ld, int cols, const void *a, const void *orig) {
+static int padding_intact(ps_dtype dt, int rows, int ld, int cols, const void *a,
+                          const void *orig) {
     for (int j = 0; j < cols; j++)
         for (int i = rows; i < ld; i++)
             if (ps_test_get(dt, a, ld, i, j) != ps_test_get(dt, orig, ld, i, j)) return 0;
@@ -136,8 +139,8 @@ static void check_getrf_getrs(ps_context *ctx, ps_dtype dt, int n, int lda, doub
     void *A0 = test_matrix(dt, n, lda, cond);
     void *A = clone(dt, A0, lda, n);
     int *ipiv = malloc(sizeof(int) * (size_t)(n + 1));
-    ps_status st = dt == PS_DOUBLE ? ps_dgetrf(ctx, n, n, A, lda, ipiv)
-                                   : ps_sgetrf(ctx, n, n, A, lda, ipiv);
+    ps_status st =
+        dt == PS_DOUBLE ? ps_dgetrf(ctx, n, n, A, lda, ipiv) : ps_sgetrf(ctx, n, n, A, lda, ipiv);
     CHECK(st == PS_SUCCESS, "getrf n=%d: %s", n, ps_context_last_error(ctx));
     if (st == PS_SUCCESS) {
         double fact = ps_check_lu_ratio(dt, n, n, A0, lda, A, lda, ipiv);
@@ -164,8 +167,8 @@ static void check_rectangular(ps_context *ctx, ps_dtype dt, int m, int n) {
     int lda = m + 2, k = m < n ? m : n;
     void *A0 = random_array(dt, lda, n), *A = clone(dt, A0, lda, n);
     int *ipiv = malloc(sizeof(int) * (size_t)(k + 1));
-    ps_status st = dt == PS_DOUBLE ? ps_dgetrf(ctx, m, n, A, lda, ipiv)
-                                   : ps_sgetrf(ctx, m, n, A, lda, ipiv);
+    ps_status st =
+        dt == PS_DOUBLE ? ps_dgetrf(ctx, m, n, A, lda, ipiv) : ps_sgetrf(ctx, m, n, A, lda, ipiv);
     CHECK(st == PS_SUCCESS, "getrf %dx%d: %s", m, n, ps_context_last_error(ctx));
     if (st == PS_SUCCESS) {
         double fact = ps_check_lu_ratio(dt, m, n, A0, lda, A, lda, ipiv);
@@ -235,8 +238,8 @@ int main(int argc, char **argv) {
             }
             if (n <= 257) check_getrf_getrs(ctx, dt, n, n + 2, 1e6);
         }
-        static const int shapes[][2] = {{1, 4}, {4, 1}, {5, 3}, {3, 5}, {65, 17},
-                                        {17, 65}, {300, 257}, {257, 300}};
+        static const int shapes[][2] = {{1, 4},   {4, 1},   {5, 3},     {3, 5},
+                                        {65, 17}, {17, 65}, {300, 257}, {257, 300}};
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
             check_rectangular(ctx, dt, shapes[s][0], shapes[s][1]);
         check_matrix_level(ctx, dt, 150);

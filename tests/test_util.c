@@ -20,9 +20,9 @@ extern void dlatms_(const int *m, const int *n, const char *dist, int *iseed, co
                     const int *kl, const int *ku, const char *pack, double *a, const int *lda,
                     double *work, int *info, size_t dist_len, size_t sym_len, size_t pack_len);
 extern void slatms_(const int *m, const int *n, const char *dist, int *iseed, const char *sym,
-                    float *d, const int *mode, const float *cond, const float *dmax,
-                    const int *kl, const int *ku, const char *pack, float *a, const int *lda,
-                    float *work, int *info, size_t dist_len, size_t sym_len, size_t pack_len);
+                    float *d, const int *mode, const float *cond, const float *dmax, const int *kl,
+                    const int *ku, const char *pack, float *a, const int *lda, float *work,
+                    int *info, size_t dist_len, size_t sym_len, size_t pack_len);
 
 static uint64_t next_u64(void) { /* splitmix64 */
     uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
@@ -31,8 +31,12 @@ static uint64_t next_u64(void) { /* splitmix64 */
     return z ^ (z >> 31);
 }
 
-double ps_test_rand(void) { return (double)(next_u64() >> 11) * 0x1.0p-52 - 1.0; }
-int ps_test_rand_int(int n) { return (int)(next_u64() % (uint64_t)n); }
+double ps_test_rand(void) {
+    return (double)(next_u64() >> 11) * 0x1.0p-52 - 1.0;
+}
+int ps_test_rand_int(int n) {
+    return (int)(next_u64() % (uint64_t)n);
+}
 
 void ps_test_iseed(int iseed[4]) {
     for (int i = 0; i < 4; i++) iseed[i] = ps_test_rand_int(4096);
@@ -41,8 +45,10 @@ void ps_test_iseed(int iseed[4]) {
 
 void ps_test_init(int argc, char **argv) {
     for (int i = 1; i + 1 < argc; i++) {
-        if (strcmp(argv[i], "--backend") == 0) backend_name = argv[++i];
-        else if (strcmp(argv[i], "--case") == 0) case_name = argv[++i];
+        if (strcmp(argv[i], "--backend") == 0)
+            backend_name = argv[++i];
+        else if (strcmp(argv[i], "--case") == 0)
+            case_name = argv[++i];
     }
     const char *s = getenv("PORTSOLVE_TEST_SEED");
     uint64_t seed = s && *s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL) ^ (uint64_t)clock();
@@ -51,8 +57,12 @@ void ps_test_init(int argc, char **argv) {
            (unsigned long long)seed, (unsigned long long)seed);
 }
 
-const char *ps_test_backend_name(void) { return backend_name; }
-const char *ps_test_case(void) { return case_name; }
+const char *ps_test_backend_name(void) {
+    return backend_name;
+}
+const char *ps_test_case(void) {
+    return case_name;
+}
 
 ps_backend_kind ps_test_backend_kind(void) {
     if (strcasecmp(backend_name, "cuda") == 0) return PS_BACKEND_CUDA;
@@ -116,7 +126,9 @@ int ps_test_latms_s(int n, double cond, char sym, float *a, int lda) {
     return info;
 }
 
-double ps_test_eps(ps_dtype dt) { return dt == PS_DOUBLE ? 0x1.0p-53 : 0x1.0p-24; }
+double ps_test_eps(ps_dtype dt) {
+    return dt == PS_DOUBLE ? 0x1.0p-53 : 0x1.0p-24;
+}
 
 double ps_test_norm1(ps_dtype dt, int m, int n, const void *a, int lda) {
     double best = 0;

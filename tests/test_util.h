@@ -15,7 +15,7 @@ extern int ps_test_checks;
         ps_test_checks++;                                                                          \
         if (!(cond)) {                                                                             \
             ps_test_failures++;                                                                    \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);              \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);               \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fputc('\n', stderr);                                                                   \
         }                                                                                          \
@@ -61,8 +61,10 @@ static inline double ps_test_get(ps_dtype dt, const void *a, int lda, int i, int
 }
 static inline void ps_test_set(ps_dtype dt, void *a, int lda, int i, int j, double v) {
     size_t k = (size_t)i + (size_t)j * (size_t)lda;
-    if (dt == PS_DOUBLE) ((double *)a)[k] = v;
-    else ((float *)a)[k] = (float)v;
+    if (dt == PS_DOUBLE)
+        ((double *)a)[k] = v;
+    else
+        ((float *)a)[k] = (float)v;
 }
 /* 1-norm (max column sum) of an m x n array. */
 double ps_test_norm1(ps_dtype dt, int m, int n, const void *a, int lda);

@@ -24,15 +24,20 @@ typedef struct {
     void *dev;
 } tbuf;
 
-static double round_to(ps__dtype dt, double v) { return dt == PS__DOUBLE ? v : (double)(float)v; }
+static double round_to(ps__dtype dt, double v) {
+    return dt == PS__DOUBLE ? v : (double)(float)v;
+}
 
 static void upload_all(tbuf *b) {
     size_t es = ps__dtype_size(b->dt);
     unsigned char *tmp = malloc((size_t)b->count * es);
     for (int i = 0; i < b->count; i++) {
-        if (b->dt == PS__DOUBLE) ((double *)tmp)[i] = b->host[i];
-        else if (b->dt == PS__FLOAT) ((float *)tmp)[i] = (float)b->host[i];
-        else ((int32_t *)tmp)[i] = (int32_t)b->host[i];
+        if (b->dt == PS__DOUBLE)
+            ((double *)tmp)[i] = b->host[i];
+        else if (b->dt == PS__FLOAT)
+            ((float *)tmp)[i] = (float)b->host[i];
+        else
+            ((int32_t *)tmp)[i] = (int32_t)b->host[i];
     }
     ps__mat v = {b->dev, 0, b->count};
     ps_status st = be->ops->upload(be, b->dt, b->count, 1, tmp, b->count, v);
@@ -69,12 +74,14 @@ static double *tb_download(const tbuf *b) {
     return out;
 }
 
-static double eps_of(ps__dtype dt) { return ps_test_eps((ps_dtype)dt); }
+static double eps_of(ps__dtype dt) {
+    return ps_test_eps((ps_dtype)dt);
+}
 
 /* Compares the whole device buffer with expected[], allowing |diff| <= tol * eps * mag[i]
  * (mag NULL or mag[i] == 0: exact). Returns 1 when all match. */
-static int expect_buffer(const char *what, const tbuf *b, const double *expected,
-                         const double *mag, double tol) {
+static int expect_buffer(const char *what, const tbuf *b, const double *expected, const double *mag,
+                         double tol) {
     double *got = tb_download(b);
     int ok = 1;
     for (int i = 0; i < b->count && ok; i++) {
@@ -107,7 +114,9 @@ static shape random_shape(int rows, int cols) {
     if (s.ld < 1) s.ld = 1;
     return s;
 }
-static int shape_count(shape s) { return (int)s.off + s.ld * (s.cols > 0 ? s.cols : 1) + 1; }
+static int shape_count(shape s) {
+    return (int)s.off + s.ld * (s.cols > 0 ? s.cols : 1) + 1;
+}
 static ps__mat view(const tbuf *b, shape s) {
     ps__mat m = {b->dev, s.off, s.ld};
     return m;
@@ -118,7 +127,9 @@ static ps__vec vview(const tbuf *b, size_t off, int inc) {
     return v;
 }
 
-static const char *dtname(ps__dtype dt) { return dt == PS__DOUBLE ? "d" : "s"; }
+static const char *dtname(ps__dtype dt) {
+    return dt == PS__DOUBLE ? "d" : "s";
+}
 
 /* ---------------------------------------------------------------- memory */
 
@@ -140,8 +151,10 @@ static void test_memory(ps__dtype dt) {
         unsigned char *h = malloc(es * (size_t)(ldh * (s.cols + 1)));
         for (int k = 0; k < ldh * s.cols; k++) {
             hv[k] = round_to(dt, ps_test_rand());
-            if (dt == PS__DOUBLE) ((double *)h)[k] = hv[k];
-            else ((float *)h)[k] = (float)hv[k];
+            if (dt == PS__DOUBLE)
+                ((double *)h)[k] = hv[k];
+            else
+                ((float *)h)[k] = (float)hv[k];
         }
         for (int j = 0; j < s.cols; j++)
             for (int i = 0; i < s.rows; i++) exp[d.off + i + (size_t)j * d.ld] = hv[i + j * ldh];
@@ -152,7 +165,8 @@ static void test_memory(ps__dtype dt) {
         int same = 1;
         for (int j = 0; j < s.cols; j++)
             for (int i = 0; i < s.rows; i++) {
-                double g = dt == PS__DOUBLE ? ((double *)h)[i + j * ldh] : ((float *)h)[i + j * ldh];
+                double g =
+                    dt == PS__DOUBLE ? ((double *)h)[i + j * ldh] : ((float *)h)[i + j * ldh];
                 same &= g == hv[i + j * ldh];
             }
         CHECK(same, "download of a view with ld %d, offset %zu", d.ld, d.off);
@@ -201,8 +215,8 @@ static void test_level1(ps__dtype dt) {
         tbuf x = tb_random(dt, cx), y = tb_random(dt, cy);
         double *ex = copy_of(&x), *ey = copy_of(&y), *mag = calloc((size_t)cy, sizeof(double));
         ps__vec vx = vview(&x, ox, incx), vy = vview(&y, oy, incy);
-#define XI(i) x.host[ox + (size_t)(i) * incx]
-#define YI(i) y.host[oy + (size_t)(i) * incy]
+#define XI(i) x.host[ox + (size_t)(i)*incx]
+#define YI(i) y.host[oy + (size_t)(i)*incy]
         ps__scalar alpha = ps__scalar_of(dt, ps_test_rand());
         double a = ps__scalar_value(dt, alpha);
 
@@ -282,7 +296,8 @@ static void test_level2(ps__dtype dt) {
             tbuf A = tb_random(dt, shape_count(s)), x = tb_random(dt, lx * incx + 2),
                  y = tb_random(dt, ly * incy + 3);
             double *ey = copy_of(&y), *mag = calloc((size_t)y.count, sizeof(double));
-            ps__scalar alpha = ps__scalar_of(dt, ps_test_rand()), beta = ps__scalar_of(dt, ps_test_rand());
+            ps__scalar alpha = ps__scalar_of(dt, ps_test_rand()),
+                       beta = ps__scalar_of(dt, ps_test_rand());
             double al = ps__scalar_value(dt, alpha), bt = ps__scalar_value(dt, beta);
             for (int i = 0; i < ly; i++) {
                 double sum = 0, sm = 0;
@@ -304,7 +319,8 @@ static void test_level2(ps__dtype dt) {
         }
         /* ger: A += alpha x y^T */
         shape s = random_shape(m, n);
-        tbuf A = tb_random(dt, shape_count(s)), x = tb_random(dt, m * 2 + 1), y = tb_random(dt, n + 3);
+        tbuf A = tb_random(dt, shape_count(s)), x = tb_random(dt, m * 2 + 1),
+             y = tb_random(dt, n + 3);
         double *ea = copy_of(&A), *mag = calloc((size_t)A.count, sizeof(double));
         ps__scalar alpha = ps__scalar_of(dt, ps_test_rand());
         double al = ps__scalar_value(dt, alpha);
@@ -315,7 +331,8 @@ static void test_level2(ps__dtype dt) {
                 ea[k] = A.host[k] + p;
                 mag[k] = fabs(A.host[k]) + fabs(p);
             }
-        CHECK(be->ops->ger(be, dt, m, n, &alpha, vview(&x, 1, 2), vview(&y, 3, 1), view(&A, s)) == 0,
+        CHECK(be->ops->ger(be, dt, m, n, &alpha, vview(&x, 1, 2), vview(&y, 3, 1), view(&A, s)) ==
+                  0,
               "ger");
         expect_buffer("ger", &A, ea, mag, 4);
         free(ea), free(mag);
@@ -331,8 +348,10 @@ static void make_triangular(tbuf *b, shape s, ps__uplo uplo, ps__diag diag) {
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++) {
             int in_tri = uplo == PS__LOWER ? i > j : i < j;
-            if (i == j) AT(*b, s, i, j) = round_to(b->dt, diag == PS__UNIT ? 1e3 : 2 + ps_test_rand());
-            else if (in_tri) AT(*b, s, i, j) = round_to(b->dt, ps_test_rand() / n);
+            if (i == j)
+                AT(*b, s, i, j) = round_to(b->dt, diag == PS__UNIT ? 1e3 : 2 + ps_test_rand());
+            else if (in_tri)
+                AT(*b, s, i, j) = round_to(b->dt, ps_test_rand() / n);
         }
     upload_all(b);
 }
@@ -382,18 +401,21 @@ static void test_trsv(ps__dtype dt) {
 /* ---------------------------------------------------------------- level 3 */
 
 static void test_gemm(ps__dtype dt) {
-    static const int dims[][3] = {{0, 3, 2}, {3, 0, 2}, {4, 3, 0}, {1, 1, 1}, {3, 5, 7}, {17, 13, 9}, {33, 65, 31}};
+    static const int dims[][3] = {{0, 3, 2}, {3, 0, 2},   {4, 3, 0},   {1, 1, 1},
+                                  {3, 5, 7}, {17, 13, 9}, {33, 65, 31}};
     for (size_t t = 0; t < 7; t++)
         for (int combo = 0; combo < 4; combo++) {
             int m = dims[t][0], n = dims[t][1], k = dims[t][2];
-            ps__trans ta = combo & 1 ? PS__TRANS : PS__NOTRANS, tb = combo & 2 ? PS__TRANS : PS__NOTRANS;
+            ps__trans ta = combo & 1 ? PS__TRANS : PS__NOTRANS,
+                      tb = combo & 2 ? PS__TRANS : PS__NOTRANS;
             shape sa = ta ? random_shape(k, m) : random_shape(m, k);
             shape sb = tb ? random_shape(n, k) : random_shape(k, n);
             shape sc = random_shape(m, n);
             tbuf A = tb_random(dt, shape_count(sa)), B = tb_random(dt, shape_count(sb)),
                  C = tb_random(dt, shape_count(sc));
             double *ec = copy_of(&C), *mag = calloc((size_t)C.count, sizeof(double));
-            ps__scalar alpha = ps__scalar_of(dt, ps_test_rand()), beta = ps__scalar_of(dt, ps_test_rand());
+            ps__scalar alpha = ps__scalar_of(dt, ps_test_rand()),
+                       beta = ps__scalar_of(dt, ps_test_rand());
             double al = ps__scalar_value(dt, alpha), bt = ps__scalar_value(dt, beta);
             for (int j = 0; j < n; j++)
                 for (int i = 0; i < m; i++) {
@@ -412,7 +434,8 @@ static void test_gemm(ps__dtype dt) {
                                 view(&C, sc)) == 0,
                   "gemm");
             char what[64];
-            snprintf(what, sizeof what, "gemm %c%c %dx%dx%d", ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k);
+            snprintf(what, sizeof what, "gemm %c%c %dx%dx%d", ta ? 'T' : 'N', tb ? 'T' : 'N', m, n,
+                     k);
             expect_buffer(what, &C, ec, mag, 2.0 * (k + 2));
             free(ec), free(mag);
             tb_free(&A), tb_free(&B), tb_free(&C);
@@ -429,7 +452,8 @@ static void test_syrk(ps__dtype dt) {
             shape sa = tr ? random_shape(k, n) : random_shape(n, k), sc = random_shape(n, n);
             tbuf A = tb_random(dt, shape_count(sa)), C = tb_random(dt, shape_count(sc));
             double *ec = copy_of(&C), *mag = calloc((size_t)C.count, sizeof(double));
-            ps__scalar alpha = ps__scalar_of(dt, ps_test_rand()), beta = ps__scalar_of(dt, ps_test_rand());
+            ps__scalar alpha = ps__scalar_of(dt, ps_test_rand()),
+                       beta = ps__scalar_of(dt, ps_test_rand());
             double al = ps__scalar_value(dt, alpha), bt = ps__scalar_value(dt, beta);
             for (int j = 0; j < n; j++)
                 for (int i = 0; i < n; i++) {
@@ -445,7 +469,8 @@ static void test_syrk(ps__dtype dt) {
                     ec[ci] = al * sum + bt * C.host[ci];
                     mag[ci] = fabs(al) * sm + fabs(bt * C.host[ci]);
                 }
-            CHECK(be->ops->syrk(be, dt, uplo, tr, n, k, &alpha, view(&A, sa), &beta, view(&C, sc)) == 0,
+            CHECK(be->ops->syrk(be, dt, uplo, tr, n, k, &alpha, view(&A, sa), &beta,
+                                view(&C, sc)) == 0,
                   "syrk");
             expect_buffer("syrk", &C, ec, mag, 2.0 * (k + 2));
             free(ec), free(mag);
@@ -477,11 +502,10 @@ static void test_trsm(ps__dtype dt) {
                 for (int i = 0; i < m && !bad; i++) { /* residual of op(A) X = alpha B or X op(A) */
                     double r = -al * AT(B, sb, i, j), mg = fabs(r);
                     for (int p = 0; p < na; p++) {
-                        double prod = side == PS__LEFT
-                                          ? tri_at(&A, sa, uplo, diag, tr, i, p) *
-                                                got[sb.off + p + (size_t)j * sb.ld]
-                                          : got[sb.off + i + (size_t)p * sb.ld] *
-                                                tri_at(&A, sa, uplo, diag, tr, p, j);
+                        double prod = side == PS__LEFT ? tri_at(&A, sa, uplo, diag, tr, i, p) *
+                                                             got[sb.off + p + (size_t)j * sb.ld]
+                                                       : got[sb.off + i + (size_t)p * sb.ld] *
+                                                             tri_at(&A, sa, uplo, diag, tr, p, j);
                         r += prod;
                         mg += fabs(prod);
                     }
@@ -564,14 +588,17 @@ static void test_getrf_panel(ps__dtype dt) {
                 int init = zc >= 0 && t % 2 ? 77 : 0;
                 int *zeros = calloc((size_t)n + 2, sizeof(int));
                 tbuf P = int_buffer(n + 2, zeros), info = int_buffer(1, &init);
-                CHECK(ops->getrf_panel(be, dt, m, n, view(&A, s), P.dev, 2, row_base, info.dev) == 0,
+                CHECK(ops->getrf_panel(be, dt, m, n, view(&A, s), P.dev, 2, row_base, info.dev) ==
+                          0,
                       "getrf_panel");
                 /* the oracle on the host, in the same precision */
                 size_t es = ps__dtype_size(dt);
                 unsigned char *h = malloc(es * (size_t)A.count);
                 for (int e = 0; e < A.count; e++)
-                    if (dt == PS__DOUBLE) ((double *)h)[e] = A.host[e];
-                    else ((float *)h)[e] = (float)A.host[e];
+                    if (dt == PS__DOUBLE)
+                        ((double *)h)[e] = A.host[e];
+                    else
+                        ((float *)h)[e] = (float)A.host[e];
                 int32_t opiv[64], oinfo = init;
                 ps__mat hv = {h, s.off, s.ld};
                 ps__cpu_backend_ops()->getrf_panel(NULL, dt, m, n, hv, opiv, 0, row_base, &oinfo);
@@ -590,7 +617,8 @@ static void test_getrf_panel(ps__dtype dt) {
                     mag_max = fmax(mag_max, fabs(o));
                 }
                 CHECK(diff_max <= 8.0 * n * eps_of(dt) * fmax(mag_max, 1.0),
-                      "%sgetrf_panel %dx%d differs from the oracle by %g", dtname(dt), m, n, diff_max);
+                      "%sgetrf_panel %dx%d differs from the oracle by %g", dtname(dt), m, n,
+                      diff_max);
                 free(h), free(zeros), free(gp), free(gi), free(ga);
                 tb_free(&A), tb_free(&P), tb_free(&info);
             }

@@ -76,7 +76,8 @@ int mm_read_dense(const char *path, mm_dense *out, char *err, size_t err_size) {
         goto done;
     }
     r.line = 1;
-    if (sscanf(r.buf, "%%%%MatrixMarket %31s %31s %31s %31s", object, format, field, symmetry) != 4) {
+    if (sscanf(r.buf, "%%%%MatrixMarket %31s %31s %31s %31s", object, format, field, symmetry) !=
+        4) {
         fail(&r, "expected the header '%%%%MatrixMarket matrix <format> <field> <symmetry>'");
         goto done;
     }
@@ -95,8 +96,10 @@ int mm_read_dense(const char *path, mm_dense *out, char *err, size_t err_size) {
         goto done;
     }
     int sym = 0; /* 0 general, 1 symmetric, -1 skew-symmetric */
-    if (strcasecmp(symmetry, "symmetric") == 0) sym = 1;
-    else if (strcasecmp(symmetry, "skew-symmetric") == 0) sym = -1;
+    if (strcasecmp(symmetry, "symmetric") == 0)
+        sym = 1;
+    else if (strcasecmp(symmetry, "skew-symmetric") == 0)
+        sym = -1;
     else if (strcasecmp(symmetry, "general") != 0) {
         fail(&r, "symmetry '%s' is not supported (general, symmetric, skew-symmetric)", symmetry);
         goto done;

@@ -16,12 +16,11 @@
 #include <time.h>
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: portsolve info\n"
-            "       portsolve solve --method lu [--backend auto|cpu|cuda|opencl]\n"
-            "                       [--n N | --matrix A.mtx [--rhs B.mtx]] [--nrhs K]\n"
-            "                       [--precision s|d] [--seed S] [--solution X.mtx]\n"
-            "Without --backend the environment decides (PORTSOLVE_BACKEND, default auto).\n");
+    fprintf(f, "usage: portsolve info\n"
+               "       portsolve solve --method lu [--backend auto|cpu|cuda|opencl]\n"
+               "                       [--n N | --matrix A.mtx [--rhs B.mtx]] [--nrhs K]\n"
+               "                       [--precision s|d] [--seed S] [--solution X.mtx]\n"
+               "Without --backend the environment decides (PORTSOLVE_BACKEND, default auto).\n");
 }
 
 static int cmd_info(void) {
@@ -37,14 +36,16 @@ static int cmd_info(void) {
         ps_status st = ps_context_create(&ctx, &o);
         if (st == PS_SUCCESS)
             printf("  %-7s loads: device %s\n", kinds[i].name, ps_context_device_name(ctx));
-        else printf("  %-7s does not load: %s\n", kinds[i].name, ps_last_create_error());
+        else
+            printf("  %-7s does not load: %s\n", kinds[i].name, ps_last_create_error());
         ps_context_destroy(ctx);
     }
     ps_context *ctx = NULL;
     if (ps_context_create(&ctx, NULL) == PS_SUCCESS)
         printf("the environment selects: %s (%s)\n", ps_context_backend_name(ctx),
                ps_context_device_name(ctx));
-    else printf("the environment selects nothing that works: %s\n", ps_last_create_error());
+    else
+        printf("the environment selects nothing that works: %s\n", ps_last_create_error());
     ps_context_destroy(ctx);
     return 0;
 }
@@ -76,12 +77,18 @@ static int parse_solve_args(int argc, char **argv, solve_args *a) {
             return 0;
         }
         i++;
-        if (!strcmp(k, "--method")) a->method = v;
-        else if (!strcmp(k, "--backend")) a->backend = v;
-        else if (!strcmp(k, "--matrix")) a->matrix = v;
-        else if (!strcmp(k, "--rhs")) a->rhs = v;
-        else if (!strcmp(k, "--solution")) a->solution = v;
-        else if (!strcmp(k, "--seed")) a->seed = strtoul(v, NULL, 10);
+        if (!strcmp(k, "--method"))
+            a->method = v;
+        else if (!strcmp(k, "--backend"))
+            a->backend = v;
+        else if (!strcmp(k, "--matrix"))
+            a->matrix = v;
+        else if (!strcmp(k, "--rhs"))
+            a->rhs = v;
+        else if (!strcmp(k, "--solution"))
+            a->solution = v;
+        else if (!strcmp(k, "--seed"))
+            a->seed = strtoul(v, NULL, 10);
         else if (!strcmp(k, "--n")) {
             if (!parse_int(v, 0, &a->n)) {
                 fprintf(stderr, "portsolve solve: --n '%s' is not an order from 0 to 1000000\n", v);
@@ -104,7 +111,8 @@ static int parse_solve_args(int argc, char **argv, solve_args *a) {
         }
     }
     if (strcasecmp(a->method, "lu") != 0) {
-        fprintf(stderr, "portsolve solve: --method '%s' is not available (methods: lu)\n", a->method);
+        fprintf(stderr, "portsolve solve: --method '%s' is not available (methods: lu)\n",
+                a->method);
         return 0;
     }
     if ((a->n >= 0) == (a->matrix != NULL)) {
@@ -124,20 +132,25 @@ static int open_context(const char *backend, ps_context **ctx) {
         static const struct {
             const char *name;
             ps_backend_kind kind;
-        } names[] = {{"auto", PS_BACKEND_AUTO}, {"cpu", PS_BACKEND_CPU},
-                     {"cuda", PS_BACKEND_CUDA}, {"opencl", PS_BACKEND_OPENCL}};
+        } names[] = {{"auto", PS_BACKEND_AUTO},
+                     {"cpu", PS_BACKEND_CPU},
+                     {"cuda", PS_BACKEND_CUDA},
+                     {"opencl", PS_BACKEND_OPENCL}};
         size_t i;
         for (i = 0; i < 4 && strcasecmp(backend, names[i].name); i++) continue;
         if (i == 4) {
-            fprintf(stderr, "portsolve: --backend '%s' is not a backend; accepted: auto, cpu, cuda, opencl\n",
-                    backend);
+            fprintf(
+                stderr,
+                "portsolve: --backend '%s' is not a backend; accepted: auto, cpu, cuda, opencl\n",
+                backend);
             return 0;
         }
         o.backend = names[i].kind;
     }
     ps_status st = ps_context_create(ctx, &o);
     if (st != PS_SUCCESS) {
-        fprintf(stderr, "portsolve: no backend: %s: %s\n", ps_status_string(st), ps_last_create_error());
+        fprintf(stderr, "portsolve: no backend: %s: %s\n", ps_status_string(st),
+                ps_last_create_error());
         return 0;
     }
     return 1;
@@ -255,7 +268,8 @@ static int cmd_solve(int argc, char **argv) {
     }
     int rc = 0;
     printf("backend    %s\ndevice     %s\nmethod     lu (%cgesv)\nn          %d\nnrhs       %d\n",
-           ps_context_backend_name(ctx), ps_context_device_name(ctx), a.single ? 's' : 'd', n, nrhs);
+           ps_context_backend_name(ctx), ps_context_device_name(ctx), a.single ? 's' : 'd', n,
+           nrhs);
     if (st != PS_SUCCESS) {
         printf("status     %s: %s\n", ps_status_string(st), ps_context_last_error(ctx));
         rc = 1;

@@ -1,0 +1,11 @@
+# Fails when the C example in README.md differs from examples/solve_dense.c.
+file(READ ${README} readme)
+string(REGEX MATCH "```c\n(.*)\n```\n\nThis is `examples/solve_dense.c`" block "${readme}")
+if(NOT CMAKE_MATCH_1)
+  message(FATAL_ERROR "README.md has no C example block before 'This is examples/solve_dense.c'")
+endif()
+file(READ ${EXAMPLE} example)
+if(NOT "${CMAKE_MATCH_1}\n" STREQUAL "${example}")
+  message(FATAL_ERROR "README.md's example differs from ${EXAMPLE}")
+endif()
+message(STATUS "README example matches ${EXAMPLE}")
