@@ -129,6 +129,13 @@ static ps_status cpu_host_alias(ps__backend *be, void *host, void **buf) {
     return PS_SUCCESS;
 }
 
+static void cpu_list_devices(char *buf, size_t size) {
+    char model[192];
+    cpu_model_name(model, sizeof model);
+    snprintf(buf, size, "0: %s (OpenBLAS, %d threads), double precision: yes\n", model,
+             openblas_get_num_threads());
+}
+
 static const ps__backend_ops cpu_ops = {
     .abi_version = PS__BACKEND_ABI_VERSION,
     .struct_size = sizeof(ps__backend_ops),
@@ -162,6 +169,7 @@ static const ps__backend_ops cpu_ops = {
     .block_size = cpu_block_size,
     .panel_width = cpu_panel_width,
     .host_alias = cpu_host_alias,
+    .list_devices = cpu_list_devices,
 };
 
 const ps__backend_ops *ps__cpu_backend_ops(void) {

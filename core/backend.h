@@ -196,6 +196,13 @@ struct ps__backend_ops {
      * valid while that memory lives. PS_ERR_NOT_SUPPORTED when the backend cannot (the
      * default), in which case the host drivers stage through device buffers. */
     ps_status (*host_alias)(ps__backend *be, void *host, void **buf);
+    /* Writes the backend's devices, one per line ("index: name, ..."), into buf; needs no open
+     * backend (for `portsolve info`). */
+    void (*list_devices)(char *buf, size_t size);
+    /* Opens on a queue the caller owns (OpenCL: cl_context + cl_command_queue; CUDA: the
+     * device of a cudaStream_t, context NULL). Borrowed: close never releases them.
+     * PS_ERR_NOT_SUPPORTED by default. */
+    ps_status (*open_borrowed)(ps__backend *be, void *native_context, void *native_queue);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -111,6 +111,16 @@ static ps_status default_host_alias(ps__backend *be, void *host, void **buf) {
     return PS_ERR_NOT_SUPPORTED;
 }
 
+static void default_list_devices(char *buf, size_t size) {
+    snprintf(buf, size, "0: default\n");
+}
+
+static ps_status default_open_borrowed(ps__backend *be, void *native_context, void *native_queue) {
+    (void)native_context, (void)native_queue;
+    return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED,
+                            "this backend cannot run on a caller's context or queue");
+}
+
 static void *default_queue(ps__backend *be) {
     (void)be;
     return NULL;
@@ -128,6 +138,8 @@ static const ps__backend_ops defaults = {
     .block_size = default_block_size,
     .panel_width = default_panel_width,
     .host_alias = default_host_alias,
+    .list_devices = default_list_devices,
+    .open_borrowed = default_open_borrowed,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -150,8 +162,10 @@ static const entry_info required[] = {
     PS__ENTRY(trsm),
 };
 static const entry_info optional[] = {
-    PS__ENTRY(queue),       PS__ENTRY(fill),       PS__ENTRY(read_elements), PS__ENTRY(laswp),
-    PS__ENTRY(getrf_panel), PS__ENTRY(block_size), PS__ENTRY(panel_width),   PS__ENTRY(host_alias),
+    PS__ENTRY(queue),         PS__ENTRY(fill),        PS__ENTRY(read_elements),
+    PS__ENTRY(laswp),         PS__ENTRY(getrf_panel), PS__ENTRY(block_size),
+    PS__ENTRY(panel_width),   PS__ENTRY(host_alias),  PS__ENTRY(list_devices),
+    PS__ENTRY(open_borrowed),
 };
 #undef PS__ENTRY
 

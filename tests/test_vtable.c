@@ -588,9 +588,10 @@ static void test_getrf_panel(ps__dtype dt) {
                 int init = zc >= 0 && t % 2 ? 77 : 0;
                 int *zeros = calloc((size_t)n + 2, sizeof(int));
                 tbuf P = int_buffer(n + 2, zeros), info = int_buffer(1, &init);
-                CHECK(ops->getrf_panel(be, dt, m, n, view(&A, s), P.dev, 2, row_base, info.dev) ==
-                          0,
-                      "getrf_panel");
+                ps_status pst =
+                    ops->getrf_panel(be, dt, m, n, view(&A, s), P.dev, 2, row_base, info.dev);
+                CHECK(pst == PS_SUCCESS, "%sgetrf_panel %dx%d: %s", which ? "default " : "", m, n,
+                      be->err);
                 /* the oracle on the host, in the same precision */
                 size_t es = ps__dtype_size(dt);
                 unsigned char *h = malloc(es * (size_t)A.count);

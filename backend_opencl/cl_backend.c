@@ -1,0 +1,294 @@
+/*
+ * The OpenCL backend: a runtime-loaded module (libportsolve_opencl.so). BLAS entries call
+ * CLBlast; fills, laswp and the LU panel are OpenCL C kernels from kernels_cl/, embedded at
+ * build time. Every OpenCL and CLBlast return code is checked.
+ */
+#include "cl_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *ps_cl_error_name(cl_int err) {
+    switch (err) {
+#define PS_CL_ERR(e)                                                                               \
+    case e:                                                                                        \
+        return #e;
+        PS_CL_ERR(CL_DEVICE_NOT_FOUND) PS_CL_ERR(CL_DEVICE_NOT_AVAILABLE)
+        PS_CL_ERR(CL_COMPILER_NOT_AVAILABLE) PS_CL_ERR(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+        PS_CL_ERR(CL_OUT_OF_RESOURCES) PS_CL_ERR(CL_OUT_OF_HOST_MEMORY)
+        PS_CL_ERR(CL_BUILD_PROGRAM_FAILURE) PS_CL_ERR(CL_INVALID_VALUE)
+        PS_CL_ERR(CL_INVALID_DEVICE) PS_CL_ERR(CL_INVALID_CONTEXT)
+        PS_CL_ERR(CL_INVALID_COMMAND_QUEUE) PS_CL_ERR(CL_INVALID_MEM_OBJECT)
+        PS_CL_ERR(CL_INVALID_BINARY) PS_CL_ERR(CL_INVALID_BUILD_OPTIONS)
+        PS_CL_ERR(CL_INVALID_PROGRAM) PS_CL_ERR(CL_INVALID_KERNEL_NAME)
+        PS_CL_ERR(CL_INVALID_KERNEL_ARGS) PS_CL_ERR(CL_INVALID_WORK_GROUP_SIZE)
+        PS_CL_ERR(CL_INVALID_WORK_ITEM_SIZE) PS_CL_ERR(CL_INVALID_BUFFER_SIZE)
+        PS_CL_ERR(CL_INVALID_OPERATION) PS_CL_ERR(CL_INVALID_ARG_VALUE)
+        PS_CL_ERR(CL_INVALID_ARG_SIZE) PS_CL_ERR(CL_INVALID_GLOBAL_WORK_SIZE)
+        PS_CL_ERR(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+#undef PS_CL_ERR
+    case -1024:
+        return "CLBlast: not implemented";
+    case -2046:
+        return "CLBlast: invalid local memory usage";
+    case -2047:
+        return "CLBlast: no half precision";
+    case -2048:
+        return "CLBlast: no double precision";
+    default:
+        return err <= -1000 ? "CLBlast error (see clblast.h StatusCode)" : "OpenCL error";
+    }
+}
+
+ps_status ps_cl_fail(ps__backend *be, cl_int err, const char *what) {
+    ps_status st = (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+                    err == CL_INVALID_BUFFER_SIZE)
+                       ? PS_ERR_OUT_OF_MEMORY
+                   : err == -2048 ? PS_ERR_NO_DOUBLE
+                                  : PS_ERR_BACKEND;
+    return ps__backend_fail(be, st, "opencl: %s failed: %s (%d) on %s", what,
+                            ps_cl_error_name(err), (int)err, be->device_name);
+}
+
+/* Fills the device description and capabilities after the device is known. */
+static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
+    char name[256] = "?", version[128] = "?", driver[128] = "?", platform[128] = "?";
+    clGetDeviceInfo(st->device, CL_DEVICE_NAME, sizeof name, name, NULL);
+    clGetDeviceInfo(st->device, CL_DEVICE_VERSION, sizeof version, version, NULL);
+    clGetDeviceInfo(st->device, CL_DRIVER_VERSION, sizeof driver, driver, NULL);
+    clGetPlatformInfo(st->platform, CL_PLATFORM_NAME, sizeof platform, platform, NULL);
+    snprintf(be->device_name, sizeof be->device_name, "%s (%s, %s)", name, platform, version);
+    snprintf(st->device_key, sizeof st->device_key, "%s|%s|%s|%s", platform, name, version,
+             driver);
+    cl_device_fp_config fp64 = 0;
+    clGetDeviceInfo(st->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
+    be->has_double = fp64 != 0;
+    size_t max_wg = 1;
+    clGetDeviceInfo(st->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
+    /* The panel kernel runs as one work-group: wide on GPUs, a single work-item on CPU devices.
+     * POCL 3.1's pthread device vectorizes a work-group across work-items and, in the column
+     * loops of this kernel, issued unmasked gathers for work-items past the loop bound, reading
+     * outside the buffer (segfaults with 16 and 256 work-items); one work-item is also what a
+     * CPU runs this sequential kernel fastest with. */
+    cl_device_type type = 0;
+    clGetDeviceInfo(st->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    int wanted = (type & CL_DEVICE_TYPE_GPU) ? 256 : 1;
+    st->panel_wg = 1;
+    while (st->panel_wg * 2 <= wanted && (size_t)st->panel_wg * 2 <= max_wg) st->panel_wg *= 2;
+    cl_int err;
+    st->scratch = clCreateBuffer(st->context, CL_MEM_READ_WRITE, 64, NULL, &err);
+    if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (scratch)");
+    return PS_SUCCESS;
+}
+
+static void release_state(ps_cl_state *st) {
+    if (!st) return;
+    ps_cl_release_programs(st);
+    if (st->scratch) clReleaseMemObject(st->scratch);
+    if (!st->borrowed) {
+        if (st->queue) clReleaseCommandQueue(st->queue);
+        if (st->context) clReleaseContext(st->context);
+    }
+    free(st);
+}
+
+static ps_status cl_open(ps__backend *be, const char *device_spec) {
+    ps_cl_state *st = calloc(1, sizeof *st);
+    if (!st) return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
+    ps_status s = ps_cl_select_device(be, device_spec, &st->platform, &st->device);
+    cl_int err = CL_SUCCESS;
+    if (s == PS_SUCCESS) {
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)st->platform,
+                                         0};
+        st->context = clCreateContext(props, 1, &st->device, NULL, NULL, &err);
+        if (err != CL_SUCCESS) s = ps_cl_fail(be, err, "clCreateContext");
+    }
+    if (s == PS_SUCCESS) {
+        st->queue = clCreateCommandQueue(st->context, st->device, 0, &err);
+        if (err != CL_SUCCESS) s = ps_cl_fail(be, err, "clCreateCommandQueue");
+    }
+    if (s == PS_SUCCESS) s = finish_open(be, st);
+    if (s != PS_SUCCESS) {
+        release_state(st);
+        return s;
+    }
+    be->impl = st;
+    return PS_SUCCESS;
+}
+
+static ps_status cl_open_borrowed(ps__backend *be, void *native_context, void *native_queue) {
+    if (!native_context || !native_queue)
+        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
+                                "opencl: the caller's cl_context and cl_command_queue are needed");
+    ps_cl_state *st = calloc(1, sizeof *st);
+    if (!st) return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
+    st->borrowed = 1;
+    st->context = (cl_context)native_context;
+    st->queue = (cl_command_queue)native_queue;
+    cl_context queue_context = NULL;
+    cl_int err = clGetCommandQueueInfo(st->queue, CL_QUEUE_CONTEXT, sizeof queue_context,
+                                       &queue_context, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetCommandQueueInfo(st->queue, CL_QUEUE_DEVICE, sizeof st->device, &st->device,
+                                    NULL);
+    if (err == CL_SUCCESS)
+        err = clGetDeviceInfo(st->device, CL_DEVICE_PLATFORM, sizeof st->platform, &st->platform,
+                              NULL);
+    ps_status s = PS_SUCCESS;
+    if (err != CL_SUCCESS) s = ps_cl_fail(be, err, "querying the caller's command queue");
+    else if (queue_context != st->context)
+        s = ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
+                             "opencl: the command queue does not belong to the given context");
+    if (s == PS_SUCCESS) s = finish_open(be, st);
+    if (s != PS_SUCCESS) {
+        release_state(st);
+        return s;
+    }
+    be->impl = st;
+    return PS_SUCCESS;
+}
+
+static void cl_close(ps__backend *be) {
+    ps_cl_state *st = ps_cl(be);
+    if (st && st->queue) clFinish(st->queue);
+    release_state(st);
+    be->impl = NULL;
+}
+
+static ps_status cl_sync(ps__backend *be) {
+    PS_CL_TRY(be, clFinish(ps_cl(be)->queue), "clFinish");
+    return PS_SUCCESS;
+}
+
+static void *cl_queue(ps__backend *be) { return ps_cl(be)->queue; }
+
+static ps_status cl_alloc(ps__backend *be, size_t bytes, void **buf) {
+    cl_int err;
+    cl_mem m = clCreateBuffer(ps_cl(be)->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) {
+        ps_status s = ps_cl_fail(be, err, "clCreateBuffer");
+        return s == PS_ERR_BACKEND ? PS_ERR_OUT_OF_MEMORY : s;
+    }
+    *buf = m;
+    return PS_SUCCESS;
+}
+
+static void cl_free(ps__backend *be, void *buf) {
+    (void)be;
+    if (buf) clReleaseMemObject((cl_mem)buf);
+}
+
+/* A column-major view as an OpenCL rectangle: rows of the rectangle are the matrix columns. */
+static void rect_of(ps__mat v, size_t es, size_t origin[3], size_t *pitch) {
+    size_t ld = (size_t)(v.ld > 0 ? v.ld : 1);
+    origin[0] = (v.off % ld) * es;
+    origin[1] = v.off / ld;
+    origin[2] = 0;
+    *pitch = ld * es;
+}
+
+static ps_status cl_upload(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host,
+                           int ldh, ps__mat dst) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    size_t es = ps__dtype_size(dt), origin[3], pitch;
+    size_t host_origin[3] = {0, 0, 0}, region[3] = {(size_t)rows * es, (size_t)cols, 1};
+    rect_of(dst, es, origin, &pitch);
+    PS_CL_TRY(be,
+              clEnqueueWriteBufferRect(ps_cl(be)->queue, (cl_mem)dst.buf, CL_TRUE, origin,
+                                       host_origin, region, pitch, 0, (size_t)ldh * es, 0, host,
+                                       0, NULL, NULL),
+              "clEnqueueWriteBufferRect (upload)");
+    return PS_SUCCESS;
+}
+
+static ps_status cl_download(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                             void *host, int ldh) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    size_t es = ps__dtype_size(dt), origin[3], pitch;
+    size_t host_origin[3] = {0, 0, 0}, region[3] = {(size_t)rows * es, (size_t)cols, 1};
+    rect_of(src, es, origin, &pitch);
+    PS_CL_TRY(be,
+              clEnqueueReadBufferRect(ps_cl(be)->queue, (cl_mem)src.buf, CL_TRUE, origin,
+                                      host_origin, region, pitch, 0, (size_t)ldh * es, 0, host, 0,
+                                      NULL, NULL),
+              "clEnqueueReadBufferRect (download)");
+    return PS_SUCCESS;
+}
+
+static ps_status cl_copy2d(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                           ps__mat dst) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    size_t es = ps__dtype_size(dt), so[3], dO[3], sp, dp;
+    size_t region[3] = {(size_t)rows * es, (size_t)cols, 1};
+    rect_of(src, es, so, &sp);
+    rect_of(dst, es, dO, &dp);
+    PS_CL_TRY(be,
+              clEnqueueCopyBufferRect(ps_cl(be)->queue, (cl_mem)src.buf, (cl_mem)dst.buf, so, dO,
+                                      region, sp, 0, dp, 0, 0, NULL, NULL),
+              "clEnqueueCopyBufferRect");
+    return PS_SUCCESS;
+}
+
+static ps_status cl_read_elements(ps__backend *be, ps__dtype dt, const void *buf, int count,
+                                  const size_t *offsets, void *out) {
+    size_t es = ps__dtype_size(dt);
+    for (int i = 0; i < count; i++)
+        PS_CL_TRY(be,
+                  clEnqueueReadBuffer(ps_cl(be)->queue, (cl_mem)buf, CL_FALSE, offsets[i] * es, es,
+                                      (char *)out + (size_t)i * es, 0, NULL, NULL),
+                  "clEnqueueReadBuffer (read_elements)");
+    PS_CL_TRY(be, clFinish(ps_cl(be)->queue), "clFinish (read_elements)");
+    return PS_SUCCESS;
+}
+
+static int cl_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
+    (void)be, (void)dt, (void)n;
+    return algo == PS__ALGO_LU ? 256 : 0;
+}
+
+static int cl_panel_width(ps__backend *be, ps__dtype dt, int m) {
+    (void)be, (void)dt, (void)m;
+    return 16; /* the one-work-group panel kernel: wider leaves go to CLBlast recursively */
+}
+
+static const ps__backend_ops cl_ops = {
+    .abi_version = PS__BACKEND_ABI_VERSION,
+    .struct_size = sizeof(ps__backend_ops),
+    .name = "opencl",
+    .open = cl_open,
+    .close = cl_close,
+    .sync = cl_sync,
+    .queue = cl_queue,
+    .alloc = cl_alloc,
+    .free = cl_free,
+    .upload = cl_upload,
+    .download = cl_download,
+    .copy2d = cl_copy2d,
+    .copy = ps_cl_copy,
+    .swap = ps_cl_swap,
+    .scal = ps_cl_scal,
+    .axpy = ps_cl_axpy,
+    .dot = ps_cl_dot,
+    .nrm2 = ps_cl_nrm2,
+    .iamax = ps_cl_iamax,
+    .gemv = ps_cl_gemv,
+    .ger = ps_cl_ger,
+    .trsv = ps_cl_trsv,
+    .gemm = ps_cl_gemm,
+    .syrk = ps_cl_syrk,
+    .trsm = ps_cl_trsm,
+    .fill = ps_cl_fill,
+    .read_elements = cl_read_elements,
+    .laswp = ps_cl_laswp,
+    .getrf_panel = ps_cl_getrf_panel,
+    .block_size = cl_block_size,
+    .panel_width = cl_panel_width,
+    .list_devices = ps_cl_list_devices,
+    .open_borrowed = cl_open_borrowed,
+};
+
+/* The module's one exported symbol. */
+__attribute__((visibility("default"))) const ps__backend_ops *ps_backend_module_v1(void) {
+    return &cl_ops;
+}

@@ -1,0 +1,194 @@
+/* The OpenCL backend's BLAS entries on CLBlast (column-major, offsets in elements). CLBlast
+ * rejects zero dimensions that BLAS accepts (k = 0 in gemm means C = beta C), so those cases are
+ * handled here. Results of reductions go through a small device scratch buffer. */
+#include "cl_internal.h"
+
+#include <clblast_c.h>
+
+#define Q(be) (&ps_cl(be)->queue)
+#define MEM(v) ((cl_mem)(v).buf)
+
+static CLBlastTranspose tr(ps__trans t) {
+    return t == PS__TRANS ? CLBlastTransposeYes : CLBlastTransposeNo;
+}
+static CLBlastTriangle tri(ps__uplo u) {
+    return u == PS__LOWER ? CLBlastTriangleLower : CLBlastTriangleUpper;
+}
+static CLBlastSide sd(ps__side s) { return s == PS__RIGHT ? CLBlastSideRight : CLBlastSideLeft; }
+static CLBlastDiagonal dg(ps__diag d) {
+    return d == PS__UNIT ? CLBlastDiagonalUnit : CLBlastDiagonalNonUnit;
+}
+static const CLBlastLayout COL = CLBlastLayoutColMajor;
+
+static ps_status check(ps__backend *be, CLBlastStatusCode code, const char *what) {
+    if (code == CLBlastSuccess) return PS_SUCCESS;
+    return ps_cl_fail(be, (cl_int)code, what);
+}
+
+static ps_status read_scratch(ps__backend *be, size_t bytes, void *out) {
+    PS_CL_TRY(be,
+              clEnqueueReadBuffer(ps_cl(be)->queue, ps_cl(be)->scratch, CL_TRUE, 0, bytes, out, 0,
+                                  NULL, NULL),
+              "clEnqueueReadBuffer (scalar result)");
+    return PS_SUCCESS;
+}
+
+ps_status ps_cl_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y) {
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE
+                     ? CLBlastDcopy(n, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL)
+                     : CLBlastScopy(n, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL),
+                 "CLBlast copy");
+}
+
+ps_status ps_cl_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y) {
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE
+                     ? CLBlastDswap(n, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL)
+                     : CLBlastSswap(n, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL),
+                 "CLBlast swap");
+}
+
+ps_status ps_cl_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x) {
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE ? CLBlastDscal(n, alpha->d, MEM(x), x.off, x.inc, Q(be), NULL)
+                                  : CLBlastSscal(n, alpha->s, MEM(x), x.off, x.inc, Q(be), NULL),
+                 "CLBlast scal");
+}
+
+ps_status ps_cl_axpy(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x,
+                     ps__vec y) {
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE ? CLBlastDaxpy(n, alpha->d, MEM(x), x.off, x.inc, MEM(y), y.off,
+                                                 y.inc, Q(be), NULL)
+                                  : CLBlastSaxpy(n, alpha->s, MEM(x), x.off, x.inc, MEM(y), y.off,
+                                                 y.inc, Q(be), NULL),
+                 "CLBlast axpy");
+}
+
+ps_status ps_cl_dot(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y,
+                    ps__scalar *result) {
+    *result = ps__scalar_of(dt, 0.0);
+    if (n <= 0) return PS_SUCCESS;
+    cl_mem s = ps_cl(be)->scratch;
+    PS__TRY(check(be,
+                  dt == PS__DOUBLE ? CLBlastDdot(n, s, 0, MEM(x), x.off, x.inc, MEM(y), y.off,
+                                                 y.inc, Q(be), NULL)
+                                   : CLBlastSdot(n, s, 0, MEM(x), x.off, x.inc, MEM(y), y.off,
+                                                 y.inc, Q(be), NULL),
+                  "CLBlast dot"));
+    return read_scratch(be, ps__dtype_size(dt), result);
+}
+
+ps_status ps_cl_nrm2(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__scalar *result) {
+    *result = ps__scalar_of(dt, 0.0);
+    if (n <= 0) return PS_SUCCESS;
+    cl_mem s = ps_cl(be)->scratch;
+    PS__TRY(check(be,
+                  dt == PS__DOUBLE ? CLBlastDnrm2(n, s, 0, MEM(x), x.off, x.inc, Q(be), NULL)
+                                   : CLBlastSnrm2(n, s, 0, MEM(x), x.off, x.inc, Q(be), NULL),
+                  "CLBlast nrm2"));
+    return read_scratch(be, ps__dtype_size(dt), result);
+}
+
+/* y = beta y for the zero-sized products CLBlast refuses. */
+static ps_status scale_vector(ps__backend *be, ps__dtype dt, int n, const ps__scalar *beta,
+                              ps__vec y) {
+    if (ps__scalar_value(dt, *beta) == 1.0) return PS_SUCCESS;
+    return ps_cl_scal(be, dt, n, beta, y);
+}
+
+/* C = beta C on the rows x cols view (only the uplo triangle when tri_only). */
+static ps_status scale_matrix(ps__backend *be, ps__dtype dt, int rows, int cols,
+                              const ps__scalar *beta, ps__mat c, int tri_only, ps__uplo uplo) {
+    if (ps__scalar_value(dt, *beta) == 1.0) return PS_SUCCESS;
+    for (int j = 0; j < cols; j++) {
+        int i0 = tri_only && uplo == PS__LOWER ? j : 0;
+        int i1 = tri_only && uplo == PS__UPPER ? j + 1 : rows;
+        if (i1 > i0) PS__TRY(ps_cl_scal(be, dt, i1 - i0, beta, ps__mat_col(c, i0, j)));
+    }
+    return PS_SUCCESS;
+}
+
+ps_status ps_cl_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, int n,
+                     const ps__scalar *alpha, ps__mat a, ps__vec x, const ps__scalar *beta,
+                     ps__vec y) {
+    int ylen = trans == PS__TRANS ? n : m, xlen = trans == PS__TRANS ? m : n;
+    if (ylen <= 0) return PS_SUCCESS;
+    if (xlen <= 0) return scale_vector(be, dt, ylen, beta, y);
+    return check(be,
+                 dt == PS__DOUBLE
+                     ? CLBlastDgemv(COL, tr(trans), m, n, alpha->d, MEM(a), a.off, a.ld, MEM(x),
+                                    x.off, x.inc, beta->d, MEM(y), y.off, y.inc, Q(be), NULL)
+                     : CLBlastSgemv(COL, tr(trans), m, n, alpha->s, MEM(a), a.off, a.ld, MEM(x),
+                                    x.off, x.inc, beta->s, MEM(y), y.off, y.inc, Q(be), NULL),
+                 "CLBlast gemv");
+}
+
+ps_status ps_cl_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
+                    ps__vec x, ps__vec y, ps__mat a) {
+    if (m <= 0 || n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE
+                     ? CLBlastDger(COL, m, n, alpha->d, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc,
+                                   MEM(a), a.off, a.ld, Q(be), NULL)
+                     : CLBlastSger(COL, m, n, alpha->s, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc,
+                                   MEM(a), a.off, a.ld, Q(be), NULL),
+                 "CLBlast ger");
+}
+
+ps_status ps_cl_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans,
+                     ps__diag diag, int n, ps__mat a, ps__vec x) {
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE ? CLBlastDtrsv(COL, tri(uplo), tr(trans), dg(diag), n, MEM(a),
+                                                 a.off, a.ld, MEM(x), x.off, x.inc, Q(be), NULL)
+                                  : CLBlastStrsv(COL, tri(uplo), tr(trans), dg(diag), n, MEM(a),
+                                                 a.off, a.ld, MEM(x), x.off, x.inc, Q(be), NULL),
+                 "CLBlast trsv");
+}
+
+ps_status ps_cl_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
+                     int k, const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
+                     ps__mat c) {
+    if (m <= 0 || n <= 0) return PS_SUCCESS;
+    if (k <= 0) return scale_matrix(be, dt, m, n, beta, c, 0, PS__UPPER);
+    return check(be,
+                 dt == PS__DOUBLE
+                     ? CLBlastDgemm(COL, tr(ta), tr(tb), m, n, k, alpha->d, MEM(a), a.off, a.ld,
+                                    MEM(b), b.off, b.ld, beta->d, MEM(c), c.off, c.ld, Q(be), NULL)
+                     : CLBlastSgemm(COL, tr(ta), tr(tb), m, n, k, alpha->s, MEM(a), a.off, a.ld,
+                                    MEM(b), b.off, b.ld, beta->s, MEM(c), c.off, c.ld, Q(be),
+                                    NULL),
+                 "CLBlast gemm");
+}
+
+ps_status ps_cl_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, int n, int k,
+                     const ps__scalar *alpha, ps__mat a, const ps__scalar *beta, ps__mat c) {
+    if (n <= 0) return PS_SUCCESS;
+    if (k <= 0) return scale_matrix(be, dt, n, n, beta, c, 1, uplo);
+    return check(be,
+                 dt == PS__DOUBLE
+                     ? CLBlastDsyrk(COL, tri(uplo), tr(trans), n, k, alpha->d, MEM(a), a.off,
+                                    a.ld, beta->d, MEM(c), c.off, c.ld, Q(be), NULL)
+                     : CLBlastSsyrk(COL, tri(uplo), tr(trans), n, k, alpha->s, MEM(a), a.off,
+                                    a.ld, beta->s, MEM(c), c.off, c.ld, Q(be), NULL),
+                 "CLBlast syrk");
+}
+
+ps_status ps_cl_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo,
+                     ps__trans trans, ps__diag diag, int m, int n, const ps__scalar *alpha,
+                     ps__mat a, ps__mat b) {
+    if (m <= 0 || n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE
+                     ? CLBlastDtrsm(COL, sd(side), tri(uplo), tr(trans), dg(diag), m, n, alpha->d,
+                                    MEM(a), a.off, a.ld, MEM(b), b.off, b.ld, Q(be), NULL)
+                     : CLBlastStrsm(COL, sd(side), tri(uplo), tr(trans), dg(diag), m, n, alpha->s,
+                                    MEM(a), a.off, a.ld, MEM(b), b.off, b.ld, Q(be), NULL),
+                 "CLBlast trsm");
+}

@@ -1,0 +1,166 @@
+/*
+ * OpenCL programs: built on first use and cached in memory per (family, dtype) for this
+ * backend's device, and on disk as device binaries keyed by a hash of the source, the build
+ * options and the device/driver, so a second process starts without compiling (which takes
+ * seconds on POCL). Cache folder: $PORTSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/portsolve, else
+ * ~/.cache/portsolve. A corrupt or stale cache file is ignored and rebuilt.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cl_internal.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern const char ps__cl_source_memory[];
+extern const char ps__cl_source_blas[];
+extern const char ps__cl_source_lu[];
+
+static const char *family_source(ps_cl_family f) {
+    static const char *const sources[PS_CL_FAMILIES] = {ps__cl_source_memory, ps__cl_source_blas,
+                                                        ps__cl_source_lu};
+    return sources[f];
+}
+static const char *family_name(ps_cl_family f) {
+    static const char *const names[PS_CL_FAMILIES] = {"memory", "blas", "lu"};
+    return names[f];
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s) {
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return (h ^ 0xff) * 0x100000001b3ull; /* separator, so "ab"+"c" differs from "a"+"bc" */
+}
+
+/* The cache folder (created if needed); 0 when there is none usable. */
+static int cache_dir(char *dir, size_t size) {
+    const char *env = getenv("PORTSOLVE_CACHE_DIR");
+    if (env && *env) snprintf(dir, size, "%s", env);
+    else if ((env = getenv("XDG_CACHE_HOME")) && *env) snprintf(dir, size, "%s/portsolve", env);
+    else if ((env = getenv("HOME")) && *env) snprintf(dir, size, "%s/.cache/portsolve", env);
+    else return 0;
+    for (char *p = dir + 1; *p; p++) { /* mkdir -p */
+        if (*p != '/') continue;
+        *p = '\0';
+        mkdir(dir, 0755);
+        *p = '/';
+    }
+    return mkdir(dir, 0755) == 0 || errno == EEXIST;
+}
+
+static cl_program load_binary(ps_cl_state *st, const char *path, const char *options) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char *bin = NULL;
+    long size = 0;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (bin = malloc((size_t)size)) && fread(bin, 1, (size_t)size, f) != (size_t)size) {
+        free(bin);
+        bin = NULL;
+    }
+    fclose(f);
+    if (!bin) return NULL;
+    size_t len = (size_t)size;
+    const unsigned char *bins[1] = {bin};
+    cl_int err, status;
+    cl_program p = clCreateProgramWithBinary(st->context, 1, &st->device, &len, bins, &status, &err);
+    free(bin);
+    if (err != CL_SUCCESS || status != CL_SUCCESS) return NULL;
+    if (clBuildProgram(p, 1, &st->device, options, NULL, NULL) != CL_SUCCESS) {
+        clReleaseProgram(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void save_binary(ps_cl_state *st, cl_program p, const char *path) {
+    size_t size = 0;
+    if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+        size == 0)
+        return;
+    unsigned char *bin = malloc(size);
+    if (!bin) return;
+    unsigned char *bins[1] = {bin};
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS) {
+        FILE *f = fopen(tmp, "wb");
+        if (f) {
+            int ok = fwrite(bin, 1, size, f) == size;
+            ok &= fclose(f) == 0;
+            if (ok) rename(tmp, path); /* atomic: concurrent processes never see half a file */
+            else remove(tmp);
+        }
+    }
+    (void)st;
+    free(bin);
+}
+
+static ps_status build_program(ps__backend *be, ps_cl_family family, ps__dtype dt,
+                               cl_program *out) {
+    ps_cl_state *st = ps_cl(be);
+    char options[128];
+    snprintf(options, sizeof options, "%s-DPS_WG=%d", dt == PS__DOUBLE ? "-DPS_DOUBLE " : "",
+             st->panel_wg);
+    const char *src = family_source(family);
+    uint64_t h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, src), options), st->device_key);
+    char dir[4000], path[4100];
+    int cached = cache_dir(dir, sizeof dir);
+    if (cached) {
+        snprintf(path, sizeof path, "%s/%s-%016llx.clbin", dir, family_name(family),
+                 (unsigned long long)h);
+        if ((*out = load_binary(st, path, options))) return PS_SUCCESS;
+    }
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(st->context, 1, &src, NULL, &err);
+    if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateProgramWithSource");
+    err = clBuildProgram(p, 1, &st->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[3000] = "";
+        clGetProgramBuildInfo(p, st->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        clReleaseProgram(p);
+        return ps__backend_fail(be, PS_ERR_BACKEND,
+                                "opencl: building kernels_cl/%s.cl (%s) failed (%d) on %s:\n%s",
+                                family_name(family), options, (int)err, be->device_name, log);
+    }
+    if (cached) save_binary(st, p, path);
+    *out = p;
+    return PS_SUCCESS;
+}
+
+ps_status ps_cl_kernel(ps__backend *be, ps_cl_family family, ps__dtype dt, const char *name,
+                       cl_kernel *kernel) {
+    ps_cl_state *st = ps_cl(be);
+    if (dt == PS__DOUBLE && !be->has_double)
+        return ps__backend_fail(be, PS_ERR_NO_DOUBLE, "opencl: %s has no double precision",
+                                be->device_name);
+    for (int i = 0; i < st->nkernels; i++)
+        if (st->kernels[i].dt == dt && strcmp(st->kernels[i].name, name) == 0) {
+            *kernel = st->kernels[i].kernel;
+            return PS_SUCCESS;
+        }
+    cl_program *program = &st->programs[family][dt == PS__DOUBLE];
+    if (!*program) PS__TRY(build_program(be, family, dt, program));
+    cl_int err;
+    cl_kernel k = clCreateKernel(*program, name, &err);
+    if (err != CL_SUCCESS) return ps_cl_fail(be, err, name);
+    if (st->nkernels == PS_CL_KERNEL_CACHE) { /* more kernels than the cache: should not happen */
+        clReleaseKernel(k);
+        return ps__backend_fail(be, PS_ERR_BACKEND, "opencl: kernel cache full at %s", name);
+    }
+    st->kernels[st->nkernels++] = (ps_cl_cached_kernel){name, dt, k};
+    *kernel = k;
+    return PS_SUCCESS;
+}
+
+void ps_cl_release_programs(ps_cl_state *st) {
+    for (int i = 0; i < st->nkernels; i++) clReleaseKernel(st->kernels[i].kernel);
+    st->nkernels = 0;
+    for (int f = 0; f < PS_CL_FAMILIES; f++)
+        for (int d = 0; d < 2; d++)
+            if (st->programs[f][d]) clReleaseProgram(st->programs[f][d]);
+    memset(st->programs, 0, sizeof st->programs);
+}
