@@ -160,13 +160,15 @@ static void case_singular(ps_context *ctx) {
     memset(A, 0, sizeof A);
     memcpy(A0, A, sizeof A);
     expect_singular(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), 1, "dgesv zero matrix");
-    /* float: a rank-one 3 x 3 matrix is singular at 2 */
-    float Af[9] = {1, 2, 3, 2, 4, 6, 3, 6, 9}, Bf[3] = {1, 2, 3}, Bf0[3] = {1, 2, 3};
+    /* float: column 2 = 2 * column 1 with exactly representable multipliers (0.5, 0.25), so
+     * U(2,2) is exactly zero with or without fused multiply-adds */
+    float Af[9] = {4, 2, 1, 8, 4, 2, 1, 5, 3}, Bf[3] = {1, 2, 3}, Bf0[3] = {1, 2, 3};
     ps_status st = ps_sgesv(ctx, 3, 1, Af, 3, ipiv, Bf, 3);
     CHECK(st == PS_ERR_SINGULAR && ps_context_last_info(ctx) == 2, "sgesv rank one: %s, info %d",
           ps_status_string(st), ps_context_last_info(ctx));
     CHECK(memcmp(Bf, Bf0, sizeof Bf) == 0, "sgesv singular modified B");
-    CHECK(Af[0] == 3 && ipiv[0] == 3, "sgesv singular: A holds the factors (pivot 3 first)");
+    CHECK(Af[0] == 4 && Af[1] == 0.5f && Af[2] == 0.25f && ipiv[0] == 1,
+          "sgesv singular: A holds the factors");
     expect_usable(ctx);
 }
 
