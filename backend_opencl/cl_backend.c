@@ -14,22 +14,22 @@ const char *ps_cl_error_name(cl_int err) {
 #define PS_CL_ERR(e)                                                                               \
     case e:                                                                                        \
         return #e;
-        PS_CL_ERR(CL_DEVICE_NOT_FOUND) PS_CL_ERR(CL_DEVICE_NOT_AVAILABLE)
-        PS_CL_ERR(CL_COMPILER_NOT_AVAILABLE) PS_CL_ERR(CL_MEM_OBJECT_ALLOCATION_FAILURE)
-        PS_CL_ERR(CL_OUT_OF_RESOURCES) PS_CL_ERR(CL_OUT_OF_HOST_MEMORY)
-        PS_CL_ERR(CL_BUILD_PROGRAM_FAILURE) PS_CL_ERR(CL_INVALID_VALUE)
-        PS_CL_ERR(CL_INVALID_DEVICE) PS_CL_ERR(CL_INVALID_CONTEXT)
-        PS_CL_ERR(CL_INVALID_COMMAND_QUEUE) PS_CL_ERR(CL_INVALID_MEM_OBJECT)
-        PS_CL_ERR(CL_INVALID_BINARY) PS_CL_ERR(CL_INVALID_BUILD_OPTIONS)
-        PS_CL_ERR(CL_INVALID_PROGRAM) PS_CL_ERR(CL_INVALID_KERNEL_NAME)
-        PS_CL_ERR(CL_INVALID_KERNEL_ARGS) PS_CL_ERR(CL_INVALID_WORK_GROUP_SIZE)
-        PS_CL_ERR(CL_INVALID_WORK_ITEM_SIZE) PS_CL_ERR(CL_INVALID_BUFFER_SIZE)
-        PS_CL_ERR(CL_INVALID_OPERATION) PS_CL_ERR(CL_INVALID_ARG_VALUE)
-        PS_CL_ERR(CL_INVALID_ARG_SIZE) PS_CL_ERR(CL_INVALID_GLOBAL_WORK_SIZE)
-        PS_CL_ERR(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+        PS_CL_ERR(CL_DEVICE_NOT_FOUND)
+        PS_CL_ERR(CL_DEVICE_NOT_AVAILABLE) PS_CL_ERR(CL_COMPILER_NOT_AVAILABLE)
+            PS_CL_ERR(CL_MEM_OBJECT_ALLOCATION_FAILURE) PS_CL_ERR(CL_OUT_OF_RESOURCES)
+                PS_CL_ERR(CL_OUT_OF_HOST_MEMORY) PS_CL_ERR(CL_BUILD_PROGRAM_FAILURE) PS_CL_ERR(
+                    CL_INVALID_VALUE) PS_CL_ERR(CL_INVALID_DEVICE) PS_CL_ERR(CL_INVALID_CONTEXT)
+                    PS_CL_ERR(CL_INVALID_COMMAND_QUEUE) PS_CL_ERR(CL_INVALID_MEM_OBJECT) PS_CL_ERR(
+                        CL_INVALID_BINARY) PS_CL_ERR(CL_INVALID_BUILD_OPTIONS)
+                        PS_CL_ERR(CL_INVALID_PROGRAM) PS_CL_ERR(CL_INVALID_KERNEL_NAME) PS_CL_ERR(
+                            CL_INVALID_KERNEL_ARGS) PS_CL_ERR(CL_INVALID_WORK_GROUP_SIZE)
+                            PS_CL_ERR(CL_INVALID_WORK_ITEM_SIZE) PS_CL_ERR(CL_INVALID_BUFFER_SIZE)
+                                PS_CL_ERR(CL_INVALID_OPERATION) PS_CL_ERR(CL_INVALID_ARG_VALUE)
+                                    PS_CL_ERR(CL_INVALID_ARG_SIZE)
+                                        PS_CL_ERR(CL_INVALID_GLOBAL_WORK_SIZE)
+                                            PS_CL_ERR(CL_MISALIGNED_SUB_BUFFER_OFFSET)
 #undef PS_CL_ERR
-    case -1024:
-        return "CLBlast: not implemented";
+                                                case -1024 : return "CLBlast: not implemented";
     case -2046:
         return "CLBlast: invalid local memory usage";
     case -2047:
@@ -47,8 +47,8 @@ ps_status ps_cl_fail(ps__backend *be, cl_int err, const char *what) {
                        ? PS_ERR_OUT_OF_MEMORY
                    : err == -2048 ? PS_ERR_NO_DOUBLE
                                   : PS_ERR_BACKEND;
-    return ps__backend_fail(be, st, "opencl: %s failed: %s (%d) on %s", what,
-                            ps_cl_error_name(err), (int)err, be->device_name);
+    return ps__backend_fail(be, st, "opencl: %s failed: %s (%d) on %s", what, ps_cl_error_name(err),
+                            (int)err, be->device_name);
 }
 
 /* Fills the device description and capabilities after the device is known. */
@@ -59,8 +59,7 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     clGetDeviceInfo(st->device, CL_DRIVER_VERSION, sizeof driver, driver, NULL);
     clGetPlatformInfo(st->platform, CL_PLATFORM_NAME, sizeof platform, platform, NULL);
     snprintf(be->device_name, sizeof be->device_name, "%s (%s, %s)", name, platform, version);
-    snprintf(st->device_key, sizeof st->device_key, "%s|%s|%s|%s", platform, name, version,
-             driver);
+    snprintf(st->device_key, sizeof st->device_key, "%s|%s|%s|%s", platform, name, version, driver);
     cl_device_fp_config fp64 = 0;
     clGetDeviceInfo(st->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
     be->has_double = fp64 != 0;
@@ -130,13 +129,14 @@ static ps_status cl_open_borrowed(ps__backend *be, void *native_context, void *n
     cl_int err = clGetCommandQueueInfo(st->queue, CL_QUEUE_CONTEXT, sizeof queue_context,
                                        &queue_context, NULL);
     if (err == CL_SUCCESS)
-        err = clGetCommandQueueInfo(st->queue, CL_QUEUE_DEVICE, sizeof st->device, &st->device,
-                                    NULL);
+        err =
+            clGetCommandQueueInfo(st->queue, CL_QUEUE_DEVICE, sizeof st->device, &st->device, NULL);
     if (err == CL_SUCCESS)
         err = clGetDeviceInfo(st->device, CL_DEVICE_PLATFORM, sizeof st->platform, &st->platform,
                               NULL);
     ps_status s = PS_SUCCESS;
-    if (err != CL_SUCCESS) s = ps_cl_fail(be, err, "querying the caller's command queue");
+    if (err != CL_SUCCESS)
+        s = ps_cl_fail(be, err, "querying the caller's command queue");
     else if (queue_context != st->context)
         s = ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
                              "opencl: the command queue does not belong to the given context");
@@ -161,7 +161,9 @@ static ps_status cl_sync(ps__backend *be) {
     return PS_SUCCESS;
 }
 
-static void *cl_queue(ps__backend *be) { return ps_cl(be)->queue; }
+static void *cl_queue(ps__backend *be) {
+    return ps_cl(be)->queue;
+}
 
 static ps_status cl_alloc(ps__backend *be, size_t bytes, void **buf) {
     cl_int err;
@@ -196,8 +198,8 @@ static ps_status cl_upload(ps__backend *be, ps__dtype dt, int rows, int cols, co
     rect_of(dst, es, origin, &pitch);
     PS_CL_TRY(be,
               clEnqueueWriteBufferRect(ps_cl(be)->queue, (cl_mem)dst.buf, CL_TRUE, origin,
-                                       host_origin, region, pitch, 0, (size_t)ldh * es, 0, host,
-                                       0, NULL, NULL),
+                                       host_origin, region, pitch, 0, (size_t)ldh * es, 0, host, 0,
+                                       NULL, NULL),
               "clEnqueueWriteBufferRect (upload)");
     return PS_SUCCESS;
 }

@@ -5,7 +5,7 @@
 
 #include <clblast_c.h>
 
-#define Q(be) (&ps_cl(be)->queue)
+#define Q(be)  (&ps_cl(be)->queue)
 #define MEM(v) ((cl_mem)(v).buf)
 
 static CLBlastTranspose tr(ps__trans t) {
@@ -14,7 +14,9 @@ static CLBlastTranspose tr(ps__trans t) {
 static CLBlastTriangle tri(ps__uplo u) {
     return u == PS__LOWER ? CLBlastTriangleLower : CLBlastTriangleUpper;
 }
-static CLBlastSide sd(ps__side s) { return s == PS__RIGHT ? CLBlastSideRight : CLBlastSideLeft; }
+static CLBlastSide sd(ps__side s) {
+    return s == PS__RIGHT ? CLBlastSideRight : CLBlastSideLeft;
+}
 static CLBlastDiagonal dg(ps__diag d) {
     return d == PS__UNIT ? CLBlastDiagonalUnit : CLBlastDiagonalNonUnit;
 }
@@ -62,12 +64,12 @@ ps_status ps_cl_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alp
 ps_status ps_cl_axpy(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x,
                      ps__vec y) {
     if (n <= 0) return PS_SUCCESS;
-    return check(be,
-                 dt == PS__DOUBLE ? CLBlastDaxpy(n, alpha->d, MEM(x), x.off, x.inc, MEM(y), y.off,
-                                                 y.inc, Q(be), NULL)
-                                  : CLBlastSaxpy(n, alpha->s, MEM(x), x.off, x.inc, MEM(y), y.off,
-                                                 y.inc, Q(be), NULL),
-                 "CLBlast axpy");
+    return check(
+        be,
+        dt == PS__DOUBLE
+            ? CLBlastDaxpy(n, alpha->d, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL)
+            : CLBlastSaxpy(n, alpha->s, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL),
+        "CLBlast axpy");
 }
 
 ps_status ps_cl_dot(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y,
@@ -75,12 +77,12 @@ ps_status ps_cl_dot(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y,
     *result = ps__scalar_of(dt, 0.0);
     if (n <= 0) return PS_SUCCESS;
     cl_mem s = ps_cl(be)->scratch;
-    PS__TRY(check(be,
-                  dt == PS__DOUBLE ? CLBlastDdot(n, s, 0, MEM(x), x.off, x.inc, MEM(y), y.off,
-                                                 y.inc, Q(be), NULL)
-                                   : CLBlastSdot(n, s, 0, MEM(x), x.off, x.inc, MEM(y), y.off,
-                                                 y.inc, Q(be), NULL),
-                  "CLBlast dot"));
+    PS__TRY(
+        check(be,
+              dt == PS__DOUBLE
+                  ? CLBlastDdot(n, s, 0, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL)
+                  : CLBlastSdot(n, s, 0, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL),
+              "CLBlast dot"));
     return read_scratch(be, ps__dtype_size(dt), result);
 }
 
@@ -129,20 +131,19 @@ ps_status ps_cl_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, int 
                  "CLBlast gemv");
 }
 
-ps_status ps_cl_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
-                    ps__vec x, ps__vec y, ps__mat a) {
+ps_status ps_cl_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha, ps__vec x,
+                    ps__vec y, ps__mat a) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     return check(be,
-                 dt == PS__DOUBLE
-                     ? CLBlastDger(COL, m, n, alpha->d, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc,
-                                   MEM(a), a.off, a.ld, Q(be), NULL)
-                     : CLBlastSger(COL, m, n, alpha->s, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc,
-                                   MEM(a), a.off, a.ld, Q(be), NULL),
+                 dt == PS__DOUBLE ? CLBlastDger(COL, m, n, alpha->d, MEM(x), x.off, x.inc, MEM(y),
+                                                y.off, y.inc, MEM(a), a.off, a.ld, Q(be), NULL)
+                                  : CLBlastSger(COL, m, n, alpha->s, MEM(x), x.off, x.inc, MEM(y),
+                                                y.off, y.inc, MEM(a), a.off, a.ld, Q(be), NULL),
                  "CLBlast ger");
 }
 
-ps_status ps_cl_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans,
-                     ps__diag diag, int n, ps__mat a, ps__vec x) {
+ps_status ps_cl_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, ps__diag diag,
+                     int n, ps__mat a, ps__vec x) {
     if (n <= 0) return PS_SUCCESS;
     return check(be,
                  dt == PS__DOUBLE ? CLBlastDtrsv(COL, tri(uplo), tr(trans), dg(diag), n, MEM(a),
@@ -152,8 +153,8 @@ ps_status ps_cl_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans tra
                  "CLBlast trsv");
 }
 
-ps_status ps_cl_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
-                     int k, const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
+ps_status ps_cl_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n, int k,
+                     const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
                      ps__mat c) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     if (k <= 0) return scale_matrix(be, dt, m, n, beta, c, 0, PS__UPPER);
@@ -162,8 +163,7 @@ ps_status ps_cl_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, 
                      ? CLBlastDgemm(COL, tr(ta), tr(tb), m, n, k, alpha->d, MEM(a), a.off, a.ld,
                                     MEM(b), b.off, b.ld, beta->d, MEM(c), c.off, c.ld, Q(be), NULL)
                      : CLBlastSgemm(COL, tr(ta), tr(tb), m, n, k, alpha->s, MEM(a), a.off, a.ld,
-                                    MEM(b), b.off, b.ld, beta->s, MEM(c), c.off, c.ld, Q(be),
-                                    NULL),
+                                    MEM(b), b.off, b.ld, beta->s, MEM(c), c.off, c.ld, Q(be), NULL),
                  "CLBlast gemm");
 }
 
@@ -173,16 +173,15 @@ ps_status ps_cl_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans tra
     if (k <= 0) return scale_matrix(be, dt, n, n, beta, c, 1, uplo);
     return check(be,
                  dt == PS__DOUBLE
-                     ? CLBlastDsyrk(COL, tri(uplo), tr(trans), n, k, alpha->d, MEM(a), a.off,
-                                    a.ld, beta->d, MEM(c), c.off, c.ld, Q(be), NULL)
-                     : CLBlastSsyrk(COL, tri(uplo), tr(trans), n, k, alpha->s, MEM(a), a.off,
-                                    a.ld, beta->s, MEM(c), c.off, c.ld, Q(be), NULL),
+                     ? CLBlastDsyrk(COL, tri(uplo), tr(trans), n, k, alpha->d, MEM(a), a.off, a.ld,
+                                    beta->d, MEM(c), c.off, c.ld, Q(be), NULL)
+                     : CLBlastSsyrk(COL, tri(uplo), tr(trans), n, k, alpha->s, MEM(a), a.off, a.ld,
+                                    beta->s, MEM(c), c.off, c.ld, Q(be), NULL),
                  "CLBlast syrk");
 }
 
-ps_status ps_cl_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo,
-                     ps__trans trans, ps__diag diag, int m, int n, const ps__scalar *alpha,
-                     ps__mat a, ps__mat b) {
+ps_status ps_cl_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
+                     ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     return check(be,
                  dt == PS__DOUBLE

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #define MAX_PLATFORMS 16
-#define MAX_DEVICES 64
+#define MAX_DEVICES   64
 
 typedef struct {
     cl_platform_id platform;

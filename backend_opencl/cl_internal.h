@@ -23,16 +23,18 @@ typedef struct ps_cl_state {
     cl_device_id device;
     cl_context context;
     cl_command_queue queue;
-    int borrowed;       /* context and queue belong to the caller: never released */
-    cl_mem scratch;     /* 64 bytes for dot/nrm2/iamax results */
-    int panel_wg;       /* work-group size of the panel kernel (a power of two) */
+    int borrowed;         /* context and queue belong to the caller: never released */
+    cl_mem scratch;       /* 64 bytes for dot/nrm2/iamax results */
+    int panel_wg;         /* work-group size of the panel kernel (a power of two) */
     char device_key[512]; /* device name + driver version: part of the program cache key */
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */
     ps_cl_cached_kernel kernels[PS_CL_KERNEL_CACHE];
     int nkernels;
 } ps_cl_state;
 
-static inline ps_cl_state *ps_cl(ps__backend *be) { return (ps_cl_state *)be->impl; }
+static inline ps_cl_state *ps_cl(ps__backend *be) {
+    return (ps_cl_state *)be->impl;
+}
 
 /* Turns an OpenCL error into a status (allocation failures: PS_ERR_OUT_OF_MEMORY) and message. */
 ps_status ps_cl_fail(ps__backend *be, cl_int err, const char *what);
@@ -61,25 +63,23 @@ ps_status ps_cl_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y)
 ps_status ps_cl_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x);
 ps_status ps_cl_axpy(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x,
                      ps__vec y);
-ps_status ps_cl_dot(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y,
-                    ps__scalar *result);
+ps_status ps_cl_dot(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y, ps__scalar *result);
 ps_status ps_cl_nrm2(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__scalar *result);
 ps_status ps_cl_iamax(ps__backend *be, ps__dtype dt, int n, ps__vec x, int *result);
 ps_status ps_cl_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, int n,
                      const ps__scalar *alpha, ps__mat a, ps__vec x, const ps__scalar *beta,
                      ps__vec y);
-ps_status ps_cl_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
-                    ps__vec x, ps__vec y, ps__mat a);
-ps_status ps_cl_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans,
-                     ps__diag diag, int n, ps__mat a, ps__vec x);
-ps_status ps_cl_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
-                     int k, const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
+ps_status ps_cl_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha, ps__vec x,
+                    ps__vec y, ps__mat a);
+ps_status ps_cl_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, ps__diag diag,
+                     int n, ps__mat a, ps__vec x);
+ps_status ps_cl_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n, int k,
+                     const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
                      ps__mat c);
 ps_status ps_cl_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, int n, int k,
                      const ps__scalar *alpha, ps__mat a, const ps__scalar *beta, ps__mat c);
-ps_status ps_cl_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo,
-                     ps__trans trans, ps__diag diag, int m, int n, const ps__scalar *alpha,
-                     ps__mat a, ps__mat b);
+ps_status ps_cl_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
+                     ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b);
 ps_status ps_cl_fill(ps__backend *be, ps__dtype dt, int rows, int cols, const ps__scalar *value,
                      ps__mat a);
 ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,

@@ -10,7 +10,9 @@ static cl_int set_args(cl_kernel k, int count, const size_t *sizes, const void *
     return CL_SUCCESS;
 }
 
-static size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
+static size_t round_up(size_t v, size_t m) {
+    return (v + m - 1) / m * m;
+}
 
 ps_status ps_cl_fill(ps__backend *be, ps__dtype dt, int rows, int cols, const ps__scalar *value,
                      ps__mat a) {
@@ -23,8 +25,10 @@ ps_status ps_cl_fill(ps__backend *be, ps__dtype dt, int rows, int cols, const ps
     const size_t sizes[] = {sizeof rows, sizeof cols, es, sizeof buf, sizeof off, sizeof a.ld};
     const void *const values[] = {&rows, &cols, value, &buf, &off, &a.ld};
     PS_CL_TRY(be, set_args(k, 6, sizes, values), "clSetKernelArg (ps_fill)");
-    size_t local[2] = {16, 16}, global[2] = {round_up((size_t)rows, 16), round_up((size_t)cols, 16)};
-    PS_CL_TRY(be, clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 2, NULL, global, local, 0, NULL, NULL),
+    size_t local[2] = {16, 16},
+           global[2] = {round_up((size_t)rows, 16), round_up((size_t)cols, 16)};
+    PS_CL_TRY(be,
+              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 2, NULL, global, local, 0, NULL, NULL),
               "clEnqueueNDRangeKernel (ps_fill)");
     return PS_SUCCESS;
 }
@@ -45,10 +49,9 @@ ps_status ps_cl_iamax(ps__backend *be, ps__dtype dt, int n, ps__vec x, int *resu
               clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
               "clEnqueueNDRangeKernel (ps_iamax)");
     cl_int idx;
-    PS_CL_TRY(be,
-              clEnqueueReadBuffer(ps_cl(be)->queue, out, CL_TRUE, 0, sizeof idx, &idx, 0, NULL,
-                                  NULL),
-              "clEnqueueReadBuffer (iamax result)");
+    PS_CL_TRY(
+        be, clEnqueueReadBuffer(ps_cl(be)->queue, out, CL_TRUE, 0, sizeof idx, &idx, 0, NULL, NULL),
+        "clEnqueueReadBuffer (iamax result)");
     *result = idx;
     return PS_SUCCESS;
 }
@@ -60,12 +63,13 @@ ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k
     PS__TRY(ps_cl_kernel(be, PS_CL_LU, dt, "ps_laswp", &k));
     cl_mem buf = (cl_mem)a.buf, piv = (cl_mem)ipiv;
     cl_ulong off = a.off, poff = ipiv_off;
-    const size_t sizes[] = {sizeof ncols, sizeof buf, sizeof off, sizeof a.ld, sizeof k1,
+    const size_t sizes[] = {sizeof ncols, sizeof buf, sizeof off,  sizeof a.ld,   sizeof k1,
                             sizeof k2,    sizeof piv, sizeof poff, sizeof forward};
     const void *const values[] = {&ncols, &buf, &off, &a.ld, &k1, &k2, &piv, &poff, &forward};
     PS_CL_TRY(be, set_args(k, 9, sizes, values), "clSetKernelArg (ps_laswp)");
     size_t local = 64, global = round_up((size_t)ncols, local);
-    PS_CL_TRY(be, clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
+    PS_CL_TRY(be,
+              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
               "clEnqueueNDRangeKernel (ps_laswp)");
     return PS_SUCCESS;
 }
@@ -82,7 +86,8 @@ ps_status ps_cl_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat
     const void *const values[] = {&m, &n, &buf, &off, &a.ld, &piv, &poff, &row_base, &inf};
     PS_CL_TRY(be, set_args(k, 9, sizes, values), "clSetKernelArg (ps_getrf_panel)");
     size_t local = (size_t)ps_cl(be)->panel_wg, global = local;
-    PS_CL_TRY(be, clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
+    PS_CL_TRY(be,
+              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
               "clEnqueueNDRangeKernel (ps_getrf_panel)");
     return PS_SUCCESS;
 }

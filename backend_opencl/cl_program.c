@@ -38,10 +38,14 @@ static uint64_t fnv1a(uint64_t h, const char *s) {
 /* The cache folder (created if needed); 0 when there is none usable. */
 static int cache_dir(char *dir, size_t size) {
     const char *env = getenv("PORTSOLVE_CACHE_DIR");
-    if (env && *env) snprintf(dir, size, "%s", env);
-    else if ((env = getenv("XDG_CACHE_HOME")) && *env) snprintf(dir, size, "%s/portsolve", env);
-    else if ((env = getenv("HOME")) && *env) snprintf(dir, size, "%s/.cache/portsolve", env);
-    else return 0;
+    if (env && *env)
+        snprintf(dir, size, "%s", env);
+    else if ((env = getenv("XDG_CACHE_HOME")) && *env)
+        snprintf(dir, size, "%s/portsolve", env);
+    else if ((env = getenv("HOME")) && *env)
+        snprintf(dir, size, "%s/.cache/portsolve", env);
+    else
+        return 0;
     for (char *p = dir + 1; *p; p++) { /* mkdir -p */
         if (*p != '/') continue;
         *p = '\0';
@@ -66,7 +70,8 @@ static cl_program load_binary(ps_cl_state *st, const char *path, const char *opt
     size_t len = (size_t)size;
     const unsigned char *bins[1] = {bin};
     cl_int err, status;
-    cl_program p = clCreateProgramWithBinary(st->context, 1, &st->device, &len, bins, &status, &err);
+    cl_program p =
+        clCreateProgramWithBinary(st->context, 1, &st->device, &len, bins, &status, &err);
     free(bin);
     if (err != CL_SUCCESS || status != CL_SUCCESS) return NULL;
     if (clBuildProgram(p, 1, &st->device, options, NULL, NULL) != CL_SUCCESS) {
@@ -91,8 +96,10 @@ static void save_binary(ps_cl_state *st, cl_program p, const char *path) {
         if (f) {
             int ok = fwrite(bin, 1, size, f) == size;
             ok &= fclose(f) == 0;
-            if (ok) rename(tmp, path); /* atomic: concurrent processes never see half a file */
-            else remove(tmp);
+            if (ok)
+                rename(tmp, path); /* atomic: concurrent processes never see half a file */
+            else
+                remove(tmp);
         }
     }
     (void)st;

@@ -55,6 +55,28 @@ static ps_status block_size_from_env(int *nb, char *msg, size_t msg_size) {
     return PS_SUCCESS;
 }
 
+/* Allocates a context and opens its backend as req says. */
+static ps_status create_context(ps_context **out, ps_backend_kind kind, int nb,
+                                const ps__open_request *req) {
+    ps_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        snprintf(create_error, sizeof create_error, "ps_context_create: out of host memory");
+        return PS_ERR_OUT_OF_HOST_MEMORY;
+    }
+    ctx->lu_block_size = nb;
+    ctx->be.err = ctx->last_error;
+    ctx->be.err_size = sizeof ctx->last_error;
+    ps_status st = ps__backend_open(ctx, kind, req);
+    if (st) {
+        snprintf(create_error, sizeof create_error, "%s", ctx->last_error);
+        free(ctx);
+        return st;
+    }
+    ctx->last_error[0] = '\0';
+    *out = ctx;
+    return PS_SUCCESS;
+}
+
 ps_status ps_context_create(ps_context **out, const ps_context_options *opts) {
     create_error[0] = '\0';
     if (!out) {
@@ -86,24 +108,34 @@ ps_status ps_context_create(ps_context **out, const ps_context_options *opts) {
         st = block_size_from_env(&nb, create_error, sizeof create_error);
         if (st) return st;
     }
+    ps__open_request req = {device, 0, NULL, NULL};
+    return create_context(out, kind, nb, &req);
+}
 
-    ps_context *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) {
-        snprintf(create_error, sizeof create_error, "ps_context_create: out of host memory");
-        return PS_ERR_OUT_OF_HOST_MEMORY;
+ps_status ps_context_create_native(ps_context **out, ps_backend_kind kind, void *native_context,
+                                   void *native_queue) {
+    create_error[0] = '\0';
+    if (!out) {
+        snprintf(create_error, sizeof create_error, "ps_context_create_native: out is NULL");
+        return PS_ERR_INVALID_ARGUMENT;
     }
-    ctx->lu_block_size = nb;
-    ctx->be.err = ctx->last_error;
-    ctx->be.err_size = sizeof ctx->last_error;
-    st = ps__backend_open(ctx, kind, device);
-    if (st) {
-        snprintf(create_error, sizeof create_error, "%s", ctx->last_error);
-        free(ctx);
-        return st;
+    *out = NULL;
+    if (kind != PS_BACKEND_CUDA && kind != PS_BACKEND_OPENCL) {
+        snprintf(create_error, sizeof create_error,
+                 "ps_context_create_native: kind=%d is neither PS_BACKEND_CUDA nor "
+                 "PS_BACKEND_OPENCL",
+                 (int)kind);
+        return PS_ERR_INVALID_ARGUMENT;
     }
-    ctx->last_error[0] = '\0';
-    *out = ctx;
-    return PS_SUCCESS;
+    int nb;
+    ps_status st = block_size_from_env(&nb, create_error, sizeof create_error);
+    if (st) return st;
+    ps__open_request req = {NULL, 1, native_context, native_queue};
+    return create_context(out, kind, nb, &req);
+}
+
+void *ps_context_native_queue(const ps_context *ctx) {
+    return ctx ? ctx->be.ops->queue((ps__backend *)&ctx->be) : NULL;
 }
 
 void ps_context_destroy(ps_context *ctx) {

@@ -2,6 +2,7 @@
 #include "matrix.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 ps_status ps__check_matrix(ps_context *ctx, const ps_matrix *m, int pos, const char *fn,
                            const char *name) {
@@ -42,6 +43,7 @@ ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, 
     m->cols = cols;
     m->ld = ld;
     m->off = 0;
+    m->owns = 1;
     st = ps__dev_alloc(ctx, (size_t)ld * (size_t)cols * ps__dtype_size(m->dt), &m->buf);
     if (st) {
         ps__host_free(ctx, m);
@@ -51,10 +53,44 @@ ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, 
     return PS_SUCCESS;
 }
 
+ps_status ps_matrix_wrap_native(ps_context *ctx, ps_dtype dtype, int rows, int cols, int ld,
+                                void *buffer, size_t offset, ps_matrix **out) {
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    if (!out) return ps__bad_arg(ctx, 8, "ps_matrix_wrap_native: out is NULL");
+    *out = NULL;
+    if (dtype != PS_FLOAT && dtype != PS_DOUBLE)
+        return ps__bad_arg(ctx, 2,
+                           "ps_matrix_wrap_native: dtype=%d is neither PS_FLOAT nor "
+                           "PS_DOUBLE",
+                           (int)dtype);
+    if (rows < 0 || cols < 0)
+        return ps__bad_arg(ctx, rows < 0 ? 3 : 4, "ps_matrix_wrap_native: %d x %d is negative",
+                           rows, cols);
+    if (ld < (rows > 0 ? rows : 1))
+        return ps__bad_arg(ctx, 5, "ps_matrix_wrap_native: ld=%d is less than max(1, rows=%d)", ld,
+                           rows);
+    if (!buffer) return ps__bad_arg(ctx, 6, "ps_matrix_wrap_native: buffer is NULL");
+    if (strcmp(ctx->be.ops->name, "cpu") == 0)
+        return ps__bad_arg(ctx, 1,
+                           "ps_matrix_wrap_native: the cpu backend has no device "
+                           "buffers to wrap; use the host drivers");
+    if (dtype == PS_DOUBLE && !ctx->be.has_double)
+        return ps__fail(ctx, PS_ERR_NO_DOUBLE,
+                        "ps_matrix_wrap_native: device '%s' has no double "
+                        "precision",
+                        ctx->be.device_name);
+    ps_matrix *m;
+    PS__TRY(ps__host_alloc(ctx, sizeof *m, (void **)&m));
+    *m = (ps_matrix){ctx, (ps__dtype)dtype, rows, cols, ld, buffer, offset, 0};
+    *out = m;
+    return PS_SUCCESS;
+}
+
 void ps_matrix_destroy(ps_matrix *m) {
     if (!m) return;
     ps_context *ctx = m->ctx;
-    ps__dev_free(ctx, m->buf);
+    if (m->owns) ps__dev_free(ctx, m->buf);
     ps__host_free(ctx, m);
 }
 

@@ -10,6 +10,7 @@ struct ps_matrix {
     int rows, cols, ld;
     void *buf;  /* backend buffer */
     size_t off; /* element offset of (0,0) in buf */
+    int owns;   /* 0 for a wrapped caller buffer, which destroy leaves alone */
 };
 
 static inline ps__mat ps__matrix_view(const ps_matrix *m) {

@@ -109,74 +109,95 @@ static void *open_module(const char *name, char *why, size_t why_size) {
     return NULL;
 }
 
-static ps_status open_builtin_cpu(ps_context *ctx, const char *device) {
-    ps_status st = ps__backend_ops_complete(&ctx->ops, ps__cpu_backend_ops(), ctx->last_error,
-                                            sizeof ctx->last_error);
-    if (st) return st;
-    ctx->be.ops = &ctx->ops;
-    return ctx->ops.open(&ctx->be, device);
+static const char *kind_name(ps_backend_kind kind) {
+    return kind == PS_BACKEND_CUDA ? "cuda" : kind == PS_BACKEND_OPENCL ? "opencl" : "cpu";
 }
 
-/* Opens module `name`; require_gpu is passed to the module through the device spec "gpu". */
-static ps_status open_module_backend(ps_context *ctx, const char *name, const char *device,
-                                     int auto_mode) {
-    char why[2048];
+/* Loads and completes the table of backend `name`: built in for cpu, else from its module,
+ * whose handle goes to *module. On failure msg says why. */
+static ps_status load_backend(const char *name, ps__backend_ops *ops, void **module, char *msg,
+                              size_t msg_size) {
+    *module = NULL;
+    if (strcmp(name, "cpu") == 0)
+        return ps__backend_ops_complete(ops, ps__cpu_backend_ops(), msg, msg_size);
     if (!built_with(name) && !getenv("PORTSOLVE_BACKEND_PATH")) {
-        return ps__fail(ctx, PS_ERR_BACKEND_UNAVAILABLE,
-                        "the %s backend is not built into this portsolve (built: %s); configure "
-                        "with -DPORTSOLVE_WITH_%s=ON",
-                        name, PS_BUILT_BACKENDS, strcmp(name, "cuda") == 0 ? "CUDA" : "OPENCL");
+        snprintf(msg, msg_size,
+                 "the %s backend is not built into this portsolve (built: %s); configure with "
+                 "-DPORTSOLVE_WITH_%s=ON",
+                 name, PS_BUILT_BACKENDS, strcmp(name, "cuda") == 0 ? "CUDA" : "OPENCL");
+        return PS_ERR_BACKEND_UNAVAILABLE;
     }
+    char why[2048];
     void *h = open_module(name, why, sizeof why);
-    if (!h)
-        return ps__fail(ctx, PS_ERR_BACKEND_UNAVAILABLE, "cannot load the %s backend module: %s",
-                        name, why);
+    if (!h) {
+        snprintf(msg, msg_size, "cannot load the %s backend module: %s", name, why);
+        return PS_ERR_BACKEND_UNAVAILABLE;
+    }
     ps__backend_entry_fn entry;
     *(void **)&entry = dlsym(h, PS__BACKEND_ENTRY_SYMBOL);
-    if (!entry) {
-        dlclose(h);
-        return ps__fail(ctx, PS_ERR_BACKEND_UNAVAILABLE, "the %s module has no entry point %s",
-                        name, PS__BACKEND_ENTRY_SYMBOL);
-    }
-    ps_status st =
-        ps__backend_ops_complete(&ctx->ops, entry(), ctx->last_error, sizeof ctx->last_error);
-    if (st == PS_SUCCESS) {
-        ctx->be.ops = &ctx->ops;
-        /* In auto mode only a GPU qualifies; the module reads this from the spec. */
-        st = ctx->ops.open(&ctx->be, auto_mode && !device ? "gpu" : device);
-    }
+    ps_status st = PS_ERR_BACKEND_UNAVAILABLE;
+    if (!entry)
+        snprintf(msg, msg_size, "the %s module has no entry point %s", name,
+                 PS__BACKEND_ENTRY_SYMBOL);
+    else
+        st = ps__backend_ops_complete(ops, entry(), msg, msg_size);
     if (st) {
         dlclose(h);
         return st;
     }
-    ctx->module = h;
+    *module = h;
     return PS_SUCCESS;
 }
 
-ps_status ps__backend_open(ps_context *ctx, ps_backend_kind kind, const char *device) {
-    switch (kind) {
-    case PS_BACKEND_CPU:
-        return open_builtin_cpu(ctx, device);
-    case PS_BACKEND_CUDA:
-        return open_module_backend(ctx, "cuda", device, 0);
-    case PS_BACKEND_OPENCL:
-        return open_module_backend(ctx, "opencl", device, 0);
-    case PS_BACKEND_AUTO:
-    default: {
-        /* Only backends this build has are tried; the CPU backend always works. */
-        static const char *const gpu_order[] = {"cuda", "opencl"};
-        for (size_t i = 0; i < 2; i++) {
-            if (!built_with(gpu_order[i])) continue;
-            if (open_module_backend(ctx, gpu_order[i], device, 1) == PS_SUCCESS) return PS_SUCCESS;
-        }
-        ctx->last_error[0] = '\0';
-        return open_builtin_cpu(ctx, device);
+/* Opens backend `name` into ctx: on the device spec (gpu_only: auto mode, where only a GPU
+ * qualifies; the module reads that from the spec "gpu"), or on the caller's native handles. */
+static ps_status open_named(ps_context *ctx, const char *name, const ps__open_request *req,
+                            int gpu_only) {
+    void *module;
+    PS__TRY(load_backend(name, &ctx->ops, &module, ctx->last_error, sizeof ctx->last_error));
+    ctx->be.ops = &ctx->ops;
+    ps_status st;
+    if (req->borrowed)
+        st = ctx->ops.open_borrowed(&ctx->be, req->native_context, req->native_queue);
+    else
+        st = ctx->ops.open(&ctx->be, gpu_only && !req->device ? "gpu" : req->device);
+    if (st) {
+        if (module) dlclose(module);
+        return st;
     }
+    ctx->module = module;
+    return PS_SUCCESS;
+}
+
+ps_status ps__backend_open(ps_context *ctx, ps_backend_kind kind, const ps__open_request *req) {
+    if (kind != PS_BACKEND_AUTO) return open_named(ctx, kind_name(kind), req, 0);
+    /* Only backends this build has are tried; the CPU backend always works. */
+    static const char *const gpu_order[] = {"cuda", "opencl"};
+    for (size_t i = 0; i < 2; i++) {
+        if (!built_with(gpu_order[i])) continue;
+        if (open_named(ctx, gpu_order[i], req, 1) == PS_SUCCESS) return PS_SUCCESS;
     }
+    ctx->last_error[0] = '\0';
+    return open_named(ctx, "cpu", req, 0);
 }
 
 void ps__backend_close(ps_context *ctx) {
     if (ctx->be.ops && ctx->be.ops->close) ctx->be.ops->close(&ctx->be);
     if (ctx->module) dlclose(ctx->module);
     ctx->module = NULL;
+}
+
+ps_status ps_backend_devices(ps_backend_kind kind, char *buf, size_t size) {
+    if (!buf || size == 0) return PS_ERR_INVALID_ARGUMENT;
+    if (kind < PS_BACKEND_CPU || kind > PS_BACKEND_OPENCL) {
+        snprintf(buf, size, "ps_backend_devices: kind=%d is not cpu, cuda or opencl", (int)kind);
+        return PS_ERR_UNKNOWN_BACKEND;
+    }
+    ps__backend_ops ops;
+    void *module;
+    ps_status st = load_backend(kind_name(kind), &ops, &module, buf, size);
+    if (st) return st;
+    ops.list_devices(buf, size);
+    if (module) dlclose(module);
+    return PS_SUCCESS;
 }

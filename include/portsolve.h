@@ -119,6 +119,17 @@ PS_API const char *ps_context_last_error(const ps_context *ctx);
 PS_API int ps_context_last_info(const ps_context *ctx);
 /* Blocks until all work queued on the context's device has finished. */
 PS_API ps_status ps_context_synchronize(ps_context *ctx);
+/* Writes the devices of a backend kind (cpu, cuda or opencl), one per line with their index,
+ * name and double-precision support, into buf; on failure buf says why. */
+PS_API ps_status ps_backend_devices(ps_backend_kind kind, char *buf, size_t size);
+
+/* Interop, untyped (portsolve_cl.h and portsolve_cuda.h give typed versions):
+ * a context on the caller's native context and queue (OpenCL: cl_context + cl_command_queue;
+ * CUDA: NULL + cudaStream_t), borrowed and never released by the library; */
+PS_API ps_status ps_context_create_native(ps_context **out, ps_backend_kind kind,
+                                          void *native_context, void *native_queue);
+/* the context's queue (cl_command_queue, cudaStream_t; NULL on the CPU). */
+PS_API void *ps_context_native_queue(const ps_context *ctx);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Device-resident matrices: factor once, solve many times without re-uploading.               */
@@ -130,6 +141,10 @@ typedef struct ps_matrix ps_matrix;
 /* A rows x cols matrix on ctx's device, leading dimension ld (0: rows). Contents undefined. */
 PS_API ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, int ld,
                                   ps_matrix **out);
+/* A matrix over a device buffer the caller owns (a cl_mem, a CUDA device pointer) starting
+ * `offset` elements in; ps_matrix_destroy leaves the buffer alone. Not for the cpu backend. */
+PS_API ps_status ps_matrix_wrap_native(ps_context *ctx, ps_dtype dtype, int rows, int cols, int ld,
+                                       void *buffer, size_t offset, ps_matrix **out);
 PS_API void ps_matrix_destroy(ps_matrix *m);
 /* Copies a host rows x cols column-major array with leading dimension ldh into / out of m. */
 PS_API ps_status ps_matrix_upload(ps_matrix *m, const void *host, int ldh);

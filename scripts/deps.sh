@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages portsolve needs, only those missing. Used by demo.sh and test.sh.
 set -euo pipefail
-packages=(gcc make cmake pkg-config libopenblas-dev liblapacke-dev libtmglib-dev gnuplot-nox)
+packages=(gcc make cmake pkg-config libopenblas-dev liblapacke-dev libtmglib-dev gnuplot-nox
+  ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the test suite for every backend label this machine
-# can run (cpu always). With --sanitize: a separate ASan+UBSan build (build-asan/) of the CPU tests.
+# can run. With --sanitize: a separate ASan+UBSan build (build-asan/) of the CPU tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -12,4 +12,13 @@ if [ "${1:-}" = "--sanitize" ]; then
   exit 0
 fi
 bash scripts/build.sh
-ctest --test-dir build -L cpu --output-on-failure -j"$(nproc)"
+# Every label this build and machine can run: cpu always; opencl when the module is built (it
+# then fails, never skips, without an OpenCL device); cuda when an NVIDIA GPU answers.
+labels=cpu
+grep -q '^PORTSOLVE_WITH_OPENCL:BOOL=ON' build/CMakeCache.txt && labels="$labels|opencl"
+if grep -q '^PORTSOLVE_WITH_CUDA:BOOL=ON' build/CMakeCache.txt 2>/dev/null &&
+   nvidia-smi -L >/dev/null 2>&1; then
+  labels="$labels|cuda"
+fi
+echo "portsolve: running the test labels $labels"
+ctest --test-dir build -L "$labels" --output-on-failure -j"$(nproc)"

@@ -39,6 +39,10 @@ static int cmd_info(void) {
         else
             printf("  %-7s does not load: %s\n", kinds[i].name, ps_last_create_error());
         ps_context_destroy(ctx);
+        char devices[4096];
+        if (ps_backend_devices(kinds[i].kind, devices, sizeof devices) != PS_SUCCESS) continue;
+        for (char *line = strtok(devices, "\n"); line; line = strtok(NULL, "\n"))
+            printf("          device %s\n", line);
     }
     ps_context *ctx = NULL;
     if (ps_context_create(&ctx, NULL) == PS_SUCCESS)
