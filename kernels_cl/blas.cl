@@ -9,8 +9,8 @@ typedef float real;
 
 /* BLAS i?amax by one work-group: the 0-based index of the FIRST element of largest |x_i|
  * (CLBlast 1.5 returns buffer positions, and 0 for an all-zero vector). NaN never wins. */
-__kernel __attribute__((reqd_work_group_size(PS_WG, 1, 1)))
-void ps_iamax(int n, __global const real *x, ulong off, int inc, __global int *result) {
+__kernel __attribute__((reqd_work_group_size(PS_WG, 1, 1))) void
+ps_iamax(int n, __global const real *x, ulong off, int inc, __global int *result) {
     __local real best_val[PS_WG];
     __local int best_idx[PS_WG];
     int lid = get_local_id(0);

@@ -33,13 +33,14 @@ __kernel void ps_laswp(int ncols, __global real *a, ulong off, int lda, int k1, 
 /*
  * Unblocked LU with partial pivoting of an m x n panel (m >= n, n small) by ONE work-group
  * of PS_WG work-items (1 on CPU devices), so the whole panel is factored on the device in one
- * launch: no host round trip per column. Every barrier is reached by the whole work-group. Per column: a work-group reduction finds the first largest |a(i,j)|,
- * the rows are swapped across the panel, the column is scaled and the rank-1 update applied.
- * Matches LAPACK dgetf2 (and the CPU oracle), including its handling of tiny and zero pivots.
+ * launch: no host round trip per column. Every barrier is reached by the whole work-group. Per
+ * column: a work-group reduction finds the first largest |a(i,j)|, the rows are swapped across the
+ * panel, the column is scaled and the rank-1 update applied. Matches LAPACK dgetf2 (and the CPU
+ * oracle), including its handling of tiny and zero pivots.
  */
-__kernel __attribute__((reqd_work_group_size(PS_WG, 1, 1)))
-void ps_getrf_panel(int m, int n, __global real *a, ulong off, int lda, __global int *ipiv,
-                    ulong ipiv_off, int row_base, __global int *info) {
+__kernel __attribute__((reqd_work_group_size(PS_WG, 1, 1))) void
+ps_getrf_panel(int m, int n, __global real *a, ulong off, int lda, __global int *ipiv,
+               ulong ipiv_off, int row_base, __global int *info) {
     __local real best_val[PS_WG];
     __local int best_row[PS_WG];
     int lid = get_local_id(0);
