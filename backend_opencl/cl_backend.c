@@ -10,35 +10,46 @@
 #include <string.h>
 
 const char *ps_cl_error_name(cl_int err) {
-    switch (err) {
 #define PS_CL_ERR(e)                                                                               \
-    case e:                                                                                        \
-        return #e;
-        PS_CL_ERR(CL_DEVICE_NOT_FOUND)
-        PS_CL_ERR(CL_DEVICE_NOT_AVAILABLE) PS_CL_ERR(CL_COMPILER_NOT_AVAILABLE)
-            PS_CL_ERR(CL_MEM_OBJECT_ALLOCATION_FAILURE) PS_CL_ERR(CL_OUT_OF_RESOURCES)
-                PS_CL_ERR(CL_OUT_OF_HOST_MEMORY) PS_CL_ERR(CL_BUILD_PROGRAM_FAILURE) PS_CL_ERR(
-                    CL_INVALID_VALUE) PS_CL_ERR(CL_INVALID_DEVICE) PS_CL_ERR(CL_INVALID_CONTEXT)
-                    PS_CL_ERR(CL_INVALID_COMMAND_QUEUE) PS_CL_ERR(CL_INVALID_MEM_OBJECT) PS_CL_ERR(
-                        CL_INVALID_BINARY) PS_CL_ERR(CL_INVALID_BUILD_OPTIONS)
-                        PS_CL_ERR(CL_INVALID_PROGRAM) PS_CL_ERR(CL_INVALID_KERNEL_NAME) PS_CL_ERR(
-                            CL_INVALID_KERNEL_ARGS) PS_CL_ERR(CL_INVALID_WORK_GROUP_SIZE)
-                            PS_CL_ERR(CL_INVALID_WORK_ITEM_SIZE) PS_CL_ERR(CL_INVALID_BUFFER_SIZE)
-                                PS_CL_ERR(CL_INVALID_OPERATION) PS_CL_ERR(CL_INVALID_ARG_VALUE)
-                                    PS_CL_ERR(CL_INVALID_ARG_SIZE)
-                                        PS_CL_ERR(CL_INVALID_GLOBAL_WORK_SIZE)
-                                            PS_CL_ERR(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+    { e, #e }
+    static const struct {
+        cl_int code;
+        const char *name;
+    } names[] = {
+        PS_CL_ERR(CL_DEVICE_NOT_FOUND),
+        PS_CL_ERR(CL_DEVICE_NOT_AVAILABLE),
+        PS_CL_ERR(CL_COMPILER_NOT_AVAILABLE),
+        PS_CL_ERR(CL_MEM_OBJECT_ALLOCATION_FAILURE),
+        PS_CL_ERR(CL_OUT_OF_RESOURCES),
+        PS_CL_ERR(CL_OUT_OF_HOST_MEMORY),
+        PS_CL_ERR(CL_BUILD_PROGRAM_FAILURE),
+        PS_CL_ERR(CL_INVALID_VALUE),
+        PS_CL_ERR(CL_INVALID_DEVICE),
+        PS_CL_ERR(CL_INVALID_CONTEXT),
+        PS_CL_ERR(CL_INVALID_COMMAND_QUEUE),
+        PS_CL_ERR(CL_INVALID_MEM_OBJECT),
+        PS_CL_ERR(CL_INVALID_BINARY),
+        PS_CL_ERR(CL_INVALID_BUILD_OPTIONS),
+        PS_CL_ERR(CL_INVALID_PROGRAM),
+        PS_CL_ERR(CL_INVALID_KERNEL_NAME),
+        PS_CL_ERR(CL_INVALID_KERNEL_ARGS),
+        PS_CL_ERR(CL_INVALID_WORK_GROUP_SIZE),
+        PS_CL_ERR(CL_INVALID_WORK_ITEM_SIZE),
+        PS_CL_ERR(CL_INVALID_BUFFER_SIZE),
+        PS_CL_ERR(CL_INVALID_OPERATION),
+        PS_CL_ERR(CL_INVALID_ARG_VALUE),
+        PS_CL_ERR(CL_INVALID_ARG_SIZE),
+        PS_CL_ERR(CL_INVALID_GLOBAL_WORK_SIZE),
+        PS_CL_ERR(CL_MISALIGNED_SUB_BUFFER_OFFSET),
+        {-1024, "CLBlast: not implemented"},
+        {-2046, "CLBlast: invalid local memory usage"},
+        {-2047, "CLBlast: no half precision"},
+        {-2048, "CLBlast: no double precision"},
+    };
 #undef PS_CL_ERR
-                                                case -1024 : return "CLBlast: not implemented";
-    case -2046:
-        return "CLBlast: invalid local memory usage";
-    case -2047:
-        return "CLBlast: no half precision";
-    case -2048:
-        return "CLBlast: no double precision";
-    default:
-        return err <= -1000 ? "CLBlast error (see clblast.h StatusCode)" : "OpenCL error";
-    }
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].code == err) return names[i].name;
+    return err <= -1000 ? "CLBlast error (see clblast.h StatusCode)" : "OpenCL error";
 }
 
 ps_status ps_cl_fail(ps__backend *be, cl_int err, const char *what) {
