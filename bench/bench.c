@@ -2,14 +2,17 @@
  * portsolve-bench: times portsolve next to the reference a user would otherwise pick, in the
  * same run, on the same inputs, and reports the ratio.
  *
- *   portsolve-bench --method lu --sizes 1024,2048,4096 [--backend cpu] [--precision d|s]
+ *   portsolve-bench --method lu --sizes 1024,2048,4096 [--backend cpu|opencl|auto]
+ *                   [--level host|device] [--precision d|s]
  *                   [--nrhs K] [--repeats R] [--csv out.csv] [--plot out.png]
  *
  * Each measurement: one warm-up call of each, then R calls of each, interleaved (alternating
  * which goes first) so drift in the machine's speed hits both alike; the median is reported.
- * Inputs are restored before each call, outside the timed region. ratio = reference time /
- * portsolve time, so above 1 means portsolve is faster. The host drivers are timed whole: upload,
- * factor, solve and download.
+ * Inputs are restored before each call, outside the timed region. ratio = portsolve GFLOP/s /
+ * reference GFLOP/s, so above 1 means portsolve is faster; for a reference that solves the same
+ * system (LAPACKE on the CPU) that is reference time / portsolve time. --level host (default)
+ * times ps_?gesv whole (checks, transfers, factor, solve); --level device times ps_mat_gesv on
+ * matrices already on the device.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_refs.h"
@@ -25,20 +28,15 @@
 
 typedef struct {
     const char *method, *backend, *csv, *plot;
-    int sizes[MAX_SIZES], nsizes, nrhs, repeats, single;
+    int sizes[MAX_SIZES], nsizes, nrhs, repeats, single, device_level;
 } options;
 
 typedef struct {
     int n;
-    double ps_time, ref_time, ps_res, ref_res;
+    double ps_time, ref_time, ps_res, ref_res; /* ref_res < 0: the reference solves nothing */
+    double ps_gflops, ref_gflops, ratio;
     const char *ref_name;
 } row;
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -71,7 +69,13 @@ static int parse(int argc, char **argv, options *o) {
             o->nrhs = atoi(v);
         else if (!strcmp(k, "--repeats"))
             o->repeats = atoi(v);
-        else if (!strcmp(k, "--precision")) {
+        else if (!strcmp(k, "--level")) {
+            if (strcmp(v, "host") && strcmp(v, "device")) {
+                fprintf(stderr, "portsolve-bench: --level is host or device\n");
+                return 0;
+            }
+            o->device_level = v[0] == 'd';
+        } else if (!strcmp(k, "--precision")) {
             if (strcmp(v, "d") && strcmp(v, "s")) {
                 fprintf(stderr, "portsolve-bench: --precision is d or s\n");
                 return 0;
@@ -141,20 +145,21 @@ static int measure(ps_context *ctx, const options *o, const bench_ref *ref, int 
     double *tp = malloc(sizeof(double) * (size_t)o->repeats);
     double *tr = malloc(sizeof(double) * (size_t)o->repeats);
     int rc = 0;
+    out->ref_res = -1;
     for (int r = -1; r < o->repeats && !rc; r++) { /* r = -1: warm-up */
         /* Alternate which goes first, so neither always inherits the other's warm caches. */
         for (int turn = 0; turn < 2 && !rc; turn++) {
             int ours = (turn == 0) == (r % 2 == 0);
             bench_problem_reset(&p); /* fresh inputs, not timed */
-            double t0 = now();
-            rc = ours ? bench_run_portsolve(ctx, &p) : ref->run(ref, &p);
-            double t = now() - t0;
+            double t = 0;
+            rc = ours ? bench_run_portsolve(ctx, &p, o->device_level, &t)
+                      : ref->run(ref, ctx, &p, &t);
             if (rc) {
                 if (!ours) fprintf(stderr, "portsolve-bench: %s failed at n=%d\n", ref->name, n);
                 break;
             }
             if (r >= 0) (ours ? tp : tr)[r] = t;
-            if (r == o->repeats - 1)
+            if (r == o->repeats - 1 && (ours || ref->solves))
                 *(ours ? &out->ps_res : &out->ref_res) = bench_problem_residual(&p);
         }
     }
@@ -165,14 +170,13 @@ static int measure(ps_context *ctx, const options *o, const bench_ref *ref, int 
         out->ps_time = tp[o->repeats / 2];
         out->ref_time = tr[o->repeats / 2];
         out->ref_name = ref->name;
+        out->ps_gflops = bench_lu_flops(n, o->nrhs) / out->ps_time * 1e-9;
+        out->ref_gflops = ref->flops(n, o->nrhs) / out->ref_time * 1e-9;
+        out->ratio = out->ps_gflops / out->ref_gflops;
     }
     free(tp), free(tr);
     bench_problem_free(&p);
     return rc;
-}
-
-static double gflops(int n, int nrhs, double t) {
-    return (2.0 / 3.0 * n * (double)n * n + 2.0 * n * (double)n * nrhs) / t * 1e-9;
 }
 
 static int write_plot(const options *o, const row *rows, int count, const char *device) {
@@ -194,11 +198,9 @@ static int write_plot(const options *o, const row *rows, int count, const char *
     fprintf(g, "e\nunset logscale y\nset ylabel 'GFLOP/s'\nset yrange [0:*]\n");
     fprintf(g, "plot '-' with linespoints title 'portsolve', '-' with linespoints title '%s'\n",
             rows[0].ref_name);
-    for (int i = 0; i < count; i++)
-        fprintf(g, "%d %g\n", rows[i].n, gflops(rows[i].n, o->nrhs, rows[i].ps_time));
+    for (int i = 0; i < count; i++) fprintf(g, "%d %g\n", rows[i].n, rows[i].ps_gflops);
     fprintf(g, "e\n");
-    for (int i = 0; i < count; i++)
-        fprintf(g, "%d %g\n", rows[i].n, gflops(rows[i].n, o->nrhs, rows[i].ref_time));
+    for (int i = 0; i < count; i++) fprintf(g, "%d %g\n", rows[i].n, rows[i].ref_gflops);
     fprintf(g, "e\nunset multiplot\n");
     int rc = pclose(g);
     if (rc != 0) fprintf(stderr, "portsolve-bench: gnuplot failed (%d)\n", rc);
@@ -218,11 +220,12 @@ int main(int argc, char **argv) {
         return 1;
     }
     const char *device = ps_context_device_name(ctx);
-    printf("# portsolve-bench: %cgesv, nrhs %d, median of %d after a warm-up\n",
-           o.single ? 's' : 'd', o.nrhs, o.repeats);
+    printf("# portsolve-bench: %cgesv (%s level), nrhs %d, median of %d after a warm-up\n",
+           o.single ? 's' : 'd', o.device_level ? "device" : "host", o.nrhs, o.repeats);
     printf("# backend %s, device %s; reference %s\n", ps_context_backend_name(ctx), device,
            ref->name);
-    printf("# ratio = reference time / portsolve time (above 1: portsolve faster)\n");
+    printf("# ratio = portsolve GFLOP/s / reference GFLOP/s (2/3 n^3 + 2 n^2 nrhs for a solve);\n"
+           "# for a reference that solves the same system it is reference time / portsolve time\n");
     printf("%7s %12s %10s %12s %10s %7s %11s %11s\n", "n", "ps time s", "ps GF/s", "ref time s",
            "ref GF/s", "ratio", "ps resid", "ref resid");
     row rows[MAX_SIZES];
@@ -235,9 +238,10 @@ int main(int argc, char **argv) {
             continue;
         }
         row *r = &rows[count++];
-        printf("%7d %12.5f %10.2f %12.5f %10.2f %7.3f %11.3g %11.3g\n", r->n, r->ps_time,
-               gflops(r->n, o.nrhs, r->ps_time), r->ref_time, gflops(r->n, o.nrhs, r->ref_time),
-               r->ref_time / r->ps_time, r->ps_res, r->ref_res);
+        char ref_res[16] = "-";
+        if (r->ref_res >= 0) snprintf(ref_res, sizeof ref_res, "%.3g", r->ref_res);
+        printf("%7d %12.5f %10.2f %12.5f %10.2f %7.3f %11.3g %11s\n", r->n, r->ps_time,
+               r->ps_gflops, r->ref_time, r->ref_gflops, r->ratio, r->ps_res, ref_res);
         fflush(stdout);
         if (!(r->ps_res < 30)) rc = 1;
     }
@@ -247,21 +251,19 @@ int main(int argc, char **argv) {
             fprintf(stderr, "portsolve-bench: cannot write %s\n", o.csv);
             rc = 1;
         } else {
-            fprintf(
-                f,
-                "method,backend,device,precision,n,nrhs,ps_time_s,ps_gflops,reference,ref_time_s,"
-                "ref_gflops,ratio,ps_residual,ref_residual\n");
+            fprintf(f, "method,level,backend,device,precision,n,nrhs,ps_time_s,ps_gflops,reference,"
+                       "ref_time_s,ref_gflops,ratio,ps_residual,ref_residual\n");
             for (int i = 0; i < count; i++)
-                fprintf(f, "lu,%s,\"%s\",%c,%d,%d,%.6g,%.4g,%s,%.6g,%.4g,%.4f,%.3g,%.3g\n",
-                        ps_context_backend_name(ctx), device, o.single ? 's' : 'd', rows[i].n,
-                        o.nrhs, rows[i].ps_time, gflops(rows[i].n, o.nrhs, rows[i].ps_time),
-                        rows[i].ref_name, rows[i].ref_time,
-                        gflops(rows[i].n, o.nrhs, rows[i].ref_time),
-                        rows[i].ref_time / rows[i].ps_time, rows[i].ps_res, rows[i].ref_res);
+                fprintf(f, "lu,%s,%s,\"%s\",%c,%d,%d,%.6g,%.4g,%s,%.6g,%.4g,%.4f,%.3g,%.3g\n",
+                        o.device_level ? "device" : "host", ps_context_backend_name(ctx), device,
+                        o.single ? 's' : 'd', rows[i].n, o.nrhs, rows[i].ps_time, rows[i].ps_gflops,
+                        rows[i].ref_name, rows[i].ref_time, rows[i].ref_gflops, rows[i].ratio,
+                        rows[i].ps_res, rows[i].ref_res);
             fclose(f);
         }
     }
     if (o.plot && count > 0 && write_plot(&o, rows, count, device)) rc = 1;
+    bench_refs_release();
     ps_context_destroy(ctx);
     return rc;
 }

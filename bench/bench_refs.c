@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 #include "bench_refs.h"
 
 #include <cblas.h>
@@ -5,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static size_t es(const bench_problem *p) {
     return p->single ? sizeof(float) : sizeof(double);
@@ -66,23 +68,64 @@ void bench_problem_free(bench_problem *p) {
     memset(p, 0, sizeof *p);
 }
 
-int bench_run_portsolve(ps_context *ctx, bench_problem *p) {
+double bench_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+double bench_lu_flops(int n, int nrhs) {
+    return 2.0 / 3.0 * n * (double)n * n + 2.0 * n * (double)n * nrhs;
+}
+
+static int run_device_level(ps_context *ctx, bench_problem *p, double *seconds) {
+    ps_dtype dt = p->single ? PS_FLOAT : PS_DOUBLE;
+    ps_matrix *A = NULL, *B = NULL;
+    int rc = ps_matrix_create(ctx, dt, p->n, p->n, 0, &A) ||
+             ps_matrix_create(ctx, dt, p->n, p->nrhs, 0, &B) || ps_matrix_upload(A, p->A, p->n) ||
+             ps_matrix_upload(B, p->B, p->n) || ps_context_synchronize(ctx);
+    if (!rc) {
+        double t0 = bench_now();
+        rc = ps_mat_gesv(ctx, A, p->ipiv, B) || ps_context_synchronize(ctx);
+        *seconds = bench_now() - t0;
+    }
+    if (!rc) rc = ps_matrix_download(B, p->B, p->n) != PS_SUCCESS;
+    ps_matrix_destroy(A);
+    ps_matrix_destroy(B);
+    return rc;
+}
+
+int bench_run_portsolve(ps_context *ctx, bench_problem *p, int device_level, double *seconds) {
+    if (device_level) return run_device_level(ctx, p, seconds);
+    double t0 = bench_now();
     ps_status st = p->single ? ps_sgesv(ctx, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
                              : ps_dgesv(ctx, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n);
+    *seconds = bench_now() - t0;
     return st != PS_SUCCESS;
 }
 
-static int run_lapacke(const bench_ref *self, bench_problem *p) {
-    (void)self;
+static int run_lapacke(const bench_ref *self, ps_context *ctx, bench_problem *p, double *seconds) {
+    (void)self, (void)ctx;
+    double t0 = bench_now();
     int info =
         p->single ? LAPACKE_sgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
                   : LAPACKE_dgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n);
+    *seconds = bench_now() - t0;
     return info != 0;
 }
 
-static const bench_ref lapacke_ref = {"LAPACKE_gesv (OpenBLAS)", run_lapacke};
+static const bench_ref lapacke_ref = {"LAPACKE_gesv (OpenBLAS)", 1, bench_lu_flops, run_lapacke};
 
 const bench_ref *bench_reference_for(const char *backend) {
     if (strcmp(backend, "cpu") == 0) return &lapacke_ref;
+#ifdef PORTSOLVE_BENCH_OPENCL
+    if (strcmp(backend, "opencl") == 0) return bench_opencl_gemm_ref();
+#endif
     return NULL;
+}
+
+void bench_refs_release(void) {
+#ifdef PORTSOLVE_BENCH_OPENCL
+    bench_opencl_release();
+#endif
 }

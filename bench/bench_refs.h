@@ -18,15 +18,32 @@ void bench_problem_reset(bench_problem *p); /* copies A0/B0 into A/B */
 double bench_problem_residual(const bench_problem *p);
 void bench_problem_free(bench_problem *p);
 
-/* Solves p (its work copies, which the caller resets) with ps_?gesv on ctx; 0 on success. */
-int bench_run_portsolve(ps_context *ctx, bench_problem *p);
+/* LU solve flops, 2/3 n^3 + 2 n^2 nrhs (what GFLOP/s of a solve count). */
+double bench_lu_flops(int n, int nrhs);
+
+/* Solves p with portsolve and reports the seconds of the part that counts: at the host level
+ * ps_?gesv whole (checks, transfers, factor, solve); at the device level ps_mat_gesv on
+ * matrices already uploaded (transfers untimed). The solution is left in p->B. 0: ok. */
+int bench_run_portsolve(ps_context *ctx, bench_problem *p, int device_level, double *seconds);
 
 typedef struct bench_ref bench_ref;
 struct bench_ref {
     const char *name;
-    int (*run)(const bench_ref *self, bench_problem *p); /* solves the work copies; 0: ok */
+    int solves;                       /* 1: solves p (residual meaningful); 0: a rate only */
+    double (*flops)(int n, int nrhs); /* the work its time is divided into */
+    int (*run)(const bench_ref *self, ps_context *ctx, bench_problem *p, double *seconds);
 };
-/* The reference for a backend name ("cpu": LAPACKE ?gesv on OpenBLAS); NULL when none. */
+/* The reference for a backend name: cpu: LAPACKE ?gesv on OpenBLAS; opencl: CLBlast's GEMM
+ * of order n on the context's queue. NULL when this build has none. */
 const bench_ref *bench_reference_for(const char *backend);
+/* Releases what the references keep between repeats (device buffers); call before the
+ * context goes. */
+void bench_refs_release(void);
+#ifdef PORTSOLVE_BENCH_OPENCL
+const bench_ref *bench_opencl_gemm_ref(void);
+void bench_opencl_release(void);
+#endif
+
+double bench_now(void);
 
 #endif
