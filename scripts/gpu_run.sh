@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (see ../shared/device/README.md): the GPU test labels and the GPU
+# benchmarks from a build tree made on the development machine. Summary table last.
+#   bash scripts/gpu_run.sh BUILD_DIR OUT_DIR
+set -uo pipefail
+build=${1:-build-gpu}
+out=${2:-/tmp/gpu-out}
+mkdir -p "$out"
+source .device/gpu-env.sh "$build"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+clinfo -l
+"$build"/tools/portsolve info
+summary=()
+for label in ${LABELS:-opencl}; do
+  ctest --test-dir "$build" -L "$label" --output-on-failure -j4 > "$out/ctest-$label.log" 2>&1
+  summary+=("ctest -L $label: $(grep -E 'tests passed' "$out/ctest-$label.log")")
+  grep -E "Failed|CHECK" "$out/ctest-$label.log" | head -20
+done
+for spec in ${BENCH:-}; do # spec: backend:level:precision:sizes
+  IFS=: read -r backend level precision sizes <<<"$spec"
+  name="bench-$backend-$level-$precision"
+  "$build"/bench/portsolve-bench --backend "$backend" --level "$level" --precision "$precision" \
+    --sizes "$sizes" --repeats "${REPEATS:-3}" --csv "$out/$name.csv" > "$out/$name.txt" 2>&1
+  cat "$out/$name.txt"
+  summary+=("$name: $(tail -n +6 "$out/$name.txt" | awk '{printf "n=%s ratio=%s; ", $1, $6}')")
+done
+echo "==== summary ===="
+printf '%s\n' "${summary[@]}"
