@@ -1,6 +1,7 @@
 /* The OpenCL backend's BLAS entries on CLBlast (column-major, offsets in elements). CLBlast
  * rejects zero dimensions that BLAS accepts (k = 0 in gemm means C = beta C), so those cases are
- * handled here. Results of reductions go through a small device scratch buffer. */
+ * handled here. Results of reductions go through a small device scratch buffer. trsm is our own
+ * (cl_trsm.c) and iamax a kernel of ours (cl_kernels.c): see there why. */
 #include "cl_internal.h"
 
 #include <clblast_c.h>
@@ -13,9 +14,6 @@ static CLBlastTranspose tr(ps__trans t) {
 }
 static CLBlastTriangle tri(ps__uplo u) {
     return u == PS__LOWER ? CLBlastTriangleLower : CLBlastTriangleUpper;
-}
-static CLBlastSide sd(ps__side s) {
-    return s == PS__RIGHT ? CLBlastSideRight : CLBlastSideLeft;
 }
 static CLBlastDiagonal dg(ps__diag d) {
     return d == PS__UNIT ? CLBlastDiagonalUnit : CLBlastDiagonalNonUnit;
@@ -178,16 +176,4 @@ ps_status ps_cl_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans tra
                      : CLBlastSsyrk(COL, tri(uplo), tr(trans), n, k, alpha->s, MEM(a), a.off, a.ld,
                                     beta->s, MEM(c), c.off, c.ld, Q(be), NULL),
                  "CLBlast syrk");
-}
-
-ps_status ps_cl_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
-                     ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b) {
-    if (m <= 0 || n <= 0) return PS_SUCCESS;
-    return check(be,
-                 dt == PS__DOUBLE
-                     ? CLBlastDtrsm(COL, sd(side), tri(uplo), tr(trans), dg(diag), m, n, alpha->d,
-                                    MEM(a), a.off, a.ld, MEM(b), b.off, b.ld, Q(be), NULL)
-                     : CLBlastStrsm(COL, sd(side), tri(uplo), tr(trans), dg(diag), m, n, alpha->s,
-                                    MEM(a), a.off, a.ld, MEM(b), b.off, b.ld, Q(be), NULL),
-                 "CLBlast trsm");
 }

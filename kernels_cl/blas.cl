@@ -39,3 +39,41 @@ ps_iamax(int n, __global const real *x, ulong off, int inc, __global int *result
     }
     if (lid == 0) result[0] = best_idx[0] < n ? best_idx[0] : 0;
 }
+
+/* Element (i,k) of op(T) for T at t (leading dimension ldt): T(i,k), or T(k,i) when trans. */
+#define PS_OPT(t, ldt, trans, i, k)                                                                \
+    ((trans) ? (t)[(ulong)(k) + (ulong)(i) * (ulong)(ldt)]                                         \
+             : (t)[(ulong)(i) + (ulong)(k) * (ulong)(ldt)])
+
+/*
+ * The diagonal-block solve of the blocked trsm: op(T) X = B (left) or X op(T) = B (right) for a
+ * bs x bs triangular block T, in place in B, by plain substitution in the working precision
+ * (backward stable, unlike solves through inverted diagonal blocks). lower: op(T) is lower
+ * triangular. One work-item per column of B (left) or per row of B (right); count of them.
+ */
+__kernel void ps_trsm_diag(int right, int lower, int trans, int unit, int bs, int count,
+                           __global const real *t, ulong t_off, int ldt, __global real *b,
+                           ulong b_off, int ldb) {
+    int w = get_global_id(0);
+    if (w >= count) return;
+    t += t_off;
+    /* x(i) is element i of the column (left) or row (right) this work-item solves */
+    __global real *x = right ? b + b_off + (ulong)w : b + b_off + (ulong)w * (ulong)ldb;
+    ulong step = right ? (ulong)ldb : 1;
+    /* left: x = op(T)^-1 x; right: x = x op(T)^-1, i.e. op(T)^T x' = x', whose triangle is the
+     * other one: forward when op(T) is lower (left) or upper (right). */
+    int forward = right ? !lower : lower;
+    for (int s = 0; s < bs; s++) {
+        int i = forward ? s : bs - 1 - s;
+        real sum = x[(ulong)i * step];
+        if (forward)
+            for (int k = 0; k < i; k++)
+                sum -= (right ? PS_OPT(t, ldt, trans, k, i) : PS_OPT(t, ldt, trans, i, k)) *
+                       x[(ulong)k * step];
+        else
+            for (int k = i + 1; k < bs; k++)
+                sum -= (right ? PS_OPT(t, ldt, trans, k, i) : PS_OPT(t, ldt, trans, i, k)) *
+                       x[(ulong)k * step];
+        x[(ulong)i * step] = unit ? sum : sum / PS_OPT(t, ldt, trans, i, i);
+    }
+}
