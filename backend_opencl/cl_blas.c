@@ -95,13 +95,6 @@ ps_status ps_cl_nrm2(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__scalar
     return read_scratch(be, ps__dtype_size(dt), result);
 }
 
-/* y = beta y for the zero-sized products CLBlast refuses. */
-static ps_status scale_vector(ps__backend *be, ps__dtype dt, int n, const ps__scalar *beta,
-                              ps__vec y) {
-    if (ps__scalar_value(dt, *beta) == 1.0) return PS_SUCCESS;
-    return ps_cl_scal(be, dt, n, beta, y);
-}
-
 /* C = beta C on the rows x cols view (only the uplo triangle when tri_only). */
 static ps_status scale_matrix(ps__backend *be, ps__dtype dt, int rows, int cols,
                               const ps__scalar *beta, ps__mat c, int tri_only, ps__uplo uplo) {
@@ -117,9 +110,7 @@ static ps_status scale_matrix(ps__backend *be, ps__dtype dt, int rows, int cols,
 ps_status ps_cl_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, int n,
                      const ps__scalar *alpha, ps__mat a, ps__vec x, const ps__scalar *beta,
                      ps__vec y) {
-    int ylen = trans == PS__TRANS ? n : m, xlen = trans == PS__TRANS ? m : n;
-    if (ylen <= 0) return PS_SUCCESS;
-    if (xlen <= 0) return scale_vector(be, dt, ylen, beta, y);
+    if (m <= 0 || n <= 0) return PS_SUCCESS; /* BLAS: y untouched, even for beta != 1 */
     return check(be,
                  dt == PS__DOUBLE
                      ? CLBlastDgemv(COL, tr(trans), m, n, alpha->d, MEM(a), a.off, a.ld, MEM(x),

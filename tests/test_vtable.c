@@ -286,8 +286,9 @@ static void test_level1(ps__dtype dt) {
 /* ---------------------------------------------------------------- level 2 */
 
 static void test_level2(ps__dtype dt) {
-    static const int dims[][2] = {{0, 0}, {1, 1}, {3, 5}, {17, 9}, {9, 17}, {65, 64}};
-    for (size_t t = 0; t < 6; t++) {
+    static const int dims[][2] = {{0, 0}, {3, 0},  {0, 3},  {1, 1},
+                                  {3, 5}, {17, 9}, {9, 17}, {65, 64}};
+    for (size_t t = 0; t < 8; t++) {
         int m = dims[t][0], n = dims[t][1];
         for (int tr = 0; tr < 2; tr++) {
             /* gemv: y = alpha op(A) x + beta y */
@@ -307,6 +308,7 @@ static void test_level2(ps__dtype dt) {
                     sm += fabs(aik * x.host[1 + (size_t)k * incx]);
                 }
                 size_t yi = 2 + (size_t)i * incy;
+                if (m == 0 || n == 0) continue; /* BLAS quick return: y untouched */
                 ey[yi] = al * sum + bt * y.host[yi];
                 mag[yi] = fabs(al) * sm + fabs(bt * y.host[yi]);
             }

@@ -1,0 +1,360 @@
+/*
+ * The CUDA backend: a runtime-loaded module (libportsolve_cuda.so). BLAS entries call cuBLAS on
+ * the context's stream; fill, laswp and the LU panel are the kernels of cuda_kernels.cu. Host
+ * transfers go through two pinned staging buffers, so the host copy of one chunk overlaps the
+ * DMA of the other. Every CUDA and cuBLAS return code is checked and reported with the
+ * vendor's name and text.
+ */
+#include "cuda_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+ps_status ps_cuda_fail(ps__backend *be, cudaError_t err, const char *what) {
+    ps_status st = err == cudaErrorMemoryAllocation ? PS_ERR_OUT_OF_MEMORY
+                   : (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
+                       ? PS_ERR_BACKEND_UNAVAILABLE
+                       : PS_ERR_BACKEND;
+    cudaGetLastError(); /* clear a non-sticky error so the context stays usable */
+    return ps__backend_fail(be, st, "cuda: %s failed: %s (%s)", what, cudaGetErrorName(err),
+                            cudaGetErrorString(err));
+}
+
+ps_status ps_cublas_fail(ps__backend *be, cublasStatus_t st, const char *what) {
+    ps_status s = st == CUBLAS_STATUS_ALLOC_FAILED ? PS_ERR_OUT_OF_MEMORY : PS_ERR_BACKEND;
+    return ps__backend_fail(be, s, "cuda: %s failed: %s (%s)", what, cublasGetStatusName(st),
+                            cublasGetStatusString(st));
+}
+
+static void release_state(ps_cuda_state *st) {
+    if (!st) return;
+    for (int i = 0; i < 2; i++) {
+        if (st->staging[i]) cudaFreeHost(st->staging[i]);
+        if (st->staged[i]) cudaEventDestroy(st->staged[i]);
+    }
+    if (st->scratch) cudaFree(st->scratch);
+    if (st->blas) cublasDestroy(st->blas);
+    if (st->stream && !st->borrowed) cudaStreamDestroy(st->stream);
+    free(st);
+}
+
+/* Everything after the device and stream are known. */
+static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
+    struct cudaDeviceProp prop;
+    PS_CUDA_TRY(be, cudaGetDeviceProperties(&prop, st->device), "cudaGetDeviceProperties");
+    snprintf(be->device_name, sizeof be->device_name, "%.128s (CUDA device %d, sm_%d%d, %.0f GiB)",
+             prop.name, st->device, prop.major, prop.minor,
+             (double)prop.totalGlobalMem / (1 << 30));
+    be->has_double = 1;
+    st->panel_threads = prop.maxThreadsPerBlock >= 512 ? 512 : 256;
+    PS_CUBLAS_TRY(be, cublasCreate(&st->blas), "cublasCreate");
+    PS_CUBLAS_TRY(be, cublasSetStream(st->blas, st->stream), "cublasSetStream");
+    PS_CUDA_TRY(be, cudaMalloc(&st->scratch, 64), "cudaMalloc (scratch)");
+    for (int i = 0; i < 2; i++) {
+        PS_CUDA_TRY(be, cudaMallocHost(&st->staging[i], PS_CUDA_STAGING_BYTES),
+                    "cudaMallocHost (pinned staging)");
+        PS_CUDA_TRY(be, cudaEventCreateWithFlags(&st->staged[i], cudaEventDisableTiming),
+                    "cudaEventCreate");
+    }
+    return PS_SUCCESS;
+}
+
+static ps_status select_device(ps__backend *be, const char *spec, int *device) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return ps__backend_fail(be, PS_ERR_BACKEND_UNAVAILABLE,
+                                "cuda: no usable CUDA device: %s (%s)", cudaGetErrorName(err),
+                                cudaGetErrorString(err));
+    }
+    if (count == 0)
+        return ps__backend_fail(be, PS_ERR_BACKEND_UNAVAILABLE, "cuda: no CUDA device found");
+    if (!spec || strcmp(spec, "gpu") == 0) {
+        *device = 0;
+        return PS_SUCCESS;
+    }
+    char *end;
+    long d = strtol(spec, &end, 10);
+    if (end == spec || *end || d < 0 || d >= count)
+        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
+                                "PORTSOLVE_DEVICE='%s' names no CUDA device (there are %d: 0..%d)",
+                                spec, count, count - 1);
+    *device = (int)d;
+    return PS_SUCCESS;
+}
+
+static ps_status cuda_open(ps__backend *be, const char *device_spec) {
+    ps_cuda_state *st = calloc(1, sizeof *st);
+    if (!st) return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "cuda: out of host memory");
+    ps_status s = select_device(be, device_spec, &st->device);
+    if (!s) {
+        cudaError_t err = cudaSetDevice(st->device);
+        if (!err) err = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
+        if (err) s = ps_cuda_fail(be, err, "creating the stream");
+    }
+    if (!s) s = finish_open(be, st);
+    if (s) {
+        release_state(st);
+        return s;
+    }
+    be->impl = st;
+    return PS_SUCCESS;
+}
+
+static ps_status cuda_open_borrowed(ps__backend *be, void *native_context, void *native_queue) {
+    (void)native_context;
+    ps_cuda_state *st = calloc(1, sizeof *st);
+    if (!st) return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "cuda: out of host memory");
+    st->borrowed = 1;
+    st->stream = (cudaStream_t)native_queue; /* NULL: the legacy default stream */
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (!err) err = cudaGetDevice(&st->device);
+    ps_status s = err ? ps_cuda_fail(be, err, "finding the caller's device") : PS_SUCCESS;
+    if (!s) s = finish_open(be, st);
+    if (s) {
+        release_state(st);
+        return s;
+    }
+    be->impl = st;
+    return PS_SUCCESS;
+}
+
+static void cuda_close(ps__backend *be) {
+    ps_cuda_state *st = ps_cuda(be);
+    if (st && st->stream) cudaStreamSynchronize(st->stream);
+    release_state(st);
+    be->impl = NULL;
+}
+
+static ps_status cuda_sync(ps__backend *be) {
+    PS_CUDA_TRY(be, cudaStreamSynchronize(ps_cuda(be)->stream), "cudaStreamSynchronize");
+    return PS_SUCCESS;
+}
+
+static void *cuda_queue(ps__backend *be) {
+    return ps_cuda(be)->stream;
+}
+
+static ps_status cuda_alloc(ps__backend *be, size_t bytes, void **buf) {
+    cudaError_t err = cudaMalloc(buf, bytes);
+    if (err != cudaSuccess) {
+        *buf = NULL;
+        ps_status s = ps_cuda_fail(be, err, "cudaMalloc");
+        return s == PS_ERR_BACKEND ? PS_ERR_OUT_OF_MEMORY : s;
+    }
+    return PS_SUCCESS;
+}
+
+static void cuda_free(ps__backend *be, void *buf) {
+    (void)be;
+    if (buf) cudaFree(buf);
+}
+
+/* Columns per staging chunk; 0 when a single column does not fit (then copy unstaged). */
+static int chunk_columns(size_t column_bytes) {
+    size_t c = PS_CUDA_STAGING_BYTES / (column_bytes ? column_bytes : 1);
+    return c > 0x7fffffff ? 0x7fffffff : (int)c;
+}
+
+static ps_status cuda_upload(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host,
+                             int ldh, ps__mat dst) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    ps_cuda_state *st = ps_cuda(be);
+    size_t es = ps__dtype_size(dt), width = (size_t)rows * es;
+    char *d = ps_cuda_ptr(dt, dst.buf, dst.off);
+    int per = chunk_columns(width);
+    if (per == 0) {
+        PS_CUDA_TRY(be,
+                    cudaMemcpy2DAsync(d, (size_t)dst.ld * es, host, (size_t)ldh * es, width,
+                                      (size_t)cols, cudaMemcpyHostToDevice, st->stream),
+                    "cudaMemcpy2DAsync (upload)");
+        return cuda_sync(be);
+    }
+    for (int c0 = 0, chunk = 0; c0 < cols; c0 += per, chunk++) {
+        int b = chunk % 2, nc = cols - c0 < per ? cols - c0 : per;
+        /* the DMA that last read this staging buffer must be done before it is refilled */
+        PS_CUDA_TRY(be, cudaEventSynchronize(st->staged[b]), "cudaEventSynchronize (upload)");
+        for (int j = 0; j < nc; j++)
+            memcpy((char *)st->staging[b] + (size_t)j * width,
+                   (const char *)host + (size_t)(c0 + j) * ldh * es, width);
+        PS_CUDA_TRY(be,
+                    cudaMemcpy2DAsync(d + (size_t)c0 * dst.ld * es, (size_t)dst.ld * es,
+                                      st->staging[b], width, width, (size_t)nc,
+                                      cudaMemcpyHostToDevice, st->stream),
+                    "cudaMemcpy2DAsync (upload)");
+        PS_CUDA_TRY(be, cudaEventRecord(st->staged[b], st->stream), "cudaEventRecord");
+    }
+    return cuda_sync(be);
+}
+
+static ps_status cuda_download(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                               void *host, int ldh) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    ps_cuda_state *st = ps_cuda(be);
+    size_t es = ps__dtype_size(dt), width = (size_t)rows * es;
+    const char *s = ps_cuda_ptr(dt, src.buf, src.off);
+    int per = chunk_columns(width);
+    if (per == 0) {
+        PS_CUDA_TRY(be,
+                    cudaMemcpy2DAsync(host, (size_t)ldh * es, s, (size_t)src.ld * es, width,
+                                      (size_t)cols, cudaMemcpyDeviceToHost, st->stream),
+                    "cudaMemcpy2DAsync (download)");
+        return cuda_sync(be);
+    }
+    /* DMA chunk k into one staging buffer while the host copies chunk k-1 out of the other */
+    int chunks = (cols + per - 1) / per;
+    for (int k = 0; k <= chunks; k++) {
+        if (k < chunks) {
+            int c0 = k * per, nc = cols - c0 < per ? cols - c0 : per;
+            PS_CUDA_TRY(be,
+                        cudaMemcpy2DAsync(st->staging[k % 2], width, s + (size_t)c0 * src.ld * es,
+                                          (size_t)src.ld * es, width, (size_t)nc,
+                                          cudaMemcpyDeviceToHost, st->stream),
+                        "cudaMemcpy2DAsync (download)");
+            PS_CUDA_TRY(be, cudaEventRecord(st->staged[k % 2], st->stream), "cudaEventRecord");
+        }
+        if (k > 0) {
+            int p = k - 1, c0 = p * per, nc = cols - c0 < per ? cols - c0 : per;
+            PS_CUDA_TRY(be, cudaEventSynchronize(st->staged[p % 2]),
+                        "cudaEventSynchronize (download)");
+            for (int j = 0; j < nc; j++)
+                memcpy((char *)host + (size_t)(c0 + j) * ldh * es,
+                       (const char *)st->staging[p % 2] + (size_t)j * width, width);
+        }
+    }
+    return PS_SUCCESS;
+}
+
+static ps_status cuda_copy2d(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                             ps__mat dst) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    size_t es = ps__dtype_size(dt);
+    PS_CUDA_TRY(be,
+                cudaMemcpy2DAsync(ps_cuda_ptr(dt, dst.buf, dst.off), (size_t)dst.ld * es,
+                                  ps_cuda_ptr(dt, src.buf, src.off), (size_t)src.ld * es,
+                                  (size_t)rows * es, (size_t)cols, cudaMemcpyDeviceToDevice,
+                                  ps_cuda(be)->stream),
+                "cudaMemcpy2DAsync (copy2d)");
+    return PS_SUCCESS;
+}
+
+static ps_status cuda_fill(ps__backend *be, ps__dtype dt, int rows, int cols,
+                           const ps__scalar *value, ps__mat a) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_fill(ps_cuda(be)->stream, dt == PS__DOUBLE, rows, cols, value,
+                                    ps_cuda_ptr(dt, a.buf, a.off), a.ld),
+                "fill kernel");
+    return PS_SUCCESS;
+}
+
+static ps_status cuda_read_elements(ps__backend *be, ps__dtype dt, const void *buf, int count,
+                                    const size_t *offsets, void *out) {
+    ps_cuda_state *st = ps_cuda(be);
+    size_t es = ps__dtype_size(dt);
+    for (int i = 0; i < count; i++)
+        PS_CUDA_TRY(be,
+                    cudaMemcpyAsync((char *)st->staging[0] + (size_t)i * es,
+                                    ps_cuda_ptr(dt, (void *)buf, offsets[i]), es,
+                                    cudaMemcpyDeviceToHost, st->stream),
+                    "cudaMemcpyAsync (read_elements)");
+    PS__TRY(cuda_sync(be));
+    memcpy(out, st->staging[0], (size_t)count * es);
+    return PS_SUCCESS;
+}
+
+static ps_status cuda_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,
+                            const void *ipiv, size_t ipiv_off, int forward) {
+    if (ncols <= 0 || k2 <= k1) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_laswp(ps_cuda(be)->stream, dt == PS__DOUBLE, ncols,
+                                     ps_cuda_ptr(dt, a.buf, a.off), a.ld, k1, k2,
+                                     (const int *)ipiv + ipiv_off, forward),
+                "laswp kernel");
+    return PS_SUCCESS;
+}
+
+static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a,
+                                  void *ipiv, size_t ipiv_off, int row_base, void *info) {
+    if (m <= 0 || n <= 0) return PS_SUCCESS;
+    ps_cuda_state *st = ps_cuda(be);
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_getrf_panel(st->stream, dt == PS__DOUBLE, st->panel_threads, m, n,
+                                           ps_cuda_ptr(dt, a.buf, a.off), a.ld,
+                                           (int *)ipiv + ipiv_off, row_base, (int *)info),
+                "getrf panel kernel");
+    return PS_SUCCESS;
+}
+
+static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
+    (void)be, (void)dt;
+    if (algo != PS__ALGO_LU) return 0;
+    return n >= 8192 ? 512 : 256;
+}
+
+static int cuda_panel_width(ps__backend *be, ps__dtype dt, int m) {
+    (void)be, (void)dt, (void)m;
+    return 16;
+}
+
+static void cuda_list_devices(char *buf, size_t size) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(buf, size, "no usable CUDA device: %s\n", cudaGetErrorString(err));
+        return;
+    }
+    buf[0] = '\0';
+    for (int d = 0; d < count; d++) {
+        struct cudaDeviceProp prop;
+        size_t used = strlen(buf);
+        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess || used + 2 >= size) break;
+        snprintf(buf + used, size - used, "%d: %.128s, sm_%d%d, %.0f GiB, double precision: yes\n",
+                 d, prop.name, prop.major, prop.minor, (double)prop.totalGlobalMem / (1 << 30));
+    }
+}
+
+static const ps__backend_ops cuda_ops = {
+    .abi_version = PS__BACKEND_ABI_VERSION,
+    .struct_size = sizeof(ps__backend_ops),
+    .name = "cuda",
+    .open = cuda_open,
+    .close = cuda_close,
+    .sync = cuda_sync,
+    .queue = cuda_queue,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .upload = cuda_upload,
+    .download = cuda_download,
+    .copy2d = cuda_copy2d,
+    .copy = ps_cuda_copy,
+    .swap = ps_cuda_swap,
+    .scal = ps_cuda_scal,
+    .axpy = ps_cuda_axpy,
+    .dot = ps_cuda_dot,
+    .nrm2 = ps_cuda_nrm2,
+    .iamax = ps_cuda_iamax,
+    .gemv = ps_cuda_gemv,
+    .ger = ps_cuda_ger,
+    .trsv = ps_cuda_trsv,
+    .gemm = ps_cuda_gemm,
+    .syrk = ps_cuda_syrk,
+    .trsm = ps_cuda_trsm,
+    .fill = cuda_fill,
+    .read_elements = cuda_read_elements,
+    .laswp = cuda_laswp,
+    .getrf_panel = cuda_getrf_panel,
+    .block_size = cuda_block_size,
+    .panel_width = cuda_panel_width,
+    .list_devices = cuda_list_devices,
+    .open_borrowed = cuda_open_borrowed,
+};
+
+/* The module's one exported symbol. */
+__attribute__((visibility("default"))) const ps__backend_ops *ps_backend_module_v1(void) {
+    return &cuda_ops;
+}

@@ -1,0 +1,156 @@
+/* The CUDA backend's BLAS entries on cuBLAS (v2 API, column-major, host pointer mode; the
+ * handle is bound to the context's stream). Offsets become pointer arithmetic here. */
+#include "cuda_internal.h"
+
+#define H(be) (ps_cuda(be)->blas)
+#define DP(v) ((double *)ps_cuda_ptr(PS__DOUBLE, (v).buf, (v).off))
+#define SP(v) ((float *)ps_cuda_ptr(PS__FLOAT, (v).buf, (v).off))
+
+static cublasOperation_t op(ps__trans t) {
+    return t == PS__TRANS ? CUBLAS_OP_T : CUBLAS_OP_N;
+}
+static cublasFillMode_t fill(ps__uplo u) {
+    return u == PS__LOWER ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+}
+static cublasSideMode_t side_of(ps__side s) {
+    return s == PS__RIGHT ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT;
+}
+static cublasDiagType_t diag_of(ps__diag d) {
+    return d == PS__UNIT ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+}
+
+static ps_status check(ps__backend *be, cublasStatus_t st, const char *what) {
+    return st == CUBLAS_STATUS_SUCCESS ? PS_SUCCESS : ps_cublas_fail(be, st, what);
+}
+
+ps_status ps_cuda_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y) {
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE ? cublasDcopy(H(be), n, DP(x), x.inc, DP(y), y.inc)
+                                  : cublasScopy(H(be), n, SP(x), x.inc, SP(y), y.inc),
+                 "cublas copy");
+}
+
+ps_status ps_cuda_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y) {
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE ? cublasDswap(H(be), n, DP(x), x.inc, DP(y), y.inc)
+                                  : cublasSswap(H(be), n, SP(x), x.inc, SP(y), y.inc),
+                 "cublas swap");
+}
+
+ps_status ps_cuda_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x) {
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE ? cublasDscal(H(be), n, &alpha->d, DP(x), x.inc)
+                                  : cublasSscal(H(be), n, &alpha->s, SP(x), x.inc),
+                 "cublas scal");
+}
+
+ps_status ps_cuda_axpy(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x,
+                       ps__vec y) {
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE ? cublasDaxpy(H(be), n, &alpha->d, DP(x), x.inc, DP(y), y.inc)
+                                  : cublasSaxpy(H(be), n, &alpha->s, SP(x), x.inc, SP(y), y.inc),
+                 "cublas axpy");
+}
+
+ps_status ps_cuda_dot(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y,
+                      ps__scalar *result) {
+    *result = ps__scalar_of(dt, 0.0);
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE ? cublasDdot(H(be), n, DP(x), x.inc, DP(y), y.inc, &result->d)
+                                  : cublasSdot(H(be), n, SP(x), x.inc, SP(y), y.inc, &result->s),
+                 "cublas dot");
+}
+
+ps_status ps_cuda_nrm2(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__scalar *result) {
+    *result = ps__scalar_of(dt, 0.0);
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE ? cublasDnrm2(H(be), n, DP(x), x.inc, &result->d)
+                                  : cublasSnrm2(H(be), n, SP(x), x.inc, &result->s),
+                 "cublas nrm2");
+}
+
+ps_status ps_cuda_iamax(ps__backend *be, ps__dtype dt, int n, ps__vec x, int *result) {
+    *result = -1;
+    if (n <= 0) return PS_SUCCESS;
+    int one_based = 0;
+    PS__TRY(check(be,
+                  dt == PS__DOUBLE ? cublasIdamax(H(be), n, DP(x), x.inc, &one_based)
+                                   : cublasIsamax(H(be), n, SP(x), x.inc, &one_based),
+                  "cublas iamax"));
+    *result = one_based - 1;
+    return PS_SUCCESS;
+}
+
+ps_status ps_cuda_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, int n,
+                       const ps__scalar *alpha, ps__mat a, ps__vec x, const ps__scalar *beta,
+                       ps__vec y) {
+    if (m <= 0 || n <= 0) return PS_SUCCESS; /* BLAS: y untouched, even for beta != 1 */
+    return check(be,
+                 dt == PS__DOUBLE ? cublasDgemv(H(be), op(trans), m, n, &alpha->d, DP(a), a.ld,
+                                                DP(x), x.inc, &beta->d, DP(y), y.inc)
+                                  : cublasSgemv(H(be), op(trans), m, n, &alpha->s, SP(a), a.ld,
+                                                SP(x), x.inc, &beta->s, SP(y), y.inc),
+                 "cublas gemv");
+}
+
+ps_status ps_cuda_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
+                      ps__vec x, ps__vec y, ps__mat a) {
+    if (m <= 0 || n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE
+                     ? cublasDger(H(be), m, n, &alpha->d, DP(x), x.inc, DP(y), y.inc, DP(a), a.ld)
+                     : cublasSger(H(be), m, n, &alpha->s, SP(x), x.inc, SP(y), y.inc, SP(a), a.ld),
+                 "cublas ger");
+}
+
+ps_status ps_cuda_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, ps__diag diag,
+                       int n, ps__mat a, ps__vec x) {
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE ? cublasDtrsv(H(be), fill(uplo), op(trans), diag_of(diag), n,
+                                                DP(a), a.ld, DP(x), x.inc)
+                                  : cublasStrsv(H(be), fill(uplo), op(trans), diag_of(diag), n,
+                                                SP(a), a.ld, SP(x), x.inc),
+                 "cublas trsv");
+}
+
+ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
+                       int k, const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
+                       ps__mat c) {
+    if (m <= 0 || n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE ? cublasDgemm(H(be), op(ta), op(tb), m, n, k, &alpha->d, DP(a),
+                                                a.ld, DP(b), b.ld, &beta->d, DP(c), c.ld)
+                                  : cublasSgemm(H(be), op(ta), op(tb), m, n, k, &alpha->s, SP(a),
+                                                a.ld, SP(b), b.ld, &beta->s, SP(c), c.ld),
+                 "cublas gemm");
+}
+
+ps_status ps_cuda_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, int n, int k,
+                       const ps__scalar *alpha, ps__mat a, const ps__scalar *beta, ps__mat c) {
+    if (n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE ? cublasDsyrk(H(be), fill(uplo), op(trans), n, k, &alpha->d,
+                                                DP(a), a.ld, &beta->d, DP(c), c.ld)
+                                  : cublasSsyrk(H(be), fill(uplo), op(trans), n, k, &alpha->s,
+                                                SP(a), a.ld, &beta->s, SP(c), c.ld),
+                 "cublas syrk");
+}
+
+ps_status ps_cuda_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
+                       ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b) {
+    if (m <= 0 || n <= 0) return PS_SUCCESS;
+    return check(be,
+                 dt == PS__DOUBLE
+                     ? cublasDtrsm(H(be), side_of(side), fill(uplo), op(trans), diag_of(diag), m, n,
+                                   &alpha->d, DP(a), a.ld, DP(b), b.ld)
+                     : cublasStrsm(H(be), side_of(side), fill(uplo), op(trans), diag_of(diag), m, n,
+                                   &alpha->s, SP(a), a.ld, SP(b), b.ld),
+                 "cublas trsm");
+}

@@ -1,0 +1,86 @@
+/* Internal to the CUDA backend. */
+#ifndef PS_BACKEND_CUDA_INTERNAL_H
+#define PS_BACKEND_CUDA_INTERNAL_H
+
+#include "../core/backend.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+/* Bytes of each of the two pinned staging buffers host transfers go through. */
+#define PS_CUDA_STAGING_BYTES ((size_t)32 << 20)
+
+typedef struct ps_cuda_state {
+    int device;
+    cudaStream_t stream;
+    int borrowed;        /* the stream belongs to the caller: never destroyed */
+    cublasHandle_t blas; /* bound to stream */
+    void *scratch;       /* 64 device bytes for small results */
+    void *staging[2];    /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
+    cudaEvent_t staged[2];
+    int panel_threads; /* block size of the one-block panel kernel */
+} ps_cuda_state;
+
+static inline ps_cuda_state *ps_cuda(ps__backend *be) {
+    return (ps_cuda_state *)be->impl;
+}
+
+ps_status ps_cuda_fail(ps__backend *be, cudaError_t err, const char *what);
+ps_status ps_cublas_fail(ps__backend *be, cublasStatus_t st, const char *what);
+#define PS_CUDA_TRY(be, call, what)                                                                \
+    do {                                                                                           \
+        cudaError_t ps_cuda_err_ = (call);                                                         \
+        if (ps_cuda_err_ != cudaSuccess) return ps_cuda_fail((be), ps_cuda_err_, (what));          \
+    } while (0)
+#define PS_CUBLAS_TRY(be, call, what)                                                              \
+    do {                                                                                           \
+        cublasStatus_t ps_cublas_st_ = (call);                                                     \
+        if (ps_cublas_st_ != CUBLAS_STATUS_SUCCESS)                                                \
+            return ps_cublas_fail((be), ps_cublas_st_, (what));                                    \
+    } while (0)
+
+/* Element pointers of views. */
+static inline void *ps_cuda_ptr(ps__dtype dt, void *buf, size_t off) {
+    return (char *)buf + off * ps__dtype_size(dt);
+}
+
+/* Kernel launchers (cuda_kernels.cu); each returns the launch's error. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+cudaError_t ps_cuda_launch_fill(cudaStream_t s, int dbl, int rows, int cols, const void *value,
+                                void *a, int lda);
+cudaError_t ps_cuda_launch_laswp(cudaStream_t s, int dbl, int ncols, void *a, int lda, int k1,
+                                 int k2, const int *ipiv, int forward);
+cudaError_t ps_cuda_launch_getrf_panel(cudaStream_t s, int dbl, int threads, int m, int n, void *a,
+                                       int lda, int *ipiv, int row_base, int *info);
+#ifdef __cplusplus
+}
+#endif
+
+/* Table entries (cuda_blas.c). */
+ps_status ps_cuda_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
+ps_status ps_cuda_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
+ps_status ps_cuda_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x);
+ps_status ps_cuda_axpy(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x,
+                       ps__vec y);
+ps_status ps_cuda_dot(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y,
+                      ps__scalar *result);
+ps_status ps_cuda_nrm2(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__scalar *result);
+ps_status ps_cuda_iamax(ps__backend *be, ps__dtype dt, int n, ps__vec x, int *result);
+ps_status ps_cuda_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, int n,
+                       const ps__scalar *alpha, ps__mat a, ps__vec x, const ps__scalar *beta,
+                       ps__vec y);
+ps_status ps_cuda_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
+                      ps__vec x, ps__vec y, ps__mat a);
+ps_status ps_cuda_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, ps__diag diag,
+                       int n, ps__mat a, ps__vec x);
+ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
+                       int k, const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
+                       ps__mat c);
+ps_status ps_cuda_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, int n, int k,
+                       const ps__scalar *alpha, ps__mat a, const ps__scalar *beta, ps__mat c);
+ps_status ps_cuda_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
+                       ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b);
+
+#endif

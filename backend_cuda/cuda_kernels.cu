@@ -1,0 +1,157 @@
+// The CUDA backend's custom kernels (fill, laswp, the one-block LU panel), both precisions.
+#include "cuda_internal.h"
+
+#include <cfloat>
+
+namespace {
+
+template <typename T> struct safe_min;
+template <> struct safe_min<double> {
+    static __device__ double value() { return DBL_MIN; }
+};
+template <> struct safe_min<float> {
+    static __device__ float value() { return FLT_MIN; }
+};
+
+template <typename T> __global__ void fill_kernel(int rows, int cols, T value, T *a, int lda) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i < rows && j < cols) a[i + (size_t)j * lda] = value;
+}
+
+// One thread per column applies all the interchanges of that column in order.
+template <typename T>
+__global__ void laswp_kernel(int ncols, T *a, int lda, int k1, int k2, const int *ipiv,
+                             int forward) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= ncols) return;
+    T *col = a + (size_t)j * lda;
+    for (int t = 0; t < k2 - k1; t++) {
+        int k = forward ? k1 + t : k2 - 1 - t;
+        int p = ipiv[k - k1];
+        if (p != k) {
+            T tmp = col[k];
+            col[k] = col[p];
+            col[p] = tmp;
+        }
+    }
+}
+
+// Unblocked LU with partial pivoting of an m x n panel by one thread block, so the panel is
+// factored on the device in one launch with no host round trip per column. Matches LAPACK
+// dgetf2 and the CPU oracle (first largest |a(i,j)| wins; tiny pivots divide, zero pivots are
+// recorded in info and their column left unscaled).
+template <typename T>
+__global__ void getrf_panel_kernel(int m, int n, T *a, int lda, int *ipiv, int row_base,
+                                   int *info) {
+    extern __shared__ unsigned char shared_raw[];
+    T *best_val = reinterpret_cast<T *>(shared_raw);
+    int *best_row = reinterpret_cast<int *>(best_val + blockDim.x);
+    __shared__ T pivot_value;
+    __shared__ int pivot_row;
+    int tid = threadIdx.x, nt = blockDim.x;
+    int steps = m < n ? m : n;
+    for (int j = 0; j < steps; j++) {
+        T *col = a + (size_t)j * lda;
+        T bv = -1;
+        int bi = m;
+        for (int i = j + tid; i < m; i += nt) {
+            T v = fabs(col[i]);
+            if (v > bv) {
+                bv = v;
+                bi = i;
+            }
+        }
+        best_val[tid] = bv;
+        best_row[tid] = bi;
+        __syncthreads();
+        for (int s = nt / 2; s > 0; s >>= 1) {
+            if (tid < s) {
+                T v2 = best_val[tid + s];
+                int i2 = best_row[tid + s];
+                if (v2 > best_val[tid] || (v2 == best_val[tid] && i2 < best_row[tid])) {
+                    best_val[tid] = v2;
+                    best_row[tid] = i2;
+                }
+            }
+            __syncthreads();
+        }
+        if (tid == 0) {
+            pivot_row = best_row[0];
+            pivot_value = col[pivot_row];
+            ipiv[j] = row_base + pivot_row;
+        }
+        __syncthreads();
+        int p = pivot_row;
+        T pivot = pivot_value;
+        if (pivot != 0 && p != j)
+            for (int k = tid; k < n; k += nt) {
+                T *ck = a + (size_t)k * lda;
+                T t = ck[j];
+                ck[j] = ck[p];
+                ck[p] = t;
+            }
+        __syncthreads();
+        if (pivot != 0) {
+            if (fabs(pivot) >= safe_min<T>::value()) {
+                T r = 1 / pivot;
+                for (int i = j + 1 + tid; i < m; i += nt) col[i] *= r;
+            } else {
+                for (int i = j + 1 + tid; i < m; i += nt) col[i] /= pivot;
+            }
+        } else if (tid == 0 && info[0] == 0) {
+            info[0] = row_base + j + 1;
+        }
+        __syncthreads();
+        for (int i = j + 1 + tid; i < m; i += nt) {
+            T l = col[i];
+            for (int k = j + 1; k < n; k++) {
+                T *ck = a + (size_t)k * lda;
+                ck[i] -= l * ck[j];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+dim3 grid2d(int rows, int cols, dim3 block) {
+    return dim3((rows + block.x - 1) / block.x, (cols + block.y - 1) / block.y);
+}
+
+} // namespace
+
+extern "C" cudaError_t ps_cuda_launch_fill(cudaStream_t s, int dbl, int rows, int cols,
+                                           const void *value, void *a, int lda) {
+    dim3 block(32, 8);
+    if (dbl)
+        fill_kernel<double><<<grid2d(rows, cols, block), block, 0, s>>>(
+            rows, cols, *static_cast<const double *>(value), static_cast<double *>(a), lda);
+    else
+        fill_kernel<float><<<grid2d(rows, cols, block), block, 0, s>>>(
+            rows, cols, *static_cast<const float *>(value), static_cast<float *>(a), lda);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t ps_cuda_launch_laswp(cudaStream_t s, int dbl, int ncols, void *a, int lda,
+                                            int k1, int k2, const int *ipiv, int forward) {
+    int threads = 128, blocks = (ncols + threads - 1) / threads;
+    if (dbl)
+        laswp_kernel<double><<<blocks, threads, 0, s>>>(ncols, static_cast<double *>(a), lda, k1,
+                                                        k2, ipiv, forward);
+    else
+        laswp_kernel<float>
+            <<<blocks, threads, 0, s>>>(ncols, static_cast<float *>(a), lda, k1, k2, ipiv, forward);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t ps_cuda_launch_getrf_panel(cudaStream_t s, int dbl, int threads, int m,
+                                                  int n, void *a, int lda, int *ipiv, int row_base,
+                                                  int *info) {
+    size_t shared = (size_t)threads * ((dbl ? sizeof(double) : sizeof(float)) + sizeof(int));
+    if (dbl)
+        getrf_panel_kernel<double>
+            <<<1, threads, shared, s>>>(m, n, static_cast<double *>(a), lda, ipiv, row_base, info);
+    else
+        getrf_panel_kernel<float>
+            <<<1, threads, shared, s>>>(m, n, static_cast<float *>(a), lda, ipiv, row_base, info);
+    return cudaGetLastError();
+}
