@@ -3,7 +3,7 @@
  * same run, on the same inputs, and reports the ratio.
  *
  *   portsolve-bench --method lu --sizes 1024,2048,4096 [--backend cpu|opencl|auto]
- *                   [--level host|device] [--precision d|s]
+ *                   [--level host|device] [--precision d|s] [--reference NAME]
  *                   [--nrhs K] [--repeats R] [--csv out.csv] [--plot out.png]
  *
  * Each measurement: one warm-up call of each, then R calls of each, interleaved (alternating
@@ -27,7 +27,7 @@
 #define MAX_SIZES 32
 
 typedef struct {
-    const char *method, *backend, *csv, *plot;
+    const char *method, *backend, *csv, *plot, *reference;
     int sizes[MAX_SIZES], nsizes, nrhs, repeats, single, device_level;
 } options;
 
@@ -61,6 +61,8 @@ static int parse(int argc, char **argv, options *o) {
             o->method = v;
         else if (!strcmp(k, "--backend"))
             o->backend = v;
+        else if (!strcmp(k, "--reference"))
+            o->reference = v;
         else if (!strcmp(k, "--csv"))
             o->csv = v;
         else if (!strcmp(k, "--plot"))
@@ -153,7 +155,7 @@ static int measure(ps_context *ctx, const options *o, const bench_ref *ref, int 
             bench_problem_reset(&p); /* fresh inputs, not timed */
             double t = 0;
             rc = ours ? bench_run_portsolve(ctx, &p, o->device_level, &t)
-                      : ref->run(ref, ctx, &p, &t);
+                      : ref->run(ref, ctx, &p, o->device_level, &t);
             if (rc) {
                 if (!ours) fprintf(stderr, "portsolve-bench: %s failed at n=%d\n", ref->name, n);
                 break;
@@ -212,10 +214,10 @@ int main(int argc, char **argv) {
     if (!parse(argc, argv, &o)) return 2;
     ps_context *ctx;
     if (!open_backend(o.backend, &ctx)) return 1;
-    const bench_ref *ref = bench_reference_for(ps_context_backend_name(ctx));
+    const bench_ref *ref = bench_reference_for(ps_context_backend_name(ctx), o.reference);
     if (!ref) {
-        fprintf(stderr, "portsolve-bench: no reference for backend %s in this build\n",
-                ps_context_backend_name(ctx));
+        fprintf(stderr, "portsolve-bench: no reference '%s' for backend %s in this build\n",
+                o.reference ? o.reference : "(default)", ps_context_backend_name(ctx));
         ps_context_destroy(ctx);
         return 1;
     }

@@ -27,8 +27,9 @@ static void release_cache(void) {
     cache.a = cache.b = cache.c = NULL;
 }
 
-static int run_gemm(const bench_ref *self, ps_context *ctx, bench_problem *p, double *seconds) {
-    (void)self;
+static int run_gemm(const bench_ref *self, ps_context *ctx, bench_problem *p, int device_level,
+                    double *seconds) {
+    (void)self, (void)device_level;
     cl_command_queue q = ps_context_cl_queue(ctx);
     cl_context clctx;
     if (clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof clctx, &clctx, NULL) != CL_SUCCESS)

@@ -104,8 +104,9 @@ int bench_run_portsolve(ps_context *ctx, bench_problem *p, int device_level, dou
     return st != PS_SUCCESS;
 }
 
-static int run_lapacke(const bench_ref *self, ps_context *ctx, bench_problem *p, double *seconds) {
-    (void)self, (void)ctx;
+static int run_lapacke(const bench_ref *self, ps_context *ctx, bench_problem *p, int device_level,
+                       double *seconds) {
+    (void)self, (void)ctx, (void)device_level;
     double t0 = bench_now();
     int info =
         p->single ? LAPACKE_sgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
@@ -116,10 +117,15 @@ static int run_lapacke(const bench_ref *self, ps_context *ctx, bench_problem *p,
 
 static const bench_ref lapacke_ref = {"LAPACKE_gesv (OpenBLAS)", 1, bench_lu_flops, run_lapacke};
 
-const bench_ref *bench_reference_for(const char *backend) {
-    if (strcmp(backend, "cpu") == 0) return &lapacke_ref;
+const bench_ref *bench_reference_for(const char *backend, const char *name) {
+    if (strcmp(backend, "cpu") == 0)
+        return !name || strcmp(name, "lapacke") == 0 ? &lapacke_ref : NULL;
 #ifdef PORTSOLVE_BENCH_OPENCL
-    if (strcmp(backend, "opencl") == 0) return bench_opencl_gemm_ref();
+    if (strcmp(backend, "opencl") == 0)
+        return !name || strcmp(name, "clblast-gemm") == 0 ? bench_opencl_gemm_ref() : NULL;
+#endif
+#ifdef PORTSOLVE_BENCH_CUDA
+    if (strcmp(backend, "cuda") == 0) return bench_cuda_ref(name);
 #endif
     return NULL;
 }
@@ -127,5 +133,8 @@ const bench_ref *bench_reference_for(const char *backend) {
 void bench_refs_release(void) {
 #ifdef PORTSOLVE_BENCH_OPENCL
     bench_opencl_release();
+#endif
+#ifdef PORTSOLVE_BENCH_CUDA
+    bench_cuda_release();
 #endif
 }

@@ -31,17 +31,25 @@ struct bench_ref {
     const char *name;
     int solves;                       /* 1: solves p (residual meaningful); 0: a rate only */
     double (*flops)(int n, int nrhs); /* the work its time is divided into */
-    int (*run)(const bench_ref *self, ps_context *ctx, bench_problem *p, double *seconds);
+    /* device_level: the portsolve side is timed without transfers; a reference that solves
+     * the same system does likewise. */
+    int (*run)(const bench_ref *self, ps_context *ctx, bench_problem *p, int device_level,
+               double *seconds);
 };
-/* The reference for a backend name: cpu: LAPACKE ?gesv on OpenBLAS; opencl: CLBlast's GEMM
- * of order n on the context's queue. NULL when this build has none. */
-const bench_ref *bench_reference_for(const char *backend);
+/* The reference `name` (NULL: the backend's default) for a backend: cpu: "lapacke" (LAPACKE
+ * ?gesv on OpenBLAS); opencl: "clblast-gemm" (CLBlast's GEMM rate on the context's queue);
+ * cuda: "cusolver" (cusolverDn ?getrf + ?getrs) or "cublas-gemm". NULL when there is none. */
+const bench_ref *bench_reference_for(const char *backend, const char *name);
 /* Releases what the references keep between repeats (device buffers); call before the
  * context goes. */
 void bench_refs_release(void);
 #ifdef PORTSOLVE_BENCH_OPENCL
 const bench_ref *bench_opencl_gemm_ref(void);
 void bench_opencl_release(void);
+#endif
+#ifdef PORTSOLVE_BENCH_CUDA
+const bench_ref *bench_cuda_ref(const char *name);
+void bench_cuda_release(void);
 #endif
 
 double bench_now(void);

@@ -1,0 +1,137 @@
+/* The CUDA references, on the portsolve context's stream (same device, same run):
+ *   cusolver:    cusolverDn?getrf + ?getrs on the same system. At the host level its time
+ *                includes the plain cudaMemcpy transfers a user would write; at the device level
+ *                only the factor and solve.
+ *   cublas-gemm: cuBLAS GEMM of order n (rate only: 2 n^3 flops). */
+#include "bench_refs.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cusolverDn.h>
+#include <portsolve_cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct {
+    int n, nrhs, single;
+    void *a, *b, *c, *work;
+    int *ipiv, *info;
+    cusolverDnHandle_t solver;
+    cublasHandle_t blas;
+} cache;
+
+void bench_cuda_release(void) {
+    cudaFree(cache.a), cudaFree(cache.b), cudaFree(cache.c), cudaFree(cache.work);
+    cudaFree(cache.ipiv), cudaFree(cache.info);
+    if (cache.solver) cusolverDnDestroy(cache.solver);
+    if (cache.blas) cublasDestroy(cache.blas);
+    cache.a = cache.b = cache.c = cache.work = NULL;
+    cache.ipiv = cache.info = NULL;
+    cache.solver = NULL, cache.blas = NULL;
+    cache.n = 0;
+}
+
+/* Device buffers and handles for order n on the context's stream. */
+static int prepare(ps_context *ctx, const bench_problem *p, int want_c) {
+    cudaStream_t s = ps_context_cuda_stream(ctx);
+    size_t es = p->single ? sizeof(float) : sizeof(double), nn = (size_t)p->n * p->n;
+    if (cache.n != p->n || cache.nrhs != p->nrhs || cache.single != p->single ||
+        (want_c && !cache.c)) {
+        bench_cuda_release();
+        if (cusolverDnCreate(&cache.solver) || cublasCreate(&cache.blas)) return 1;
+        int lwork = 0;
+        if (p->single)
+            cusolverDnSgetrf_bufferSize(cache.solver, p->n, p->n, NULL, p->n, &lwork);
+        else
+            cusolverDnDgetrf_bufferSize(cache.solver, p->n, p->n, NULL, p->n, &lwork);
+        if (cudaMalloc(&cache.a, nn * es) || cudaMalloc(&cache.b, (size_t)p->n * p->nrhs * es) ||
+            (want_c && cudaMalloc(&cache.c, nn * es)) ||
+            cudaMalloc(&cache.work, (size_t)(lwork > 0 ? lwork : 1) * es) ||
+            cudaMalloc((void **)&cache.ipiv, sizeof(int) * (size_t)p->n) ||
+            cudaMalloc((void **)&cache.info, sizeof(int))) {
+            fprintf(stderr, "portsolve-bench: cudaMalloc for the reference failed\n");
+            bench_cuda_release();
+            return 1;
+        }
+        cache.n = p->n, cache.nrhs = p->nrhs, cache.single = p->single;
+    }
+    return cusolverDnSetStream(cache.solver, s) != CUSOLVER_STATUS_SUCCESS ||
+           cublasSetStream(cache.blas, s) != CUBLAS_STATUS_SUCCESS;
+}
+
+static int run_cusolver(const bench_ref *self, ps_context *ctx, bench_problem *p, int device_level,
+                        double *seconds) {
+    (void)self;
+    if (prepare(ctx, p, 0)) return 1;
+    cudaStream_t s = ps_context_cuda_stream(ctx);
+    size_t es = p->single ? sizeof(float) : sizeof(double);
+    size_t abytes = (size_t)p->n * p->n * es, bbytes = (size_t)p->n * p->nrhs * es;
+    int n = p->n, nrhs = p->nrhs, rc = 0;
+    double t0 = bench_now();
+    if (device_level) { /* transfers untimed */
+        rc |= cudaMemcpy(cache.a, p->A, abytes, cudaMemcpyHostToDevice) != cudaSuccess;
+        rc |= cudaMemcpy(cache.b, p->B, bbytes, cudaMemcpyHostToDevice) != cudaSuccess;
+        rc |= cudaStreamSynchronize(s) != cudaSuccess;
+        t0 = bench_now();
+    } else {
+        rc |= cudaMemcpyAsync(cache.a, p->A, abytes, cudaMemcpyHostToDevice, s) != cudaSuccess;
+        rc |= cudaMemcpyAsync(cache.b, p->B, bbytes, cudaMemcpyHostToDevice, s) != cudaSuccess;
+    }
+    if (p->single) {
+        rc |= cusolverDnSgetrf(cache.solver, n, n, cache.a, n, cache.work, cache.ipiv,
+                               cache.info) != 0;
+        rc |= cusolverDnSgetrs(cache.solver, CUBLAS_OP_N, n, nrhs, cache.a, n, cache.ipiv, cache.b,
+                               n, cache.info) != 0;
+    } else {
+        rc |= cusolverDnDgetrf(cache.solver, n, n, cache.a, n, cache.work, cache.ipiv,
+                               cache.info) != 0;
+        rc |= cusolverDnDgetrs(cache.solver, CUBLAS_OP_N, n, nrhs, cache.a, n, cache.ipiv, cache.b,
+                               n, cache.info) != 0;
+    }
+    if (!device_level)
+        rc |= cudaMemcpyAsync(p->B, cache.b, bbytes, cudaMemcpyDeviceToHost, s) != cudaSuccess;
+    rc |= cudaStreamSynchronize(s) != cudaSuccess;
+    *seconds = bench_now() - t0;
+    if (device_level)
+        rc |= cudaMemcpy(p->B, cache.b, bbytes, cudaMemcpyDeviceToHost) != cudaSuccess;
+    int info = 0;
+    cudaMemcpy(&info, cache.info, sizeof info, cudaMemcpyDeviceToHost);
+    return rc || info != 0;
+}
+
+static double gemm_flops(int n, int nrhs) {
+    (void)nrhs;
+    return 2.0 * n * (double)n * n;
+}
+
+static int run_gemm(const bench_ref *self, ps_context *ctx, bench_problem *p, int device_level,
+                    double *seconds) {
+    (void)self, (void)device_level;
+    if (prepare(ctx, p, 1)) return 1;
+    size_t es = p->single ? sizeof(float) : sizeof(double), bytes = (size_t)p->n * p->n * es;
+    /* random operands (the problem's matrix), never zeros */
+    if (cudaMemcpy(cache.a, p->A0, bytes, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(cache.c, p->A0, bytes, cudaMemcpyHostToDevice))
+        return 1;
+    int n = p->n;
+    double one = 1, half = 0.5;
+    float onef = 1, halff = 0.5f;
+    double t0 = bench_now();
+    cublasStatus_t st = p->single ? cublasSgemm(cache.blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
+                                                &onef, cache.a, n, cache.a, n, &halff, cache.c, n)
+                                  : cublasDgemm(cache.blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
+                                                cache.a, n, cache.a, n, &half, cache.c, n);
+    cudaError_t err = cudaStreamSynchronize(ps_context_cuda_stream(ctx));
+    *seconds = bench_now() - t0;
+    return st != CUBLAS_STATUS_SUCCESS || err != cudaSuccess;
+}
+
+static const bench_ref cusolver_ref = {"cuSOLVER getrf+getrs", 1, bench_lu_flops, run_cusolver};
+static const bench_ref gemm_ref = {"cuBLAS GEMM rate", 0, gemm_flops, run_gemm};
+
+const bench_ref *bench_cuda_ref(const char *name) {
+    if (!name || strcmp(name, "cusolver") == 0) return &cusolver_ref;
+    if (strcmp(name, "cublas-gemm") == 0) return &gemm_ref;
+    return NULL;
+}
