@@ -16,11 +16,20 @@ for label in ${LABELS:-opencl}; do
   summary+=("ctest -L $label: $(grep -E 'tests passed' "$out/ctest-$label.log")")
   grep -E "Failed|CHECK" "$out/ctest-$label.log" | head -20
 done
-for spec in ${BENCH:-}; do # spec: backend:level:precision:sizes
-  IFS=: read -r backend level precision sizes <<<"$spec"
-  name="bench-$backend-$level-$precision"
+# compute-sanitizer memcheck over the given cuda test programs (once; it is slow)
+for prog in ${MEMCHECK:-}; do
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  PORTSOLVE_BACKEND_PATH="$PWD/$build" timeout 300 "$sanitizer" --tool memcheck --leak-check full \
+    --error-exitcode 9 "$build"/tests/$prog --backend cuda > "$out/memcheck-$prog.log" 2>&1
+  summary+=("memcheck $prog: rc=$? $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$out/memcheck-$prog.log" | tr '\n' ' ')")
+  tail -3 "$out/memcheck-$prog.log"
+done
+for spec in ${BENCH:-}; do # spec: backend:level:precision:sizes[:reference]
+  IFS=: read -r backend level precision sizes reference <<<"$spec"
+  name="bench-$backend-$level-$precision${reference:+-$reference}"
   "$build"/bench/portsolve-bench --backend "$backend" --level "$level" --precision "$precision" \
-    --sizes "$sizes" --repeats "${REPEATS:-3}" --csv "$out/$name.csv" > "$out/$name.txt" 2>&1
+    ${reference:+--reference "$reference"} --sizes "$sizes" --repeats "${REPEATS:-3}" \
+    --csv "$out/$name.csv" > "$out/$name.txt" 2>&1
   cat "$out/$name.txt"
   summary+=("$name: $(tail -n +6 "$out/$name.txt" | awk '{printf "n=%s ratio=%s; ", $1, $6}')")
 done
