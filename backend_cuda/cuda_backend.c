@@ -295,9 +295,13 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
     return n >= 8192 ? 512 : 256;
 }
 
+/* The one-block panel kernel streams the whole m x w leaf through one SM per column, so its
+ * traffic grows with w; narrow leaves leave the rest of the panel to cuBLAS on all SMs.
+ * Measured on an H200 at n = 16384 (docs/PERFORMANCE.md): w = 2, 4, 8, 16, 32 gave 0.41,
+ * 0.38, 0.46, 0.65, 1.02 s. */
 static int cuda_panel_width(ps__backend *be, ps__dtype dt, int m) {
     (void)be, (void)dt, (void)m;
-    return 16;
+    return 4;
 }
 
 static void cuda_list_devices(char *buf, size_t size) {

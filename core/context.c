@@ -38,21 +38,25 @@ const char *ps_last_create_error(void) {
     return create_error;
 }
 
-/* Reads PORTSOLVE_LU_NB: unset or empty is 0 (automatic). */
-static ps_status block_size_from_env(int *nb, char *msg, size_t msg_size) {
-    const char *s = getenv("PORTSOLVE_LU_NB");
-    *nb = 0;
+/* Reads a positive integer tuning variable: unset or empty is 0 (automatic). */
+static ps_status tuning_from_env(const char *name, int *value, char *msg, size_t msg_size) {
+    const char *s = getenv(name);
+    *value = 0;
     if (!s || !*s) return PS_SUCCESS;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || *end || v < 1 || v > 4096) {
-        snprintf(msg, msg_size,
-                 "PORTSOLVE_LU_NB='%s' is not a block size: give an integer from 1 to 4096", s);
+        snprintf(msg, msg_size, "%s='%s' is not a block size: give an integer from 1 to 4096", name,
+                 s);
         return PS_ERR_INVALID_ARGUMENT;
     }
-    *nb = (int)v;
+    *value = (int)v;
     return PS_SUCCESS;
+}
+
+static ps_status block_size_from_env(int *nb, char *msg, size_t msg_size) {
+    return tuning_from_env("PORTSOLVE_LU_NB", nb, msg, msg_size);
 }
 
 /* Allocates a context and opens its backend as req says. */
@@ -64,9 +68,15 @@ static ps_status create_context(ps_context **out, ps_backend_kind kind, int nb,
         return PS_ERR_OUT_OF_HOST_MEMORY;
     }
     ctx->lu_block_size = nb;
+    ps_status st = tuning_from_env("PORTSOLVE_LU_PANEL_WIDTH", &ctx->lu_panel_width, create_error,
+                                   sizeof create_error);
+    if (st) {
+        free(ctx);
+        return st;
+    }
     ctx->be.err = ctx->last_error;
     ctx->be.err_size = sizeof ctx->last_error;
-    ps_status st = ps__backend_open(ctx, kind, req);
+    st = ps__backend_open(ctx, kind, req);
     if (st) {
         snprintf(create_error, sizeof create_error, "%s", ctx->last_error);
         free(ctx);

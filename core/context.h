@@ -11,6 +11,7 @@ struct ps_context {
     ps__backend_ops ops; /* the completed table be.ops points to */
     void *module;        /* dlopen handle of a backend module, NULL for cpu */
     int lu_block_size;   /* 0: automatic */
+    int lu_panel_width;  /* 0: the backend's; PORTSOLVE_LU_PANEL_WIDTH overrides (tuning) */
     char last_error[PS__ERROR_SIZE];
     int last_info;
     /* Resource accounting: live device buffers, and a test hook that makes the n-th next

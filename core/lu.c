@@ -35,7 +35,7 @@ static ps_status panel_factor(ps_context *ctx, ps__dtype dt, int m, ps__mat a, i
                               void *ipiv, void *info) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
-    int leaf = ops->panel_width(be, dt, m - j);
+    int leaf = ctx->lu_panel_width > 0 ? ctx->lu_panel_width : ops->panel_width(be, dt, m - j);
     if (n <= (leaf > 0 ? leaf : 1))
         return ops->getrf_panel(be, dt, m - j, n, ps__mat_at(a, j, j), ipiv, (size_t)j, j, info);
 
