@@ -2,7 +2,10 @@
  * Backend selection. The CPU backend is compiled into libportsolve; cuda and opencl are shared
  * modules (libportsolve_<name>.so) opened with dlopen, so that libportsolve loads on a machine
  * without CUDA or OpenCL. Modules are searched in $PORTSOLVE_BACKEND_PATH, then next to
- * libportsolve itself, then by the dynamic loader's own search.
+ * libportsolve itself, then by the dynamic loader's own search. Modules are opened with
+ * RTLD_NODELETE: the vendor runtimes they pull in (the CUDA runtime, cuBLAS, CLBlast, ICD
+ * drivers) do not support being unloaded, and unloading them would also turn their one-time
+ * allocations into apparent leaks.
  */
 #define _GNU_SOURCE /* dladdr */
 #include "select.h"
@@ -96,13 +99,13 @@ static void *open_module(const char *name, char *why, size_t why_size) {
     for (int i = 0; i < 2; i++) {
         if (!dirs[i]) continue;
         snprintf(path, sizeof path, "%s/%s", dirs[i], file);
-        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if (h) return h;
         const char *e = dlerror();
         /* A module that exists but fails to load says why (a missing vendor library). */
         add_reason(why, why_size, "%s", e ? e : path);
     }
-    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (h) return h;
     const char *e = dlerror();
     add_reason(why, why_size, "%s", e ? e : file);
