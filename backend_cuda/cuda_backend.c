@@ -34,6 +34,7 @@ static void release_state(ps_cuda_state *st) {
         if (st->staged[i]) cudaEventDestroy(st->staged[i]);
     }
     if (st->scratch) cudaFree(st->scratch);
+    if (st->coop_scratch) cudaFree(st->coop_scratch);
     if (st->blas) cublasDestroy(st->blas);
     if (st->stream && !st->borrowed) cudaStreamDestroy(st->stream);
     free(st);
@@ -51,6 +52,16 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     PS_CUBLAS_TRY(be, cublasCreate(&st->blas), "cublasCreate");
     PS_CUBLAS_TRY(be, cublasSetStream(st->blas, st->stream), "cublasSetStream");
     PS_CUDA_TRY(be, cudaMalloc(&st->scratch, 64), "cudaMalloc (scratch)");
+    /* The whole-GPU panel kernel needs cooperative launch; without it the one-block kernel runs. */
+    int coop = 0, blocks = 0;
+    cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, st->device);
+    if (coop && ps_cuda_coop_panel_blocks(1, PS_CUDA_COOP_THREADS, &blocks) == cudaSuccess &&
+        blocks > 0) {
+        PS_CUDA_TRY(be, cudaMalloc(&st->coop_scratch, ps_cuda_coop_scratch_bytes(blocks)),
+                    "cudaMalloc (panel scratch)");
+        st->coop_blocks = blocks;
+    }
+    cudaGetLastError();
     for (int i = 0; i < 2; i++) {
         PS_CUDA_TRY(be, cudaMallocHost(&st->staging[i], PS_CUDA_STAGING_BYTES),
                     "cudaMallocHost (pinned staging)");
@@ -281,6 +292,18 @@ static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, p
                                   void *ipiv, size_t ipiv_off, int row_base, void *info) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     ps_cuda_state *st = ps_cuda(be);
+    if (st->coop_blocks > 0 && n <= 64) {
+        /* one block per 256 rows at least, up to one per SM */
+        int blocks = (m + PS_CUDA_COOP_THREADS - 1) / PS_CUDA_COOP_THREADS;
+        if (blocks > st->coop_blocks) blocks = st->coop_blocks;
+        PS_CUDA_TRY(be,
+                    ps_cuda_launch_getrf_panel_coop(
+                        st->stream, dt == PS__DOUBLE, PS_CUDA_COOP_THREADS, blocks, m, n,
+                        ps_cuda_ptr(dt, a.buf, a.off), a.ld, (int *)ipiv + ipiv_off, row_base,
+                        (int *)info, st->coop_scratch),
+                    "getrf panel kernel (cooperative)");
+        return PS_SUCCESS;
+    }
     PS_CUDA_TRY(be,
                 ps_cuda_launch_getrf_panel(st->stream, dt == PS__DOUBLE, st->panel_threads, m, n,
                                            ps_cuda_ptr(dt, a.buf, a.off), a.ld,
@@ -295,13 +318,13 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
     return n >= 8192 ? 512 : 256;
 }
 
-/* The one-block panel kernel streams the whole m x w leaf through one SM per column, so its
- * traffic grows with w; narrow leaves leave the rest of the panel to cuBLAS on all SMs.
- * Measured on an H200 at n = 16384 (docs/PERFORMANCE.md): w = 2, 4, 8, 16, 32 gave 0.41,
- * 0.38, 0.46, 0.65, 1.02 s. */
+/* Leaf width of the recursive panel. Measured on an H200 (docs/PERFORMANCE.md): with the
+ * cooperative whole-GPU leaf kernel, w = 4, 8, 16, 32, 64 gave 0.285, 0.259, 0.252, 0.262,
+ * 0.304 s at n = 16384 (the one-block kernel's best was 0.385 s, at w = 4, since it streams
+ * the leaf through one SM). Without cooperative launch the one-block kernel runs, best narrow. */
 static int cuda_panel_width(ps__backend *be, ps__dtype dt, int m) {
-    (void)be, (void)dt, (void)m;
-    return 4;
+    (void)dt, (void)m;
+    return ps_cuda(be)->coop_blocks > 0 ? 16 : 4;
 }
 
 static void cuda_list_devices(char *buf, size_t size) {

@@ -18,7 +18,9 @@ typedef struct ps_cuda_state {
     void *scratch;       /* 64 device bytes for small results */
     void *staging[2];    /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
-    int panel_threads; /* block size of the one-block panel kernel */
+    int panel_threads;  /* block size of the one-block panel kernel */
+    int coop_blocks;    /* blocks of the cooperative panel kernel; 0: not available */
+    void *coop_scratch; /* its candidate exchange area */
 } ps_cuda_state;
 
 static inline ps_cuda_state *ps_cuda(ps__backend *be) {
@@ -54,6 +56,17 @@ cudaError_t ps_cuda_launch_laswp(cudaStream_t s, int dbl, int ncols, void *a, in
                                  int k2, const int *ipiv, int forward);
 cudaError_t ps_cuda_launch_getrf_panel(cudaStream_t s, int dbl, int threads, int m, int n, void *a,
                                        int lda, int *ipiv, int row_base, int *info);
+/* The cooperative (whole-GPU) panel kernel: how many blocks of `threads` can be co-resident,
+ * and its launch (n <= 64; scratch of ps_cuda_coop_scratch_bytes(blocks)). */
+#define PS_CUDA_COOP_THREADS 256
+static inline size_t ps_cuda_coop_scratch_bytes(int blocks) {
+    return 2 * (size_t)blocks * (2 * sizeof(double) + 64 * sizeof(double)) +
+           2 * 64 * sizeof(double);
+}
+cudaError_t ps_cuda_coop_panel_blocks(int dbl, int threads, int *max_blocks);
+cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int threads, int blocks, int m,
+                                            int n, void *a, int lda, int *ipiv, int row_base,
+                                            int *info, void *scratch);
 #ifdef __cplusplus
 }
 #endif
