@@ -59,19 +59,44 @@ static void test_env_backend(void) {
     CHECK_STATUS(ps_context_create(NULL, NULL), PS_ERR_INVALID_ARGUMENT);
 }
 
-/* A backend this build lacks must be refused with a reason, never replaced silently. */
+/* A backend this build lacks, or whose module, runtime or device is missing here, must be
+ * refused with PS_ERR_BACKEND_UNAVAILABLE and the reason, never replaced silently. */
 static void test_unavailable_backends(void) {
     static const char *const names[] = {"cuda", "opencl"};
     for (int i = 0; i < 2; i++) {
-        if (strstr(ps_built_backends(), names[i])) continue; /* covered by that backend's suite */
         ps_context *ctx = NULL;
         setenv("PORTSOLVE_BACKEND", names[i], 1);
-        CHECK_STATUS(ps_context_create(&ctx, NULL), PS_ERR_BACKEND_UNAVAILABLE);
+        ps_status st = ps_context_create(&ctx, NULL);
+        if (strstr(ps_built_backends(), names[i]) && st == PS_SUCCESS) {
+            CHECK(strcmp(ps_context_backend_name(ctx), names[i]) == 0, "asked %s, got %s", names[i],
+                  ps_context_backend_name(ctx));
+            ps_context_destroy(ctx);
+            continue; /* it works on this machine; its own label tests it */
+        }
+        CHECK(st == PS_ERR_BACKEND_UNAVAILABLE, "%s: %s", names[i], ps_status_string(st));
         CHECK(ctx == NULL, "no context");
         CHECK(strstr(ps_last_create_error(), names[i]) != NULL, "reason names the backend: %s",
               ps_last_create_error());
         printf("  PORTSOLVE_BACKEND=%s -> %s\n", names[i], ps_last_create_error());
     }
+    /* a module that cannot be found: the loader's reason is passed on */
+    setenv("PORTSOLVE_BACKEND_PATH", "/nonexistent-portsolve-modules", 1);
+    for (int i = 0; i < 2; i++) {
+        if (!strstr(ps_built_backends(), names[i])) continue;
+        ps_context *ctx = NULL;
+        setenv("PORTSOLVE_BACKEND", names[i], 1);
+        ps_status st = ps_context_create(&ctx, NULL);
+        if (st == PS_SUCCESS) { /* found through the loader's own path: nothing to refuse */
+            ps_context_destroy(ctx);
+            continue;
+        }
+        CHECK(st == PS_ERR_BACKEND_UNAVAILABLE &&
+                  strstr(ps_last_create_error(), "cannot load the") &&
+                  strstr(ps_last_create_error(), "/nonexistent-portsolve-modules"),
+              "missing module: %s: %s", ps_status_string(st), ps_last_create_error());
+        printf("  module missing -> %s\n", ps_last_create_error());
+    }
+    unsetenv("PORTSOLVE_BACKEND_PATH");
     unsetenv("PORTSOLVE_BACKEND");
 }
 
