@@ -14,6 +14,24 @@ template <> struct safe_min<float> {
     static __device__ float value() { return FLT_MIN; }
 };
 
+// Block-wide argmax of (best_val[tid], best_row[tid]) into element 0: the largest value wins,
+// ties go to the smaller row, as BLAS i?amax and LAPACK's pivot choice do.
+template <typename T> __device__ void block_argmax(T *best_val, int *best_row) {
+    int tid = threadIdx.x;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (tid < s) {
+            T v2 = best_val[tid + s];
+            int i2 = best_row[tid + s];
+            if (v2 > best_val[tid] || (v2 == best_val[tid] && i2 < best_row[tid])) {
+                best_val[tid] = v2;
+                best_row[tid] = i2;
+            }
+        }
+        __syncthreads();
+    }
+}
+
 template <typename T> __global__ void fill_kernel(int rows, int cols, T value, T *a, int lda) {
     int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
     if (i < rows && j < cols) a[i + (size_t)j * lda] = value;
@@ -64,18 +82,7 @@ __global__ void getrf_panel_kernel(int m, int n, T *a, int lda, int *ipiv, int r
         }
         best_val[tid] = bv;
         best_row[tid] = bi;
-        __syncthreads();
-        for (int s = nt / 2; s > 0; s >>= 1) {
-            if (tid < s) {
-                T v2 = best_val[tid + s];
-                int i2 = best_row[tid + s];
-                if (v2 > best_val[tid] || (v2 == best_val[tid] && i2 < best_row[tid])) {
-                    best_val[tid] = v2;
-                    best_row[tid] = i2;
-                }
-            }
-            __syncthreads();
-        }
+        block_argmax(best_val, best_row);
         if (tid == 0) {
             pivot_row = best_row[0];
             pivot_value = col[pivot_row];
@@ -149,18 +156,7 @@ __global__ void getrf_panel_coop_kernel(int m, int n, T *a, int lda, int *ipiv, 
         }
         best_val[tid] = bv;
         best_row[tid] = bi;
-        __syncthreads();
-        for (int s = nt / 2; s > 0; s >>= 1) {
-            if (tid < s) {
-                T v2 = best_val[tid + s];
-                int i2 = best_row[tid + s];
-                if (v2 > best_val[tid] || (v2 == best_val[tid] && i2 < best_row[tid])) {
-                    best_val[tid] = v2;
-                    best_row[tid] = i2;
-                }
-            }
-            __syncthreads();
-        }
+        block_argmax(best_val, best_row);
         int buf = (j & 1) * nb;
         if (tid == 0) {
             cand_val[buf + b] = best_val[0];

@@ -201,32 +201,35 @@ static void rect_of(ps__mat v, size_t es, size_t origin[3], size_t *pitch) {
     *pitch = ld * es;
 }
 
-static ps_status cl_upload(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host,
-                           int ldh, ps__mat dst) {
+/* A blocking rectangle transfer between a host array (leading dimension ldh) and a view. */
+static ps_status transfer(ps__backend *be, int to_device, ps__dtype dt, int rows, int cols,
+                          void *host, int ldh, ps__mat view) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
     size_t es = ps__dtype_size(dt), origin[3], pitch;
     size_t host_origin[3] = {0, 0, 0}, region[3] = {(size_t)rows * es, (size_t)cols, 1};
-    rect_of(dst, es, origin, &pitch);
-    PS_CL_TRY(be,
-              clEnqueueWriteBufferRect(ps_cl(be)->queue, (cl_mem)dst.buf, CL_TRUE, origin,
-                                       host_origin, region, pitch, 0, (size_t)ldh * es, 0, host, 0,
-                                       NULL, NULL),
-              "clEnqueueWriteBufferRect (upload)");
+    rect_of(view, es, origin, &pitch);
+    cl_command_queue q = ps_cl(be)->queue;
+    cl_mem m = (cl_mem)view.buf;
+    cl_int err = to_device
+                     ? clEnqueueWriteBufferRect(q, m, CL_TRUE, origin, host_origin, region, pitch,
+                                                0, (size_t)ldh * es, 0, host, 0, NULL, NULL)
+                     : clEnqueueReadBufferRect(q, m, CL_TRUE, origin, host_origin, region, pitch, 0,
+                                               (size_t)ldh * es, 0, host, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return ps_cl_fail(be, err,
+                          to_device ? "clEnqueueWriteBufferRect (upload)"
+                                    : "clEnqueueReadBufferRect (download)");
     return PS_SUCCESS;
+}
+
+static ps_status cl_upload(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host,
+                           int ldh, ps__mat dst) {
+    return transfer(be, 1, dt, rows, cols, (void *)host, ldh, dst);
 }
 
 static ps_status cl_download(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
                              void *host, int ldh) {
-    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
-    size_t es = ps__dtype_size(dt), origin[3], pitch;
-    size_t host_origin[3] = {0, 0, 0}, region[3] = {(size_t)rows * es, (size_t)cols, 1};
-    rect_of(src, es, origin, &pitch);
-    PS_CL_TRY(be,
-              clEnqueueReadBufferRect(ps_cl(be)->queue, (cl_mem)src.buf, CL_TRUE, origin,
-                                      host_origin, region, pitch, 0, (size_t)ldh * es, 0, host, 0,
-                                      NULL, NULL),
-              "clEnqueueReadBufferRect (download)");
-    return PS_SUCCESS;
+    return transfer(be, 0, dt, rows, cols, host, ldh, src);
 }
 
 static ps_status cl_copy2d(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,

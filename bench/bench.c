@@ -116,22 +116,12 @@ static int parse(int argc, char **argv, options *o) {
 }
 
 static int open_backend(const char *name, ps_context **ctx) {
-    static const struct {
-        const char *name;
-        ps_backend_kind kind;
-    } names[] = {{"auto", PS_BACKEND_AUTO},
-                 {"cpu", PS_BACKEND_CPU},
-                 {"cuda", PS_BACKEND_CUDA},
-                 {"opencl", PS_BACKEND_OPENCL}};
     ps_context_options o = ps_context_options_default();
-    size_t i;
-    for (i = 0; i < 4 && strcasecmp(name, names[i].name); i++) continue;
-    if (i == 4) {
+    if (ps_backend_kind_from_name(name, &o.backend) != PS_SUCCESS) {
         fprintf(stderr, "portsolve-bench: --backend '%s': accepted auto, cpu, cuda, opencl\n",
                 name);
         return 0;
     }
-    o.backend = names[i].kind;
     ps_status st = ps_context_create(ctx, &o);
     if (st) {
         fprintf(stderr, "portsolve-bench: backend %s: %s\n", name, ps_last_create_error());

@@ -26,7 +26,7 @@ const char *ps_built_backends(void) {
     return PS_BUILT_BACKENDS;
 }
 
-static int parse_kind(const char *s, ps_backend_kind *kind) {
+ps_status ps_backend_kind_from_name(const char *name, ps_backend_kind *kind) {
     static const struct {
         const char *name;
         ps_backend_kind kind;
@@ -34,19 +34,20 @@ static int parse_kind(const char *s, ps_backend_kind *kind) {
                  {"cpu", PS_BACKEND_CPU},
                  {"cuda", PS_BACKEND_CUDA},
                  {"opencl", PS_BACKEND_OPENCL}};
+    if (!name || !kind) return PS_ERR_INVALID_ARGUMENT;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcasecmp(s, names[i].name) == 0) {
+        if (strcasecmp(name, names[i].name) == 0) {
             *kind = names[i].kind;
-            return 1;
+            return PS_SUCCESS;
         }
-    return 0;
+    return PS_ERR_UNKNOWN_BACKEND;
 }
 
 ps_status ps__backend_kind_from_env(ps_backend_kind *kind, char *msg, size_t msg_size) {
     const char *s = getenv("PORTSOLVE_BACKEND");
     *kind = PS_BACKEND_AUTO;
     if (!s || !*s) return PS_SUCCESS;
-    if (parse_kind(s, kind)) return PS_SUCCESS;
+    if (ps_backend_kind_from_name(s, kind) == PS_SUCCESS) return PS_SUCCESS;
     snprintf(msg, msg_size, "PORTSOLVE_BACKEND='%s' is not a backend; accepted values: %s", s,
              accepted);
     return PS_ERR_UNKNOWN_BACKEND;

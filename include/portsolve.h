@@ -98,6 +98,10 @@ typedef struct ps_context_options {
     int lu_block_size;       /* 0: PORTSOLVE_LU_NB, else chosen per backend and n */
 } ps_context_options;
 
+/* Parses a backend name as PORTSOLVE_BACKEND does ("auto", "cpu", "cuda", "opencl", any case).
+ * Returns PS_ERR_UNKNOWN_BACKEND for anything else. */
+PS_API ps_status ps_backend_kind_from_name(const char *name, ps_backend_kind *kind);
+
 /* Options that take everything from the environment (same as passing NULL). */
 PS_API ps_context_options ps_context_options_default(void);
 

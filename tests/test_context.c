@@ -47,6 +47,11 @@ static void test_env_backend(void) {
               "message names the value and the accepted ones: %s", msg);
         printf("  PORTSOLVE_BACKEND='%s' -> %s\n", bad[i], msg);
     }
+    ps_backend_kind k = PS_BACKEND_FROM_ENV;
+    CHECK(ps_backend_kind_from_name("OpenCL", &k) == PS_SUCCESS && k == PS_BACKEND_OPENCL,
+          "OpenCL parses");
+    CHECK_STATUS(ps_backend_kind_from_name("metal", &k), PS_ERR_UNKNOWN_BACKEND);
+    CHECK_STATUS(ps_backend_kind_from_name(NULL, &k), PS_ERR_INVALID_ARGUMENT);
     /* options override the environment */
     ps_context_options o = ps_context_options_default();
     o.backend = PS_BACKEND_CPU;

@@ -65,11 +65,12 @@ const char *ps_test_case(void) {
 }
 
 ps_backend_kind ps_test_backend_kind(void) {
-    if (strcasecmp(backend_name, "cuda") == 0) return PS_BACKEND_CUDA;
-    if (strcasecmp(backend_name, "opencl") == 0) return PS_BACKEND_OPENCL;
-    if (strcasecmp(backend_name, "cpu") == 0) return PS_BACKEND_CPU;
-    fprintf(stderr, "unknown test backend '%s'\n", backend_name);
-    exit(2);
+    ps_backend_kind kind;
+    if (ps_backend_kind_from_name(backend_name, &kind) != PS_SUCCESS || kind == PS_BACKEND_AUTO) {
+        fprintf(stderr, "unknown test backend '%s'\n", backend_name);
+        exit(2);
+    }
+    return kind;
 }
 
 ps_context *ps_test_context(int lu_block_size) {

@@ -132,24 +132,11 @@ static int parse_solve_args(int argc, char **argv, solve_args *a) {
 
 static int open_context(const char *backend, ps_context **ctx) {
     ps_context_options o = ps_context_options_default();
-    if (backend) {
-        static const struct {
-            const char *name;
-            ps_backend_kind kind;
-        } names[] = {{"auto", PS_BACKEND_AUTO},
-                     {"cpu", PS_BACKEND_CPU},
-                     {"cuda", PS_BACKEND_CUDA},
-                     {"opencl", PS_BACKEND_OPENCL}};
-        size_t i;
-        for (i = 0; i < 4 && strcasecmp(backend, names[i].name); i++) continue;
-        if (i == 4) {
-            fprintf(
-                stderr,
+    if (backend && ps_backend_kind_from_name(backend, &o.backend) != PS_SUCCESS) {
+        fprintf(stderr,
                 "portsolve: --backend '%s' is not a backend; accepted: auto, cpu, cuda, opencl\n",
                 backend);
-            return 0;
-        }
-        o.backend = names[i].kind;
+        return 0;
     }
     ps_status st = ps_context_create(ctx, &o);
     if (st != PS_SUCCESS) {
