@@ -121,6 +121,21 @@ static ps_status default_open_borrowed(ps__backend *be, void *native_context, vo
                             "this backend cannot run on a caller's context or queue");
 }
 
+static int default_lanes(ps__backend *be) {
+    (void)be;
+    return 1;
+}
+
+static ps_status default_use_lane(ps__backend *be, int lane) {
+    (void)be, (void)lane;
+    return PS_SUCCESS;
+}
+
+static ps_status default_lane_wait(ps__backend *be, int waiter, int signaller) {
+    (void)be, (void)waiter, (void)signaller;
+    return PS_SUCCESS;
+}
+
 static void *default_queue(ps__backend *be) {
     (void)be;
     return NULL;
@@ -140,6 +155,9 @@ static const ps__backend_ops defaults = {
     .host_alias = default_host_alias,
     .list_devices = default_list_devices,
     .open_borrowed = default_open_borrowed,
+    .lanes = default_lanes,
+    .use_lane = default_use_lane,
+    .lane_wait = default_lane_wait,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -165,7 +183,8 @@ static const entry_info optional[] = {
     PS__ENTRY(queue),         PS__ENTRY(fill),        PS__ENTRY(read_elements),
     PS__ENTRY(laswp),         PS__ENTRY(getrf_panel), PS__ENTRY(block_size),
     PS__ENTRY(panel_width),   PS__ENTRY(host_alias),  PS__ENTRY(list_devices),
-    PS__ENTRY(open_borrowed),
+    PS__ENTRY(open_borrowed), PS__ENTRY(lanes),       PS__ENTRY(use_lane),
+    PS__ENTRY(lane_wait),
 };
 #undef PS__ENTRY
 

@@ -12,7 +12,9 @@
  * where the unblocked loop would be memory-bound.
  *
  * Pivots stay on the device (an int32 buffer of 0-based absolute row indices) and so does the
- * info word; nothing is read back to the host inside the factorization.
+ * info word; nothing is read back to the host inside the factorization. Backends with two or
+ * more lanes (concurrent queues) get look-ahead: the next panel is factored while the trailing
+ * matrix is updated.
  */
 #include "lu.h"
 #include "matrix.h"
@@ -52,6 +54,53 @@ static ps_status panel_factor(ps_context *ctx, ps__dtype dt, int m, ps__mat a, i
     return ops->laswp(be, dt, n1, ps__mat_at(a, 0, j), j + n1, j + n, ipiv, (size_t)(j + n1), 1);
 }
 
+/* Applies panel j (jb wide, factored, pivots in ipiv) to the columns [c0, c0 + cw): its row
+ * swaps, the block row of U, and the update of the rows below. */
+static ps_status update_columns(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int jb,
+                                int c0, int cw, void *ipiv) {
+    ps__backend *be = &ctx->be;
+    const ps__backend_ops *ops = be->ops;
+    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
+    PS__TRY(ops->laswp(be, dt, cw, ps__mat_at(a, 0, c0), j, j + jb, ipiv, (size_t)j, 1));
+    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, cw, &one,
+                      ps__mat_at(a, j, j), ps__mat_at(a, j, c0)));
+    if (m - j - jb <= 0) return PS_SUCCESS;
+    return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m - j - jb, cw, jb, &minus_one,
+                     ps__mat_at(a, j + jb, j), ps__mat_at(a, j, c0), &one,
+                     ps__mat_at(a, j + jb, c0));
+}
+
+/*
+ * Look-ahead on two lanes (backends with concurrent queues): after panel j, lane 0 updates just
+ * the next block column and factors the next panel while lane 1 updates the rest of the
+ * trailing matrix, so the panel, which is latency-bound, hides behind the big GEMM. The two
+ * lanes touch disjoint columns; each iteration joins them before the next one starts.
+ */
+static ps_status getrf_lookahead(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                                 void *info, int nb) {
+    ps__backend *be = &ctx->be;
+    const ps__backend_ops *ops = be->ops;
+    int k = m < n ? m : n;
+    PS__TRY(panel_factor(ctx, dt, m, a, 0, k < nb ? k : nb, ipiv, info));
+    for (int j = 0; j < k; j += nb) {
+        int jb = k - j < nb ? k - j : nb, next = j + jb;
+        if (j > 0) PS__TRY(ops->laswp(be, dt, j, a, j, j + jb, ipiv, (size_t)j, 1));
+        int nb2 = next < k ? (k - next < nb ? k - next : nb) : 0; /* the next panel's width */
+        int rest0 = next + nb2, rest = n - rest0;
+        if (nb2 > 0) PS__TRY(update_columns(ctx, dt, m, a, j, jb, next, nb2, ipiv));
+        if (rest > 0) {
+            PS__TRY(ops->lane_wait(be, 1, 0)); /* lane 1 starts after panel j and its pivots */
+            PS__TRY(ops->use_lane(be, 1));
+            ps_status st = update_columns(ctx, dt, m, a, j, jb, rest0, rest, ipiv);
+            PS__TRY(ops->use_lane(be, 0));
+            PS__TRY(st);
+        }
+        if (nb2 > 0) PS__TRY(panel_factor(ctx, dt, m, a, next, nb2, ipiv, info));
+        if (rest > 0) PS__TRY(ops->lane_wait(be, 0, 1));
+    }
+    return PS_SUCCESS;
+}
+
 ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                     void *info) {
     ps__backend *be = &ctx->be;
@@ -62,24 +111,14 @@ ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
     int nb = ps__lu_block_size(ctx, dt, m, n);
-    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
+    if (ops->lanes(be) >= 2 && k > nb) return getrf_lookahead(ctx, dt, m, n, a, ipiv, info, nb);
 
     for (int j = 0; j < k; j += nb) {
         int jb = k - j < nb ? k - j : nb;
         PS__TRY(panel_factor(ctx, dt, m, a, j, jb, ipiv, info));
-        /* Swaps of this panel for the columns on its left... */
+        /* Swaps of this panel for the columns on its left, then everything on its right. */
         if (j > 0) PS__TRY(ops->laswp(be, dt, j, a, j, j + jb, ipiv, (size_t)j, 1));
-        int right = n - j - jb;
-        if (right <= 0) continue;
-        /* ...and on its right, then the block row of U and the trailing update. */
-        ps__mat a_right = ps__mat_at(a, 0, j + jb);
-        PS__TRY(ops->laswp(be, dt, right, a_right, j, j + jb, ipiv, (size_t)j, 1));
-        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, right, &one,
-                          ps__mat_at(a, j, j), ps__mat_at(a, j, j + jb)));
-        if (m - j - jb > 0)
-            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m - j - jb, right, jb, &minus_one,
-                              ps__mat_at(a, j + jb, j), ps__mat_at(a, j, j + jb), &one,
-                              ps__mat_at(a, j + jb, j + jb)));
+        if (n - j - jb > 0) PS__TRY(update_columns(ctx, dt, m, a, j, jb, j + jb, n - j - jb, ipiv));
     }
     return PS_SUCCESS;
 }

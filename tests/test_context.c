@@ -5,6 +5,7 @@
  * (missing required entries, ABI version, older tables receiving defaults).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#include "checks.h"
 #include "context.h"
 #include "test_util.h"
 
@@ -217,6 +218,37 @@ static void test_lu_on_defaults(void) {
     ps_context_destroy(ctx);
 }
 
+/* The look-ahead schedule of LU (taken on backends with two lanes) on the CPU backend made to
+ * claim two lanes: the lanes run in order here, so this checks that the look-ahead split of the
+ * work (next block column, next panel, the rest) computes the same factorization, for square,
+ * tall and wide matrices and block sizes that leave partial blocks. */
+static int two_lanes(ps__backend *be) {
+    (void)be;
+    return 2;
+}
+
+static void test_lu_lookahead_schedule(void) {
+    ps_context_options o = ps_context_options_default();
+    o.backend = PS_BACKEND_CPU;
+    o.lu_block_size = 7;
+    ps_context *ctx = NULL;
+    CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
+    if (!ctx) return;
+    ctx->ops.lanes = two_lanes;
+    static const int shapes[][2] = {{40, 40}, {50, 23}, {23, 50}, {7, 7}, {8, 8}, {15, 64}};
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        int m = shapes[t][0], n = shapes[t][1], lda = m + 1, k = m < n ? m : n;
+        double *A0 = malloc(sizeof(double) * lda * n), *A = malloc(sizeof(double) * lda * n);
+        int *ipiv = malloc(sizeof(int) * k);
+        for (int i = 0; i < lda * n; i++) A0[i] = A[i] = ps_test_rand();
+        CHECK_STATUS(ps_dgetrf(ctx, m, n, A, lda, ipiv), PS_SUCCESS);
+        double r = ps_check_lu_ratio(PS_DOUBLE, m, n, A0, lda, A, lda, ipiv);
+        CHECK(r < PS_TEST_THRESHOLD, "look-ahead getrf %dx%d: ||PA-LU|| ratio %g", m, n, r);
+        free(A0), free(A), free(ipiv);
+    }
+    ps_context_destroy(ctx);
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     test_env_backend();
@@ -225,5 +257,6 @@ int main(int argc, char **argv) {
     test_status_strings();
     test_ops_completion();
     test_lu_on_defaults();
+    test_lu_lookahead_schedule();
     return ps_test_finish("test_context");
 }
