@@ -32,10 +32,12 @@ static void release_state(ps_cuda_state *st) {
     for (int i = 0; i < 2; i++) {
         if (st->staging[i]) cudaFreeHost(st->staging[i]);
         if (st->staged[i]) cudaEventDestroy(st->staged[i]);
+        if (st->lane_done[i]) cudaEventDestroy(st->lane_done[i]);
+        if (st->handles[i]) cublasDestroy(st->handles[i]);
     }
     if (st->scratch) cudaFree(st->scratch);
     if (st->coop_scratch) cudaFree(st->coop_scratch);
-    if (st->blas) cublasDestroy(st->blas);
+    if (st->lane[1]) cudaStreamDestroy(st->lane[1]);
     if (st->stream && !st->borrowed) cudaStreamDestroy(st->stream);
     free(st);
 }
@@ -49,8 +51,19 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
              (double)prop.totalGlobalMem / (1 << 30));
     be->has_double = 1;
     st->panel_threads = prop.maxThreadsPerBlock >= 512 ? 512 : 256;
-    PS_CUBLAS_TRY(be, cublasCreate(&st->blas), "cublasCreate");
-    PS_CUBLAS_TRY(be, cublasSetStream(st->blas, st->stream), "cublasSetStream");
+    /* Lane 0 is the context's stream; lane 1, for LU look-ahead, waits on nothing implicitly. */
+    st->lane[0] = st->stream;
+    PS_CUDA_TRY(be, cudaStreamCreateWithFlags(&st->lane[1], cudaStreamNonBlocking),
+                "cudaStreamCreate (look-ahead lane)");
+    for (int i = 0; i < 2; i++) {
+        PS_CUBLAS_TRY(be, cublasCreate(&st->handles[i]), "cublasCreate");
+        PS_CUBLAS_TRY(be, cublasSetStream(st->handles[i], st->lane[i]), "cublasSetStream");
+        PS_CUDA_TRY(be, cudaEventCreateWithFlags(&st->lane_done[i], cudaEventDisableTiming),
+                    "cudaEventCreate");
+    }
+    st->cur = 0;
+    st->blas = st->handles[0];
+    st->cur_stream = st->lane[0];
     PS_CUDA_TRY(be, cudaMalloc(&st->scratch, 64), "cudaMalloc (scratch)");
     /* The whole-GPU panel kernel needs cooperative launch; without it the one-block kernel runs. */
     int coop = 0, blocks = 0;
@@ -136,12 +149,36 @@ static ps_status cuda_open_borrowed(ps__backend *be, void *native_context, void 
 static void cuda_close(ps__backend *be) {
     ps_cuda_state *st = ps_cuda(be);
     if (st && st->stream) cudaStreamSynchronize(st->stream);
+    if (st && st->lane[1]) cudaStreamSynchronize(st->lane[1]);
     release_state(st);
     be->impl = NULL;
 }
 
 static ps_status cuda_sync(ps__backend *be) {
-    PS_CUDA_TRY(be, cudaStreamSynchronize(ps_cuda(be)->stream), "cudaStreamSynchronize");
+    ps_cuda_state *st = ps_cuda(be);
+    PS_CUDA_TRY(be, cudaStreamSynchronize(st->lane[1]), "cudaStreamSynchronize (lane 1)");
+    PS_CUDA_TRY(be, cudaStreamSynchronize(st->stream), "cudaStreamSynchronize");
+    return PS_SUCCESS;
+}
+
+static int cuda_lanes(ps__backend *be) {
+    (void)be;
+    return 2;
+}
+
+static ps_status cuda_use_lane(ps__backend *be, int lane) {
+    ps_cuda_state *st = ps_cuda(be);
+    st->cur = lane ? 1 : 0;
+    st->blas = st->handles[st->cur];
+    st->cur_stream = st->lane[st->cur];
+    return PS_SUCCESS;
+}
+
+static ps_status cuda_lane_wait(ps__backend *be, int waiter, int signaller) {
+    ps_cuda_state *st = ps_cuda(be);
+    int s = signaller ? 1 : 0, w = waiter ? 1 : 0;
+    PS_CUDA_TRY(be, cudaEventRecord(st->lane_done[s], st->lane[s]), "cudaEventRecord (lane)");
+    PS_CUDA_TRY(be, cudaStreamWaitEvent(st->lane[w], st->lane_done[s], 0), "cudaStreamWaitEvent");
     return PS_SUCCESS;
 }
 
@@ -247,7 +284,7 @@ static ps_status cuda_copy2d(ps__backend *be, ps__dtype dt, int rows, int cols, 
                 cudaMemcpy2DAsync(ps_cuda_ptr(dt, dst.buf, dst.off), (size_t)dst.ld * es,
                                   ps_cuda_ptr(dt, src.buf, src.off), (size_t)src.ld * es,
                                   (size_t)rows * es, (size_t)cols, cudaMemcpyDeviceToDevice,
-                                  ps_cuda(be)->stream),
+                                  ps_cuda(be)->cur_stream),
                 "cudaMemcpy2DAsync (copy2d)");
     return PS_SUCCESS;
 }
@@ -256,7 +293,7 @@ static ps_status cuda_fill(ps__backend *be, ps__dtype dt, int rows, int cols,
                            const ps__scalar *value, ps__mat a) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
     PS_CUDA_TRY(be,
-                ps_cuda_launch_fill(ps_cuda(be)->stream, dt == PS__DOUBLE, rows, cols, value,
+                ps_cuda_launch_fill(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, rows, cols, value,
                                     ps_cuda_ptr(dt, a.buf, a.off), a.ld),
                 "fill kernel");
     return PS_SUCCESS;
@@ -281,7 +318,7 @@ static ps_status cuda_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a,
                             const void *ipiv, size_t ipiv_off, int forward) {
     if (ncols <= 0 || k2 <= k1) return PS_SUCCESS;
     PS_CUDA_TRY(be,
-                ps_cuda_launch_laswp(ps_cuda(be)->stream, dt == PS__DOUBLE, ncols,
+                ps_cuda_launch_laswp(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, ncols,
                                      ps_cuda_ptr(dt, a.buf, a.off), a.ld, k1, k2,
                                      (const int *)ipiv + ipiv_off, forward),
                 "laswp kernel");
@@ -298,15 +335,15 @@ static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, p
         if (blocks > st->coop_blocks) blocks = st->coop_blocks;
         PS_CUDA_TRY(be,
                     ps_cuda_launch_getrf_panel_coop(
-                        st->stream, dt == PS__DOUBLE, PS_CUDA_COOP_THREADS, blocks, m, n,
+                        st->cur_stream, dt == PS__DOUBLE, PS_CUDA_COOP_THREADS, blocks, m, n,
                         ps_cuda_ptr(dt, a.buf, a.off), a.ld, (int *)ipiv + ipiv_off, row_base,
                         (int *)info, st->coop_scratch),
                     "getrf panel kernel (cooperative)");
         return PS_SUCCESS;
     }
     PS_CUDA_TRY(be,
-                ps_cuda_launch_getrf_panel(st->stream, dt == PS__DOUBLE, st->panel_threads, m, n,
-                                           ps_cuda_ptr(dt, a.buf, a.off), a.ld,
+                ps_cuda_launch_getrf_panel(st->cur_stream, dt == PS__DOUBLE, st->panel_threads, m,
+                                           n, ps_cuda_ptr(dt, a.buf, a.off), a.ld,
                                            (int *)ipiv + ipiv_off, row_base, (int *)info),
                 "getrf panel kernel");
     return PS_SUCCESS;
@@ -379,6 +416,9 @@ static const ps__backend_ops cuda_ops = {
     .panel_width = cuda_panel_width,
     .list_devices = cuda_list_devices,
     .open_borrowed = cuda_open_borrowed,
+    .lanes = cuda_lanes,
+    .use_lane = cuda_use_lane,
+    .lane_wait = cuda_lane_wait,
 };
 
 /* The module's one exported symbol. */

@@ -12,11 +12,16 @@
 
 typedef struct ps_cuda_state {
     int device;
-    cudaStream_t stream;
-    int borrowed;        /* the stream belongs to the caller: never destroyed */
-    cublasHandle_t blas; /* bound to stream */
-    void *scratch;       /* 64 device bytes for small results */
-    void *staging[2];    /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
+    cudaStream_t stream;       /* lane 0: the context's stream (the caller's when borrowed) */
+    int borrowed;              /* the stream belongs to the caller: never destroyed */
+    cudaStream_t lane[2];      /* lane[0] = stream; lane[1] is ours, for LU look-ahead */
+    cublasHandle_t handles[2]; /* one cuBLAS handle per lane (workspaces must not be shared) */
+    cudaEvent_t lane_done[2];
+    int cur;                 /* the lane operations go to */
+    cublasHandle_t blas;     /* handles[cur] */
+    cudaStream_t cur_stream; /* lane[cur] */
+    void *scratch;           /* 64 device bytes for small results */
+    void *staging[2];        /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
     int panel_threads;  /* block size of the one-block panel kernel */
     int coop_blocks;    /* blocks of the cooperative panel kernel; 0: not available */
