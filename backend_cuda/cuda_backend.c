@@ -51,9 +51,12 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
              (double)prop.totalGlobalMem / (1 << 30));
     be->has_double = 1;
     st->panel_threads = prop.maxThreadsPerBlock >= 512 ? 512 : 256;
-    /* Lane 0 is the context's stream; lane 1, for LU look-ahead, waits on nothing implicitly. */
+    /* Lane 0 is the context's stream; lane 1 carries the LU look-ahead's panels, at the
+     * highest priority, so its small kernels get SMs as soon as the big GEMM frees some. */
     st->lane[0] = st->stream;
-    PS_CUDA_TRY(be, cudaStreamCreateWithFlags(&st->lane[1], cudaStreamNonBlocking),
+    int least = 0, greatest = 0;
+    PS_CUDA_TRY(be, cudaDeviceGetStreamPriorityRange(&least, &greatest), "stream priorities");
+    PS_CUDA_TRY(be, cudaStreamCreateWithPriority(&st->lane[1], cudaStreamNonBlocking, greatest),
                 "cudaStreamCreate (look-ahead lane)");
     for (int i = 0; i < 2; i++) {
         PS_CUBLAS_TRY(be, cublasCreate(&st->handles[i]), "cublasCreate");

@@ -205,8 +205,9 @@ struct ps__backend_ops {
     ps_status (*open_borrowed)(ps__backend *be, void *native_context, void *native_queue);
     /* Concurrency for look-ahead: the backend offers lanes() in-order lanes (streams, queues;
      * 1 by default). use_lane(k) sends the following operations to lane k (0 is the context's
-     * own queue, where host transfers also go); lane_wait(w, s) makes lane w wait for all work
-     * queued so far on lane s. sync waits for every lane. */
+     * own queue, where host transfers also go; 1 carries latency-critical work such as the LU
+     * panel, and backends should run it at higher priority); lane_wait(w, s) makes lane w wait
+     * for all work queued so far on lane s. sync waits for every lane. */
     int (*lanes)(ps__backend *be);
     ps_status (*use_lane)(ps__backend *be, int lane);
     ps_status (*lane_wait)(ps__backend *be, int waiter, int signaller);

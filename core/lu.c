@@ -71,10 +71,14 @@ static ps_status update_columns(ps_context *ctx, ps__dtype dt, int m, ps__mat a,
 }
 
 /*
- * Look-ahead on two lanes (backends with concurrent queues): after panel j, lane 0 updates just
- * the next block column and factors the next panel while lane 1 updates the rest of the
- * trailing matrix, so the panel, which is latency-bound, hides behind the big GEMM. The two
- * lanes touch disjoint columns; each iteration joins them before the next one starts.
+ * Look-ahead on two lanes (backends with concurrent queues). After panel j, lane 1 (the
+ * latency-critical lane, which backends run at higher priority) updates just the next block
+ * column and factors the next panel, while lane 0 updates the rest of the trailing matrix; the
+ * panel, which is latency-bound, then hides behind the big GEMM. Lanes touch disjoint columns.
+ * Order per iteration: lane 0 waits for panel j (queued on lane 1 by the previous iteration,
+ * so lane 0's earlier update is not held back), applies panel j's swaps to the left columns;
+ * lane 1 waits for lane 0 (the previous trailing update covered the next block column); then
+ * both run.
  */
 static ps_status getrf_lookahead(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                                  void *info, int nb) {
@@ -84,21 +88,21 @@ static ps_status getrf_lookahead(ps_context *ctx, ps__dtype dt, int m, int n, ps
     PS__TRY(panel_factor(ctx, dt, m, a, 0, k < nb ? k : nb, ipiv, info));
     for (int j = 0; j < k; j += nb) {
         int jb = k - j < nb ? k - j : nb, next = j + jb;
-        if (j > 0) PS__TRY(ops->laswp(be, dt, j, a, j, j + jb, ipiv, (size_t)j, 1));
         int nb2 = next < k ? (k - next < nb ? k - next : nb) : 0; /* the next panel's width */
         int rest0 = next + nb2, rest = n - rest0;
-        if (nb2 > 0) PS__TRY(update_columns(ctx, dt, m, a, j, jb, next, nb2, ipiv));
-        if (rest > 0) {
-            PS__TRY(ops->lane_wait(be, 1, 0)); /* lane 1 starts after panel j and its pivots */
+        PS__TRY(ops->lane_wait(be, 0, 1));
+        if (j > 0) PS__TRY(ops->laswp(be, dt, j, a, j, j + jb, ipiv, (size_t)j, 1));
+        if (nb2 > 0) {
+            PS__TRY(ops->lane_wait(be, 1, 0));
             PS__TRY(ops->use_lane(be, 1));
-            ps_status st = update_columns(ctx, dt, m, a, j, jb, rest0, rest, ipiv);
+            ps_status st = update_columns(ctx, dt, m, a, j, jb, next, nb2, ipiv);
+            if (!st) st = panel_factor(ctx, dt, m, a, next, nb2, ipiv, info);
             PS__TRY(ops->use_lane(be, 0));
             PS__TRY(st);
         }
-        if (nb2 > 0) PS__TRY(panel_factor(ctx, dt, m, a, next, nb2, ipiv, info));
-        if (rest > 0) PS__TRY(ops->lane_wait(be, 0, 1));
+        if (rest > 0) PS__TRY(update_columns(ctx, dt, m, a, j, jb, rest0, rest, ipiv));
     }
-    return PS_SUCCESS;
+    return ops->lane_wait(be, 0, 1);
 }
 
 ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
