@@ -89,13 +89,6 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     cl_int err;
     st->scratch = clCreateBuffer(st->context, CL_MEM_READ_WRITE, 64, NULL, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (scratch)");
-    /* Lane 0 is the context's queue; lane 1, a second in-order queue, carries the LU
-     * look-ahead's panels so they run beside the trailing update (OpenCL has no portable stream
-     * priorities; the one-work-group panel kernel needs only one compute unit anyway). */
-    st->lane[0] = st->queue;
-    st->lane[1] = clCreateCommandQueue(st->context, st->device, 0, &err);
-    if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateCommandQueue (look-ahead lane)");
-    st->cur = st->queue;
     return PS_SUCCESS;
 }
 
@@ -103,7 +96,6 @@ static void release_state(ps_cl_state *st) {
     if (!st) return;
     ps_cl_release_programs(st);
     if (st->scratch) clReleaseMemObject(st->scratch);
-    if (st->lane[1]) clReleaseCommandQueue(st->lane[1]);
     if (!st->borrowed) {
         if (st->queue) clReleaseCommandQueue(st->queue);
         if (st->context) clReleaseContext(st->context);
@@ -170,39 +162,13 @@ static ps_status cl_open_borrowed(ps__backend *be, void *native_context, void *n
 
 static void cl_close(ps__backend *be) {
     ps_cl_state *st = ps_cl(be);
-    if (st && st->lane[1]) clFinish(st->lane[1]);
     if (st && st->queue) clFinish(st->queue);
     release_state(st);
     be->impl = NULL;
 }
 
 static ps_status cl_sync(ps__backend *be) {
-    PS_CL_TRY(be, clFinish(ps_cl(be)->lane[1]), "clFinish (lane 1)");
     PS_CL_TRY(be, clFinish(ps_cl(be)->queue), "clFinish");
-    return PS_SUCCESS;
-}
-
-static int cl_lanes(ps__backend *be) {
-    (void)be;
-    return 2;
-}
-
-static ps_status cl_use_lane(ps__backend *be, int lane) {
-    ps_cl_state *st = ps_cl(be);
-    st->cur = st->lane[lane ? 1 : 0];
-    return PS_SUCCESS;
-}
-
-/* The waiter's later commands start after everything enqueued so far on the signaller. */
-static ps_status cl_lane_wait(ps__backend *be, int waiter, int signaller) {
-    ps_cl_state *st = ps_cl(be);
-    cl_command_queue w = st->lane[waiter ? 1 : 0], s = st->lane[signaller ? 1 : 0];
-    cl_event marker;
-    PS_CL_TRY(be, clEnqueueMarkerWithWaitList(s, 0, NULL, &marker), "clEnqueueMarkerWithWaitList");
-    cl_int err = clFlush(s);
-    if (err == CL_SUCCESS) err = clEnqueueBarrierWithWaitList(w, 1, &marker, NULL);
-    clReleaseEvent(marker);
-    if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clEnqueueBarrierWithWaitList (lanes)");
     return PS_SUCCESS;
 }
 
@@ -274,7 +240,7 @@ static ps_status cl_copy2d(ps__backend *be, ps__dtype dt, int rows, int cols, ps
     rect_of(src, es, so, &sp);
     rect_of(dst, es, dO, &dp);
     PS_CL_TRY(be,
-              clEnqueueCopyBufferRect(ps_cl(be)->cur, (cl_mem)src.buf, (cl_mem)dst.buf, so, dO,
+              clEnqueueCopyBufferRect(ps_cl(be)->queue, (cl_mem)src.buf, (cl_mem)dst.buf, so, dO,
                                       region, sp, 0, dp, 0, 0, NULL, NULL),
               "clEnqueueCopyBufferRect");
     return PS_SUCCESS;
@@ -340,9 +306,6 @@ static const ps__backend_ops cl_ops = {
     .panel_width = cl_panel_width,
     .list_devices = ps_cl_list_devices,
     .open_borrowed = cl_open_borrowed,
-    .lanes = cl_lanes,
-    .use_lane = cl_use_lane,
-    .lane_wait = cl_lane_wait,
 };
 
 /* The module's one exported symbol. */

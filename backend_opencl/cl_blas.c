@@ -6,7 +6,7 @@
 
 #include <clblast_c.h>
 
-#define Q(be)  (&ps_cl(be)->cur)
+#define Q(be)  (&ps_cl(be)->queue)
 #define MEM(v) ((cl_mem)(v).buf)
 
 static CLBlastTranspose tr(ps__trans t) {
@@ -27,7 +27,7 @@ static ps_status check(ps__backend *be, CLBlastStatusCode code, const char *what
 
 static ps_status read_scratch(ps__backend *be, size_t bytes, void *out) {
     PS_CL_TRY(be,
-              clEnqueueReadBuffer(ps_cl(be)->cur, ps_cl(be)->scratch, CL_TRUE, 0, bytes, out, 0,
+              clEnqueueReadBuffer(ps_cl(be)->queue, ps_cl(be)->scratch, CL_TRUE, 0, bytes, out, 0,
                                   NULL, NULL),
               "clEnqueueReadBuffer (scalar result)");
     return PS_SUCCESS;

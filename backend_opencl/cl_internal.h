@@ -22,13 +22,11 @@ typedef struct ps_cl_state {
     cl_platform_id platform;
     cl_device_id device;
     cl_context context;
-    cl_command_queue queue;   /* lane 0: the context's queue (the caller's when borrowed) */
-    cl_command_queue lane[2]; /* lane[0] = queue; lane[1] is ours, for LU look-ahead */
-    cl_command_queue cur;     /* the lane computations go to; transfers always use queue */
-    int borrowed;             /* context and queue belong to the caller: never released */
-    cl_mem scratch;           /* 64 bytes for dot/nrm2/iamax results */
-    int panel_wg;             /* work-group size of the panel kernel (a power of two) */
-    char device_key[512];     /* device name + driver version: part of the program cache key */
+    cl_command_queue queue;
+    int borrowed;         /* context and queue belong to the caller: never released */
+    cl_mem scratch;       /* 64 bytes for dot/nrm2/iamax results */
+    int panel_wg;         /* work-group size of the panel kernel (a power of two) */
+    char device_key[512]; /* device name + driver version: part of the program cache key */
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */
     ps_cl_cached_kernel kernels[PS_CL_KERNEL_CACHE];
     int nkernels;

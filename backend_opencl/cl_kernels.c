@@ -27,7 +27,8 @@ ps_status ps_cl_fill(ps__backend *be, ps__dtype dt, int rows, int cols, const ps
     PS_CL_TRY(be, set_args(k, 6, sizes, values), "clSetKernelArg (ps_fill)");
     size_t local[2] = {16, 16},
            global[2] = {round_up((size_t)rows, 16), round_up((size_t)cols, 16)};
-    PS_CL_TRY(be, clEnqueueNDRangeKernel(ps_cl(be)->cur, k, 2, NULL, global, local, 0, NULL, NULL),
+    PS_CL_TRY(be,
+              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 2, NULL, global, local, 0, NULL, NULL),
               "clEnqueueNDRangeKernel (ps_fill)");
     return PS_SUCCESS;
 }
@@ -45,12 +46,12 @@ ps_status ps_cl_iamax(ps__backend *be, ps__dtype dt, int n, ps__vec x, int *resu
     PS_CL_TRY(be, set_args(k, 5, sizes, values), "clSetKernelArg (ps_iamax)");
     size_t local = (size_t)ps_cl(be)->panel_wg, global = local;
     PS_CL_TRY(be,
-              clEnqueueNDRangeKernel(ps_cl(be)->cur, k, 1, NULL, &global, &local, 0, NULL, NULL),
+              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
               "clEnqueueNDRangeKernel (ps_iamax)");
     cl_int idx;
-    PS_CL_TRY(be,
-              clEnqueueReadBuffer(ps_cl(be)->cur, out, CL_TRUE, 0, sizeof idx, &idx, 0, NULL, NULL),
-              "clEnqueueReadBuffer (iamax result)");
+    PS_CL_TRY(
+        be, clEnqueueReadBuffer(ps_cl(be)->queue, out, CL_TRUE, 0, sizeof idx, &idx, 0, NULL, NULL),
+        "clEnqueueReadBuffer (iamax result)");
     *result = idx;
     return PS_SUCCESS;
 }
@@ -68,7 +69,7 @@ ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k
     PS_CL_TRY(be, set_args(k, 9, sizes, values), "clSetKernelArg (ps_laswp)");
     size_t local = 64, global = round_up((size_t)ncols, local);
     PS_CL_TRY(be,
-              clEnqueueNDRangeKernel(ps_cl(be)->cur, k, 1, NULL, &global, &local, 0, NULL, NULL),
+              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
               "clEnqueueNDRangeKernel (ps_laswp)");
     return PS_SUCCESS;
 }
@@ -86,7 +87,7 @@ ps_status ps_cl_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat
     PS_CL_TRY(be, set_args(k, 9, sizes, values), "clSetKernelArg (ps_getrf_panel)");
     size_t local = (size_t)ps_cl(be)->panel_wg, global = local;
     PS_CL_TRY(be,
-              clEnqueueNDRangeKernel(ps_cl(be)->cur, k, 1, NULL, &global, &local, 0, NULL, NULL),
+              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
               "clEnqueueNDRangeKernel (ps_getrf_panel)");
     return PS_SUCCESS;
 }

@@ -30,7 +30,8 @@ static ps_status scale2d(ps__backend *be, ps__dtype dt, int rows, int cols, cons
     if (err != CL_SUCCESS) return ps_cl_fail(be, CL_INVALID_KERNEL_ARGS, "ps_scale2d arguments");
     size_t local[2] = {16, 16},
            global[2] = {round_up((size_t)rows, 16), round_up((size_t)cols, 16)};
-    PS_CL_TRY(be, clEnqueueNDRangeKernel(ps_cl(be)->cur, k, 2, NULL, global, local, 0, NULL, NULL),
+    PS_CL_TRY(be,
+              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 2, NULL, global, local, 0, NULL, NULL),
               "clEnqueueNDRangeKernel (ps_scale2d)");
     return PS_SUCCESS;
 }
@@ -54,7 +55,7 @@ static ps_status diag_solve(ps__backend *be, ps__dtype dt, int right, int lower,
     if (err != CL_SUCCESS) return ps_cl_fail(be, CL_INVALID_KERNEL_ARGS, "ps_trsm_diag arguments");
     size_t local = 64, global = round_up((size_t)count, local);
     PS_CL_TRY(be,
-              clEnqueueNDRangeKernel(ps_cl(be)->cur, k, 1, NULL, &global, &local, 0, NULL, NULL),
+              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
               "clEnqueueNDRangeKernel (ps_trsm_diag)");
     return PS_SUCCESS;
 }
