@@ -32,6 +32,25 @@ template <typename T> __device__ void block_argmax(T *best_val, int *best_row) {
     }
 }
 
+// Block-wide argmax of |col[i]| over rows [from, to) into best_val[0], best_row[0] (row `none`
+// when the range is empty; no value ties with the -1 that stands for it).
+template <typename T>
+__device__ void block_argmax_rows(const T *col, int from, int to, int none, T *best_val,
+                                  int *best_row) {
+    T bv = -1;
+    int bi = none;
+    for (int i = from + (int)threadIdx.x; i < to; i += blockDim.x) {
+        T v = fabs(col[i]);
+        if (v > bv) {
+            bv = v;
+            bi = i;
+        }
+    }
+    best_val[threadIdx.x] = bv;
+    best_row[threadIdx.x] = bi;
+    block_argmax(best_val, best_row);
+}
+
 template <typename T> __global__ void fill_kernel(int rows, int cols, T value, T *a, int lda) {
     int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
     if (i < rows && j < cols) a[i + (size_t)j * lda] = value;
@@ -71,18 +90,7 @@ __global__ void getrf_panel_kernel(int m, int n, T *a, int lda, int *ipiv, int r
     int steps = m < n ? m : n;
     for (int j = 0; j < steps; j++) {
         T *col = a + (size_t)j * lda;
-        T bv = -1;
-        int bi = m;
-        for (int i = j + tid; i < m; i += nt) {
-            T v = fabs(col[i]);
-            if (v > bv) {
-                bv = v;
-                bi = i;
-            }
-        }
-        best_val[tid] = bv;
-        best_row[tid] = bi;
-        block_argmax(best_val, best_row);
+        block_argmax_rows(col, j, m, m, best_val, best_row);
         if (tid == 0) {
             pivot_row = best_row[0];
             pivot_value = col[pivot_row];
@@ -145,18 +153,7 @@ __global__ void getrf_panel_coop_kernel(int m, int n, T *a, int lda, int *ipiv, 
     int steps = m < n ? m : n;
     for (int j = 0; j < steps; j++) {
         T *col = a + (size_t)j * lda;
-        T bv = -1;
-        int bi = m;
-        for (int i = max(r0, j) + tid; i < r1; i += nt) {
-            T v = fabs(col[i]);
-            if (v > bv) {
-                bv = v;
-                bi = i;
-            }
-        }
-        best_val[tid] = bv;
-        best_row[tid] = bi;
-        block_argmax(best_val, best_row);
+        block_argmax_rows(col, max(r0, j), r1, m, best_val, best_row);
         int buf = (j & 1) * nb;
         if (tid == 0) {
             cand_val[buf + b] = best_val[0];
