@@ -112,6 +112,18 @@ static ps_status select_device(ps__backend *be, const char *spec, int *device) {
     return PS_SUCCESS;
 }
 
+/* Ends an open: on success so far, the rest of the set-up; the state becomes the backend's, or
+ * is released on any failure. */
+static ps_status adopt(ps__backend *be, ps_cuda_state *st, ps_status s) {
+    if (!s) s = finish_open(be, st);
+    if (s) {
+        release_state(st);
+        return s;
+    }
+    be->impl = st;
+    return PS_SUCCESS;
+}
+
 static ps_status cuda_open(ps__backend *be, const char *device_spec) {
     ps_cuda_state *st = calloc(1, sizeof *st);
     if (!st) return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "cuda: out of host memory");
@@ -121,13 +133,7 @@ static ps_status cuda_open(ps__backend *be, const char *device_spec) {
         if (!err) err = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
         if (err) s = ps_cuda_fail(be, err, "creating the stream");
     }
-    if (!s) s = finish_open(be, st);
-    if (s) {
-        release_state(st);
-        return s;
-    }
-    be->impl = st;
-    return PS_SUCCESS;
+    return adopt(be, st, s);
 }
 
 static ps_status cuda_open_borrowed(ps__backend *be, void *native_context, void *native_queue) {
@@ -140,13 +146,7 @@ static ps_status cuda_open_borrowed(ps__backend *be, void *native_context, void 
     cudaError_t err = cudaGetDeviceCount(&count);
     if (!err) err = cudaGetDevice(&st->device);
     ps_status s = err ? ps_cuda_fail(be, err, "finding the caller's device") : PS_SUCCESS;
-    if (!s) s = finish_open(be, st);
-    if (s) {
-        release_state(st);
-        return s;
-    }
-    be->impl = st;
-    return PS_SUCCESS;
+    return adopt(be, st, s);
 }
 
 static void cuda_close(ps__backend *be) {

@@ -103,6 +103,18 @@ static void release_state(ps_cl_state *st) {
     free(st);
 }
 
+/* Ends an open: on success so far, the rest of the set-up; the state becomes the backend's, or
+ * is released on any failure. */
+static ps_status adopt(ps__backend *be, ps_cl_state *st, ps_status s) {
+    if (s == PS_SUCCESS) s = finish_open(be, st);
+    if (s != PS_SUCCESS) {
+        release_state(st);
+        return s;
+    }
+    be->impl = st;
+    return PS_SUCCESS;
+}
+
 static ps_status cl_open(ps__backend *be, const char *device_spec) {
     ps_cl_state *st = calloc(1, sizeof *st);
     if (!st) return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
@@ -118,13 +130,7 @@ static ps_status cl_open(ps__backend *be, const char *device_spec) {
         st->queue = clCreateCommandQueue(st->context, st->device, 0, &err);
         if (err != CL_SUCCESS) s = ps_cl_fail(be, err, "clCreateCommandQueue");
     }
-    if (s == PS_SUCCESS) s = finish_open(be, st);
-    if (s != PS_SUCCESS) {
-        release_state(st);
-        return s;
-    }
-    be->impl = st;
-    return PS_SUCCESS;
+    return adopt(be, st, s);
 }
 
 static ps_status cl_open_borrowed(ps__backend *be, void *native_context, void *native_queue) {
@@ -151,13 +157,7 @@ static ps_status cl_open_borrowed(ps__backend *be, void *native_context, void *n
     else if (queue_context != st->context)
         s = ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
                              "opencl: the command queue does not belong to the given context");
-    if (s == PS_SUCCESS) s = finish_open(be, st);
-    if (s != PS_SUCCESS) {
-        release_state(st);
-        return s;
-    }
-    be->impl = st;
-    return PS_SUCCESS;
+    return adopt(be, st, s);
 }
 
 static void cl_close(ps__backend *be) {
