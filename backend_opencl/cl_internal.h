@@ -52,6 +52,15 @@ ps_status ps_cl_kernel(ps__backend *be, ps_cl_family family, ps__dtype dt, const
                        cl_kernel *kernel);
 void ps_cl_release_programs(ps_cl_state *st);
 
+/* Sets k's arguments from (size, pointer) pairs and enqueues it on the context's queue over
+ * `dims` dimensions of `items` work-items, rounded up to the work-group size `local`. */
+ps_status ps_cl_launch(ps__backend *be, cl_kernel k, const char *name, int nargs,
+                       const size_t *sizes, const void *const *values, cl_uint dims,
+                       const size_t *items, const size_t *local);
+/* a(i,j) *= alpha over a rows x cols view. */
+ps_status ps_cl_scale2d(ps__backend *be, ps__dtype dt, int rows, int cols, const ps__scalar *alpha,
+                        ps__mat a);
+
 /* Device selection and listing (cl_device.c). */
 ps_status ps_cl_select_device(ps__backend *be, const char *spec, cl_platform_id *platform,
                               cl_device_id *device);

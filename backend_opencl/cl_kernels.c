@@ -1,36 +1,46 @@
-/* Launches of the kernels in kernels_cl/: fill, laswp and the one-work-group LU panel. */
+/* Launches of the kernels in kernels_cl/: fill, scale, iamax, laswp and the LU panel. */
 #include "cl_internal.h"
 
-/* Sets the arguments of k from a list of (size, pointer) pairs. */
-static cl_int set_args(cl_kernel k, int count, const size_t *sizes, const void *const *values) {
-    for (int i = 0; i < count; i++) {
+/* Sets k's arguments from (size, pointer) pairs and enqueues it over `dims` dimensions, the
+ * global size rounded up to the local size. */
+ps_status ps_cl_launch(ps__backend *be, cl_kernel k, const char *name, int nargs,
+                       const size_t *sizes, const void *const *values, cl_uint dims,
+                       const size_t *items, const size_t *local) {
+    for (int i = 0; i < nargs; i++) {
         cl_int err = clSetKernelArg(k, (cl_uint)i, sizes[i], values[i]);
-        if (err != CL_SUCCESS) return err;
+        if (err != CL_SUCCESS) return ps_cl_fail(be, err, name);
     }
-    return CL_SUCCESS;
+    size_t global[3];
+    for (cl_uint d = 0; d < dims; d++) global[d] = (items[d] + local[d] - 1) / local[d] * local[d];
+    PS_CL_TRY(be,
+              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, dims, NULL, global, local, 0, NULL, NULL),
+              name);
+    return PS_SUCCESS;
 }
 
-static size_t round_up(size_t v, size_t m) {
-    return (v + m - 1) / m * m;
+/* a(i,j) = value (ps_fill) or a(i,j) *= value (ps_scale2d) over a rows x cols view. */
+static ps_status elementwise(ps__backend *be, ps__dtype dt, const char *name, int rows, int cols,
+                             const ps__scalar *value, ps__mat a) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    cl_kernel k;
+    PS__TRY(ps_cl_kernel(be, PS_CL_MEMORY, dt, name, &k));
+    cl_mem buf = (cl_mem)a.buf;
+    cl_ulong off = a.off;
+    const size_t sizes[] = {sizeof rows, sizeof cols, ps__dtype_size(dt),
+                            sizeof buf,  sizeof off,  sizeof a.ld};
+    const void *const values[] = {&rows, &cols, value, &buf, &off, &a.ld};
+    const size_t items[2] = {(size_t)rows, (size_t)cols}, local[2] = {16, 16};
+    return ps_cl_launch(be, k, name, 6, sizes, values, 2, items, local);
+}
+
+ps_status ps_cl_scale2d(ps__backend *be, ps__dtype dt, int rows, int cols, const ps__scalar *alpha,
+                        ps__mat a) {
+    return elementwise(be, dt, "ps_scale2d", rows, cols, alpha, a);
 }
 
 ps_status ps_cl_fill(ps__backend *be, ps__dtype dt, int rows, int cols, const ps__scalar *value,
                      ps__mat a) {
-    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
-    cl_kernel k;
-    PS__TRY(ps_cl_kernel(be, PS_CL_MEMORY, dt, "ps_fill", &k));
-    cl_mem buf = (cl_mem)a.buf;
-    cl_ulong off = a.off;
-    size_t es = ps__dtype_size(dt);
-    const size_t sizes[] = {sizeof rows, sizeof cols, es, sizeof buf, sizeof off, sizeof a.ld};
-    const void *const values[] = {&rows, &cols, value, &buf, &off, &a.ld};
-    PS_CL_TRY(be, set_args(k, 6, sizes, values), "clSetKernelArg (ps_fill)");
-    size_t local[2] = {16, 16},
-           global[2] = {round_up((size_t)rows, 16), round_up((size_t)cols, 16)};
-    PS_CL_TRY(be,
-              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 2, NULL, global, local, 0, NULL, NULL),
-              "clEnqueueNDRangeKernel (ps_fill)");
-    return PS_SUCCESS;
+    return elementwise(be, dt, "ps_fill", rows, cols, value, a);
 }
 
 /* Our own kernel: CLBlast 1.5's iamax returns buffer positions, and 0 for a zero vector. */
@@ -43,11 +53,8 @@ ps_status ps_cl_iamax(ps__backend *be, ps__dtype dt, int n, ps__vec x, int *resu
     cl_ulong off = x.off;
     const size_t sizes[] = {sizeof n, sizeof buf, sizeof off, sizeof x.inc, sizeof out};
     const void *const values[] = {&n, &buf, &off, &x.inc, &out};
-    PS_CL_TRY(be, set_args(k, 5, sizes, values), "clSetKernelArg (ps_iamax)");
-    size_t local = (size_t)ps_cl(be)->panel_wg, global = local;
-    PS_CL_TRY(be,
-              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
-              "clEnqueueNDRangeKernel (ps_iamax)");
+    size_t local = (size_t)ps_cl(be)->panel_wg; /* one work-group */
+    PS__TRY(ps_cl_launch(be, k, "ps_iamax", 5, sizes, values, 1, &local, &local));
     cl_int idx;
     PS_CL_TRY(
         be, clEnqueueReadBuffer(ps_cl(be)->queue, out, CL_TRUE, 0, sizeof idx, &idx, 0, NULL, NULL),
@@ -66,12 +73,8 @@ ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k
     const size_t sizes[] = {sizeof ncols, sizeof buf, sizeof off,  sizeof a.ld,   sizeof k1,
                             sizeof k2,    sizeof piv, sizeof poff, sizeof forward};
     const void *const values[] = {&ncols, &buf, &off, &a.ld, &k1, &k2, &piv, &poff, &forward};
-    PS_CL_TRY(be, set_args(k, 9, sizes, values), "clSetKernelArg (ps_laswp)");
-    size_t local = 64, global = round_up((size_t)ncols, local);
-    PS_CL_TRY(be,
-              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
-              "clEnqueueNDRangeKernel (ps_laswp)");
-    return PS_SUCCESS;
+    size_t local = 64, items = (size_t)ncols;
+    return ps_cl_launch(be, k, "ps_laswp", 9, sizes, values, 1, &items, &local);
 }
 
 ps_status ps_cl_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
@@ -84,10 +87,6 @@ ps_status ps_cl_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat
     const size_t sizes[] = {sizeof m,   sizeof n,    sizeof buf,      sizeof off, sizeof a.ld,
                             sizeof piv, sizeof poff, sizeof row_base, sizeof inf};
     const void *const values[] = {&m, &n, &buf, &off, &a.ld, &piv, &poff, &row_base, &inf};
-    PS_CL_TRY(be, set_args(k, 9, sizes, values), "clSetKernelArg (ps_getrf_panel)");
-    size_t local = (size_t)ps_cl(be)->panel_wg, global = local;
-    PS_CL_TRY(be,
-              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
-              "clEnqueueNDRangeKernel (ps_getrf_panel)");
-    return PS_SUCCESS;
+    size_t local = (size_t)ps_cl(be)->panel_wg; /* one work-group */
+    return ps_cl_launch(be, k, "ps_getrf_panel", 9, sizes, values, 1, &local, &local);
 }

@@ -11,31 +11,6 @@
 
 #define PS_CL_TRSM_BLOCK 64
 
-static size_t round_up(size_t v, size_t m) {
-    return (v + m - 1) / m * m;
-}
-
-static ps_status scale2d(ps__backend *be, ps__dtype dt, int rows, int cols, const ps__scalar *alpha,
-                         ps__mat a) {
-    cl_kernel k;
-    PS__TRY(ps_cl_kernel(be, PS_CL_MEMORY, dt, "ps_scale2d", &k));
-    cl_mem buf = (cl_mem)a.buf;
-    cl_ulong off = a.off;
-    cl_int err = clSetKernelArg(k, 0, sizeof rows, &rows);
-    err |= clSetKernelArg(k, 1, sizeof cols, &cols);
-    err |= clSetKernelArg(k, 2, ps__dtype_size(dt), alpha);
-    err |= clSetKernelArg(k, 3, sizeof buf, &buf);
-    err |= clSetKernelArg(k, 4, sizeof off, &off);
-    err |= clSetKernelArg(k, 5, sizeof a.ld, &a.ld);
-    if (err != CL_SUCCESS) return ps_cl_fail(be, CL_INVALID_KERNEL_ARGS, "ps_scale2d arguments");
-    size_t local[2] = {16, 16},
-           global[2] = {round_up((size_t)rows, 16), round_up((size_t)cols, 16)};
-    PS_CL_TRY(be,
-              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 2, NULL, global, local, 0, NULL, NULL),
-              "clEnqueueNDRangeKernel (ps_scale2d)");
-    return PS_SUCCESS;
-}
-
 /* Solves the bs x bs diagonal block t against `count` columns (left) or rows (right) of b. */
 static ps_status diag_solve(ps__backend *be, ps__dtype dt, int right, int lower, int trans,
                             int unit, int bs, int count, ps__mat t, ps__mat b) {
@@ -43,21 +18,13 @@ static ps_status diag_solve(ps__backend *be, ps__dtype dt, int right, int lower,
     PS__TRY(ps_cl_kernel(be, PS_CL_BLAS, dt, "ps_trsm_diag", &k));
     cl_mem tb = (cl_mem)t.buf, bb = (cl_mem)b.buf;
     cl_ulong toff = t.off, boff = b.off;
-    const int ints[6] = {right, lower, trans, unit, bs, count};
-    cl_int err = CL_SUCCESS;
-    for (cl_uint i = 0; i < 6; i++) err |= clSetKernelArg(k, i, sizeof(int), &ints[i]);
-    err |= clSetKernelArg(k, 6, sizeof tb, &tb);
-    err |= clSetKernelArg(k, 7, sizeof toff, &toff);
-    err |= clSetKernelArg(k, 8, sizeof t.ld, &t.ld);
-    err |= clSetKernelArg(k, 9, sizeof bb, &bb);
-    err |= clSetKernelArg(k, 10, sizeof boff, &boff);
-    err |= clSetKernelArg(k, 11, sizeof b.ld, &b.ld);
-    if (err != CL_SUCCESS) return ps_cl_fail(be, CL_INVALID_KERNEL_ARGS, "ps_trsm_diag arguments");
-    size_t local = 64, global = round_up((size_t)count, local);
-    PS_CL_TRY(be,
-              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
-              "clEnqueueNDRangeKernel (ps_trsm_diag)");
-    return PS_SUCCESS;
+    const size_t sizes[] = {sizeof right, sizeof lower, sizeof trans, sizeof unit,
+                            sizeof bs,    sizeof count, sizeof tb,    sizeof toff,
+                            sizeof t.ld,  sizeof bb,    sizeof boff,  sizeof b.ld};
+    const void *const values[] = {&right, &lower, &trans, &unit, &bs,   &count,
+                                  &tb,    &toff,  &t.ld,  &bb,   &boff, &b.ld};
+    size_t local = 64, items = (size_t)count;
+    return ps_cl_launch(be, k, "ps_trsm_diag", 12, sizes, values, 1, &items, &local);
 }
 
 ps_status ps_cl_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
@@ -65,7 +32,7 @@ ps_status ps_cl_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     double al = ps__scalar_value(dt, *alpha);
     if (al == 0.0) return ps_cl_fill(be, dt, m, n, alpha, b);
-    if (al != 1.0) PS__TRY(scale2d(be, dt, m, n, alpha, b));
+    if (al != 1.0) PS__TRY(ps_cl_scale2d(be, dt, m, n, alpha, b));
     int right = side == PS__RIGHT, tr = trans == PS__TRANS, unit = diag == PS__UNIT;
     int lower = (uplo == PS__LOWER) != tr; /* op(A) is lower triangular */
     int na = right ? n : m, nblocks = (na + PS_CL_TRSM_BLOCK - 1) / PS_CL_TRSM_BLOCK;
