@@ -122,6 +122,11 @@ static int cpu_panel_width(ps__backend *be, ps__dtype dt, int m) {
     return 16; /* the unblocked loop stays in cache up to about this width */
 }
 
+static int cpu_potrf_width(ps__backend *be, ps__dtype dt) {
+    (void)be, (void)dt;
+    return 32; /* below this the recursion's BLAS calls cost more than the loops they replace */
+}
+
 /* Host memory is this backend's memory: the drivers work in the caller's arrays directly. */
 static ps_status cpu_host_alias(ps__backend *be, void *host, void **buf) {
     (void)be;
@@ -170,6 +175,10 @@ static const ps__backend_ops cpu_ops = {
     .panel_width = cpu_panel_width,
     .host_alias = cpu_host_alias,
     .list_devices = cpu_list_devices,
+    .potrf_panel = ps__cpu_potrf_panel,
+    .potrf_width = cpu_potrf_width,
+    .axpby = ps__cpu_axpby,
+    .vmul = ps__cpu_vmul,
 };
 
 const ps__backend_ops *ps__cpu_backend_ops(void) {

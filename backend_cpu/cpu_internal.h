@@ -39,5 +39,10 @@ ps_status ps__cpu_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int
                         const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps__cpu_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                               size_t ipiv_off, int row_base, void *info);
+ps_status ps__cpu_potrf_panel(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
+                              void *info, int index_base);
+ps_status ps__cpu_axpby(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x,
+                        const ps__scalar *beta, ps__vec y);
+ps_status ps__cpu_vmul(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 
 #endif

@@ -2,6 +2,7 @@
 #include "cpu_internal.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,5 +77,34 @@ ps_status ps__cpu_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__m
         getrf_panel_d(m, n, DM(a), a.ld, piv, row_base, info);
     else
         getrf_panel_s(m, n, SM(a), a.ld, piv, row_base, info);
+    return PS_SUCCESS;
+}
+
+ps_status ps__cpu_potrf_panel(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
+                              void *info, int index_base) {
+    (void)be;
+    if (dt == PS__DOUBLE)
+        potrf_panel_d(uplo == PS__LOWER, n, DM(a), a.ld, info, index_base);
+    else
+        potrf_panel_s(uplo == PS__LOWER, n, SM(a), a.ld, info, index_base);
+    return PS_SUCCESS;
+}
+
+ps_status ps__cpu_axpby(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x,
+                        const ps__scalar *beta, ps__vec y) {
+    (void)be;
+    if (dt == PS__DOUBLE)
+        axpby_d(n, alpha->d, DM(x), x.inc, beta->d, DM(y), y.inc);
+    else
+        axpby_s(n, alpha->s, SM(x), x.inc, beta->s, SM(y), y.inc);
+    return PS_SUCCESS;
+}
+
+ps_status ps__cpu_vmul(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y) {
+    (void)be;
+    if (dt == PS__DOUBLE)
+        vmul_d(n, DM(x), x.inc, DM(y), y.inc);
+    else
+        vmul_s(n, SM(x), x.inc, SM(y), y.inc);
     return PS_SUCCESS;
 }

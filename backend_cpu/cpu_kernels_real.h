@@ -56,6 +56,45 @@ static void FN(getrf_panel)(int m, int n, REAL *a, int lda, int32_t *ipiv, int r
     }
 }
 
+/* Right-looking unblocked Cholesky (lower: A = L L^T; upper: A = U^T U), stopping at the first
+ * pivot that is not positive, as LAPACK dpotf2. */
+static void FN(potrf_panel)(int lower, int n, REAL *a, int lda, int32_t *info, int index_base) {
+    if (*info != 0) return;
+#define A_(i, j) a[(size_t)(i) + (size_t)(j) * (size_t)lda]
+    for (int j = 0; j < n; j++) {
+        REAL d = A_(j, j);
+        if (!(d > 0)) {
+            *info = index_base + j + 1;
+            return;
+        }
+        REAL s = (REAL)sqrt((double)d);
+        A_(j, j) = s;
+        for (int i = j + 1; i < n; i++) {
+            if (lower)
+                A_(i, j) /= s;
+            else
+                A_(j, i) /= s;
+        }
+        for (int k = j + 1; k < n; k++)
+            for (int i = k; i < n; i++) {
+                if (lower)
+                    A_(i, k) -= A_(i, j) * A_(k, j);
+                else
+                    A_(k, i) -= A_(j, k) * A_(j, i);
+            }
+    }
+#undef A_
+}
+
+static void FN(axpby)(int n, REAL alpha, const REAL *x, int incx, REAL beta, REAL *y, int incy) {
+    for (int i = 0; i < n; i++)
+        y[(size_t)i * incy] = alpha * x[(size_t)i * incx] + beta * y[(size_t)i * incy];
+}
+
+static void FN(vmul)(int n, const REAL *x, int incx, REAL *y, int incy) {
+    for (int i = 0; i < n; i++) y[(size_t)i * incy] *= x[(size_t)i * incx];
+}
+
 #undef FN
 #undef PS__CAT
 #undef PS__CAT2

@@ -95,6 +95,78 @@ static ps_status default_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n
     return PS_SUCCESS;
 }
 
+/* Cholesky column by column (left-looking, LAPACK dpotf2): each pivot is read back to the host. */
+static ps_status default_potrf_panel(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
+                                     void *info, int index_base) {
+    int32_t cur;
+    ps__mat im = {info, 0, 1};
+    PS__TRY(be->ops->download(be, PS__INT32, 1, 1, im, &cur, 1));
+    if (cur != 0) return PS_SUCCESS;
+    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
+    int lower = uplo == PS__LOWER;
+    for (int j = 0; j < n; j++) {
+        /* The computed part of row j (lower) or column j (upper), left of / above the pivot. */
+        ps__vec done = lower ? ps__mat_row(a, j, 0) : ps__mat_col(a, 0, j);
+        ps__scalar sq = ps__scalar_of(dt, 0.0), ajj;
+        if (j > 0) PS__TRY(be->ops->dot(be, dt, j, done, done, &sq));
+        ps__mat pa = ps__mat_at(a, j, j);
+        PS__TRY(be->ops->read_elements(be, dt, pa.buf, 1, &pa.off, &ajj));
+        double d = ps__scalar_value(dt, ajj) - ps__scalar_value(dt, sq);
+        if (!(d > 0)) {
+            ps__scalar dv = ps__scalar_of(dt, d);
+            PS__TRY(be->ops->upload(be, dt, 1, 1, &dv, 1, pa));
+            int32_t v = index_base + j + 1;
+            return be->ops->upload(be, PS__INT32, 1, 1, &v, 1, im);
+        }
+        ps__scalar s = ps__scalar_of(dt, sqrt(d)), r = ps__scalar_of(dt, 1.0 / sqrt(d));
+        PS__TRY(be->ops->upload(be, dt, 1, 1, &s, 1, pa));
+        if (j + 1 == n) break;
+        /* The rest of column j (lower) or row j (upper): subtract the computed part, scale. */
+        ps__vec rest = lower ? ps__mat_col(a, j + 1, j) : ps__mat_row(a, j, j + 1);
+        if (j > 0) {
+            if (lower)
+                PS__TRY(be->ops->gemv(be, dt, PS__NOTRANS, n - j - 1, j, &minus_one,
+                                      ps__mat_at(a, j + 1, 0), done, &one, rest));
+            else
+                PS__TRY(be->ops->gemv(be, dt, PS__TRANS, j, n - j - 1, &minus_one,
+                                      ps__mat_at(a, 0, j + 1), done, &one, rest));
+        }
+        PS__TRY(be->ops->scal(be, dt, n - j - 1, &r, rest));
+    }
+    return PS_SUCCESS;
+}
+
+static int default_potrf_width(ps__backend *be, ps__dtype dt) {
+    (void)be, (void)dt;
+    return 16;
+}
+
+static ps_status default_axpby(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha,
+                               ps__vec x, const ps__scalar *beta, ps__vec y) {
+    PS__TRY(be->ops->scal(be, dt, n, beta, y));
+    return be->ops->axpy(be, dt, n, alpha, x, y);
+}
+
+/* Through the host: the vectors are read and y written back once. */
+static ps_status default_vmul(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y) {
+    if (n <= 0) return PS_SUCCESS;
+    double *hx = malloc(2 * (size_t)n * sizeof *hx), *hy = hx + n;
+    if (!hx) return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "vmul: out of host memory");
+    /* A strided vector is a 1 x n matrix with leading dimension inc. */
+    ps__mat xm = {x.buf, x.off, x.inc}, ym = {y.buf, y.off, y.inc};
+    ps_status st = be->ops->download(be, dt, 1, n, xm, hx, 1);
+    if (!st) st = be->ops->download(be, dt, 1, n, ym, hy, 1);
+    if (!st) {
+        if (dt == PS__DOUBLE)
+            for (int i = 0; i < n; i++) hy[i] *= hx[i];
+        else
+            for (int i = 0; i < n; i++) ((float *)hy)[i] *= ((const float *)hx)[i];
+        st = be->ops->upload(be, dt, 1, n, hy, 1, ym);
+    }
+    free(hx);
+    return st;
+}
+
 static int default_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
     (void)be, (void)algo, (void)dt, (void)n;
     return 0;
@@ -158,6 +230,10 @@ static const ps__backend_ops defaults = {
     .lanes = default_lanes,
     .use_lane = default_use_lane,
     .lane_wait = default_lane_wait,
+    .potrf_panel = default_potrf_panel,
+    .potrf_width = default_potrf_width,
+    .axpby = default_axpby,
+    .vmul = default_vmul,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -184,7 +260,8 @@ static const entry_info optional[] = {
     PS__ENTRY(laswp),         PS__ENTRY(getrf_panel), PS__ENTRY(block_size),
     PS__ENTRY(panel_width),   PS__ENTRY(host_alias),  PS__ENTRY(list_devices),
     PS__ENTRY(open_borrowed), PS__ENTRY(lanes),       PS__ENTRY(use_lane),
-    PS__ENTRY(lane_wait),
+    PS__ENTRY(lane_wait),     PS__ENTRY(potrf_panel), PS__ENTRY(potrf_width),
+    PS__ENTRY(axpby),         PS__ENTRY(vmul),
 };
 #undef PS__ENTRY
 

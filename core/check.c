@@ -29,18 +29,25 @@ static int column_has_nonfinite_s(const float *c, int rows) {
     return bad != 0;
 }
 
-ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *a,
-                           int lda, const char *fn, const char *name, int pos) {
+/* Scans, in each column j, the rows the shape references: all (PS__UPLO_ALL), j..rows-1
+ * (lower) or 0..j (upper). */
+enum { PS__UPLO_ALL = -1 };
+static ps_status check_finite_rows(ps_context *ctx, ps__dtype dt, int shape, int rows, int cols,
+                                   const void *a, int lda, const char *fn, const char *name,
+                                   int pos) {
     for (int j = 0; j < cols; j++) {
+        int first = shape == PS__LOWER ? j : 0;
+        int end = shape == PS__UPPER ? (j + 1 < rows ? j + 1 : rows) : rows;
+        if (first >= end) continue;
         size_t col_off = (size_t)j * (size_t)lda;
-        int i = 0;
+        int i = first;
         if (dt == PS__DOUBLE) {
             const double *c = (const double *)a + col_off;
-            if (!column_has_nonfinite_d(c, rows)) continue;
+            if (!column_has_nonfinite_d(c + first, end - first)) continue;
             while (isfinite(c[i])) i++;
         } else {
             const float *c = (const float *)a + col_off;
-            if (!column_has_nonfinite_s(c, rows)) continue;
+            if (!column_has_nonfinite_s(c + first, end - first)) continue;
             while (isfinite(c[i])) i++;
         }
         ctx->last_info = -pos;
@@ -49,6 +56,30 @@ ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, co
                         i + 1, j + 1);
     }
     return PS_SUCCESS;
+}
+
+ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *a,
+                           int lda, const char *fn, const char *name, int pos) {
+    return check_finite_rows(ctx, dt, PS__UPLO_ALL, rows, cols, a, lda, fn, name, pos);
+}
+
+ps_status ps__check_finite_triangle(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n,
+                                    const void *a, int lda, const char *fn, const char *name,
+                                    int pos) {
+    return check_finite_rows(ctx, dt, (int)uplo, n, n, a, lda, fn, name, pos);
+}
+
+ps_status ps__parse_uplo(ps_context *ctx, char c, ps__uplo *uplo, const char *fn, int pos) {
+    if (c == 'L' || c == 'l') {
+        *uplo = PS__LOWER;
+        return PS_SUCCESS;
+    }
+    if (c == 'U' || c == 'u') {
+        *uplo = PS__UPPER;
+        return PS_SUCCESS;
+    }
+    return ps__bad_arg(ctx, pos, "%s: uplo='%c' is not 'L' or 'U'", fn,
+                       c >= 32 && c < 127 ? c : '?');
 }
 
 ps_status ps__check_pivots(ps_context *ctx, int n, const int *ipiv, const char *fn, int pos) {

@@ -7,6 +7,12 @@
 /* PS_ERR_NON_FINITE naming the first NaN/Inf element of the rows x cols host array. */
 ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *a,
                            int lda, const char *fn, const char *name, int pos);
+/* The same over the uplo triangle of an n x n array (the part a symmetric routine reads). */
+ps_status ps__check_finite_triangle(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n,
+                                    const void *a, int lda, const char *fn, const char *name,
+                                    int pos);
+/* Parses an uplo character ('L' or 'U', either case). */
+ps_status ps__parse_uplo(ps_context *ctx, char c, ps__uplo *uplo, const char *fn, int pos);
 /* Checks a 1-based LAPACK pivot vector of n entries for a matrix of order n. */
 ps_status ps__check_pivots(ps_context *ctx, int n, const int *ipiv, const char *fn, int pos);
 /* Parses a trans character ('N', 'T', 'C', either case). */

@@ -2,6 +2,7 @@
 #include "check.h"
 #include "lu.h"
 #include "matrix.h"
+#include "staging.h"
 
 #include <stdint.h>
 
@@ -102,39 +103,6 @@ ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
  * address host memory) or stage through device buffers; results are written back only when
  * the call succeeds, or, as in LAPACK, the factors when the matrix is singular. ---- */
 
-static int max1(int v) {
-    return v > 1 ? v : 1;
-}
-
-/* A host array as the backend sees it: an alias of the caller's memory or a staged copy. */
-typedef struct {
-    ps__mat dev;
-    int aliased;
-} staged;
-
-static ps_status stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const void *host,
-                          int ldh, staged *out) {
-    ps_context *ctx = s->ctx;
-    void *alias;
-    if (ctx->be.ops->host_alias(&ctx->be, (void *)host, &alias) == PS_SUCCESS) {
-        out->dev = (ps__mat){alias, 0, ldh};
-        out->aliased = 1;
-        return PS_SUCCESS;
-    }
-    out->aliased = 0;
-    out->dev = (ps__mat){NULL, 0, max1(rows)};
-    PS__TRY(
-        ps__scratch_dev(s, (size_t)out->dev.ld * (size_t)cols * ps__dtype_size(dt), &out->dev.buf));
-    if (rows == 0 || cols == 0) return PS_SUCCESS;
-    return ctx->be.ops->upload(&ctx->be, dt, rows, cols, host, ldh, out->dev);
-}
-
-static ps_status stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const staged *in,
-                           void *host, int ldh) {
-    if (in->aliased || rows == 0 || cols == 0) return PS_SUCCESS;
-    return ctx->be.ops->download(&ctx->be, dt, rows, cols, in->dev, host, ldh);
-}
-
 static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m, int n, void *A,
                             int lda, int *ipiv) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
@@ -143,25 +111,23 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
     if (m < 0) return ps__bad_arg(ctx, 2, "%s: m=%d is negative", fn, m);
     if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
     if (!A && k > 0) return ps__bad_arg(ctx, 4, "%s: A is NULL", fn);
-    if (lda < max1(m))
+    if (lda < ps__max1(m))
         return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,m=%d)", fn, lda, m);
     if (!ipiv && k > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
-    if (dt == PS__DOUBLE && !ctx->be.has_double)
-        return ps__fail(ctx, PS_ERR_NO_DOUBLE, "%s: device '%s' has no double precision", fn,
-                        ctx->be.device_name);
+    PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (k == 0) return PS_SUCCESS;
     PS__TRY(ps__check_finite(ctx, dt, m, n, A, lda, fn, "A", 4));
 
     ps__scratch s = ps__scratch_begin(ctx);
-    staged a;
+    ps__staged a;
     void *dev_ipiv, *dev_info;
     int info = 0;
     ps_status st = ps__scratch_dev(&s, (size_t)k * sizeof(int32_t), &dev_ipiv);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = stage_in(&s, dt, m, n, A, lda, &a);
+    if (!st) st = ps__stage_in(&s, dt, m, n, A, lda, 1, &a);
     if (!st) st = ps__getrf(ctx, dt, m, n, a.dev, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
-    if (!st) st = stage_out(ctx, dt, m, n, &a, A, lda);
+    if (!st) st = ps__stage_out(ctx, dt, m, n, &a, A, lda);
     if (!st) st = ps__download_pivots(ctx, k, dev_ipiv, ipiv);
     ps__scratch_end(&s);
     if (!st && info > 0) st = singular(ctx, fn, info);
@@ -177,28 +143,26 @@ static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 4, "%s: nrhs=%d is negative", fn, nrhs);
     if (!A && n > 0) return ps__bad_arg(ctx, 5, "%s: A is NULL", fn);
-    if (lda < max1(n))
+    if (lda < ps__max1(n))
         return ps__bad_arg(ctx, 6, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 7, "%s: ipiv is NULL", fn);
     if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 8, "%s: B is NULL", fn);
-    if (ldb < max1(n))
+    if (ldb < ps__max1(n))
         return ps__bad_arg(ctx, 9, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
-    if (dt == PS__DOUBLE && !ctx->be.has_double)
-        return ps__fail(ctx, PS_ERR_NO_DOUBLE, "%s: device '%s' has no double precision", fn,
-                        ctx->be.device_name);
+    PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0 || nrhs == 0) return PS_SUCCESS;
     PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 7));
     PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 5));
     PS__TRY(ps__check_finite(ctx, dt, n, nrhs, B, ldb, fn, "B", 8));
 
     ps__scratch s = ps__scratch_begin(ctx);
-    staged a, b;
+    ps__staged a, b;
     void *dev_ipiv;
     ps_status st = ps__upload_pivots(&s, n, ipiv, &dev_ipiv);
-    if (!st) st = stage_in(&s, dt, n, n, A, lda, &a);
-    if (!st) st = stage_in(&s, dt, n, nrhs, B, ldb, &b);
+    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &a);
+    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &b);
     if (!st) st = ps__getrs(ctx, dt, t, n, nrhs, a.dev, dev_ipiv, b.dev);
-    if (!st) st = stage_out(ctx, dt, n, nrhs, &b, B, ldb);
+    if (!st) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     ps__scratch_end(&s);
     return st;
 }
@@ -210,32 +174,30 @@ static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);
     if (!A && n > 0) return ps__bad_arg(ctx, 4, "%s: A is NULL", fn);
-    if (lda < max1(n))
+    if (lda < ps__max1(n))
         return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
     if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 7, "%s: B is NULL", fn);
-    if (ldb < max1(n))
+    if (ldb < ps__max1(n))
         return ps__bad_arg(ctx, 8, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
-    if (dt == PS__DOUBLE && !ctx->be.has_double)
-        return ps__fail(ctx, PS_ERR_NO_DOUBLE, "%s: device '%s' has no double precision", fn,
-                        ctx->be.device_name);
+    PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0) return PS_SUCCESS;
     PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 4));
     PS__TRY(ps__check_finite(ctx, dt, n, nrhs, B, ldb, fn, "B", 7));
 
     ps__scratch s = ps__scratch_begin(ctx);
-    staged a, b;
+    ps__staged a, b;
     void *dev_ipiv, *dev_info;
     int info = 0;
     ps_status st = ps__scratch_dev(&s, (size_t)n * sizeof(int32_t), &dev_ipiv);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = stage_in(&s, dt, n, n, A, lda, &a);
-    if (!st) st = stage_in(&s, dt, n, nrhs, B, ldb, &b);
+    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &a);
+    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &b);
     if (!st) st = ps__getrf(ctx, dt, n, n, a.dev, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st && info == 0) st = ps__getrs(ctx, dt, PS__NOTRANS, n, nrhs, a.dev, dev_ipiv, b.dev);
-    if (!st && info == 0) st = stage_out(ctx, dt, n, nrhs, &b, B, ldb);
-    if (!st) st = stage_out(ctx, dt, n, n, &a, A, lda);
+    if (!st && info == 0) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
+    if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
     if (!st) st = ps__download_pivots(ctx, n, dev_ipiv, ipiv);
     ps__scratch_end(&s);
     if (!st && info > 0) st = singular(ctx, fn, info);

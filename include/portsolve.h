@@ -64,7 +64,8 @@ PS_API const char *ps_version(void);
     X(PS_ERR_WZ_BREAKDOWN, 402, "WZ factorization broke down")                                     \
     X(PS_ERR_NO_CONVERGENCE, 403, "iteration did not converge")                                    \
     X(PS_ERR_NON_FINITE, 404, "input contains NaN or Inf")                                         \
-    X(PS_ERR_BREAKDOWN, 405, "iterative method broke down")
+    X(PS_ERR_BREAKDOWN, 405, "iterative method broke down")                                        \
+    X(PS_ERR_ZERO_DIAGONAL, 406, "zero on the diagonal")
 
 typedef enum ps_status {
 #define PS_STATUS_ENUM_ENTRY(name, value, text) name = value,
@@ -184,6 +185,98 @@ PS_API ps_status ps_sgesv(ps_context *ctx, int n, int nrhs, float *A, int lda, i
                           int ldb);
 PS_API ps_status ps_dgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *ipiv,
                           double *B, int ldb);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Cholesky: A = L L^T (uplo 'L') or A = U^T U (uplo 'U') of a symmetric positive definite A;  */
+/* only the uplo triangle is read and written. On PS_ERR_NOT_SPD the info is the order i of   */
+/* the leading minor that is not positive definite; as in LAPACK, the leading (i-1) x (i-1)   */
+/* block then holds its factor, the rest of that triangle is unspecified and B is untouched.  */
+
+PS_API ps_status ps_mat_potrf(ps_context *ctx, char uplo, ps_matrix *A);
+PS_API ps_status ps_mat_potrs(ps_context *ctx, char uplo, const ps_matrix *A, ps_matrix *B);
+PS_API ps_status ps_mat_posv(ps_context *ctx, char uplo, ps_matrix *A, ps_matrix *B);
+
+PS_API ps_status ps_spotrf(ps_context *ctx, char uplo, int n, float *A, int lda);
+PS_API ps_status ps_dpotrf(ps_context *ctx, char uplo, int n, double *A, int lda);
+PS_API ps_status ps_spotrs(ps_context *ctx, char uplo, int n, int nrhs, const float *A, int lda,
+                           float *B, int ldb);
+PS_API ps_status ps_dpotrs(ps_context *ctx, char uplo, int n, int nrhs, const double *A, int lda,
+                           double *B, int ldb);
+PS_API ps_status ps_sposv(ps_context *ctx, char uplo, int n, int nrhs, float *A, int lda, float *B,
+                          int ldb);
+PS_API ps_status ps_dposv(ps_context *ctx, char uplo, int n, int nrhs, double *A, int lda,
+                          double *B, int ldb);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Iterative solvers on a dense A: x holds the initial guess on entry and the solution on exit. */
+/* Each iteration runs on the device; only the scalars the method needs come back to the host. */
+/* Success means the true relative residual ||b - A x||_2 / ||b||_2 of the returned x is at    */
+/* most tol. PS_ERR_NO_CONVERGENCE (max_iter reached, or the iteration diverged) and           */
+/* PS_ERR_BREAKDOWN (a zero divisor: CG's p'Ap <= 0, BiCGSTAB's rho or omega, ...) return the  */
+/* best iterate seen in x, with the result filled and info = the iterations done; a zero       */
+/* diagonal (Jacobi, Gauss-Seidel, the Jacobi preconditioner) is PS_ERR_ZERO_DIAGONAL with     */
+/* info = its 1-based index, before any iteration. Any other failure leaves x as it was.       */
+
+typedef enum ps_iter_method {
+    PS_ITER_JACOBI = 0,       /* x += D^-1 (b - A x) */
+    PS_ITER_GAUSS_SEIDEL = 1, /* x += (D + L)^-1 (b - A x): a gemv and a triangular solve */
+    PS_ITER_CG = 2,           /* conjugate gradients: A symmetric positive definite */
+    PS_ITER_BICGSTAB = 3,     /* BiCGSTAB (van der Vorst) for nonsymmetric A */
+    PS_ITER_GMRES = 4         /* GMRES(restart), classical Gram-Schmidt applied twice */
+} ps_iter_method;
+
+typedef enum ps_precond {
+    PS_PRECOND_NONE = 0,
+    PS_PRECOND_JACOBI = 1 /* M = diag(A); CG, BiCGSTAB and GMRES (right-preconditioned) */
+} ps_precond;
+
+typedef struct ps_iter_options {
+    double tol;           /* relative residual to reach, ||b - A x|| / ||b|| (default 1e-8) */
+    int max_iter;         /* iterations (GMRES: Arnoldi steps; Jacobi/GS: sweeps); default 1000 */
+    int restart;          /* GMRES's m (default 35) */
+    ps_precond precond;   /* default none; ignored by Jacobi and Gauss-Seidel */
+    double *history;      /* optional: the method's relative residual after each iteration */
+    int history_capacity; /* entries history can hold (0: no history) */
+} ps_iter_options;
+
+typedef struct ps_iter_result {
+    int iterations;      /* iterations done */
+    double rel_residual; /* ||b - A x|| / ||b|| of the returned x, recomputed at the end */
+    int converged;       /* rel_residual <= tol */
+    int history_length;  /* entries written to opts->history */
+} ps_iter_result;
+
+PS_API ps_iter_options ps_iter_options_default(void);
+/* "jacobi", "gauss-seidel", "cg", "bicgstab", "gmres"; NULL for an unknown method. */
+PS_API const char *ps_iter_method_name(ps_iter_method method);
+
+/* On device matrices: A n x n, b and x n x 1, all of one precision. opts NULL: the defaults;
+ * res may be NULL. */
+PS_API ps_status ps_mat_iter_solve(ps_context *ctx, ps_iter_method method, const ps_matrix *A,
+                                   const ps_matrix *b, ps_matrix *x, const ps_iter_options *opts,
+                                   ps_iter_result *res);
+
+/* Host drivers, one per method and precision (x: n entries, the initial guess). */
+PS_API ps_status ps_sjacobi(ps_context *ctx, int n, const float *A, int lda, const float *b,
+                            float *x, const ps_iter_options *opts, ps_iter_result *res);
+PS_API ps_status ps_djacobi(ps_context *ctx, int n, const double *A, int lda, const double *b,
+                            double *x, const ps_iter_options *opts, ps_iter_result *res);
+PS_API ps_status ps_sgs(ps_context *ctx, int n, const float *A, int lda, const float *b, float *x,
+                        const ps_iter_options *opts, ps_iter_result *res);
+PS_API ps_status ps_dgs(ps_context *ctx, int n, const double *A, int lda, const double *b,
+                        double *x, const ps_iter_options *opts, ps_iter_result *res);
+PS_API ps_status ps_scg(ps_context *ctx, int n, const float *A, int lda, const float *b, float *x,
+                        const ps_iter_options *opts, ps_iter_result *res);
+PS_API ps_status ps_dcg(ps_context *ctx, int n, const double *A, int lda, const double *b,
+                        double *x, const ps_iter_options *opts, ps_iter_result *res);
+PS_API ps_status ps_sbicgstab(ps_context *ctx, int n, const float *A, int lda, const float *b,
+                              float *x, const ps_iter_options *opts, ps_iter_result *res);
+PS_API ps_status ps_dbicgstab(ps_context *ctx, int n, const double *A, int lda, const double *b,
+                              double *x, const ps_iter_options *opts, ps_iter_result *res);
+PS_API ps_status ps_sgmres(ps_context *ctx, int n, const float *A, int lda, const float *b,
+                           float *x, const ps_iter_options *opts, ps_iter_result *res);
+PS_API ps_status ps_dgmres(ps_context *ctx, int n, const double *A, int lda, const double *b,
+                           double *x, const ps_iter_options *opts, ps_iter_result *res);
 
 #ifdef __cplusplus
 }

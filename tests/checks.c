@@ -81,3 +81,27 @@ double ps_check_forward_ratio(ps_dtype dt, int n, int nrhs, const void *x, int l
     }
     return worst;
 }
+
+double ps_check_chol_ratio(ps_dtype dt, char uplo, int n, const void *A, int lda, const void *F,
+                           int ldf) {
+    if (n == 0) return 0;
+    int lower = uplo == 'L' || uplo == 'l';
+    /* G: the factor as a lower triangle (L, or U^T), so that A = G G^T. */
+    double *G = calloc((size_t)n * n, sizeof *G), *R = malloc(sizeof *R * (size_t)n * n);
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++)
+            G[i + (size_t)j * n] =
+                lower ? ps_test_get(dt, F, ldf, i, j) : ps_test_get(dt, F, ldf, j, i);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) R[i + (size_t)j * n] = ps_test_get(dt, A, lda, i, j);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, -1.0, G, n, G, n, 1.0, R, n);
+    double rnorm = 0, anorm = ps_test_norm1(dt, n, n, A, lda);
+    for (int j = 0; j < n; j++) {
+        double s = 0;
+        for (int i = 0; i < n; i++) s += fabs(R[i + (size_t)j * n]);
+        if (!(s <= rnorm)) rnorm = s;
+    }
+    free(G), free(R);
+    if (anorm == 0) return rnorm == 0 ? 0 : 1 / ps_test_eps(dt);
+    return rnorm / anorm / n / ps_test_eps(dt);
+}

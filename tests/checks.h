@@ -18,4 +18,8 @@ double ps_check_lu_ratio(ps_dtype dt, int m, int n, const void *A, int lda, cons
  * error bound carries (as in the residual ratio). */
 double ps_check_forward_ratio(ps_dtype dt, int n, int nrhs, const void *x, int ldx,
                               const void *xtrue, int ldt, double cond);
+/* ||A - F F^T||_1 / (||A||_1 n eps) for potrf's output (LAPACK dpot01): F is the lower
+ * triangle L (uplo 'L') or the transpose of the upper triangle U (uplo 'U') of the array F. */
+double ps_check_chol_ratio(ps_dtype dt, char uplo, int n, const void *A, int lda, const void *F,
+                           int ldf);
 #endif

@@ -17,57 +17,13 @@ static const double conds[] = {1e1, 1e3, 1e6, 1e9, 1e12};
 
 static double worst_forward; /* reported at the end, to show the margin */
 
-static size_t esize(ps_dtype dt) {
-    return dt == PS_DOUBLE ? sizeof(double) : sizeof(float);
-}
-
-/* A host array of ld x cols with every element (padding included) random. */
-static void *random_array(ps_dtype dt, int ld, int cols) {
-    size_t count = (size_t)(ld > 0 ? ld : 1) * (size_t)(cols > 0 ? cols : 1);
-    void *a = malloc(count * esize(dt));
-    for (size_t i = 0; i < count; i++) ps_test_set(dt, a, 1, (int)i, 0, ps_test_rand());
-    return a;
-}
-
-static void *clone(ps_dtype dt, const void *a, int ld, int cols) {
-    size_t bytes = (size_t)(ld > 0 ? ld : 1) * (size_t)(cols > 0 ? cols : 1) * esize(dt);
-    void *c = malloc(bytes);
-    memcpy(c, a, bytes);
-    return c;
-}
-
-/* True when rows rows..ld-1 of every column are as in the original (padding untouched). */
-static int padding_intact(ps_dtype dt, int rows, int ld, int cols, const void *a,
-                          const void *orig) {
-    for (int j = 0; j < cols; j++)
-        for (int i = rows; i < ld; i++)
-            if (ps_test_get(dt, a, ld, i, j) != ps_test_get(dt, orig, ld, i, j)) return 0;
-    return 1;
-}
-
 /* A random n x n test matrix of condition cond in a random array of leading dimension lda. */
 static void *test_matrix(ps_dtype dt, int n, int lda, double cond) {
-    void *a = random_array(dt, lda, n);
+    void *a = ps_test_random_array(dt, lda, n);
     int info = dt == PS_DOUBLE ? ps_test_latms_d(n, cond, 'N', a, lda)
                                : ps_test_latms_s(n, cond, 'N', a, lda);
     CHECK(info == 0, "latms info %d", info);
     return a;
-}
-
-/* B = op(A) * X for a random X, so the true solution is known. */
-static void *rhs_for(ps_dtype dt, char trans, int n, int nrhs, const void *A, int lda,
-                     const void *X, int ldx, int ldb) {
-    void *b = random_array(dt, ldb, nrhs);
-    int t = trans != 'N';
-    for (int c = 0; c < nrhs; c++)
-        for (int i = 0; i < n; i++) {
-            double s = 0;
-            for (int k = 0; k < n; k++)
-                s += (t ? ps_test_get(dt, A, lda, k, i) : ps_test_get(dt, A, lda, i, k)) *
-                     ps_test_get(dt, X, ldx, k, c);
-            ps_test_set(dt, b, ldb, i, c, s);
-        }
-    return b;
 }
 
 static ps_status gesv(ps_context *ctx, ps_dtype dt, int n, int nrhs, void *A, int lda, int *ipiv,
@@ -81,9 +37,9 @@ static void check_gesv(ps_context *ctx, ps_dtype dt, int n, int lda, int nrhs, d
     int ldb = n + (nrhs > 1 ? 5 : 0);
     if (ldb < 1) ldb = 1;
     void *A0 = test_matrix(dt, n, lda, cond);
-    void *Xtrue = random_array(dt, n > 0 ? n : 1, nrhs);
-    void *B0 = rhs_for(dt, 'N', n, nrhs, A0, lda, Xtrue, n > 0 ? n : 1, ldb);
-    void *A = clone(dt, A0, lda, n), *B = clone(dt, B0, ldb, nrhs);
+    void *Xtrue = ps_test_random_array(dt, n > 0 ? n : 1, nrhs);
+    void *B0 = ps_test_rhs_for(dt, 'N', n, nrhs, A0, lda, Xtrue, n > 0 ? n : 1, ldb);
+    void *A = ps_test_clone(dt, A0, lda, n), *B = ps_test_clone(dt, B0, ldb, nrhs);
     int *ipiv = malloc(sizeof(int) * (size_t)(n + 1));
 
     ps_status st = gesv(ctx, dt, n, nrhs, A, lda, ipiv, B, ldb);
@@ -105,15 +61,16 @@ static void check_gesv(ps_context *ctx, ps_dtype dt, int n, int lda, int nrhs, d
               dt == PS_DOUBLE ? 'd' : 's', n, cond, nrhs, solve);
         CHECK(fact < PS_TEST_THRESHOLD, "%cgesv n=%d cond=%g: ||PA-LU|| ratio %g",
               dt == PS_DOUBLE ? 'd' : 's', n, cond, fact);
-        CHECK(padding_intact(dt, n, lda, n, A, A0), "A's rows beyond n were written (lda=%d)", lda);
-        CHECK(padding_intact(dt, n, ldb, nrhs, B, B0), "B's rows beyond n were written");
+        CHECK(ps_test_padding_intact(dt, n, lda, n, A, A0),
+              "A's rows beyond n were written (lda=%d)", lda);
+        CHECK(ps_test_padding_intact(dt, n, ldb, nrhs, B, B0), "B's rows beyond n were written");
 
         /* Forward error against the known solution, as LAPACK's dget04 judges it:
          * ||x - x_true||_inf / (||x_true||_inf cond n eps) < 30, for ours and for LAPACKE_?gesv
          * on the same input (the reference shows the bound is attainable on this matrix).
          * Only meaningful while cond * eps is well below 1. */
         if (n > 0 && cond * ps_test_eps(dt) < 1e-3) {
-            void *Ar = clone(dt, A0, lda, n), *Br = clone(dt, B0, ldb, nrhs);
+            void *Ar = ps_test_clone(dt, A0, lda, n), *Br = ps_test_clone(dt, B0, ldb, nrhs);
             int *ipr = malloc(sizeof(int) * (size_t)n);
             int info = dt == PS_DOUBLE
                            ? LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, Ar, lda, ipr, Br, ldb)
@@ -137,7 +94,7 @@ static void check_gesv(ps_context *ctx, ps_dtype dt, int n, int lda, int nrhs, d
 static void check_getrf_getrs(ps_context *ctx, ps_dtype dt, int n, int lda, double cond) {
     int nrhs = 2, ldb = n + 1;
     void *A0 = test_matrix(dt, n, lda, cond);
-    void *A = clone(dt, A0, lda, n);
+    void *A = ps_test_clone(dt, A0, lda, n);
     int *ipiv = malloc(sizeof(int) * (size_t)(n + 1));
     ps_status st =
         dt == PS_DOUBLE ? ps_dgetrf(ctx, n, n, A, lda, ipiv) : ps_sgetrf(ctx, n, n, A, lda, ipiv);
@@ -147,9 +104,9 @@ static void check_getrf_getrs(ps_context *ctx, ps_dtype dt, int n, int lda, doub
         CHECK(fact < PS_TEST_THRESHOLD, "getrf n=%d cond=%g: ||PA-LU|| ratio %g", n, cond, fact);
         for (int t = 0; t < 2; t++) {
             char trans = t ? 'T' : 'N';
-            void *X = random_array(dt, n > 0 ? n : 1, nrhs);
-            void *B0 = rhs_for(dt, trans, n, nrhs, A0, lda, X, n > 0 ? n : 1, ldb);
-            void *B = clone(dt, B0, ldb, nrhs);
+            void *X = ps_test_random_array(dt, n > 0 ? n : 1, nrhs);
+            void *B0 = ps_test_rhs_for(dt, trans, n, nrhs, A0, lda, X, n > 0 ? n : 1, ldb);
+            void *B = ps_test_clone(dt, B0, ldb, nrhs);
             st = dt == PS_DOUBLE ? ps_dgetrs(ctx, trans, n, nrhs, A, lda, ipiv, B, ldb)
                                  : ps_sgetrs(ctx, trans, n, nrhs, A, lda, ipiv, B, ldb);
             CHECK(st == PS_SUCCESS, "getrs %c n=%d: %s", trans, n, ps_context_last_error(ctx));
@@ -165,7 +122,7 @@ static void check_getrf_getrs(ps_context *ctx, ps_dtype dt, int n, int lda, doub
 /* Rectangular getrf (random entries): factorization ratio and the pivot range. */
 static void check_rectangular(ps_context *ctx, ps_dtype dt, int m, int n) {
     int lda = m + 2, k = m < n ? m : n;
-    void *A0 = random_array(dt, lda, n), *A = clone(dt, A0, lda, n);
+    void *A0 = ps_test_random_array(dt, lda, n), *A = ps_test_clone(dt, A0, lda, n);
     int *ipiv = malloc(sizeof(int) * (size_t)(k + 1));
     ps_status st =
         dt == PS_DOUBLE ? ps_dgetrf(ctx, m, n, A, lda, ipiv) : ps_sgetrf(ctx, m, n, A, lda, ipiv);
@@ -195,9 +152,9 @@ static void check_matrix_level(ps_context *ctx, ps_dtype dt, int n) {
     CHECK_STATUS(ps_mat_getrf(ctx, A, ipiv), PS_SUCCESS);
     for (int round = 0; round < 2; round++) {
         char trans = round ? 'T' : 'N';
-        void *X = random_array(dt, n, nrhs);
-        void *B0 = rhs_for(dt, trans, n, nrhs, A0, lda, X, n, n);
-        void *Bh = random_array(dt, n, nrhs);
+        void *X = ps_test_random_array(dt, n, nrhs);
+        void *B0 = ps_test_rhs_for(dt, trans, n, nrhs, A0, lda, X, n, n);
+        void *Bh = ps_test_random_array(dt, n, nrhs);
         CHECK_STATUS(ps_matrix_upload(B, B0, n), PS_SUCCESS);
         CHECK_STATUS(ps_mat_getrs(ctx, trans, A, ipiv, B), PS_SUCCESS);
         CHECK_STATUS(ps_matrix_download(B, Bh, n), PS_SUCCESS);
@@ -207,9 +164,9 @@ static void check_matrix_level(ps_context *ctx, ps_dtype dt, int n) {
         free(X), free(B0), free(Bh);
     }
     /* ps_mat_gesv on a fresh upload. */
-    void *X = random_array(dt, n, nrhs);
-    void *B0 = rhs_for(dt, 'N', n, nrhs, A0, lda, X, n, n);
-    void *Bh = random_array(dt, n, nrhs);
+    void *X = ps_test_random_array(dt, n, nrhs);
+    void *B0 = ps_test_rhs_for(dt, 'N', n, nrhs, A0, lda, X, n, n);
+    void *Bh = ps_test_random_array(dt, n, nrhs);
     CHECK_STATUS(ps_matrix_upload(A, A0, lda), PS_SUCCESS);
     CHECK_STATUS(ps_matrix_upload(B, B0, n), PS_SUCCESS);
     CHECK_STATUS(ps_mat_gesv(ctx, A, ipiv, B), PS_SUCCESS);

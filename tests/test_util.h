@@ -69,4 +69,16 @@ static inline void ps_test_set(ps_dtype dt, void *a, int lda, int i, int j, doub
 /* 1-norm (max column sum) of an m x n array. */
 double ps_test_norm1(ps_dtype dt, int m, int n, const void *a, int lda);
 
+/* Bytes per element. */
+size_t ps_test_esize(ps_dtype dt);
+/* A host array of ld x cols with every element (padding included) random. */
+void *ps_test_random_array(ps_dtype dt, int ld, int cols);
+void *ps_test_clone(ps_dtype dt, const void *a, int ld, int cols);
+/* True when rows rows..ld-1 of every column are as in the original (padding untouched). */
+int ps_test_padding_intact(ps_dtype dt, int rows, int ld, int cols, const void *a,
+                           const void *orig);
+/* B = op(A) * X (trans 'N' or 'T') in a new random array of leading dimension ldb. */
+void *ps_test_rhs_for(ps_dtype dt, char trans, int n, int nrhs, const void *A, int lda,
+                      const void *X, int ldx, int ldb);
+
 #endif

@@ -5,131 +5,13 @@
  * portable defaults of the optional entries run on the same backend against the same loops, and
  * the LU panel kernel is compared with the CPU backend's plain loops (the oracle).
  */
-#include "checks.h"
-#include "context.h"
-#include "test_util.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static ps__backend *be;
-
-/* A device buffer and its host mirror, values held as double (rounded to the dtype). */
-typedef struct {
-    ps__dtype dt;
-    int count;
-    double *host;
-    void *dev;
-} tbuf;
-
-static double round_to(ps__dtype dt, double v) {
-    return dt == PS__DOUBLE ? v : (double)(float)v;
-}
-
-static void upload_all(tbuf *b) {
-    size_t es = ps__dtype_size(b->dt);
-    unsigned char *tmp = malloc((size_t)b->count * es);
-    for (int i = 0; i < b->count; i++) {
-        if (b->dt == PS__DOUBLE)
-            ((double *)tmp)[i] = b->host[i];
-        else if (b->dt == PS__FLOAT)
-            ((float *)tmp)[i] = (float)b->host[i];
-        else
-            ((int32_t *)tmp)[i] = (int32_t)b->host[i];
-    }
-    ps__mat v = {b->dev, 0, b->count};
-    ps_status st = be->ops->upload(be, b->dt, b->count, 1, tmp, b->count, v);
-    CHECK(st == PS_SUCCESS, "upload: %s", be->err);
-    free(tmp);
-}
-
-static tbuf tb_random(ps__dtype dt, int count) {
-    tbuf b = {dt, count, malloc(sizeof(double) * (size_t)count), NULL};
-    for (int i = 0; i < count; i++) b.host[i] = round_to(dt, ps_test_rand());
-    ps_status st = be->ops->alloc(be, (size_t)count * ps__dtype_size(dt), &b.dev);
-    CHECK(st == PS_SUCCESS, "alloc: %s", be->err);
-    upload_all(&b);
-    return b;
-}
-
-static void tb_free(tbuf *b) {
-    be->ops->free(be, b->dev);
-    free(b->host);
-}
-
-static double *tb_download(const tbuf *b) {
-    size_t es = ps__dtype_size(b->dt);
-    unsigned char *tmp = malloc((size_t)b->count * es);
-    double *out = malloc(sizeof(double) * (size_t)b->count);
-    ps__mat v = {b->dev, 0, b->count};
-    ps_status st = be->ops->download(be, b->dt, b->count, 1, v, tmp, b->count);
-    CHECK(st == PS_SUCCESS, "download: %s", be->err);
-    for (int i = 0; i < b->count; i++)
-        out[i] = b->dt == PS__DOUBLE  ? ((double *)tmp)[i]
-                 : b->dt == PS__FLOAT ? ((float *)tmp)[i]
-                                      : ((int32_t *)tmp)[i];
-    free(tmp);
-    return out;
-}
-
-static double eps_of(ps__dtype dt) {
-    return ps_test_eps((ps_dtype)dt);
-}
-
-/* Compares the whole device buffer with expected[], allowing |diff| <= tol * eps * mag[i]
- * (mag NULL or mag[i] == 0: exact). Returns 1 when all match. */
-static int expect_buffer(const char *what, const tbuf *b, const double *expected, const double *mag,
-                         double tol) {
-    double *got = tb_download(b);
-    int ok = 1;
-    for (int i = 0; i < b->count && ok; i++) {
-        double allowed = mag ? tol * eps_of(b->dt) * mag[i] : 0;
-        double diff = fabs(got[i] - expected[i]);
-        if (!(diff <= allowed)) {
-            CHECK(0, "%s (%s): element %d is %.17g, expected %.17g (allowed %g)", what,
-                  b->dt == PS__DOUBLE ? "double" : "float", i, got[i], expected[i], allowed);
-            ok = 0;
-        }
-    }
-    if (ok) CHECK(1, "%s", what);
-    free(got);
-    return ok;
-}
-
-static double *copy_of(const tbuf *b) {
-    double *c = malloc(sizeof(double) * (size_t)b->count);
-    memcpy(c, b->host, sizeof(double) * (size_t)b->count);
-    return c;
-}
-
-/* A random view shape: offset 0..5, ld = rows + 0..3. */
-typedef struct {
-    int rows, cols, ld;
-    size_t off;
-} shape;
-static shape random_shape(int rows, int cols) {
-    shape s = {rows, cols, rows + ps_test_rand_int(4), (size_t)ps_test_rand_int(6)};
-    if (s.ld < 1) s.ld = 1;
-    return s;
-}
-static int shape_count(shape s) {
-    return (int)s.off + s.ld * (s.cols > 0 ? s.cols : 1) + 1;
-}
-static ps__mat view(const tbuf *b, shape s) {
-    ps__mat m = {b->dev, s.off, s.ld};
-    return m;
-}
-#define AT(b, s, i, j) ((b).host[(s).off + (size_t)(i) + (size_t)(j) * (size_t)(s).ld])
-static ps__vec vview(const tbuf *b, size_t off, int inc) {
-    ps__vec v = {b->dev, off, inc};
-    return v;
-}
-
-static const char *dtname(ps__dtype dt) {
-    return dt == PS__DOUBLE ? "d" : "s";
-}
+#include "vtable_harness.h"
 
 /* ---------------------------------------------------------------- memory */
 
@@ -532,14 +414,6 @@ static void test_trsm(ps__dtype dt) {
 }
 
 /* ---------------------------------------------------------------- LAPACK-like and custom */
-
-static tbuf int_buffer(int count, const int *values) {
-    tbuf b = {PS__INT32, count, malloc(sizeof(double) * (size_t)count), NULL};
-    for (int i = 0; i < count; i++) b.host[i] = values[i];
-    CHECK(be->ops->alloc(be, (size_t)count * 4, &b.dev) == 0, "alloc int");
-    upload_all(&b);
-    return b;
-}
 
 static void test_laswp(ps__dtype dt) {
     static const int dims[][2] = {{1, 1}, {5, 3}, {17, 9}, {70, 33}};

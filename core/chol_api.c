@@ -1,0 +1,181 @@
+/* Cholesky on device matrices (ps_mat_potrf/potrs/posv) and the host drivers ps_?potrf/potrs/posv.
+ */
+#include "check.h"
+#include "chol.h"
+#include "matrix.h"
+#include "staging.h"
+
+#include <stdint.h>
+
+/* Turns a nonzero device info into PS_ERR_NOT_SPD with the order of the failing minor. */
+static ps_status not_spd(ps_context *ctx, const char *fn, int info) {
+    ctx->last_info = info;
+    return ps__fail(ctx, PS_ERR_NOT_SPD,
+                    "%s: the leading minor of order %d is not positive definite (info=%d)", fn,
+                    info, info);
+}
+
+/* ---- device matrices ---- */
+
+static ps_status check_square(ps_context *ctx, const ps_matrix *A, int pos, const char *fn) {
+    PS__TRY(ps__check_matrix(ctx, A, pos, fn, "A"));
+    if (A->rows != A->cols)
+        return ps__bad_arg(ctx, pos, "%s: A is %d x %d, not square", fn, A->rows, A->cols);
+    return PS_SUCCESS;
+}
+
+static ps_status check_rhs(ps_context *ctx, const ps_matrix *A, const ps_matrix *B, int pos,
+                           const char *fn) {
+    PS__TRY(ps__check_matrix(ctx, B, pos, fn, "B"));
+    if (B->rows != A->rows)
+        return ps__bad_arg(ctx, pos, "%s: B has %d rows but A is of order %d", fn, B->rows,
+                           A->rows);
+    if (A->dt != B->dt) {
+        ps__bad_arg(ctx, pos, "%s: A and B differ in precision", fn);
+        return PS_ERR_DTYPE_MISMATCH;
+    }
+    return PS_SUCCESS;
+}
+
+/* Factors A (and solves for B when B is not NULL and A is positive definite). */
+static ps_status mat_factor_solve(ps_context *ctx, const char *fn, ps__uplo uplo, ps_matrix *A,
+                                  ps_matrix *B) {
+    ps__scratch s = ps__scratch_begin(ctx);
+    void *dev_info;
+    int info = 0;
+    int n = A->rows;
+    ps_status st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
+    if (!st) st = ps__potrf(ctx, A->dt, uplo, n, ps__matrix_view(A), dev_info);
+    if (!st) st = ps__read_info(ctx, dev_info, &info);
+    if (!st && info == 0 && B)
+        st = ps__potrs(ctx, A->dt, uplo, n, B->cols, ps__matrix_view(A), ps__matrix_view(B));
+    ps__scratch_end(&s);
+    if (!st && info > 0) st = not_spd(ctx, fn, info);
+    return st;
+}
+
+ps_status ps_mat_potrf(ps_context *ctx, char uplo, ps_matrix *A) {
+    static const char fn[] = "ps_mat_potrf";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    ps__uplo u;
+    PS__TRY(ps__parse_uplo(ctx, uplo, &u, fn, 2));
+    PS__TRY(check_square(ctx, A, 3, fn));
+    return mat_factor_solve(ctx, fn, u, A, NULL);
+}
+
+ps_status ps_mat_potrs(ps_context *ctx, char uplo, const ps_matrix *A, ps_matrix *B) {
+    static const char fn[] = "ps_mat_potrs";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    ps__uplo u;
+    PS__TRY(ps__parse_uplo(ctx, uplo, &u, fn, 2));
+    PS__TRY(check_square(ctx, A, 3, fn));
+    PS__TRY(check_rhs(ctx, A, B, 4, fn));
+    return ps__potrs(ctx, A->dt, u, A->rows, B->cols, ps__matrix_view(A), ps__matrix_view(B));
+}
+
+ps_status ps_mat_posv(ps_context *ctx, char uplo, ps_matrix *A, ps_matrix *B) {
+    static const char fn[] = "ps_mat_posv";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    ps__uplo u;
+    PS__TRY(ps__parse_uplo(ctx, uplo, &u, fn, 2));
+    PS__TRY(check_square(ctx, A, 3, fn));
+    PS__TRY(check_rhs(ctx, A, B, 4, fn));
+    return mat_factor_solve(ctx, fn, u, A, B);
+}
+
+/* ---- host drivers ---- */
+
+/* Checks of the arguments shared by potrf, potrs and posv (positions as in posv; potrf has no
+ * nrhs or B, and passes nrhs = 0, B = NULL, ldb = 1, has_rhs = 0). */
+static ps_status check_host_args(ps_context *ctx, ps__dtype dt, const char *fn, char uplo, int n,
+                                 int nrhs, const void *A, int lda, const void *B, int ldb,
+                                 int has_rhs, ps__uplo *u) {
+    int shift = has_rhs ? 1 : 0; /* potrf's A is argument 4, posv's 5 */
+    PS__TRY(ps__parse_uplo(ctx, uplo, u, fn, 2));
+    if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
+    if (has_rhs && nrhs < 0) return ps__bad_arg(ctx, 4, "%s: nrhs=%d is negative", fn, nrhs);
+    if (!A && n > 0) return ps__bad_arg(ctx, 4 + shift, "%s: A is NULL", fn);
+    if (lda < ps__max1(n))
+        return ps__bad_arg(ctx, 5 + shift, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    if (has_rhs) {
+        if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 7, "%s: B is NULL", fn);
+        if (ldb < ps__max1(n))
+            return ps__bad_arg(ctx, 8, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
+    }
+    PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
+    if (n == 0) return PS_SUCCESS;
+    PS__TRY(ps__check_finite_triangle(ctx, dt, *u, n, A, lda, fn, "A", 4 + shift));
+    if (has_rhs) PS__TRY(ps__check_finite(ctx, dt, n, nrhs, B, ldb, fn, "B", 7));
+    return PS_SUCCESS;
+}
+
+/* potrf (B NULL) or posv: on PS_ERR_NOT_SPD A gets the partial factor back, B stays. */
+static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn, char uplo, int n,
+                                   int nrhs, void *A, int lda, void *B, int ldb, int has_rhs) {
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    ps__uplo u;
+    PS__TRY(check_host_args(ctx, dt, fn, uplo, n, nrhs, A, lda, B, ldb, has_rhs, &u));
+    if (n == 0) return PS_SUCCESS;
+
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps__staged a, b = {{0}, 1};
+    void *dev_info;
+    int info = 0;
+    int solve = has_rhs && nrhs > 0;
+    ps_status st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
+    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &a);
+    if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &b);
+    if (!st) st = ps__potrf(ctx, dt, u, n, a.dev, dev_info);
+    if (!st) st = ps__read_info(ctx, dev_info, &info);
+    if (!st && info == 0 && solve) st = ps__potrs(ctx, dt, u, n, nrhs, a.dev, b.dev);
+    if (!st && info == 0 && solve) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
+    if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
+    ps__scratch_end(&s);
+    if (!st && info > 0) st = not_spd(ctx, fn, info);
+    return st;
+}
+
+static ps_status host_potrs(ps_context *ctx, ps__dtype dt, const char *fn, char uplo, int n,
+                            int nrhs, const void *A, int lda, void *B, int ldb) {
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    ps__uplo u;
+    PS__TRY(check_host_args(ctx, dt, fn, uplo, n, nrhs, A, lda, B, ldb, 1, &u));
+    if (n == 0 || nrhs == 0) return PS_SUCCESS;
+
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps__staged a, b;
+    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 1, &a);
+    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &b);
+    if (!st) st = ps__potrs(ctx, dt, u, n, nrhs, a.dev, b.dev);
+    if (!st) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
+    ps__scratch_end(&s);
+    return st;
+}
+
+ps_status ps_spotrf(ps_context *ctx, char uplo, int n, float *A, int lda) {
+    return host_factor_solve(ctx, PS__FLOAT, "ps_spotrf", uplo, n, 0, A, lda, NULL, 1, 0);
+}
+ps_status ps_dpotrf(ps_context *ctx, char uplo, int n, double *A, int lda) {
+    return host_factor_solve(ctx, PS__DOUBLE, "ps_dpotrf", uplo, n, 0, A, lda, NULL, 1, 0);
+}
+ps_status ps_spotrs(ps_context *ctx, char uplo, int n, int nrhs, const float *A, int lda, float *B,
+                    int ldb) {
+    return host_potrs(ctx, PS__FLOAT, "ps_spotrs", uplo, n, nrhs, A, lda, B, ldb);
+}
+ps_status ps_dpotrs(ps_context *ctx, char uplo, int n, int nrhs, const double *A, int lda,
+                    double *B, int ldb) {
+    return host_potrs(ctx, PS__DOUBLE, "ps_dpotrs", uplo, n, nrhs, A, lda, B, ldb);
+}
+ps_status ps_sposv(ps_context *ctx, char uplo, int n, int nrhs, float *A, int lda, float *B,
+                   int ldb) {
+    return host_factor_solve(ctx, PS__FLOAT, "ps_sposv", uplo, n, nrhs, A, lda, B, ldb, 1);
+}
+ps_status ps_dposv(ps_context *ctx, char uplo, int n, int nrhs, double *A, int lda, double *B,
+                   int ldb) {
+    return host_factor_solve(ctx, PS__DOUBLE, "ps_dposv", uplo, n, nrhs, A, lda, B, ldb, 1);
+}

@@ -1,0 +1,17 @@
+/* Iterative solvers on backend views (internal; the public entries are in iter_api.c). */
+#ifndef PS_CORE_ITER_H
+#define PS_CORE_ITER_H
+
+#include "context.h"
+
+/*
+ * Solves A x = b (A n x n, b and x vectors) with method, starting from x, under validated
+ * options o. Fills res and returns PS_SUCCESS when the true relative residual of the returned x
+ * is at most o->tol; otherwise PS_ERR_NO_CONVERGENCE, PS_ERR_BREAKDOWN or PS_ERR_ZERO_DIAGONAL
+ * with the message and info set (x is then the best iterate; for a zero diagonal, unchanged).
+ */
+ps_status ps__iter_solve(ps_context *ctx, const char *fn, ps_iter_method method, ps__dtype dt,
+                         int n, ps__mat a, ps__vec b, ps__vec x, const ps_iter_options *o,
+                         ps_iter_result *res);
+
+#endif

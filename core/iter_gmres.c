@@ -1,0 +1,158 @@
+/*
+ * Restarted GMRES(m) (Saad & Schultz 1986), right-preconditioned so the minimized residual is
+ * that of A x = b. Arnoldi runs on the device with classical Gram-Schmidt applied twice
+ * (CGS2: two gemv pairs per step instead of j dot/axpy pairs, and as orthogonal as modified
+ * Gram-Schmidt in practice); the Hessenberg matrix, its Givens rotations and the small
+ * triangular solve live on the host, in double for both precisions. Per step the host reads
+ * the 2(j+1) projection coefficients and one norm.
+ */
+#include "iter_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct {
+    int m;
+    double *H;       /* (m + 1) x m Hessenberg, column-major, rotated in place */
+    double *cs, *sn; /* Givens rotations */
+    double *g;       /* rotated right-hand side beta e1 */
+    double *y;       /* least-squares solution */
+    double *coefs;   /* the 2 (m + 1) Gram-Schmidt coefficients of a step */
+    void *coef;      /* the same (or y) in the data's precision, for transfers */
+} host_state;
+
+#define H_(i, j) h->H[(size_t)(i) + (size_t)(j) * (size_t)(h->m + 1)]
+
+/* Rotates column j of H by the previous rotations, makes the new one that zeroes H(j+1, j),
+ * and applies it to g. */
+static void givens(host_state *h, int j) {
+    for (int i = 0; i < j; i++) {
+        double t = h->cs[i] * H_(i, j) + h->sn[i] * H_(i + 1, j);
+        H_(i + 1, j) = -h->sn[i] * H_(i, j) + h->cs[i] * H_(i + 1, j);
+        H_(i, j) = t;
+    }
+    double a = H_(j, j), b = H_(j + 1, j), r = hypot(a, b);
+    h->cs[j] = r > 0 ? a / r : 1;
+    h->sn[j] = r > 0 ? b / r : 0;
+    H_(j, j) = r;
+    H_(j + 1, j) = 0;
+    h->g[j + 1] = -h->sn[j] * h->g[j];
+    h->g[j] = h->cs[j] * h->g[j];
+}
+
+/* y = H(0:k, 0:k) \ g(0:k); a zero on the diagonal (an exactly singular H, only when A is
+ * singular) drops that direction. */
+static void back_substitute(host_state *h, int k) {
+    for (int i = k - 1; i >= 0; i--) {
+        double t = h->g[i];
+        for (int c = i + 1; c < k; c++) t -= H_(i, c) * h->y[c];
+        h->y[i] = H_(i, i) != 0 ? t / H_(i, i) : 0;
+    }
+}
+
+/* Reads count coefficients of the data's precision at off in s->extra, as doubles into out. */
+static ps_status read_coefs(ps__solver *s, host_state *h, int count, double *out) {
+    ps__mat src = {s->extra.buf, s->extra.off, count};
+    PS__TRY(s->ops->download(s->be, s->dt, count, 1, src, h->coef, count));
+    for (int i = 0; i < count; i++)
+        out[i] = s->dt == PS__DOUBLE ? ((double *)h->coef)[i] : (double)((float *)h->coef)[i];
+    return PS_SUCCESS;
+}
+
+/* x += M^-1 V(:, 0:k) y. */
+static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__vec z) {
+    for (int i = 0; i < k; i++) {
+        if (s->dt == PS__DOUBLE)
+            ((double *)h->coef)[i] = h->y[i];
+        else
+            ((float *)h->coef)[i] = (float)h->y[i];
+    }
+    ps__mat dst = {s->extra.buf, s->extra.off, k};
+    PS__TRY(s->ops->upload(s->be, s->dt, k, 1, h->coef, k, dst));
+    ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0);
+    PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, k, &one, V, s->extra, &zero, z));
+    if (s->precond) PS__TRY(s->ops->vmul(s->be, s->dt, s->n, s->dinv, z));
+    return ps__iter_axpy(s, 1.0, z, s->x);
+}
+
+/* One restart cycle from x: at most m Arnoldi steps, then the update of x. */
+static ps_status cycle(ps__solver *s, host_state *h, int *done) {
+    int m = h->m, n = s->n;
+    ps__mat V = {s->work, 0, (int)s->stride};
+    ps__vec zbuf = ps__solver_vec(s, m + 1), h1 = s->extra, h2 = ps__vec_at(s->extra, m + 1);
+    ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0),
+               minus_one = ps__scalar_of(s->dt, -1.0);
+    double beta;
+    ps__vec v0 = ps__mat_col(V, 0, 0);
+    PS__TRY(ps__iter_residual(s, s->x, v0));
+    PS__TRY(ps__iter_nrm2(s, v0, &beta));
+    if (!isfinite(beta)) {
+        s->end = PS__ITER_DIVERGED;
+        *done = 1;
+        return PS_SUCCESS;
+    }
+    if (beta / s->bnorm <= s->o->tol) { /* x from the last cycle is good enough */
+        s->end = PS__ITER_TOL_MET;
+        *done = 1;
+        return PS_SUCCESS;
+    }
+    PS__TRY(ps__iter_scal(s, 1 / beta, v0));
+    for (int i = 0; i <= m; i++) h->g[i] = 0;
+    h->g[0] = beta;
+
+    int k = 0;
+    *done = 0;
+    double *coefs = h->coefs;
+    while (k < m && !*done) {
+        int j = k;
+        ps__vec vj = ps__mat_col(V, 0, j), w = ps__mat_col(V, 0, j + 1), z;
+        PS__TRY(ps__iter_precond(s, vj, zbuf, &z));
+        PS__TRY(ps__iter_matvec(s, z, w));
+        /* CGS2: h1 = V' w, w -= V h1, h2 = V' w, w -= V h2; H(:, j) = h1 + h2. */
+        PS__TRY(s->ops->gemv(s->be, s->dt, PS__TRANS, n, j + 1, &one, V, w, &zero, h1));
+        PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, n, j + 1, &minus_one, V, h1, &one, w));
+        PS__TRY(s->ops->gemv(s->be, s->dt, PS__TRANS, n, j + 1, &one, V, w, &zero, h2));
+        PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, n, j + 1, &minus_one, V, h2, &one, w));
+        PS__TRY(read_coefs(s, h, m + 1 + j + 1, coefs));
+        for (int i = 0; i <= j; i++) H_(i, j) = coefs[i] + coefs[m + 1 + i];
+        double hn;
+        PS__TRY(ps__iter_nrm2(s, w, &hn));
+        H_(j + 1, j) = hn;
+        givens(h, j);
+        k = j + 1;
+        PS__TRY(ps__iter_step(s, fabs(h->g[j + 1]) / s->bnorm, done));
+        /* hn = 0: the Krylov space holds the solution (a "happy" breakdown). */
+        if (hn == 0 || !isfinite(hn)) break;
+        if (!*done) PS__TRY(ps__iter_scal(s, 1 / hn, w));
+    }
+    back_substitute(h, k);
+    return update_x(s, h, V, k, zbuf);
+}
+
+ps_status ps__iter_gmres(ps__solver *s) {
+    int m = s->o->restart < s->n ? s->o->restart : s->n;
+    host_state h = {m, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    size_t doubles = (size_t)(m + 1) * (size_t)m /* H */ + 2 * (size_t)m /* cs, sn */ +
+                     2 * ((size_t)m + 1) /* g, y */ + 4 * ((size_t)m + 1) /* coefs, coef */;
+    double *block;
+    PS__TRY(ps__host_alloc(s->ctx, doubles * sizeof(double), (void **)&block));
+    h.H = block;
+    h.cs = h.H + (size_t)(m + 1) * (size_t)m;
+    h.sn = h.cs + m;
+    h.g = h.sn + m;
+    h.y = h.g + (m + 1);
+    h.coefs = h.y + (m + 1);
+    h.coef = h.coefs + 2 * (m + 1);
+    ps_status st = PS_SUCCESS;
+    int done = 0;
+    while (!st && !done) {
+        st = cycle(s, &h, &done);
+        /* A cycle ended by tol: the driver checks the true residual. Otherwise go on. */
+        if (!st && !done && s->iterations >= s->o->max_iter) {
+            s->end = PS__ITER_MAX_ITER;
+            done = 1;
+        }
+    }
+    ps__host_free(s->ctx, block);
+    return st;
+}

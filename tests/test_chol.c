@@ -1,0 +1,193 @@
+/*
+ * Cholesky (potrf/potrs/posv), both precisions and both triangles, on the backend given by
+ * --backend: dlatms/slatms symmetric positive definite matrices of condition 1e1..1e12, odd and
+ * tiny orders, lda > n, one and several right-hand sides; LAPACK's factorization and residual
+ * ratios; the other triangle and the padding never written; matrices that are not positive
+ * definite at a known minor; the device-matrix level.
+ */
+#include "checks.h"
+#include "test_util.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const int orders[] = {0, 1, 2, 3, 4, 5, 17, 31, 32, 33, 64, 65, 127, 257, 600};
+static const double conds[] = {1e1, 1e3, 1e6, 1e9, 1e12};
+
+static void *spd_matrix(ps_dtype dt, int n, int lda, double cond) {
+    void *a = ps_test_random_array(dt, lda, n);
+    int info = dt == PS_DOUBLE ? ps_test_latms_d(n, cond, 'P', a, lda)
+                               : ps_test_latms_s(n, cond, 'P', a, lda);
+    CHECK(info == 0, "latms info %d", info);
+    return a;
+}
+
+/* True when the triangle opposite to uplo (diagonal excluded) is as in the original. */
+static int other_triangle_intact(ps_dtype dt, char uplo, int n, const void *a, const void *orig,
+                                 int lda) {
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            if ((uplo == 'L' ? i < j : i > j) &&
+                ps_test_get(dt, a, lda, i, j) != ps_test_get(dt, orig, lda, i, j))
+                return 0;
+    return 1;
+}
+
+static ps_status posv(ps_context *ctx, ps_dtype dt, char uplo, int n, int nrhs, void *A, int lda,
+                      void *B, int ldb) {
+    return dt == PS_DOUBLE ? ps_dposv(ctx, uplo, n, nrhs, A, lda, B, ldb)
+                           : ps_sposv(ctx, uplo, n, nrhs, A, lda, B, ldb);
+}
+
+static void check_posv(ps_context *ctx, ps_dtype dt, char uplo, int n, int lda, int nrhs,
+                       double cond) {
+    int ldb = n + (nrhs > 1 ? 3 : 0);
+    if (ldb < 1) ldb = 1;
+    char p = dt == PS_DOUBLE ? 'd' : 's';
+    void *A0 = spd_matrix(dt, n, lda, cond);
+    void *X = ps_test_random_array(dt, n > 0 ? n : 1, nrhs);
+    void *B0 = ps_test_rhs_for(dt, 'N', n, nrhs, A0, lda, X, n > 0 ? n : 1, ldb);
+    void *A = ps_test_clone(dt, A0, lda, n), *B = ps_test_clone(dt, B0, ldb, nrhs);
+    ps_status st = posv(ctx, dt, uplo, n, nrhs, A, lda, B, ldb);
+    /* Beyond 1/eps the matrix is numerically indefinite in that precision (LAPACK also stops). */
+    if (st == PS_ERR_NOT_SPD && cond * ps_test_eps(dt) >= 1e-3) {
+        int info = ps_context_last_info(ctx);
+        CHECK(info >= 1 && info <= n, "not-SPD info %d outside 1..%d", info, n);
+        CHECK(memcmp(B, B0, ps_test_esize(dt) * (size_t)ldb * nrhs) == 0, "B written on failure");
+    } else {
+        CHECK(st == PS_SUCCESS, "%cposv uplo=%c n=%d lda=%d nrhs=%d cond=%g: %s: %s", p, uplo, n,
+              lda, nrhs, cond, ps_status_string(st), ps_context_last_error(ctx));
+        if (st == PS_SUCCESS) {
+            double solve = ps_check_solve_ratio(dt, 'N', n, nrhs, A0, lda, B, ldb, B0, ldb);
+            double fact = ps_check_chol_ratio(dt, uplo, n, A0, lda, A, lda);
+            CHECK(solve < PS_TEST_THRESHOLD, "%cposv uplo=%c n=%d cond=%g: residual ratio %g", p,
+                  uplo, n, cond, solve);
+            CHECK(fact < PS_TEST_THRESHOLD, "%cposv uplo=%c n=%d cond=%g: ||A-LL'|| ratio %g", p,
+                  uplo, n, cond, fact);
+            CHECK(other_triangle_intact(dt, uplo, n, A, A0, lda),
+                  "%cposv uplo=%c wrote the "
+                  "other triangle",
+                  p, uplo);
+            CHECK(ps_test_padding_intact(dt, n, lda, n, A, A0), "A's padding was written");
+            CHECK(ps_test_padding_intact(dt, n, ldb, nrhs, B, B0), "B's padding was written");
+        }
+    }
+    free(A0), free(X), free(B0), free(A), free(B);
+}
+
+/* potrf, then potrs twice on the factor. */
+static void check_potrf_potrs(ps_context *ctx, ps_dtype dt, char uplo, int n) {
+    int lda = n + 2, nrhs = 2, ldb = n + 1;
+    void *A0 = spd_matrix(dt, n, lda, 1e4), *A = ps_test_clone(dt, A0, lda, n);
+    ps_status st =
+        dt == PS_DOUBLE ? ps_dpotrf(ctx, uplo, n, A, lda) : ps_spotrf(ctx, uplo, n, A, lda);
+    CHECK(st == PS_SUCCESS, "potrf uplo=%c n=%d: %s", uplo, n, ps_context_last_error(ctx));
+    double fact = ps_check_chol_ratio(dt, uplo, n, A0, lda, A, lda);
+    CHECK(fact < PS_TEST_THRESHOLD, "potrf uplo=%c n=%d: ratio %g", uplo, n, fact);
+    /* LAPACKE on the same input: the factors agree to working precision. */
+    void *R = ps_test_clone(dt, A0, lda, n);
+    int info = dt == PS_DOUBLE ? LAPACKE_dpotrf(LAPACK_COL_MAJOR, uplo, n, R, lda)
+                               : LAPACKE_spotrf(LAPACK_COL_MAJOR, uplo, n, R, lda);
+    CHECK(info == 0, "LAPACKE potrf info %d", info);
+    double diff = 0, mag = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            if (uplo == 'L' ? i >= j : i <= j) {
+                diff =
+                    fmax(diff, fabs(ps_test_get(dt, A, lda, i, j) - ps_test_get(dt, R, lda, i, j)));
+                mag = fmax(mag, fabs(ps_test_get(dt, R, lda, i, j)));
+            }
+    CHECK(diff <= 1e4 * ps_test_eps(dt) * mag, "potrf uplo=%c n=%d: differs from LAPACKE by %g",
+          uplo, n, diff);
+    for (int round = 0; round < 2; round++) {
+        void *X = ps_test_random_array(dt, n > 0 ? n : 1, nrhs);
+        void *B0 = ps_test_rhs_for(dt, 'N', n, nrhs, A0, lda, X, n > 0 ? n : 1, ldb);
+        void *B = ps_test_clone(dt, B0, ldb, nrhs);
+        st = dt == PS_DOUBLE ? ps_dpotrs(ctx, uplo, n, nrhs, A, lda, B, ldb)
+                             : ps_spotrs(ctx, uplo, n, nrhs, A, lda, B, ldb);
+        CHECK(st == PS_SUCCESS, "potrs: %s", ps_context_last_error(ctx));
+        double solve = ps_check_solve_ratio(dt, 'N', n, nrhs, A0, lda, B, ldb, B0, ldb);
+        CHECK(solve < PS_TEST_THRESHOLD, "potrs uplo=%c n=%d: residual ratio %g", uplo, n, solve);
+        free(X), free(B0), free(B);
+    }
+    free(A0), free(A), free(R);
+}
+
+/* An SPD matrix with A(k,k) made negative: the minor of order k+1 is the first that is not
+ * positive definite (the leading k x k block is a principal block of an SPD matrix). */
+static void check_not_spd(ps_context *ctx, ps_dtype dt, char uplo, int n, int k) {
+    int lda = n + 1, nrhs = 2;
+    void *A0 = spd_matrix(dt, n, lda, 1e2);
+    ps_test_set(dt, A0, lda, k, k, -2.0);
+    void *A = ps_test_clone(dt, A0, lda, n), *B = ps_test_random_array(dt, n, nrhs);
+    void *B0 = ps_test_clone(dt, B, n, nrhs);
+    ps_status st = posv(ctx, dt, uplo, n, nrhs, A, lda, B, n);
+    CHECK(st == PS_ERR_NOT_SPD, "posv n=%d k=%d: %s", n, k, ps_status_string(st));
+    CHECK(ps_context_last_info(ctx) == k + 1, "not-SPD info %d, expected %d",
+          ps_context_last_info(ctx), k + 1);
+    CHECK(memcmp(B, B0, ps_test_esize(dt) * (size_t)n * nrhs) == 0, "B written on failure");
+    CHECK(strstr(ps_context_last_error(ctx), "not positive definite") != NULL, "message '%s'",
+          ps_context_last_error(ctx));
+    /* As LAPACK: the leading k x k block holds its factor. */
+    if (k > 0) {
+        double fact = ps_check_chol_ratio(dt, uplo, k, A0, lda, A, lda);
+        CHECK(fact < PS_TEST_THRESHOLD, "leading block after failure: ratio %g", fact);
+    }
+    CHECK(other_triangle_intact(dt, uplo, n, A, A0, lda), "other triangle written on failure");
+    free(A0), free(A), free(B), free(B0);
+}
+
+static void check_matrix_level(ps_context *ctx, ps_dtype dt, char uplo, int n) {
+    int nrhs = 3;
+    void *A0 = spd_matrix(dt, n, n, 1e3);
+    ps_matrix *A = NULL, *B = NULL;
+    CHECK_STATUS(ps_matrix_create(ctx, dt, n, n, n + 2, &A), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_create(ctx, dt, n, nrhs, 0, &B), PS_SUCCESS);
+    void *X = ps_test_random_array(dt, n, nrhs);
+    void *B0 = ps_test_rhs_for(dt, 'N', n, nrhs, A0, n, X, n, n);
+    void *Bh = ps_test_random_array(dt, n, nrhs);
+    CHECK_STATUS(ps_matrix_upload(A, A0, n), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_upload(B, B0, n), PS_SUCCESS);
+    CHECK_STATUS(ps_mat_posv(ctx, uplo, A, B), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_download(B, Bh, n), PS_SUCCESS);
+    double solve = ps_check_solve_ratio(dt, 'N', n, nrhs, A0, n, Bh, n, B0, n);
+    CHECK(solve < PS_TEST_THRESHOLD, "ps_mat_posv n=%d: residual ratio %g", n, solve);
+    /* potrs again on the factor left in A */
+    CHECK_STATUS(ps_matrix_upload(B, B0, n), PS_SUCCESS);
+    CHECK_STATUS(ps_mat_potrs(ctx, uplo, A, B), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_download(B, Bh, n), PS_SUCCESS);
+    solve = ps_check_solve_ratio(dt, 'N', n, nrhs, A0, n, Bh, n, B0, n);
+    CHECK(solve < PS_TEST_THRESHOLD, "ps_mat_potrs n=%d: residual ratio %g", n, solve);
+    CHECK_STATUS(ps_matrix_upload(A, A0, n), PS_SUCCESS);
+    CHECK_STATUS(ps_mat_potrf(ctx, uplo, A), PS_SUCCESS);
+    ps_matrix_destroy(A);
+    ps_matrix_destroy(B);
+    free(A0), free(X), free(B0), free(Bh);
+}
+
+int main(int argc, char **argv) {
+    ps_test_init(argc, argv);
+    static const ps_dtype dtypes[] = {PS_DOUBLE, PS_FLOAT};
+    ps_context *ctx = ps_test_context(0);
+    for (int d = 0; d < 2; d++)
+        for (int u = 0; u < 2; u++) {
+            ps_dtype dt = dtypes[d];
+            char uplo = u ? 'U' : 'L';
+            for (size_t i = 0; i < sizeof orders / sizeof orders[0]; i++) {
+                int n = orders[i];
+                for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++) {
+                    int lda = (c % 2) ? n + 1 + (int)c : (n > 0 ? n : 1);
+                    check_posv(ctx, dt, uplo, n, lda, (c % 2) ? 3 : 1, conds[c]);
+                }
+                if (n <= 257) check_potrf_potrs(ctx, dt, uplo, n);
+            }
+            static const int bad[][2] = {{1, 0}, {2, 1}, {40, 0}, {40, 17}, {130, 129}, {300, 200}};
+            for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++)
+                check_not_spd(ctx, dt, uplo, bad[b][0], bad[b][1]);
+            check_matrix_level(ctx, dt, uplo, 150);
+        }
+    ps_context_destroy(ctx);
+    return ps_test_finish("test_chol");
+}

@@ -1,0 +1,44 @@
+/* Device buffers with host mirrors, shared by the vtable test programs: every entry is run on
+ * the backend and compared, whole buffer at once, with naive loops on the mirror. */
+#ifndef PS_TESTS_VTABLE_HARNESS_H
+#define PS_TESTS_VTABLE_HARNESS_H
+
+#include "checks.h"
+#include "context.h"
+#include "test_util.h"
+
+/* The backend under test (set by main). */
+extern ps__backend *be;
+
+/* A device buffer and its host mirror, values held as double (rounded to the dtype). */
+typedef struct {
+    ps__dtype dt;
+    int count;
+    double *host;
+    void *dev;
+} tbuf;
+
+/* A random view shape: offset 0..5, ld = rows + 0..3. */
+typedef struct {
+    int rows, cols, ld;
+    size_t off;
+} shape;
+#define AT(b, s, i, j) ((b).host[(s).off + (size_t)(i) + (size_t)(j) * (size_t)(s).ld])
+
+double round_to(ps__dtype dt, double v);
+void upload_all(tbuf *b);
+tbuf tb_random(ps__dtype dt, int count);
+void tb_free(tbuf *b);
+double *tb_download(const tbuf *b);
+double eps_of(ps__dtype dt);
+int expect_buffer(const char *what, const tbuf *b, const double *expected, const double *mag,
+                  double tol);
+double *copy_of(const tbuf *b);
+shape random_shape(int rows, int cols);
+int shape_count(shape s);
+ps__mat view(const tbuf *b, shape s);
+ps__vec vview(const tbuf *b, size_t off, int inc);
+const char *dtname(ps__dtype dt);
+tbuf int_buffer(int count, const int *values);
+
+#endif
