@@ -352,6 +352,46 @@ static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, p
     return PS_SUCCESS;
 }
 
+static ps_status cuda_potrf_panel(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
+                                  void *info, int index_base) {
+    if (n <= 0) return PS_SUCCESS;
+    if (n > PS_CUDA_POTRF_MAX)
+        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
+                                "potrf_panel: n=%d is above the kernel's %d", n, PS_CUDA_POTRF_MAX);
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_potrf_panel(ps_cuda(be)->cur_stream, dt == PS__DOUBLE,
+                                           uplo == PS__LOWER, n, ps_cuda_ptr(dt, a.buf, a.off),
+                                           a.ld, (int *)info, index_base),
+                "potrf panel kernel");
+    return PS_SUCCESS;
+}
+
+static int cuda_potrf_width(ps__backend *be, ps__dtype dt) {
+    (void)be, (void)dt;
+    return PS_CUDA_POTRF_MAX;
+}
+
+static ps_status cuda_axpby(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha,
+                            ps__vec x, const ps__scalar *beta, ps__vec y) {
+    if (n <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_axpby(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, n, alpha,
+                                     ps_cuda_ptr(dt, x.buf, x.off), x.inc, beta,
+                                     ps_cuda_ptr(dt, y.buf, y.off), y.inc),
+                "axpby kernel");
+    return PS_SUCCESS;
+}
+
+static ps_status cuda_vmul(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y) {
+    if (n <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_vmul(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, n,
+                                    ps_cuda_ptr(dt, x.buf, x.off), x.inc,
+                                    ps_cuda_ptr(dt, y.buf, y.off), y.inc),
+                "vmul kernel");
+    return PS_SUCCESS;
+}
+
 static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
     (void)be, (void)dt;
     if (algo != PS__ALGO_LU) return 0;
@@ -415,6 +455,10 @@ static const ps__backend_ops cuda_ops = {
     .read_elements = cuda_read_elements,
     .laswp = cuda_laswp,
     .getrf_panel = cuda_getrf_panel,
+    .potrf_panel = cuda_potrf_panel,
+    .potrf_width = cuda_potrf_width,
+    .axpby = cuda_axpby,
+    .vmul = cuda_vmul,
     .block_size = cuda_block_size,
     .panel_width = cuda_panel_width,
     .list_devices = cuda_list_devices,

@@ -72,6 +72,14 @@ cudaError_t ps_cuda_coop_panel_blocks(int dbl, int threads, int *max_blocks);
 cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int threads, int blocks, int m,
                                             int n, void *a, int lda, int *ipiv, int row_base,
                                             int *info, void *scratch);
+/* The Cholesky diagonal-block kernel (one block, the block in shared memory). */
+#define PS_CUDA_POTRF_MAX 64
+cudaError_t ps_cuda_launch_potrf_panel(cudaStream_t s, int dbl, int lower, int n, void *a, int lda,
+                                       int *info, int index_base);
+cudaError_t ps_cuda_launch_axpby(cudaStream_t s, int dbl, int n, const void *alpha, const void *x,
+                                 int incx, const void *beta, void *y, int incy);
+cudaError_t ps_cuda_launch_vmul(cudaStream_t s, int dbl, int n, const void *x, int incx, void *y,
+                                int incy);
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,5 @@
-// The CUDA backend's custom kernels (fill, laswp, the one-block LU panel), both precisions.
+// The CUDA backend's custom kernels (fill, laswp, the LU panels, the Cholesky block, the fused
+// vector updates), both precisions.
 #include "cuda_internal.h"
 
 #include <cfloat>
@@ -218,6 +219,65 @@ __global__ void getrf_panel_coop_kernel(int m, int n, T *a, int lda, int *ipiv, 
     }
 }
 
+// Unblocked Cholesky of an n x n diagonal block (n <= PS_CUDA_POTRF_MAX) by one thread block in
+// shared memory: right-looking, one column per step, the same operations in the same order as
+// the CPU oracle. The upper case is factored as the lower factor of its transpose. A nonzero
+// info on entry (an earlier block failed) makes the kernel do nothing.
+template <typename T>
+__global__ void potrf_panel_kernel(int lower, int n, T *a, int lda, int *info, int index_base) {
+    extern __shared__ unsigned char shared_raw[];
+    T *s = reinterpret_cast<T *>(shared_raw);
+    __shared__ int failed;
+    if (*info != 0) return; // the same value for every thread
+    int tid = threadIdx.x, nt = blockDim.x;
+    for (int e = tid; e < n * n; e += nt) {
+        int i = e % n, j = e / n;
+        if (i >= j) s[e] = lower ? a[i + (size_t)j * lda] : a[j + (size_t)i * lda];
+    }
+    if (tid == 0) failed = -1;
+    __syncthreads();
+    for (int j = 0; j < n; j++) {
+        T d = s[j + j * n];
+        if (!(d > 0)) { // every thread read the same d: a uniform exit
+            if (tid == 0) failed = j;
+            break;
+        }
+        T r = sqrt(d);
+        __syncthreads(); // all have read d
+        if (tid == 0) s[j + j * n] = r;
+        for (int i = j + 1 + tid; i < n; i += nt) s[i + j * n] /= r;
+        __syncthreads();
+        int m = n - j - 1;
+        for (int e = tid; e < m * m; e += nt) {
+            int i = j + 1 + e % m, k = j + 1 + e / m;
+            if (i >= k) s[i + k * n] -= s[i + j * n] * s[k + j * n];
+        }
+        __syncthreads();
+    }
+    __syncthreads();
+    for (int e = tid; e < n * n; e += nt) {
+        int i = e % n, j = e / n;
+        if (i >= j) {
+            if (lower)
+                a[i + (size_t)j * lda] = s[e];
+            else
+                a[j + (size_t)i * lda] = s[e];
+        }
+    }
+    if (tid == 0 && failed >= 0) *info = index_base + failed + 1;
+}
+
+template <typename T>
+__global__ void axpby_kernel(int n, T alpha, const T *x, int incx, T beta, T *y, int incy) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        y[(size_t)i * incy] = alpha * x[(size_t)i * incx] + beta * y[(size_t)i * incy];
+}
+
+template <typename T> __global__ void vmul_kernel(int n, const T *x, int incx, T *y, int incy) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        y[(size_t)i * incy] *= x[(size_t)i * incx];
+}
+
 dim3 grid2d(int rows, int cols, dim3 block) {
     return dim3((rows + block.x - 1) / block.x, (cols + block.y - 1) / block.y);
 }
@@ -298,4 +358,47 @@ extern "C" cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, 
                                              dim3(blocks), dim3(threads), args, shared, s)
                : cudaLaunchCooperativeKernel((const void *)getrf_panel_coop_kernel<float>,
                                              dim3(blocks), dim3(threads), args, shared, s);
+}
+
+extern "C" cudaError_t ps_cuda_launch_potrf_panel(cudaStream_t s, int dbl, int lower, int n,
+                                                  void *a, int lda, int *info, int index_base) {
+    if (n > PS_CUDA_POTRF_MAX) return cudaErrorInvalidValue;
+    size_t shared = (size_t)n * n * (dbl ? sizeof(double) : sizeof(float));
+    if (dbl)
+        potrf_panel_kernel<double>
+            <<<1, 256, shared, s>>>(lower, n, static_cast<double *>(a), lda, info, index_base);
+    else
+        potrf_panel_kernel<float>
+            <<<1, 256, shared, s>>>(lower, n, static_cast<float *>(a), lda, info, index_base);
+    return cudaGetLastError();
+}
+
+static int vector_blocks(int n) {
+    int blocks = (n + 255) / 256;
+    return blocks < 1024 ? (blocks > 0 ? blocks : 1) : 1024;
+}
+
+extern "C" cudaError_t ps_cuda_launch_axpby(cudaStream_t s, int dbl, int n, const void *alpha,
+                                            const void *x, int incx, const void *beta, void *y,
+                                            int incy) {
+    if (dbl)
+        axpby_kernel<double><<<vector_blocks(n), 256, 0, s>>>(
+            n, *static_cast<const double *>(alpha), static_cast<const double *>(x), incx,
+            *static_cast<const double *>(beta), static_cast<double *>(y), incy);
+    else
+        axpby_kernel<float><<<vector_blocks(n), 256, 0, s>>>(
+            n, *static_cast<const float *>(alpha), static_cast<const float *>(x), incx,
+            *static_cast<const float *>(beta), static_cast<float *>(y), incy);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t ps_cuda_launch_vmul(cudaStream_t s, int dbl, int n, const void *x, int incx,
+                                           void *y, int incy) {
+    if (dbl)
+        vmul_kernel<double><<<vector_blocks(n), 256, 0, s>>>(n, static_cast<const double *>(x),
+                                                             incx, static_cast<double *>(y), incy);
+    else
+        vmul_kernel<float><<<vector_blocks(n), 256, 0, s>>>(n, static_cast<const float *>(x), incx,
+                                                            static_cast<float *>(y), incy);
+    return cudaGetLastError();
 }

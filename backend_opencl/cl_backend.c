@@ -267,6 +267,11 @@ static int cl_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
  * on GPUs narrow leaves (the rest of the panel goes to CLBlast on all units) measured fastest
  * (H200, n = 8192: w = 4, 8, 16 gave 0.26, 0.30, 0.39 s); on CPU devices the kernel runs as one
  * work-item and wider leaves save CLBlast calls. */
+static int cl_potrf_width(ps__backend *be, ps__dtype dt) {
+    (void)be, (void)dt;
+    return PS_CL_POTRF_MAX;
+}
+
 static int cl_panel_width(ps__backend *be, ps__dtype dt, int m) {
     (void)dt, (void)m;
     return ps_cl(be)->panel_wg > 1 ? 4 : 16;
@@ -302,6 +307,10 @@ static const ps__backend_ops cl_ops = {
     .read_elements = cl_read_elements,
     .laswp = ps_cl_laswp,
     .getrf_panel = ps_cl_getrf_panel,
+    .potrf_panel = ps_cl_potrf_panel,
+    .potrf_width = cl_potrf_width,
+    .axpby = ps_cl_axpby,
+    .vmul = ps_cl_vmul,
     .block_size = cl_block_size,
     .panel_width = cl_panel_width,
     .list_devices = ps_cl_list_devices,

@@ -107,10 +107,21 @@ static ps_status scale_matrix(ps__backend *be, ps__dtype dt, int rows, int cols,
     return PS_SUCCESS;
 }
 
+/* BLAS semantics: with beta = 0 the output is not read (it may hold NaN or garbage), but
+ * CLBlast computes beta * y, so the output is cleared first. */
+static ps_status clear_if_beta_zero(ps__backend *be, ps__dtype dt, const ps__scalar *beta, int rows,
+                                    int cols, ps__mat c) {
+    if (ps__scalar_value(dt, *beta) != 0) return PS_SUCCESS;
+    ps__scalar zero = ps__scalar_of(dt, 0.0);
+    return ps_cl_fill(be, dt, rows, cols, &zero, c);
+}
+
 ps_status ps_cl_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, int n,
                      const ps__scalar *alpha, ps__mat a, ps__vec x, const ps__scalar *beta,
                      ps__vec y) {
     if (m <= 0 || n <= 0) return PS_SUCCESS; /* BLAS: y untouched, even for beta != 1 */
+    ps__mat ym = {y.buf, y.off, y.inc};      /* y as a 1 x len matrix */
+    PS__TRY(clear_if_beta_zero(be, dt, beta, 1, trans == PS__NOTRANS ? m : n, ym));
     return check(be,
                  dt == PS__DOUBLE
                      ? CLBlastDgemv(COL, tr(trans), m, n, alpha->d, MEM(a), a.off, a.ld, MEM(x),
@@ -147,6 +158,7 @@ ps_status ps_cl_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, 
                      ps__mat c) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     if (k <= 0) return scale_matrix(be, dt, m, n, beta, c, 0, PS__UPPER);
+    PS__TRY(clear_if_beta_zero(be, dt, beta, m, n, c));
     return check(be,
                  dt == PS__DOUBLE
                      ? CLBlastDgemm(COL, tr(ta), tr(tb), m, n, k, alpha->d, MEM(a), a.off, a.ld,

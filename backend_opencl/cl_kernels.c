@@ -1,4 +1,5 @@
-/* Launches of the kernels in kernels_cl/: fill, scale, iamax, laswp and the LU panel. */
+/* Launches of the kernels in kernels_cl/: fill, scale, iamax, laswp, the LU panel, the Cholesky
+ * block and the fused vector updates. */
 #include "cl_internal.h"
 
 /* Sets k's arguments from (size, pointer) pairs and enqueues it over `dims` dimensions, the
@@ -89,4 +90,50 @@ ps_status ps_cl_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat
     const void *const values[] = {&m, &n, &buf, &off, &a.ld, &piv, &poff, &row_base, &inf};
     size_t local = (size_t)ps_cl(be)->panel_wg; /* one work-group */
     return ps_cl_launch(be, k, "ps_getrf_panel", 9, sizes, values, 1, &local, &local);
+}
+
+ps_status ps_cl_potrf_panel(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
+                            void *info, int index_base) {
+    if (n <= 0) return PS_SUCCESS;
+    if (n > PS_CL_POTRF_MAX)
+        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
+                                "potrf_panel: n=%d is above the kernel's %d", n, PS_CL_POTRF_MAX);
+    cl_kernel k;
+    PS__TRY(ps_cl_kernel(be, PS_CL_CHOL, dt, "ps_potrf_panel", &k));
+    cl_mem buf = (cl_mem)a.buf, inf = (cl_mem)info;
+    cl_ulong off = a.off;
+    int lower = uplo == PS__LOWER;
+    const size_t sizes[] = {sizeof lower, sizeof n,   sizeof buf,       sizeof off,
+                            sizeof a.ld,  sizeof inf, sizeof index_base};
+    const void *const values[] = {&lower, &n, &buf, &off, &a.ld, &inf, &index_base};
+    size_t local = (size_t)ps_cl(be)->panel_wg; /* one work-group */
+    return ps_cl_launch(be, k, "ps_potrf_panel", 7, sizes, values, 1, &local, &local);
+}
+
+ps_status ps_cl_axpby(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x,
+                      const ps__scalar *beta, ps__vec y) {
+    if (n <= 0) return PS_SUCCESS;
+    cl_kernel k;
+    PS__TRY(ps_cl_kernel(be, PS_CL_BLAS, dt, "ps_axpby", &k));
+    cl_mem xb = (cl_mem)x.buf, yb = (cl_mem)y.buf;
+    cl_ulong xoff = x.off, yoff = y.off;
+    size_t es = ps__dtype_size(dt);
+    const size_t sizes[] = {sizeof n, es,        sizeof xb,   sizeof xoff, sizeof x.inc,
+                            es,       sizeof yb, sizeof yoff, sizeof y.inc};
+    const void *const values[] = {&n, alpha, &xb, &xoff, &x.inc, beta, &yb, &yoff, &y.inc};
+    size_t local = 64, items = (size_t)n;
+    return ps_cl_launch(be, k, "ps_axpby", 9, sizes, values, 1, &items, &local);
+}
+
+ps_status ps_cl_vmul(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y) {
+    if (n <= 0) return PS_SUCCESS;
+    cl_kernel k;
+    PS__TRY(ps_cl_kernel(be, PS_CL_BLAS, dt, "ps_vmul", &k));
+    cl_mem xb = (cl_mem)x.buf, yb = (cl_mem)y.buf;
+    cl_ulong xoff = x.off, yoff = y.off;
+    const size_t sizes[] = {sizeof n,  sizeof xb,   sizeof xoff, sizeof x.inc,
+                            sizeof yb, sizeof yoff, sizeof y.inc};
+    const void *const values[] = {&n, &xb, &xoff, &x.inc, &yb, &yoff, &y.inc};
+    size_t local = 64, items = (size_t)n;
+    return ps_cl_launch(be, k, "ps_vmul", 7, sizes, values, 1, &items, &local);
 }

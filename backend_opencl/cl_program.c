@@ -19,14 +19,15 @@
 extern const char ps__cl_source_memory[];
 extern const char ps__cl_source_blas[];
 extern const char ps__cl_source_lu[];
+extern const char ps__cl_source_chol[];
 
 static const char *family_source(ps_cl_family f) {
     static const char *const sources[PS_CL_FAMILIES] = {ps__cl_source_memory, ps__cl_source_blas,
-                                                        ps__cl_source_lu};
+                                                        ps__cl_source_lu, ps__cl_source_chol};
     return sources[f];
 }
 static const char *family_name(ps_cl_family f) {
-    static const char *const names[PS_CL_FAMILIES] = {"memory", "blas", "lu"};
+    static const char *const names[PS_CL_FAMILIES] = {"memory", "blas", "lu", "chol"};
     return names[f];
 }
 

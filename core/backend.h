@@ -211,14 +211,14 @@ struct ps__backend_ops {
     int (*lanes)(ps__backend *be);
     ps_status (*use_lane)(ps__backend *be, int lane);
     ps_status (*lane_wait)(ps__backend *be, int waiter, int signaller);
-    /* Custom kernel: unblocked Cholesky of the n x n view a in place, A = L L^T (uplo lower,
-     * the lower triangle is read and written) or A = U^T U (upper). Does nothing when info[0]
-     * is nonzero on entry (an earlier block failed). When the pivot of column j is not positive
-     * (or NaN), sets info[0] = index_base + j + 1 and stops there, leaving a(j,j) as updated so
-     * far (LAPACK dpotf2). info is an int32 buffer. */
+    /* Custom kernel: unblocked Cholesky of the n x n view a (n <= potrf_width) in place, A = L L^T
+     * (uplo lower, the lower triangle is read and written) or A = U^T U (upper). Does nothing when
+     * info[0] is nonzero on entry (an earlier block failed). When the pivot of column j is not
+     * positive (or NaN), sets info[0] = index_base + j + 1 and stops there, leaving a(j,j) as
+     * updated so far (LAPACK dpotf2). info is an int32 buffer. */
     ps_status (*potrf_panel)(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
                              void *info, int index_base);
-    /* Widest diagonal block potrf_panel handles well (core recurses above it). */
+    /* Widest diagonal block potrf_panel takes (core recurses above it). */
     int (*potrf_width)(ps__backend *be, ps__dtype dt);
     /* Fused vector update y = alpha x + beta y (the iterative solvers' direction updates). */
     ps_status (*axpby)(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x,

@@ -137,7 +137,7 @@ static ps_status setup_diagonal(ps__solver *s, ps__scratch *scratch, const char 
         else
             f[i] = (float)(1 / v);
     }
-    ps__mat dst = {s->dinv.buf, s->dinv.off, 1};
+    ps__mat dst = {s->dinv.buf, s->dinv.off, n};
     return s->ops->upload(s->be, s->dt, n, 1, d, n, dst);
 }
 

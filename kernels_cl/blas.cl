@@ -77,3 +77,20 @@ __kernel void ps_trsm_diag(int right, int lower, int trans, int unit, int bs, in
         x[(ulong)i * step] = unit ? sum : sum / PS_OPT(t, ldt, trans, i, i);
     }
 }
+
+/* y = alpha x + beta y (the iterative solvers' direction updates); one work-item per element. */
+__kernel void ps_axpby(int n, real alpha, __global const real *x, ulong xoff, int incx, real beta,
+                       __global real *y, ulong yoff, int incy) {
+    int i = get_global_id(0);
+    if (i < n) {
+        ulong iy = yoff + (ulong)i * incy;
+        y[iy] = alpha * x[xoff + (ulong)i * incx] + beta * y[iy];
+    }
+}
+
+/* y_i *= x_i (the Jacobi step and preconditioner). */
+__kernel void ps_vmul(int n, __global const real *x, ulong xoff, int incx, __global real *y,
+                      ulong yoff, int incy) {
+    int i = get_global_id(0);
+    if (i < n) y[yoff + (ulong)i * incy] *= x[xoff + (ulong)i * incx];
+}
