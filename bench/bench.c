@@ -2,7 +2,7 @@
  * portsolve-bench: times portsolve next to the reference a user would otherwise pick, in the
  * same run, on the same inputs, and reports the ratio.
  *
- *   portsolve-bench --method lu --sizes 1024,2048,4096 [--backend cpu|opencl|auto]
+ *   portsolve-bench --method lu|chol --sizes 1024,2048,4096 [--backend cpu|opencl|auto]
  *                   [--level host|device] [--precision d|s] [--reference NAME]
  *                   [--nrhs K] [--repeats R] [--csv out.csv] [--plot out.png]
  *
@@ -28,7 +28,7 @@
 
 typedef struct {
     const char *method, *backend, *csv, *plot, *reference;
-    int sizes[MAX_SIZES], nsizes, nrhs, repeats, single, device_level;
+    int sizes[MAX_SIZES], nsizes, nrhs, repeats, single, device_level, chol;
 } options;
 
 typedef struct {
@@ -107,11 +107,14 @@ static int parse(int argc, char **argv, options *o) {
         fprintf(stderr, "portsolve-bench: --nrhs and --repeats must be positive\n");
         return 0;
     }
-    if (strcasecmp(o->method, "lu") != 0) {
-        fprintf(stderr, "portsolve-bench: --method '%s' is not available (methods: lu)\n",
+    if (strcasecmp(o->method, "lu") != 0 && strcasecmp(o->method, "chol") != 0) {
+        fprintf(stderr,
+                "portsolve-bench: --method '%s' is not available (methods: lu, chol; the "
+                "iterative solvers are in portsolve-bench-iter)\n",
                 o->method);
         return 0;
     }
+    o->chol = strcasecmp(o->method, "chol") == 0;
     return 1;
 }
 
@@ -133,7 +136,7 @@ static int open_backend(const char *name, ps_context **ctx) {
 /* Times one size: returns 0 on success. */
 static int measure(ps_context *ctx, const options *o, const bench_ref *ref, int n, row *out) {
     bench_problem p;
-    if (bench_problem_make(&p, o->single, n, o->nrhs, 1000u + (unsigned)n)) return 1;
+    if (bench_problem_make(&p, o->chol, o->single, n, o->nrhs, 1000u + (unsigned)n)) return 1;
     double *tp = malloc(sizeof(double) * (size_t)o->repeats);
     double *tr = malloc(sizeof(double) * (size_t)o->repeats);
     int rc = 0;
@@ -162,7 +165,8 @@ static int measure(ps_context *ctx, const options *o, const bench_ref *ref, int 
         out->ps_time = tp[o->repeats / 2];
         out->ref_time = tr[o->repeats / 2];
         out->ref_name = ref->name;
-        out->ps_gflops = bench_lu_flops(n, o->nrhs) / out->ps_time * 1e-9;
+        out->ps_gflops =
+            (o->chol ? bench_chol_flops : bench_lu_flops)(n, o->nrhs) / out->ps_time * 1e-9;
         out->ref_gflops = ref->flops(n, o->nrhs) / out->ref_time * 1e-9;
         out->ratio = out->ps_gflops / out->ref_gflops;
     }
@@ -178,8 +182,8 @@ static int write_plot(const options *o, const row *rows, int count, const char *
         return 1;
     }
     fprintf(g, "set terminal pngcairo size 1200,500 noenhanced\nset output '%s'\n", o->plot);
-    fprintf(g, "set multiplot layout 1,2 title '%cgesv on %s: %s'\n", o->single ? 's' : 'd',
-            o->backend, device);
+    fprintf(g, "set multiplot layout 1,2 title '%c%s on %s: %s'\n", o->single ? 's' : 'd',
+            o->chol ? "posv" : "gesv", o->backend, device);
     fprintf(g,
             "set grid\nset key left top\nset xlabel 'n'\nset logscale y\nset ylabel 'seconds'\n");
     fprintf(g, "plot '-' with linespoints title 'portsolve', '-' with linespoints title '%s'\n",
@@ -204,7 +208,7 @@ int main(int argc, char **argv) {
     if (!parse(argc, argv, &o)) return 2;
     ps_context *ctx;
     if (!open_backend(o.backend, &ctx)) return 1;
-    const bench_ref *ref = bench_reference_for(ps_context_backend_name(ctx), o.reference);
+    const bench_ref *ref = bench_reference_for(ps_context_backend_name(ctx), o.reference, o.chol);
     if (!ref) {
         fprintf(stderr, "portsolve-bench: no reference '%s' for backend %s in this build\n",
                 o.reference ? o.reference : "(default)", ps_context_backend_name(ctx));
@@ -212,11 +216,13 @@ int main(int argc, char **argv) {
         return 1;
     }
     const char *device = ps_context_device_name(ctx);
-    printf("# portsolve-bench: %cgesv (%s level), nrhs %d, median of %d after a warm-up\n",
-           o.single ? 's' : 'd', o.device_level ? "device" : "host", o.nrhs, o.repeats);
+    printf("# portsolve-bench: %c%s (%s level), nrhs %d, median of %d after a warm-up\n",
+           o.single ? 's' : 'd', o.chol ? "posv" : "gesv", o.device_level ? "device" : "host",
+           o.nrhs, o.repeats);
     printf("# backend %s, device %s; reference %s\n", ps_context_backend_name(ctx), device,
            ref->name);
-    printf("# ratio = portsolve GFLOP/s / reference GFLOP/s (2/3 n^3 + 2 n^2 nrhs for a solve);\n"
+    printf("# ratio = portsolve GFLOP/s / reference GFLOP/s (gesv 2/3 n^3, posv 1/3 n^3, + 2 n^2 "
+           "nrhs);\n"
            "# for a reference that solves the same system it is reference time / portsolve time\n");
     printf("%7s %12s %10s %12s %10s %7s %11s %11s\n", "n", "ps time s", "ps GF/s", "ref time s",
            "ref GF/s", "ratio", "ps resid", "ref resid");
@@ -246,11 +252,12 @@ int main(int argc, char **argv) {
             fprintf(f, "method,level,backend,device,precision,n,nrhs,ps_time_s,ps_gflops,reference,"
                        "ref_time_s,ref_gflops,ratio,ps_residual,ref_residual\n");
             for (int i = 0; i < count; i++)
-                fprintf(f, "lu,%s,%s,\"%s\",%c,%d,%d,%.6g,%.4g,%s,%.6g,%.4g,%.4f,%.3g,%.3g\n",
-                        o.device_level ? "device" : "host", ps_context_backend_name(ctx), device,
-                        o.single ? 's' : 'd', rows[i].n, o.nrhs, rows[i].ps_time, rows[i].ps_gflops,
-                        rows[i].ref_name, rows[i].ref_time, rows[i].ref_gflops, rows[i].ratio,
-                        rows[i].ps_res, rows[i].ref_res);
+                fprintf(f, "%s,%s,%s,\"%s\",%c,%d,%d,%.6g,%.4g,%s,%.6g,%.4g,%.4f,%.3g,%.3g\n",
+                        o.chol ? "chol" : "lu", o.device_level ? "device" : "host",
+                        ps_context_backend_name(ctx), device, o.single ? 's' : 'd', rows[i].n,
+                        o.nrhs, rows[i].ps_time, rows[i].ps_gflops, rows[i].ref_name,
+                        rows[i].ref_time, rows[i].ref_gflops, rows[i].ratio, rows[i].ps_res,
+                        rows[i].ref_res);
             fclose(f);
         }
     }

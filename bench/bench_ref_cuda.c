@@ -2,6 +2,7 @@
  *   cusolver:    cusolverDn?getrf + ?getrs on the same system. At the host level its time
  *                includes the plain cudaMemcpy transfers a user would write; at the device level
  *                only the factor and solve.
+ *                For --method chol: cusolverDn?potrf + ?potrs.
  *   cublas-gemm: cuBLAS GEMM of order n (rate only: 2 n^3 flops). */
 #include "bench_refs.h"
 
@@ -40,11 +41,17 @@ static int prepare(ps_context *ctx, const bench_problem *p, int want_c) {
         (want_c && !cache.c)) {
         bench_cuda_release();
         if (cusolverDnCreate(&cache.solver) || cublasCreate(&cache.blas)) return 1;
-        int lwork = 0;
-        if (p->single)
+        int lwork = 0, lwork_chol = 0;
+        if (p->single) {
             cusolverDnSgetrf_bufferSize(cache.solver, p->n, p->n, NULL, p->n, &lwork);
-        else
+            cusolverDnSpotrf_bufferSize(cache.solver, CUBLAS_FILL_MODE_LOWER, p->n, NULL, p->n,
+                                        &lwork_chol);
+        } else {
             cusolverDnDgetrf_bufferSize(cache.solver, p->n, p->n, NULL, p->n, &lwork);
+            cusolverDnDpotrf_bufferSize(cache.solver, CUBLAS_FILL_MODE_LOWER, p->n, NULL, p->n,
+                                        &lwork_chol);
+        }
+        if (lwork_chol > lwork) lwork = lwork_chol;
         if (cudaMalloc(&cache.a, nn * es) || cudaMalloc(&cache.b, (size_t)p->n * p->nrhs * es) ||
             (want_c && cudaMalloc(&cache.c, nn * es)) ||
             cudaMalloc(&cache.work, (size_t)(lwork > 0 ? lwork : 1) * es) ||
@@ -78,7 +85,19 @@ static int run_cusolver(const bench_ref *self, ps_context *ctx, bench_problem *p
         rc |= cudaMemcpyAsync(cache.a, p->A, abytes, cudaMemcpyHostToDevice, s) != cudaSuccess;
         rc |= cudaMemcpyAsync(cache.b, p->B, bbytes, cudaMemcpyHostToDevice, s) != cudaSuccess;
     }
-    if (p->single) {
+    cublasFillMode_t lo = CUBLAS_FILL_MODE_LOWER;
+    int lwork = 0;
+    if (p->chol && p->single)
+        cusolverDnSpotrf_bufferSize(cache.solver, lo, n, cache.a, n, &lwork);
+    else if (p->chol)
+        cusolverDnDpotrf_bufferSize(cache.solver, lo, n, cache.a, n, &lwork);
+    if (p->chol && p->single) {
+        rc |= cusolverDnSpotrf(cache.solver, lo, n, cache.a, n, cache.work, lwork, cache.info) != 0;
+        rc |= cusolverDnSpotrs(cache.solver, lo, n, nrhs, cache.a, n, cache.b, n, cache.info) != 0;
+    } else if (p->chol) {
+        rc |= cusolverDnDpotrf(cache.solver, lo, n, cache.a, n, cache.work, lwork, cache.info) != 0;
+        rc |= cusolverDnDpotrs(cache.solver, lo, n, nrhs, cache.a, n, cache.b, n, cache.info) != 0;
+    } else if (p->single) {
         rc |= cusolverDnSgetrf(cache.solver, n, n, cache.a, n, cache.work, cache.ipiv,
                                cache.info) != 0;
         rc |= cusolverDnSgetrs(cache.solver, CUBLAS_OP_N, n, nrhs, cache.a, n, cache.ipiv, cache.b,
@@ -128,10 +147,44 @@ static int run_gemm(const bench_ref *self, ps_context *ctx, bench_problem *p, in
 }
 
 static const bench_ref cusolver_ref = {"cuSOLVER getrf+getrs", 1, bench_lu_flops, run_cusolver};
+static const bench_ref cusolver_chol_ref = {"cuSOLVER potrf+potrs", 1, bench_chol_flops,
+                                            run_cusolver};
 static const bench_ref gemm_ref = {"cuBLAS GEMM rate", 0, gemm_flops, run_gemm};
 
-const bench_ref *bench_cuda_ref(const char *name) {
-    if (!name || strcmp(name, "cusolver") == 0) return &cusolver_ref;
+const bench_ref *bench_cuda_ref(const char *name, int chol) {
+    if (!name || strcmp(name, "cusolver") == 0) return chol ? &cusolver_chol_ref : &cusolver_ref;
     if (strcmp(name, "cublas-gemm") == 0) return &gemm_ref;
     return NULL;
+}
+
+double bench_cuda_gemv_seconds(ps_context *ctx, int single, int n, const void *A) {
+    cudaStream_t s = ps_context_cuda_stream(ctx);
+    size_t es = single ? sizeof(float) : sizeof(double), nn = (size_t)n * n;
+    void *a = NULL, *x = NULL, *y = NULL;
+    cublasHandle_t h = NULL;
+    double best = -1;
+    if (cudaMalloc(&a, nn * es) || cudaMalloc(&x, (size_t)n * es) ||
+        cudaMalloc(&y, (size_t)n * es) || cublasCreate(&h) || cublasSetStream(h, s) ||
+        cudaMemcpy(a, A, nn * es, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(x, A, (size_t)n * es, cudaMemcpyHostToDevice))
+        goto done;
+    double one = 1, zero = 0;
+    float onef = 1, zerof = 0;
+    for (int rep = 0; rep < 3; rep++) { /* best of 3 batches of 20 calls */
+        cudaStreamSynchronize(s);
+        double t0 = bench_now();
+        for (int i = 0; i < 20; i++) {
+            cublasStatus_t st =
+                single ? cublasSgemv(h, CUBLAS_OP_N, n, n, &onef, a, n, x, 1, &zerof, y, 1)
+                       : cublasDgemv(h, CUBLAS_OP_N, n, n, &one, a, n, x, 1, &zero, y, 1);
+            if (st != CUBLAS_STATUS_SUCCESS) goto done;
+        }
+        if (cudaStreamSynchronize(s) != cudaSuccess) goto done;
+        double t = (bench_now() - t0) / 20;
+        if (best < 0 || t < best) best = t;
+    }
+done:
+    if (h) cublasDestroy(h);
+    cudaFree(a), cudaFree(x), cudaFree(y);
+    return best;
 }

@@ -12,9 +12,9 @@ static size_t es(const bench_problem *p) {
     return p->single ? sizeof(float) : sizeof(double);
 }
 
-int bench_problem_make(bench_problem *p, int single, int n, int nrhs, unsigned seed) {
+int bench_problem_make(bench_problem *p, int chol, int single, int n, int nrhs, unsigned seed) {
     memset(p, 0, sizeof *p);
-    p->single = single, p->n = n, p->nrhs = nrhs;
+    p->chol = chol, p->single = single, p->n = n, p->nrhs = nrhs;
     size_t na = (size_t)n * n, nb = (size_t)n * nrhs;
     p->A0 = malloc(na * es(p)), p->A = malloc(na * es(p));
     p->B0 = malloc(nb * es(p)), p->B = malloc(nb * es(p));
@@ -33,6 +33,18 @@ int bench_problem_make(bench_problem *p, int single, int n, int nrhs, unsigned s
         else
             ((double *)dst)[k] = v;
     }
+    if (chol) /* A = (A + A^T) / 2 + n I */
+        for (int j = 0; j < n; j++)
+            for (int i = j; i < n; i++) {
+                size_t ij = (size_t)i + (size_t)j * n, ji = (size_t)j + (size_t)i * n;
+                if (single) {
+                    float *a = p->A0, v = (a[ij] + a[ji]) / 2 + (i == j ? (float)n : 0.0f);
+                    a[ij] = a[ji] = v;
+                } else {
+                    double *a = p->A0, v = (a[ij] + a[ji]) / 2 + (i == j ? n : 0.0);
+                    a[ij] = a[ji] = v;
+                }
+            }
     return 0;
 }
 
@@ -78,6 +90,10 @@ double bench_lu_flops(int n, int nrhs) {
     return 2.0 / 3.0 * n * (double)n * n + 2.0 * n * (double)n * nrhs;
 }
 
+double bench_chol_flops(int n, int nrhs) {
+    return 1.0 / 3.0 * n * (double)n * n + 2.0 * n * (double)n * nrhs;
+}
+
 static int run_device_level(ps_context *ctx, bench_problem *p, double *seconds) {
     ps_dtype dt = p->single ? PS_FLOAT : PS_DOUBLE;
     ps_matrix *A = NULL, *B = NULL;
@@ -86,7 +102,8 @@ static int run_device_level(ps_context *ctx, bench_problem *p, double *seconds) 
              ps_matrix_upload(B, p->B, p->n) || ps_context_synchronize(ctx);
     if (!rc) {
         double t0 = bench_now();
-        rc = ps_mat_gesv(ctx, A, p->ipiv, B) || ps_context_synchronize(ctx);
+        rc = (p->chol ? ps_mat_posv(ctx, 'L', A, B) : ps_mat_gesv(ctx, A, p->ipiv, B)) ||
+             ps_context_synchronize(ctx);
         *seconds = bench_now() - t0;
     }
     if (!rc) rc = ps_matrix_download(B, p->B, p->n) != PS_SUCCESS;
@@ -98,8 +115,13 @@ static int run_device_level(ps_context *ctx, bench_problem *p, double *seconds) 
 int bench_run_portsolve(ps_context *ctx, bench_problem *p, int device_level, double *seconds) {
     if (device_level) return run_device_level(ctx, p, seconds);
     double t0 = bench_now();
-    ps_status st = p->single ? ps_sgesv(ctx, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
-                             : ps_dgesv(ctx, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n);
+    ps_status st;
+    if (p->chol)
+        st = p->single ? ps_sposv(ctx, 'L', p->n, p->nrhs, p->A, p->n, p->B, p->n)
+                       : ps_dposv(ctx, 'L', p->n, p->nrhs, p->A, p->n, p->B, p->n);
+    else
+        st = p->single ? ps_sgesv(ctx, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
+                       : ps_dgesv(ctx, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n);
     *seconds = bench_now() - t0;
     return st != PS_SUCCESS;
 }
@@ -108,24 +130,34 @@ static int run_lapacke(const bench_ref *self, ps_context *ctx, bench_problem *p,
                        double *seconds) {
     (void)self, (void)ctx, (void)device_level;
     double t0 = bench_now();
-    int info =
-        p->single ? LAPACKE_sgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
-                  : LAPACKE_dgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n);
+    int info;
+    if (p->chol)
+        info = p->single
+                   ? LAPACKE_sposv(LAPACK_COL_MAJOR, 'L', p->n, p->nrhs, p->A, p->n, p->B, p->n)
+                   : LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', p->n, p->nrhs, p->A, p->n, p->B, p->n);
+    else
+        info =
+            p->single
+                ? LAPACKE_sgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n)
+                : LAPACKE_dgesv(LAPACK_COL_MAJOR, p->n, p->nrhs, p->A, p->n, p->ipiv, p->B, p->n);
     *seconds = bench_now() - t0;
     return info != 0;
 }
 
 static const bench_ref lapacke_ref = {"LAPACKE_gesv (OpenBLAS)", 1, bench_lu_flops, run_lapacke};
+static const bench_ref lapacke_chol_ref = {"LAPACKE_posv (OpenBLAS)", 1, bench_chol_flops,
+                                           run_lapacke};
 
-const bench_ref *bench_reference_for(const char *backend, const char *name) {
+const bench_ref *bench_reference_for(const char *backend, const char *name, int chol) {
     if (strcmp(backend, "cpu") == 0)
-        return !name || strcmp(name, "lapacke") == 0 ? &lapacke_ref : NULL;
+        return !name || strcmp(name, "lapacke") == 0 ? (chol ? &lapacke_chol_ref : &lapacke_ref)
+                                                     : NULL;
 #ifdef PORTSOLVE_BENCH_OPENCL
     if (strcmp(backend, "opencl") == 0)
         return !name || strcmp(name, "clblast-gemm") == 0 ? bench_opencl_gemm_ref() : NULL;
 #endif
 #ifdef PORTSOLVE_BENCH_CUDA
-    if (strcmp(backend, "cuda") == 0) return bench_cuda_ref(name);
+    if (strcmp(backend, "cuda") == 0) return bench_cuda_ref(name, chol);
 #endif
     return NULL;
 }

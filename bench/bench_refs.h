@@ -7,19 +7,23 @@
 /* A dense system with its pristine copy; work arrays are refreshed before each timed call. */
 typedef struct bench_problem {
     int single, n, nrhs;
+    int chol;      /* 1: a symmetric positive definite system solved by Cholesky (posv) */
     void *A0, *B0; /* pristine inputs */
     void *A, *B;   /* work copies handed to the solver */
     int *ipiv;
 } bench_problem;
 
-int bench_problem_make(bench_problem *p, int single, int n, int nrhs, unsigned seed);
+/* Random A (chol: symmetric, + n I, so positive definite) and B in [-1, 1). */
+int bench_problem_make(bench_problem *p, int chol, int single, int n, int nrhs, unsigned seed);
 void bench_problem_reset(bench_problem *p); /* copies A0/B0 into A/B */
 /* max_j ||b_j - A x_j||_1 / (||A||_1 ||x_j||_1 n eps) for the solution now in B. */
 double bench_problem_residual(const bench_problem *p);
 void bench_problem_free(bench_problem *p);
 
-/* LU solve flops, 2/3 n^3 + 2 n^2 nrhs (what GFLOP/s of a solve count). */
+/* LU solve flops, 2/3 n^3 + 2 n^2 nrhs (what GFLOP/s of a solve count); Cholesky's,
+ * 1/3 n^3 + 2 n^2 nrhs. */
 double bench_lu_flops(int n, int nrhs);
+double bench_chol_flops(int n, int nrhs);
 
 /* Solves p with portsolve and reports the seconds of the part that counts: at the host level
  * ps_?gesv whole (checks, transfers, factor, solve); at the device level ps_mat_gesv on
@@ -39,7 +43,7 @@ struct bench_ref {
 /* The reference `name` (NULL: the backend's default) for a backend: cpu: "lapacke" (LAPACKE
  * ?gesv on OpenBLAS); opencl: "clblast-gemm" (CLBlast's GEMM rate on the context's queue);
  * cuda: "cusolver" (cusolverDn ?getrf + ?getrs) or "cublas-gemm". NULL when there is none. */
-const bench_ref *bench_reference_for(const char *backend, const char *name);
+const bench_ref *bench_reference_for(const char *backend, const char *name, int chol);
 /* Releases what the references keep between repeats (device buffers); call before the
  * context goes. */
 void bench_refs_release(void);
@@ -48,8 +52,11 @@ const bench_ref *bench_opencl_gemm_ref(void);
 void bench_opencl_release(void);
 #endif
 #ifdef PORTSOLVE_BENCH_CUDA
-const bench_ref *bench_cuda_ref(const char *name);
+const bench_ref *bench_cuda_ref(const char *name, int chol);
 void bench_cuda_release(void);
+/* Seconds of one cuBLAS ?gemv of order n on the context's stream (best of 3 x 20 calls); < 0 on
+ * failure. */
+double bench_cuda_gemv_seconds(ps_context *ctx, int single, int n, const void *A);
 #endif
 
 double bench_now(void);
