@@ -201,24 +201,37 @@ static void rect_of(ps__mat v, size_t es, size_t origin[3], size_t *pitch) {
     *pitch = ld * es;
 }
 
-/* A blocking rectangle transfer between a host array (leading dimension ldh) and a view. */
+/* A blocking transfer between a host array (leading dimension ldh) and a view: a rectangle for
+ * all columns but the last, and a plain contiguous transfer for the last one. NVIDIA's OpenCL
+ * rejects a rectangle whose last row (here: column) does not have a full pitch of buffer after
+ * its start (stricter than the specification's bound), which a view ending near the end of its
+ * buffer (the diagonal read as a 1 x n view with ld = lda + 1, a corner element) runs into. */
 static ps_status transfer(ps__backend *be, int to_device, ps__dtype dt, int rows, int cols,
                           void *host, int ldh, ps__mat view) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
     size_t es = ps__dtype_size(dt), origin[3], pitch;
-    size_t host_origin[3] = {0, 0, 0}, region[3] = {(size_t)rows * es, (size_t)cols, 1};
-    rect_of(view, es, origin, &pitch);
     cl_command_queue q = ps_cl(be)->queue;
     cl_mem m = (cl_mem)view.buf;
-    cl_int err = to_device
-                     ? clEnqueueWriteBufferRect(q, m, CL_TRUE, origin, host_origin, region, pitch,
-                                                0, (size_t)ldh * es, 0, host, 0, NULL, NULL)
-                     : clEnqueueReadBufferRect(q, m, CL_TRUE, origin, host_origin, region, pitch, 0,
-                                               (size_t)ldh * es, 0, host, 0, NULL, NULL);
+    cl_int err = CL_SUCCESS;
+    if (cols > 1) {
+        size_t host_origin[3] = {0, 0, 0}, region[3] = {(size_t)rows * es, (size_t)cols - 1, 1};
+        rect_of(view, es, origin, &pitch);
+        err = to_device
+                  ? clEnqueueWriteBufferRect(q, m, CL_TRUE, origin, host_origin, region, pitch, 0,
+                                             (size_t)ldh * es, 0, host, 0, NULL, NULL)
+                  : clEnqueueReadBufferRect(q, m, CL_TRUE, origin, host_origin, region, pitch, 0,
+                                            (size_t)ldh * es, 0, host, 0, NULL, NULL);
+    }
+    if (err == CL_SUCCESS) {
+        size_t last = (size_t)(cols - 1);
+        size_t offset = (view.off + last * (size_t)view.ld) * es, bytes = (size_t)rows * es;
+        char *h = (char *)host + last * (size_t)ldh * es;
+        err = to_device ? clEnqueueWriteBuffer(q, m, CL_TRUE, offset, bytes, h, 0, NULL, NULL)
+                        : clEnqueueReadBuffer(q, m, CL_TRUE, offset, bytes, h, 0, NULL, NULL);
+    }
     if (err != CL_SUCCESS)
         return ps_cl_fail(be, err,
-                          to_device ? "clEnqueueWriteBufferRect (upload)"
-                                    : "clEnqueueReadBufferRect (download)");
+                          to_device ? "clEnqueueWrite (upload)" : "clEnqueueRead (download)");
     return PS_SUCCESS;
 }
 

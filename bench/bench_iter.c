@@ -158,14 +158,14 @@ int main(int argc, char **argv) {
                 ps_context_synchronize(ctx);
                 double t0 = bench_now();
                 ps_status st = ps_mat_iter_solve(ctx, (ps_iter_method)m, dA, db, dx, &o, &r);
-                ps_context_synchronize(ctx);
-                double t = bench_now() - t0;
-                if (st) {
+                if (st) { /* before the synchronize, which clears the message */
                     fprintf(stderr, "portsolve-bench-iter: %s n=%d: %s\n", method_names[m], n,
                             ps_context_last_error(ctx));
                     rc = 1;
                     break;
                 }
+                ps_context_synchronize(ctx);
+                double t = bench_now() - t0;
                 if (best < 0 || t < best) best = t;
             }
             double tcpu = -1;

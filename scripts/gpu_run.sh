@@ -24,14 +24,24 @@ for prog in ${MEMCHECK:-}; do
   summary+=("memcheck $prog: rc=$? $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$out/memcheck-$prog.log" | tr '\n' ' ')")
   tail -3 "$out/memcheck-$prog.log"
 done
-for spec in ${BENCH:-}; do # spec: backend:level:precision:sizes[:reference]
-  IFS=: read -r backend level precision sizes reference <<<"$spec"
-  name="bench-$backend-$level-$precision${reference:+-$reference}"
-  "$build"/bench/portsolve-bench --backend "$backend" --level "$level" --precision "$precision" \
+for spec in ${BENCH:-}; do # spec: backend:level:precision:sizes[:reference[:method]]
+  IFS=: read -r backend level precision sizes reference method <<<"$spec"
+  method=${method:-lu}
+  name="bench-$method-$backend-$level-$precision${reference:+-$reference}"
+  "$build"/bench/portsolve-bench --method "$method" --backend "$backend" --level "$level" \
+    --precision "$precision" \
     ${reference:+--reference "$reference"} --sizes "$sizes" --repeats "${REPEATS:-3}" \
     --csv "$out/$name.csv" > "$out/$name.txt" 2>&1
   cat "$out/$name.txt"
   summary+=("$name: $(tail -n +6 "$out/$name.txt" | awk '{printf "n=%s ratio=%s; ", $1, $6}')")
+done
+for spec in ${ITER:-}; do # spec: backend:precision:sizes:cpu_max (portsolve-bench-iter)
+  IFS=: read -r backend precision sizes cpu_max <<<"$spec"
+  name="bench-iter-$backend-$precision"
+  "$build"/bench/portsolve-bench-iter --backend "$backend" --precision "$precision" \
+    --sizes "$sizes" --cpu-max "${cpu_max:-10000}" --csv "$out/$name.csv" > "$out/$name.txt" 2>&1
+  cat "$out/$name.txt"
+  summary+=("$name: $(grep -E '^(cg|gmres) ' "$out/$name.txt" | awk '{printf "%s n=%s x%s %sGB/s(gemv %s); ", $1, $2, $6, $8, $9}')")
 done
 echo "==== summary ===="
 printf '%s\n' "${summary[@]}"
