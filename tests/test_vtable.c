@@ -469,13 +469,7 @@ static void test_getrf_panel(ps__dtype dt) {
                 CHECK(pst == PS_SUCCESS, "%sgetrf_panel %dx%d: %s", which ? "default " : "", m, n,
                       be->err);
                 /* the oracle on the host, in the same precision */
-                size_t es = ps__dtype_size(dt);
-                unsigned char *h = malloc(es * (size_t)A.count);
-                for (int e = 0; e < A.count; e++)
-                    if (dt == PS__DOUBLE)
-                        ((double *)h)[e] = A.host[e];
-                    else
-                        ((float *)h)[e] = (float)A.host[e];
+                void *h = tb_native_copy(&A);
                 int32_t opiv[64], oinfo = init;
                 ps__mat hv = {h, s.off, s.ld};
                 ps__cpu_backend_ops()->getrf_panel(NULL, dt, m, n, hv, opiv, 0, row_base, &oinfo);
@@ -489,7 +483,7 @@ static void test_getrf_panel(ps__dtype dt) {
                       gi[0], (int)oinfo);
                 double mag_max = 0, diff_max = 0;
                 for (int e = 0; e < A.count; e++) {
-                    double o = dt == PS__DOUBLE ? ((double *)h)[e] : ((float *)h)[e];
+                    double o = native_at(dt, h, (size_t)e);
                     diff_max = fmax(diff_max, fabs(o - ga[e]));
                     mag_max = fmax(mag_max, fabs(o));
                 }

@@ -46,13 +46,7 @@ static void test_potrf_panel(ps__dtype dt) {
                     CHECK(st == PS_SUCCESS, "%spotrf_panel n=%d: %s", which ? "default " : "", n,
                           be->err);
 
-                    size_t es = ps__dtype_size(dt);
-                    unsigned char *h = malloc(es * (size_t)A.count);
-                    for (int e = 0; e < A.count; e++)
-                        if (dt == PS__DOUBLE)
-                            ((double *)h)[e] = A.host[e];
-                        else
-                            ((float *)h)[e] = (float)A.host[e];
+                    void *h = tb_native_copy(&A);
                     int32_t oinfo = init;
                     ps__mat hv = {h, s.off, s.ld};
                     ps__cpu_backend_ops()->potrf_panel(NULL, dt, u, n, hv, &oinfo, base);
@@ -69,7 +63,7 @@ static void test_potrf_panel(ps__dtype dt) {
                     for (int j = 0; j < upto; j++)
                         for (int i = 0; i < upto; i++) {
                             size_t e = s.off + (size_t)i + (size_t)j * (size_t)s.ld;
-                            double o = dt == PS__DOUBLE ? ((double *)h)[e] : ((float *)h)[e];
+                            double o = native_at(dt, h, e);
                             diff = fmax(diff, fabs(o - ga[e]));
                             mag = fmax(mag, fabs(o));
                         }

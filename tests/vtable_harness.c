@@ -116,3 +116,13 @@ tbuf int_buffer(int count, const int *values) {
     upload_all(&b);
     return b;
 }
+
+void *tb_native_copy(const tbuf *b) {
+    void *h = malloc(ps__dtype_size(b->dt) * (size_t)b->count);
+    for (int e = 0; e < b->count; e++)
+        if (b->dt == PS__DOUBLE)
+            ((double *)h)[e] = b->host[e];
+        else
+            ((float *)h)[e] = (float)b->host[e];
+    return h;
+}

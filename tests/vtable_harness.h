@@ -40,5 +40,10 @@ ps__mat view(const tbuf *b, shape s);
 ps__vec vview(const tbuf *b, size_t off, int inc);
 const char *dtname(ps__dtype dt);
 tbuf int_buffer(int count, const int *values);
+/* The host mirror in the buffer's own precision (malloc'd), for running the CPU oracle on it. */
+void *tb_native_copy(const tbuf *b);
+static inline double native_at(ps__dtype dt, const void *h, size_t e) {
+    return dt == PS__DOUBLE ? ((const double *)h)[e] : (double)((const float *)h)[e];
+}
 
 #endif
