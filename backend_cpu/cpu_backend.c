@@ -122,6 +122,11 @@ static int cpu_panel_width(ps__backend *be, ps__dtype dt, int m) {
     return 16; /* the unblocked loop stays in cache up to about this width */
 }
 
+static int cpu_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
+    (void)be, (void)dt, (void)m;
+    return 16; /* eight steps: as the LU panel, the loops stay in cache */
+}
+
 static int cpu_potrf_width(ps__backend *be, ps__dtype dt) {
     (void)be, (void)dt;
     return 32; /* below this the recursion's BLAS calls cost more than the loops they replace */
@@ -179,6 +184,11 @@ static const ps__backend_ops cpu_ops = {
     .potrf_width = cpu_potrf_width,
     .axpby = ps__cpu_axpby,
     .vmul = ps__cpu_vmul,
+    .wz_corner = ps__cpu_wz_corner,
+    .wz_panel = ps__cpu_wz_panel,
+    .wz_panel_width = cpu_wz_panel_width,
+    .wz_reorder = ps__cpu_wz_reorder,
+    .wz_zsolve = ps__cpu_wz_zsolve,
 };
 
 const ps__backend_ops *ps__cpu_backend_ops(void) {

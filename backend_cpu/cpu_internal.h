@@ -45,4 +45,13 @@ ps_status ps__cpu_axpby(ps__backend *be, ps__dtype dt, int n, const ps__scalar *
                         const ps__scalar *beta, ps__vec y);
 ps_status ps__cpu_vmul(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 
+ps_status ps__cpu_wz_corner(ps__backend *be, ps__dtype dt, int n, int k, ps__mat a, ps__vec work,
+                            void *ipiv, void *info, int pivoting);
+ps_status ps__cpu_wz_panel(ps__backend *be, ps__dtype dt, int m, int w, ps__mat a, ps__vec zsub,
+                           void *ipiv, size_t ipiv_off, int row_base, void *info, int pivoting);
+ps_status ps__cpu_wz_reorder(ps__backend *be, ps__dtype dt, int n, int ncols, int square,
+                             int to_steps, ps__mat src, ps__mat dst, ps__vec zsub);
+ps_status ps__cpu_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs, ps__mat z,
+                            ps__vec zsub, ps__mat x);
+
 #endif

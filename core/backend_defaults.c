@@ -7,6 +7,7 @@
  * The defaults favour obviously-right over fast: getrf_panel reads each pivot back to the host.
  */
 #include "backend.h"
+#include "backend_defaults_wz.h"
 
 #include <float.h>
 #include <math.h>
@@ -234,6 +235,11 @@ static const ps__backend_ops defaults = {
     .potrf_width = default_potrf_width,
     .axpby = default_axpby,
     .vmul = default_vmul,
+    .wz_corner = ps__default_wz_corner,
+    .wz_panel = ps__default_wz_panel,
+    .wz_panel_width = ps__default_wz_panel_width,
+    .wz_reorder = ps__default_wz_reorder,
+    .wz_zsolve = ps__default_wz_zsolve,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -261,7 +267,9 @@ static const entry_info optional[] = {
     PS__ENTRY(panel_width),   PS__ENTRY(host_alias),  PS__ENTRY(list_devices),
     PS__ENTRY(open_borrowed), PS__ENTRY(lanes),       PS__ENTRY(use_lane),
     PS__ENTRY(lane_wait),     PS__ENTRY(potrf_panel), PS__ENTRY(potrf_width),
-    PS__ENTRY(axpby),         PS__ENTRY(vmul),
+    PS__ENTRY(axpby),         PS__ENTRY(vmul),        PS__ENTRY(wz_corner),
+    PS__ENTRY(wz_panel),      PS__ENTRY(wz_panel_width), PS__ENTRY(wz_reorder),
+    PS__ENTRY(wz_zsolve),
 };
 #undef PS__ENTRY
 

@@ -74,6 +74,11 @@ static ps_status create_context(ps_context **out, ps_backend_kind kind, int nb,
         free(ctx);
         return st;
     }
+    st = ps__wz_options_from_env(ctx, create_error, sizeof create_error);
+    if (st) {
+        free(ctx);
+        return st;
+    }
     ctx->be.err = ctx->last_error;
     ctx->be.err_size = sizeof ctx->last_error;
     st = ps__backend_open(ctx, kind, req);

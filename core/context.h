@@ -12,6 +12,9 @@ struct ps_context {
     void *module;        /* dlopen handle of a backend module, NULL for cpu */
     int lu_block_size;   /* 0: automatic */
     int lu_panel_width;  /* 0: the backend's; PORTSOLVE_LU_PANEL_WIDTH overrides (tuning) */
+    int wz_variant;      /* ps_wz_variant: PORTSOLVE_WZ_VARIANT or ps_context_set_wz_options */
+    int wz_pivoting;     /* 1 unless PORTSOLVE_WZ_PIVOTING=0 or the options say so */
+    int wz_block_size;   /* 0: automatic (PORTSOLVE_WZ_NB) */
     char last_error[PS__ERROR_SIZE];
     int last_info;
     /* Resource accounting: live device buffers, and a test hook that makes the n-th next
@@ -56,6 +59,9 @@ static inline ps__scratch ps__scratch_begin(ps_context *ctx) {
 ps_status ps__scratch_dev(ps__scratch *s, size_t bytes, void **buf);
 ps_status ps__scratch_host(ps__scratch *s, size_t bytes, void **ptr);
 void ps__scratch_end(ps__scratch *s);
+
+/* Reads PORTSOLVE_WZ_VARIANT, PORTSOLVE_WZ_PIVOTING and PORTSOLVE_WZ_NB (wz_api.c). */
+ps_status ps__wz_options_from_env(ps_context *ctx, char *msg, size_t size);
 
 /* Test hook: the n-th next allocation fails (n >= 1); 0 turns it off. */
 void ps__context_fail_nth_alloc(ps_context *ctx, int n);

@@ -29,28 +29,45 @@ int ps__lu_block_size(ps_context *ctx, ps__dtype dt, int m, int n) {
     return nb > 0 ? nb : 128;
 }
 
+/* The LU leaf: the backend's unblocked panel kernel. */
+static ps_status lu_leaf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, int j, void *ipiv,
+                         void *info, const ps__factor_kind *kind) {
+    (void)kind;
+    return ctx->be.ops->getrf_panel(&ctx->be, dt, m - j, n, ps__mat_at(a, j, j), ipiv, (size_t)j, j,
+                                    info);
+}
+
+static int lu_leaf_width(ps_context *ctx, ps__dtype dt, int m) {
+    return ctx->lu_panel_width > 0 ? ctx->lu_panel_width
+                                   : ctx->be.ops->panel_width(&ctx->be, dt, m);
+}
+
+static const ps__factor_kind lu_kind = {1, lu_leaf, lu_leaf_width, {NULL, 0, 1}, 1};
+
 /*
  * Factors the panel of columns j..j+n-1, rows j..m-1 of a (the whole matrix view), applying
- * row swaps within those columns only. The panel's top row equals its first column.
+ * row swaps within those columns only. The panel's top row equals its first column. Splits fall
+ * on multiples of kind->align from j, so a WZ step's two columns are never separated.
  */
 static ps_status panel_factor(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int n,
-                              void *ipiv, void *info) {
+                              void *ipiv, void *info, const ps__factor_kind *kind) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
-    int leaf = ctx->lu_panel_width > 0 ? ctx->lu_panel_width : ops->panel_width(be, dt, m - j);
-    if (n <= (leaf > 0 ? leaf : 1))
-        return ops->getrf_panel(be, dt, m - j, n, ps__mat_at(a, j, j), ipiv, (size_t)j, j, info);
+    int leaf = kind->leaf_width(ctx, dt, m - j), align = kind->align;
+    int n1 = (n / 2 + align - 1) / align * align;
+    if (n <= (leaf > align ? leaf : align) || n1 >= n)
+        return kind->leaf(ctx, dt, m, n, a, j, ipiv, info, kind);
 
-    int n1 = n / 2, n2 = n - n1;
+    int n2 = n - n1;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    PS__TRY(panel_factor(ctx, dt, m, a, j, n1, ipiv, info));
+    PS__TRY(panel_factor(ctx, dt, m, a, j, n1, ipiv, info, kind));
     PS__TRY(ops->laswp(be, dt, n2, ps__mat_at(a, 0, j + n1), j, j + n1, ipiv, (size_t)j, 1));
     PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, n1, n2, &one,
                       ps__mat_at(a, j, j), ps__mat_at(a, j, j + n1)));
     PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m - j - n1, n2, n1, &minus_one,
                       ps__mat_at(a, j + n1, j), ps__mat_at(a, j, j + n1), &one,
                       ps__mat_at(a, j + n1, j + n1)));
-    PS__TRY(panel_factor(ctx, dt, m, a, j + n1, n2, ipiv, info));
+    PS__TRY(panel_factor(ctx, dt, m, a, j + n1, n2, ipiv, info, kind));
     return ops->laswp(be, dt, n1, ps__mat_at(a, 0, j), j + n1, j + n, ipiv, (size_t)(j + n1), 1);
 }
 
@@ -81,11 +98,11 @@ static ps_status update_columns(ps_context *ctx, ps__dtype dt, int m, ps__mat a,
  * both run.
  */
 static ps_status getrf_lookahead(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
-                                 void *info, int nb) {
+                                 void *info, int nb, const ps__factor_kind *kind) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
     int k = m < n ? m : n;
-    PS__TRY(panel_factor(ctx, dt, m, a, 0, k < nb ? k : nb, ipiv, info));
+    PS__TRY(panel_factor(ctx, dt, m, a, 0, k < nb ? k : nb, ipiv, info, kind));
     for (int j = 0; j < k; j += nb) {
         int jb = k - j < nb ? k - j : nb, next = j + jb;
         int nb2 = next < k ? (k - next < nb ? k - next : nb) : 0; /* the next panel's width */
@@ -96,7 +113,7 @@ static ps_status getrf_lookahead(ps_context *ctx, ps__dtype dt, int m, int n, ps
             PS__TRY(ops->lane_wait(be, 1, 0));
             PS__TRY(ops->use_lane(be, 1));
             ps_status st = update_columns(ctx, dt, m, a, j, jb, next, nb2, ipiv);
-            if (!st) st = panel_factor(ctx, dt, m, a, next, nb2, ipiv, info);
+            if (!st) st = panel_factor(ctx, dt, m, a, next, nb2, ipiv, info, kind);
             PS__TRY(ops->use_lane(be, 0));
             PS__TRY(st);
         }
@@ -105,26 +122,38 @@ static ps_status getrf_lookahead(ps_context *ctx, ps__dtype dt, int m, int n, ps
     return ops->lane_wait(be, 0, 1);
 }
 
-ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
-                    void *info) {
+ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                             void *info, int nb, const ps__factor_kind *kind) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
-    int32_t zero = 0;
-    ps__mat info_view = {info, 0, 1};
-    PS__TRY(ops->upload(be, PS__INT32, 1, 1, &zero, 1, info_view));
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
-    int nb = ps__lu_block_size(ctx, dt, m, n);
-    if (ops->lanes(be) >= 2 && k > nb) return getrf_lookahead(ctx, dt, m, n, a, ipiv, info, nb);
+    if (ops->lanes(be) >= 2 && k > nb)
+        return getrf_lookahead(ctx, dt, m, n, a, ipiv, info, nb, kind);
 
     for (int j = 0; j < k; j += nb) {
         int jb = k - j < nb ? k - j : nb;
-        PS__TRY(panel_factor(ctx, dt, m, a, j, jb, ipiv, info));
+        PS__TRY(panel_factor(ctx, dt, m, a, j, jb, ipiv, info, kind));
         /* Swaps of this panel for the columns on its left, then everything on its right. */
         if (j > 0) PS__TRY(ops->laswp(be, dt, j, a, j, j + jb, ipiv, (size_t)j, 1));
         if (n - j - jb > 0) PS__TRY(update_columns(ctx, dt, m, a, j, jb, j + jb, n - j - jb, ipiv));
     }
     return PS_SUCCESS;
+}
+
+ps_status ps__zero_info(ps_context *ctx, void *info) {
+    int32_t zero = 0;
+    ps__mat info_view = {info, 0, 1};
+    return ctx->be.ops->upload(&ctx->be, PS__INT32, 1, 1, &zero, 1, info_view);
+}
+
+ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                    void *info) {
+    PS__TRY(ps__zero_info(ctx, info));
+    int k = m < n ? m : n;
+    if (k == 0) return PS_SUCCESS;
+    return ps__blocked_factor(ctx, dt, m, n, a, ipiv, info, ps__lu_block_size(ctx, dt, m, n),
+                              &lu_kind);
 }
 
 ps_status ps__getrs(ps_context *ctx, ps__dtype dt, ps__trans trans, int n, int nrhs, ps__mat a,

@@ -13,6 +13,26 @@ ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void
 /* Solves op(A) X = B (n x nrhs) with ps__getrf's factors and its device pivots. */
 ps_status ps__getrs(ps_context *ctx, ps__dtype dt, ps__trans trans, int n, int nrhs, ps__mat a,
                     const void *ipiv, ps__mat b);
+/*
+ * What the blocked right-looking factorization (ps__blocked_factor) is instantiated with: LU,
+ * or WZ in its step order (core/wz.c), which is the same algorithm with two-column steps.
+ */
+typedef struct ps__factor_kind {
+    int align; /* recursive splits fall on multiples of this many columns */
+    /* Factors columns j..j+n-1 (rows j..m-1) of the whole matrix view a without blocking. */
+    ps_status (*leaf)(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, int j, void *ipiv,
+                      void *info, const struct ps__factor_kind *kind);
+    int (*leaf_width)(ps_context *ctx, ps__dtype dt, int m);
+    ps__vec zsub; /* WZ: where the corners' lower-left entries go */
+    int pivoting; /* WZ: 0 for the unpivoted algorithm */
+} ps__factor_kind;
+
+/* Blocked factorization of the m x n view a with block size nb (a multiple of kind->align),
+ * with look-ahead on backends with two lanes. Pivots as ps__getrf; info is not reset. */
+ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                             void *info, int nb, const ps__factor_kind *kind);
+/* Sets a device info word to 0. */
+ps_status ps__zero_info(ps_context *ctx, void *info);
 /* The block size ps__getrf uses for an m x n matrix. */
 int ps__lu_block_size(ps_context *ctx, ps__dtype dt, int m, int n);
 

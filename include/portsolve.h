@@ -208,6 +208,53 @@ PS_API ps_status ps_dposv(ps_context *ctx, char uplo, int n, int nrhs, double *A
                           double *B, int ldb);
 
 /* ------------------------------------------------------------------------------------------ */
+/* WZ factorization P*A = W*Z (Evans & Hatzopoulos), eliminating from both ends at once: step k */
+/* (k = 1..ceil(n/2), k2 = n+1-k) uses the 2 x 2 corner of rows and columns k and k2. W is unit */
+/* diagonal with its other nonzeros in columns k and k2 below row k and above row k2; Z holds  */
+/* rows k and k2 from column k to k2. They pack into A as L and U do in getrf. ipiv (1-based,  */
+/* n entries): row i was interchanged with row ipiv[i-1], the interchanges applied in step     */
+/* order (step k swaps row k with row ipiv[k-1], then row k2 with row ipiv[k2-1]), so without  */
+/* pivoting ipiv[i-1] = i. Pivoting (the default) brings to row k the row of largest |a(i,k)|  */
+/* and to row k2 the row that maximizes the corner determinant; it works for every nonsingular */
+/* matrix. A corner determinant (or odd n's middle pivot) below the smallest normal number     */
+/* counts as zero: with pivoting the matrix is singular (PS_ERR_SINGULAR, factors returned as  */
+/* in getrf); without, PS_ERR_WZ_BREAKDOWN and A is left as it was. info is the step number k. */
+
+typedef enum ps_wz_variant {
+    PS_WZ_BLOCKED = 0,    /* default: panels of b steps, inner update by GEMM (inner dim 2b) */
+    PS_WZ_VECTOR = 1,     /* the papers' vector form, corner step as a device kernel */
+    PS_WZ_VECTOR_HOST = 2 /* the vector form as published: corners read back by the host */
+} ps_wz_variant;
+
+typedef struct ps_wz_options {
+    ps_wz_variant variant; /* PORTSOLVE_WZ_VARIANT=blocked|vector|vector-host */
+    int pivoting;          /* 1 (default) or 0; PORTSOLVE_WZ_PIVOTING */
+    int block_size;        /* steps x 2 per panel, even; 0 automatic; PORTSOLVE_WZ_NB */
+} ps_wz_options;
+
+/* The context's WZ options (from the environment at creation) and their replacement. */
+PS_API ps_wz_options ps_context_wz_options(const ps_context *ctx);
+PS_API ps_status ps_context_set_wz_options(ps_context *ctx, const ps_wz_options *opts);
+PS_API const char *ps_wz_variant_name(ps_wz_variant v);
+/* Parses "blocked", "vector" or "vector-host" (any case). */
+PS_API ps_status ps_wz_variant_from_name(const char *name, ps_wz_variant *v);
+
+PS_API ps_status ps_mat_wztrf(ps_context *ctx, ps_matrix *A, int *ipiv);
+PS_API ps_status ps_mat_wztrs(ps_context *ctx, const ps_matrix *WZ, const int *ipiv, ps_matrix *B);
+PS_API ps_status ps_mat_wzsv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B);
+
+PS_API ps_status ps_swztrf(ps_context *ctx, int n, float *A, int lda, int *ipiv);
+PS_API ps_status ps_dwztrf(ps_context *ctx, int n, double *A, int lda, int *ipiv);
+PS_API ps_status ps_swztrs(ps_context *ctx, int n, int nrhs, const float *A, int lda,
+                           const int *ipiv, float *B, int ldb);
+PS_API ps_status ps_dwztrs(ps_context *ctx, int n, int nrhs, const double *A, int lda,
+                           const int *ipiv, double *B, int ldb);
+PS_API ps_status ps_swzsv(ps_context *ctx, int n, int nrhs, float *A, int lda, int *ipiv, float *B,
+                          int ldb);
+PS_API ps_status ps_dwzsv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *ipiv,
+                          double *B, int ldb);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Iterative solvers on a dense A: x holds the initial guess on entry and the solution on exit. */
 /* Each iteration runs on the device; only the scalars the method needs come back to the host. */
 /* Success means the true relative residual ||b - A x||_2 / ||b||_2 of the returned x is at    */

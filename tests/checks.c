@@ -105,3 +105,39 @@ double ps_check_chol_ratio(ps_dtype dt, char uplo, int n, const void *A, int lda
     if (anorm == 0) return rnorm == 0 ? 0 : 1 / ps_test_eps(dt);
     return rnorm / anorm / n / ps_test_eps(dt);
 }
+
+double ps_check_wz_ratio(ps_dtype dt, int n, const void *A, int lda, const void *F, int ldf,
+                         const int *ipiv) {
+    if (n == 0) return 0;
+    double *W = calloc((size_t)n * n, sizeof *W), *Z = calloc((size_t)n * n, sizeof *Z);
+    double *PA = malloc(sizeof *PA * (size_t)n * n);
+    /* The packing is a partition: (i,j) is Z's when column j's step is not before row i's. */
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            int si = i < n - 1 - i ? i : n - 1 - i, sj = j < n - 1 - j ? j : n - 1 - j;
+            double v = ps_test_get(dt, F, ldf, i, j);
+            if (sj >= si)
+                Z[i + (size_t)j * n] = v;
+            else
+                W[i + (size_t)j * n] = v;
+            if (i == j) W[i + (size_t)j * n] = 1.0;
+            PA[i + (size_t)j * n] = ps_test_get(dt, A, lda, i, j);
+        }
+    for (int k = 0; 2 * k <= n - 1; k++) { /* interchanges in step order: row k, then row k2 */
+        int rows[2] = {k, n - 1 - k};
+        for (int r = 0; r < (rows[0] == rows[1] ? 1 : 2); r++) {
+            int p = ipiv[rows[r]] - 1;
+            if (p < 0 || p >= n) {
+                free(W), free(Z), free(PA);
+                return INFINITY;
+            }
+            if (p != rows[r]) cblas_dswap(n, PA + rows[r], n, PA + p, n);
+        }
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, -1.0, W, n, Z, n, 1.0, PA, n);
+    double resid = ps_test_norm1(PS_DOUBLE, n, n, PA, n);
+    double anorm = ps_test_norm1(dt, n, n, A, lda);
+    free(W), free(Z), free(PA);
+    if (anorm == 0) return resid == 0 ? 0 : 1 / ps_test_eps(dt);
+    return resid / anorm / n / ps_test_eps(dt);
+}

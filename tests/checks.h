@@ -22,4 +22,8 @@ double ps_check_forward_ratio(ps_dtype dt, int n, int nrhs, const void *x, int l
  * triangle L (uplo 'L') or the transpose of the upper triangle U (uplo 'U') of the array F. */
 double ps_check_chol_ratio(ps_dtype dt, char uplo, int n, const void *A, int lda, const void *F,
                            int ldf);
+/* ||P A - W Z||_1 / (||A||_1 n eps) for wztrf's packed output F and its 1-based ipiv (the
+ * interchanges applied in step order: row k, then row n-1-k, for k = 0, 1, ...). */
+double ps_check_wz_ratio(ps_dtype dt, int n, const void *A, int lda, const void *F, int ldf,
+                         const int *ipiv);
 #endif

@@ -1,0 +1,208 @@
+/*
+ * The WZ vtable entries on the backend given by --backend, and their portable defaults, against
+ * the CPU backend's plain loops (the oracle): the step-order panel kernel (pivoted and not,
+ * odd widths ending with the middle step, a step whose every corner is singular, info already
+ * set), the natural-layout corner step of the vector form, the reorder between natural and
+ * step order (exact), and the diagonal-block Z solve. Views have random offsets and leading
+ * dimensions.
+ */
+#include "vtable_harness.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* The device buffer against the oracle's native array: |diff| <= tol eps max|oracle|. */
+static int matches(const char *what, const tbuf *b, const void *oracle, double tol) {
+    double *e = malloc(sizeof(double) * (size_t)b->count), *mag = malloc(sizeof(double) * b->count);
+    double scale = 1;
+    for (int i = 0; i < b->count; i++) {
+        e[i] = b->dt == PS__INT32 ? ((const int32_t *)oracle)[i] : native_at(b->dt, oracle, i);
+        scale = fmax(scale, fabs(e[i]));
+    }
+    for (int i = 0; i < b->count; i++) mag[i] = scale;
+    int ok = expect_buffer(what, b, e, b->dt == PS__INT32 || tol == 0 ? NULL : mag, tol);
+    free(e), free(mag);
+    return ok;
+}
+
+static int32_t *int_mirror(const tbuf *b) {
+    int32_t *h = malloc(sizeof(int32_t) * (size_t)b->count);
+    for (int i = 0; i < b->count; i++) h[i] = (int32_t)b->host[i];
+    return h;
+}
+
+static void test_panel(ps__dtype dt) {
+    static const int shapes[][2] = {{2, 2},  {3, 3},   {5, 2},   {9, 4},    {7, 7},
+                                    {20, 8}, {33, 16}, {64, 16}, {100, 32}, {65, 64}};
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
+        for (int which = 0; which < 2; which++)
+            for (int mode = 0; mode < 4; mode++) {
+                /* mode 0: pivoted; 1: unpivoted (diagonally dominant); 2: first step singular
+                 * (column 1 = 2 x column 0); 3: info already set */
+                int m = shapes[t][0], w = shapes[t][1], base = 6, pivoting = mode != 1;
+                const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+                shape s = random_shape(m, w);
+                tbuf A = tb_random(dt, shape_count(s));
+                if (mode == 1)
+                    for (int i = 0; i < w; i++) AT(A, s, i, i) += 2.0 * m;
+                if (mode == 2 && w >= 2)
+                    for (int i = 0; i < m; i++) AT(A, s, i, 1) = 2.0 * AT(A, s, i, 0);
+                upload_all(&A);
+                int init = mode == 3 ? 42 : 0, pivinit[70], pairs = w / 2 + 1;
+                for (int i = 0; i < 70; i++) pivinit[i] = -1;
+                tbuf info = int_buffer(1, &init), piv = int_buffer(w + 3, pivinit);
+                tbuf z = tb_random(dt, 2 * pairs + 3);
+                upload_all(&z);
+                ps__vec zv = vview(&z, 1, 2);
+                ps_status st = ops->wz_panel(be, dt, m, w, view(&A, s), zv, piv.dev, 2, base,
+                                             info.dev, pivoting);
+                CHECK(st == PS_SUCCESS, "%swz_panel %dx%d: %s", which ? "default " : "", m, w,
+                      be->err);
+
+                void *h = tb_native_copy(&A), *hz = tb_native_copy(&z);
+                int32_t oinfo = init, *opiv = int_mirror(&piv);
+                ps__mat hv = {h, s.off, s.ld};
+                ps__vec hzv = {hz, 1, 2};
+                ps__cpu_backend_ops()->wz_panel(NULL, dt, m, w, hv, hzv, opiv, 2, base, &oinfo,
+                                                pivoting);
+                char what[96];
+                snprintf(what, sizeof what, "%s%swz_panel %dx%d mode %d", which ? "default " : "",
+                         dtname(dt), m, w, mode);
+                matches(what, &A, h, 16.0 * m);
+                matches(what, &z, hz, 16.0 * m);
+                matches(what, &piv, opiv, 0);
+                double *gi = tb_download(&info);
+                int want = mode == 3 ? 42 : mode == 2 ? base / 2 + 1 : 0;
+                CHECK((int)gi[0] == want && oinfo == want, "%s: info %g, oracle %d, expected %d",
+                      what, gi[0], (int)oinfo, want);
+                free(h), free(hz), free(opiv), free(gi);
+                tb_free(&A), tb_free(&info), tb_free(&piv), tb_free(&z);
+            }
+}
+
+static void test_corner(ps__dtype dt) {
+    static const int orders[] = {1, 2, 3, 5, 8, 33, 64};
+    for (size_t t = 0; t < sizeof orders / sizeof orders[0]; t++)
+        for (int which = 0; which < 2; which++)
+            for (int pivoting = 0; pivoting < 2; pivoting++)
+                for (int at = 0; at < 3; at++) {
+                    int n = orders[t], k = at == 0 ? 0 : at == 1 ? (n - 1) / 4 : (n - 1) / 2;
+                    const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+                    shape s = random_shape(n, n);
+                    tbuf A = tb_random(dt, shape_count(s)), work = tb_random(dt, n + 2);
+                    if (!pivoting)
+                        for (int i = 0; i < n; i++) AT(A, s, i, i) += 2.0 * n;
+                    upload_all(&A);
+                    int init = 0, pivinit[64];
+                    for (int i = 0; i < 64; i++) pivinit[i] = -1;
+                    tbuf info = int_buffer(1, &init), piv = int_buffer(n, pivinit);
+                    ps_status st = ops->wz_corner(be, dt, n, k, view(&A, s), vview(&work, 1, 1),
+                                                  piv.dev, info.dev, pivoting);
+                    CHECK(st == PS_SUCCESS, "wz_corner n=%d k=%d: %s", n, k, be->err);
+                    void *h = tb_native_copy(&A);
+                    int32_t oinfo = 0, *opiv = int_mirror(&piv);
+                    ps__mat hv = {h, s.off, s.ld};
+                    ps__vec nowork = {NULL, 0, 1};
+                    ps__cpu_backend_ops()->wz_corner(NULL, dt, n, k, hv, nowork, opiv, &oinfo,
+                                                     pivoting);
+                    char what[96];
+                    snprintf(what, sizeof what, "%s%swz_corner n=%d k=%d pivoting %d",
+                             which ? "default " : "", dtname(dt), n, k, pivoting);
+                    matches(what, &A, h, 16.0 * n);
+                    matches(what, &piv, opiv, 0);
+                    double *gi = tb_download(&info);
+                    CHECK((int)gi[0] == oinfo, "%s: info %g, oracle %d", what, gi[0], (int)oinfo);
+                    free(h), free(opiv), free(gi);
+                    tb_free(&A), tb_free(&work), tb_free(&info), tb_free(&piv);
+                }
+}
+
+static void test_reorder(ps__dtype dt) {
+    static const int orders[] = {1, 2, 3, 4, 7, 16, 33};
+    for (size_t t = 0; t < sizeof orders / sizeof orders[0]; t++)
+        for (int which = 0; which < 2; which++)
+            for (int square = 0; square < 3; square++) /* 2: square without zsub */
+                for (int to_steps = 0; to_steps < 2; to_steps++) {
+                    int n = orders[t], ncols = square ? n : 3, pairs = n / 2;
+                    const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+                    shape ss = random_shape(n, ncols), sd = random_shape(n, ncols);
+                    tbuf S = tb_random(dt, shape_count(ss)), D = tb_random(dt, shape_count(sd));
+                    tbuf z = tb_random(dt, 2 * pairs + 2);
+                    upload_all(&S), upload_all(&D), upload_all(&z);
+                    ps__vec zv = vview(&z, 1, 2);
+                    if (square == 2) zv.buf = NULL;
+                    ps_status st = ops->wz_reorder(be, dt, n, ncols, square != 0, to_steps,
+                                                   view(&S, ss), view(&D, sd), zv);
+                    CHECK(st == PS_SUCCESS, "wz_reorder: %s", be->err);
+                    void *hs = tb_native_copy(&S), *hd = tb_native_copy(&D),
+                         *hz = tb_native_copy(&z);
+                    ps__mat hsv = {hs, ss.off, ss.ld}, hdv = {hd, sd.off, sd.ld};
+                    ps__vec hzv = {square == 2 ? NULL : hz, 1, 2};
+                    ps__cpu_backend_ops()->wz_reorder(NULL, dt, n, ncols, square != 0, to_steps,
+                                                      hsv, hdv, hzv);
+                    char what[96];
+                    snprintf(what, sizeof what, "%s%swz_reorder n=%d square %d to_steps %d",
+                             which ? "default " : "", dtname(dt), n, square, to_steps);
+                    matches(what, &D, hd, 0);
+                    matches(what, &z, hz, 0);
+                    matches(what, &S, hs, 0);
+                    free(hs), free(hd), free(hz);
+                    tb_free(&S), tb_free(&D), tb_free(&z);
+                }
+    /* Round trip: back(to_steps(A)) is A again. */
+    int n = 9;
+    tbuf S = tb_random(dt, n * n), D = tb_random(dt, n * n), R = tb_random(dt, n * n),
+         z = tb_random(dt, n);
+    upload_all(&S);
+    ps__mat sv = {S.dev, 0, n}, dv = {D.dev, 0, n}, rv = {R.dev, 0, n};
+    CHECK(be->ops->wz_reorder(be, dt, n, n, 1, 1, sv, dv, vview(&z, 0, 1)) == 0, "reorder");
+    CHECK(be->ops->wz_reorder(be, dt, n, n, 1, 0, dv, rv, vview(&z, 0, 1)) == 0, "reorder back");
+    expect_buffer("wz_reorder round trip", &R, S.host, NULL, 0);
+    tb_free(&S), tb_free(&D), tb_free(&R), tb_free(&z);
+}
+
+static void test_zsolve(ps__dtype dt) {
+    static const int sizes[] = {1, 2, 3, 4, 7, 8, 31, 32, 64};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++)
+        for (int which = 0; which < 2; which++)
+            for (int nrhs = 1; nrhs <= 3; nrhs += 2) {
+                int nb = sizes[t];
+                const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+                shape sz = random_shape(nb, nb), sx = random_shape(nb, nrhs);
+                tbuf Z = tb_random(dt, shape_count(sz)), X = tb_random(dt, shape_count(sx));
+                tbuf zs = tb_random(dt, nb + 2);
+                for (int i = 0; i < nb; i++) AT(Z, sz, i, i) += 4.0; /* well conditioned */
+                upload_all(&Z);
+                ps__vec zv = vview(&zs, 2, 1);
+                ps_status st = ops->wz_zsolve(be, dt, nb, nrhs, view(&Z, sz), zv, view(&X, sx));
+                CHECK(st == PS_SUCCESS, "wz_zsolve: %s", be->err);
+                void *hz = tb_native_copy(&Z), *hx = tb_native_copy(&X), *hs = tb_native_copy(&zs);
+                ps__mat hzv = {hz, sz.off, sz.ld}, hxv = {hx, sx.off, sx.ld};
+                ps__vec hsv = {hs, 2, 1};
+                ps__cpu_backend_ops()->wz_zsolve(NULL, dt, nb, nrhs, hzv, hsv, hxv);
+                char what[96];
+                snprintf(what, sizeof what, "%s%swz_zsolve nb=%d nrhs=%d", which ? "default " : "",
+                         dtname(dt), nb, nrhs);
+                matches(what, &X, hx, 16.0 * nb);
+                matches(what, &Z, hz, 0);
+                free(hz), free(hx), free(hs);
+                tb_free(&Z), tb_free(&X), tb_free(&zs);
+            }
+}
+
+int main(int argc, char **argv) {
+    ps_test_init(argc, argv);
+    ps_context *ctx = ps_test_context(0);
+    be = &ctx->be;
+    for (int d = 0; d < 2; d++) {
+        ps__dtype dt = d ? PS__FLOAT : PS__DOUBLE;
+        test_panel(dt);
+        test_corner(dt);
+        test_reorder(dt);
+        test_zsolve(dt);
+    }
+    int rc = ps_test_finish("test_vtable_wz");
+    ps_context_destroy(ctx);
+    return rc;
+}
