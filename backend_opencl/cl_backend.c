@@ -290,6 +290,12 @@ static int cl_panel_width(ps__backend *be, ps__dtype dt, int m) {
     return ps_cl(be)->panel_wg > 1 ? 4 : 16;
 }
 
+/* As the LU leaf: narrow on GPUs (one compute unit streams the leaf), wider on CPU devices. */
+static int cl_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
+    (void)dt, (void)m;
+    return ps_cl(be)->panel_wg > 1 ? 4 : 16;
+}
+
 static const ps__backend_ops cl_ops = {
     .abi_version = PS__BACKEND_ABI_VERSION,
     .struct_size = sizeof(ps__backend_ops),
@@ -324,6 +330,11 @@ static const ps__backend_ops cl_ops = {
     .potrf_width = cl_potrf_width,
     .axpby = ps_cl_axpby,
     .vmul = ps_cl_vmul,
+    .wz_corner = ps_cl_wz_corner,
+    .wz_panel = ps_cl_wz_panel,
+    .wz_panel_width = cl_wz_panel_width,
+    .wz_reorder = ps_cl_wz_reorder,
+    .wz_zsolve = ps_cl_wz_zsolve,
     .block_size = cl_block_size,
     .panel_width = cl_panel_width,
     .list_devices = ps_cl_list_devices,

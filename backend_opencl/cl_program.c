@@ -20,14 +20,16 @@ extern const char ps__cl_source_memory[];
 extern const char ps__cl_source_blas[];
 extern const char ps__cl_source_lu[];
 extern const char ps__cl_source_chol[];
+extern const char ps__cl_source_wz[];
 
 static const char *family_source(ps_cl_family f) {
     static const char *const sources[PS_CL_FAMILIES] = {ps__cl_source_memory, ps__cl_source_blas,
-                                                        ps__cl_source_lu, ps__cl_source_chol};
+                                                        ps__cl_source_lu, ps__cl_source_chol,
+                                                        ps__cl_source_wz};
     return sources[f];
 }
 static const char *family_name(ps_cl_family f) {
-    static const char *const names[PS_CL_FAMILIES] = {"memory", "blas", "lu", "chol"};
+    static const char *const names[PS_CL_FAMILIES] = {"memory", "blas", "lu", "chol", "wz"};
     return names[f];
 }
 
