@@ -407,6 +407,12 @@ static int cuda_panel_width(ps__backend *be, ps__dtype dt, int m) {
     return ps_cuda(be)->coop_blocks > 0 ? 16 : 4;
 }
 
+/* The WZ leaf is the one-block kernel: narrow, as the one-block LU leaf measured best. */
+static int cuda_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
+    (void)be, (void)dt, (void)m;
+    return 4;
+}
+
 static void cuda_list_devices(char *buf, size_t size) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
@@ -456,6 +462,11 @@ static const ps__backend_ops cuda_ops = {
     .laswp = cuda_laswp,
     .getrf_panel = cuda_getrf_panel,
     .potrf_panel = cuda_potrf_panel,
+    .wz_corner = ps_cuda_wz_corner,
+    .wz_panel = ps_cuda_wz_panel,
+    .wz_panel_width = cuda_wz_panel_width,
+    .wz_reorder = ps_cuda_wz_reorder,
+    .wz_zsolve = ps_cuda_wz_zsolve,
     .potrf_width = cuda_potrf_width,
     .axpby = cuda_axpby,
     .vmul = cuda_vmul,

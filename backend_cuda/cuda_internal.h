@@ -80,6 +80,17 @@ cudaError_t ps_cuda_launch_axpby(cudaStream_t s, int dbl, int n, const void *alp
                                  int incx, const void *beta, void *y, int incy);
 cudaError_t ps_cuda_launch_vmul(cudaStream_t s, int dbl, int n, const void *x, int incx, void *y,
                                 int incy);
+/* The WZ kernels (cuda_wz_kernels.cu): corner step and panel by one block of `threads`. */
+cudaError_t ps_cuda_launch_wz_corner(cudaStream_t s, int dbl, int threads, int n, int k, void *a,
+                                     int lda, int *ipiv, int *info, int pivoting);
+cudaError_t ps_cuda_launch_wz_panel(cudaStream_t s, int dbl, int threads, int m, int w, void *a,
+                                    int lda, void *zsub, int zinc, int *ipiv, int row_base,
+                                    int *info, int pivoting);
+cudaError_t ps_cuda_launch_wz_reorder(cudaStream_t s, int dbl, int n, int ncols, int square,
+                                      int to_steps, const void *src, int lds, void *dst, int ldd,
+                                      void *zsub, int zinc);
+cudaError_t ps_cuda_launch_wz_zsolve(cudaStream_t s, int dbl, int nb, int nrhs, const void *a,
+                                     int lda, const void *zsub, int zinc, void *x, int ldx);
 #ifdef __cplusplus
 }
 #endif
@@ -106,6 +117,14 @@ ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb
                        ps__mat c);
 ps_status ps_cuda_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, int n, int k,
                        const ps__scalar *alpha, ps__mat a, const ps__scalar *beta, ps__mat c);
+ps_status ps_cuda_wz_corner(ps__backend *be, ps__dtype dt, int n, int k, ps__mat a, ps__vec work,
+                            void *ipiv, void *info, int pivoting);
+ps_status ps_cuda_wz_panel(ps__backend *be, ps__dtype dt, int m, int w, ps__mat a, ps__vec zsub,
+                           void *ipiv, size_t ipiv_off, int row_base, void *info, int pivoting);
+ps_status ps_cuda_wz_reorder(ps__backend *be, ps__dtype dt, int n, int ncols, int square,
+                             int to_steps, ps__mat src, ps__mat dst, ps__vec zsub);
+ps_status ps_cuda_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs, ps__mat z,
+                            ps__vec zsub, ps__mat x);
 ps_status ps_cuda_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
                        ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b);
 

@@ -43,5 +43,14 @@ for spec in ${ITER:-}; do # spec: backend:precision:sizes:cpu_max (portsolve-ben
   cat "$out/$name.txt"
   summary+=("$name: $(grep -E '^(cg|gmres) ' "$out/$name.txt" | awk '{printf "%s n=%s x%s %sGB/s(gemv %s); ", $1, $2, $6, $8, $9}')")
 done
+for spec in ${WZ:-}; do # spec: backend:precision:sizes:vector_max (portsolve-bench-wz)
+  IFS=: read -r backend precision sizes vector_max <<<"$spec"
+  name="bench-wz-$backend-$precision"
+  "$build"/bench/portsolve-bench-wz --backend "$backend" --precision "$precision" \
+    --sizes "$sizes" --vector-max "${vector_max:-8192}" --repeats "${REPEATS:-3}" \
+    --csv "$out/$name.csv" --plot "$out/$name.png" > "$out/$name.txt" 2>&1
+  cat "$out/$name.txt"
+  summary+=("$name: $(grep -E 'blocked/LU' "$out/$name.txt" | awk '{printf "n=%s %s; ", $1, $4}' )")
+done
 echo "==== summary ===="
 printf '%s\n' "${summary[@]}"

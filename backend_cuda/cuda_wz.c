@@ -1,0 +1,53 @@
+/* The CUDA backend's WZ entries (core/backend.h): launches of cuda_wz_kernels.cu. */
+#include "cuda_internal.h"
+
+ps_status ps_cuda_wz_corner(ps__backend *be, ps__dtype dt, int n, int k, ps__mat a, ps__vec work,
+                            void *ipiv, void *info, int pivoting) {
+    (void)work;
+    if (n <= 0) return PS_SUCCESS;
+    ps_cuda_state *st = ps_cuda(be);
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_wz_corner(st->cur_stream, dt == PS__DOUBLE, st->panel_threads, n, k,
+                                         ps_cuda_ptr(dt, a.buf, a.off), a.ld, (int *)ipiv,
+                                         (int *)info, pivoting),
+                "wz corner kernel");
+    return PS_SUCCESS;
+}
+
+ps_status ps_cuda_wz_panel(ps__backend *be, ps__dtype dt, int m, int w, ps__mat a, ps__vec zsub,
+                           void *ipiv, size_t ipiv_off, int row_base, void *info, int pivoting) {
+    if (m <= 0 || w <= 0) return PS_SUCCESS;
+    ps_cuda_state *st = ps_cuda(be);
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_wz_panel(st->cur_stream, dt == PS__DOUBLE, st->panel_threads, m, w,
+                                        ps_cuda_ptr(dt, a.buf, a.off), a.ld,
+                                        ps_cuda_ptr(dt, zsub.buf, zsub.off), zsub.inc,
+                                        (int *)ipiv + ipiv_off, row_base, (int *)info, pivoting),
+                "wz panel kernel");
+    return PS_SUCCESS;
+}
+
+ps_status ps_cuda_wz_reorder(ps__backend *be, ps__dtype dt, int n, int ncols, int square,
+                             int to_steps, ps__mat src, ps__mat dst, ps__vec zsub) {
+    if (n <= 0 || ncols <= 0) return PS_SUCCESS;
+    void *z = zsub.buf ? ps_cuda_ptr(dt, zsub.buf, zsub.off) : NULL;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_wz_reorder(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, n, ncols,
+                                          square, to_steps, ps_cuda_ptr(dt, src.buf, src.off),
+                                          src.ld, ps_cuda_ptr(dt, dst.buf, dst.off), dst.ld, z,
+                                          zsub.inc),
+                "wz reorder kernel");
+    return PS_SUCCESS;
+}
+
+ps_status ps_cuda_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs, ps__mat z,
+                            ps__vec zsub, ps__mat x) {
+    if (nb <= 0 || nrhs <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_wz_zsolve(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, nb, nrhs,
+                                         ps_cuda_ptr(dt, z.buf, z.off), z.ld,
+                                         ps_cuda_ptr(dt, zsub.buf, zsub.off), zsub.inc,
+                                         ps_cuda_ptr(dt, x.buf, x.off), x.ld),
+                "wz zsolve kernel");
+    return PS_SUCCESS;
+}
