@@ -74,7 +74,10 @@ static ps_status create_context(ps_context **out, ps_backend_kind kind, int nb,
         free(ctx);
         return st;
     }
-    st = ps__wz_options_from_env(ctx, create_error, sizeof create_error);
+    if (!st)
+        st = tuning_from_env("PORTSOLVE_WZ_PANEL_WIDTH", &ctx->wz_panel_width, create_error,
+                             sizeof create_error);
+    if (!st) st = ps__wz_options_from_env(ctx, create_error, sizeof create_error);
     if (st) {
         free(ctx);
         return st;

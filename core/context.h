@@ -15,6 +15,7 @@ struct ps_context {
     int wz_variant;      /* ps_wz_variant: PORTSOLVE_WZ_VARIANT or ps_context_set_wz_options */
     int wz_pivoting;     /* 1 unless PORTSOLVE_WZ_PIVOTING=0 or the options say so */
     int wz_block_size;   /* 0: automatic (PORTSOLVE_WZ_NB) */
+    int wz_panel_width;  /* 0: the backend's; PORTSOLVE_WZ_PANEL_WIDTH overrides (tuning) */
     char last_error[PS__ERROR_SIZE];
     int last_info;
     /* Resource accounting: live device buffers, and a test hook that makes the n-th next

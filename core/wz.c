@@ -43,7 +43,8 @@ static ps_status wz_leaf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a,
 }
 
 static int wz_leaf_width(ps_context *ctx, ps__dtype dt, int m) {
-    int w = ctx->be.ops->wz_panel_width(&ctx->be, dt, m);
+    int w = ctx->wz_panel_width > 0 ? ctx->wz_panel_width
+                                    : ctx->be.ops->wz_panel_width(&ctx->be, dt, m);
     w -= w % 2;
     return w < 2 ? 2 : w;
 }
