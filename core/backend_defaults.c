@@ -262,12 +262,12 @@ static const entry_info required[] = {
     PS__ENTRY(trsm),
 };
 static const entry_info optional[] = {
-    PS__ENTRY(queue),         PS__ENTRY(fill),        PS__ENTRY(read_elements),
-    PS__ENTRY(laswp),         PS__ENTRY(getrf_panel), PS__ENTRY(block_size),
-    PS__ENTRY(panel_width),   PS__ENTRY(host_alias),  PS__ENTRY(list_devices),
-    PS__ENTRY(open_borrowed), PS__ENTRY(lanes),       PS__ENTRY(use_lane),
-    PS__ENTRY(lane_wait),     PS__ENTRY(potrf_panel), PS__ENTRY(potrf_width),
-    PS__ENTRY(axpby),         PS__ENTRY(vmul),        PS__ENTRY(wz_corner),
+    PS__ENTRY(queue),         PS__ENTRY(fill),           PS__ENTRY(read_elements),
+    PS__ENTRY(laswp),         PS__ENTRY(getrf_panel),    PS__ENTRY(block_size),
+    PS__ENTRY(panel_width),   PS__ENTRY(host_alias),     PS__ENTRY(list_devices),
+    PS__ENTRY(open_borrowed), PS__ENTRY(lanes),          PS__ENTRY(use_lane),
+    PS__ENTRY(lane_wait),     PS__ENTRY(potrf_panel),    PS__ENTRY(potrf_width),
+    PS__ENTRY(axpby),         PS__ENTRY(vmul),           PS__ENTRY(wz_corner),
     PS__ENTRY(wz_panel),      PS__ENTRY(wz_panel_width), PS__ENTRY(wz_reorder),
     PS__ENTRY(wz_zsolve),
 };
