@@ -1,7 +1,7 @@
 /*
  * portsolve: the command-line program.
  *   portsolve info
- *   portsolve solve --method lu [--backend B] [--n N | --matrix A.mtx [--rhs B.mtx]]
+ *   portsolve solve --method lu|wz [--backend B] [--n N | --matrix A.mtx [--rhs B.mtx]]
  *                   [--precision s|d] [--nrhs K] [--seed S] [--solution X.mtx]
  */
 #define _POSIX_C_SOURCE 200809L
@@ -17,7 +17,7 @@
 
 static void usage(FILE *f) {
     fprintf(f, "usage: portsolve info\n"
-               "       portsolve solve --method lu [--backend auto|cpu|cuda|opencl]\n"
+               "       portsolve solve --method lu|wz [--backend auto|cpu|cuda|opencl]\n"
                "                       [--n N | --matrix A.mtx [--rhs B.mtx]] [--nrhs K]\n"
                "                       [--precision s|d] [--seed S] [--solution X.mtx]\n"
                "Without --backend the environment decides (PORTSOLVE_BACKEND, default auto).\n");
@@ -114,8 +114,8 @@ static int parse_solve_args(int argc, char **argv, solve_args *a) {
             return 0;
         }
     }
-    if (strcasecmp(a->method, "lu") != 0) {
-        fprintf(stderr, "portsolve solve: --method '%s' is not available (methods: lu)\n",
+    if (strcasecmp(a->method, "lu") != 0 && strcasecmp(a->method, "wz") != 0) {
+        fprintf(stderr, "portsolve solve: --method '%s' is not available (methods: lu, wz)\n",
                 a->method);
         return 0;
     }
@@ -239,12 +239,15 @@ static int cmd_solve(int argc, char **argv) {
     double *X = malloc(sizeof *X * (nb + 1));
     ps_status st;
     double t0, t1;
+    int wz = strcasecmp(a.method, "wz") == 0;
+    const char *driver = wz ? "wzsv" : "gesv";
     if (a.single) {
         float *Af = malloc(sizeof *Af * (nn + 1)), *Bf = malloc(sizeof *Bf * (nb + 1));
         for (size_t i = 0; i < nn; i++) Af[i] = (float)A[i];
         for (size_t i = 0; i < nb; i++) Bf[i] = (float)B[i];
         t0 = now_seconds();
-        st = ps_sgesv(ctx, n, nrhs, Af, n > 0 ? n : 1, ipiv, Bf, n > 0 ? n : 1);
+        st = wz ? ps_swzsv(ctx, n, nrhs, Af, n > 0 ? n : 1, ipiv, Bf, n > 0 ? n : 1)
+                : ps_sgesv(ctx, n, nrhs, Af, n > 0 ? n : 1, ipiv, Bf, n > 0 ? n : 1);
         t1 = now_seconds();
         for (size_t i = 0; i < nb; i++) X[i] = Bf[i];
         free(Af), free(Bf);
@@ -253,14 +256,15 @@ static int cmd_solve(int argc, char **argv) {
         memcpy(Ad, A, sizeof *Ad * nn);
         memcpy(X, B, sizeof *X * nb);
         t0 = now_seconds();
-        st = ps_dgesv(ctx, n, nrhs, Ad, n > 0 ? n : 1, ipiv, X, n > 0 ? n : 1);
+        st = wz ? ps_dwzsv(ctx, n, nrhs, Ad, n > 0 ? n : 1, ipiv, X, n > 0 ? n : 1)
+                : ps_dgesv(ctx, n, nrhs, Ad, n > 0 ? n : 1, ipiv, X, n > 0 ? n : 1);
         t1 = now_seconds();
         free(Ad);
     }
     int rc = 0;
-    printf("backend    %s\ndevice     %s\nmethod     lu (%cgesv)\nn          %d\nnrhs       %d\n",
-           ps_context_backend_name(ctx), ps_context_device_name(ctx), a.single ? 's' : 'd', n,
-           nrhs);
+    printf("backend    %s\ndevice     %s\nmethod     %s (%c%s)\nn          %d\nnrhs       %d\n",
+           ps_context_backend_name(ctx), ps_context_device_name(ctx), wz ? "wz" : "lu",
+           a.single ? 's' : 'd', driver, n, nrhs);
     if (st != PS_SUCCESS) {
         printf("status     %s: %s\n", ps_status_string(st), ps_context_last_error(ctx));
         rc = 1;
@@ -268,8 +272,8 @@ static int cmd_solve(int argc, char **argv) {
         double secs = t1 - t0, flops = 2.0 / 3.0 * n * (double)n * n + 2.0 * n * (double)n * nrhs;
         double eps = a.single ? 0x1.0p-24 : 0x1.0p-53;
         double res = scaled_residual(n, nrhs, A, B, X, eps);
-        printf("time       %.6f s (the whole %cgesv call: checks, transfers, factor, solve)\n",
-               secs, a.single ? 's' : 'd');
+        printf("time       %.6f s (the whole %c%s call: checks, transfers, factor, solve)\n", secs,
+               a.single ? 's' : 'd', driver);
         printf("GFLOP/s    %.2f\n", secs > 0 ? flops / secs * 1e-9 : 0.0);
         printf("residual   %.3g  (||b-Ax||_1 / (||A||_1 ||x||_1 n eps); below 30 passes)\n", res);
         if (!(res < 30)) rc = 1;
