@@ -231,10 +231,11 @@ struct ps__backend_ops {
      * "corner" of two pivot rows r0, r1 and two columns c0, c1: every other active row i gets
      * [w0 w1] = [a(i,c0) a(i,c1)] C^-1, C = [a(r0,c0) a(r0,c1); a(r1,c0) a(r1,c1)], stored in
      * a(i,c0), a(i,c1). With pivoting, r0 first takes the active row of largest |a(i,c0)| (the
-     * first such) and then r1 the remaining active row maximizing |det C| (the first such). A
-     * step whose |det C| is below the precision's smallest normal number (0, NaN included)
-     * fails: its W entries are set to 0 (no elimination, so nothing overflows later) and its
-     * 1-based step number goes to info[0] unless info[0] is already nonzero. ipiv and info are
+     * first such) and then r1 the remaining active row maximizing |det C| (the first such). W
+     * comes from Gaussian elimination of C^T with partial pivoting (core/wz_corner.h); a step
+     * one of whose two pivots is below the precision's smallest normal number (0, NaN
+     * included) fails: its W entries are set to 0 (no elimination, so nothing overflows later) and
+     * its 1-based step number goes to info[0] unless info[0] is already nonzero. ipiv and info are
      * int32 buffers.
      *
      * Natural layout, one step k of an n x n matrix a (the papers' vector form): rows and

@@ -216,9 +216,10 @@ PS_API ps_status ps_dposv(ps_context *ctx, char uplo, int n, int nrhs, double *A
 /* order (step k swaps row k with row ipiv[k-1], then row k2 with row ipiv[k2-1]), so without  */
 /* pivoting ipiv[i-1] = i. Pivoting (the default) brings to row k the row of largest |a(i,k)|  */
 /* and to row k2 the row that maximizes the corner determinant; it works for every nonsingular */
-/* matrix. A corner determinant (or odd n's middle pivot) below the smallest normal number     */
-/* counts as zero: with pivoting the matrix is singular (PS_ERR_SINGULAR, factors returned as  */
-/* in getrf); without, PS_ERR_WZ_BREAKDOWN and A is left as it was. info is the step number k. */
+/* matrix. A corner is singular when a pivot of its 2 x 2 elimination (or odd n's middle      */
+/* pivot) is below the smallest normal number: with pivoting the matrix is then singular       */
+/* (PS_ERR_SINGULAR, factors returned as in getrf); without, PS_ERR_WZ_BREAKDOWN and A is left */
+/* as it was. info is the step number k.                                                       */
 
 typedef enum ps_wz_variant {
     PS_WZ_BLOCKED = 0,    /* default: panels of b steps, inner update by GEMM (inner dim 2b) */
