@@ -17,26 +17,6 @@ static ps_status not_spd(ps_context *ctx, const char *fn, int info) {
 
 /* ---- device matrices ---- */
 
-static ps_status check_square(ps_context *ctx, const ps_matrix *A, int pos, const char *fn) {
-    PS__TRY(ps__check_matrix(ctx, A, pos, fn, "A"));
-    if (A->rows != A->cols)
-        return ps__bad_arg(ctx, pos, "%s: A is %d x %d, not square", fn, A->rows, A->cols);
-    return PS_SUCCESS;
-}
-
-static ps_status check_rhs(ps_context *ctx, const ps_matrix *A, const ps_matrix *B, int pos,
-                           const char *fn) {
-    PS__TRY(ps__check_matrix(ctx, B, pos, fn, "B"));
-    if (B->rows != A->rows)
-        return ps__bad_arg(ctx, pos, "%s: B has %d rows but A is of order %d", fn, B->rows,
-                           A->rows);
-    if (A->dt != B->dt) {
-        ps__bad_arg(ctx, pos, "%s: A and B differ in precision", fn);
-        return PS_ERR_DTYPE_MISMATCH;
-    }
-    return PS_SUCCESS;
-}
-
 /* Factors A (and solves for B when B is not NULL and A is positive definite). */
 static ps_status mat_factor_solve(ps_context *ctx, const char *fn, ps__uplo uplo, ps_matrix *A,
                                   ps_matrix *B) {
@@ -60,7 +40,7 @@ ps_status ps_mat_potrf(ps_context *ctx, char uplo, ps_matrix *A) {
     ps__begin(ctx);
     ps__uplo u;
     PS__TRY(ps__parse_uplo(ctx, uplo, &u, fn, 2));
-    PS__TRY(check_square(ctx, A, 3, fn));
+    PS__TRY(ps__check_square_matrix(ctx, A, 3, fn));
     return mat_factor_solve(ctx, fn, u, A, NULL);
 }
 
@@ -70,8 +50,8 @@ ps_status ps_mat_potrs(ps_context *ctx, char uplo, const ps_matrix *A, ps_matrix
     ps__begin(ctx);
     ps__uplo u;
     PS__TRY(ps__parse_uplo(ctx, uplo, &u, fn, 2));
-    PS__TRY(check_square(ctx, A, 3, fn));
-    PS__TRY(check_rhs(ctx, A, B, 4, fn));
+    PS__TRY(ps__check_square_matrix(ctx, A, 3, fn));
+    PS__TRY(ps__check_rhs_matrix(ctx, A, B, 4, fn));
     return ps__potrs(ctx, A->dt, u, A->rows, B->cols, ps__matrix_view(A), ps__matrix_view(B));
 }
 
@@ -81,8 +61,8 @@ ps_status ps_mat_posv(ps_context *ctx, char uplo, ps_matrix *A, ps_matrix *B) {
     ps__begin(ctx);
     ps__uplo u;
     PS__TRY(ps__parse_uplo(ctx, uplo, &u, fn, 2));
-    PS__TRY(check_square(ctx, A, 3, fn));
-    PS__TRY(check_rhs(ctx, A, B, 4, fn));
+    PS__TRY(ps__check_square_matrix(ctx, A, 3, fn));
+    PS__TRY(ps__check_rhs_matrix(ctx, A, B, 4, fn));
     return mat_factor_solve(ctx, fn, u, A, B);
 }
 

@@ -37,22 +37,6 @@ ps_status ps_mat_getrf(ps_context *ctx, ps_matrix *A, int *ipiv) {
     return st;
 }
 
-/* Checks shared by ps_mat_getrs and ps_mat_gesv: A square, B with A's rows and dtype. */
-static ps_status check_solve_pair(ps_context *ctx, const ps_matrix *A, int pa, const ps_matrix *B,
-                                  int pb, const char *fn) {
-    PS__TRY(ps__check_matrix(ctx, A, pa, fn, "A"));
-    PS__TRY(ps__check_matrix(ctx, B, pb, fn, "B"));
-    if (A->rows != A->cols)
-        return ps__bad_arg(ctx, pa, "%s: A is %d x %d, not square", fn, A->rows, A->cols);
-    if (B->rows != A->rows)
-        return ps__bad_arg(ctx, pb, "%s: B has %d rows but A is of order %d", fn, B->rows, A->rows);
-    if (A->dt != B->dt) {
-        ps__bad_arg(ctx, pb, "%s: A and B differ in precision", fn);
-        return PS_ERR_DTYPE_MISMATCH;
-    }
-    return PS_SUCCESS;
-}
-
 ps_status ps_mat_getrs(ps_context *ctx, char trans, const ps_matrix *LU, const int *ipiv,
                        ps_matrix *B) {
     static const char fn[] = "ps_mat_getrs";
@@ -60,7 +44,8 @@ ps_status ps_mat_getrs(ps_context *ctx, char trans, const ps_matrix *LU, const i
     ps__begin(ctx);
     ps__trans t;
     PS__TRY(ps__parse_trans(ctx, trans, &t, fn, 2));
-    PS__TRY(check_solve_pair(ctx, LU, 3, B, 5, fn));
+    PS__TRY(ps__check_square_matrix(ctx, LU, 3, fn));
+    PS__TRY(ps__check_rhs_matrix(ctx, LU, B, 5, fn));
     int n = LU->rows;
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 4, "%s: ipiv is NULL", fn);
     PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 4));
@@ -79,7 +64,8 @@ ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
     static const char fn[] = "ps_mat_gesv";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
     ps__begin(ctx);
-    PS__TRY(check_solve_pair(ctx, A, 2, B, 4, fn));
+    PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
+    PS__TRY(ps__check_rhs_matrix(ctx, A, B, 4, fn));
     int n = A->rows;
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 3, "%s: ipiv is NULL", fn);
 

@@ -132,3 +132,23 @@ int ps_matrix_ld(const ps_matrix *m) {
 ps_dtype ps_matrix_dtype(const ps_matrix *m) {
     return m ? (ps_dtype)m->dt : PS_DOUBLE;
 }
+
+ps_status ps__check_square_matrix(ps_context *ctx, const ps_matrix *A, int pos, const char *fn) {
+    PS__TRY(ps__check_matrix(ctx, A, pos, fn, "A"));
+    if (A->rows != A->cols)
+        return ps__bad_arg(ctx, pos, "%s: A is %d x %d, not square", fn, A->rows, A->cols);
+    return PS_SUCCESS;
+}
+
+ps_status ps__check_rhs_matrix(ps_context *ctx, const ps_matrix *A, const ps_matrix *B, int pos,
+                               const char *fn) {
+    PS__TRY(ps__check_matrix(ctx, B, pos, fn, "B"));
+    if (B->rows != A->rows)
+        return ps__bad_arg(ctx, pos, "%s: B has %d rows but A is of order %d", fn, B->rows,
+                           A->rows);
+    if (A->dt != B->dt) {
+        ps__bad_arg(ctx, pos, "%s: A and B differ in precision", fn);
+        return PS_ERR_DTYPE_MISMATCH;
+    }
+    return PS_SUCCESS;
+}

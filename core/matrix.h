@@ -22,4 +22,10 @@ static inline ps__mat ps__matrix_view(const ps_matrix *m) {
 ps_status ps__check_matrix(ps_context *ctx, const ps_matrix *m, int pos, const char *fn,
                            const char *name);
 
+/* A (argument pos) is usable and square. */
+ps_status ps__check_square_matrix(ps_context *ctx, const ps_matrix *A, int pos, const char *fn);
+/* B (argument pos) is usable, has A's rows and A's dtype (PS_ERR_DTYPE_MISMATCH otherwise). */
+ps_status ps__check_rhs_matrix(ps_context *ctx, const ps_matrix *A, const ps_matrix *B, int pos,
+                               const char *fn);
+
 #endif

@@ -247,26 +247,6 @@ static ps_status wz_solve(ps__scratch *s, ps__dtype dt, int n, int nrhs, ps__mat
 
 /* ---- device matrices ---- */
 
-static ps_status check_square(ps_context *ctx, const ps_matrix *A, int pos, const char *fn) {
-    PS__TRY(ps__check_matrix(ctx, A, pos, fn, "A"));
-    if (A->rows != A->cols)
-        return ps__bad_arg(ctx, pos, "%s: A is %d x %d, not square", fn, A->rows, A->cols);
-    return PS_SUCCESS;
-}
-
-static ps_status check_rhs(ps_context *ctx, const ps_matrix *A, const ps_matrix *B, int pos,
-                           const char *fn) {
-    PS__TRY(ps__check_matrix(ctx, B, pos, fn, "B"));
-    if (B->rows != A->rows)
-        return ps__bad_arg(ctx, pos, "%s: B has %d rows but A is of order %d", fn, B->rows,
-                           A->rows);
-    if (A->dt != B->dt) {
-        ps__bad_arg(ctx, pos, "%s: A and B differ in precision", fn);
-        return PS_ERR_DTYPE_MISMATCH;
-    }
-    return PS_SUCCESS;
-}
-
 /* wztrf (B NULL) or wzsv on device matrices. */
 static ps_status mat_factor_solve(ps_context *ctx, const char *fn, ps_matrix *A, int *ipiv,
                                   ps_matrix *B) {
@@ -288,7 +268,7 @@ ps_status ps_mat_wztrf(ps_context *ctx, ps_matrix *A, int *ipiv) {
     static const char fn[] = "ps_mat_wztrf";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
     ps__begin(ctx);
-    PS__TRY(check_square(ctx, A, 2, fn));
+    PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
     if (!ipiv && A->rows > 0) return ps__bad_arg(ctx, 3, "%s: ipiv is NULL", fn);
     return mat_factor_solve(ctx, fn, A, ipiv, NULL);
 }
@@ -297,8 +277,8 @@ ps_status ps_mat_wztrs(ps_context *ctx, const ps_matrix *WZ, const int *ipiv, ps
     static const char fn[] = "ps_mat_wztrs";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
     ps__begin(ctx);
-    PS__TRY(check_square(ctx, WZ, 2, fn));
-    PS__TRY(check_rhs(ctx, WZ, B, 4, fn));
+    PS__TRY(ps__check_square_matrix(ctx, WZ, 2, fn));
+    PS__TRY(ps__check_rhs_matrix(ctx, WZ, B, 4, fn));
     int n = WZ->rows;
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 3, "%s: ipiv is NULL", fn);
     if (n == 0 || B->cols == 0) return PS_SUCCESS;
@@ -316,8 +296,8 @@ ps_status ps_mat_wzsv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
     static const char fn[] = "ps_mat_wzsv";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
     ps__begin(ctx);
-    PS__TRY(check_square(ctx, A, 2, fn));
-    PS__TRY(check_rhs(ctx, A, B, 4, fn));
+    PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
+    PS__TRY(ps__check_rhs_matrix(ctx, A, B, 4, fn));
     if (!ipiv && A->rows > 0) return ps__bad_arg(ctx, 3, "%s: ipiv is NULL", fn);
     return mat_factor_solve(ctx, fn, A, ipiv, B);
 }
