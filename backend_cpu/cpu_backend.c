@@ -189,6 +189,9 @@ static const ps__backend_ops cpu_ops = {
     .wz_panel_width = cpu_wz_panel_width,
     .wz_reorder = ps__cpu_wz_reorder,
     .wz_zsolve = ps__cpu_wz_zsolve,
+    .trmm = ps__cpu_trmm,
+    .colswp = ps__cpu_colswp,
+    .gj_stripe_update = ps__cpu_gj_stripe_update,
 };
 
 const ps__backend_ops *ps__cpu_backend_ops(void) {

@@ -222,7 +222,8 @@ static ps_status cuda_upload(ps__backend *be, ps__dtype dt, int rows, int cols, 
                     cudaMemcpy2DAsync(d, (size_t)dst.ld * es, host, (size_t)ldh * es, width,
                                       (size_t)cols, cudaMemcpyHostToDevice, st->stream),
                     "cudaMemcpy2DAsync (upload)");
-        return cuda_sync(be);
+        PS_CUDA_TRY(be, cudaStreamSynchronize(st->stream), "cudaStreamSynchronize (upload)");
+        return PS_SUCCESS;
     }
     for (int c0 = 0, chunk = 0; c0 < cols; c0 += per, chunk++) {
         int b = chunk % 2, nc = cols - c0 < per ? cols - c0 : per;
@@ -238,7 +239,9 @@ static ps_status cuda_upload(ps__backend *be, ps__dtype dt, int rows, int cols, 
                     "cudaMemcpy2DAsync (upload)");
         PS_CUDA_TRY(be, cudaEventRecord(st->staged[b], st->stream), "cudaEventRecord");
     }
-    return cuda_sync(be);
+    /* the context's stream only: an upload must not wait for work on the other lane */
+    PS_CUDA_TRY(be, cudaStreamSynchronize(st->stream), "cudaStreamSynchronize (upload)");
+    return PS_SUCCESS;
 }
 
 static ps_status cuda_download(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
@@ -253,7 +256,8 @@ static ps_status cuda_download(ps__backend *be, ps__dtype dt, int rows, int cols
                     cudaMemcpy2DAsync(host, (size_t)ldh * es, s, (size_t)src.ld * es, width,
                                       (size_t)cols, cudaMemcpyDeviceToHost, st->stream),
                     "cudaMemcpy2DAsync (download)");
-        return cuda_sync(be);
+        PS_CUDA_TRY(be, cudaStreamSynchronize(st->stream), "cudaStreamSynchronize (download)");
+        return PS_SUCCESS;
     }
     /* DMA chunk k into one staging buffer while the host copies chunk k-1 out of the other */
     int chunks = (cols + per - 1) / per;

@@ -92,7 +92,12 @@ typedef enum ps__side { PS__LEFT = 0, PS__RIGHT = 1 } ps__side;
 typedef enum ps__diag { PS__NONUNIT = 0, PS__UNIT = 1 } ps__diag;
 
 /* Which algorithm a tuning question is about (block_size entry). */
-typedef enum ps__algo { PS__ALGO_LU = 0, PS__ALGO_WZ = 1 } ps__algo;
+typedef enum ps__algo {
+    PS__ALGO_LU = 0,
+    PS__ALGO_WZ = 1,
+    PS__ALGO_GJ = 2,       /* blocked Gauss-Jordan inversion (gjinv) */
+    PS__ALGO_GJ_STRIPE = 3 /* stripe height of the striped Gauss-Jordan solver (gjsv) */
+} ps__algo;
 
 typedef struct ps__backend_ops ps__backend_ops;
 
@@ -279,6 +284,25 @@ struct ps__backend_ops {
      */
     ps_status (*wz_zsolve)(ps__backend *be, ps__dtype dt, int nb, int nrhs, ps__mat z, ps__vec zsub,
                            ps__mat x);
+
+    /* BLAS trmm, in place: b = alpha op(a) b (side left) or alpha b op(a) (side right), a
+     * triangular (m x m or n x n), b m x n. */
+    ps_status (*trmm)(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
+                      ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b);
+    /* Column interchanges of the nrows x ? view a: for k = k1..k2-1 (forward, or k2-1..k1 when
+     * forward is 0) swap columns k and ipiv[k] (int32 buffer, entry k1 at element ipiv_off,
+     * 0-based column indices of a). getri and the Gauss-Jordan inverse undo their row pivoting
+     * with it, backwards. */
+    ps_status (*colswp)(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
+                        const void *ipiv, size_t ipiv_off, int forward);
+    /*
+     * Custom kernel, the striped Gauss-Jordan solver's tile update (core/gjsv.c): jk -= ji ik,
+     * where ji (m x s) stacks the JI tiles of every stripe being updated, ik (s x ncols) is the
+     * pivot stripe's IK tile and jk (m x ncols) the JK tiles. One call updates all those stripes
+     * at once (their tiles are independent); s is the stripe height (at most 1024).
+     */
+    ps_status (*gj_stripe_update)(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
+                                  ps__mat ji, ps__mat ik, ps__mat jk);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -7,6 +7,7 @@
  * The defaults favour obviously-right over fast: getrf_panel reads each pivot back to the host.
  */
 #include "backend.h"
+#include "backend_defaults_gj.h"
 #include "backend_defaults_wz.h"
 
 #include <float.h>
@@ -240,6 +241,9 @@ static const ps__backend_ops defaults = {
     .wz_panel_width = ps__default_wz_panel_width,
     .wz_reorder = ps__default_wz_reorder,
     .wz_zsolve = ps__default_wz_zsolve,
+    .trmm = ps__default_trmm,
+    .colswp = ps__default_colswp,
+    .gj_stripe_update = ps__default_gj_stripe_update,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -269,7 +273,8 @@ static const entry_info optional[] = {
     PS__ENTRY(lane_wait),     PS__ENTRY(potrf_panel),    PS__ENTRY(potrf_width),
     PS__ENTRY(axpby),         PS__ENTRY(vmul),           PS__ENTRY(wz_corner),
     PS__ENTRY(wz_panel),      PS__ENTRY(wz_panel_width), PS__ENTRY(wz_reorder),
-    PS__ENTRY(wz_zsolve),
+    PS__ENTRY(wz_zsolve),     PS__ENTRY(trmm),           PS__ENTRY(colswp),
+    PS__ENTRY(gj_stripe_update),
 };
 #undef PS__ENTRY
 

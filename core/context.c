@@ -78,6 +78,7 @@ static ps_status create_context(ps_context **out, ps_backend_kind kind, int nb,
         st = tuning_from_env("PORTSOLVE_WZ_PANEL_WIDTH", &ctx->wz_panel_width, create_error,
                              sizeof create_error);
     if (!st) st = ps__wz_options_from_env(ctx, create_error, sizeof create_error);
+    if (!st) st = ps__gj_options_from_env(ctx, create_error, sizeof create_error);
     if (st) {
         free(ctx);
         return st;
@@ -158,6 +159,7 @@ void *ps_context_native_queue(const ps_context *ctx) {
 
 void ps_context_destroy(ps_context *ctx) {
     if (!ctx) return;
+    ps_context_destroy(ctx->host);
     ps__backend_close(ctx);
     free(ctx);
 }
@@ -179,6 +181,18 @@ ps_status ps_context_synchronize(ps_context *ctx) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
     ps__begin(ctx);
     return ctx->be.ops->sync(&ctx->be);
+}
+
+ps_status ps__context_host(ps_context *ctx, ps_context **host) {
+    if (!ctx->host) {
+        ps__open_request req = {NULL, 0, NULL, NULL};
+        ps_status st = create_context(&ctx->host, PS_BACKEND_CPU, ctx->lu_block_size, &req);
+        if (st)
+            return ps__fail(ctx, st, "could not open the CPU backend for the host panels: %s",
+                            create_error);
+    }
+    *host = ctx->host;
+    return PS_SUCCESS;
 }
 
 void ps__begin(ps_context *ctx) {

@@ -16,6 +16,10 @@ struct ps_context {
     int wz_pivoting;     /* 1 unless PORTSOLVE_WZ_PIVOTING=0 or the options say so */
     int wz_block_size;   /* 0: automatic (PORTSOLVE_WZ_NB) */
     int wz_panel_width;  /* 0: the backend's; PORTSOLVE_WZ_PANEL_WIDTH overrides (tuning) */
+    int gj_variant;      /* ps_gj_variant: PORTSOLVE_GJ_VARIANT or ps_context_set_gj_options */
+    int gj_block_size;   /* 0: automatic (PORTSOLVE_GJ_NB) */
+    int gj_stripe_size;  /* 0: automatic (PORTSOLVE_GJ_STRIPE) */
+    struct ps_context *host; /* a CPU context for the hybrid variants, created on first use */
     char last_error[PS__ERROR_SIZE];
     int last_info;
     /* Resource accounting: live device buffers, and a test hook that makes the n-th next
@@ -63,6 +67,13 @@ void ps__scratch_end(ps__scratch *s);
 
 /* Reads PORTSOLVE_WZ_VARIANT, PORTSOLVE_WZ_PIVOTING and PORTSOLVE_WZ_NB (wz_api.c). */
 ps_status ps__wz_options_from_env(ps_context *ctx, char *msg, size_t size);
+
+/* Reads PORTSOLVE_GJ_VARIANT, PORTSOLVE_GJ_NB and PORTSOLVE_GJ_STRIPE (gj_api.c). */
+ps_status ps__gj_options_from_env(ps_context *ctx, char *msg, size_t size);
+
+/* The context's CPU companion, which factors panels on the host for the hybrid variants; created
+ * on first use and destroyed with ctx. */
+ps_status ps__context_host(ps_context *ctx, ps_context **host);
 
 /* Test hook: the n-th next allocation fails (n >= 1); 0 turns it off. */
 void ps__context_fail_nth_alloc(ps_context *ctx, int n);

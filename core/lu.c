@@ -71,6 +71,11 @@ static ps_status panel_factor(ps_context *ctx, ps__dtype dt, int m, ps__mat a, i
     return ops->laswp(be, dt, n1, ps__mat_at(a, 0, j), j + n1, j + n, ipiv, (size_t)(j + n1), 1);
 }
 
+ps_status ps__lu_panel(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int w, void *ipiv,
+                       void *info) {
+    return panel_factor(ctx, dt, m, a, j, w, ipiv, info, &lu_kind);
+}
+
 /* Applies panel j (jb wide, factored, pivots in ipiv) to the columns [c0, c0 + cw): its row
  * swaps, the block row of U, and the update of the rows below. */
 static ps_status update_columns(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int jb,

@@ -31,6 +31,11 @@ typedef struct ps__factor_kind {
  * with look-ahead on backends with two lanes. Pivots as ps__getrf; info is not reset. */
 ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                              void *info, int nb, const ps__factor_kind *kind);
+/* The recursive LU panel of ps__getrf on its own: factors columns j..j+w-1, rows j..m-1 of the
+ * whole-matrix view a, swapping rows within those columns only; pivots (absolute 0-based rows)
+ * go to ipiv[j..j+w-1], the first exactly zero pivot's 1-based column to info (if unset). */
+ps_status ps__lu_panel(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int w, void *ipiv,
+                       void *info);
 /* Sets a device info word to 0. */
 ps_status ps__zero_info(ps_context *ctx, void *info);
 /* The block size ps__getrf uses for an m x n matrix. */

@@ -256,6 +256,51 @@ PS_API ps_status ps_dwzsv(ps_context *ctx, int n, int nrhs, double *A, int lda, 
                           double *B, int ldb);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Matrix inversion and Gauss-Jordan.                                                          */
+/* getri: the inverse from getrf's factors and pivots (LAPACK dgetri); a zero U(i,i) is         */
+/* PS_ERR_SINGULAR with info = i and A left as it was.                                          */
+/* gjinv: the inverse in place by blocked Gauss-Jordan elimination with partial pivoting        */
+/* (Ezzatti, Quintana-Orti and Remon); a pivot that is exactly zero is PS_ERR_SINGULAR with     */
+/* info = its column, and A is left as it was.                                                  */
+/* gjsv: solves A X = B by the striped Gauss-Jordan algorithm (stripes of rows, partial         */
+/* pivoting within the pivot column, several right-hand sides): B is overwritten by X and A by  */
+/* the forward pass's row echelon form (U on and above the diagonal, the multipliers below, as  */
+/* getrf leaves them; the interchanges are not returned). Singular: as gjinv, A and B left as   */
+/* they were. All three refuse NaN/Inf input (PS_ERR_NON_FINITE) in the host drivers.          */
+
+typedef enum ps_gj_variant {
+    PS_GJ_DEVICE = 0,    /* default: everything on the backend (look-ahead on two lanes) */
+    PS_GJ_HYBRID = 1,    /* panels factored on the host CPU, updates on the device */
+    PS_GJ_CONCURRENT = 2 /* hybrid, with the next panel on the host during the device's update */
+} ps_gj_variant;
+
+typedef struct ps_gj_options {
+    ps_gj_variant variant; /* gjinv; PORTSOLVE_GJ_VARIANT=device|hybrid|concurrent */
+    int block_size;        /* gjinv block columns, 0 automatic (per backend and n); PORTSOLVE_GJ_NB */
+    int stripe_size;       /* gjsv rows per stripe, 0 automatic, at most 1024; PORTSOLVE_GJ_STRIPE */
+} ps_gj_options;
+
+/* The context's Gauss-Jordan options (from the environment at creation) and their replacement.
+ * On the CPU backend the three variants are one computation. */
+PS_API ps_gj_options ps_context_gj_options(const ps_context *ctx);
+PS_API ps_status ps_context_set_gj_options(ps_context *ctx, const ps_gj_options *opts);
+PS_API const char *ps_gj_variant_name(ps_gj_variant v);
+/* Parses "device", "hybrid" or "concurrent" (any case). */
+PS_API ps_status ps_gj_variant_from_name(const char *name, ps_gj_variant *v);
+
+PS_API ps_status ps_mat_getri(ps_context *ctx, ps_matrix *A, const int *ipiv);
+PS_API ps_status ps_mat_gjinv(ps_context *ctx, ps_matrix *A);
+PS_API ps_status ps_mat_gjsv(ps_context *ctx, ps_matrix *A, ps_matrix *B);
+
+PS_API ps_status ps_sgetri(ps_context *ctx, int n, float *A, int lda, const int *ipiv);
+PS_API ps_status ps_dgetri(ps_context *ctx, int n, double *A, int lda, const int *ipiv);
+PS_API ps_status ps_sgjinv(ps_context *ctx, int n, float *A, int lda);
+PS_API ps_status ps_dgjinv(ps_context *ctx, int n, double *A, int lda);
+PS_API ps_status ps_sgjsv(ps_context *ctx, int n, int nrhs, float *A, int lda, float *B, int ldb);
+PS_API ps_status ps_dgjsv(ps_context *ctx, int n, int nrhs, double *A, int lda, double *B,
+                          int ldb);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Iterative solvers on a dense A: x holds the initial guess on entry and the solution on exit. */
 /* Each iteration runs on the device; only the scalars the method needs come back to the host. */
 /* Success means the true relative residual ||b - A x||_2 / ||b||_2 of the returned x is at    */

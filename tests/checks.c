@@ -141,3 +141,24 @@ double ps_check_wz_ratio(ps_dtype dt, int n, const void *A, int lda, const void 
     if (anorm == 0) return resid == 0 ? 0 : 1 / ps_test_eps(dt);
     return resid / anorm / n / ps_test_eps(dt);
 }
+
+double ps_check_inverse_ratio(ps_dtype dt, int n, const void *A, int lda, const void *X, int ldx) {
+    if (n == 0) return 0;
+    double *a = malloc(sizeof *a * (size_t)n * n), *x = malloc(sizeof *x * (size_t)n * n);
+    double *r = malloc(sizeof *r * (size_t)n * n);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            a[i + (size_t)j * n] = ps_test_get(dt, A, lda, i, j);
+            x[i + (size_t)j * n] = ps_test_get(dt, X, ldx, i, j);
+            r[i + (size_t)j * n] = i == j ? 1.0 : 0.0;
+        }
+    /* R = I - A X in double: the data's rounding is the only error measured */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, -1.0, a, n, x, n, 1.0, r, n);
+    double rnorm = ps_test_norm1(PS_DOUBLE, n, n, r, n), anorm = ps_test_norm1(PS_DOUBLE, n, n, a, n);
+    double xnorm = ps_test_norm1(PS_DOUBLE, n, n, x, n);
+    free(a), free(x), free(r);
+    double eps = ps_test_eps(dt);
+    if (anorm == 0 || xnorm == 0) return rnorm == 0 ? 0 : 1 / eps;
+    double ratio = rnorm / anorm / xnorm / n / eps;
+    return ratio == ratio ? ratio : INFINITY; /* NaN fails */
+}

@@ -26,4 +26,6 @@ double ps_check_chol_ratio(ps_dtype dt, char uplo, int n, const void *A, int lda
  * interchanges applied in step order: row k, then row n-1-k, for k = 0, 1, ...). */
 double ps_check_wz_ratio(ps_dtype dt, int n, const void *A, int lda, const void *F, int ldf,
                          const int *ipiv);
+/* ||I - A X||_1 / (||A||_1 ||X||_1 n eps) for a computed inverse X (LAPACK dget03). */
+double ps_check_inverse_ratio(ps_dtype dt, int n, const void *A, int lda, const void *X, int ldx);
 #endif

@@ -1,0 +1,341 @@
+/*
+ * Inversion and Gauss-Jordan at the public levels: ps_mat_getri/gjinv/gjsv on device matrices,
+ * the host drivers ps_?getri/gjinv/gjsv, and the Gauss-Jordan options. gjinv and gjsv work on
+ * private copies (a device workspace, or the staging copy of the host drivers), so a singular
+ * matrix leaves the caller's arrays as they were; getri checks U's diagonal before it writes.
+ */
+#include "check.h"
+#include "gj.h"
+#include "lu.h"
+#include "matrix.h"
+#include "staging.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- options ---- */
+
+const char *ps_gj_variant_name(ps_gj_variant v) {
+    switch (v) {
+    case PS_GJ_DEVICE:
+        return "device";
+    case PS_GJ_HYBRID:
+        return "hybrid";
+    case PS_GJ_CONCURRENT:
+        return "concurrent";
+    }
+    return "unknown";
+}
+
+ps_status ps_gj_variant_from_name(const char *name, ps_gj_variant *v) {
+    static const ps_gj_variant all[] = {PS_GJ_DEVICE, PS_GJ_HYBRID, PS_GJ_CONCURRENT};
+    if (!name || !v) return PS_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        const char *s = ps_gj_variant_name(all[i]), *t = name;
+        while (*s && *t && tolower((unsigned char)*t) == *s) s++, t++;
+        if (!*s && !*t) {
+            *v = all[i];
+            return PS_SUCCESS;
+        }
+    }
+    return PS_ERR_INVALID_ARGUMENT;
+}
+
+ps_gj_options ps_context_gj_options(const ps_context *ctx) {
+    ps_gj_options o = {PS_GJ_DEVICE, 0, 0};
+    if (ctx) {
+        o.variant = (ps_gj_variant)ctx->gj_variant;
+        o.block_size = ctx->gj_block_size;
+        o.stripe_size = ctx->gj_stripe_size;
+    }
+    return o;
+}
+
+#define PS__GJ_MAX_NB     4096
+#define PS__GJ_MAX_STRIPE 1024
+
+ps_status ps_context_set_gj_options(ps_context *ctx, const ps_gj_options *opts) {
+    static const char fn[] = "ps_context_set_gj_options";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    if (!opts) return ps__bad_arg(ctx, 2, "%s: opts is NULL", fn);
+    if (opts->variant != PS_GJ_DEVICE && opts->variant != PS_GJ_HYBRID &&
+        opts->variant != PS_GJ_CONCURRENT)
+        return ps__bad_arg(ctx, 2, "%s: variant=%d is not a ps_gj_variant", fn, (int)opts->variant);
+    if (opts->block_size < 0 || opts->block_size > PS__GJ_MAX_NB)
+        return ps__bad_arg(ctx, 2, "%s: block_size=%d is not 0 (automatic) or 1..%d", fn,
+                           opts->block_size, PS__GJ_MAX_NB);
+    if (opts->stripe_size < 0 || opts->stripe_size > PS__GJ_MAX_STRIPE)
+        return ps__bad_arg(ctx, 2, "%s: stripe_size=%d is not 0 (automatic) or 1..%d", fn,
+                           opts->stripe_size, PS__GJ_MAX_STRIPE);
+    ctx->gj_variant = opts->variant;
+    ctx->gj_block_size = opts->block_size;
+    ctx->gj_stripe_size = opts->stripe_size;
+    return PS_SUCCESS;
+}
+
+static ps_status size_from_env(const char *name, int max, int *out, char *msg, size_t size) {
+    const char *v = getenv(name);
+    if (!v || !*v) return PS_SUCCESS;
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*end || x < 1 || x > max) {
+        snprintf(msg, size, "%s='%s' is not a size from 1 to %d", name, v, max);
+        return PS_ERR_INVALID_ARGUMENT;
+    }
+    *out = (int)x;
+    return PS_SUCCESS;
+}
+
+ps_status ps__gj_options_from_env(ps_context *ctx, char *msg, size_t size) {
+    ctx->gj_variant = PS_GJ_DEVICE;
+    ctx->gj_block_size = 0;
+    ctx->gj_stripe_size = 0;
+    const char *v = getenv("PORTSOLVE_GJ_VARIANT");
+    if (v && *v) {
+        ps_gj_variant var;
+        if (ps_gj_variant_from_name(v, &var)) {
+            snprintf(msg, size,
+                     "PORTSOLVE_GJ_VARIANT='%s' is not a Gauss-Jordan variant; accepted: device, "
+                     "hybrid, concurrent",
+                     v);
+            return PS_ERR_INVALID_ARGUMENT;
+        }
+        ctx->gj_variant = var;
+    }
+    PS__TRY(size_from_env("PORTSOLVE_GJ_NB", PS__GJ_MAX_NB, &ctx->gj_block_size, msg, size));
+    return size_from_env("PORTSOLVE_GJ_STRIPE", PS__GJ_MAX_STRIPE, &ctx->gj_stripe_size, msg, size);
+}
+
+int ps__gj_block_size(ps_context *ctx, ps__dtype dt, int n) {
+    if (ctx->gj_block_size > 0) return ctx->gj_block_size;
+    int nb = ctx->be.ops->block_size(&ctx->be, PS__ALGO_GJ, dt, n);
+    return nb > 0 ? nb : 128;
+}
+
+int ps__gj_stripe_size(ps_context *ctx, ps__dtype dt, int n) {
+    if (ctx->gj_stripe_size > 0) return ctx->gj_stripe_size;
+    int s = ctx->be.ops->block_size(&ctx->be, PS__ALGO_GJ_STRIPE, dt, n);
+    return s > 0 && s <= PS__GJ_MAX_STRIPE ? s : 128;
+}
+
+/* ---- shared pieces ---- */
+
+static ps_status singular(ps_context *ctx, const char *fn, int info, const char *what) {
+    ctx->last_info = info;
+    return ps__fail(ctx, PS_ERR_SINGULAR, "%s: %s %d is exactly zero, so the matrix is singular "
+                                          "(info=%d)",
+                    fn, what, info, info);
+}
+
+/* The first exact zero on the diagonal of the n x n view a (1-based), or 0. */
+static ps_status zero_on_diagonal(ps__scratch *s, ps__dtype dt, int n, ps__mat a, int *first) {
+    ps_context *ctx = s->ctx;
+    size_t *offs;
+    double *vals; /* room for n doubles holds n floats too */
+    *first = 0;
+    PS__TRY(ps__scratch_host(s, (size_t)n * sizeof *offs, (void **)&offs));
+    PS__TRY(ps__scratch_host(s, (size_t)n * sizeof *vals, (void **)&vals));
+    for (int i = 0; i < n; i++) offs[i] = a.off + (size_t)i * ((size_t)a.ld + 1);
+    PS__TRY(ctx->be.ops->read_elements(&ctx->be, dt, a.buf, n, offs, vals));
+    for (int i = 0; i < n && !*first; i++) {
+        double d = dt == PS__DOUBLE ? vals[i] : (double)((const float *)vals)[i];
+        if (d == 0) *first = i + 1;
+    }
+    return PS_SUCCESS;
+}
+
+/* getri on the device view a (n x n, getrf's factors) with 1-based host pivots. */
+static ps_status run_getri(ps__scratch *s, ps__dtype dt, int n, ps__mat a, const int *ipiv,
+                           const char *fn) {
+    ps_context *ctx = s->ctx;
+    int first;
+    void *dev_ipiv;
+    PS__TRY(zero_on_diagonal(s, dt, n, a, &first));
+    if (first) return singular(ctx, fn, first, "the diagonal element of U in row");
+    PS__TRY(ps__upload_pivots(s, n, ipiv, &dev_ipiv));
+    return ps__getri(ctx, dt, n, a, dev_ipiv, ps__lu_block_size(ctx, dt, n, n));
+}
+
+/* gjinv on a private device copy w of the matrix; the caller copies w back on success. */
+static ps_status run_gjinv(ps__scratch *s, ps__dtype dt, int n, ps__mat w, const char *fn) {
+    ps_context *ctx = s->ctx;
+    void *dev_ipiv;
+    int info = 0;
+    PS__TRY(ps__scratch_dev(s, (size_t)n * sizeof(int32_t), &dev_ipiv));
+    PS__TRY(ps__gjinv(ctx, dt, n, w, ps__gj_block_size(ctx, dt, n),
+                      (ps__gj_where)ctx->gj_variant, dev_ipiv, &info));
+    if (info) return singular(ctx, fn, info, "the Gauss-Jordan pivot of column");
+    return PS_SUCCESS;
+}
+
+static ps_status run_gjsv(ps__scratch *s, ps__dtype dt, int n, int nrhs, ps__mat a, ps__mat b,
+                          const char *fn) {
+    ps_context *ctx = s->ctx;
+    void *dev_ipiv;
+    int info = 0;
+    PS__TRY(ps__scratch_dev(s, (size_t)n * sizeof(int32_t), &dev_ipiv));
+    PS__TRY(ps__gjsv(ctx, dt, n, nrhs, a, b, ps__gj_stripe_size(ctx, dt, n), dev_ipiv, &info));
+    if (info) return singular(ctx, fn, info, "the Gauss-Jordan pivot of column");
+    return PS_SUCCESS;
+}
+
+/* A device copy of the rows x cols view src, released with the scratch. */
+static ps_status private_copy(ps__scratch *s, ps__dtype dt, int rows, int cols, ps__mat src,
+                              ps__mat *copy) {
+    ps_context *ctx = s->ctx;
+    void *buf;
+    int ld = rows > 0 ? rows : 1;
+    PS__TRY(ps__scratch_dev(s, (size_t)ld * (size_t)(cols > 0 ? cols : 1) *
+                                   ps__dtype_size(dt), &buf));
+    *copy = (ps__mat){buf, 0, ld};
+    return ctx->be.ops->copy2d(&ctx->be, dt, rows, cols, src, *copy);
+}
+
+/* ---- device matrices ---- */
+
+ps_status ps_mat_getri(ps_context *ctx, ps_matrix *A, const int *ipiv) {
+    static const char fn[] = "ps_mat_getri";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
+    int n = A->rows;
+    if (!ipiv && n > 0) return ps__bad_arg(ctx, 3, "%s: ipiv is NULL", fn);
+    if (n == 0) return PS_SUCCESS;
+    PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 3));
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps_status st = run_getri(&s, A->dt, n, ps__matrix_view(A), ipiv, fn);
+    ps__scratch_end(&s);
+    return st;
+}
+
+ps_status ps_mat_gjinv(ps_context *ctx, ps_matrix *A) {
+    static const char fn[] = "ps_mat_gjinv";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
+    int n = A->rows;
+    if (n == 0) return PS_SUCCESS;
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps__mat w;
+    ps_status st = private_copy(&s, A->dt, n, n, ps__matrix_view(A), &w);
+    if (!st) st = run_gjinv(&s, A->dt, n, w, fn);
+    if (!st) st = ctx->be.ops->copy2d(&ctx->be, A->dt, n, n, w, ps__matrix_view(A));
+    if (!st) st = ctx->be.ops->sync(&ctx->be);
+    ps__scratch_end(&s);
+    return st;
+}
+
+ps_status ps_mat_gjsv(ps_context *ctx, ps_matrix *A, ps_matrix *B) {
+    static const char fn[] = "ps_mat_gjsv";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
+    PS__TRY(ps__check_rhs_matrix(ctx, A, B, 3, fn));
+    int n = A->rows, nrhs = B->cols;
+    if (n == 0) return PS_SUCCESS;
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps__mat a, b;
+    ps_status st = private_copy(&s, A->dt, n, n, ps__matrix_view(A), &a);
+    if (!st) st = private_copy(&s, A->dt, n, nrhs, ps__matrix_view(B), &b);
+    if (!st) st = run_gjsv(&s, A->dt, n, nrhs, a, b, fn);
+    if (!st) st = ctx->be.ops->copy2d(&ctx->be, A->dt, n, n, a, ps__matrix_view(A));
+    if (!st) st = ctx->be.ops->copy2d(&ctx->be, A->dt, n, nrhs, b, ps__matrix_view(B));
+    if (!st) st = ctx->be.ops->sync(&ctx->be);
+    ps__scratch_end(&s);
+    return st;
+}
+
+/* ---- host drivers ---- */
+
+/* The checks of an order-n matrix argument A (position pos) with leading dimension lda. */
+static ps_status check_square(ps_context *ctx, ps__dtype dt, const char *fn, int n, const void *A,
+                              int lda, int pos) {
+    if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
+    if (!A && n > 0) return ps__bad_arg(ctx, pos, "%s: A is NULL", fn);
+    if (lda < ps__max1(n))
+        return ps__bad_arg(ctx, pos + 1, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    return ps__check_dtype_supported(ctx, dt, fn);
+}
+
+static ps_status host_getri(ps_context *ctx, ps__dtype dt, const char *fn, int n, void *A, int lda,
+                            const int *ipiv) {
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    PS__TRY(check_square(ctx, dt, fn, n, A, lda, 3));
+    if (!ipiv && n > 0) return ps__bad_arg(ctx, 5, "%s: ipiv is NULL", fn);
+    if (n == 0) return PS_SUCCESS;
+    PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 5));
+    PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 3));
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps__staged a;
+    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 0, &a);
+    if (!st) st = run_getri(&s, dt, n, a.dev, ipiv, fn);
+    if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
+    ps__scratch_end(&s);
+    return st;
+}
+
+static ps_status host_gjinv(ps_context *ctx, ps__dtype dt, const char *fn, int n, void *A,
+                            int lda) {
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    PS__TRY(check_square(ctx, dt, fn, n, A, lda, 3));
+    if (n == 0) return PS_SUCCESS;
+    PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 3));
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps__staged a;
+    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 0, &a);
+    if (!st) st = run_gjinv(&s, dt, n, a.dev, fn);
+    if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
+    ps__scratch_end(&s);
+    return st;
+}
+
+static ps_status host_gjsv(ps_context *ctx, ps__dtype dt, const char *fn, int n, int nrhs, void *A,
+                           int lda, void *B, int ldb) {
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
+    if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);
+    if (!A && n > 0) return ps__bad_arg(ctx, 4, "%s: A is NULL", fn);
+    if (lda < ps__max1(n))
+        return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 6, "%s: B is NULL", fn);
+    if (ldb < ps__max1(n))
+        return ps__bad_arg(ctx, 7, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
+    PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
+    if (n == 0) return PS_SUCCESS;
+    PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 4));
+    PS__TRY(ps__check_finite(ctx, dt, n, nrhs, B, ldb, fn, "B", 6));
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps__staged a, b;
+    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 0, &a);
+    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &b);
+    if (!st) st = run_gjsv(&s, dt, n, nrhs, a.dev, b.dev, fn);
+    if (!st) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
+    if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
+    ps__scratch_end(&s);
+    return st;
+}
+
+ps_status ps_sgetri(ps_context *ctx, int n, float *A, int lda, const int *ipiv) {
+    return host_getri(ctx, PS__FLOAT, "ps_sgetri", n, A, lda, ipiv);
+}
+ps_status ps_dgetri(ps_context *ctx, int n, double *A, int lda, const int *ipiv) {
+    return host_getri(ctx, PS__DOUBLE, "ps_dgetri", n, A, lda, ipiv);
+}
+ps_status ps_sgjinv(ps_context *ctx, int n, float *A, int lda) {
+    return host_gjinv(ctx, PS__FLOAT, "ps_sgjinv", n, A, lda);
+}
+ps_status ps_dgjinv(ps_context *ctx, int n, double *A, int lda) {
+    return host_gjinv(ctx, PS__DOUBLE, "ps_dgjinv", n, A, lda);
+}
+ps_status ps_sgjsv(ps_context *ctx, int n, int nrhs, float *A, int lda, float *B, int ldb) {
+    return host_gjsv(ctx, PS__FLOAT, "ps_sgjsv", n, nrhs, A, lda, B, ldb);
+}
+ps_status ps_dgjsv(ps_context *ctx, int n, int nrhs, double *A, int lda, double *B, int ldb) {
+    return host_gjsv(ctx, PS__DOUBLE, "ps_dgjsv", n, nrhs, A, lda, B, ldb);
+}
