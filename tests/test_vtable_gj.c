@@ -1,0 +1,171 @@
+/*
+ * The inversion and Gauss-Jordan vtable entries on the backend given by --backend, and their
+ * portable defaults, against naive loops on host mirrors: trmm (all 16 side/uplo/trans/diag
+ * combinations, the triangle's other half filled with garbage that must not be read), colswp
+ * (forward and backward, exact) and the stripe update jk -= ji ik (stripe heights 1..300,
+ * including ones that do not divide the rows). Views have random offsets and leading dimensions,
+ * and nothing outside a view may change.
+ */
+#include "vtable_harness.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* op(a)(i,j) of a triangular view whose other half holds garbage. */
+static double tri(const tbuf *a, shape s, ps__uplo uplo, ps__diag diag, ps__trans tr, int i, int j) {
+    if (tr == PS__TRANS) {
+        int t = i;
+        i = j;
+        j = t;
+    }
+    if (i == j) return diag == PS__UNIT ? 1.0 : AT(*a, s, i, j);
+    return (uplo == PS__LOWER ? i > j : i < j) ? AT(*a, s, i, j) : 0.0;
+}
+
+/* Expected buffer: the mirror with the view's elements replaced by want (m x n, column-major);
+ * mag: the magnitude each element's rounding is relative to. */
+static int check_view(const char *what, const tbuf *b, shape s, int m, int n, const double *want,
+                      const double *wmag, double tol) {
+    double *e = copy_of(b), *mag = malloc(sizeof(double) * (size_t)b->count);
+    for (int i = 0; i < b->count; i++) mag[i] = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            size_t at = s.off + (size_t)i + (size_t)j * s.ld;
+            e[at] = want[i + (size_t)j * m];
+            mag[at] = wmag[i + (size_t)j * m];
+        }
+    int ok = expect_buffer(what, b, e, mag, tol);
+    free(e), free(mag);
+    return ok;
+}
+
+static void test_trmm(ps__dtype dt) {
+    static const int dims[][2] = {{0, 3}, {3, 0}, {1, 1}, {2, 5}, {5, 3}, {17, 9}, {40, 33}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
+        for (int combo = 0; combo < 32; combo++) {
+            int m = dims[t][0], n = dims[t][1];
+            const ps__backend_ops *ops = combo & 16 ? ps__backend_defaults() : be->ops;
+            ps__side side = combo & 1 ? PS__RIGHT : PS__LEFT;
+            ps__uplo uplo = combo & 2 ? PS__LOWER : PS__UPPER;
+            ps__trans tr = combo & 4 ? PS__TRANS : PS__NOTRANS;
+            ps__diag diag = combo & 8 ? PS__UNIT : PS__NONUNIT;
+            int na = side == PS__LEFT ? m : n;
+            shape sa = random_shape(na, na), sb = random_shape(m, n);
+            tbuf A = tb_random(dt, shape_count(sa)), B = tb_random(dt, shape_count(sb));
+            ps__scalar alpha = ps__scalar_of(dt, 0.5 + ps_test_rand());
+            double al = ps__scalar_value(dt, alpha);
+            double *want = malloc(sizeof(double) * (size_t)(m * n + 1));
+            double *mag = malloc(sizeof(double) * (size_t)(m * n + 1));
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < m; i++) {
+                    double r = 0, g = 0;
+                    for (int p = 0; p < na; p++) {
+                        double prod = side == PS__LEFT
+                                          ? tri(&A, sa, uplo, diag, tr, i, p) * AT(B, sb, p, j)
+                                          : AT(B, sb, i, p) * tri(&A, sa, uplo, diag, tr, p, j);
+                        r += prod;
+                        g += fabs(prod);
+                    }
+                    want[i + (size_t)j * m] = al * r;
+                    mag[i + (size_t)j * m] = fabs(al) * g;
+                }
+            ps_status st = ops->trmm(be, dt, side, uplo, tr, diag, m, n, &alpha, view(&A, sa),
+                                     view(&B, sb));
+            CHECK(st == PS_SUCCESS, "%strmm%s combo %d: %s", dtname(dt), combo & 16 ? " default" : "",
+                  combo, be->err);
+            char what[64];
+            snprintf(what, sizeof what, "%strmm%s combo %d %dx%d", dtname(dt),
+                     combo & 16 ? " default" : "", combo & 15, m, n);
+            check_view(what, &B, sb, m, n, want, mag, 4.0 * (na + 2));
+            free(want), free(mag);
+            tb_free(&A), tb_free(&B);
+        }
+}
+
+static void test_colswp(ps__dtype dt) {
+    static const int dims[][2] = {{1, 1}, {5, 3}, {17, 9}, {70, 33}, {3, 130}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
+        for (int which = 0; which < 4; which++) {
+            int rows = dims[t][0], ncols = dims[t][1], forward = which & 1;
+            const ps__backend_ops *ops = which & 2 ? ps__backend_defaults() : be->ops;
+            int k1 = ncols > 2 ? 1 : 0, k2 = ncols;
+            int *piv = malloc(sizeof(int) * (size_t)(ncols + 2));
+            for (int i = 0; i < ncols + 2; i++) piv[i] = -1;
+            for (int k = k1; k < k2; k++) piv[2 + k - k1] = ps_test_rand_int(ncols); /* any column */
+            tbuf ipiv = int_buffer(ncols + 2, piv);
+            shape s = random_shape(rows, ncols);
+            tbuf A = tb_random(dt, shape_count(s));
+            double *e = copy_of(&A);
+            for (int q = 0; q < k2 - k1; q++) {
+                int k = forward ? k1 + q : k2 - 1 - q, p = piv[2 + k - k1];
+                for (int i = 0; i < rows; i++) {
+                    size_t x = s.off + i + (size_t)k * s.ld, y = s.off + i + (size_t)p * s.ld;
+                    double v = e[x];
+                    e[x] = e[y];
+                    e[y] = v;
+                }
+            }
+            ps_status st = ops->colswp(be, dt, rows, view(&A, s), k1, k2, ipiv.dev, 2, forward);
+            CHECK(st == PS_SUCCESS, "colswp: %s", be->err);
+            char what[64];
+            snprintf(what, sizeof what, "%scolswp%s %dx%d forward=%d", dtname(dt),
+                     which & 2 ? " default" : "", rows, ncols, forward);
+            expect_buffer(what, &A, e, NULL, 0);
+            free(e), free(piv);
+            tb_free(&A), tb_free(&ipiv);
+        }
+}
+
+static void test_stripe_update(ps__dtype dt) {
+    /* m, ncols, s: single rows and columns, tiles that do not divide, a wide stripe */
+    static const int dims[][3] = {{0, 4, 3},   {4, 0, 3},   {5, 4, 0},   {1, 1, 1},
+                                  {7, 5, 3},   {64, 64, 16}, {65, 67, 32}, {130, 33, 7},
+                                  {100, 260, 64}, {300, 40, 300}, {33, 2, 128}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
+        for (int which = 0; which < 2; which++) {
+            int m = dims[t][0], nc = dims[t][1], s = dims[t][2];
+            const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+            shape sj = random_shape(m, s), si = random_shape(s, nc), sk = random_shape(m, nc);
+            tbuf JI = tb_random(dt, shape_count(sj)), IK = tb_random(dt, shape_count(si));
+            tbuf JK = tb_random(dt, shape_count(sk));
+            double *want = malloc(sizeof(double) * (size_t)(m * nc + 1));
+            double *mag = malloc(sizeof(double) * (size_t)(m * nc + 1));
+            for (int j = 0; j < nc; j++)
+                for (int i = 0; i < m; i++) {
+                    double r = AT(JK, sk, i, j), g = fabs(r);
+                    for (int p = 0; p < s; p++) {
+                        double prod = AT(JI, sj, i, p) * AT(IK, si, p, j);
+                        r -= prod;
+                        g += fabs(prod);
+                    }
+                    want[i + (size_t)j * m] = r;
+                    mag[i + (size_t)j * m] = g;
+                }
+            ps_status st = ops->gj_stripe_update(be, dt, m, nc, s, view(&JI, sj), view(&IK, si),
+                                                 view(&JK, sk));
+            CHECK(st == PS_SUCCESS, "gj_stripe_update: %s", be->err);
+            char what[80];
+            snprintf(what, sizeof what, "%sgj_stripe_update%s m=%d ncols=%d s=%d", dtname(dt),
+                     which ? " default" : "", m, nc, s);
+            check_view(what, &JK, sk, m, nc, want, mag, 4.0 * (s + 2));
+            free(want), free(mag);
+            tb_free(&JI), tb_free(&IK), tb_free(&JK);
+        }
+}
+
+int main(int argc, char **argv) {
+    ps_test_init(argc, argv);
+    ps_context *ctx = ps_test_context(0);
+    if (!ctx) return ps_test_finish("test_vtable_gj");
+    be = &ctx->be;
+    for (int d = 0; d < 2; d++) {
+        ps__dtype dt = d ? PS__FLOAT : PS__DOUBLE;
+        test_trmm(dt);
+        test_colswp(dt);
+        test_stripe_update(dt);
+    }
+    int rc = ps_test_finish("test_vtable_gj");
+    ps_context_destroy(ctx);
+    return rc;
+}
