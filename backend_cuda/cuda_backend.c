@@ -50,6 +50,7 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
              prop.name, st->device, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1 << 30));
     be->has_double = 1;
+    st->fp64_tensor_cores = prop.major >= 8;
     st->panel_threads = prop.maxThreadsPerBlock >= 512 ? 512 : 256;
     /* Lane 0 is the context's stream; lane 1 carries the LU look-ahead's panels, at the
      * highest priority, so its small kernels get SMs as soon as the big GEMM frees some. */
@@ -398,6 +399,8 @@ static ps_status cuda_vmul(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__
 
 static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
     (void)be, (void)dt;
+    if (algo == PS__ALGO_GJ) return n >= 8192 ? 512 : 256;
+    if (algo == PS__ALGO_GJ_STRIPE) return 256;
     if (algo != PS__ALGO_LU) return 0;
     return n >= 8192 ? 512 : 256;
 }
@@ -474,6 +477,9 @@ static const ps__backend_ops cuda_ops = {
     .potrf_width = cuda_potrf_width,
     .axpby = cuda_axpby,
     .vmul = cuda_vmul,
+    .trmm = ps_cuda_trmm,
+    .colswp = ps_cuda_colswp,
+    .gj_stripe_update = ps_cuda_gj_stripe_update,
     .block_size = cuda_block_size,
     .panel_width = cuda_panel_width,
     .list_devices = cuda_list_devices,

@@ -26,6 +26,7 @@ typedef struct ps_cuda_state {
     int panel_threads;  /* block size of the one-block panel kernel */
     int coop_blocks;    /* blocks of the cooperative panel kernel; 0: not available */
     void *coop_scratch; /* its candidate exchange area */
+    int fp64_tensor_cores; /* sm_80 or later: the stripe kernel runs DMMA */
 } ps_cuda_state;
 
 static inline ps_cuda_state *ps_cuda(ps__backend *be) {
@@ -91,11 +92,23 @@ cudaError_t ps_cuda_launch_wz_reorder(cudaStream_t s, int dbl, int n, int ncols,
                                       void *zsub, int zinc);
 cudaError_t ps_cuda_launch_wz_zsolve(cudaStream_t s, int dbl, int nb, int nrhs, const void *a,
                                      int lda, const void *zsub, int zinc, void *x, int ldx);
+/* The Gauss-Jordan kernels (cuda_gj_kernels.cu). */
+cudaError_t ps_cuda_launch_colswp(cudaStream_t s, int dbl, int nrows, void *a, int lda, int k1,
+                                  int k2, const int *ipiv, int forward);
+cudaError_t ps_cuda_launch_stripe_update(cudaStream_t s, int dbl, int tensor_cores, int m,
+                                         int ncols, int sdim, const void *ji, int ldji,
+                                         const void *ik, int ldik, void *jk, int ldjk);
 #ifdef __cplusplus
 }
 #endif
 
-/* Table entries (cuda_blas.c). */
+/* Table entries (cuda_blas.c, cuda_gj.c). */
+ps_status ps_cuda_trmm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
+                       ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b);
+ps_status ps_cuda_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
+                         const void *ipiv, size_t ipiv_off, int forward);
+ps_status ps_cuda_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
+                                   ps__mat ji, ps__mat ik, ps__mat jk);
 ps_status ps_cuda_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cuda_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cuda_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x);

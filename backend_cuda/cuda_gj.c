@@ -1,0 +1,52 @@
+/* The CUDA backend's inversion and Gauss-Jordan entries: trmm on cuBLAS (in place, B passed as
+ * C, which cuBLAS documents as its in-place form), and the kernels of cuda_gj_kernels.cu. */
+#include "cuda_internal.h"
+
+static cublasSideMode_t side_of(ps__side s) {
+    return s == PS__RIGHT ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT;
+}
+
+ps_status ps_cuda_trmm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
+                       ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b) {
+    if (m <= 0 || n <= 0) return PS_SUCCESS;
+    ps_cuda_state *st = ps_cuda(be);
+    cublasFillMode_t fill = uplo == PS__LOWER ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+    cublasOperation_t op = trans == PS__TRANS ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasDiagType_t dg = diag == PS__UNIT ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+    void *pa = ps_cuda_ptr(dt, a.buf, a.off), *pb = ps_cuda_ptr(dt, b.buf, b.off);
+    if (dt == PS__DOUBLE)
+        PS_CUBLAS_TRY(be,
+                      cublasDtrmm(st->blas, side_of(side), fill, op, dg, m, n, &alpha->d, pa, a.ld,
+                                  pb, b.ld, pb, b.ld),
+                      "cublasDtrmm");
+    else
+        PS_CUBLAS_TRY(be,
+                      cublasStrmm(st->blas, side_of(side), fill, op, dg, m, n, &alpha->s, pa, a.ld,
+                                  pb, b.ld, pb, b.ld),
+                      "cublasStrmm");
+    return PS_SUCCESS;
+}
+
+ps_status ps_cuda_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
+                         const void *ipiv, size_t ipiv_off, int forward) {
+    if (nrows <= 0 || k2 <= k1) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_colswp(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, nrows,
+                                      ps_cuda_ptr(dt, a.buf, a.off), a.ld, k1, k2,
+                                      (const int *)ipiv + ipiv_off, forward),
+                "colswp kernel");
+    return PS_SUCCESS;
+}
+
+ps_status ps_cuda_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
+                                   ps__mat ji, ps__mat ik, ps__mat jk) {
+    if (m <= 0 || ncols <= 0 || s <= 0) return PS_SUCCESS;
+    ps_cuda_state *st = ps_cuda(be);
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_stripe_update(st->cur_stream, dt == PS__DOUBLE, st->fp64_tensor_cores,
+                                             m, ncols, s, ps_cuda_ptr(dt, ji.buf, ji.off), ji.ld,
+                                             ps_cuda_ptr(dt, ik.buf, ik.off), ik.ld,
+                                             ps_cuda_ptr(dt, jk.buf, jk.off), jk.ld),
+                "stripe update kernel");
+    return PS_SUCCESS;
+}
