@@ -52,5 +52,14 @@ for spec in ${WZ:-}; do # spec: backend:precision:sizes:vector_max (portsolve-be
   cat "$out/$name.txt"
   summary+=("$name: $(grep -E 'blocked/LU' "$out/$name.txt" | awk '{printf "n=%s %s; ", $1, $4}' )")
 done
+for spec in ${GJ:-}; do # spec: backend:precision:sizes:nbs:stripes:hybrid_max (portsolve-bench-gj)
+  IFS=: read -r backend precision sizes nbs stripes hybrid_max <<<"$spec"
+  name="bench-gj-$backend-$precision"
+  "$build"/bench/portsolve-bench-gj --backend "$backend" --precision "$precision" \
+    --sizes "$sizes" --nbs "${nbs:-0}" --stripes "${stripes:-0}" --hybrid-max "${hybrid_max:-8192}" \
+    --repeats "${REPEATS:-3}" --csv "$out/$name.csv" > "$out/$name.txt" 2>&1
+  cat "$out/$name.txt"
+  summary+=("$name: $(sed -n '/^summary/,$p' "$out/$name.txt" | tail -n +3 | tr -s ' ' | tr '\n' ';')")
+done
 echo "==== summary ===="
 printf '%s\n' "${summary[@]}"
