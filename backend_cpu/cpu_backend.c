@@ -114,6 +114,10 @@ static int cpu_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
     /* Measured on the 2-core development machine (docs/PERFORMANCE.md): wide blocks keep the
      * trailing gemm's inner dimension large; the recursive panel keeps them cheap to factor. */
     if (algo == PS__ALGO_LU) return n < 1024 ? 128 : 256;
+    /* gjinv: 64..128 were within noise of each other at n = 512..1024; the stripe kernel's
+     * plain loops favour short stripes */
+    if (algo == PS__ALGO_GJ) return 128;
+    if (algo == PS__ALGO_GJ_STRIPE) return 64;
     return 0;
 }
 

@@ -398,9 +398,12 @@ static ps_status cuda_vmul(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__
 }
 
 static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
-    (void)be, (void)dt;
-    if (algo == PS__ALGO_GJ) return n >= 8192 ? 512 : 256;
-    if (algo == PS__ALGO_GJ_STRIPE) return 256;
+    (void)be;
+    /* Measured on an H100 (docs/PERFORMANCE.md, portsolve-bench-gj): gjinv's best block was 256
+     * in double at n = 4096..16384 (512 and 1024 slower), 512 in single; gjsv's best stripe 128
+     * up to n = 8192 and 256 at 16384. */
+    if (algo == PS__ALGO_GJ) return dt == PS__DOUBLE ? 256 : 512;
+    if (algo == PS__ALGO_GJ_STRIPE) return n > 8192 ? 256 : 128;
     if (algo != PS__ALGO_LU) return 0;
     return n >= 8192 ? 512 : 256;
 }

@@ -42,17 +42,18 @@ static ps__mat global_columns(ps__mat panel, int k) {
 }
 
 /*
- * Turns the n x b panel p (block column k; rows [k,n) already LU-factored with partial
- * pivoting, rows [0,k) still M01) into [P0; P1; P2], after saving it in saved (n x b), which the
- * updates of the other columns read. eye: b x b workspace.
+ * Turns the n x b panel p (block column k; rows [k,n) LU-factored with partial pivoting, rows
+ * [0,k) still M01) into [P0; P1; P2]. eye: b x b workspace. Only the panel's own columns need
+ * this (they become columns of the inverse); the other columns' updates read the saved copy of
+ * the factored panel instead, so the transform runs off the critical path, on the lane of the
+ * big update, before that update reaches these columns (the next step's left part).
  */
 static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, int b, ps__mat p,
-                                 ps__mat saved, ps__mat eye) {
+                                 ps__mat eye) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__scalar zero = ps__scalar_of(dt, 0.0);
-    PS__TRY(ops->copy2d(be, dt, n, b, p, saved));
     ps__mat lu = ps__mat_at(p, k, 0);
     if (k > 0) { /* P0 = -M01 inv(U11) inv(L11) */
         PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, k, b, &minus_one,
@@ -115,7 +116,7 @@ typedef struct gj_work {
 } gj_work;
 
 /* Step k's panel: the LU of its rows [k,n) with partial pivoting, on the device or on the host
- * with the transfers around it, then its transform into [P0; P1; P2] on the device. */
+ * with the transfers around it, then its copy into saved (n x b), which the updates read. */
 static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int k, int b,
                               ps__gj_where where, void *ipiv, void *info, gj_work *ws,
                               ps__mat saved) {
@@ -134,7 +135,7 @@ static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, ps__mat a, i
         ps__mat piv = {ipiv, (size_t)k, b};
         PS__TRY(be->ops->upload(be, PS__INT32, b, 1, ws->host_ipiv + k, b, piv));
     }
-    return panel_transform(ctx, dt, n, k, b, p, saved, ws->eye);
+    return be->ops->copy2d(be, dt, n, b, p, saved);
 }
 
 /* No look-ahead: panel, update, one step after the other. */
@@ -143,6 +144,7 @@ static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, ps__mat a, in
     for (int k = 0; k < n; k += nb) {
         int b = n - k < nb ? n - k : nb;
         PS__TRY(factor_panel(ctx, dt, n, a, k, b, where, ipiv, info, ws, ws->saved[0]));
+        PS__TRY(panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), ws->eye));
         PS__TRY(update_rest(ctx, dt, n, a, k, b, k + b, 0, ipiv, ws->saved[0]));
     }
     return PS_SUCCESS;
@@ -154,7 +156,8 @@ static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, ps__mat a, in
  * lane 1 (the high-priority lane), the rest on lane 0. concurrent (the paper's Hyb-Con): the
  * rest on lane 1, while lane 0 updates the next panel, downloads it, the host factors it and
  * lane 0 uploads it, all overlapping lane 1's GEMMs. The saved panels alternate between two
- * buffers, so the next panel's never overwrites the one the rest's update still reads.
+ * buffers, so the next panel's never overwrites the one the rest's update still reads. The
+ * transform of panel k into inverse columns runs on the rest's lane before its update.
  */
 static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb,
                                  ps__gj_where where, void *ipiv, void *info, gj_work *ws) {
@@ -170,9 +173,11 @@ static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, ps__mat a
          * were updated by the previous rest, the rest reads this step's panel) */
         PS__TRY(ops->lane_wait(be, 0, 1));
         PS__TRY(ops->lane_wait(be, 1, 0));
-        /* the big update first on its lane, so the panel work overlaps it */
+        /* the big update (after this panel's transform) first on its lane, so the next panel's
+         * work overlaps it */
         PS__TRY(ops->use_lane(be, rest_lane));
-        ps_status st = update_rest(ctx, dt, n, a, k, b, next, b2, ipiv, saved);
+        ps_status st = panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), ws->eye);
+        if (!st) st = update_rest(ctx, dt, n, a, k, b, next, b2, ipiv, saved);
         if (!st) st = ops->use_lane(be, panel_lane);
         if (!st && b2 > 0) st = update_columns(ctx, dt, n, a, k, b, next, b2, ipiv, saved);
         if (!st && b2 > 0)
