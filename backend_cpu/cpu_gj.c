@@ -49,7 +49,7 @@ ps_status ps__cpu_trmm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo up
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
-    /* jk -= ji ik, one 64 x 64 block of jk per task; the sums run in double for both */          \
+    /* jk -= ji ik, one 64 x 64 block of jk per task; the sums run in double for both */           \
     static void stripe_update_##suffix(int m, int ncols, int s, const real *ji, int ldji,          \
                                        const real *ik, int ldik, real *jk, int ldjk) {             \
         int mb = (m + 63) / 64, nb = (ncols + 63) / 64;                                            \

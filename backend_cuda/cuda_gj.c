@@ -43,10 +43,10 @@ ps_status ps_cuda_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int nco
     if (m <= 0 || ncols <= 0 || s <= 0) return PS_SUCCESS;
     ps_cuda_state *st = ps_cuda(be);
     PS_CUDA_TRY(be,
-                ps_cuda_launch_stripe_update(st->cur_stream, dt == PS__DOUBLE, st->fp64_tensor_cores,
-                                             m, ncols, s, ps_cuda_ptr(dt, ji.buf, ji.off), ji.ld,
-                                             ps_cuda_ptr(dt, ik.buf, ik.off), ik.ld,
-                                             ps_cuda_ptr(dt, jk.buf, jk.off), jk.ld),
+                ps_cuda_launch_stripe_update(
+                    st->cur_stream, dt == PS__DOUBLE, st->fp64_tensor_cores, m, ncols, s,
+                    ps_cuda_ptr(dt, ji.buf, ji.off), ji.ld, ps_cuda_ptr(dt, ik.buf, ik.off), ik.ld,
+                    ps_cuda_ptr(dt, jk.buf, jk.off), jk.ld),
                 "stripe update kernel");
     return PS_SUCCESS;
 }

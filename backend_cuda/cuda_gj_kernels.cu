@@ -27,9 +27,9 @@ constexpr int TILE = 64, CHUNK = 16;
 // Stages the 64 x 16 block of ji at (i0, p0) and the 16 x 64 block of ik at (p0, j0) in shared
 // memory (k-major: a_s[p][i], b_s[p][j]), zeros beyond the edges; `threads` threads cooperate.
 template <typename T, int PAD>
-__device__ void stage(int m, int ncols, int s, const T *ji, int ldji, const T *ik, int ldik,
-                      int i0, int j0, int p0, T (*a_s)[TILE + PAD], T (*b_s)[TILE + PAD],
-                      int tid, int threads) {
+__device__ void stage(int m, int ncols, int s, const T *ji, int ldji, const T *ik, int ldik, int i0,
+                      int j0, int p0, T (*a_s)[TILE + PAD], T (*b_s)[TILE + PAD], int tid,
+                      int threads) {
     for (int e = tid; e < TILE * CHUNK; e += threads) {
         int r = e % TILE, c = e / TILE; // consecutive threads read consecutive rows of ji
         int gi = i0 + r, gp = p0 + c;
@@ -42,9 +42,9 @@ __device__ void stage(int m, int ncols, int s, const T *ji, int ldji, const T *i
 
 // Plain FMAs: 16 x 16 threads, each 4 x 4 elements of the 64 x 64 block, strided by 16.
 template <typename T>
-__global__ void __launch_bounds__(256) stripe_update_fma(int m, int ncols, int s, const T *ji,
-                                                         int ldji, const T *ik, int ldik, T *jk,
-                                                         int ldjk) {
+__global__ void __launch_bounds__(256)
+    stripe_update_fma(int m, int ncols, int s, const T *ji, int ldji, const T *ik, int ldik, T *jk,
+                      int ldjk) {
     __shared__ T a_s[CHUNK][TILE + 1], b_s[CHUNK][TILE + 1];
     int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 16 + tx;
     int i0 = blockIdx.x * TILE, j0 = blockIdx.y * TILE;
@@ -81,9 +81,9 @@ __global__ void __launch_bounds__(256) stripe_update_fma(int m, int ncols, int s
 // FP64 tensor cores: 4 warps in 2 x 2, each warp a 32 x 32 quarter of the 64 x 64 block as
 // 4 x 4 tiles of the 8 x 8 x 4 DMMA. Fragments (PTX ISA, mma.m8n8k4 .f64): with g = lane / 4 and
 // t = lane % 4, A holds a(g, t), B holds b(t, g), C holds c(g, 2t) and c(g, 2t + 1).
-__global__ void __launch_bounds__(128) stripe_update_dmma(int m, int ncols, int s, const double *ji,
-                                                          int ldji, const double *ik, int ldik,
-                                                          double *jk, int ldjk) {
+__global__ void __launch_bounds__(128)
+    stripe_update_dmma(int m, int ncols, int s, const double *ji, int ldji, const double *ik,
+                       int ldik, double *jk, int ldjk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     __shared__ double a_s[CHUNK][TILE + 4], b_s[CHUNK][TILE + 4];
     int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
@@ -144,7 +144,8 @@ extern "C" cudaError_t ps_cuda_launch_colswp(cudaStream_t st, int dbl, int nrows
                                              int k1, int k2, const int *ipiv, int forward) {
     dim3 block(256), grid((unsigned)((nrows + 255) / 256));
     if (dbl)
-        colswp_kernel<double><<<grid, block, 0, st>>>(nrows, (double *)a, lda, k1, k2, ipiv, forward);
+        colswp_kernel<double>
+            <<<grid, block, 0, st>>>(nrows, (double *)a, lda, k1, k2, ipiv, forward);
     else
         colswp_kernel<float><<<grid, block, 0, st>>>(nrows, (float *)a, lda, k1, k2, ipiv, forward);
     return cudaGetLastError();

@@ -23,9 +23,9 @@ typedef struct ps_cuda_state {
     void *scratch;           /* 64 device bytes for small results */
     void *staging[2];        /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
-    int panel_threads;  /* block size of the one-block panel kernel */
-    int coop_blocks;    /* blocks of the cooperative panel kernel; 0: not available */
-    void *coop_scratch; /* its candidate exchange area */
+    int panel_threads;     /* block size of the one-block panel kernel */
+    int coop_blocks;       /* blocks of the cooperative panel kernel; 0: not available */
+    void *coop_scratch;    /* its candidate exchange area */
     int fp64_tensor_cores; /* sm_80 or later: the stripe kernel runs DMMA */
 } ps_cuda_state;
 

@@ -36,8 +36,8 @@ ps_status ps_cl_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int 
     return ps_cl_launch(be, k, "ps_colswp", 9, sizes, values, 1, &items, &local);
 }
 
-ps_status ps_cl_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
-                                 ps__mat ji, ps__mat ik, ps__mat jk) {
+ps_status ps_cl_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s, ps__mat ji,
+                                 ps__mat ik, ps__mat jk) {
     if (m <= 0 || ncols <= 0 || s <= 0) return PS_SUCCESS;
     cl_kernel k;
     PS__TRY(ps_cl_kernel(be, PS_CL_GJ, dt, "ps_gj_stripe_update", &k));
@@ -46,8 +46,8 @@ ps_status ps_cl_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols
     const size_t sizes[] = {sizeof m,     sizeof ncols, sizeof s,   sizeof jib,
                             sizeof jio,   sizeof ji.ld, sizeof ikb, sizeof iko,
                             sizeof ik.ld, sizeof jkb,   sizeof jko, sizeof jk.ld};
-    const void *const values[] = {&m,  &ncols, &s,   &jib, &jio, &ji.ld,
-                                  &ikb, &iko,  &ik.ld, &jkb, &jko, &jk.ld};
+    const void *const values[] = {&m,   &ncols, &s,     &jib, &jio, &ji.ld,
+                                  &ikb, &iko,   &ik.ld, &jkb, &jko, &jk.ld};
     /* one 16 x 16 work-group per 64 x 64 block of jk */
     const size_t items[2] = {(size_t)(m + 63) / 64 * 16, (size_t)(ncols + 63) / 64 * 16};
     const size_t local[2] = {16, 16};

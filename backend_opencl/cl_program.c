@@ -25,8 +25,8 @@ extern const char ps__cl_source_gj[];
 
 static const char *family_source(ps_cl_family f) {
     static const char *const sources[PS_CL_FAMILIES] = {ps__cl_source_memory, ps__cl_source_blas,
-                                                        ps__cl_source_lu, ps__cl_source_chol,
-                                                        ps__cl_source_wz, ps__cl_source_gj};
+                                                        ps__cl_source_lu,     ps__cl_source_chol,
+                                                        ps__cl_source_wz,     ps__cl_source_gj};
     return sources[f];
 }
 static const char *family_name(ps_cl_family f) {

@@ -28,8 +28,8 @@
 #include <string.h>
 
 enum { GETRI, GJ_DEVICE, GJ_HYBRID, GJ_CONCURRENT, GJSV, REF_INV, REF_SOLVE, NMETHODS };
-static const char *const names[NMETHODS] = {"getrf+getri",   "gjinv-device", "gjinv-hybrid",
-                                            "gjinv-concurrent", "gjsv",      "ref-inverse",
+static const char *const names[NMETHODS] = {"getrf+getri",      "gjinv-device", "gjinv-hybrid",
+                                            "gjinv-concurrent", "gjsv",         "ref-inverse",
                                             "ref-solve"};
 
 typedef struct {
@@ -245,7 +245,9 @@ int main(int argc, char **argv) {
             int np = m == GJSV ? o.nstripes : m >= GJ_DEVICE && m <= GJ_CONCURRENT ? o.nnbs : 1;
             if ((m == GJ_HYBRID || m == GJ_CONCURRENT) && n > o.hybrid_max) continue;
             for (int q = 0; q < np && !rc; q++) {
-                int param = m == GJSV ? o.stripes[q] : m >= GJ_DEVICE && m <= GJ_CONCURRENT ? o.nbs[q] : 0;
+                int param = m == GJSV                              ? o.stripes[q]
+                            : m >= GJ_DEVICE && m <= GJ_CONCURRENT ? o.nbs[q]
+                                                                   : 0;
                 double times[16];
                 int r;
                 for (r = -1; r < o.repeats && !rc; r++) {
@@ -259,8 +261,8 @@ int main(int argc, char **argv) {
                 if (r < o.repeats || rc) continue;
                 qsort(times, (size_t)o.repeats, sizeof(double), cmp_double);
                 double t = times[o.repeats / 2];
-                double flops = m == GJSV || m == REF_SOLVE ? bench_lu_flops(n, 1)
-                                                          : 2.0 * n * (double)n * n;
+                double flops =
+                    m == GJSV || m == REF_SOLVE ? bench_lu_flops(n, 1) : 2.0 * n * (double)n * n;
                 if (csv)
                     fprintf(csv, "%s,\"%s\",%c,%d,%s,%d,%.6g,%.6g\n", ps_context_backend_name(ctx),
                             device, p, n, names[m], param, t, flops / t * 1e-9);

@@ -61,7 +61,8 @@ ps_status ps__getri(ps_context *ctx, ps__dtype dt, int n, ps__mat a, const void 
         int jb = n - j < nb ? n - j : nb, below = n - j - jb;
         st = ops->copy2d(be, dt, jb, jb, ps__mat_at(diag, 0, j), ps__mat_at(col, j, 0));
         if (!st && below > 0) {
-            st = ops->copy2d(be, dt, below, jb, ps__mat_at(a, j + jb, j), ps__mat_at(col, j + jb, 0));
+            st = ops->copy2d(be, dt, below, jb, ps__mat_at(a, j + jb, j),
+                             ps__mat_at(col, j + jb, 0));
             if (!st) st = ops->fill(be, dt, below, jb, &zero, ps__mat_at(a, j + jb, j));
             if (!st)
                 st = ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n, jb, below, &minus_one,

@@ -14,7 +14,11 @@
 ps_status ps__getri(ps_context *ctx, ps__dtype dt, int n, ps__mat a, const void *ipiv, int nb);
 
 /* Where the blocked Gauss-Jordan inverse factors its panels (ps_gj_variant). */
-typedef enum ps__gj_where { PS__GJ_DEVICE = 0, PS__GJ_HYBRID = 1, PS__GJ_CONCURRENT = 2 } ps__gj_where;
+typedef enum ps__gj_where {
+    PS__GJ_DEVICE = 0,
+    PS__GJ_HYBRID = 1,
+    PS__GJ_CONCURRENT = 2
+} ps__gj_where;
 
 /*
  * In-place inverse of the n x n view a by blocked Gauss-Jordan elimination with partial

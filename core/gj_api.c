@@ -125,8 +125,9 @@ int ps__gj_stripe_size(ps_context *ctx, ps__dtype dt, int n) {
 
 static ps_status singular(ps_context *ctx, const char *fn, int info, const char *what) {
     ctx->last_info = info;
-    return ps__fail(ctx, PS_ERR_SINGULAR, "%s: %s %d is exactly zero, so the matrix is singular "
-                                          "(info=%d)",
+    return ps__fail(ctx, PS_ERR_SINGULAR,
+                    "%s: %s %d is exactly zero, so the matrix is singular "
+                    "(info=%d)",
                     fn, what, info, info);
 }
 
@@ -165,8 +166,8 @@ static ps_status run_gjinv(ps__scratch *s, ps__dtype dt, int n, ps__mat w, const
     void *dev_ipiv;
     int info = 0;
     PS__TRY(ps__scratch_dev(s, (size_t)n * sizeof(int32_t), &dev_ipiv));
-    PS__TRY(ps__gjinv(ctx, dt, n, w, ps__gj_block_size(ctx, dt, n),
-                      (ps__gj_where)ctx->gj_variant, dev_ipiv, &info));
+    PS__TRY(ps__gjinv(ctx, dt, n, w, ps__gj_block_size(ctx, dt, n), (ps__gj_where)ctx->gj_variant,
+                      dev_ipiv, &info));
     if (info) return singular(ctx, fn, info, "the Gauss-Jordan pivot of column");
     return PS_SUCCESS;
 }
@@ -188,8 +189,8 @@ static ps_status private_copy(ps__scratch *s, ps__dtype dt, int rows, int cols, 
     ps_context *ctx = s->ctx;
     void *buf;
     int ld = rows > 0 ? rows : 1;
-    PS__TRY(ps__scratch_dev(s, (size_t)ld * (size_t)(cols > 0 ? cols : 1) *
-                                   ps__dtype_size(dt), &buf));
+    PS__TRY(
+        ps__scratch_dev(s, (size_t)ld * (size_t)(cols > 0 ? cols : 1) * ps__dtype_size(dt), &buf));
     *copy = (ps__mat){buf, 0, ld};
     return ctx->be.ops->copy2d(&ctx->be, dt, rows, cols, src, *copy);
 }

@@ -276,8 +276,8 @@ typedef enum ps_gj_variant {
 
 typedef struct ps_gj_options {
     ps_gj_variant variant; /* gjinv; PORTSOLVE_GJ_VARIANT=device|hybrid|concurrent */
-    int block_size;        /* gjinv block columns, 0 automatic (per backend and n); PORTSOLVE_GJ_NB */
-    int stripe_size;       /* gjsv rows per stripe, 0 automatic, at most 1024; PORTSOLVE_GJ_STRIPE */
+    int block_size;  /* gjinv block columns, 0 automatic (per backend and n); PORTSOLVE_GJ_NB */
+    int stripe_size; /* gjsv rows per stripe, 0 automatic, at most 1024; PORTSOLVE_GJ_STRIPE */
 } ps_gj_options;
 
 /* The context's Gauss-Jordan options (from the environment at creation) and their replacement.
@@ -297,8 +297,7 @@ PS_API ps_status ps_dgetri(ps_context *ctx, int n, double *A, int lda, const int
 PS_API ps_status ps_sgjinv(ps_context *ctx, int n, float *A, int lda);
 PS_API ps_status ps_dgjinv(ps_context *ctx, int n, double *A, int lda);
 PS_API ps_status ps_sgjsv(ps_context *ctx, int n, int nrhs, float *A, int lda, float *B, int ldb);
-PS_API ps_status ps_dgjsv(ps_context *ctx, int n, int nrhs, double *A, int lda, double *B,
-                          int ldb);
+PS_API ps_status ps_dgjsv(ps_context *ctx, int n, int nrhs, double *A, int lda, double *B, int ldb);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Iterative solvers on a dense A: x holds the initial guess on entry and the solution on exit. */

@@ -54,8 +54,8 @@ ps_gj_stripe_update(int m, int ncols, int s, __global const real *ji, ulong ji_o
             a_tile[c][r] = gi < m && gp < s ? ji[ji_off + gi + (ulong)gp * (ulong)ldji] : (real)0;
             int br = e % PS_GJ_CHUNK, bc = e / PS_GJ_CHUNK; /* b: chunk row br, column bc */
             int gq = p0 + br, gj = j0 + bc;
-            b_tile[br][bc] = gq < s && gj < ncols ? ik[ik_off + gq + (ulong)gj * (ulong)ldik]
-                                                  : (real)0;
+            b_tile[br][bc] =
+                gq < s && gj < ncols ? ik[ik_off + gq + (ulong)gj * (ulong)ldik] : (real)0;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int p = 0; p < PS_GJ_CHUNK; p++) {

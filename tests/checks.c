@@ -154,7 +154,8 @@ double ps_check_inverse_ratio(ps_dtype dt, int n, const void *A, int lda, const 
         }
     /* R = I - A X in double: the data's rounding is the only error measured */
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, -1.0, a, n, x, n, 1.0, r, n);
-    double rnorm = ps_test_norm1(PS_DOUBLE, n, n, r, n), anorm = ps_test_norm1(PS_DOUBLE, n, n, a, n);
+    double rnorm = ps_test_norm1(PS_DOUBLE, n, n, r, n),
+           anorm = ps_test_norm1(PS_DOUBLE, n, n, a, n);
     double xnorm = ps_test_norm1(PS_DOUBLE, n, n, x, n);
     free(a), free(x), free(r);
     double eps = ps_test_eps(dt);

@@ -20,7 +20,8 @@ static const double conds[] = {1e1, 1e6, 1e12};
 static const ps_gj_variant variants[] = {PS_GJ_DEVICE, PS_GJ_HYBRID, PS_GJ_CONCURRENT};
 
 static ps_status getrf(ps_context *ctx, ps_dtype dt, int n, void *A, int lda, int *ipiv) {
-    return dt == PS_DOUBLE ? ps_dgetrf(ctx, n, n, A, lda, ipiv) : ps_sgetrf(ctx, n, n, A, lda, ipiv);
+    return dt == PS_DOUBLE ? ps_dgetrf(ctx, n, n, A, lda, ipiv)
+                           : ps_sgetrf(ctx, n, n, A, lda, ipiv);
 }
 static ps_status getri(ps_context *ctx, ps_dtype dt, int n, void *A, int lda, const int *ipiv) {
     return dt == PS_DOUBLE ? ps_dgetri(ctx, n, A, lda, ipiv) : ps_sgetri(ctx, n, A, lda, ipiv);
@@ -61,8 +62,8 @@ static int numerically_singular(ps_dtype dt, double cond) {
 static void check_inverse(ps_context *ctx, ps_dtype dt, int method, const void *A0, int n, int lda,
                           double cond) {
     char p = dt == PS_DOUBLE ? 'd' : 's';
-    const char *name = method == 0 ? "getri"
-                                   : ps_gj_variant_name(ps_context_gj_options(ctx).variant);
+    const char *name =
+        method == 0 ? "getri" : ps_gj_variant_name(ps_context_gj_options(ctx).variant);
     void *A = ps_test_clone(dt, A0, lda, n);
     ps_status st;
     if (method == 0) {
@@ -270,7 +271,8 @@ static void test_device_level(ps_context *ctx, ps_dtype dt) {
         r = ps_check_inverse_ratio(dt, n, A0, n, X, n);
         CHECK(r < PS_TEST_THRESHOLD, "ps_mat_getri n=%d: ratio %g", n, r);
         /* gjsv */
-        void *Xt = ps_test_random_array(dt, n, 2), *B0 = ps_test_rhs_for(dt, 'N', n, 2, A0, n, Xt, n, n);
+        void *Xt = ps_test_random_array(dt, n, 2),
+             *B0 = ps_test_rhs_for(dt, 'N', n, 2, A0, n, Xt, n, n);
         void *Bh = ps_test_clone(dt, B0, n, 2);
         CHECK_STATUS(ps_matrix_create(ctx, dt, n, 2, n, &B), PS_SUCCESS);
         CHECK_STATUS(ps_matrix_upload(A, A0, n), PS_SUCCESS);
@@ -311,7 +313,8 @@ static void test_errors(ps_context *ctx) {
     CHECK_STATUS(ps_dgjsv(ctx, 0, 1, NULL, 1, NULL, 1), PS_SUCCESS);
     CHECK_STATUS(ps_dgjinv(ctx, 0, NULL, 1), PS_SUCCESS);
     CHECK(a[0] == 1 && a[3] == 4 && b[0] == 1, "arrays written by rejected calls");
-    ps_gj_options bad[] = {{(ps_gj_variant)7, 0, 0}, {PS_GJ_DEVICE, -1, 0}, {PS_GJ_DEVICE, 0, 2000}};
+    ps_gj_options bad[] = {
+        {(ps_gj_variant)7, 0, 0}, {PS_GJ_DEVICE, -1, 0}, {PS_GJ_DEVICE, 0, 2000}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECK_STATUS(ps_context_set_gj_options(ctx, &bad[i]), PS_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(ps_context_set_gj_options(ctx, NULL), PS_ERR_INVALID_ARGUMENT);

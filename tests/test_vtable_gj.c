@@ -13,7 +13,8 @@
 #include <stdlib.h>
 
 /* op(a)(i,j) of a triangular view whose other half holds garbage. */
-static double tri(const tbuf *a, shape s, ps__uplo uplo, ps__diag diag, ps__trans tr, int i, int j) {
+static double tri(const tbuf *a, shape s, ps__uplo uplo, ps__diag diag, ps__trans tr, int i,
+                  int j) {
     if (tr == PS__TRANS) {
         int t = i;
         i = j;
@@ -70,10 +71,10 @@ static void test_trmm(ps__dtype dt) {
                     want[i + (size_t)j * m] = al * r;
                     mag[i + (size_t)j * m] = fabs(al) * g;
                 }
-            ps_status st = ops->trmm(be, dt, side, uplo, tr, diag, m, n, &alpha, view(&A, sa),
-                                     view(&B, sb));
-            CHECK(st == PS_SUCCESS, "%strmm%s combo %d: %s", dtname(dt), combo & 16 ? " default" : "",
-                  combo, be->err);
+            ps_status st =
+                ops->trmm(be, dt, side, uplo, tr, diag, m, n, &alpha, view(&A, sa), view(&B, sb));
+            CHECK(st == PS_SUCCESS, "%strmm%s combo %d: %s", dtname(dt),
+                  combo & 16 ? " default" : "", combo, be->err);
             char what[64];
             snprintf(what, sizeof what, "%strmm%s combo %d %dx%d", dtname(dt),
                      combo & 16 ? " default" : "", combo & 15, m, n);
@@ -92,7 +93,8 @@ static void test_colswp(ps__dtype dt) {
             int k1 = ncols > 2 ? 1 : 0, k2 = ncols;
             int *piv = malloc(sizeof(int) * (size_t)(ncols + 2));
             for (int i = 0; i < ncols + 2; i++) piv[i] = -1;
-            for (int k = k1; k < k2; k++) piv[2 + k - k1] = ps_test_rand_int(ncols); /* any column */
+            for (int k = k1; k < k2; k++)
+                piv[2 + k - k1] = ps_test_rand_int(ncols); /* any column */
             tbuf ipiv = int_buffer(ncols + 2, piv);
             shape s = random_shape(rows, ncols);
             tbuf A = tb_random(dt, shape_count(s));
@@ -119,8 +121,8 @@ static void test_colswp(ps__dtype dt) {
 
 static void test_stripe_update(ps__dtype dt) {
     /* m, ncols, s: single rows and columns, tiles that do not divide, a wide stripe */
-    static const int dims[][3] = {{0, 4, 3},   {4, 0, 3},   {5, 4, 0},   {1, 1, 1},
-                                  {7, 5, 3},   {64, 64, 16}, {65, 67, 32}, {130, 33, 7},
+    static const int dims[][3] = {{0, 4, 3},      {4, 0, 3},      {5, 4, 0},    {1, 1, 1},
+                                  {7, 5, 3},      {64, 64, 16},   {65, 67, 32}, {130, 33, 7},
                                   {100, 260, 64}, {300, 40, 300}, {33, 2, 128}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
         for (int which = 0; which < 2; which++) {
