@@ -2,6 +2,7 @@
 #include "context.h"
 #include "select.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,20 +40,29 @@ const char *ps_last_create_error(void) {
 }
 
 /* Reads a positive integer tuning variable: unset or empty is 0 (automatic). */
-static ps_status tuning_from_env(const char *name, int *value, char *msg, size_t msg_size) {
+ps_status ps__size_from_env(const char *name, int max, int *value, char *msg, size_t msg_size) {
     const char *s = getenv(name);
     *value = 0;
     if (!s || !*s) return PS_SUCCESS;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || *end || v < 1 || v > 4096) {
-        snprintf(msg, msg_size, "%s='%s' is not a block size: give an integer from 1 to 4096", name,
-                 s);
+    if (errno || *end || v < 1 || v > max) {
+        snprintf(msg, msg_size, "%s='%s' is not a block size: give an integer from 1 to %d", name,
+                 s, max);
         return PS_ERR_INVALID_ARGUMENT;
     }
     *value = (int)v;
     return PS_SUCCESS;
+}
+
+static ps_status tuning_from_env(const char *name, int *value, char *msg, size_t msg_size) {
+    return ps__size_from_env(name, 4096, value, msg, msg_size);
+}
+
+int ps__name_is(const char *name, const char *given) {
+    while (*name && *given && tolower((unsigned char)*given) == *name) name++, given++;
+    return !*name && !*given;
 }
 
 static ps_status block_size_from_env(int *nb, char *msg, size_t msg_size) {

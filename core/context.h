@@ -68,6 +68,12 @@ void ps__scratch_end(ps__scratch *s);
 /* Reads PORTSOLVE_WZ_VARIANT, PORTSOLVE_WZ_PIVOTING and PORTSOLVE_WZ_NB (wz_api.c). */
 ps_status ps__wz_options_from_env(ps_context *ctx, char *msg, size_t size);
 
+/* The environment variable `name` as a size 1..max into *value (0 when unset); a bad value
+ * writes the reason into msg. */
+ps_status ps__size_from_env(const char *name, int max, int *value, char *msg, size_t msg_size);
+/* Whether given spells the lower-case name, in any case (option and variant names). */
+int ps__name_is(const char *name, const char *given);
+
 /* Reads PORTSOLVE_GJ_VARIANT, PORTSOLVE_GJ_NB and PORTSOLVE_GJ_STRIPE (gj_api.c). */
 ps_status ps__gj_options_from_env(ps_context *ctx, char *msg, size_t size);
 

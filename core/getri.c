@@ -14,6 +14,14 @@
  */
 #include "gj.h"
 
+ps_status ps__fill_identity(ps_context *ctx, ps__dtype dt, int b, ps__mat eye) {
+    ps__backend *be = &ctx->be;
+    ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
+    PS__TRY(be->ops->fill(be, dt, b, b, &zero, eye));
+    ps__mat diagonal = {eye.buf, eye.off, eye.ld + 1};
+    return be->ops->fill(be, dt, 1, b, &one, diagonal);
+}
+
 ps_status ps__getri(ps_context *ctx, ps__dtype dt, int n, ps__mat a, const void *ipiv, int nb) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
@@ -45,10 +53,7 @@ ps_status ps__getri(ps_context *ctx, ps__dtype dt, int n, ps__mat a, const void 
                                &minus_one, ajj, above);
         }
         if (!st) st = ops->copy2d(be, dt, jb, jb, ajj, ps__mat_at(diag, 0, j));
-        /* the identity: zeros, then ones on the diagonal (a 1 x jb view of stride ld + 1) */
-        if (!st) st = ops->fill(be, dt, jb, jb, &zero, eye);
-        ps__mat eye_diag = {eye.buf, eye.off, eye.ld + 1};
-        if (!st) st = ops->fill(be, dt, 1, jb, &one, eye_diag);
+        if (!st) st = ps__fill_identity(ctx, dt, jb, eye);
         if (!st)
             st = ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, jb, jb, &one, ajj,
                            eye);

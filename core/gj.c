@@ -53,7 +53,6 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    ps__scalar zero = ps__scalar_of(dt, 0.0);
     ps__mat lu = ps__mat_at(p, k, 0);
     if (k > 0) { /* P0 = -M01 inv(U11) inv(L11) */
         PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, k, b, &minus_one,
@@ -64,9 +63,7 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
         PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, n - k - b, b,
                           &minus_one, lu, ps__mat_at(p, k + b, 0)));
     /* P1 = inv(U11) inv(L11), from an identity */
-    PS__TRY(ops->fill(be, dt, b, b, &zero, eye));
-    ps__mat eye_diag = {eye.buf, eye.off, eye.ld + 1};
-    PS__TRY(ops->fill(be, dt, 1, b, &one, eye_diag));
+    PS__TRY(ps__fill_identity(ctx, dt, b, eye));
     PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, b, &one, lu, eye));
     PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, b, &one, lu, eye));
     return ops->copy2d(be, dt, b, b, eye, lu);
@@ -198,7 +195,8 @@ ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps_
     if (n == 0) return PS_SUCCESS;
     if (nb > n) nb = n;
     /* On a backend that computes in host memory, host and device are one: one computation. */
-    if (strcmp(be->ops->name, "cpu") == 0) where = PS__GJ_DEVICE;
+    void *alias;
+    if (be->ops->host_alias(be, a.buf, &alias) == PS_SUCCESS) where = PS__GJ_DEVICE;
     size_t es = ps__dtype_size(dt);
     gj_work ws;
     memset(&ws, 0, sizeof ws);

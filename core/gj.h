@@ -13,6 +13,10 @@
  */
 ps_status ps__getri(ps_context *ctx, ps__dtype dt, int n, ps__mat a, const void *ipiv, int nb);
 
+/* Sets the b x b view eye to the identity (zeros, then ones on its diagonal, a 1 x b view of
+ * stride ld + 1). */
+ps_status ps__fill_identity(ps_context *ctx, ps__dtype dt, int b, ps__mat eye);
+
 /* Where the blocked Gauss-Jordan inverse factors its panels (ps_gj_variant). */
 typedef enum ps__gj_where {
     PS__GJ_DEVICE = 0,

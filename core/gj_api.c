@@ -10,7 +10,6 @@
 #include "matrix.h"
 #include "staging.h"
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +32,7 @@ ps_status ps_gj_variant_from_name(const char *name, ps_gj_variant *v) {
     static const ps_gj_variant all[] = {PS_GJ_DEVICE, PS_GJ_HYBRID, PS_GJ_CONCURRENT};
     if (!name || !v) return PS_ERR_INVALID_ARGUMENT;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        const char *s = ps_gj_variant_name(all[i]), *t = name;
-        while (*s && *t && tolower((unsigned char)*t) == *s) s++, t++;
-        if (!*s && !*t) {
+        if (ps__name_is(ps_gj_variant_name(all[i]), name)) {
             *v = all[i];
             return PS_SUCCESS;
         }
@@ -76,19 +73,6 @@ ps_status ps_context_set_gj_options(ps_context *ctx, const ps_gj_options *opts) 
     return PS_SUCCESS;
 }
 
-static ps_status size_from_env(const char *name, int max, int *out, char *msg, size_t size) {
-    const char *v = getenv(name);
-    if (!v || !*v) return PS_SUCCESS;
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (*end || x < 1 || x > max) {
-        snprintf(msg, size, "%s='%s' is not a size from 1 to %d", name, v, max);
-        return PS_ERR_INVALID_ARGUMENT;
-    }
-    *out = (int)x;
-    return PS_SUCCESS;
-}
-
 ps_status ps__gj_options_from_env(ps_context *ctx, char *msg, size_t size) {
     ctx->gj_variant = PS_GJ_DEVICE;
     ctx->gj_block_size = 0;
@@ -105,8 +89,9 @@ ps_status ps__gj_options_from_env(ps_context *ctx, char *msg, size_t size) {
         }
         ctx->gj_variant = var;
     }
-    PS__TRY(size_from_env("PORTSOLVE_GJ_NB", PS__GJ_MAX_NB, &ctx->gj_block_size, msg, size));
-    return size_from_env("PORTSOLVE_GJ_STRIPE", PS__GJ_MAX_STRIPE, &ctx->gj_stripe_size, msg, size);
+    PS__TRY(ps__size_from_env("PORTSOLVE_GJ_NB", PS__GJ_MAX_NB, &ctx->gj_block_size, msg, size));
+    return ps__size_from_env("PORTSOLVE_GJ_STRIPE", PS__GJ_MAX_STRIPE, &ctx->gj_stripe_size, msg,
+                             size);
 }
 
 int ps__gj_block_size(ps_context *ctx, ps__dtype dt, int n) {

@@ -32,9 +32,7 @@ ps_status ps_wz_variant_from_name(const char *name, ps_wz_variant *v) {
     static const ps_wz_variant all[] = {PS_WZ_BLOCKED, PS_WZ_VECTOR, PS_WZ_VECTOR_HOST};
     if (!name || !v) return PS_ERR_INVALID_ARGUMENT;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        const char *s = ps_wz_variant_name(all[i]), *t = name;
-        while (*s && *t && tolower((unsigned char)*t) == *s) s++, t++;
-        if (!*s && !*t) {
+        if (ps__name_is(ps_wz_variant_name(all[i]), name)) {
             *v = all[i];
             return PS_SUCCESS;
         }
