@@ -9,7 +9,6 @@
 #include "staging.h"
 #include "wz.h"
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
