@@ -196,6 +196,8 @@ static const ps__backend_ops cpu_ops = {
     .trmm = ps__cpu_trmm,
     .colswp = ps__cpu_colswp,
     .gj_stripe_update = ps__cpu_gj_stripe_update,
+    .convert = ps__cpu_convert,
+    .norm_inf = ps__cpu_norm_inf,
 };
 
 const ps__backend_ops *ps__cpu_backend_ops(void) {

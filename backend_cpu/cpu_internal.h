@@ -61,4 +61,9 @@ ps_status ps__cpu_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, in
 ps_status ps__cpu_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
                                    ps__mat ji, ps__mat ik, ps__mat jk);
 
+ps_status ps__cpu_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                          double alpha, ps__mat src, ps__mat dst, void *info);
+ps_status ps__cpu_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
+                           double *result);
+
 #endif

@@ -99,6 +99,15 @@ typedef enum ps__algo {
     PS__ALGO_GJ_STRIPE = 3 /* stripe height of the striped Gauss-Jordan solver (gjsv) */
 } ps__algo;
 
+/* How float gemm computes (the set_float_compute entry): in float, or with its inputs rounded to
+ * a tensor-core format and the products accumulated in float. Numbered as ps_lowprec. */
+typedef enum ps__float_compute {
+    PS__COMPUTE_FP32 = 0,
+    PS__COMPUTE_TF32 = 1,
+    PS__COMPUTE_FP16 = 2,
+    PS__COMPUTE_BF16 = 3
+} ps__float_compute;
+
 typedef struct ps__backend_ops ps__backend_ops;
 
 /*
@@ -303,6 +312,23 @@ struct ps__backend_ops {
      */
     ps_status (*gj_stripe_update)(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
                                   ps__mat ji, ps__mat ik, ps__mat jk);
+
+    /* ---- Mixed-precision refinement (core/refine.c). ---- */
+    /* dst = alpha * src rounded to dst_dt, for rows x cols views of two different buffers (dtypes
+     * float or double, either way or the same). alpha is a power of two, so the scaling itself is
+     * exact. When some alpha * src(i,j) is not finite in dst_dt (beyond FLT_MAX for a float
+     * dst, or NaN/Inf), sets the int32 device word info[0] to 1 (never clears it) and leaves dst
+     * unspecified; LAPACK's dlag2s test. */
+    ps_status (*convert)(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                         double alpha, ps__mat src, ps__mat dst, void *info);
+    /* ||a||_inf = max_i sum_j |a(i,j)| of the rows x cols view (0 when empty), to the host, in
+     * double; NaN or Inf when the view holds one. */
+    ps_status (*norm_inf)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
+                          double *result);
+    /* How float gemm computes from now on, until set again (PS__COMPUTE_FP32, the default, is
+     * what every backend offers). Other dtypes and entries are unaffected. A mode the backend
+     * lacks is PS_ERR_NOT_SUPPORTED with the reason, and the mode stays as it was. */
+    ps_status (*set_float_compute)(ps__backend *be, ps__float_compute mode);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

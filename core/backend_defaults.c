@@ -8,6 +8,7 @@
  */
 #include "backend.h"
 #include "backend_defaults_gj.h"
+#include "backend_defaults_ir.h"
 #include "backend_defaults_wz.h"
 
 #include <float.h>
@@ -244,6 +245,9 @@ static const ps__backend_ops defaults = {
     .trmm = ps__default_trmm,
     .colswp = ps__default_colswp,
     .gj_stripe_update = ps__default_gj_stripe_update,
+    .convert = ps__default_convert,
+    .norm_inf = ps__default_norm_inf,
+    .set_float_compute = ps__default_set_float_compute,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -291,6 +295,9 @@ static const entry_info optional[] = {
     PS__ENTRY(trmm),
     PS__ENTRY(colswp),
     PS__ENTRY(gj_stripe_update),
+    PS__ENTRY(convert),
+    PS__ENTRY(norm_inf),
+    PS__ENTRY(set_float_compute),
 };
 #undef PS__ENTRY
 

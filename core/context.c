@@ -89,6 +89,7 @@ static ps_status create_context(ps_context **out, ps_backend_kind kind, int nb,
                              sizeof create_error);
     if (!st) st = ps__wz_options_from_env(ctx, create_error, sizeof create_error);
     if (!st) st = ps__gj_options_from_env(ctx, create_error, sizeof create_error);
+    if (!st) st = ps__refine_options_from_env(ctx, create_error, sizeof create_error);
     if (st) {
         free(ctx);
         return st;

@@ -20,6 +20,8 @@ struct ps_context {
     int gj_block_size;       /* 0: automatic (PORTSOLVE_GJ_NB) */
     int gj_stripe_size;      /* 0: automatic (PORTSOLVE_GJ_STRIPE) */
     struct ps_context *host; /* a CPU context for the hybrid variants, created on first use */
+    ps_refine_options refine;       /* PORTSOLVE_IR_* or ps_context_set_refine_options */
+    ps_refine_result refine_result; /* what the last dsgesv did */
     char last_error[PS__ERROR_SIZE];
     int last_info;
     /* Resource accounting: live device buffers, and a test hook that makes the n-th next
@@ -76,6 +78,9 @@ int ps__name_is(const char *name, const char *given);
 
 /* Reads PORTSOLVE_GJ_VARIANT, PORTSOLVE_GJ_NB and PORTSOLVE_GJ_STRIPE (gj_api.c). */
 ps_status ps__gj_options_from_env(ps_context *ctx, char *msg, size_t size);
+
+/* Reads PORTSOLVE_IR_PRECISION and PORTSOLVE_IR_GMRES (refine_api.c). */
+ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size);
 
 /* The context's CPU companion, which factors panels on the host for the hybrid variants; created
  * on first use and destroyed with ctx. */

@@ -76,6 +76,10 @@ ps_status ps__iter_copy(ps__solver *s, ps__vec x, ps__vec y) {
 }
 
 ps_status ps__iter_precond(ps__solver *s, ps__vec v, ps__vec z, ps__vec *out) {
+    if (s->pc) {
+        *out = z;
+        return s->pc->apply(s->pc->arg, v, z);
+    }
     if (!s->precond) {
         *out = v;
         return PS_SUCCESS;
@@ -193,6 +197,13 @@ static ps_status report(ps__solver *s, const char *fn, ps_iter_method method) {
 ps_status ps__iter_solve(ps_context *ctx, const char *fn, ps_iter_method method, ps__dtype dt,
                          int n, ps__mat a, ps__vec b, ps__vec x, const ps_iter_options *o,
                          ps_iter_result *res) {
+    return ps__iter_solve_precond(ctx, fn, method, dt, n, a, b, x, o, res, NULL);
+}
+
+ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method method,
+                                 ps__dtype dt, int n, ps__mat a, ps__vec b, ps__vec x,
+                                 const ps_iter_options *o, ps_iter_result *res,
+                                 const ps__precond *pc) {
     memset(res, 0, sizeof *res);
     if (n == 0) {
         res->converged = 1;
@@ -211,7 +222,8 @@ ps_status ps__iter_solve(ps_context *ctx, const char *fn, ps_iter_method method,
     }
 
     int stationary = method == PS_ITER_JACOBI || method == PS_ITER_GAUSS_SEIDEL;
-    s.precond = !stationary && o->precond == PS_PRECOND_JACOBI;
+    s.pc = stationary ? NULL : pc;
+    s.precond = !stationary && !pc && o->precond == PS_PRECOND_JACOBI;
     int extra, nv = ps__iter_vectors(method, n, o->restart, &extra);
     s.stride = ((size_t)n + 31) / 32 * 32;
     size_t elements = ((size_t)nv + 3) * s.stride + (size_t)extra;

@@ -14,4 +14,16 @@ ps_status ps__iter_solve(ps_context *ctx, const char *fn, ps_iter_method method,
                          int n, ps__mat a, ps__vec b, ps__vec x, const ps_iter_options *o,
                          ps_iter_result *res);
 
+/* A preconditioner given by the caller instead of o->precond: z = M^-1 v (z may be v). The
+ * mixed-precision refinement passes its low-precision LU solve (GMRES-IR). */
+typedef struct ps__precond {
+    ps_status (*apply)(void *arg, ps__vec v, ps__vec z);
+    void *arg;
+} ps__precond;
+/* ps__iter_solve with the preconditioner pc (NULL: as o->precond says). */
+ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method method,
+                                 ps__dtype dt, int n, ps__mat a, ps__vec b, ps__vec x,
+                                 const ps_iter_options *o, ps_iter_result *res,
+                                 const ps__precond *pc);
+
 #endif

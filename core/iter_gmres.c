@@ -71,6 +71,7 @@ static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__ve
     PS__TRY(s->ops->upload(s->be, s->dt, k, 1, h->coef, k, dst));
     ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0);
     PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, k, &one, V, s->extra, &zero, z));
+    if (s->pc) PS__TRY(s->pc->apply(s->pc->arg, z, z));
     if (s->precond) PS__TRY(s->ops->vmul(s->be, s->dt, s->n, s->dinv, z));
     return ps__iter_axpy(s, 1.0, z, s->x);
 }

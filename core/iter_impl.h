@@ -27,6 +27,7 @@ typedef struct ps__solver {
     ps_iter_result *res;
     double bnorm; /* ||b||_2, > 0 */
     int precond;  /* apply dinv as the preconditioner */
+    const ps__precond *pc; /* the caller's preconditioner instead (NULL: none) */
     ps__vec dinv; /* 1 / diag(A), set up when a method or the preconditioner needs it */
     ps__vec xbest;
     double best;   /* relative residual estimate of xbest */
@@ -56,7 +57,8 @@ ps_status ps__iter_nrm2(ps__solver *s, ps__vec x, double *out);
 ps_status ps__iter_axpy(ps__solver *s, double alpha, ps__vec x, ps__vec y);
 ps_status ps__iter_scal(ps__solver *s, double alpha, ps__vec x);
 ps_status ps__iter_copy(ps__solver *s, ps__vec x, ps__vec y);
-/* z = M^-1 v: the Jacobi preconditioner into z, or z = v (returned as *out) without one. */
+/* z = M^-1 v: the caller's or the Jacobi preconditioner into z, or z = v (returned as *out)
+ * without one. */
 ps_status ps__iter_precond(ps__solver *s, ps__vec v, ps__vec z, ps__vec *out);
 /* Counts one iteration whose relative residual (estimate) is rel: appends it to the history
  * and keeps x as the best iterate when it improves (when xbest is set). Sets *done when the

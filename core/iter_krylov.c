@@ -27,7 +27,7 @@ ps_status ps__iter_cg(ps__solver *s) {
         PS__TRY(ps__iter_axpy(s, alpha, p, s->x));
         PS__TRY(ps__iter_axpy(s, -alpha, q, r));
         double nr, rz_new;
-        if (s->precond) {
+        if (s->precond || s->pc) {
             PS__TRY(ps__iter_nrm2(s, r, &nr));
             PS__TRY(ps__iter_precond(s, r, zbuf, &z));
             PS__TRY(ps__iter_dot(s, r, z, &rz_new));

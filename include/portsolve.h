@@ -370,6 +370,76 @@ PS_API ps_status ps_sgmres(ps_context *ctx, int n, const float *A, int lda, cons
 PS_API ps_status ps_dgmres(ps_context *ctx, int n, const double *A, int lda, const double *b,
                            double *x, const ps_iter_options *opts, ps_iter_result *res);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Mixed-precision iterative refinement (LAPACK dsgesv): A is factored in a lower precision,    */
+/* the solution refined in double. Refinement is classical (x += (LU)^-1 (b - A x)) while each  */
+/* step at least halves the residual; when it stalls, GMRES-IR: GMRES(m) on the double system,  */
+/* right-preconditioned by the low-precision factors (Carson and Higham; Haidar et al.). A      */
+/* column is done when ||b - A x||_inf <= ||x||_inf ||A||_inf eps sqrt(n) (LAPACK's test, eps =  */
+/* 2^-53). iter >= 0: the refinement steps taken (classical steps plus GMRES's Arnoldi steps,   */
+/* each costing one low-precision solve and one double matrix-vector product); A is unchanged  */
+/* and ipiv holds the low-precision pivots. iter < 0: it fell back to double LU (A holds its    */
+/* factors, ipiv its pivots, as dgesv), for one of LAPACK's reasons below. A singular double    */
+/* factorization is PS_ERR_SINGULAR with info = i (the host driver leaves X untouched; A holds  */
+/* the factors, as dgesv). B and X must not overlap.                                            */
+
+#define PS_REFINE_OVERFLOW      (-2)  /* A or a residual is out of the low precision's range */
+#define PS_REFINE_LOW_SINGULAR  (-3)  /* the low-precision LU has an exactly zero pivot */
+#define PS_REFINE_NOT_CONVERGED (-31) /* refinement did not meet the test in max_iter steps
+                                         (LAPACK's -(ITERMAX + 1), whatever max_iter is) */
+
+typedef enum ps_lowprec {
+    PS_LOWPREC_FLOAT = 0, /* the factorization in float (every backend) */
+    PS_LOWPREC_TF32 = 1,  /* float storage, GEMMs on TF32 tensor cores (CUDA, sm_80+) */
+    PS_LOWPREC_FP16 = 2,  /* float storage, GEMMs on FP16 tensor cores; A scaled to |a| <= 1 */
+    PS_LOWPREC_BF16 = 3   /* float storage, GEMMs on BF16 tensor cores (CUDA, sm_80+) */
+} ps_lowprec;
+
+typedef struct ps_refine_options {
+    ps_lowprec precision; /* PORTSOLVE_IR_PRECISION=float|tf32|fp16|bf16; default float */
+    int max_iter;         /* refinement steps before falling back (LAPACK's ITERMAX, 30) */
+    int gmres;            /* 1 (default): GMRES-IR when classical refinement stalls; 0: classical
+                             only, as LAPACK (PORTSOLVE_IR_GMRES=0) */
+    int restart;          /* GMRES's m for GMRES-IR (default 30) */
+} ps_refine_options;
+
+typedef enum ps_refine_path {
+    PS_REFINE_NONE = 0,      /* nothing to refine (n = 0 or nrhs = 0) */
+    PS_REFINE_CLASSICAL = 1, /* met the test with classical refinement alone */
+    PS_REFINE_GMRES = 2,     /* met the test after switching to GMRES-IR */
+    PS_REFINE_FALLBACK = 3   /* fell back to the double factorization (iter < 0) */
+} ps_refine_path;
+
+typedef struct ps_refine_result {
+    ps_refine_path path;
+    ps_lowprec precision;  /* the precision the factorization ran in */
+    int iter;              /* as the iter argument */
+    int classical_steps;   /* classical refinement steps (each right-hand side at once) */
+    int gmres_iterations;  /* Arnoldi steps, summed over the right-hand sides */
+    double backward_error; /* max_j ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf) of the returned
+                              X when refinement met the test; NaN after a fallback, where A
+                              holds the factors (the answer is then dgesv's) */
+} ps_refine_result;
+
+PS_API ps_refine_options ps_refine_options_default(void);
+/* The context's refinement options (from the environment at creation) and their replacement;
+ * a precision the backend does not offer is refused by the solve (PS_ERR_NOT_SUPPORTED). */
+PS_API ps_refine_options ps_context_refine_options(const ps_context *ctx);
+PS_API ps_status ps_context_set_refine_options(ps_context *ctx, const ps_refine_options *opts);
+/* What the context's last dsgesv did (zeroed, path NONE, before the first). */
+PS_API ps_refine_result ps_context_refine_result(const ps_context *ctx);
+/* "float", "tf32", "fp16", "bf16"; "unknown" otherwise. */
+PS_API const char *ps_lowprec_name(ps_lowprec p);
+PS_API ps_status ps_lowprec_from_name(const char *name, ps_lowprec *p);
+/* "none", "classical", "gmres", "fallback". */
+PS_API const char *ps_refine_path_name(ps_refine_path p);
+
+/* On device matrices, all double: A n x n, B and X n x nrhs. */
+PS_API ps_status ps_mat_dsgesv(ps_context *ctx, ps_matrix *A, int *ipiv, const ps_matrix *B,
+                               ps_matrix *X, int *iter);
+PS_API ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *ipiv,
+                           const double *B, int ldb, double *X, int ldx, int *iter);
+
 #ifdef __cplusplus
 }
 #endif

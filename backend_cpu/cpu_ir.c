@@ -1,0 +1,56 @@
+/*
+ * The CPU backend's mixed-precision entries as plain loops (the oracle the GPU kernels are
+ * tested against): precision conversion with LAPACK dlag2s's overflow test, and the infinity
+ * norm. Float GEMMs compute in float only, so set_float_compute is the default's.
+ */
+#include "../core/backend_defaults_ir.h"
+#include "cpu_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+
+static double element(ps__dtype dt, ps__mat a, int i, int j) {
+    size_t k = a.off + (size_t)i + (size_t)j * (size_t)a.ld;
+    return dt == PS__DOUBLE ? ((const double *)a.buf)[k] : (double)((const float *)a.buf)[k];
+}
+
+ps_status ps__cpu_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                          double alpha, ps__mat src, ps__mat dst, void *info) {
+    (void)be;
+    int overflow = 0;
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < rows; i++) {
+            double v = ps__convert_value(dst_dt, alpha, element(src_dt, src, i, j), &overflow);
+            size_t k = dst.off + (size_t)i + (size_t)j * (size_t)dst.ld;
+            if (dst_dt == PS__DOUBLE)
+                ((double *)dst.buf)[k] = v;
+            else
+                ((float *)dst.buf)[k] = (float)v;
+        }
+    if (overflow) *(int32_t *)info = 1;
+    return PS_SUCCESS;
+}
+
+ps_status ps__cpu_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
+                           double *result) {
+    (void)be;
+    double best = 0;
+    /* Row sums a block of rows at a time, walking each column contiguously. */
+    enum { ROWS = 256 };
+    double sums[ROWS];
+    for (int i0 = 0; i0 < rows; i0 += ROWS) {
+        int h = rows - i0 < ROWS ? rows - i0 : ROWS;
+        for (int i = 0; i < h; i++) sums[i] = 0;
+        for (int j = 0; j < cols; j++)
+            for (int i = 0; i < h; i++) sums[i] += fabs(element(dt, a, i0 + i, j));
+        for (int i = 0; i < h; i++) {
+            if (isnan(sums[i])) {
+                *result = sums[i];
+                return PS_SUCCESS;
+            }
+            if (sums[i] > best) best = sums[i];
+        }
+    }
+    *result = best;
+    return PS_SUCCESS;
+}

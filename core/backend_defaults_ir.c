@@ -1,0 +1,76 @@
+/*
+ * Portable defaults of the mixed-precision entries, from the required ones: conversion and the
+ * infinity norm move one column at a time through host memory. Correct everywhere and slow
+ * (a transfer per column); every shipped backend has kernels for both.
+ */
+#include "backend_defaults_ir.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Host element i of a column of either precision. */
+static double host_at(ps__dtype dt, const void *col, int i) {
+    return dt == PS__DOUBLE ? ((const double *)col)[i] : (double)((const float *)col)[i];
+}
+
+ps_status ps__default_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows,
+                              int cols, double alpha, ps__mat src, ps__mat dst, void *info) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    void *in = malloc((size_t)rows * sizeof(double)), *out = malloc((size_t)rows * sizeof(double));
+    ps_status st = in && out ? PS_SUCCESS
+                             : ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY,
+                                                "convert: out of host memory");
+    int overflow = 0;
+    for (int j = 0; j < cols && st == PS_SUCCESS; j++) {
+        st = be->ops->download(be, src_dt, rows, 1, ps__mat_at(src, 0, j), in, rows);
+        for (int i = 0; i < rows && st == PS_SUCCESS; i++) {
+            double v = ps__convert_value(dst_dt, alpha, host_at(src_dt, in, i), &overflow);
+            if (dst_dt == PS__DOUBLE)
+                ((double *)out)[i] = v;
+            else
+                ((float *)out)[i] = (float)v;
+        }
+        if (st == PS_SUCCESS)
+            st = be->ops->upload(be, dst_dt, rows, 1, out, rows, ps__mat_at(dst, 0, j));
+    }
+    if (st == PS_SUCCESS && overflow) {
+        int32_t one = 1;
+        ps__mat word = {info, 0, 1};
+        st = be->ops->upload(be, PS__INT32, 1, 1, &one, 1, word);
+    }
+    free(in), free(out);
+    return st;
+}
+
+ps_status ps__default_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
+                               double *result) {
+    *result = 0;
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    void *col = malloc((size_t)rows * sizeof(double));
+    double *sums = calloc((size_t)rows, sizeof(double));
+    ps_status st = col && sums ? PS_SUCCESS
+                               : ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY,
+                                                  "norm_inf: out of host memory");
+    for (int j = 0; j < cols && st == PS_SUCCESS; j++) {
+        st = be->ops->download(be, dt, rows, 1, ps__mat_at(a, 0, j), col, rows);
+        for (int i = 0; i < rows && st == PS_SUCCESS; i++) sums[i] += fabs(host_at(dt, col, i));
+    }
+    for (int i = 0; i < rows && st == PS_SUCCESS; i++) {
+        if (isnan(sums[i])) {
+            *result = sums[i];
+            break;
+        }
+        if (sums[i] > *result) *result = sums[i];
+    }
+    free(col), free(sums);
+    return st;
+}
+
+ps_status ps__default_set_float_compute(ps__backend *be, ps__float_compute mode) {
+    if (mode == PS__COMPUTE_FP32) return PS_SUCCESS;
+    return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED,
+                            "the %s backend computes float GEMMs in float only (no tensor-core "
+                            "TF32/FP16/BF16 mode)",
+                            be->ops->name);
+}

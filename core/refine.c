@@ -1,0 +1,274 @@
+/*
+ * Mixed-precision iterative refinement (LAPACK dsgesv; Carson and Higham 2018; Haidar et al.
+ * 2018), written once against the vtable.
+ *
+ * 1. ||A||_inf on the device; A narrowed to a float copy (scaled by a power of two below
+ *    1/||A||_inf for FP16, whose range ends at 65504, so that every |a(i,j)| <= 1 and the LU's
+ *    entries stay within a growth factor of 1). Overflow is LAPACK's ITER = -2.
+ * 2. The float LU of the copy, its GEMMs in the requested compute mode (float, or TF32/FP16/BF16
+ *    tensor cores: set_float_compute). An exactly zero pivot is ITER = -3.
+ * 3. x0 = (LU)^-1 b, then classical refinement in double: r = b - A x (double GEMV/GEMM on the
+ *    caller's A), d = (LU)^-1 r in float, x += d, while each step at least halves the largest
+ *    ||r_j||_inf / ||x_j||_inf. A column is done when ||r_j||_inf <= ||x_j||_inf ||A||_inf eps
+ *    sqrt(n) (LAPACK's test). Norms come from norm_inf, which propagates NaN, so a diverged
+ *    iterate can never pass the test.
+ * 4. When classical refinement stalls (rate worse than 1/2: kappa(A) u_low is near 1), GMRES-IR:
+ *    the same outer steps, but each correction equation A d = r solved by GMRES in double,
+ *    right-preconditioned by the low-precision LU, to a relative residual of 1e-6. GMRES needs
+ *    the preconditioned operator's spectrum clustered, not its distance from I below 1, so it
+ *    converges for condition numbers far past 1/u_low, where one LU solve per step does not.
+ *    The outer test stays LAPACK's (GMRES's own 2-norm tolerance cannot express it: the test
+ *    sits at the rounding floor of the residual).
+ * 5. Otherwise the double LU of A in place and its solve (dgesv), ITER = -31 (LAPACK's).
+ */
+#include "refine.h"
+
+#include "check.h"
+#include "iter.h"
+#include "lu.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* A classical step that does not reduce the residual-to-solution ratio by this factor has
+ * stalled (refinement contracts by about kappa(A) u_low per step). */
+#define PS__REFINE_STALL 0.5
+/* GMRES-IR solves each correction equation to this relative residual. */
+#define PS__REFINE_GMRES_TOL 1e-6
+
+typedef struct refine {
+    ps_context *ctx;
+    ps__backend *be;
+    const ps__backend_ops *ops;
+    const char *fn;
+    int n, nrhs;
+    ps__mat a, b, x;
+    ps__mat af;    /* the low-precision factors, n x n float */
+    ps__mat r;     /* double n x nrhs: residuals, then corrections */
+    ps__mat rf;    /* float n x nrhs: the right-hand sides of the low-precision solves */
+    ps__mat d;     /* double n x nrhs: GMRES-IR's corrections */
+    void *ipiv;    /* device pivots */
+    void *flag;    /* device int32: getrf's info, convert's overflow */
+    double scale;  /* what A and every right-hand side are multiplied by before narrowing */
+    double anrm;   /* ||A||_inf */
+    double cte;    /* ||A||_inf eps sqrt(n): LAPACK's test */
+    double *rnrm;  /* host, per column: ||r_j||_inf */
+    double *xnrm;  /* host, per column: ||x_j||_inf */
+    double worst;  /* max_j ||r_j|| / ||x_j|| of the last residual (NaN when not finite) */
+    int converged; /* every column passes the test */
+} refine;
+
+/* dst = narrow(scale * src) (float n x cols); *overflow set when a value does not fit. */
+static ps_status narrow(refine *w, int cols, ps__mat src, ps__mat dst, int *overflow) {
+    PS__TRY(ps__zero_info(w->ctx, w->flag));
+    PS__TRY(w->ops->convert(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale, src, dst, w->flag));
+    return ps__read_info(w->ctx, w->flag, overflow);
+}
+
+/* r = b - A x over every column, with the per-column norms and the test. */
+static ps_status residual(refine *w) {
+    ps__backend *be = w->be;
+    const ps__backend_ops *ops = w->ops;
+    int n = w->n;
+    ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0), minus = ps__scalar_of(PS__DOUBLE, -1.0);
+    PS__TRY(ops->copy2d(be, PS__DOUBLE, n, w->nrhs, w->b, w->r));
+    if (w->nrhs == 1)
+        PS__TRY(ops->gemv(be, PS__DOUBLE, PS__NOTRANS, n, n, &minus, w->a, ps__mat_col(w->x, 0, 0),
+                          &one, ps__mat_col(w->r, 0, 0)));
+    else
+        PS__TRY(ops->gemm(be, PS__DOUBLE, PS__NOTRANS, PS__NOTRANS, n, w->nrhs, n, &minus, w->a,
+                          w->x, &one, w->r));
+    w->converged = 1;
+    w->worst = 0;
+    for (int j = 0; j < w->nrhs; j++) {
+        PS__TRY(ops->norm_inf(be, PS__DOUBLE, n, 1, ps__mat_at(w->r, 0, j), &w->rnrm[j]));
+        PS__TRY(ops->norm_inf(be, PS__DOUBLE, n, 1, ps__mat_at(w->x, 0, j), &w->xnrm[j]));
+        if (!(w->rnrm[j] <= w->xnrm[j] * w->cte)) w->converged = 0; /* NaN fails */
+        double ratio = w->rnrm[j] == 0 ? 0 : w->rnrm[j] / w->xnrm[j];
+        if (isnan(ratio) || isinf(ratio) || isnan(w->worst))
+            w->worst = NAN;
+        else if (ratio > w->worst)
+            w->worst = ratio;
+    }
+    return PS_SUCCESS;
+}
+
+/* dst = (LU)^-1 (scale * src) over cols columns, in the low precision, widened to double in dst
+ * (which may be src). *overflow as narrow. */
+static ps_status low_solve(refine *w, int cols, ps__mat src, ps__mat dst, int *overflow) {
+    PS__TRY(narrow(w, cols, src, w->rf, overflow));
+    if (*overflow) return PS_SUCCESS;
+    PS__TRY(ps__getrs(w->ctx, PS__FLOAT, PS__NOTRANS, w->n, cols, w->af, w->ipiv, w->rf));
+    return w->ops->convert(w->be, PS__FLOAT, PS__DOUBLE, w->n, cols, 1.0, w->rf, dst, w->flag);
+}
+
+/* The GMRES-IR preconditioner: z = (LU)^-1 v. An overflow here (only after the factors
+ * themselves overflowed) shows up as a non-finite iterate, which fails the test. */
+static ps_status precondition(void *arg, ps__vec v, ps__vec z) {
+    refine *w = arg;
+    int overflow;
+    ps__mat vm = {v.buf, v.off, w->n}, zm = {z.buf, z.off, w->n};
+    PS__TRY(low_solve(w, 1, vm, zm, &overflow));
+    if (!overflow) return PS_SUCCESS;
+    ps__scalar nan = ps__scalar_of(PS__DOUBLE, NAN); /* GMRES then diverges: the fallback */
+    return w->ops->fill(w->be, PS__DOUBLE, w->n, 1, &nan, zm);
+}
+
+/* Classical refinement from x0 = (LU)^-1 b. Ends converged, stalled (when GMRES may take over),
+ * after max_iter steps, or on overflow (*overflow). */
+static ps_status classical(refine *w, const ps_refine_options *o, ps_refine_result *res,
+                           int *overflow) {
+    PS__TRY(low_solve(w, w->nrhs, w->b, w->x, overflow));
+    if (*overflow) return PS_SUCCESS;
+    PS__TRY(residual(w));
+    ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0);
+    while (!w->converged && res->classical_steps < o->max_iter) {
+        double before = w->worst;
+        PS__TRY(low_solve(w, w->nrhs, w->r, w->r, overflow));
+        if (*overflow) return PS_SUCCESS;
+        for (int j = 0; j < w->nrhs; j++)
+            PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, ps__mat_col(w->r, 0, j),
+                                 ps__mat_col(w->x, 0, j)));
+        res->classical_steps++;
+        PS__TRY(residual(w));
+        if (o->gmres && !(w->worst <= PS__REFINE_STALL * before)) break; /* stalled */
+    }
+    return PS_SUCCESS;
+}
+
+/* GMRES-IR: outer steps x += d, r = b - A x as in classical refinement, but each column's
+ * correction equation A d = r (columns that have not passed the test) solved by GMRES from
+ * d = 0 to a relative residual PS__REFINE_GMRES_TOL, right-preconditioned by the low-precision
+ * LU, with at most max_iter Arnoldi steps. GMRES never increases the residual of A d = r, so a
+ * correction from an unconverged GMRES is still taken. Ends when the test passes, after
+ * max_iter outer steps, or when an outer step stalls as a classical one would. */
+static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_result *res) {
+    ps__precond pc = {precondition, w};
+    ps_iter_options io = ps_iter_options_default();
+    io.max_iter = o->max_iter > 0 ? o->max_iter : 1;
+    io.restart = o->restart;
+    io.tol = PS__REFINE_GMRES_TOL;
+    ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
+    for (int outer = 0; outer < o->max_iter && !w->converged; outer++) {
+        double before = w->worst;
+        for (int j = 0; j < w->nrhs; j++) {
+            if (w->rnrm[j] <= w->xnrm[j] * w->cte) continue;
+            ps__vec dj = ps__mat_col(w->d, 0, j);
+            PS__TRY(w->ops->fill(w->be, PS__DOUBLE, w->n, 1, &zero, ps__mat_at(w->d, 0, j)));
+            ps_iter_result ir;
+            ps_status st = ps__iter_solve_precond(w->ctx, w->fn, PS_ITER_GMRES, PS__DOUBLE, w->n,
+                                                  w->a, ps__mat_col(w->r, 0, j), dj, &io, &ir, &pc);
+            res->gmres_iterations += ir.iterations;
+            /* Not converging is judged by the outer test; anything else is a real failure. */
+            if (st != PS_SUCCESS && st != PS_ERR_NO_CONVERGENCE && st != PS_ERR_BREAKDOWN)
+                return st;
+            w->ctx->last_error[0] = '\0';
+            w->ctx->last_info = 0;
+            PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, dj, ps__mat_col(w->x, 0, j)));
+        }
+        PS__TRY(residual(w));
+        if (!(w->worst <= PS__REFINE_STALL * before)) break;
+    }
+    return PS_SUCCESS;
+}
+
+/* dgesv on A in place, the fallback. */
+static ps_status fallback(refine *w, ps_refine_result *res, int code) {
+    ps_context *ctx = w->ctx;
+    res->path = PS_REFINE_FALLBACK;
+    res->iter = code;
+    res->backward_error = NAN;
+    int info;
+    PS__TRY(ps__getrf(ctx, PS__DOUBLE, w->n, w->n, w->a, w->ipiv, w->flag));
+    PS__TRY(ps__read_info(ctx, w->flag, &info));
+    if (info > 0) {
+        ctx->last_info = info;
+        return ps__fail(ctx, PS_ERR_SINGULAR,
+                        "%s: U(%d,%d) of the double factorization is exactly zero, so the matrix "
+                        "is singular (info=%d; the %s factorization had failed first, iter=%d)",
+                        w->fn, info, info, info, ps_lowprec_name(res->precision), code);
+    }
+    if (w->nrhs == 0) return PS_SUCCESS;
+    PS__TRY(w->ops->copy2d(w->be, PS__DOUBLE, w->n, w->nrhs, w->b, w->x));
+    return ps__getrs(ctx, PS__DOUBLE, PS__NOTRANS, w->n, w->nrhs, w->a, w->ipiv, w->x);
+}
+
+/* The low-precision LU of scale * A into w->af; *code < 0 when it cannot be used. */
+static ps_status factor_low(refine *w, const ps_refine_options *o, int *code) {
+    int overflow, info = 0;
+    *code = 0;
+    PS__TRY(narrow(w, w->n, w->a, w->af, &overflow));
+    if (overflow) {
+        *code = PS_REFINE_OVERFLOW;
+        return PS_SUCCESS;
+    }
+    PS__TRY(w->ops->set_float_compute(w->be, (ps__float_compute)o->precision));
+    ps_status st = ps__getrf(w->ctx, PS__FLOAT, w->n, w->n, w->af, w->ipiv, w->flag);
+    /* Back to plain float GEMMs whatever happened, so later float work is unaffected. */
+    ps_status reset = w->ops->set_float_compute(w->be, PS__COMPUTE_FP32);
+    if (st == PS_SUCCESS) st = reset;
+    if (st == PS_SUCCESS) st = ps__read_info(w->ctx, w->flag, &info);
+    if (st == PS_SUCCESS && info > 0) *code = PS_REFINE_LOW_SINGULAR;
+    return st;
+}
+
+static ps_status solve(refine *w, const ps_refine_options *o, ps_refine_result *res) {
+    int code, overflow = 0;
+    PS__TRY(factor_low(w, o, &code));
+    if (code) return fallback(w, res, code);
+    if (w->nrhs == 0) return PS_SUCCESS; /* LAPACK still factors: ipiv is defined */
+    PS__TRY(classical(w, o, res, &overflow));
+    if (overflow) return fallback(w, res, PS_REFINE_OVERFLOW);
+    res->path = PS_REFINE_CLASSICAL;
+    if (!w->converged && o->gmres) {
+        PS__TRY(gmres_ir(w, o, res));
+        res->path = PS_REFINE_GMRES;
+    }
+    if (!w->converged) return fallback(w, res, PS_REFINE_NOT_CONVERGED);
+    res->iter = res->classical_steps + res->gmres_iterations;
+    res->backward_error = w->anrm > 0 ? w->worst / w->anrm : 0;
+    return PS_SUCCESS;
+}
+
+ps_status ps__dsgesv(ps_context *ctx, const char *fn, int n, int nrhs, ps__mat a, void *ipiv,
+                     ps__mat b, ps__mat x, const ps_refine_options *o, ps_refine_result *res) {
+    *res = (ps_refine_result){PS_REFINE_NONE, o->precision, 0, 0, 0, 0.0};
+    if (n == 0) return PS_SUCCESS;
+    refine w = {0};
+    w.ctx = ctx, w.be = &ctx->be, w.ops = ctx->be.ops, w.fn = fn;
+    w.n = n, w.nrhs = nrhs, w.a = a, w.b = b, w.x = x, w.ipiv = ipiv;
+
+    /* Refuse a precision the backend lacks before any work. */
+    PS__TRY(w.ops->set_float_compute(w.be, (ps__float_compute)o->precision));
+    PS__TRY(w.ops->set_float_compute(w.be, PS__COMPUTE_FP32));
+    PS__TRY(w.ops->norm_inf(w.be, PS__DOUBLE, n, n, a, &w.anrm));
+    if (!isfinite(w.anrm))
+        return ps__fail(ctx, PS_ERR_NON_FINITE, "%s: A holds NaN or Inf (||A||_inf = %g)", fn,
+                        w.anrm);
+    w.cte = w.anrm * (DBL_EPSILON / 2) * sqrt((double)n);
+    w.scale = 1;
+    if (o->precision == PS_LOWPREC_FP16 && w.anrm > 0) {
+        int e;
+        frexp(w.anrm, &e); /* anrm < 2^e */
+        w.scale = ldexp(1.0, -e);
+    }
+
+    ps__scratch s = ps__scratch_begin(ctx);
+    size_t nn = (size_t)n * (size_t)n, nr = (size_t)n * (size_t)(nrhs > 0 ? nrhs : 1);
+    w.af = (ps__mat){NULL, 0, n};
+    w.r = (ps__mat){NULL, 0, n};
+    w.rf = (ps__mat){NULL, 0, n};
+    w.d = (ps__mat){NULL, 0, n};
+    ps_status st = ps__scratch_dev(&s, nn * sizeof(float), &w.af.buf);
+    if (!st) st = ps__scratch_dev(&s, nr * sizeof(double), &w.r.buf);
+    if (!st) st = ps__scratch_dev(&s, nr * sizeof(float), &w.rf.buf);
+    if (!st && o->gmres) st = ps__scratch_dev(&s, nr * sizeof(double), &w.d.buf);
+    if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &w.flag);
+    if (!st) st = ps__scratch_host(&s, 2 * nr / (size_t)n * sizeof(double), (void **)&w.rnrm);
+    w.xnrm = w.rnrm + nr / (size_t)n;
+    if (!st) st = solve(&w, o, res);
+    ps__scratch_end(&s);
+    return st;
+}

@@ -1,0 +1,211 @@
+/*
+ * Mixed-precision refinement at the public levels: the options and the last result, ps_mat_dsgesv
+ * on device matrices and the host driver ps_dsgesv. The host driver works on A in place where the
+ * backend can (A changes only when refinement falls back, as in LAPACK) and on a private copy of X,
+ * which reaches the caller only when the call succeeds.
+ */
+#include "check.h"
+#include "matrix.h"
+#include "refine.h"
+#include "staging.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PS__REFINE_MAX_ITER    10000
+#define PS__REFINE_MAX_RESTART 1000
+
+/* ---- options and names ---- */
+
+const char *ps_lowprec_name(ps_lowprec p) {
+    switch (p) {
+    case PS_LOWPREC_FLOAT:
+        return "float";
+    case PS_LOWPREC_TF32:
+        return "tf32";
+    case PS_LOWPREC_FP16:
+        return "fp16";
+    case PS_LOWPREC_BF16:
+        return "bf16";
+    }
+    return "unknown";
+}
+
+ps_status ps_lowprec_from_name(const char *name, ps_lowprec *p) {
+    static const ps_lowprec all[] = {PS_LOWPREC_FLOAT, PS_LOWPREC_TF32, PS_LOWPREC_FP16,
+                                     PS_LOWPREC_BF16};
+    if (!name || !p) return PS_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (ps__name_is(ps_lowprec_name(all[i]), name)) {
+            *p = all[i];
+            return PS_SUCCESS;
+        }
+    }
+    return PS_ERR_INVALID_ARGUMENT;
+}
+
+const char *ps_refine_path_name(ps_refine_path p) {
+    switch (p) {
+    case PS_REFINE_NONE:
+        return "none";
+    case PS_REFINE_CLASSICAL:
+        return "classical";
+    case PS_REFINE_GMRES:
+        return "gmres";
+    case PS_REFINE_FALLBACK:
+        return "fallback";
+    }
+    return "unknown";
+}
+
+ps_refine_options ps_refine_options_default(void) {
+    ps_refine_options o = {PS_LOWPREC_FLOAT, 30, 1, 30};
+    return o;
+}
+
+ps_refine_options ps_context_refine_options(const ps_context *ctx) {
+    return ctx ? ctx->refine : ps_refine_options_default();
+}
+
+ps_refine_result ps_context_refine_result(const ps_context *ctx) {
+    ps_refine_result r = {PS_REFINE_NONE, PS_LOWPREC_FLOAT, 0, 0, 0, 0.0};
+    return ctx ? ctx->refine_result : r;
+}
+
+ps_status ps_context_set_refine_options(ps_context *ctx, const ps_refine_options *opts) {
+    static const char fn[] = "ps_context_set_refine_options";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    if (!opts) return ps__bad_arg(ctx, 2, "%s: opts is NULL", fn);
+    if (!strcmp(ps_lowprec_name(opts->precision), "unknown"))
+        return ps__bad_arg(ctx, 2, "%s: precision=%d is not a ps_lowprec", fn,
+                           (int)opts->precision);
+    if (opts->max_iter < 0 || opts->max_iter > PS__REFINE_MAX_ITER)
+        return ps__bad_arg(ctx, 2, "%s: max_iter=%d is not in 0..%d", fn, opts->max_iter,
+                           PS__REFINE_MAX_ITER);
+    if (opts->gmres != 0 && opts->gmres != 1)
+        return ps__bad_arg(ctx, 2, "%s: gmres=%d is not 0 or 1", fn, opts->gmres);
+    if (opts->restart < 1 || opts->restart > PS__REFINE_MAX_RESTART)
+        return ps__bad_arg(ctx, 2, "%s: restart=%d is not in 1..%d", fn, opts->restart,
+                           PS__REFINE_MAX_RESTART);
+    ctx->refine = *opts;
+    return PS_SUCCESS;
+}
+
+ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size) {
+    ctx->refine = ps_refine_options_default();
+    memset(&ctx->refine_result, 0, sizeof ctx->refine_result);
+    const char *v = getenv("PORTSOLVE_IR_PRECISION");
+    if (v && *v && ps_lowprec_from_name(v, &ctx->refine.precision)) {
+        snprintf(msg, size,
+                 "PORTSOLVE_IR_PRECISION='%s' is not a refinement precision; accepted: float, "
+                 "tf32, fp16, bf16",
+                 v);
+        return PS_ERR_INVALID_ARGUMENT;
+    }
+    v = getenv("PORTSOLVE_IR_GMRES");
+    if (v && *v) {
+        if (strcmp(v, "0") && strcmp(v, "1")) {
+            snprintf(msg, size, "PORTSOLVE_IR_GMRES='%s' is not 0 or 1", v);
+            return PS_ERR_INVALID_ARGUMENT;
+        }
+        ctx->refine.gmres = v[0] == '1';
+    }
+    return PS_SUCCESS;
+}
+
+/* ---- the solve, shared by both levels ---- */
+
+/* Runs ps__dsgesv with device pivots, records the result, returns pivots and iter. */
+static ps_status run(ps__scratch *s, const char *fn, int n, int nrhs, ps__mat a, int *ipiv,
+                     ps__mat b, ps__mat x, int *iter) {
+    ps_context *ctx = s->ctx;
+    void *dev_ipiv;
+    ps_status st = ps__scratch_dev(s, (size_t)n * sizeof(int32_t), &dev_ipiv);
+    if (!st) st = ps__dsgesv(ctx, fn, n, nrhs, a, dev_ipiv, b, x, &ctx->refine, &ctx->refine_result);
+    if (st == PS_SUCCESS || st == PS_ERR_SINGULAR) {
+        *iter = ctx->refine_result.iter;
+        ps_status pst = ps__download_pivots(ctx, n, dev_ipiv, ipiv);
+        if (pst) st = pst;
+    }
+    return st;
+}
+
+ps_status ps_mat_dsgesv(ps_context *ctx, ps_matrix *A, int *ipiv, const ps_matrix *B, ps_matrix *X,
+                        int *iter) {
+    static const char fn[] = "ps_mat_dsgesv";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    memset(&ctx->refine_result, 0, sizeof ctx->refine_result);
+    PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
+    if (A->dt != PS__DOUBLE) {
+        ps__bad_arg(ctx, 2, "%s: A is float; dsgesv solves double systems", fn);
+        return PS_ERR_DTYPE_MISMATCH;
+    }
+    int n = A->rows;
+    if (!ipiv && n > 0) return ps__bad_arg(ctx, 3, "%s: ipiv is NULL", fn);
+    PS__TRY(ps__check_rhs_matrix(ctx, A, B, 4, fn));
+    PS__TRY(ps__check_rhs_matrix(ctx, A, X, 5, fn));
+    if (X->cols != B->cols)
+        return ps__bad_arg(ctx, 5, "%s: X has %d columns but B has %d", fn, X->cols, B->cols);
+    if (X->buf == B->buf && X->off == B->off && n > 0 && B->cols > 0)
+        return ps__bad_arg(ctx, 5, "%s: X is B; they must not overlap", fn);
+    if (!iter) return ps__bad_arg(ctx, 6, "%s: iter is NULL", fn);
+    *iter = 0;
+    ctx->refine_result.precision = ctx->refine.precision;
+    if (n == 0) return PS_SUCCESS;
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps_status st = run(&s, fn, n, B->cols, ps__matrix_view(A), ipiv, ps__matrix_view(B),
+                       ps__matrix_view(X), iter);
+    ps__scratch_end(&s);
+    return st;
+}
+
+ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *ipiv,
+                    const double *B, int ldb, double *X, int ldx, int *iter) {
+    static const char fn[] = "ps_dsgesv";
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps__begin(ctx);
+    memset(&ctx->refine_result, 0, sizeof ctx->refine_result);
+    if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
+    if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);
+    if (!A && n > 0) return ps__bad_arg(ctx, 4, "%s: A is NULL", fn);
+    if (lda < ps__max1(n))
+        return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    if (!ipiv && n > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
+    if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 7, "%s: B is NULL", fn);
+    if (ldb < ps__max1(n))
+        return ps__bad_arg(ctx, 8, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
+    if (!X && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 9, "%s: X is NULL", fn);
+    if (ldx < ps__max1(n))
+        return ps__bad_arg(ctx, 10, "%s: ldx=%d is less than max(1,n=%d)", fn, ldx, n);
+    if (!iter) return ps__bad_arg(ctx, 11, "%s: iter is NULL", fn);
+    if (X == B && n > 0 && nrhs > 0)
+        return ps__bad_arg(ctx, 9, "%s: X is B; they must not overlap", fn);
+    *iter = 0;
+    ctx->refine_result.precision = ctx->refine.precision;
+    PS__TRY(ps__check_dtype_supported(ctx, PS__DOUBLE, fn));
+    if (n == 0) return PS_SUCCESS;
+    PS__TRY(ps__check_finite(ctx, PS__DOUBLE, n, n, A, lda, fn, "A", 4));
+    PS__TRY(ps__check_finite(ctx, PS__DOUBLE, n, nrhs, B, ldb, fn, "B", 7));
+
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps__staged a, b, x;
+    ps_status st = ps__stage_in(&s, PS__DOUBLE, n, n, A, lda, 1, &a);
+    if (!st) st = ps__stage_in(&s, PS__DOUBLE, n, nrhs, B, ldb, 1, &b);
+    /* X is written during refinement: a private copy keeps the caller's X on failure. */
+    if (!st) st = ps__stage_in(&s, PS__DOUBLE, n, nrhs, X, ldx, 0, &x);
+    int tmp_iter = 0;
+    if (!st) st = run(&s, fn, n, nrhs, a.dev, ipiv, b.dev, x.dev, &tmp_iter);
+    /* A changed only when it fell back (its double factors, returned as dgesv does). */
+    int fell_back = ctx->refine_result.path == PS_REFINE_FALLBACK;
+    if ((st == PS_SUCCESS || st == PS_ERR_SINGULAR) && fell_back) {
+        ps_status ost = ps__stage_out(ctx, PS__DOUBLE, n, n, &a, A, lda);
+        if (ost) st = ost;
+    }
+    if (st == PS_SUCCESS) st = ps__stage_out(ctx, PS__DOUBLE, n, nrhs, &x, X, ldx);
+    if (st == PS_SUCCESS || st == PS_ERR_SINGULAR) *iter = tmp_iter;
+    ps__scratch_end(&s);
+    return st;
+}

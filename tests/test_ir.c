@@ -1,0 +1,374 @@
+/*
+ * Mixed-precision iterative refinement (ps_dsgesv, ps_mat_dsgesv) on the backend given by
+ * --backend, in every lower precision that backend offers (float everywhere; TF32, FP16 and BF16
+ * on CUDA; the others must refuse those with PS_ERR_NOT_SUPPORTED):
+ *   solve:       dlatms cond 1e1..1e8, n in {1,2,3,31,100,257}, one and three right-hand sides,
+ *                leading dimensions > n. Scaled residual < 30, the reported backward error
+ *                meets LAPACK's test and agrees with the host's, the path and counts are
+ *                consistent, A is untouched unless it fell back (then it holds dgetrf's
+ *                factors); float never falls back up to cond 1e4, no precision at cond 1e1.
+ *   gmres:       cond 1e8 in float (kappa u > 1): classical refinement stalls, GMRES-IR meets
+ *                the test; with GMRES off it falls back with iter = -31 at cond 1e10.
+ *   cond12:      cond 1e12 either meets the test or falls back and says so.
+ *   special:     a float overflow (iter -2), a matrix singular in float only (iter -3), an
+ *                exactly singular matrix (PS_ERR_SINGULAR, X untouched), n = 0, nrhs = 0.
+ *   device_level, errors: ps_mat_dsgesv; bad arguments, options, environment.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include "checks.h"
+#include "test_util.h"
+
+#include <float.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const ps_lowprec all_precisions[] = {PS_LOWPREC_FLOAT, PS_LOWPREC_TF32, PS_LOWPREC_FP16,
+                                            PS_LOWPREC_BF16};
+
+/* The backend offers the tensor-core precisions: CUDA. */
+static int offers(ps_lowprec p) {
+    return p == PS_LOWPREC_FLOAT || !strcmp(ps_test_backend_name(), "cuda");
+}
+
+static void set_options(ps_context *ctx, ps_lowprec p, int max_iter, int gmres) {
+    ps_refine_options o = ps_refine_options_default();
+    o.precision = p;
+    o.max_iter = max_iter;
+    o.gmres = gmres;
+    CHECK_STATUS(ps_context_set_refine_options(ctx, &o), PS_SUCCESS);
+}
+
+static double *latms(int n, int lda, double cond) {
+    double *a = ps_test_random_array(PS_DOUBLE, lda > 0 ? lda : 1, n);
+    int info = ps_test_latms_d(n, cond, 'N', a, lda);
+    CHECK(info == 0, "dlatms info %d", info);
+    return a;
+}
+
+/* max_j ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf), on the host in double. */
+static double backward_error(int n, int nrhs, const double *A, int lda, const double *X, int ldx,
+                             const double *B, int ldb) {
+    double anrm = LAPACKE_dlange(LAPACK_COL_MAJOR, 'I', n, n, A, lda), worst = 0;
+    double *r = malloc(sizeof(double) * (size_t)n);
+    for (int j = 0; j < nrhs; j++) {
+        double rn = 0, xn = 0;
+        for (int i = 0; i < n; i++) {
+            double s = B[i + (size_t)j * ldb];
+            for (int k = 0; k < n; k++) s -= A[i + (size_t)k * lda] * X[k + (size_t)j * ldx];
+            r[i] = s;
+            rn = fmax(rn, fabs(s));
+            xn = fmax(xn, fabs(X[i + (size_t)j * ldx]));
+        }
+        double be = rn == 0 ? 0 : rn / (anrm * xn);
+        if (!(be <= worst)) worst = be;
+    }
+    free(r);
+    return worst;
+}
+
+/* One dsgesv of A0 (n x n, lda) with nrhs random right-hand sides; checks everything the
+ * result says. Returns iter (or INT32 min on a failed call). */
+static int check_solve(ps_context *ctx, const double *A0, int n, int lda, int nrhs,
+                       const char *what) {
+    int ldb = n + 2, ldx = n + 1;
+    double *A = ps_test_clone(PS_DOUBLE, A0, lda, n);
+    double *B = ps_test_random_array(PS_DOUBLE, ldb, nrhs);
+    double *X = ps_test_random_array(PS_DOUBLE, ldx, nrhs);
+    double *X0 = ps_test_clone(PS_DOUBLE, X, ldx, nrhs);
+    int *ipiv = malloc(sizeof(int) * (size_t)(n + 1)), iter = -999;
+    ps_status st = ps_dsgesv(ctx, n, nrhs, A, lda, ipiv, B, ldb, X, ldx, &iter);
+    ps_refine_result r = ps_context_refine_result(ctx);
+    CHECK(st == PS_SUCCESS, "%s n=%d nrhs=%d: %s (%s)", what, n, nrhs, ps_status_string(st),
+          ps_context_last_error(ctx));
+    if (st != PS_SUCCESS) {
+        free(A), free(B), free(X), free(X0), free(ipiv);
+        return -1000000;
+    }
+    CHECK(iter == r.iter, "%s: iter %d but the result says %d", what, iter, r.iter);
+    CHECK(r.precision == ps_context_refine_options(ctx).precision, "%s: result precision %s", what,
+          ps_lowprec_name(r.precision));
+    double ratio = ps_check_solve_ratio(PS_DOUBLE, 'N', n, nrhs, A0, lda, X, ldx, B, ldb);
+    CHECK(ratio < PS_TEST_THRESHOLD, "%s n=%d nrhs=%d iter=%d path=%s: residual ratio %.3g", what,
+          n, nrhs, iter, ps_refine_path_name(r.path), ratio);
+    CHECK(ps_test_padding_intact(PS_DOUBLE, n, ldx, nrhs, X, X0), "%s: X padding written", what);
+    for (int i = 0; i < n; i++)
+        CHECK(ipiv[i] >= 1 && ipiv[i] <= n, "%s: ipiv[%d] = %d", what, i, ipiv[i]);
+    double eps = DBL_EPSILON / 2;
+    if (iter >= 0) {
+        CHECK(r.path == PS_REFINE_CLASSICAL || r.path == PS_REFINE_GMRES, "%s: path %s with iter %d",
+              what, ps_refine_path_name(r.path), iter);
+        CHECK(iter == r.classical_steps + r.gmres_iterations, "%s: iter %d != %d + %d", what, iter,
+              r.classical_steps, r.gmres_iterations);
+        CHECK(r.path == PS_REFINE_GMRES || r.gmres_iterations == 0, "%s: GMRES steps on path %s",
+              what, ps_refine_path_name(r.path));
+        /* The claim is LAPACK's test; the host's own residual (rounded differently, by up to
+         * about sqrt(n) eps) must agree. */
+        double bound = sqrt((double)n) * eps;
+        CHECK(r.backward_error <= bound, "%s: reported backward error %.3g above %.3g", what,
+              r.backward_error, bound);
+        double host = backward_error(n, nrhs, A0, lda, X, ldx, B, ldb);
+        CHECK(host <= 4 * bound, "%s n=%d: host backward error %.3g, reported %.3g", what, n, host,
+              r.backward_error);
+        CHECK(memcmp(A, A0, sizeof(double) * (size_t)lda * n) == 0, "%s: A changed with iter %d",
+              what, iter);
+    } else {
+        CHECK(r.path == PS_REFINE_FALLBACK, "%s: iter %d on path %s", what, iter,
+              ps_refine_path_name(r.path));
+        CHECK(isnan(r.backward_error), "%s: fallback reports backward error %g", what,
+              r.backward_error);
+        double lu = ps_check_lu_ratio(PS_DOUBLE, n, n, A0, lda, A, lda, ipiv);
+        CHECK(lu < PS_TEST_THRESHOLD, "%s: fallback factors ratio %.3g", what, lu);
+    }
+    free(A), free(B), free(X), free(X0), free(ipiv);
+    return iter;
+}
+
+static void test_solve(ps_context *ctx) {
+    static const int orders[] = {1, 2, 3, 31, 100, 257};
+    static const double conds[] = {1e1, 1e4, 1e8};
+    for (size_t p = 0; p < sizeof all_precisions / sizeof all_precisions[0]; p++) {
+        ps_lowprec prec = all_precisions[p];
+        if (!offers(prec)) continue; /* test_errors checks the refusal */
+        set_options(ctx, prec, 30, 1);
+        for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++)
+            for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++) {
+                int n = orders[k], lda = n + 3;
+                double *A0 = latms(n, lda, conds[c]);
+                for (int nrhs = 1; nrhs <= 3; nrhs += 2) {
+                    char what[96];
+                    snprintf(what, sizeof what, "%s cond %.0e", ps_lowprec_name(prec), conds[c]);
+                    int iter = check_solve(ctx, A0, n, lda, nrhs, what);
+                    int must_refine = conds[c] <= (prec == PS_LOWPREC_FLOAT ? 1e4 : 1e1);
+                    if (must_refine)
+                        CHECK(iter >= 0, "%s n=%d nrhs=%d fell back (iter %d)", what, n, nrhs,
+                              iter);
+                }
+                free(A0);
+            }
+    }
+}
+
+static void test_gmres(ps_context *ctx) {
+    int n = 200, lda = 203;
+    double *A0 = latms(n, lda, 1e8);
+    set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
+    int iter = check_solve(ctx, A0, n, lda, 2, "float cond 1e8 gmres");
+    ps_refine_result r = ps_context_refine_result(ctx);
+    CHECK(iter >= 0 && r.path == PS_REFINE_GMRES && r.gmres_iterations > 0,
+          "cond 1e8 in float: iter %d path %s with %d GMRES steps (expected GMRES-IR to meet the "
+          "test)",
+          iter, ps_refine_path_name(r.path), r.gmres_iterations);
+    int gmres_iter = iter;
+    /* classical refinement alone contracts by about kappa u per step: slowly here, and it must
+     * not have been cheaper */
+    set_options(ctx, PS_LOWPREC_FLOAT, 30, 0);
+    iter = check_solve(ctx, A0, n, lda, 2, "float cond 1e8 classical only");
+    CHECK(iter < 0 || iter >= gmres_iter / 2,
+          "classical only at cond 1e8: %d steps, GMRES-IR took %d", iter, gmres_iter);
+    set_options(ctx, PS_LOWPREC_FLOAT, 2, 0);
+    iter = check_solve(ctx, A0, n, lda, 1, "float cond 1e8 max_iter 2");
+    CHECK(iter == PS_REFINE_NOT_CONVERGED, "max_iter 2: iter %d, expected -31", iter);
+    free(A0);
+    /* kappa u = 600: classical refinement diverges, LAPACK's iter -(ITERMAX + 1) */
+    A0 = latms(n, lda, 1e10);
+    set_options(ctx, PS_LOWPREC_FLOAT, 30, 0);
+    iter = check_solve(ctx, A0, n, lda, 1, "float cond 1e10 classical only");
+    CHECK(iter == -31, "classical only at cond 1e10 in float: iter %d, expected -31", iter);
+    free(A0);
+}
+
+static void test_cond12(ps_context *ctx) {
+    for (size_t p = 0; p < sizeof all_precisions / sizeof all_precisions[0]; p++) {
+        if (!offers(all_precisions[p])) continue;
+        set_options(ctx, all_precisions[p], 30, 1);
+        int n = 150, lda = 151;
+        double *A0 = latms(n, lda, 1e12);
+        char what[64];
+        snprintf(what, sizeof what, "%s cond 1e12", ps_lowprec_name(all_precisions[p]));
+        check_solve(ctx, A0, n, lda, 1, what); /* meets the test or says it fell back */
+        free(A0);
+    }
+}
+
+static void test_special(ps_context *ctx) {
+    set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
+    int n = 40, lda = 41;
+    /* beyond FLT_MAX: narrowing overflows, LAPACK's iter -2 */
+    double *A0 = latms(n, lda, 10);
+    for (int i = 0; i < n * lda; i++) A0[i] *= 1e300;
+    CHECK(check_solve(ctx, A0, n, lda, 2, "overflow") == -2, "overflow: iter %d",
+          ps_context_refine_result(ctx).iter);
+    free(A0);
+    /* a column below float's smallest subnormal: singular in float only, iter -3 */
+    A0 = latms(n, lda, 10);
+    for (int i = 0; i < n; i++) A0[i + (size_t)5 * lda] *= 1e-60;
+    CHECK(check_solve(ctx, A0, n, lda, 1, "float-singular") == -3, "float-singular: iter %d",
+          ps_context_refine_result(ctx).iter);
+    /* exactly singular: column 5 zero */
+    for (int i = 0; i < n; i++) A0[i + (size_t)5 * lda] = 0;
+    double *B = ps_test_random_array(PS_DOUBLE, n, 1), *X = ps_test_random_array(PS_DOUBLE, n, 1);
+    double *X0 = ps_test_clone(PS_DOUBLE, X, n, 1);
+    int ipiv[40], iter = 0;
+    CHECK_STATUS(ps_dsgesv(ctx, n, 1, A0, lda, ipiv, B, n, X, n, &iter), PS_ERR_SINGULAR);
+    CHECK(iter == -3, "singular: iter %d", iter);
+    CHECK(ps_context_last_info(ctx) >= 1 && ps_context_last_info(ctx) <= n, "singular info %d",
+          ps_context_last_info(ctx));
+    CHECK(memcmp(X, X0, sizeof(double) * n) == 0, "singular: X written");
+    free(A0), free(B), free(X), free(X0);
+    /* n = 0 and nrhs = 0 */
+    iter = -5;
+    CHECK_STATUS(ps_dsgesv(ctx, 0, 1, NULL, 1, NULL, NULL, 1, NULL, 1, &iter), PS_SUCCESS);
+    CHECK(iter == 0 && ps_context_refine_result(ctx).path == PS_REFINE_NONE, "n=0: iter %d", iter);
+    A0 = latms(n, lda, 10);
+    double *A = ps_test_clone(PS_DOUBLE, A0, lda, n);
+    iter = -5;
+    CHECK_STATUS(ps_dsgesv(ctx, n, 0, A, lda, ipiv, NULL, n, NULL, n, &iter), PS_SUCCESS);
+    CHECK(iter == 0, "nrhs=0: iter %d", iter);
+    CHECK(memcmp(A, A0, sizeof(double) * (size_t)lda * n) == 0, "nrhs=0: A changed");
+    for (int i = 0; i < n; i++) CHECK(ipiv[i] >= 1 && ipiv[i] <= n, "nrhs=0: ipiv[%d]", i);
+    free(A0), free(A);
+}
+
+static void test_device_level(ps_context *ctx) {
+    set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
+    int n = 65, nrhs = 2;
+    double *A0 = latms(n, n, 1e3), *B0 = ps_test_random_array(PS_DOUBLE, n, nrhs);
+    double *X = malloc(sizeof(double) * (size_t)n * nrhs), *Aback = malloc(sizeof(double) * n * n);
+    ps_matrix *A = NULL, *B = NULL, *Xm = NULL, *F = NULL;
+    CHECK_STATUS(ps_matrix_create(ctx, PS_DOUBLE, n, n, n + 4, &A), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_create(ctx, PS_DOUBLE, n, nrhs, n, &B), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_create(ctx, PS_DOUBLE, n, nrhs, n + 1, &Xm), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_create(ctx, PS_FLOAT, n, n, n, &F), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_upload(A, A0, n), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_upload(B, B0, n), PS_SUCCESS);
+    int ipiv[65], iter = -9;
+    CHECK_STATUS(ps_mat_dsgesv(ctx, A, ipiv, B, Xm, &iter), PS_SUCCESS);
+    CHECK(iter >= 0, "device level: iter %d", iter);
+    CHECK_STATUS(ps_matrix_download(Xm, X, n), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_download(A, Aback, n), PS_SUCCESS);
+    CHECK(memcmp(A0, Aback, sizeof(double) * n * n) == 0, "device level: A changed");
+    double ratio = ps_check_solve_ratio(PS_DOUBLE, 'N', n, nrhs, A0, n, X, n, B0, n);
+    CHECK(ratio < PS_TEST_THRESHOLD, "device level residual ratio %.3g", ratio);
+    CHECK_STATUS(ps_mat_dsgesv(ctx, A, ipiv, B, B, &iter), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_mat_dsgesv(ctx, F, ipiv, B, Xm, &iter), PS_ERR_DTYPE_MISMATCH);
+    CHECK_STATUS(ps_mat_dsgesv(ctx, A, ipiv, B, Xm, NULL), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_mat_dsgesv(ctx, A, NULL, B, Xm, &iter), PS_ERR_INVALID_ARGUMENT);
+    /* NaN in A: refused before any work */
+    double nan = NAN;
+    double *An = ps_test_clone(PS_DOUBLE, A0, n, n);
+    An[7] = nan;
+    CHECK_STATUS(ps_matrix_upload(A, An, n), PS_SUCCESS);
+    CHECK_STATUS(ps_mat_dsgesv(ctx, A, ipiv, B, Xm, &iter), PS_ERR_NON_FINITE);
+    ps_matrix_destroy(A), ps_matrix_destroy(B), ps_matrix_destroy(Xm), ps_matrix_destroy(F);
+    free(A0), free(B0), free(X), free(Aback), free(An);
+}
+
+static void test_errors(ps_context *ctx) {
+    int n = 5, ipiv[5], iter = 7;
+    double *A = latms(n, n, 10), *B = ps_test_random_array(PS_DOUBLE, n, 1);
+    double *X = ps_test_random_array(PS_DOUBLE, n, 1);
+    set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
+    struct {
+        ps_status got;
+        int pos;
+    } cases[] = {
+        {ps_dsgesv(ctx, -1, 1, A, n, ipiv, B, n, X, n, &iter), 2},
+        {ps_dsgesv(ctx, n, -1, A, n, ipiv, B, n, X, n, &iter), 3},
+        {ps_dsgesv(ctx, n, 1, NULL, n, ipiv, B, n, X, n, &iter), 4},
+        {ps_dsgesv(ctx, n, 1, A, n - 1, ipiv, B, n, X, n, &iter), 5},
+        {ps_dsgesv(ctx, n, 1, A, n, NULL, B, n, X, n, &iter), 6},
+        {ps_dsgesv(ctx, n, 1, A, n, ipiv, NULL, n, X, n, &iter), 7},
+        {ps_dsgesv(ctx, n, 1, A, n, ipiv, B, n - 1, X, n, &iter), 8},
+        {ps_dsgesv(ctx, n, 1, A, n, ipiv, B, n, NULL, n, &iter), 9},
+        {ps_dsgesv(ctx, n, 1, A, n, ipiv, B, n, X, n - 1, &iter), 10},
+        {ps_dsgesv(ctx, n, 1, A, n, ipiv, B, n, X, n, NULL), 11},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK(cases[i].got == PS_ERR_INVALID_ARGUMENT, "case %zu: %s", i,
+              ps_status_string(cases[i].got));
+    }
+    CHECK_STATUS(ps_dsgesv(ctx, n, 1, A, n, ipiv, B, n, X, n, NULL), PS_ERR_INVALID_ARGUMENT);
+    CHECK(ps_context_last_info(ctx) == -11, "iter NULL: info %d", ps_context_last_info(ctx));
+    CHECK_STATUS(ps_dsgesv(ctx, n, 1, A, n, ipiv, B, n, B, n, &iter), PS_ERR_INVALID_ARGUMENT);
+    double saved = A[3];
+    A[3] = INFINITY;
+    CHECK_STATUS(ps_dsgesv(ctx, n, 1, A, n, ipiv, B, n, X, n, &iter), PS_ERR_NON_FINITE);
+    A[3] = saved;
+
+    /* options */
+    ps_refine_options o = ps_refine_options_default();
+    CHECK(o.precision == PS_LOWPREC_FLOAT && o.max_iter == 30 && o.gmres == 1 && o.restart == 30,
+          "defaults");
+    ps_refine_options bad = o;
+    bad.precision = (ps_lowprec)9;
+    CHECK_STATUS(ps_context_set_refine_options(ctx, &bad), PS_ERR_INVALID_ARGUMENT);
+    bad = o, bad.max_iter = -1;
+    CHECK_STATUS(ps_context_set_refine_options(ctx, &bad), PS_ERR_INVALID_ARGUMENT);
+    bad = o, bad.gmres = 2;
+    CHECK_STATUS(ps_context_set_refine_options(ctx, &bad), PS_ERR_INVALID_ARGUMENT);
+    bad = o, bad.restart = 0;
+    CHECK_STATUS(ps_context_set_refine_options(ctx, &bad), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_context_set_refine_options(ctx, NULL), PS_ERR_INVALID_ARGUMENT);
+    ps_lowprec p;
+    CHECK_STATUS(ps_lowprec_from_name("BF16", &p), PS_SUCCESS);
+    CHECK(p == PS_LOWPREC_BF16, "bf16 parsed as %d", (int)p);
+    CHECK_STATUS(ps_lowprec_from_name("half", &p), PS_ERR_INVALID_ARGUMENT);
+
+    /* the tensor-core precisions: CUDA offers them, the others refuse before touching anything */
+    for (size_t k = 1; k < sizeof all_precisions / sizeof all_precisions[0]; k++) {
+        set_options(ctx, all_precisions[k], 30, 1);
+        double *Ac = ps_test_clone(PS_DOUBLE, A, n, n), *Xc = ps_test_clone(PS_DOUBLE, X, n, 1);
+        ps_status st = ps_dsgesv(ctx, n, 1, Ac, n, ipiv, B, n, Xc, n, &iter);
+        if (offers(all_precisions[k])) {
+            CHECK(st == PS_SUCCESS, "%s: %s", ps_lowprec_name(all_precisions[k]),
+                  ps_context_last_error(ctx));
+        } else {
+            CHECK(st == PS_ERR_NOT_SUPPORTED, "%s on %s: %s", ps_lowprec_name(all_precisions[k]),
+                  ps_test_backend_name(), ps_status_string(st));
+            CHECK(memcmp(Ac, A, sizeof(double) * n * n) == 0 &&
+                      memcmp(Xc, X, sizeof(double) * n) == 0,
+                  "refused %s but wrote", ps_lowprec_name(all_precisions[k]));
+        }
+        free(Ac), free(Xc);
+    }
+
+    /* the environment, read at context creation */
+    setenv("PORTSOLVE_IR_PRECISION", "fp16", 1);
+    setenv("PORTSOLVE_IR_GMRES", "0", 1);
+    ps_context *c2 = ps_test_context(0);
+    if (c2) {
+        ps_refine_options e = ps_context_refine_options(c2);
+        CHECK(e.precision == PS_LOWPREC_FP16 && e.gmres == 0, "env: %s gmres %d",
+              ps_lowprec_name(e.precision), e.gmres);
+        ps_context_destroy(c2);
+    }
+    setenv("PORTSOLVE_IR_PRECISION", "half", 1);
+    ps_context_options co = ps_context_options_default();
+    co.backend = ps_test_backend_kind();
+    ps_context *c3 = NULL;
+    CHECK_STATUS(ps_context_create(&c3, &co), PS_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ps_last_create_error(), "PORTSOLVE_IR_PRECISION") != NULL, "env error: %s",
+          ps_last_create_error());
+    ps_context_destroy(c3);
+    unsetenv("PORTSOLVE_IR_PRECISION");
+    unsetenv("PORTSOLVE_IR_GMRES");
+    free(A), free(B), free(X);
+}
+
+int main(int argc, char **argv) {
+    ps_test_init(argc, argv);
+    ps_context *ctx = ps_test_context(0);
+    if (!ctx) return ps_test_finish("test_ir");
+    const char *c = ps_test_case();
+    if (!c || !strcmp(c, "solve")) test_solve(ctx);
+    if (!c || !strcmp(c, "gmres")) test_gmres(ctx);
+    if (!c || !strcmp(c, "cond12")) test_cond12(ctx);
+    if (!c || !strcmp(c, "special")) test_special(ctx);
+    if (!c || !strcmp(c, "device_level")) test_device_level(ctx);
+    if (!c || !strcmp(c, "errors")) test_errors(ctx);
+    int rc = ps_test_finish("test_ir");
+    ps_context_destroy(ctx);
+    return rc;
+}

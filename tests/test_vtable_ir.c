@@ -1,0 +1,186 @@
+/*
+ * The mixed-precision vtable entries on the backend given by --backend, and their portable
+ * defaults, against host loops: convert (double <-> float and same-type, scaled by powers of
+ * two, exact; values beyond FLT_MAX and NaN set the overflow word, which is never cleared),
+ * norm_inf (odd shapes, NaN propagated) and set_float_compute (float always; the tensor-core
+ * modes on CUDA, where a float GEMM in each must agree with the float GEMM to its format's
+ * rounding; refused elsewhere). Views have random offsets and leading dimensions, and nothing
+ * outside a view may change.
+ */
+#include "vtable_harness.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int read_word(const tbuf *w) {
+    double *h = tb_download(w);
+    int v = (int)h[0];
+    free(h);
+    return v;
+}
+
+static void test_convert(void) {
+    static const int dims[][2] = {{0, 3}, {3, 0}, {1, 1}, {2, 5}, {17, 9}, {70, 33}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
+        for (int combo = 0; combo < 16; combo++) {
+            const ps__backend_ops *ops = combo & 8 ? ps__backend_defaults() : be->ops;
+            ps__dtype from = combo & 1 ? PS__FLOAT : PS__DOUBLE;
+            ps__dtype to = combo & 2 ? PS__FLOAT : PS__DOUBLE;
+            int special = (combo & 4) && from == PS__DOUBLE && to == PS__FLOAT;
+            int m = dims[t][0], n = dims[t][1];
+            shape ss = random_shape(m, n), sd = random_shape(m, n);
+            tbuf S = tb_random(from, shape_count(ss)), D = tb_random(to, shape_count(sd));
+            int32_t zero = 0;
+            tbuf W = int_buffer(1, &zero);
+            double alpha = combo & 4 ? 0.25 : 1.0;
+            if (special && m * n > 0) { /* one element beyond FLT_MAX after scaling */
+                AT(S, ss, m - 1, n / 2) = 4 * (double)FLT_MAX * 1.5;
+                upload_all(&S);
+            }
+            ps_status st = ops->convert(be, from, to, m, n, alpha, view(&S, ss), view(&D, sd), W.dev);
+            CHECK(st == PS_SUCCESS, "convert: %s", be->err);
+            char what[96];
+            snprintf(what, sizeof what, "convert %s->%s %dx%d%s%s", dtname(from), dtname(to), m, n,
+                     special ? " overflow" : "", combo & 8 ? " (default)" : "");
+            int overflowed = read_word(&W);
+            CHECK(overflowed == (special && m * n > 0), "%s: overflow word %d", what, overflowed);
+            if (!(special && m * n > 0)) { /* dst is unspecified after an overflow */
+                double *e = copy_of(&D);
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i < m; i++)
+                        e[sd.off + i + (size_t)j * sd.ld] = round_to(to, alpha * AT(S, ss, i, j));
+                expect_buffer(what, &D, e, NULL, 0);
+                free(e);
+            }
+            /* NaN sets the word too, and a set word stays set */
+            if (m * n > 0 && from == PS__DOUBLE) {
+                AT(S, ss, 0, 0) = NAN;
+                upload_all(&S);
+                int32_t z = 0;
+                tbuf W2 = int_buffer(1, &z);
+                CHECK(ops->convert(be, from, to, m, n, 1.0, view(&S, ss), view(&D, sd), W2.dev) ==
+                          PS_SUCCESS,
+                      "convert NaN: %s", be->err);
+                CHECK(read_word(&W2) == 1, "%s: NaN did not set the word", what);
+                AT(S, ss, 0, 0) = 0.5;
+                upload_all(&S);
+                CHECK(ops->convert(be, from, to, m, n, 1.0, view(&S, ss), view(&D, sd), W2.dev) ==
+                          PS_SUCCESS,
+                      "convert: %s", be->err);
+                CHECK(read_word(&W2) == 1, "%s: the word was cleared", what);
+                tb_free(&W2);
+            }
+            tb_free(&S), tb_free(&D), tb_free(&W);
+        }
+}
+
+static void test_norm_inf(ps__dtype dt) {
+    static const int dims[][2] = {{0, 3}, {3, 0}, {1, 1}, {1, 40}, {300, 1}, {17, 9}, {130, 70}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
+        for (int which = 0; which < 4; which++) {
+            const ps__backend_ops *ops = which & 1 ? ps__backend_defaults() : be->ops;
+            int m = dims[t][0], n = dims[t][1], with_nan = (which & 2) && m * n > 0;
+            shape s = random_shape(m, n);
+            tbuf A = tb_random(dt, shape_count(s));
+            if (with_nan) {
+                AT(A, s, m / 2, n - 1) = NAN;
+                upload_all(&A);
+            }
+            double want = 0, got = -1;
+            for (int i = 0; i < m; i++) {
+                double sum = 0;
+                for (int j = 0; j < n; j++) sum += fabs(AT(A, s, i, j));
+                if (sum > want) want = sum;
+            }
+            CHECK(ops->norm_inf(be, dt, m, n, view(&A, s), &got) == PS_SUCCESS, "norm_inf: %s",
+                  be->err);
+            if (with_nan)
+                CHECK(isnan(got), "norm_inf %s %dx%d%s: %g with a NaN inside", dtname(dt), m, n,
+                      which & 1 ? " (default)" : "", got);
+            else
+                CHECK(fabs(got - want) <= 4 * n * eps_of(dt) * want,
+                      "norm_inf %s %dx%d%s: %.17g, expected %.17g", dtname(dt), m, n,
+                      which & 1 ? " (default)" : "", got, want);
+            tb_free(&A);
+        }
+}
+
+/* Unit roundoff of each compute mode's GEMM input format. */
+static double mode_eps(ps__float_compute c) {
+    switch (c) {
+    case PS__COMPUTE_TF32:
+        return ldexp(1, -11);
+    case PS__COMPUTE_FP16:
+        return ldexp(1, -11);
+    case PS__COMPUTE_BF16:
+        return ldexp(1, -8);
+    default:
+        return FLT_EPSILON / 2;
+    }
+}
+
+static void test_float_compute(int tensor_cores) {
+    static const ps__float_compute modes[] = {PS__COMPUTE_FP32, PS__COMPUTE_TF32,
+                                              PS__COMPUTE_FP16, PS__COMPUTE_BF16};
+    int m = 70, n = 45, k = 130;
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        ps__float_compute c = modes[i];
+        ps_status st = be->ops->set_float_compute(be, c);
+        if (c != PS__COMPUTE_FP32 && !tensor_cores) {
+            CHECK(st == PS_ERR_NOT_SUPPORTED, "set_float_compute(%d) on %s: %s", (int)c,
+                  be->ops->name, ps_status_string(st));
+            continue;
+        }
+        CHECK(st == PS_SUCCESS, "set_float_compute(%d): %s", (int)c, be->err);
+        shape sa = random_shape(m, k), sb = random_shape(k, n), sc = random_shape(m, n);
+        tbuf A = tb_random(PS__FLOAT, shape_count(sa)), B = tb_random(PS__FLOAT, shape_count(sb));
+        tbuf C = tb_random(PS__FLOAT, shape_count(sc));
+        ps__scalar one = ps__scalar_of(PS__FLOAT, 1.0), zero = ps__scalar_of(PS__FLOAT, 0.0);
+        st = be->ops->gemm(be, PS__FLOAT, PS__NOTRANS, PS__NOTRANS, m, n, k, &one, view(&A, sa),
+                           view(&B, sb), &zero, view(&C, sc));
+        CHECK(st == PS_SUCCESS, "gemm in mode %d: %s", (int)c, be->err);
+        double *got = tb_download(&C), worst = 0;
+        for (int j = 0; j < n; j++)
+            for (int r = 0; r < m; r++) {
+                double want = 0, mag = 0;
+                for (int l = 0; l < k; l++) {
+                    want += AT(A, sa, r, l) * AT(B, sb, l, j);
+                    mag += fabs(AT(A, sa, r, l) * AT(B, sb, l, j));
+                }
+                double err = fabs(got[sc.off + r + (size_t)j * sc.ld] - want) / mag;
+                if (err > worst) worst = err;
+            }
+        /* inputs rounded (2 u), products accumulated in float (k eps) */
+        double allowed = 4 * mode_eps(c) + k * FLT_EPSILON;
+        CHECK(worst <= allowed, "gemm in mode %d: relative error %.3g above %.3g", (int)c, worst,
+              allowed);
+        /* a mode that was not requested does not round like one (float is exact enough) */
+        if (c == PS__COMPUTE_FP32)
+            CHECK(worst <= k * FLT_EPSILON, "float gemm error %.3g", worst);
+        free(got);
+        tb_free(&A), tb_free(&B), tb_free(&C);
+    }
+    CHECK(be->ops->set_float_compute(be, PS__COMPUTE_FP32) == PS_SUCCESS, "reset: %s", be->err);
+    /* the default refuses every tensor-core mode and accepts float */
+    CHECK(ps__backend_defaults()->set_float_compute(be, PS__COMPUTE_TF32) == PS_ERR_NOT_SUPPORTED,
+          "default accepted TF32");
+    CHECK(ps__backend_defaults()->set_float_compute(be, PS__COMPUTE_FP32) == PS_SUCCESS,
+          "default refused float");
+}
+
+int main(int argc, char **argv) {
+    ps_test_init(argc, argv);
+    ps_context *ctx = ps_test_context(0);
+    if (!ctx) return ps_test_finish("test_vtable_ir");
+    be = &ctx->be;
+    test_convert();
+    test_norm_inf(PS__DOUBLE);
+    test_norm_inf(PS__FLOAT);
+    test_float_compute(!strcmp(ps_test_backend_name(), "cuda"));
+    int rc = ps_test_finish("test_vtable_ir");
+    ps_context_destroy(ctx);
+    return rc;
+}
