@@ -51,6 +51,8 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
              (double)prop.totalGlobalMem / (1 << 30));
     be->has_double = 1;
     st->fp64_tensor_cores = prop.major >= 8;
+    st->tensor_cores_32f = prop.major >= 8;
+    st->float_compute = PS__COMPUTE_FP32;
     st->panel_threads = prop.maxThreadsPerBlock >= 512 ? 512 : 256;
     /* Lane 0 is the context's stream; lane 1 carries the LU look-ahead's panels, at the
      * highest priority, so its small kernels get SMs as soon as the big GEMM frees some. */
@@ -483,6 +485,9 @@ static const ps__backend_ops cuda_ops = {
     .trmm = ps_cuda_trmm,
     .colswp = ps_cuda_colswp,
     .gj_stripe_update = ps_cuda_gj_stripe_update,
+    .convert = ps_cuda_convert,
+    .norm_inf = ps_cuda_norm_inf,
+    .set_float_compute = ps_cuda_set_float_compute,
     .block_size = cuda_block_size,
     .panel_width = cuda_panel_width,
     .list_devices = cuda_list_devices,

@@ -124,6 +124,19 @@ ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb
                        int k, const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
                        ps__mat c) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
+    ps__float_compute mode = ps_cuda(be)->float_compute;
+    if (dt == PS__FLOAT && mode != PS__COMPUTE_FP32) {
+        /* float in and out; the inputs rounded to the tensor-core format, products summed in
+         * float (mixed-precision refinement's low-precision LU) */
+        cublasComputeType_t ct = mode == PS__COMPUTE_TF32   ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                 : mode == PS__COMPUTE_FP16 ? CUBLAS_COMPUTE_32F_FAST_16F
+                                                            : CUBLAS_COMPUTE_32F_FAST_16BF;
+        return check(be,
+                     cublasGemmEx(H(be), op(ta), op(tb), m, n, k, &alpha->s, SP(a), CUDA_R_32F,
+                                  a.ld, SP(b), CUDA_R_32F, b.ld, &beta->s, SP(c), CUDA_R_32F, c.ld,
+                                  ct, CUBLAS_GEMM_DEFAULT),
+                     "cublasGemmEx (tensor-core float mode)");
+    }
     return check(be,
                  dt == PS__DOUBLE ? cublasDgemm(H(be), op(ta), op(tb), m, n, k, &alpha->d, DP(a),
                                                 a.ld, DP(b), b.ld, &beta->d, DP(c), c.ld)

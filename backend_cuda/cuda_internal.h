@@ -27,6 +27,8 @@ typedef struct ps_cuda_state {
     int coop_blocks;       /* blocks of the cooperative panel kernel; 0: not available */
     void *coop_scratch;    /* its candidate exchange area */
     int fp64_tensor_cores; /* sm_80 or later: the stripe kernel runs DMMA */
+    int tensor_cores_32f;  /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
+    ps__float_compute float_compute; /* how float gemm computes (set_float_compute) */
 } ps_cuda_state;
 
 static inline ps_cuda_state *ps_cuda(ps__backend *be) {
@@ -98,6 +100,13 @@ cudaError_t ps_cuda_launch_colswp(cudaStream_t s, int dbl, int nrows, void *a, i
 cudaError_t ps_cuda_launch_stripe_update(cudaStream_t s, int dbl, int tensor_cores, int m,
                                          int ncols, int sdim, const void *ji, int ldji,
                                          const void *ik, int ldik, void *jk, int ldjk);
+/* The mixed-precision kernels (cuda_ir_kernels.cu). norm_inf: sums holds rows doubles, out one
+ * word that receives the norm's bits. */
+cudaError_t ps_cuda_launch_convert(cudaStream_t s, int src_dbl, int dst_dbl, int rows, int cols,
+                                   double alpha, const void *src, int lds, void *dst, int ldd,
+                                   int *info);
+cudaError_t ps_cuda_launch_norm_inf(cudaStream_t s, int dbl, int rows, int cols, const void *a,
+                                    int lda, double *sums, unsigned long long *out);
 #ifdef __cplusplus
 }
 #endif
@@ -109,6 +118,11 @@ ps_status ps_cuda_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, in
                          const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps_cuda_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
                                    ps__mat ji, ps__mat ik, ps__mat jk);
+ps_status ps_cuda_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                          double alpha, ps__mat src, ps__mat dst, void *info);
+ps_status ps_cuda_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
+                           double *result);
+ps_status ps_cuda_set_float_compute(ps__backend *be, ps__float_compute mode);
 ps_status ps_cuda_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cuda_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cuda_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x);

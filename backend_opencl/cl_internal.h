@@ -15,13 +15,14 @@ typedef enum {
     PS_CL_CHOL,
     PS_CL_WZ,
     PS_CL_GJ,
+    PS_CL_IR,
     PS_CL_FAMILIES
 } ps_cl_family;
 
 /* The widest Cholesky block the ps_potrf_panel kernel takes (PS_POTRF_MAX in chol.cl). */
 #define PS_CL_POTRF_MAX 32
 
-#define PS_CL_KERNEL_CACHE 56 /* two dtypes of every kernel in kernels_cl/, with room */
+#define PS_CL_KERNEL_CACHE 64 /* two dtypes of every kernel in kernels_cl/, with room */
 
 typedef struct {
     const char *name; /* a string literal of the caller */
@@ -108,6 +109,10 @@ ps_status ps_cl_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int 
                        const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps_cl_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s, ps__mat ji,
                                  ps__mat ik, ps__mat jk);
+ps_status ps_cl_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                        double alpha, ps__mat src, ps__mat dst, void *info);
+ps_status ps_cl_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
+                         double *result);
 ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,
                       const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps_cl_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,

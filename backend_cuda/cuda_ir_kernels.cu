@@ -1,0 +1,99 @@
+// The mixed-precision refinement kernels: precision conversion with LAPACK dlag2s's overflow
+// test, and the infinity norm (row sums by column chunks, then a NaN-propagating maximum).
+#include "cuda_internal.h"
+
+namespace {
+
+template <typename S, typename D>
+__global__ void convert_kernel(int rows, int cols, double alpha, const S *src, int lds, D *dst,
+                               int ldd, int *info) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    bool bad = false;
+    for (int j = blockIdx.y; j < cols; j += gridDim.y) {
+        D v = static_cast<D>(alpha * static_cast<double>(src[i + (size_t)j * lds]));
+        bad |= !isfinite(v); // beyond the narrow type's range rounds to Inf; NaN stays NaN
+        dst[i + (size_t)j * ldd] = v;
+    }
+    if (bad) *info = 1; // a benign race: every writer writes 1
+}
+
+// sums[i] += sum_{j in this block's column chunk} |a(i,j)|.
+template <typename T>
+__global__ void row_sums_kernel(int rows, int cols, int chunk, const T *a, int lda, double *sums) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    int j0 = blockIdx.y * chunk, j1 = min(cols, j0 + chunk);
+    double s = 0;
+    for (int j = j0; j < j1; j++) s += fabs(static_cast<double>(a[i + (size_t)j * lda]));
+    if (gridDim.y == 1)
+        sums[i] = s;
+    else
+        atomicAdd(&sums[i], s);
+}
+
+// out = max_i sums[i], NaN if any is NaN: non-negative doubles and positive NaNs order as their
+// bit patterns do, so the maximum of the bits is the answer.
+__global__ void max_kernel(int n, const double *sums, unsigned long long *out) {
+    __shared__ unsigned long long best[256];
+    unsigned long long m = 0;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        unsigned long long b = static_cast<unsigned long long>(__double_as_longlong(fabs(sums[i])));
+        m = b > m ? b : m;
+    }
+    best[threadIdx.x] = m;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w && best[threadIdx.x + w] > best[threadIdx.x])
+            best[threadIdx.x] = best[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *out = best[0];
+}
+
+} // namespace
+
+extern "C" cudaError_t ps_cuda_launch_convert(cudaStream_t s, int src_dbl, int dst_dbl, int rows,
+                                              int cols, double alpha, const void *src, int lds,
+                                              void *dst, int ldd, int *info) {
+    dim3 block(256), grid((rows + 255) / 256, cols < 65535 ? cols : 65535);
+    if (src_dbl && dst_dbl)
+        convert_kernel<double, double><<<grid, block, 0, s>>>(
+            rows, cols, alpha, static_cast<const double *>(src), lds, static_cast<double *>(dst),
+            ldd, info);
+    else if (src_dbl)
+        convert_kernel<double, float><<<grid, block, 0, s>>>(
+            rows, cols, alpha, static_cast<const double *>(src), lds, static_cast<float *>(dst),
+            ldd, info);
+    else if (dst_dbl)
+        convert_kernel<float, double><<<grid, block, 0, s>>>(
+            rows, cols, alpha, static_cast<const float *>(src), lds, static_cast<double *>(dst),
+            ldd, info);
+    else
+        convert_kernel<float, float><<<grid, block, 0, s>>>(rows, cols, alpha,
+                                                            static_cast<const float *>(src), lds,
+                                                            static_cast<float *>(dst), ldd, info);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t ps_cuda_launch_norm_inf(cudaStream_t s, int dbl, int rows, int cols,
+                                               const void *a, int lda, double *sums,
+                                               unsigned long long *out) {
+    // Enough column chunks to fill the GPU when there are few rows; one when rows alone do.
+    int row_blocks = (rows + 255) / 256, chunks = 1;
+    while (row_blocks * chunks < 1024 && cols / (chunks * 2) >= 64) chunks *= 2;
+    int chunk = (cols + chunks - 1) / chunks;
+    if (chunks > 1) {
+        cudaError_t e = cudaMemsetAsync(sums, 0, sizeof(double) * (size_t)rows, s);
+        if (e != cudaSuccess) return e;
+    }
+    dim3 grid(row_blocks, chunks);
+    if (dbl)
+        row_sums_kernel<double>
+            <<<grid, 256, 0, s>>>(rows, cols, chunk, static_cast<const double *>(a), lda, sums);
+    else
+        row_sums_kernel<float>
+            <<<grid, 256, 0, s>>>(rows, cols, chunk, static_cast<const float *>(a), lda, sums);
+    max_kernel<<<1, 256, 0, s>>>(rows, sums, out);
+    return cudaGetLastError();
+}

@@ -1,0 +1,69 @@
+/* The OpenCL backend's mixed-precision entries, on the kernels of kernels_cl/ir.cl. Float GEMMs
+ * compute in float only (CLBlast has no tensor-core modes), so set_float_compute is the
+ * default's. */
+#include "cl_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+ps_status ps_cl_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                        double alpha, ps__mat src, ps__mat dst, void *info) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    const char *name = src_dt == dst_dt        ? "ps_convert_same"
+                       : src_dt == PS__DOUBLE ? "ps_convert_d2f"
+                                              : "ps_convert_f2d";
+    /* the cross conversions live in the double program */
+    ps__dtype program = src_dt == dst_dt ? src_dt : PS__DOUBLE;
+    if (program == PS__DOUBLE && !be->has_double)
+        return ps__backend_fail(be, PS_ERR_NO_DOUBLE, "%s has no double precision (cl_khr_fp64)",
+                                be->device_name);
+    cl_kernel k;
+    PS__TRY(ps_cl_kernel(be, PS_CL_IR, program, name, &k));
+    cl_mem sb = (cl_mem)src.buf, db = (cl_mem)dst.buf, ib = (cl_mem)info;
+    cl_ulong so = src.off, dof = dst.off, io = 0;
+    float alpha_f = (float)alpha; /* a power of two: exact */
+    const void *alpha_p = program == PS__DOUBLE ? (const void *)&alpha : (const void *)&alpha_f;
+    size_t alpha_size = program == PS__DOUBLE ? sizeof alpha : sizeof alpha_f;
+    const size_t sizes[] = {sizeof rows, sizeof cols, alpha_size, sizeof sb,  sizeof so, sizeof src.ld,
+                            sizeof db,   sizeof dof,  sizeof dst.ld, sizeof ib, sizeof io};
+    const void *const values[] = {&rows, &cols, alpha_p, &sb, &so, &src.ld, &db, &dof, &dst.ld, &ib,
+                                  &io};
+    /* enough column groups to fill a GPU when the rows are few */
+    size_t groups = (size_t)(cols < 256 ? cols : 256);
+    const size_t items[2] = {(size_t)rows, groups}, local[2] = {64, 1};
+    return ps_cl_launch(be, k, name, 11, sizes, values, 2, items, local);
+}
+
+ps_status ps_cl_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
+                         double *result) {
+    *result = 0;
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    cl_kernel k;
+    PS__TRY(ps_cl_kernel(be, PS_CL_IR, dt, "ps_row_sums", &k));
+    size_t es = ps__dtype_size(dt);
+    void *sums = NULL;
+    PS__TRY(be->ops->alloc(be, (size_t)rows * es, &sums));
+    double *host = malloc((size_t)rows * sizeof(double)); /* holds rows floats or doubles */
+    ps_status st = host ? PS_SUCCESS
+                        : ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY,
+                                           "norm_inf: out of host memory");
+    cl_mem ab = (cl_mem)a.buf, sb = (cl_mem)sums;
+    cl_ulong off = a.off;
+    const size_t sizes[] = {sizeof rows, sizeof cols, sizeof ab, sizeof off, sizeof a.ld, sizeof sb};
+    const void *const values[] = {&rows, &cols, &ab, &off, &a.ld, &sb};
+    size_t items = (size_t)rows, local = 64;
+    if (!st) st = ps_cl_launch(be, k, "ps_row_sums", 6, sizes, values, 1, &items, &local);
+    ps__mat sm = {sums, 0, rows};
+    if (!st) st = be->ops->download(be, dt, rows, 1, sm, host, rows);
+    for (int i = 0; i < rows && !st; i++) {
+        double v = dt == PS__DOUBLE ? host[i] : (double)((float *)host)[i];
+        if (isnan(v)) {
+            *result = v;
+            break;
+        }
+        if (v > *result) *result = v;
+    }
+    free(host);
+    be->ops->free(be, sums);
+    return st;
+}
