@@ -120,23 +120,47 @@ ps_status ps_cuda_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans t
                  "cublas trsv");
 }
 
+/* The FP16/BF16 modes: the operands rounded to half or bfloat16 in stream-ordered buffers of
+ * the current lane, then a GEMM on those with float accumulation and a float C. (cuBLAS's
+ * CUBLAS_COMPUTE_32F_FAST_16F/16BF on float operands only permit such rounding; measured, they
+ * computed exactly as FAST_TF32.) */
+static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb, int m, int n,
+                           int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
+                           const ps__scalar *beta, ps__mat c) {
+    cudaStream_t s = ps_cuda(be)->cur_stream;
+    int ar = ta == PS__NOTRANS ? m : k, ac = ta == PS__NOTRANS ? k : m;
+    int br = tb == PS__NOTRANS ? k : n, bc = tb == PS__NOTRANS ? n : k;
+    size_t abytes = (size_t)ar * ac * 2, bbytes = (size_t)br * bc * 2;
+    void *h = NULL;
+    PS_CUDA_TRY(be, cudaMallocAsync(&h, abytes + bbytes + 256, s), "half GEMM operands");
+    void *ha = h, *hb = (char *)h + (abytes + 255) / 256 * 256;
+    cudaError_t e = ps_cuda_launch_to_half(s, bf16, ar, ac, SP(a), a.ld, ha);
+    if (e == cudaSuccess) e = ps_cuda_launch_to_half(s, bf16, br, bc, SP(b), b.ld, hb);
+    cudaDataType_t t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    cublasStatus_t cs = CUBLAS_STATUS_SUCCESS;
+    if (e == cudaSuccess)
+        cs = cublasGemmEx(H(be), op(ta), op(tb), m, n, k, &alpha->s, ha, t, ar, hb, t, br, &beta->s,
+                          SP(c), CUDA_R_32F, c.ld, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    cudaError_t f = cudaFreeAsync(h, s);
+    if (e != cudaSuccess) return ps_cuda_fail(be, e, "half GEMM operand conversion");
+    if (cs != CUBLAS_STATUS_SUCCESS) return ps_cublas_fail(be, cs, "cublasGemmEx (FP16/BF16)");
+    if (f != cudaSuccess) return ps_cuda_fail(be, f, "half GEMM operands");
+    return PS_SUCCESS;
+}
+
 ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
                        int k, const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
                        ps__mat c) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     ps__float_compute mode = ps_cuda(be)->float_compute;
-    if (dt == PS__FLOAT && mode != PS__COMPUTE_FP32) {
-        /* float in and out; the inputs rounded to the tensor-core format, products summed in
-         * float (mixed-precision refinement's low-precision LU) */
-        cublasComputeType_t ct = mode == PS__COMPUTE_TF32   ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                 : mode == PS__COMPUTE_FP16 ? CUBLAS_COMPUTE_32F_FAST_16F
-                                                            : CUBLAS_COMPUTE_32F_FAST_16BF;
+    if (dt == PS__FLOAT && mode == PS__COMPUTE_TF32) /* inputs rounded to TF32 by cuBLAS */
         return check(be,
                      cublasGemmEx(H(be), op(ta), op(tb), m, n, k, &alpha->s, SP(a), CUDA_R_32F,
                                   a.ld, SP(b), CUDA_R_32F, b.ld, &beta->s, SP(c), CUDA_R_32F, c.ld,
-                                  ct, CUBLAS_GEMM_DEFAULT),
-                     "cublasGemmEx (tensor-core float mode)");
-    }
+                                  CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
+                     "cublasGemmEx (TF32)");
+    if (dt == PS__FLOAT && mode != PS__COMPUTE_FP32 && k > 0)
+        return half_gemm(be, mode == PS__COMPUTE_BF16, ta, tb, m, n, k, alpha, a, b, beta, c);
     return check(be,
                  dt == PS__DOUBLE ? cublasDgemm(H(be), op(ta), op(tb), m, n, k, &alpha->d, DP(a),
                                                 a.ld, DP(b), b.ld, &beta->d, DP(c), c.ld)

@@ -23,11 +23,11 @@ typedef struct ps_cuda_state {
     void *scratch;           /* 64 device bytes for small results */
     void *staging[2];        /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
-    int panel_threads;     /* block size of the one-block panel kernel */
-    int coop_blocks;       /* blocks of the cooperative panel kernel; 0: not available */
-    void *coop_scratch;    /* its candidate exchange area */
-    int fp64_tensor_cores; /* sm_80 or later: the stripe kernel runs DMMA */
-    int tensor_cores_32f;  /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
+    int panel_threads;               /* block size of the one-block panel kernel */
+    int coop_blocks;                 /* blocks of the cooperative panel kernel; 0: not available */
+    void *coop_scratch;              /* its candidate exchange area */
+    int fp64_tensor_cores;           /* sm_80 or later: the stripe kernel runs DMMA */
+    int tensor_cores_32f;            /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
     ps__float_compute float_compute; /* how float gemm computes (set_float_compute) */
 } ps_cuda_state;
 
@@ -105,6 +105,9 @@ cudaError_t ps_cuda_launch_stripe_update(cudaStream_t s, int dbl, int tensor_cor
 cudaError_t ps_cuda_launch_convert(cudaStream_t s, int src_dbl, int dst_dbl, int rows, int cols,
                                    double alpha, const void *src, int lds, void *dst, int ldd,
                                    int *info);
+/* dst (rows x cols, leading dimension rows) = src rounded to half (bf16 = 0) or bfloat16. */
+cudaError_t ps_cuda_launch_to_half(cudaStream_t s, int bf16, int rows, int cols, const float *src,
+                                   int lds, void *dst);
 cudaError_t ps_cuda_launch_norm_inf(cudaStream_t s, int dbl, int rows, int cols, const void *a,
                                     int lda, double *sums, unsigned long long *out);
 #ifdef __cplusplus

@@ -2,6 +2,9 @@
 // test, and the infinity norm (row sums by column chunks, then a NaN-propagating maximum).
 #include "cuda_internal.h"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 namespace {
 
 template <typename S, typename D>
@@ -51,24 +54,56 @@ __global__ void max_kernel(int n, const double *sums, unsigned long long *out) {
     if (threadIdx.x == 0) *out = best[0];
 }
 
+// dst = src rounded to half or bfloat16 (the tensor-core operands of the FP16/BF16 GEMM modes).
+template <typename H>
+__global__ void to_half_kernel(int rows, int cols, const float *src, int lds, H *dst, int ldd);
+template <>
+__global__ void to_half_kernel<__half>(int rows, int cols, const float *src, int lds, __half *dst,
+                                       int ldd) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    for (int j = blockIdx.y; j < cols; j += gridDim.y)
+        dst[i + (size_t)j * ldd] = __float2half_rn(src[i + (size_t)j * lds]);
+}
+template <>
+__global__ void to_half_kernel<__nv_bfloat16>(int rows, int cols, const float *src, int lds,
+                                              __nv_bfloat16 *dst, int ldd) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    for (int j = blockIdx.y; j < cols; j += gridDim.y)
+        dst[i + (size_t)j * ldd] = __float2bfloat16_rn(src[i + (size_t)j * lds]);
+}
+
 } // namespace
+
+extern "C" cudaError_t ps_cuda_launch_to_half(cudaStream_t s, int bf16, int rows, int cols,
+                                              const float *src, int lds, void *dst) {
+    dim3 block(256), grid((rows + 255) / 256, cols < 65535 ? cols : 65535);
+    if (bf16)
+        to_half_kernel<__nv_bfloat16>
+            <<<grid, block, 0, s>>>(rows, cols, src, lds, static_cast<__nv_bfloat16 *>(dst), rows);
+    else
+        to_half_kernel<__half>
+            <<<grid, block, 0, s>>>(rows, cols, src, lds, static_cast<__half *>(dst), rows);
+    return cudaGetLastError();
+}
 
 extern "C" cudaError_t ps_cuda_launch_convert(cudaStream_t s, int src_dbl, int dst_dbl, int rows,
                                               int cols, double alpha, const void *src, int lds,
                                               void *dst, int ldd, int *info) {
     dim3 block(256), grid((rows + 255) / 256, cols < 65535 ? cols : 65535);
     if (src_dbl && dst_dbl)
-        convert_kernel<double, double><<<grid, block, 0, s>>>(
-            rows, cols, alpha, static_cast<const double *>(src), lds, static_cast<double *>(dst),
-            ldd, info);
+        convert_kernel<double, double>
+            <<<grid, block, 0, s>>>(rows, cols, alpha, static_cast<const double *>(src), lds,
+                                    static_cast<double *>(dst), ldd, info);
     else if (src_dbl)
-        convert_kernel<double, float><<<grid, block, 0, s>>>(
-            rows, cols, alpha, static_cast<const double *>(src), lds, static_cast<float *>(dst),
-            ldd, info);
+        convert_kernel<double, float><<<grid, block, 0, s>>>(rows, cols, alpha,
+                                                             static_cast<const double *>(src), lds,
+                                                             static_cast<float *>(dst), ldd, info);
     else if (dst_dbl)
-        convert_kernel<float, double><<<grid, block, 0, s>>>(
-            rows, cols, alpha, static_cast<const float *>(src), lds, static_cast<double *>(dst),
-            ldd, info);
+        convert_kernel<float, double><<<grid, block, 0, s>>>(rows, cols, alpha,
+                                                             static_cast<const float *>(src), lds,
+                                                             static_cast<double *>(dst), ldd, info);
     else
         convert_kernel<float, float><<<grid, block, 0, s>>>(rows, cols, alpha,
                                                             static_cast<const float *>(src), lds,

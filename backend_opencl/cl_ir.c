@@ -9,7 +9,7 @@
 ps_status ps_cl_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
                         double alpha, ps__mat src, ps__mat dst, void *info) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
-    const char *name = src_dt == dst_dt        ? "ps_convert_same"
+    const char *name = src_dt == dst_dt       ? "ps_convert_same"
                        : src_dt == PS__DOUBLE ? "ps_convert_d2f"
                                               : "ps_convert_f2d";
     /* the cross conversions live in the double program */
@@ -24,10 +24,11 @@ ps_status ps_cl_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int
     float alpha_f = (float)alpha; /* a power of two: exact */
     const void *alpha_p = program == PS__DOUBLE ? (const void *)&alpha : (const void *)&alpha_f;
     size_t alpha_size = program == PS__DOUBLE ? sizeof alpha : sizeof alpha_f;
-    const size_t sizes[] = {sizeof rows, sizeof cols, alpha_size, sizeof sb,  sizeof so, sizeof src.ld,
-                            sizeof db,   sizeof dof,  sizeof dst.ld, sizeof ib, sizeof io};
-    const void *const values[] = {&rows, &cols, alpha_p, &sb, &so, &src.ld, &db, &dof, &dst.ld, &ib,
-                                  &io};
+    const size_t sizes[] = {sizeof rows,   sizeof cols,   alpha_size, sizeof sb,
+                            sizeof so,     sizeof src.ld, sizeof db,  sizeof dof,
+                            sizeof dst.ld, sizeof ib,     sizeof io};
+    const void *const values[] = {&rows, &cols, alpha_p, &sb, &so, &src.ld,
+                                  &db,   &dof,  &dst.ld, &ib, &io};
     /* enough column groups to fill a GPU when the rows are few */
     size_t groups = (size_t)(cols < 256 ? cols : 256);
     const size_t items[2] = {(size_t)rows, groups}, local[2] = {64, 1};
@@ -44,12 +45,13 @@ ps_status ps_cl_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__
     void *sums = NULL;
     PS__TRY(be->ops->alloc(be, (size_t)rows * es, &sums));
     double *host = malloc((size_t)rows * sizeof(double)); /* holds rows floats or doubles */
-    ps_status st = host ? PS_SUCCESS
-                        : ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY,
-                                           "norm_inf: out of host memory");
+    ps_status st =
+        host ? PS_SUCCESS
+             : ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "norm_inf: out of host memory");
     cl_mem ab = (cl_mem)a.buf, sb = (cl_mem)sums;
     cl_ulong off = a.off;
-    const size_t sizes[] = {sizeof rows, sizeof cols, sizeof ab, sizeof off, sizeof a.ld, sizeof sb};
+    const size_t sizes[] = {sizeof rows, sizeof cols, sizeof ab,
+                            sizeof off,  sizeof a.ld, sizeof sb};
     const void *const values[] = {&rows, &cols, &ab, &off, &a.ld, &sb};
     size_t items = (size_t)rows, local = 64;
     if (!st) st = ps_cl_launch(be, k, "ps_row_sums", 6, sizes, values, 1, &items, &local);

@@ -18,9 +18,9 @@ ps_status ps__default_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_d
                               int cols, double alpha, ps__mat src, ps__mat dst, void *info) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
     void *in = malloc((size_t)rows * sizeof(double)), *out = malloc((size_t)rows * sizeof(double));
-    ps_status st = in && out ? PS_SUCCESS
-                             : ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY,
-                                                "convert: out of host memory");
+    ps_status st =
+        in && out ? PS_SUCCESS
+                  : ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "convert: out of host memory");
     int overflow = 0;
     for (int j = 0; j < cols && st == PS_SUCCESS; j++) {
         st = be->ops->download(be, src_dt, rows, 1, ps__mat_at(src, 0, j), in, rows);

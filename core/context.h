@@ -8,19 +8,19 @@
 
 struct ps_context {
     ps__backend be;
-    ps__backend_ops ops;     /* the completed table be.ops points to */
-    void *module;            /* dlopen handle of a backend module, NULL for cpu */
-    int lu_block_size;       /* 0: automatic */
-    int lu_panel_width;      /* 0: the backend's; PORTSOLVE_LU_PANEL_WIDTH overrides (tuning) */
-    int wz_variant;          /* ps_wz_variant: PORTSOLVE_WZ_VARIANT or ps_context_set_wz_options */
-    int wz_pivoting;         /* 1 unless PORTSOLVE_WZ_PIVOTING=0 or the options say so */
-    int wz_block_size;       /* 0: automatic (PORTSOLVE_WZ_NB) */
-    int wz_panel_width;      /* 0: the backend's; PORTSOLVE_WZ_PANEL_WIDTH overrides (tuning) */
-    int gj_variant;          /* ps_gj_variant: PORTSOLVE_GJ_VARIANT or ps_context_set_gj_options */
-    int gj_block_size;       /* 0: automatic (PORTSOLVE_GJ_NB) */
-    int gj_stripe_size;      /* 0: automatic (PORTSOLVE_GJ_STRIPE) */
-    struct ps_context *host; /* a CPU context for the hybrid variants, created on first use */
-    ps_refine_options refine;       /* PORTSOLVE_IR_* or ps_context_set_refine_options */
+    ps__backend_ops ops;      /* the completed table be.ops points to */
+    void *module;             /* dlopen handle of a backend module, NULL for cpu */
+    int lu_block_size;        /* 0: automatic */
+    int lu_panel_width;       /* 0: the backend's; PORTSOLVE_LU_PANEL_WIDTH overrides (tuning) */
+    int wz_variant;           /* ps_wz_variant: PORTSOLVE_WZ_VARIANT or ps_context_set_wz_options */
+    int wz_pivoting;          /* 1 unless PORTSOLVE_WZ_PIVOTING=0 or the options say so */
+    int wz_block_size;        /* 0: automatic (PORTSOLVE_WZ_NB) */
+    int wz_panel_width;       /* 0: the backend's; PORTSOLVE_WZ_PANEL_WIDTH overrides (tuning) */
+    int gj_variant;           /* ps_gj_variant: PORTSOLVE_GJ_VARIANT or ps_context_set_gj_options */
+    int gj_block_size;        /* 0: automatic (PORTSOLVE_GJ_NB) */
+    int gj_stripe_size;       /* 0: automatic (PORTSOLVE_GJ_STRIPE) */
+    struct ps_context *host;  /* a CPU context for the hybrid variants, created on first use */
+    ps_refine_options refine; /* PORTSOLVE_IR_* or ps_context_set_refine_options */
     ps_refine_result refine_result; /* what the last dsgesv did */
     char last_error[PS__ERROR_SIZE];
     int last_info;

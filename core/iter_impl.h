@@ -25,10 +25,10 @@ typedef struct ps__solver {
     ps__vec b, x;
     const ps_iter_options *o;
     ps_iter_result *res;
-    double bnorm; /* ||b||_2, > 0 */
-    int precond;  /* apply dinv as the preconditioner */
+    double bnorm;          /* ||b||_2, > 0 */
+    int precond;           /* apply dinv as the preconditioner */
     const ps__precond *pc; /* the caller's preconditioner instead (NULL: none) */
-    ps__vec dinv; /* 1 / diag(A), set up when a method or the preconditioner needs it */
+    ps__vec dinv;          /* 1 / diag(A), set up when a method or the preconditioner needs it */
     ps__vec xbest;
     double best;   /* relative residual estimate of xbest */
     void *work;    /* the device workspace the vectors are carved from */

@@ -123,7 +123,8 @@ static ps_status run(ps__scratch *s, const char *fn, int n, int nrhs, ps__mat a,
     ps_context *ctx = s->ctx;
     void *dev_ipiv;
     ps_status st = ps__scratch_dev(s, (size_t)n * sizeof(int32_t), &dev_ipiv);
-    if (!st) st = ps__dsgesv(ctx, fn, n, nrhs, a, dev_ipiv, b, x, &ctx->refine, &ctx->refine_result);
+    if (!st)
+        st = ps__dsgesv(ctx, fn, n, nrhs, a, dev_ipiv, b, x, &ctx->refine, &ctx->refine_result);
     if (st == PS_SUCCESS || st == PS_ERR_SINGULAR) {
         *iter = ctx->refine_result.iter;
         ps_status pst = ps__download_pivots(ctx, n, dev_ipiv, ipiv);

@@ -383,10 +383,11 @@ PS_API ps_status ps_dgmres(ps_context *ctx, int n, const double *A, int lda, con
 /* factorization is PS_ERR_SINGULAR with info = i (the host driver leaves X untouched; A holds  */
 /* the factors, as dgesv). B and X must not overlap.                                            */
 
-#define PS_REFINE_OVERFLOW      (-2)  /* A or a residual is out of the low precision's range */
-#define PS_REFINE_LOW_SINGULAR  (-3)  /* the low-precision LU has an exactly zero pivot */
-#define PS_REFINE_NOT_CONVERGED (-31) /* refinement did not meet the test in max_iter steps
-                                         (LAPACK's -(ITERMAX + 1), whatever max_iter is) */
+#define PS_REFINE_OVERFLOW     (-2) /* A or a residual is out of the low precision's range */
+#define PS_REFINE_LOW_SINGULAR (-3) /* the low-precision LU has an exactly zero pivot */
+#define PS_REFINE_NOT_CONVERGED                                                                    \
+    (-31) /* refinement did not meet the test in max_iter steps                                    \
+             (LAPACK's -(ITERMAX + 1), whatever max_iter is) */
 
 typedef enum ps_lowprec {
     PS_LOWPREC_FLOAT = 0, /* the factorization in float (every backend) */

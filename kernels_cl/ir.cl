@@ -11,8 +11,8 @@ typedef float real;
 /* dst = alpha * src over rows x cols, one work-item per row of a column chunk; *info = 1 when a
  * result is not finite (beyond the destination's range, or NaN/Inf). */
 #define PS_CONVERT_KERNEL(name, S, D, A)                                                           \
-    __kernel void name(int rows, int cols, A alpha, __global const S *src, ulong soff, int lds,  \
-                       __global D *dst, ulong doff, int ldd, __global int *info, ulong ioff) {    \
+    __kernel void name(int rows, int cols, A alpha, __global const S *src, ulong soff, int lds,    \
+                       __global D *dst, ulong doff, int ldd, __global int *info, ulong ioff) {     \
         int i = get_global_id(0);                                                                  \
         if (i >= rows) return;                                                                     \
         int bad = 0;                                                                               \

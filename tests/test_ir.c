@@ -97,8 +97,8 @@ static int check_solve(ps_context *ctx, const double *A0, int n, int lda, int nr
         CHECK(ipiv[i] >= 1 && ipiv[i] <= n, "%s: ipiv[%d] = %d", what, i, ipiv[i]);
     double eps = DBL_EPSILON / 2;
     if (iter >= 0) {
-        CHECK(r.path == PS_REFINE_CLASSICAL || r.path == PS_REFINE_GMRES, "%s: path %s with iter %d",
-              what, ps_refine_path_name(r.path), iter);
+        CHECK(r.path == PS_REFINE_CLASSICAL || r.path == PS_REFINE_GMRES,
+              "%s: path %s with iter %d", what, ps_refine_path_name(r.path), iter);
         CHECK(iter == r.classical_steps + r.gmres_iterations, "%s: iter %d != %d + %d", what, iter,
               r.classical_steps, r.gmres_iterations);
         CHECK(r.path == PS_REFINE_GMRES || r.gmres_iterations == 0, "%s: GMRES steps on path %s",
@@ -160,13 +160,10 @@ static void test_gmres(ps_context *ctx) {
           "cond 1e8 in float: iter %d path %s with %d GMRES steps (expected GMRES-IR to meet the "
           "test)",
           iter, ps_refine_path_name(r.path), r.gmres_iterations);
-    int gmres_iter = iter;
-    /* classical refinement alone contracts by about kappa u per step: slowly here, and it must
-     * not have been cheaper */
+    /* classical refinement alone contracts by about kappa u per step, near 1 here: it may
+     * crawl to the test in 20-odd steps or fall back, and must be right either way */
     set_options(ctx, PS_LOWPREC_FLOAT, 30, 0);
-    iter = check_solve(ctx, A0, n, lda, 2, "float cond 1e8 classical only");
-    CHECK(iter < 0 || iter >= gmres_iter / 2,
-          "classical only at cond 1e8: %d steps, GMRES-IR took %d", iter, gmres_iter);
+    check_solve(ctx, A0, n, lda, 2, "float cond 1e8 classical only");
     set_options(ctx, PS_LOWPREC_FLOAT, 2, 0);
     iter = check_solve(ctx, A0, n, lda, 1, "float cond 1e8 max_iter 2");
     CHECK(iter == PS_REFINE_NOT_CONVERGED, "max_iter 2: iter %d, expected -31", iter);
