@@ -30,7 +30,6 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 /* A classical step that does not reduce the residual-to-solution ratio by this factor has
@@ -134,9 +133,6 @@ static ps_status classical(refine *w, const ps_refine_options *o, ps_refine_resu
                                  ps__mat_col(w->x, 0, j)));
         res->classical_steps++;
         PS__TRY(residual(w));
-        if (getenv("PS_IR_TRACE"))
-            fprintf(stderr, "classical %d: worst %.3g (before %.3g) cte %.3g\n",
-                    res->classical_steps, w->worst, before, w->cte);
         if (o->gmres && !(w->worst <= PS__REFINE_STALL * before)) break; /* stalled */
     }
     return PS_SUCCESS;
@@ -164,10 +160,6 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
             ps_iter_result ir;
             ps_status st = ps__iter_solve_precond(w->ctx, w->fn, PS_ITER_GMRES, PS__DOUBLE, w->n,
                                                   w->a, ps__mat_col(w->r, 0, j), dj, &io, &ir, &pc);
-            if (getenv("PS_IR_TRACE"))
-                fprintf(stderr, "  gmres col %d: %s its %d rel %.3g (%s)\n", j,
-                        ps_status_string(st), ir.iterations, ir.rel_residual,
-                        ps_context_last_error(w->ctx));
             res->gmres_iterations += ir.iterations;
             /* Not converging is judged by the outer test; anything else is a real failure. */
             if (st != PS_SUCCESS && st != PS_ERR_NO_CONVERGENCE && st != PS_ERR_BREAKDOWN)
@@ -177,9 +169,6 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
             PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, dj, ps__mat_col(w->x, 0, j)));
         }
         PS__TRY(residual(w));
-        if (getenv("PS_IR_TRACE"))
-            fprintf(stderr, "gmres-ir outer %d: worst %.3g (before %.3g) gmres its %d\n", outer,
-                    w->worst, before, res->gmres_iterations);
         if (!(w->worst <= PS__REFINE_STALL * before)) break;
     }
     return PS_SUCCESS;
