@@ -168,11 +168,13 @@ static void test_gmres(ps_context *ctx) {
     iter = check_solve(ctx, A0, n, lda, 1, "float cond 1e8 max_iter 2");
     CHECK(iter == PS_REFINE_NOT_CONVERGED, "max_iter 2: iter %d, expected -31", iter);
     free(A0);
-    /* kappa u = 600: classical refinement diverges, LAPACK's iter -(ITERMAX + 1) */
+    /* kappa u = 600: classical refinement diverges, to LAPACK's iter -(ITERMAX + 1), or, when
+     * the growing residual leaves float's range first, to its overflow code -2 */
     A0 = latms(n, lda, 1e10);
     set_options(ctx, PS_LOWPREC_FLOAT, 30, 0);
     iter = check_solve(ctx, A0, n, lda, 1, "float cond 1e10 classical only");
-    CHECK(iter == -31, "classical only at cond 1e10 in float: iter %d, expected -31", iter);
+    CHECK(iter == PS_REFINE_NOT_CONVERGED || iter == PS_REFINE_OVERFLOW,
+          "classical only at cond 1e10 in float: iter %d, expected -31 or -2", iter);
     free(A0);
 }
 
