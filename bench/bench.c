@@ -38,11 +38,6 @@ typedef struct {
     const char *ref_name;
 } row;
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int parse(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->method = "lu";
@@ -159,11 +154,9 @@ static int measure(ps_context *ctx, const options *o, const bench_ref *ref, int 
         }
     }
     if (!rc) {
-        qsort(tp, (size_t)o->repeats, sizeof *tp, cmp_double);
-        qsort(tr, (size_t)o->repeats, sizeof *tr, cmp_double);
         out->n = n;
-        out->ps_time = tp[o->repeats / 2];
-        out->ref_time = tr[o->repeats / 2];
+        out->ps_time = bench_median(tp, o->repeats);
+        out->ref_time = bench_median(tr, o->repeats);
         out->ref_name = ref->name;
         out->ps_gflops =
             (o->chol ? bench_chol_flops : bench_lu_flops)(n, o->nrhs) / out->ps_time * 1e-9;

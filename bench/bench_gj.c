@@ -92,11 +92,6 @@ static int parse(int argc, char **argv, options *o) {
     return 1;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* One timed run of method m (block size or stripe `param`) on a fresh upload of A0. X gets the
  * result when not NULL. */
 static int run_portsolve(ps_context *ctx, const options *o, int m, int param, int n, const void *A0,
@@ -205,16 +200,9 @@ static double inverse_accuracy(const options *o, int n, const void *A0, const vo
 int main(int argc, char **argv) {
     options o;
     if (!parse(argc, argv, &o)) return 2;
-    ps_context_options co = ps_context_options_default();
-    if (ps_backend_kind_from_name(o.backend, &co.backend)) {
-        fprintf(stderr, "portsolve-bench-gj: --backend '%s' is not a backend\n", o.backend);
-        return 2;
-    }
     ps_context *ctx;
-    if (ps_context_create(&ctx, &co)) {
-        fprintf(stderr, "portsolve-bench-gj: %s\n", ps_last_create_error());
-        return 1;
-    }
+    int open_rc = bench_open_context("portsolve-bench-gj", o.backend, &ctx);
+    if (open_rc) return open_rc;
     const char *device = ps_context_device_name(ctx);
     char p = o.single ? 's' : 'd';
     printf("portsolve-bench-gj: %c precision, device level, on %s (%s)\n", p,
@@ -259,8 +247,7 @@ int main(int argc, char **argv) {
                     if (r >= 0) times[r] = t;
                 }
                 if (r < o.repeats || rc) continue;
-                qsort(times, (size_t)o.repeats, sizeof(double), cmp_double);
-                double t = times[o.repeats / 2];
+                double t = bench_median(times, o.repeats);
                 double flops =
                     m == GJSV || m == REF_SOLVE ? bench_lu_flops(n, 1) : 2.0 * n * (double)n * n;
                 if (csv)

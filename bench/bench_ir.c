@@ -189,24 +189,12 @@ static int run_reference(ps_context *ctx, int method, ps_lowprec p, int n, const
     return -1;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv) {
     options o;
     if (!parse(argc, argv, &o)) return 2;
-    ps_context_options co = ps_context_options_default();
-    if (ps_backend_kind_from_name(o.backend, &co.backend)) {
-        fprintf(stderr, "portsolve-bench-ir: --backend '%s' is not a backend\n", o.backend);
-        return 2;
-    }
     ps_context *ctx;
-    if (ps_context_create(&ctx, &co)) {
-        fprintf(stderr, "portsolve-bench-ir: %s\n", ps_last_create_error());
-        return 1;
-    }
+    int open_rc = bench_open_context("portsolve-bench-ir", o.backend, &ctx);
+    if (open_rc) return open_rc;
     const char *backend = ps_context_backend_name(ctx), *device = ps_context_device_name(ctx);
     printf("portsolve-bench-ir: device level, one right-hand side, on %s (%s)\n", backend, device);
     FILE *csv = o.csv ? fopen(o.csv, "w") : NULL;
@@ -259,8 +247,7 @@ int main(int argc, char **argv) {
                         printf("%6d %6.0e %-14s failed\n", n, cond, name);
                         continue; /* a failing reference does not stop the others */
                     }
-                    qsort(times, (size_t)o.repeats, sizeof(double), cmp_double);
-                    t = times[o.repeats / 2];
+                    t = bench_median(times, o.repeats);
                     if (m == REF_DGESV || (m == PS_DGESV && isnan(base))) base = t;
                     double bwd = backward_error(n, A0, anrm, B0, X), ratio = t / base;
                     const char *path = m == PS_IR ? ps_refine_path_name(res.path) : "-";

@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -84,6 +85,29 @@ double bench_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *times, int count) {
+    qsort(times, (size_t)count, sizeof *times, cmp_double);
+    return times[count / 2];
+}
+
+int bench_open_context(const char *prog, const char *backend, ps_context **ctx) {
+    ps_context_options co = ps_context_options_default();
+    if (ps_backend_kind_from_name(backend, &co.backend)) {
+        fprintf(stderr, "%s: --backend '%s' is not a backend\n", prog, backend);
+        return 2;
+    }
+    if (ps_context_create(ctx, &co)) {
+        fprintf(stderr, "%s: %s\n", prog, ps_last_create_error());
+        return 1;
+    }
+    return 0;
 }
 
 double bench_lu_flops(int n, int nrhs) {

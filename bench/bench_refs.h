@@ -60,5 +60,10 @@ double bench_cuda_gemv_seconds(ps_context *ctx, int single, int n, const void *A
 #endif
 
 double bench_now(void);
+/* Sorts times[0..count) ascending and returns the median. */
+double bench_median(double *times, int count);
+/* Opens a context on the backend named by --backend ("auto", "cpu", ...); on failure prints why,
+ * prefixed by prog, and returns the exit code (2: not a backend name, 1: it did not open). */
+int bench_open_context(const char *prog, const char *backend, ps_context **ctx);
 
 #endif

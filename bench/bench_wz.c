@@ -34,11 +34,6 @@ static double wz_flops(double n) {
     return 2.0 / 3 * n * n * n - 0.5 * n * n + 11.0 / 6 * n - 7;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int parse(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->backend = "auto";
@@ -146,16 +141,9 @@ static int run_once(ps_context *ctx, const options *o, int alg, int n, const voi
 int main(int argc, char **argv) {
     options o;
     if (!parse(argc, argv, &o)) return 2;
-    ps_context_options co = ps_context_options_default();
-    if (ps_backend_kind_from_name(o.backend, &co.backend)) {
-        fprintf(stderr, "portsolve-bench-wz: --backend '%s' is not a backend\n", o.backend);
-        return 2;
-    }
     ps_context *ctx;
-    if (ps_context_create(&ctx, &co)) {
-        fprintf(stderr, "portsolve-bench-wz: %s\n", ps_last_create_error());
-        return 1;
-    }
+    int open_rc = bench_open_context("portsolve-bench-wz", o.backend, &ctx);
+    if (open_rc) return open_rc;
     const char *device = ps_context_device_name(ctx);
     printf("portsolve-bench-wz: %cwztrf vs %cgetrf, device level, on %s (%s)\n",
            o.single ? 's' : 'd', o.single ? 's' : 'd', ps_context_backend_name(ctx), device);
@@ -199,8 +187,7 @@ int main(int argc, char **argv) {
         for (int a = 0; a < NALGS && !rc; a++) {
             if (!active[a]) continue;
             int reps = o.repeats < 16 ? o.repeats : 16;
-            qsort(times[a], (size_t)reps, sizeof(double), cmp_double);
-            double t = times[a][reps / 2];
+            double t = bench_median(times[a], reps);
             double flops = a == LU ? 2.0 / 3 * (double)n * n * n : wz_flops(n);
             results[si][a][0] = t;
             results[si][a][1] = flops / t * 1e-9;

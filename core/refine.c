@@ -60,11 +60,12 @@ typedef struct refine {
     int converged; /* every column passes the test */
 } refine;
 
-/* dst = narrow(scale * src) (float n x cols); *overflow set when a value does not fit. */
+/* dst = narrow(scale * src) (float n x cols). With overflow, *overflow says whether a value
+ * did not fit (a device flag read back: one synchronization); without, nothing is checked. */
 static ps_status narrow(refine *w, int cols, ps__mat src, ps__mat dst, int *overflow) {
-    PS__TRY(ps__zero_info(w->ctx, w->flag));
+    if (overflow) PS__TRY(ps__zero_info(w->ctx, w->flag));
     PS__TRY(w->ops->convert(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale, src, dst, w->flag));
-    return ps__read_info(w->ctx, w->flag, overflow);
+    return overflow ? ps__read_info(w->ctx, w->flag, overflow) : PS_SUCCESS;
 }
 
 /* r = b - A x over every column, with the per-column norms and the test. */
@@ -96,24 +97,21 @@ static ps_status residual(refine *w) {
 }
 
 /* dst = (LU)^-1 (scale * src) over cols columns, in the low precision, widened to double in dst
- * (which may be src). *overflow as narrow. */
+ * (which may be src). overflow as narrow; after an overflow dst is not written. */
 static ps_status low_solve(refine *w, int cols, ps__mat src, ps__mat dst, int *overflow) {
     PS__TRY(narrow(w, cols, src, w->rf, overflow));
-    if (*overflow) return PS_SUCCESS;
+    if (overflow && *overflow) return PS_SUCCESS;
     PS__TRY(ps__getrs(w->ctx, PS__FLOAT, PS__NOTRANS, w->n, cols, w->af, w->ipiv, w->rf));
     return w->ops->convert(w->be, PS__FLOAT, PS__DOUBLE, w->n, cols, 1.0, w->rf, dst, w->flag);
 }
 
-/* The GMRES-IR preconditioner: z = (LU)^-1 v. An overflow here (only after the factors
- * themselves overflowed) shows up as a non-finite iterate, which fails the test. */
+/* The GMRES-IR preconditioner: z = (LU)^-1 v, unchecked, so an Arnoldi step costs no
+ * synchronization here: a value beyond float's range narrows to Inf, which makes the iterate
+ * non-finite, fails the test and leads to the fallback. */
 static ps_status precondition(void *arg, ps__vec v, ps__vec z) {
     refine *w = arg;
-    int overflow;
     ps__mat vm = {v.buf, v.off, w->n}, zm = {z.buf, z.off, w->n};
-    PS__TRY(low_solve(w, 1, vm, zm, &overflow));
-    if (!overflow) return PS_SUCCESS;
-    ps__scalar nan = ps__scalar_of(PS__DOUBLE, NAN); /* GMRES then diverges: the fallback */
-    return w->ops->fill(w->be, PS__DOUBLE, w->n, 1, &nan, zm);
+    return low_solve(w, 1, vm, zm, NULL);
 }
 
 /* Classical refinement from x0 = (LU)^-1 b. Ends converged, stalled (when GMRES may take over),
