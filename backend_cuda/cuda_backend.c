@@ -71,14 +71,19 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     st->blas = st->handles[0];
     st->cur_stream = st->lane[0];
     PS_CUDA_TRY(be, cudaMalloc(&st->scratch, 64), "cudaMalloc (scratch)");
-    /* The whole-GPU panel kernel needs cooperative launch; without it the one-block kernel runs. */
-    int coop = 0, blocks = 0;
+    /* The whole-GPU LU leaf needs cooperative launch; without it the one-block kernel runs.
+     * PORTSOLVE_CUDA_PANEL_ROWS (a tuning knob) sets the rows per block its grid is sized for. */
+    int coop = 0;
     cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, st->device);
-    if (coop && ps_cuda_coop_panel_blocks(1, PS_CUDA_COOP_THREADS, &blocks) == cudaSuccess &&
-        blocks > 0) {
-        PS_CUDA_TRY(be, cudaMalloc(&st->coop_scratch, ps_cuda_coop_scratch_bytes(blocks)),
-                    "cudaMalloc (panel scratch)");
-        st->coop_blocks = blocks;
+    if (coop && ps_cuda_coop_panel_init(st->device, &st->coop) == cudaSuccess &&
+        st->coop.max_blocks > 0) {
+        size_t bytes = ps_cuda_coop_scratch_bytes(st->coop.max_blocks);
+        PS_CUDA_TRY(be, cudaMalloc(&st->coop_scratch, bytes), "cudaMalloc (panel scratch)");
+        /* no exchange flag is zero, so no stale word matches */
+        PS_CUDA_TRY(be, cudaMemset(st->coop_scratch, 0, bytes), "cudaMemset (panel scratch)");
+        const char *rows = getenv("PORTSOLVE_CUDA_PANEL_ROWS");
+        st->coop.rows_per_block = rows ? atoi(rows) : 0;
+        st->coop.sync = getenv("PORTSOLVE_CUDA_PANEL_SYNC") != NULL;
     }
     cudaGetLastError();
     for (int i = 0; i < 2; i++) {
@@ -339,18 +344,28 @@ static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, p
                                   void *ipiv, size_t ipiv_off, int row_base, void *info) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     ps_cuda_state *st = ps_cuda(be);
-    if (st->coop_blocks > 0 && n <= 64) {
-        /* one block per 256 rows at least, up to one per SM */
-        int blocks = (m + PS_CUDA_COOP_THREADS - 1) / PS_CUDA_COOP_THREADS;
-        if (blocks > st->coop_blocks) blocks = st->coop_blocks;
+    int blocks =
+        st->coop_scratch ? ps_cuda_coop_panel_blocks(&st->coop, dt == PS__DOUBLE, m, n) : 0;
+    if (blocks > 0) {
+        if (++st->coop_epoch >= PS_CUDA_COOP_EPOCHS) {
+            /* flags wrap: clear the words of earlier launches (once per 8M launches) */
+            for (int i = 0; i < 2; i++)
+                PS_CUDA_TRY(be, cudaStreamSynchronize(st->lane[i]), "cudaStreamSynchronize");
+            PS_CUDA_TRY(
+                be,
+                cudaMemset(st->coop_scratch, 0, ps_cuda_coop_scratch_bytes(st->coop.max_blocks)),
+                "cudaMemset (panel scratch)");
+            st->coop_epoch = 1;
+        }
         PS_CUDA_TRY(be,
                     ps_cuda_launch_getrf_panel_coop(
-                        st->cur_stream, dt == PS__DOUBLE, PS_CUDA_COOP_THREADS, blocks, m, n,
+                        st->cur_stream, dt == PS__DOUBLE, blocks, m, n,
                         ps_cuda_ptr(dt, a.buf, a.off), a.ld, (int *)ipiv + ipiv_off, row_base,
-                        (int *)info, st->coop_scratch),
+                        (int *)info, st->coop_epoch, st->coop.sync, st->coop_scratch),
                     "getrf panel kernel (cooperative)");
         return PS_SUCCESS;
     }
+    /* no cooperative launch, or a leaf wider than fits (PORTSOLVE_LU_PANEL_WIDTH) */
     PS_CUDA_TRY(be,
                 ps_cuda_launch_getrf_panel(st->cur_stream, dt == PS__DOUBLE, st->panel_threads, m,
                                            n, ps_cuda_ptr(dt, a.buf, a.off), a.ld,
@@ -410,13 +425,15 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
     return n >= 8192 ? 512 : 256;
 }
 
-/* Leaf width of the recursive panel. Measured on an H200 (docs/PERFORMANCE.md): with the
- * cooperative whole-GPU leaf kernel, w = 4, 8, 16, 32, 64 gave 0.285, 0.259, 0.252, 0.262,
- * 0.304 s at n = 16384 (the one-block kernel's best was 0.385 s, at w = 4, since it streams
- * the leaf through one SM). Without cooperative launch the one-block kernel runs, best narrow. */
+/* Leaf width of the recursive panel: with the cooperative leaf, the widest that fits its
+ * shared memory up to PS_CUDA_LU_LEAF (measured: docs/PERFORMANCE.md), in multiples of 8;
+ * without cooperative launch the one-block kernel, best narrow (w = 4 measured on an H200). */
 static int cuda_panel_width(ps__backend *be, ps__dtype dt, int m) {
-    (void)dt, (void)m;
-    return ps_cuda(be)->coop_blocks > 0 ? 16 : 4;
+    ps_cuda_state *st = ps_cuda(be);
+    if (!st->coop_scratch) return 4;
+    int w = ps_cuda_coop_panel_max_width(&st->coop, dt == PS__DOUBLE, m);
+    if (w > PS_CUDA_LU_LEAF) w = PS_CUDA_LU_LEAF;
+    return w >= 8 ? w / 8 * 8 : (w > 0 ? w : 4);
 }
 
 /* The WZ leaf is the one-block kernel: narrow, as the one-block LU leaf measured best. */

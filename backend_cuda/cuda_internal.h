@@ -10,6 +10,19 @@
 /* Bytes of each of the two pinned staging buffers host transfers go through. */
 #define PS_CUDA_STAGING_BYTES ((size_t)32 << 20)
 
+/* The cooperative LU leaf (cuda_lu_panel.cu): a grid of at most one block per SM, each block
+ * holding its slice of the panel's rows in shared memory. It fits when that slice does. */
+#define PS_CUDA_COOP_THREADS   256
+#define PS_CUDA_COOP_MAX_WIDTH 256 /* widest leaf; sizes the exchange scratch */
+#define PS_CUDA_LU_LEAF        64  /* default leaf width (PORTSOLVE_LU_PANEL_WIDTH overrides) */
+#define PS_CUDA_COOP_ROWS                                                                          \
+    128 /* rows per block the grid is sized for (fewer blocks when m is small) */
+typedef struct ps_cuda_coop_panel {
+    int max_blocks;     /* co-resident blocks (one per SM); 0: no cooperative launch */
+    size_t max_shared;  /* dynamic shared memory a block may use */
+    int rows_per_block; /* 0: PS_CUDA_COOP_ROWS */
+    int sync;           /* 1: a grid sync before the exchange's reads (experiment) */
+} ps_cuda_coop_panel;
 typedef struct ps_cuda_state {
     int device;
     cudaStream_t stream;       /* lane 0: the context's stream (the caller's when borrowed) */
@@ -24,8 +37,9 @@ typedef struct ps_cuda_state {
     void *staging[2];        /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
     int panel_threads;               /* block size of the one-block panel kernel */
-    int coop_blocks;                 /* blocks of the cooperative panel kernel; 0: not available */
-    void *coop_scratch;              /* its candidate exchange area */
+    ps_cuda_coop_panel coop;         /* the cooperative LU leaf's limits */
+    void *coop_scratch;              /* its candidate exchange area; NULL: not available */
+    unsigned coop_epoch;             /* the last launch's epoch (exchange flags) */
     int fp64_tensor_cores;           /* sm_80 or later: the stripe kernel runs DMMA */
     int tensor_cores_32f;            /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
     ps__float_compute float_compute; /* how float gemm computes (set_float_compute) */
@@ -64,17 +78,20 @@ cudaError_t ps_cuda_launch_laswp(cudaStream_t s, int dbl, int ncols, void *a, in
                                  int k2, const int *ipiv, int forward);
 cudaError_t ps_cuda_launch_getrf_panel(cudaStream_t s, int dbl, int threads, int m, int n, void *a,
                                        int lda, int *ipiv, int row_base, int *info);
-/* The cooperative (whole-GPU) panel kernel: how many blocks of `threads` can be co-resident,
- * and its launch (n <= 64; scratch of ps_cuda_coop_scratch_bytes(blocks)). */
-#define PS_CUDA_COOP_THREADS 256
-static inline size_t ps_cuda_coop_scratch_bytes(int blocks) {
-    return 2 * (size_t)blocks * (2 * sizeof(double) + 64 * sizeof(double)) +
-           2 * 64 * sizeof(double);
+/* Exchange flags carry the column in their low bits and the launch's epoch above them. */
+#define PS_CUDA_COOP_COLUMN_BITS 9
+#define PS_CUDA_COOP_EPOCHS      (1u << (32 - PS_CUDA_COOP_COLUMN_BITS))
+static inline size_t ps_cuda_coop_scratch_bytes(int blocks) { /* 64-bit words, 2 per double */
+    return 8 * (2 * (size_t)blocks * 3 + 2 * (size_t)blocks * PS_CUDA_COOP_MAX_WIDTH * 2 +
+                2 * PS_CUDA_COOP_MAX_WIDTH * 2);
 }
-cudaError_t ps_cuda_coop_panel_blocks(int dbl, int threads, int *max_blocks);
-cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int threads, int blocks, int m,
-                                            int n, void *a, int lda, int *ipiv, int row_base,
-                                            int *info, void *scratch);
+cudaError_t ps_cuda_coop_panel_init(int device, ps_cuda_coop_panel *out);
+/* Blocks for an m x n leaf, 0 when it does not fit; the widest leaf that fits for m rows. */
+int ps_cuda_coop_panel_blocks(const ps_cuda_coop_panel *cp, int dbl, int m, int n);
+int ps_cuda_coop_panel_max_width(const ps_cuda_coop_panel *cp, int dbl, int m);
+cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int blocks, int m, int n,
+                                            void *a, int lda, int *ipiv, int row_base, int *info,
+                                            unsigned epoch, int sync, void *scratch);
 /* The Cholesky diagonal-block kernel (one block, the block in shared memory). */
 #define PS_CUDA_POTRF_MAX 64
 cudaError_t ps_cuda_launch_potrf_panel(cudaStream_t s, int dbl, int lower, int n, void *a, int lda,

@@ -3,7 +3,6 @@
 #include "cuda_internal.h"
 
 #include <cfloat>
-#include <cooperative_groups.h>
 
 namespace {
 
@@ -57,24 +56,6 @@ template <typename T> __global__ void fill_kernel(int rows, int cols, T value, T
     if (i < rows && j < cols) a[i + (size_t)j * lda] = value;
 }
 
-// One thread per column applies all the interchanges of that column in order.
-template <typename T>
-__global__ void laswp_kernel(int ncols, T *a, int lda, int k1, int k2, const int *ipiv,
-                             int forward) {
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= ncols) return;
-    T *col = a + (size_t)j * lda;
-    for (int t = 0; t < k2 - k1; t++) {
-        int k = forward ? k1 + t : k2 - 1 - t;
-        int p = ipiv[k - k1];
-        if (p != k) {
-            T tmp = col[k];
-            col[k] = col[p];
-            col[p] = tmp;
-        }
-    }
-}
-
 // Unblocked LU with partial pivoting of an m x n panel by one thread block, so the panel is
 // factored on the device in one launch with no host round trip per column. Matches LAPACK
 // dgetf2 and the CPU oracle (first largest |a(i,j)| wins; tiny pivots divide, zero pivots are
@@ -124,95 +105,6 @@ __global__ void getrf_panel_kernel(int m, int n, T *a, int lda, int *ipiv, int r
             for (int k = j + 1; k < n; k++) {
                 T *ck = a + (size_t)k * lda;
                 ck[i] -= l * ck[j];
-            }
-        }
-        __syncthreads();
-    }
-}
-
-// The same factorization spread over the whole GPU: a cooperative grid of `blocks` blocks,
-// each owning a contiguous slice of the panel's rows. Per column j: every block finds the
-// largest |a(i,j)| of its slice and publishes it with that row's n values, and the owner of row
-// j publishes row j (all double-buffered by column parity); one grid-wide sync; then every block
-// picks the same pivot p from the candidates, takes rows p and j from the published copies, the
-// owners of rows j and p swap them, and each block scales and updates its own rows. Rows are
-// only ever written by their owner and other blocks read only the published copies, so one
-// grid sync per column suffices.
-template <typename T>
-__global__ void getrf_panel_coop_kernel(int m, int n, T *a, int lda, int *ipiv, int row_base,
-                                        int *info, T *cand_val, int *cand_row, T *cand_rows,
-                                        T *row_j) {
-    namespace cg = cooperative_groups;
-    cg::grid_group grid = cg::this_grid();
-    extern __shared__ unsigned char shared_raw[];
-    T *best_val = reinterpret_cast<T *>(shared_raw);
-    int *best_row = reinterpret_cast<int *>(best_val + blockDim.x);
-    __shared__ T prow[64], jrow[64]; // n <= 64 (checked by the launcher)
-    __shared__ int pivot_row;
-    int tid = threadIdx.x, nt = blockDim.x, b = blockIdx.x, nb = gridDim.x;
-    int per = (m + nb - 1) / nb, r0 = b * per, r1 = min(m, r0 + per);
-    int steps = m < n ? m : n;
-    for (int j = 0; j < steps; j++) {
-        T *col = a + (size_t)j * lda;
-        block_argmax_rows(col, max(r0, j), r1, m, best_val, best_row);
-        int buf = (j & 1) * nb;
-        if (tid == 0) {
-            cand_val[buf + b] = best_val[0];
-            cand_row[buf + b] = best_row[0];
-        }
-        int mine = best_row[0];
-        for (int k = tid; k < n; k += nt) {
-            if (mine < m) cand_rows[((size_t)buf + b) * n + k] = a[mine + (size_t)k * lda];
-            if (j >= r0 && j < r1) row_j[(size_t)(j & 1) * n + k] = a[j + (size_t)k * lda];
-        }
-        grid.sync();
-        // every block reduces the candidates the same way: the first largest wins
-        if (tid < 32) {
-            T v = -1;
-            int r = m;
-            for (int c = tid; c < nb; c += 32) {
-                T cv = cand_val[buf + c];
-                int cr = cand_row[buf + c];
-                if (cv > v || (cv == v && cr < r)) {
-                    v = cv;
-                    r = cr;
-                }
-            }
-            for (int off = 16; off > 0; off >>= 1) {
-                T v2 = __shfl_down_sync(0xffffffffu, v, off);
-                int r2 = __shfl_down_sync(0xffffffffu, r, off);
-                if (v2 > v || (v2 == v && r2 < r)) {
-                    v = v2;
-                    r = r2;
-                }
-            }
-            if (tid == 0) pivot_row = r;
-        }
-        __syncthreads();
-        int p = pivot_row, owner = p / per;
-        for (int k = tid; k < n; k += nt) {
-            prow[k] = cand_rows[((size_t)buf + owner) * n + k];
-            jrow[k] = row_j[(size_t)(j & 1) * n + k];
-        }
-        __syncthreads();
-        T pivot = prow[j];
-        if (b == 0 && tid == 0) {
-            ipiv[j] = row_base + p;
-            if (pivot == 0 && info[0] == 0) info[0] = row_base + j + 1;
-        }
-        if (pivot != 0 && p != j)
-            for (int k = tid; k < n; k += nt) {
-                if (j >= r0 && j < r1) a[j + (size_t)k * lda] = prow[k];
-                if (p >= r0 && p < r1) a[p + (size_t)k * lda] = jrow[k];
-            }
-        __syncthreads();
-        if (pivot != 0) {
-            bool tiny = fabs(pivot) < safe_min<T>::value();
-            T r = 1 / pivot;
-            for (int i = max(r0, j + 1) + tid; i < r1; i += nt) {
-                T l = tiny ? col[i] / pivot : col[i] * r;
-                col[i] = l;
-                for (int k = j + 1; k < n; k++) a[i + (size_t)k * lda] -= l * prow[k];
             }
         }
         __syncthreads();
@@ -296,18 +188,6 @@ extern "C" cudaError_t ps_cuda_launch_fill(cudaStream_t s, int dbl, int rows, in
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t ps_cuda_launch_laswp(cudaStream_t s, int dbl, int ncols, void *a, int lda,
-                                            int k1, int k2, const int *ipiv, int forward) {
-    int threads = 128, blocks = (ncols + threads - 1) / threads;
-    if (dbl)
-        laswp_kernel<double><<<blocks, threads, 0, s>>>(ncols, static_cast<double *>(a), lda, k1,
-                                                        k2, ipiv, forward);
-    else
-        laswp_kernel<float>
-            <<<blocks, threads, 0, s>>>(ncols, static_cast<float *>(a), lda, k1, k2, ipiv, forward);
-    return cudaGetLastError();
-}
-
 extern "C" cudaError_t ps_cuda_launch_getrf_panel(cudaStream_t s, int dbl, int threads, int m,
                                                   int n, void *a, int lda, int *ipiv, int row_base,
                                                   int *info) {
@@ -319,45 +199,6 @@ extern "C" cudaError_t ps_cuda_launch_getrf_panel(cudaStream_t s, int dbl, int t
         getrf_panel_kernel<float>
             <<<1, threads, shared, s>>>(m, n, static_cast<float *>(a), lda, ipiv, row_base, info);
     return cudaGetLastError();
-}
-
-extern "C" cudaError_t ps_cuda_coop_panel_blocks(int dbl, int threads, int *max_blocks) {
-    int device, sms, per_sm = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (!err) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    size_t shared = (size_t)threads * ((dbl ? sizeof(double) : sizeof(float)) + sizeof(int));
-    if (!err)
-        err = dbl ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                        &per_sm, getrf_panel_coop_kernel<double>, threads, shared)
-                  : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                        &per_sm, getrf_panel_coop_kernel<float>, threads, shared);
-    *max_blocks = err ? 0 : sms * (per_sm < 1 ? 0 : 1); // one block per SM is plenty
-    return err;
-}
-
-extern "C" cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int threads,
-                                                       int blocks, int m, int n, void *a, int lda,
-                                                       int *ipiv, int row_base, int *info,
-                                                       void *scratch) {
-    if (n > 64) return cudaErrorInvalidValue;
-    size_t shared = (size_t)threads * ((dbl ? sizeof(double) : sizeof(float)) + sizeof(int));
-    // scratch: candidate values [2][blocks], rows [2][blocks], row copies [2][blocks][n], row j
-    // [2][n]
-    size_t es = dbl ? sizeof(double) : sizeof(float);
-    char *p = static_cast<char *>(scratch);
-    void *cand_val = p;
-    p += 2 * (size_t)blocks * sizeof(double);
-    int *cand_row = reinterpret_cast<int *>(p);
-    p += 2 * (size_t)blocks * sizeof(double);
-    void *cand_rows = p;
-    p += 2 * (size_t)blocks * 64 * es;
-    void *row_j = p;
-    void *args[] = {&m,    &n,        &a,        &lda,       &ipiv, &row_base,
-                    &info, &cand_val, &cand_row, &cand_rows, &row_j};
-    return dbl ? cudaLaunchCooperativeKernel((const void *)getrf_panel_coop_kernel<double>,
-                                             dim3(blocks), dim3(threads), args, shared, s)
-               : cudaLaunchCooperativeKernel((const void *)getrf_panel_coop_kernel<float>,
-                                             dim3(blocks), dim3(threads), args, shared, s);
 }
 
 extern "C" cudaError_t ps_cuda_launch_potrf_panel(cudaStream_t s, int dbl, int lower, int n,

@@ -415,16 +415,31 @@ static void test_trsm(ps__dtype dt) {
 
 /* ---------------------------------------------------------------- LAPACK-like and custom */
 
+/* A pivot for row k of a rows-row matrix whose interchanges cover rows [k1, k2). mode 0:
+ * getrf's, any row at or below k; 1: getrf's, crowded onto a few rows (k itself, k + 1 and the
+ * first rows below k2, so later steps choose rows earlier ones wrote); 2: any row (WZ's). */
+static int laswp_pivot(int mode, int rows, int k, int k2) {
+    if (mode == 2) return ps_test_rand_int(rows);
+    if (mode == 0) return k + ps_test_rand_int(rows - k);
+    int pick = ps_test_rand_int(4);
+    if (pick == 0 || k + 1 >= rows) return k;
+    if (pick == 1) return k + 1;
+    int below = rows - k2 < 3 ? rows - k2 : 3; /* rows below the interchanged range */
+    return below > 0 ? k2 + ps_test_rand_int(below) : k + ps_test_rand_int(rows - k);
+}
+
+/* Sizes cover the CUDA kernel's paths: one block of columns and several, at most 256
+ * interchanges per launch and more (chunks in order), rows below the range. */
 static void test_laswp(ps__dtype dt) {
-    static const int dims[][2] = {{1, 1}, {5, 3}, {17, 9}, {70, 33}};
-    for (size_t t = 0; t < 4; t++)
-        for (int which = 0; which < 4; which++) {
-            int rows = dims[t][0], ncols = dims[t][1], forward = which & 1;
+    static const int dims[][2] = {{1, 1}, {5, 3}, {17, 9}, {70, 33}, {300, 150}, {620, 70}};
+    for (size_t t = 0; t < 6; t++)
+        for (int which = 0; which < 12; which++) {
+            int rows = dims[t][0], ncols = dims[t][1], forward = which & 1, mode = which / 4;
             const ps__backend_ops *ops = which & 2 ? ps__backend_defaults() : be->ops;
-            int k1 = rows > 2 ? 1 : 0, k2 = rows;
+            int k1 = rows > 2 ? 1 : 0, k2 = rows > 100 ? rows - rows / 10 : rows;
             int *piv = malloc(sizeof(int) * (size_t)(rows + 2));
             piv[0] = piv[1] = -99; /* before ipiv_off: must not be read */
-            for (int k = k1; k < k2; k++) piv[2 + k - k1] = k + ps_test_rand_int(rows - k);
+            for (int k = k1; k < k2; k++) piv[2 + k - k1] = laswp_pivot(mode, rows, k, k2);
             tbuf P = int_buffer(2 + k2 - k1, piv);
             shape s = random_shape(rows, ncols);
             tbuf A = tb_random(dt, shape_count(s));

@@ -1,0 +1,309 @@
+// The LU leaf on the whole GPU: unblocked LU with partial pivoting of an m x n panel by a
+// cooperative grid, each block holding its slice of the panel's rows in shared memory from the
+// first column to the last.
+//
+// Why this shape: a leaf column's work is tiny (a rank-1 update of m x n/2 elements), so its
+// cost is latency: the grid-wide exchange that picks the pivot, and any global-memory access
+// that depends on it. The first cooperative kernel updated the panel in global memory and spent
+// about 8.5 us per column on an H100 whatever m was (docs/PERFORMANCE.md), mostly dependent
+// global loads and stores inside the update loop. Here the update, the pivot search and the
+// swaps touch only shared memory; per column the only global traffic is the exchange: every block
+// publishes its best candidate (value, row, and the row's n values) and the owner of row j
+// publishes row j; every block then reduces the candidates the same way (the first largest
+// |a(i,j)| wins, as LAPACK's dgetf2), reads the winning row and row j, and the owners of rows j
+// and p swap them in their tiles. Rows are only ever written by their owner. The exchange needs
+// no grid-wide barrier (see ll_put); the launch is cooperative so that all blocks are resident
+// while they wait for each other.
+#include "cuda_internal.h"
+
+#include <cfloat>
+#include <cooperative_groups.h>
+
+namespace {
+
+template <typename T> struct tiny_pivot;
+template <> struct tiny_pivot<double> {
+    static __device__ double value() { return DBL_MIN; }
+};
+template <> struct tiny_pivot<float> {
+    static __device__ float value() { return FLT_MIN; }
+};
+
+// Warp-wide argmax of (v, r): the largest v wins, ties go to the smaller row; lane 0 holds it.
+template <typename T> __device__ void warp_argmax(T &v, int &r) {
+    for (int off = 16; off > 0; off >>= 1) {
+        T v2 = __shfl_down_sync(0xffffffffu, v, off);
+        int r2 = __shfl_down_sync(0xffffffffu, r, off);
+        if (v2 > v || (v2 == v && r2 < r)) {
+            v = v2;
+            r = r2;
+        }
+    }
+}
+
+constexpr int kWarps = PS_CUDA_COOP_THREADS / 32;
+
+// The exchange between blocks carries every 32 bits of payload in one 64-bit word with a flag
+// (NCCL's "LL" protocol): a reader spins until the word holds the flag it expects, so neither a
+// memory fence nor a grid-wide barrier orders the data, and one L2 round trip delivers it. The
+// flag is the launch's epoch and the column (ps_cuda_coop_flag), so words left by earlier columns
+// or launches never match.
+typedef unsigned long long ll_word;
+template <typename T> constexpr int kWords = sizeof(T) / 4; // words per element
+
+__device__ __forceinline__ void ll_put(ll_word *w, unsigned payload, unsigned flag) {
+    *reinterpret_cast<volatile ll_word *>(w) = (ll_word)payload << 32 | flag;
+}
+__device__ __forceinline__ ll_word ll_load(const ll_word *w) {
+    return *reinterpret_cast<const volatile ll_word *>(w);
+}
+__device__ __forceinline__ void ll_put_value(ll_word *w, double v, unsigned flag) {
+    unsigned long long bits = (unsigned long long)__double_as_longlong(v);
+    ll_put(w, (unsigned)(bits >> 32), flag);
+    ll_put(w + 1, (unsigned)bits, flag);
+}
+__device__ __forceinline__ void ll_put_value(ll_word *w, float v, unsigned flag) {
+    ll_put(w, __float_as_uint(v), flag);
+}
+__device__ __forceinline__ unsigned ll_payload(ll_word x) {
+    return (unsigned)(x >> 32);
+}
+template <typename T> __device__ T ll_value(const ll_word *x);
+template <> __device__ __forceinline__ double ll_value<double>(const ll_word *x) {
+    return __longlong_as_double((long long)(x[0] >> 32 << 32 | x[1] >> 32));
+}
+template <> __device__ __forceinline__ float ll_value<float>(const ll_word *x) {
+    return __uint_as_float(ll_payload(x[0]));
+}
+// Loads count words from each of two places (b may be null) in one pass, again until every word
+// carries flag: the loads of a pass are independent, so a pass costs one round trip. (Spinning
+// on one word at a time serializes the round trips; measured twice as slow as a grid sync.)
+template <int N>
+__device__ __forceinline__ void ll_read(const ll_word *a, const ll_word *b, unsigned flag,
+                                        ll_word *out) {
+    bool ready;
+    do {
+        ready = true;
+        for (int i = 0; i < N; i++) {
+            out[i] = ll_load(a + i);
+            if (b) out[N + i] = ll_load(b + i);
+        }
+        for (int i = 0; i < N; i++)
+            ready = ready && (unsigned)out[i] == flag && (!b || (unsigned)out[N + i] == flag);
+    } while (!ready);
+}
+
+// Dynamic shared memory: the tile (per x n, column-major, ld = per), the pivot row, row j.
+// Exchange words (scratch): candidates [2][blocks] (value, row), candidate rows [2][blocks][n]
+// and row j [2][n], double-buffered by column parity. A block reaches column j + 2, and so
+// overwrites a column-j slot, only after reading every block's column j + 1 candidate, which
+// each block publishes only after it has finished reading column j.
+template <typename T, bool kSync>
+__global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
+    getrf_panel_coop_kernel(int m, int n, T *a, int lda, int *ipiv, int row_base, int *info,
+                            unsigned epoch, ll_word *cand, ll_word *cand_rows, ll_word *row_j) {
+    extern __shared__ __align__(16) unsigned char shared_raw[];
+    __shared__ T warp_val[kWarps];
+    __shared__ int warp_row[kWarps];
+    __shared__ int block_best, chosen_row;
+    constexpr int W = kWords<T>, C = W + 1; // words per element, per candidate
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int b = blockIdx.x, blocks = gridDim.x;
+    const int per = (m + blocks - 1) / blocks, r0 = b * per;
+    const int rows = max(0, min(m, r0 + per) - r0);
+    T *tile = reinterpret_cast<T *>(shared_raw);
+    T *prow = tile + (size_t)per * n;
+    T *jrow = prow + n;
+
+    for (int k = 0; k < n; k++)
+        for (int i = tid; i < rows; i += blockDim.x)
+            tile[i + k * per] = a[r0 + i + (size_t)k * lda];
+    __syncthreads();
+
+    const int steps = min(m, n);
+    for (int j = 0; j < steps; j++) {
+        const int buf = j & 1;
+        const unsigned flag = epoch << PS_CUDA_COOP_COLUMN_BITS | (unsigned)(j + 1);
+        const T *colj = tile + (size_t)j * per;
+        // this block's candidate: the first largest |a(i,j)| over its rows i >= j
+        T bv = -1;
+        int bi = m;
+        for (int i = max(r0, j) - r0 + tid; i < rows; i += blockDim.x) {
+            T v = fabs(colj[i]);
+            if (v > bv) {
+                bv = v;
+                bi = r0 + i;
+            }
+        }
+        warp_argmax(bv, bi);
+        if (lane == 0) {
+            warp_val[warp] = bv;
+            warp_row[warp] = bi;
+        }
+        __syncthreads();
+        if (warp == 0) {
+            bv = lane < kWarps ? warp_val[lane] : T(-1);
+            bi = lane < kWarps ? warp_row[lane] : m;
+            warp_argmax(bv, bi);
+            if (lane == 0) {
+                ll_word *c = cand + ((size_t)buf * blocks + b) * C;
+                ll_put_value(c, bv, flag);
+                ll_put(c + W, (unsigned)bi, flag);
+                block_best = bi;
+            }
+        }
+        __syncthreads();
+        const int mine = block_best;
+        const bool own_j = j >= r0 && j < r0 + rows;
+        ll_word *my_row = cand_rows + ((size_t)buf * blocks + b) * n * W;
+        ll_word *jw = row_j + (size_t)buf * n * W;
+        for (int k = tid; k < n; k += blockDim.x) {
+            if (mine < m) ll_put_value(my_row + k * W, tile[(mine - r0) + k * per], flag);
+            if (own_j) ll_put_value(jw + k * W, tile[(j - r0) + k * per], flag);
+        }
+
+        if (kSync) cooperative_groups::this_grid().sync();
+
+        // the pivot, reduced by every block in the same order: thread c reads candidate c
+        {
+            T v = -1;
+            int r = m;
+            if (tid < blocks) {
+                ll_word x[C];
+                ll_read<C>(cand + ((size_t)buf * blocks + tid) * C, nullptr, flag, x);
+                v = ll_value<T>(x);
+                r = (int)ll_payload(x[W]);
+            }
+            warp_argmax(v, r);
+            if (lane == 0) {
+                warp_val[warp] = v;
+                warp_row[warp] = r;
+            }
+        }
+        __syncthreads();
+        if (warp == 0) {
+            T v = lane < kWarps ? warp_val[lane] : T(-1);
+            int r = lane < kWarps ? warp_row[lane] : m;
+            warp_argmax(v, r);
+            if (lane == 0) chosen_row = r < m ? r : j; // an all-NaN column: no interchange
+        }
+        __syncthreads();
+        const int p = chosen_row;
+        // row j's copy when p == j: after an all-NaN column no block may have a candidate
+        const ll_word *pw = p == j ? jw : cand_rows + ((size_t)buf * blocks + p / per) * n * W;
+        for (int k = tid; k < n; k += blockDim.x) {
+            ll_word x[2 * W];
+            ll_read<W>(pw + k * W, jw + k * W, flag, x);
+            prow[k] = ll_value<T>(x);
+            jrow[k] = ll_value<T>(x + W);
+        }
+        __syncthreads();
+        const T pivot = prow[j];
+        if (b == 0 && tid == 0) {
+            ipiv[j] = row_base + p;
+            if (pivot == 0 && info[0] == 0) info[0] = row_base + j + 1;
+        }
+        if (pivot != 0 && p != j) {
+            const bool own_p = p >= r0 && p < r0 + rows;
+            for (int k = tid; k < n; k += blockDim.x) {
+                if (own_j) tile[(j - r0) + k * per] = prow[k];
+                if (own_p) tile[(p - r0) + k * per] = jrow[k];
+            }
+        }
+        __syncthreads();
+        const int i0 = max(r0, j + 1) - r0;
+        if (pivot != 0 && i0 < rows) { // uniform over the block
+            T *l = tile + (size_t)j * per;
+            const bool tiny = fabs(pivot) < tiny_pivot<T>::value();
+            const T rcp = 1 / pivot;
+            for (int i = i0 + tid; i < rows; i += blockDim.x)
+                l[i] = tiny ? l[i] / pivot : l[i] * rcp;
+            __syncthreads();
+            for (int k = j + 1 + warp; k < n; k += kWarps) {
+                const T u = prow[k];
+                T *ck = tile + (size_t)k * per;
+                for (int i = i0 + lane; i < rows; i += 32) ck[i] -= l[i] * u;
+            }
+        }
+        __syncthreads();
+    }
+
+    for (int k = 0; k < n; k++)
+        for (int i = tid; i < rows; i += blockDim.x)
+            a[r0 + i + (size_t)k * lda] = tile[i + k * per];
+}
+
+template <typename T> size_t shared_bytes(int per, int n) {
+    return ((size_t)per * n + 2 * (size_t)n) * sizeof(T);
+}
+
+template <typename T> cudaError_t allow_shared(size_t bytes) {
+    cudaError_t err = cudaFuncSetAttribute(getrf_panel_coop_kernel<T, false>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    return err ? err
+               : cudaFuncSetAttribute(getrf_panel_coop_kernel<T, true>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+}
+
+} // namespace
+
+extern "C" cudaError_t ps_cuda_coop_panel_init(int device, ps_cuda_coop_panel *out) {
+    int sms = 0, optin = 0, per_sm = 0;
+    cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (!err) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    // the static part (warp candidates) and a margin stay out of the dynamic budget
+    size_t dynamic = optin > 1024 ? (size_t)optin - 1024 : 0;
+    if (!err) err = allow_shared<double>(dynamic);
+    if (!err) err = allow_shared<float>(dynamic);
+    if (!err)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, getrf_panel_coop_kernel<double, true>, PS_CUDA_COOP_THREADS, dynamic);
+    // thread c of every block reads block c's candidate
+    out->max_blocks = err || per_sm < 1 ? 0 : min(sms, PS_CUDA_COOP_THREADS);
+    out->max_shared = dynamic;
+    return err;
+}
+
+extern "C" int ps_cuda_coop_panel_blocks(const ps_cuda_coop_panel *cp, int dbl, int m, int n) {
+    if (cp->max_blocks <= 0 || m <= 0 || n <= 0 || n > PS_CUDA_COOP_MAX_WIDTH) return 0;
+    int rows = cp->rows_per_block > 0 ? cp->rows_per_block : PS_CUDA_COOP_ROWS;
+    int blocks = (m + rows - 1) / rows;
+    if (blocks > cp->max_blocks) blocks = cp->max_blocks;
+    int per = (m + blocks - 1) / blocks;
+    size_t need = dbl ? shared_bytes<double>(per, n) : shared_bytes<float>(per, n);
+    return need <= cp->max_shared ? blocks : 0;
+}
+
+extern "C" int ps_cuda_coop_panel_max_width(const ps_cuda_coop_panel *cp, int dbl, int m) {
+    int lo = 0, hi = PS_CUDA_COOP_MAX_WIDTH; // the widest n that fits, by bisection
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (ps_cuda_coop_panel_blocks(cp, dbl, m, mid) > 0)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+extern "C" cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int blocks, int m,
+                                                       int n, void *a, int lda, int *ipiv,
+                                                       int row_base, int *info, unsigned epoch,
+                                                       int sync, void *scratch) {
+    if (blocks <= 0 || n > PS_CUDA_COOP_MAX_WIDTH || epoch == 0 ||
+        epoch >= 1u << (32 - PS_CUDA_COOP_COLUMN_BITS))
+        return cudaErrorInvalidValue;
+    int per = (m + blocks - 1) / blocks, words = dbl ? 2 : 1;
+    size_t shared = dbl ? shared_bytes<double>(per, n) : shared_bytes<float>(per, n);
+    // scratch (ps_cuda_coop_scratch_bytes): candidates, candidate rows, row j (see the kernel)
+    ll_word *cand = static_cast<ll_word *>(scratch);
+    ll_word *cand_rows = cand + 2 * (size_t)blocks * (words + 1);
+    ll_word *row_j = cand_rows + 2 * (size_t)blocks * n * words;
+    void *args[] = {&m, &n, &a, &lda, &ipiv, &row_base, &info, &epoch, &cand, &cand_rows, &row_j};
+    const void *kernel = dbl ? (sync ? (const void *)getrf_panel_coop_kernel<double, true>
+                                     : (const void *)getrf_panel_coop_kernel<double, false>)
+                             : (sync ? (const void *)getrf_panel_coop_kernel<float, true>
+                                     : (const void *)getrf_panel_coop_kernel<float, false>);
+    return cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(PS_CUDA_COOP_THREADS), args,
+                                       shared, s);
+}
