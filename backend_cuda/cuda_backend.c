@@ -82,8 +82,16 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
         /* no exchange flag is zero, so no stale word matches */
         PS_CUDA_TRY(be, cudaMemset(st->coop_scratch, 0, bytes), "cudaMemset (panel scratch)");
         const char *rows = getenv("PORTSOLVE_CUDA_PANEL_ROWS");
-        st->coop.rows_per_block = rows ? atoi(rows) : 0;
-        st->coop.sync = getenv("PORTSOLVE_CUDA_PANEL_SYNC") != NULL;
+        if (rows) {
+            char *end;
+            long v = strtol(rows, &end, 10);
+            if (end == rows || *end || v < 1 || v > 65536)
+                return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
+                                        "cuda: PORTSOLVE_CUDA_PANEL_ROWS=\"%.32s\" is not an "
+                                        "integer in 1..65536",
+                                        rows);
+            st->coop.rows_per_block = (int)v;
+        }
     }
     cudaGetLastError();
     for (int i = 0; i < 2; i++) {
@@ -358,10 +366,10 @@ static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, p
             st->coop_epoch = 1;
         }
         PS_CUDA_TRY(be,
-                    ps_cuda_launch_getrf_panel_coop(
-                        st->cur_stream, dt == PS__DOUBLE, blocks, m, n,
-                        ps_cuda_ptr(dt, a.buf, a.off), a.ld, (int *)ipiv + ipiv_off, row_base,
-                        (int *)info, st->coop_epoch, st->coop.sync, st->coop_scratch),
+                    ps_cuda_launch_getrf_panel_coop(st->cur_stream, dt == PS__DOUBLE, blocks, m, n,
+                                                    ps_cuda_ptr(dt, a.buf, a.off), a.ld,
+                                                    (int *)ipiv + ipiv_off, row_base, (int *)info,
+                                                    st->coop_epoch, st->coop_scratch),
                     "getrf panel kernel (cooperative)");
         return PS_SUCCESS;
     }

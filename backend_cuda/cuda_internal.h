@@ -21,7 +21,6 @@ typedef struct ps_cuda_coop_panel {
     int max_blocks;     /* co-resident blocks (one per SM); 0: no cooperative launch */
     size_t max_shared;  /* dynamic shared memory a block may use */
     int rows_per_block; /* 0: PS_CUDA_COOP_ROWS */
-    int sync;           /* 1: a grid sync before the exchange's reads (experiment) */
 } ps_cuda_coop_panel;
 typedef struct ps_cuda_state {
     int device;
@@ -91,7 +90,7 @@ int ps_cuda_coop_panel_blocks(const ps_cuda_coop_panel *cp, int dbl, int m, int 
 int ps_cuda_coop_panel_max_width(const ps_cuda_coop_panel *cp, int dbl, int m);
 cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int blocks, int m, int n,
                                             void *a, int lda, int *ipiv, int row_base, int *info,
-                                            unsigned epoch, int sync, void *scratch);
+                                            unsigned epoch, void *scratch);
 /* The Cholesky diagonal-block kernel (one block, the block in shared memory). */
 #define PS_CUDA_POTRF_MAX 64
 cudaError_t ps_cuda_launch_potrf_panel(cudaStream_t s, int dbl, int lower, int n, void *a, int lda,

@@ -1,4 +1,4 @@
-// The CUDA backend's custom kernels (fill, laswp, the LU panels, the Cholesky block, the fused
+// The CUDA backend's custom kernels (fill, the one-block LU panel, the Cholesky block, the fused
 // vector updates), both precisions.
 #include "cuda_internal.h"
 

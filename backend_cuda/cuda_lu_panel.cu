@@ -17,7 +17,6 @@
 #include "cuda_internal.h"
 
 #include <cfloat>
-#include <cooperative_groups.h>
 
 namespace {
 
@@ -98,7 +97,7 @@ __device__ __forceinline__ void ll_read(const ll_word *a, const ll_word *b, unsi
 // and row j [2][n], double-buffered by column parity. A block reaches column j + 2, and so
 // overwrites a column-j slot, only after reading every block's column j + 1 candidate, which
 // each block publishes only after it has finished reading column j.
-template <typename T, bool kSync>
+template <typename T>
 __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
     getrf_panel_coop_kernel(int m, int n, T *a, int lda, int *ipiv, int row_base, int *info,
                             unsigned epoch, ll_word *cand, ll_word *cand_rows, ll_word *row_j) {
@@ -161,8 +160,6 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
             if (mine < m) ll_put_value(my_row + k * W, tile[(mine - r0) + k * per], flag);
             if (own_j) ll_put_value(jw + k * W, tile[(j - r0) + k * per], flag);
         }
-
-        if (kSync) cooperative_groups::this_grid().sync();
 
         // the pivot, reduced by every block in the same order: thread c reads candidate c
         {
@@ -238,11 +235,8 @@ template <typename T> size_t shared_bytes(int per, int n) {
 }
 
 template <typename T> cudaError_t allow_shared(size_t bytes) {
-    cudaError_t err = cudaFuncSetAttribute(getrf_panel_coop_kernel<T, false>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-    return err ? err
-               : cudaFuncSetAttribute(getrf_panel_coop_kernel<T, true>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    return cudaFuncSetAttribute(getrf_panel_coop_kernel<T>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
 }
 
 } // namespace
@@ -257,7 +251,7 @@ extern "C" cudaError_t ps_cuda_coop_panel_init(int device, ps_cuda_coop_panel *o
     if (!err) err = allow_shared<float>(dynamic);
     if (!err)
         err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, getrf_panel_coop_kernel<double, true>, PS_CUDA_COOP_THREADS, dynamic);
+            &per_sm, getrf_panel_coop_kernel<double>, PS_CUDA_COOP_THREADS, dynamic);
     // thread c of every block reads block c's candidate
     out->max_blocks = err || per_sm < 1 ? 0 : min(sms, PS_CUDA_COOP_THREADS);
     out->max_shared = dynamic;
@@ -289,7 +283,7 @@ extern "C" int ps_cuda_coop_panel_max_width(const ps_cuda_coop_panel *cp, int db
 extern "C" cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int blocks, int m,
                                                        int n, void *a, int lda, int *ipiv,
                                                        int row_base, int *info, unsigned epoch,
-                                                       int sync, void *scratch) {
+                                                       void *scratch) {
     if (blocks <= 0 || n > PS_CUDA_COOP_MAX_WIDTH || epoch == 0 ||
         epoch >= 1u << (32 - PS_CUDA_COOP_COLUMN_BITS))
         return cudaErrorInvalidValue;
@@ -300,10 +294,8 @@ extern "C" cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, 
     ll_word *cand_rows = cand + 2 * (size_t)blocks * (words + 1);
     ll_word *row_j = cand_rows + 2 * (size_t)blocks * n * words;
     void *args[] = {&m, &n, &a, &lda, &ipiv, &row_base, &info, &epoch, &cand, &cand_rows, &row_j};
-    const void *kernel = dbl ? (sync ? (const void *)getrf_panel_coop_kernel<double, true>
-                                     : (const void *)getrf_panel_coop_kernel<double, false>)
-                             : (sync ? (const void *)getrf_panel_coop_kernel<float, true>
-                                     : (const void *)getrf_panel_coop_kernel<float, false>);
+    const void *kernel = dbl ? (const void *)getrf_panel_coop_kernel<double>
+                             : (const void *)getrf_panel_coop_kernel<float>;
     return cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(PS_CUDA_COOP_THREADS), args,
                                        shared, s);
 }

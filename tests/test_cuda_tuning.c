@@ -1,0 +1,76 @@
+/*
+ * The CUDA backend's LU leaf under its tuning knobs: PORTSOLVE_CUDA_PANEL_ROWS out of range is
+ * refused when the context is created, naming the variable; in range, LU is still right with
+ * grids of many tiny row slices (slices shorter than the leaf, so pivot rows and row j move
+ * between blocks at every step) and of one slice, and with a leaf too wide for shared memory
+ * (PORTSOLVE_LU_PANEL_WIDTH), which the one-block kernel factors instead.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include "checks.h"
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static ps_context *cuda_context(void) {
+    ps_context_options o = ps_context_options_default();
+    o.backend = PS_BACKEND_CUDA;
+    ps_context *ctx = NULL;
+    ps_status st = ps_context_create(&ctx, &o);
+    CHECK(st == PS_SUCCESS, "cuda context: %s", ps_last_create_error());
+    return ctx;
+}
+
+static void check_getrf(ps_dtype dt, int m, int n, const char *what) {
+    ps_context *ctx = cuda_context();
+    if (!ctx) return;
+    int lda = m + 5;
+    size_t es = dt == PS_DOUBLE ? sizeof(double) : sizeof(float);
+    void *A = malloc(es * (size_t)lda * n), *LU = malloc(es * (size_t)lda * n);
+    int *ipiv = malloc(sizeof(int) * (size_t)(m < n ? m : n));
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < lda; i++) {
+            double v = ps_test_rand();
+            if (dt == PS_DOUBLE)
+                ((double *)A)[i + (size_t)j * lda] = v;
+            else
+                ((float *)A)[i + (size_t)j * lda] = (float)v;
+        }
+    memcpy(LU, A, es * (size_t)lda * n);
+    ps_status st =
+        dt == PS_DOUBLE ? ps_dgetrf(ctx, m, n, LU, lda, ipiv) : ps_sgetrf(ctx, m, n, LU, lda, ipiv);
+    CHECK_STATUS(st, PS_SUCCESS);
+    double r = ps_check_lu_ratio(dt, m, n, A, lda, LU, lda, ipiv);
+    CHECK(r < PS_TEST_THRESHOLD, "%s: %s getrf %d x %d ratio %g", what, dt == PS_DOUBLE ? "d" : "s",
+          m, n, r);
+    free(A), free(LU), free(ipiv);
+    ps_context_destroy(ctx);
+}
+
+int main(int argc, char **argv) {
+    ps_test_init(argc, argv);
+    static const char *const bad[] = {"0", "-8", "12x", "", "70000"};
+    for (int i = 0; i < 5; i++) {
+        setenv("PORTSOLVE_CUDA_PANEL_ROWS", bad[i], 1);
+        ps_context_options o = ps_context_options_default();
+        o.backend = PS_BACKEND_CUDA;
+        ps_context *ctx = NULL;
+        CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
+        CHECK(!ctx && strstr(ps_last_create_error(), "PORTSOLVE_CUDA_PANEL_ROWS"),
+              "\"%s\" refused: %s", bad[i], ps_last_create_error());
+    }
+    static const char *const rows[] = {"3", "16", "5000"};
+    for (int i = 0; i < 3; i++) {
+        setenv("PORTSOLVE_CUDA_PANEL_ROWS", rows[i], 1);
+        check_getrf(PS_DOUBLE, 700, 700, rows[i]);
+        check_getrf(PS_FLOAT, 517, 300, rows[i]);
+        check_getrf(PS_DOUBLE, 150, 401, rows[i]);
+    }
+    unsetenv("PORTSOLVE_CUDA_PANEL_ROWS");
+    setenv("PORTSOLVE_LU_PANEL_WIDTH", "256", 1); /* 256 columns of 3000 rows: no fit */
+    setenv("PORTSOLVE_CUDA_PANEL_ROWS", "5000", 1);
+    check_getrf(PS_DOUBLE, 3000, 300, "one-block fallback");
+    unsetenv("PORTSOLVE_LU_PANEL_WIDTH");
+    unsetenv("PORTSOLVE_CUDA_PANEL_ROWS");
+    return ps_test_finish("test_cuda_tuning");
+}
