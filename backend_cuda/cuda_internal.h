@@ -15,8 +15,8 @@
 #define PS_CUDA_COOP_THREADS   256
 #define PS_CUDA_COOP_MAX_WIDTH 256 /* widest leaf; sizes the exchange scratch */
 #define PS_CUDA_LU_LEAF        64  /* default leaf width (PORTSOLVE_LU_PANEL_WIDTH overrides) */
-#define PS_CUDA_COOP_ROWS                                                                          \
-    128 /* rows per block the grid is sized for (fewer blocks when m is small) */
+/* rows per block the grid is sized for (fewer blocks when m is small) */
+#define PS_CUDA_COOP_ROWS 128
 typedef struct ps_cuda_coop_panel {
     int max_blocks;     /* co-resident blocks (one per SM); 0: no cooperative launch */
     size_t max_shared;  /* dynamic shared memory a block may use */

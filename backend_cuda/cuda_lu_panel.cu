@@ -45,8 +45,8 @@ constexpr int kWarps = PS_CUDA_COOP_THREADS / 32;
 // The exchange between blocks carries every 32 bits of payload in one 64-bit word with a flag
 // (NCCL's "LL" protocol): a reader spins until the word holds the flag it expects, so neither a
 // memory fence nor a grid-wide barrier orders the data, and one L2 round trip delivers it. The
-// flag is the launch's epoch and the column (ps_cuda_coop_flag), so words left by earlier columns
-// or launches never match.
+// flag is epoch << PS_CUDA_COOP_COLUMN_BITS | (column + 1), the epoch counting launches, so words
+// left by earlier columns or launches never match (the backend clears them when epochs wrap).
 typedef unsigned long long ll_word;
 template <typename T> constexpr int kWords = sizeof(T) / 4; // words per element
 
