@@ -1,18 +1,9 @@
 // The CUDA backend's custom kernels (fill, the one-block LU panel, the Cholesky block, the fused
 // vector updates), both precisions.
+#include "cuda_device.cuh"
 #include "cuda_internal.h"
 
-#include <cfloat>
-
 namespace {
-
-template <typename T> struct safe_min;
-template <> struct safe_min<double> {
-    static __device__ double value() { return DBL_MIN; }
-};
-template <> struct safe_min<float> {
-    static __device__ float value() { return FLT_MIN; }
-};
 
 // Block-wide argmax of (best_val[tid], best_row[tid]) into element 0: the largest value wins,
 // ties go to the smaller row, as BLAS i?amax and LAPACK's pivot choice do.
@@ -90,7 +81,7 @@ __global__ void getrf_panel_kernel(int m, int n, T *a, int lda, int *ipiv, int r
             }
         __syncthreads();
         if (pivot != 0) {
-            if (fabs(pivot) >= safe_min<T>::value()) {
+            if (fabs(pivot) >= ps_cuda_safe_min<T>::value()) {
                 T r = 1 / pivot;
                 for (int i = j + 1 + tid; i < m; i += nt) col[i] *= r;
             } else {

@@ -14,19 +14,10 @@
 // and p swap them in their tiles. Rows are only ever written by their owner. The exchange needs
 // no grid-wide barrier (see ll_put); the launch is cooperative so that all blocks are resident
 // while they wait for each other.
+#include "cuda_device.cuh"
 #include "cuda_internal.h"
 
-#include <cfloat>
-
 namespace {
-
-template <typename T> struct tiny_pivot;
-template <> struct tiny_pivot<double> {
-    static __device__ double value() { return DBL_MIN; }
-};
-template <> struct tiny_pivot<float> {
-    static __device__ float value() { return FLT_MIN; }
-};
 
 // Warp-wide argmax of (v, r): the largest v wins, ties go to the smaller row; lane 0 holds it.
 template <typename T> __device__ void warp_argmax(T &v, int &r) {
@@ -211,7 +202,7 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
         const int i0 = max(r0, j + 1) - r0;
         if (pivot != 0 && i0 < rows) { // uniform over the block
             T *l = tile + (size_t)j * per;
-            const bool tiny = fabs(pivot) < tiny_pivot<T>::value();
+            const bool tiny = fabs(pivot) < ps_cuda_safe_min<T>::value();
             const T rcp = 1 / pivot;
             for (int i = i0 + tid; i < rows; i += blockDim.x)
                 l[i] = tiny ? l[i] / pivot : l[i] * rcp;

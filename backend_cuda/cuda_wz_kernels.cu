@@ -1,18 +1,9 @@
 // The CUDA backend's WZ kernels, both precisions: the wz_* entries of core/backend.h, with the
 // arithmetic of the CPU oracle (backend_cpu/cpu_wz_real.h) and core/wz_corner.h.
+#include "cuda_device.cuh"
 #include "cuda_internal.h"
 
-#include <cfloat>
-
 namespace {
-
-template <typename T> struct wz_safe_min;
-template <> struct wz_safe_min<double> {
-    static __device__ double value() { return DBL_MIN; }
-};
-template <> struct wz_safe_min<float> {
-    static __device__ float value() { return FLT_MIN; }
-};
 
 #define A_(i, j) a[(size_t)(i) + (size_t)(j) * (size_t)lda]
 
@@ -87,7 +78,7 @@ __device__ bool eliminate(T *a, int lda, int e0, int e1, int c0, int c1, T c00, 
     bool swap = fabs(c01) > fabs(c00);
     T q = swap ? c01 : c00, s = swap ? c11 : c10;
     T l = (swap ? c00 : c01) / q, u = (swap ? c10 : c11) - l * s;
-    bool ok = fabs(q) >= wz_safe_min<T>::value() && fabs(u) >= wz_safe_min<T>::value();
+    bool ok = fabs(q) >= ps_cuda_safe_min<T>::value() && fabs(u) >= ps_cuda_safe_min<T>::value();
     for (int i = e0 + threadIdx.x; i < e1; i += blockDim.x) {
         if (!ok) {
             A_(i, c0) = 0;
@@ -112,7 +103,7 @@ __global__ void wz_corner_kernel(int n, int k, T *a, int lda, int *ipiv, int *in
     if (k == k2) {
         if (threadIdx.x == 0) {
             ipiv[k] = k;
-            if (!(fabs(A_(k, k)) >= wz_safe_min<T>::value()) && info[0] == 0) info[0] = k + 1;
+            if (!(fabs(A_(k, k)) >= ps_cuda_safe_min<T>::value()) && info[0] == 0) info[0] = k + 1;
         }
         return;
     }
@@ -151,7 +142,7 @@ __global__ void wz_panel_kernel(int m, int w, T *a, int lda, T *zsub, int zinc, 
                 __syncthreads();
             }
             T pv = A_(t0, t0);
-            bool ok = fabs(pv) >= wz_safe_min<T>::value();
+            bool ok = fabs(pv) >= ps_cuda_safe_min<T>::value();
             for (int i = t1 + tid; i < m; i += nt) A_(i, t0) = ok ? A_(i, t0) / pv : T(0);
             if (tid == 0) {
                 ipiv[t0] = row_base + p;
