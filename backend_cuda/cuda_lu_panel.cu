@@ -11,7 +11,9 @@
 // publishes its best candidate (value, row, and the row's n values) and the owner of row j
 // publishes row j; every block then reduces the candidates the same way (the first largest
 // |a(i,j)| wins, as LAPACK's dgetf2), reads the winning row and row j, and the owners of rows j
-// and p swap them in their tiles. Rows are only ever written by their owner. The exchange needs
+// and p swap them in their tiles. Rows are only ever written by their owner. Column j + 1 is
+// updated and its exchange published before the rest of column j's update, which then runs
+// while the exchange travels (4.7 instead of 6.3 us per column at m = 16384). The exchange needs
 // no grid-wide barrier (see ll_put); the launch is cooperative so that all blocks are resident
 // while they wait for each other.
 #include "cuda_device.cuh"
@@ -110,16 +112,18 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
             tile[i + k * per] = a[r0 + i + (size_t)k * lda];
     __syncthreads();
 
-    const int steps = min(m, n);
-    for (int j = 0; j < steps; j++) {
-        const int buf = j & 1;
-        const unsigned flag = epoch << PS_CUDA_COOP_COLUMN_BITS | (unsigned)(j + 1);
-        const T *colj = tile + (size_t)j * per;
-        // this block's candidate: the first largest |a(i,j)| over its rows i >= j
+    // Publishes this block's part of column jn's exchange: its candidate (the first largest
+    // |a(i,jn)| over its rows i >= jn), that row, and row jn if it owns it. With l non-null the
+    // previous column's update is still pending for columns > jn: the published values are
+    // computed as the update will compute them (the same fma), so every copy agrees bitwise.
+    auto publish = [&](int jn, const T *l, const T *u) {
+        const int buf = jn & 1;
+        const unsigned flag = epoch << PS_CUDA_COOP_COLUMN_BITS | (unsigned)(jn + 1);
+        const T *col = tile + (size_t)jn * per;
         T bv = -1;
         int bi = m;
-        for (int i = max(r0, j) - r0 + tid; i < rows; i += blockDim.x) {
-            T v = fabs(colj[i]);
+        for (int i = max(r0, jn) - r0 + tid; i < rows; i += blockDim.x) {
+            T v = fabs(col[i]);
             if (v > bv) {
                 bv = v;
                 bi = r0 + i;
@@ -144,13 +148,30 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
         }
         __syncthreads();
         const int mine = block_best;
-        const bool own_j = j >= r0 && j < r0 + rows;
+        const bool own = jn >= r0 && jn < r0 + rows;
         ll_word *my_row = cand_rows + ((size_t)buf * blocks + b) * n * W;
         ll_word *jw = row_j + (size_t)buf * n * W;
         for (int k = tid; k < n; k += blockDim.x) {
-            if (mine < m) ll_put_value(my_row + k * W, tile[(mine - r0) + k * per], flag);
-            if (own_j) ll_put_value(jw + k * W, tile[(j - r0) + k * per], flag);
+            const T *ck = tile + (size_t)k * per;
+            const bool pending = l && k > jn;
+            if (mine < m) {
+                int i = mine - r0;
+                ll_put_value(my_row + k * W, pending ? fma(-l[i], u[k], ck[i]) : ck[i], flag);
+            }
+            if (own) {
+                int i = jn - r0;
+                ll_put_value(jw + k * W, pending ? fma(-l[i], u[k], ck[i]) : ck[i], flag);
+            }
         }
+    };
+
+    const int steps = min(m, n);
+    publish(0, nullptr, nullptr);
+    for (int j = 0; j < steps; j++) {
+        const int buf = j & 1;
+        const unsigned flag = epoch << PS_CUDA_COOP_COLUMN_BITS | (unsigned)(j + 1);
+        const bool own_j = j >= r0 && j < r0 + rows;
+        const ll_word *jw = row_j + (size_t)buf * n * W;
 
         // the pivot, reduced by every block in the same order: thread c reads candidate c
         {
@@ -200,19 +221,32 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
         }
         __syncthreads();
         const int i0 = max(r0, j + 1) - r0;
-        if (pivot != 0 && i0 < rows) { // uniform over the block
-            T *l = tile + (size_t)j * per;
+        const bool update = pivot != 0; // uniform over the grid
+        T *l = tile + (size_t)j * per;
+        if (update) {
             const bool tiny = fabs(pivot) < ps_cuda_safe_min<T>::value();
             const T rcp = 1 / pivot;
             for (int i = i0 + tid; i < rows; i += blockDim.x)
                 l[i] = tiny ? l[i] / pivot : l[i] * rcp;
+        }
+        __syncthreads();
+        if (j + 1 < steps) {
+            // column j + 1 first, so the next exchange starts before the rest of the update
+            if (update) {
+                T *c1 = tile + (size_t)(j + 1) * per;
+                for (int i = i0 + tid; i < rows; i += blockDim.x)
+                    c1[i] = fma(-l[i], prow[j + 1], c1[i]);
+            }
             __syncthreads();
-            for (int k = j + 1 + warp; k < n; k += kWarps) {
+            publish(j + 1, update ? l : nullptr, prow);
+            __syncthreads(); // the published rows were read from the tile before it changes
+        }
+        if (update)
+            for (int k = (j + 1 < steps ? j + 2 : j + 1) + warp; k < n; k += kWarps) {
                 const T u = prow[k];
                 T *ck = tile + (size_t)k * per;
-                for (int i = i0 + lane; i < rows; i += 32) ck[i] -= l[i] * u;
+                for (int i = i0 + lane; i < rows; i += 32) ck[i] = fma(-l[i], u, ck[i]);
             }
-        }
         __syncthreads();
     }
 
