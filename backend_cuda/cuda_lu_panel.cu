@@ -35,6 +35,25 @@ template <typename T> __device__ void warp_argmax(T &v, int &r) {
 
 constexpr int kWarps = PS_CUDA_COOP_THREADS / 32;
 
+// Block-wide argmax of (v, r) (rows `none` stand for no candidate) through the warps' partial
+// results; true in warp 0, whose lane 0 then holds the block's. Ends with warp 0 past a barrier
+// the other warps have also passed.
+template <typename T>
+__device__ bool block_argmax(T &v, int &r, int none, T *warp_val, int *warp_row) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    warp_argmax(v, r);
+    if (lane == 0) {
+        warp_val[warp] = v;
+        warp_row[warp] = r;
+    }
+    __syncthreads();
+    if (warp != 0) return false;
+    v = lane < kWarps ? warp_val[lane] : T(-1);
+    r = lane < kWarps ? warp_row[lane] : none;
+    warp_argmax(v, r);
+    return true;
+}
+
 // The exchange between blocks carries every 32 bits of payload in one 64-bit word with a flag
 // (NCCL's "LL" protocol): a reader spins until the word holds the flag it expects, so neither a
 // memory fence nor a grid-wide barrier orders the data, and one L2 round trip delivers it. The
@@ -129,22 +148,11 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
                 bi = r0 + i;
             }
         }
-        warp_argmax(bv, bi);
-        if (lane == 0) {
-            warp_val[warp] = bv;
-            warp_row[warp] = bi;
-        }
-        __syncthreads();
-        if (warp == 0) {
-            bv = lane < kWarps ? warp_val[lane] : T(-1);
-            bi = lane < kWarps ? warp_row[lane] : m;
-            warp_argmax(bv, bi);
-            if (lane == 0) {
-                ll_word *c = cand + ((size_t)buf * blocks + b) * C;
-                ll_put_value(c, bv, flag);
-                ll_put(c + W, (unsigned)bi, flag);
-                block_best = bi;
-            }
+        if (block_argmax(bv, bi, m, warp_val, warp_row) && lane == 0) {
+            ll_word *c = cand + ((size_t)buf * blocks + b) * C;
+            ll_put_value(c, bv, flag);
+            ll_put(c + W, (unsigned)bi, flag);
+            block_best = bi;
         }
         __syncthreads();
         const int mine = block_best;
@@ -183,18 +191,8 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
                 v = ll_value<T>(x);
                 r = (int)ll_payload(x[W]);
             }
-            warp_argmax(v, r);
-            if (lane == 0) {
-                warp_val[warp] = v;
-                warp_row[warp] = r;
-            }
-        }
-        __syncthreads();
-        if (warp == 0) {
-            T v = lane < kWarps ? warp_val[lane] : T(-1);
-            int r = lane < kWarps ? warp_row[lane] : m;
-            warp_argmax(v, r);
-            if (lane == 0) chosen_row = r < m ? r : j; // an all-NaN column: no interchange
+            if (block_argmax(v, r, m, warp_val, warp_row) && lane == 0)
+                chosen_row = r < m ? r : j; // an all-NaN column: no interchange
         }
         __syncthreads();
         const int p = chosen_row;
