@@ -79,16 +79,10 @@ static int parse(int argc, char **argv, options *o) {
             }
             o->single = v[0] == 's';
         } else if (!strcmp(k, "--sizes")) {
-            char *copy = strdup(v), *save = NULL;
-            for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                if (o->nsizes == MAX_SIZES || atoi(t) < 1) {
-                    fprintf(stderr, "portsolve-bench: bad --sizes '%s'\n", v);
-                    free(copy);
-                    return 0;
-                }
-                o->sizes[o->nsizes++] = atoi(t);
+            if ((o->nsizes = bench_int_list(v, o->sizes, MAX_SIZES, 1)) < 0) {
+                fprintf(stderr, "portsolve-bench: bad --sizes '%s'\n", v);
+                return 0;
             }
-            free(copy);
         } else {
             fprintf(stderr, "portsolve-bench: unknown option %s\n", k);
             return 0;

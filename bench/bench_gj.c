@@ -38,15 +38,6 @@ typedef struct {
     int repeats, single, hybrid_max, accuracy_max;
 } options;
 
-static int list(const char *v, int *out, int max) {
-    char *copy = strdup(v), *save = NULL;
-    int k = 0;
-    for (char *t = strtok_r(copy, ",", &save); t && k < max; t = strtok_r(NULL, ",", &save))
-        out[k++] = atoi(t);
-    free(copy);
-    return k;
-}
-
 static int parse(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->backend = "auto";
@@ -69,13 +60,19 @@ static int parse(int argc, char **argv, options *o) {
             o->accuracy_max = atoi(v);
         else if (!strcmp(k, "--precision"))
             o->single = v[0] == 's';
-        else if (!strcmp(k, "--sizes"))
-            o->nsizes = list(v, o->sizes, 32);
-        else if (!strcmp(k, "--nbs"))
-            o->nnbs = list(v, o->nbs, 16);
-        else if (!strcmp(k, "--stripes"))
-            o->nstripes = list(v, o->stripes, 16);
-        else {
+        else if (!strcmp(k, "--sizes") || !strcmp(k, "--nbs") || !strcmp(k, "--stripes")) {
+            int count;
+            if (!strcmp(k, "--sizes"))
+                count = o->nsizes = bench_int_list(v, o->sizes, 32, 1);
+            else if (!strcmp(k, "--nbs")) /* 0: the automatic choice */
+                count = o->nnbs = bench_int_list(v, o->nbs, 16, 0);
+            else
+                count = o->nstripes = bench_int_list(v, o->stripes, 16, 0);
+            if (count < 0) {
+                fprintf(stderr, "portsolve-bench-gj: bad %s '%s'\n", k, v);
+                return 0;
+            }
+        } else {
             fprintf(stderr, "portsolve-bench-gj: unknown option %s\n", k);
             return 0;
         }
@@ -84,9 +81,9 @@ static int parse(int argc, char **argv, options *o) {
         fprintf(stderr, "portsolve-bench-gj: %s needs a value\n", argv[argc - 1]);
         return 0;
     }
-    if (!o->nsizes) o->nsizes = list("256,512,1024,2048", o->sizes, 32);
-    if (!o->nnbs) o->nnbs = list("0", o->nbs, 16); /* 0: the automatic choice */
-    if (!o->nstripes) o->nstripes = list("0", o->stripes, 16);
+    if (!o->nsizes) o->nsizes = bench_int_list("256,512,1024,2048", o->sizes, 32, 1);
+    if (!o->nnbs) o->nnbs = bench_int_list("0", o->nbs, 16, 0); /* 0: the automatic choice */
+    if (!o->nstripes) o->nstripes = bench_int_list("0", o->stripes, 16, 0);
     if (o->repeats < 1) o->repeats = 1;
     if (o->repeats > 15) o->repeats = 15;
     return 1;

@@ -68,10 +68,11 @@ static int parse(int argc, char **argv, options *o) {
         fprintf(stderr, "portsolve-bench-ir: %s needs a value\n", argv[argc - 1]);
         return 0;
     }
+    if ((o->nsizes = bench_int_list(sizes, o->sizes, 16, 1)) < 0) {
+        fprintf(stderr, "portsolve-bench-ir: bad --sizes '%s'\n", sizes);
+        return 0;
+    }
     char buf[256], *save = NULL;
-    snprintf(buf, sizeof buf, "%s", sizes);
-    for (char *t = strtok_r(buf, ",", &save); t && o->nsizes < 16; t = strtok_r(NULL, ",", &save))
-        o->sizes[o->nsizes++] = atoi(t);
     snprintf(buf, sizeof buf, "%s", conds);
     for (char *t = strtok_r(buf, ",", &save); t && o->nconds < 8; t = strtok_r(NULL, ",", &save))
         o->conds[o->nconds++] = atof(t);

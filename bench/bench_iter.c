@@ -88,11 +88,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(k, "--cpu-max"))
             cpu_max = atoi(v);
         else if (!strcmp(k, "--sizes")) {
-            char *copy = strdup(v), *save = NULL;
-            for (char *t = strtok_r(copy, ",", &save); t && nsizes < MAX_SIZES;
-                 t = strtok_r(NULL, ",", &save))
-                sizes[nsizes++] = atoi(t);
-            free(copy);
+            if ((nsizes = bench_int_list(v, sizes, MAX_SIZES, 1)) < 0) {
+                fprintf(stderr, "portsolve-bench-iter: bad --sizes '%s'\n", v);
+                return 2;
+            }
         } else {
             fprintf(stderr, "portsolve-bench-iter: unknown option %s\n", k);
             return 2;

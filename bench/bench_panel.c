@@ -18,19 +18,6 @@
 
 #define MAX_LIST 16
 
-static int parse_list(const char *s, int *out) {
-    int count = 0;
-    while (s && *s && count < MAX_LIST) {
-        char *end;
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 0) return -1;
-        out[count++] = (int)v;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return -1;
-    }
-    return count;
-}
-
 typedef struct panel_run {
     const char *backend;
     int single, repeats;
@@ -111,15 +98,15 @@ int main(int argc, char **argv) {
         else if (!strcmp(opt, "--repeats"))
             r.repeats = atoi(val) > 0 ? atoi(val) : 1;
         else if (!strcmp(opt, "--rows"))
-            bad = (nrows = parse_list(val, rows)) <= 0;
+            bad = (nrows = bench_int_list(val, rows, MAX_LIST, 1)) <= 0;
         else if (!strcmp(opt, "--widths"))
-            bad = (nwidths = parse_list(val, widths)) <= 0;
+            bad = (nwidths = bench_int_list(val, widths, MAX_LIST, 1)) <= 0;
         else if (!strcmp(opt, "--leaves"))
-            bad = (nleaves = parse_list(val, leaves)) <= 0;
+            bad = (nleaves = bench_int_list(val, leaves, MAX_LIST, 1)) <= 0;
         else if (!strcmp(opt, "--square"))
-            bad = (nsquare = parse_list(val, square)) < 0;
+            bad = (nsquare = bench_int_list(val, square, MAX_LIST, 1)) <= 0;
         else if (!strcmp(opt, "--nbs"))
-            bad = (nnbs = parse_list(val, nbs)) <= 0;
+            bad = (nnbs = bench_int_list(val, nbs, MAX_LIST, 1)) <= 0;
         else
             bad = 1;
         if (bad) {

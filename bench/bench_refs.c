@@ -81,6 +81,21 @@ void bench_problem_free(bench_problem *p) {
     memset(p, 0, sizeof *p);
 }
 
+int bench_int_list(const char *text, int *out, int max, int min_value) {
+    int count = 0;
+    const char *s = text;
+    while (*s) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < min_value || v > 1 << 30 || count == max || (*end && *end != ','))
+            return -1;
+        out[count++] = (int)v;
+        s = *end ? end + 1 : end;
+        if (*end && !*s) return -1; /* a trailing comma */
+    }
+    return count > 0 ? count : -1;
+}
+
 double bench_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

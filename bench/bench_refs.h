@@ -60,6 +60,9 @@ double bench_cuda_gemv_seconds(ps_context *ctx, int single, int n, const void *A
 #endif
 
 double bench_now(void);
+/* Parses a comma-separated list of integers, each at least min_value, into out[0..max).
+ * Returns the count, or -1 when the text is empty, malformed, or longer than max. */
+int bench_int_list(const char *text, int *out, int max, int min_value);
 /* Sorts times[0..count) ascending and returns the median. */
 double bench_median(double *times, int count);
 /* Opens a context on the backend named by --backend ("auto", "cpu", ...); on failure prints why,

@@ -57,11 +57,10 @@ static int parse(int argc, char **argv, options *o) {
         else if (!strcmp(k, "--precision"))
             o->single = v[0] == 's';
         else if (!strcmp(k, "--sizes")) {
-            char *copy = strdup(v), *save = NULL;
-            for (char *t = strtok_r(copy, ",", &save); t && o->nsizes < 32;
-                 t = strtok_r(NULL, ",", &save))
-                o->sizes[o->nsizes++] = atoi(t);
-            free(copy);
+            if ((o->nsizes = bench_int_list(v, o->sizes, 32, 1)) < 0) {
+                fprintf(stderr, "portsolve-bench-wz: bad --sizes '%s'\n", v);
+                return 0;
+            }
         } else {
             fprintf(stderr, "portsolve-bench-wz: unknown option %s\n", k);
             return 0;
