@@ -4,21 +4,8 @@
 #include <float.h>
 #include <stdint.h>
 
-#define REAL     double
-#define SUFFIX   d
-#define SAFE_MIN DBL_MIN
-#include "cpu_wz_real.h"
-#undef REAL
-#undef SUFFIX
-#undef SAFE_MIN
-
-#define REAL     float
-#define SUFFIX   s
-#define SAFE_MIN FLT_MIN
-#include "cpu_wz_real.h"
-#undef REAL
-#undef SUFFIX
-#undef SAFE_MIN
+#define PS_CPU_TEMPLATE "cpu_wz_real.h"
+#include "cpu_instantiate.h"
 
 #define DM(m) PS__CPU_PTR(double, (m).buf, (m).off)
 #define SM(m) PS__CPU_PTR(float, (m).buf, (m).off)
