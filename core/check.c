@@ -1,6 +1,8 @@
 /* Argument and input checks shared by the drivers, and pivot conversions. */
 #include "check.h"
+#include "staging.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -67,6 +69,15 @@ ps_status ps__check_finite_triangle(ps_context *ctx, ps__dtype dt, ps__uplo uplo
                                     const void *a, int lda, const char *fn, const char *name,
                                     int pos) {
     return check_finite_rows(ctx, dt, (int)uplo, n, n, a, lda, fn, name, pos);
+}
+
+ps_status ps__check_array(ps_context *ctx, const char *fn, char name, const void *a, int used,
+                          int ld, char dim, int rows, int pos) {
+    if (!a && used) return ps__bad_arg(ctx, pos, "%s: %c is NULL", fn, name);
+    if (ld < ps__max1(rows))
+        return ps__bad_arg(ctx, pos + 1, "%s: ld%c=%d is less than max(1,%c=%d)", fn,
+                           (char)tolower((unsigned char)name), ld, dim, rows);
+    return PS_SUCCESS;
 }
 
 ps_status ps__parse_uplo(ps_context *ctx, char c, ps__uplo *uplo, const char *fn, int pos) {

@@ -11,6 +11,12 @@ ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, co
 ps_status ps__check_finite_triangle(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n,
                                     const void *a, int lda, const char *fn, const char *name,
                                     int pos);
+/* LAPACK's checks of an array argument (position pos) and its leading dimension (pos + 1): a
+ * NULL array when it holds elements (`used`), and ld below max(1, rows), where `dim` names rows
+ * in the message ('n', 'm'). The messages read "fn: A is NULL", "fn: lda=0 is less than
+ * max(1,n=3)". */
+ps_status ps__check_array(ps_context *ctx, const char *fn, char name, const void *a, int used,
+                          int ld, char dim, int rows, int pos);
 /* Parses an uplo character ('L' or 'U', either case). */
 ps_status ps__parse_uplo(ps_context *ctx, char c, ps__uplo *uplo, const char *fn, int pos);
 /* Checks a 1-based LAPACK pivot vector of n entries for a matrix of order n. */

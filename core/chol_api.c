@@ -77,13 +77,9 @@ static ps_status check_host_args(ps_context *ctx, ps__dtype dt, const char *fn, 
     PS__TRY(ps__parse_uplo(ctx, uplo, u, fn, 2));
     if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
     if (has_rhs && nrhs < 0) return ps__bad_arg(ctx, 4, "%s: nrhs=%d is negative", fn, nrhs);
-    if (!A && n > 0) return ps__bad_arg(ctx, 4 + shift, "%s: A is NULL", fn);
-    if (lda < ps__max1(n))
-        return ps__bad_arg(ctx, 5 + shift, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 4 + shift));
     if (has_rhs) {
-        if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 7, "%s: B is NULL", fn);
-        if (ldb < ps__max1(n))
-            return ps__bad_arg(ctx, 8, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
+        PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 7));
     }
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0) return PS_SUCCESS;

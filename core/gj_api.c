@@ -240,9 +240,7 @@ ps_status ps_mat_gjsv(ps_context *ctx, ps_matrix *A, ps_matrix *B) {
 static ps_status check_square(ps_context *ctx, ps__dtype dt, const char *fn, int n, const void *A,
                               int lda, int pos) {
     if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
-    if (!A && n > 0) return ps__bad_arg(ctx, pos, "%s: A is NULL", fn);
-    if (lda < ps__max1(n))
-        return ps__bad_arg(ctx, pos + 1, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, pos));
     return ps__check_dtype_supported(ctx, dt, fn);
 }
 
@@ -286,12 +284,8 @@ static ps_status host_gjsv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     ps__begin(ctx);
     if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);
-    if (!A && n > 0) return ps__bad_arg(ctx, 4, "%s: A is NULL", fn);
-    if (lda < ps__max1(n))
-        return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
-    if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 6, "%s: B is NULL", fn);
-    if (ldb < ps__max1(n))
-        return ps__bad_arg(ctx, 7, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
+    PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 4));
+    PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 6));
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0) return PS_SUCCESS;
     PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 4));

@@ -93,9 +93,7 @@ static ps_status host_solve(ps_context *ctx, ps_iter_method method, ps__dtype dt
     ps_iter_options o;
     PS__TRY(check_options(ctx, fn, method, opts, 8, &o));
     if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
-    if (!A && n > 0) return ps__bad_arg(ctx, 3, "%s: A is NULL", fn);
-    if (lda < ps__max1(n))
-        return ps__bad_arg(ctx, 4, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 3));
     if (!b && n > 0) return ps__bad_arg(ctx, 5, "%s: b is NULL", fn);
     if (!x && n > 0) return ps__bad_arg(ctx, 6, "%s: x is NULL", fn);
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));

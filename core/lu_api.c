@@ -96,9 +96,7 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
     int k = m < n ? m : n;
     if (m < 0) return ps__bad_arg(ctx, 2, "%s: m=%d is negative", fn, m);
     if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
-    if (!A && k > 0) return ps__bad_arg(ctx, 4, "%s: A is NULL", fn);
-    if (lda < ps__max1(m))
-        return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,m=%d)", fn, lda, m);
+    PS__TRY(ps__check_array(ctx, fn, 'A', A, k > 0, lda, 'm', m, 4));
     if (!ipiv && k > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (k == 0) return PS_SUCCESS;
@@ -128,13 +126,9 @@ static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     PS__TRY(ps__parse_trans(ctx, trans, &t, fn, 2));
     if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 4, "%s: nrhs=%d is negative", fn, nrhs);
-    if (!A && n > 0) return ps__bad_arg(ctx, 5, "%s: A is NULL", fn);
-    if (lda < ps__max1(n))
-        return ps__bad_arg(ctx, 6, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 5));
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 7, "%s: ipiv is NULL", fn);
-    if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 8, "%s: B is NULL", fn);
-    if (ldb < ps__max1(n))
-        return ps__bad_arg(ctx, 9, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
+    PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 8));
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0 || nrhs == 0) return PS_SUCCESS;
     PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 7));
@@ -159,13 +153,9 @@ static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     ps__begin(ctx);
     if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);
-    if (!A && n > 0) return ps__bad_arg(ctx, 4, "%s: A is NULL", fn);
-    if (lda < ps__max1(n))
-        return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 4));
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
-    if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 7, "%s: B is NULL", fn);
-    if (ldb < ps__max1(n))
-        return ps__bad_arg(ctx, 8, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
+    PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 7));
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0) return PS_SUCCESS;
     PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 4));

@@ -171,16 +171,10 @@ ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *i
     memset(&ctx->refine_result, 0, sizeof ctx->refine_result);
     if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);
-    if (!A && n > 0) return ps__bad_arg(ctx, 4, "%s: A is NULL", fn);
-    if (lda < ps__max1(n))
-        return ps__bad_arg(ctx, 5, "%s: lda=%d is less than max(1,n=%d)", fn, lda, n);
+    PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 4));
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
-    if (!B && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 7, "%s: B is NULL", fn);
-    if (ldb < ps__max1(n))
-        return ps__bad_arg(ctx, 8, "%s: ldb=%d is less than max(1,n=%d)", fn, ldb, n);
-    if (!X && n > 0 && nrhs > 0) return ps__bad_arg(ctx, 9, "%s: X is NULL", fn);
-    if (ldx < ps__max1(n))
-        return ps__bad_arg(ctx, 10, "%s: ldx=%d is less than max(1,n=%d)", fn, ldx, n);
+    PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 7));
+    PS__TRY(ps__check_array(ctx, fn, 'X', X, n > 0 && nrhs > 0, ldx, 'n', n, 9));
     if (!iter) return ps__bad_arg(ctx, 11, "%s: iter is NULL", fn);
     if (X == B && n > 0 && nrhs > 0)
         return ps__bad_arg(ctx, 9, "%s: X is B; they must not overlap", fn);
