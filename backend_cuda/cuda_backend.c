@@ -36,6 +36,7 @@ static void release_state(ps_cuda_state *st) {
         if (st->handles[i]) cublasDestroy(st->handles[i]);
     }
     if (st->scratch) cudaFree(st->scratch);
+    if (st->potrf_arrivals) cudaFree(st->potrf_arrivals);
     if (st->coop_scratch) cudaFree(st->coop_scratch);
     if (st->lane[1]) cudaStreamDestroy(st->lane[1]);
     if (st->stream && !st->borrowed) cudaStreamDestroy(st->stream);
@@ -71,6 +72,8 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     st->blas = st->handles[0];
     st->cur_stream = st->lane[0];
     PS_CUDA_TRY(be, cudaMalloc(&st->scratch, 64), "cudaMalloc (scratch)");
+    PS_CUDA_TRY(be, cudaMalloc((void **)&st->potrf_arrivals, sizeof(int)), "cudaMalloc (arrivals)");
+    PS_CUDA_TRY(be, cudaMemset(st->potrf_arrivals, 0, sizeof(int)), "cudaMemset (arrivals)");
     /* The whole-GPU LU leaf needs cooperative launch; without it the one-block kernel runs.
      * PORTSOLVE_CUDA_PANEL_ROWS (a tuning knob) sets the rows per block its grid is sized for. */
     int coop = 0;
@@ -382,18 +385,25 @@ static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, p
     return PS_SUCCESS;
 }
 
+static ps_status cuda_potrf_tall(ps__backend *be, ps__dtype dt, ps__uplo uplo, int m, int n,
+                                 ps__mat a, void *info, int index_base) {
+    if (n <= 0) return PS_SUCCESS;
+    if (n > PS_CUDA_POTRF_MAX || m < n)
+        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
+                                "potrf_tall: m=%d, n=%d outside n <= m, n <= %d", m, n,
+                                PS_CUDA_POTRF_MAX);
+    ps_cuda_state *st = ps_cuda(be);
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_potrf_tall(st->cur_stream, dt == PS__DOUBLE, uplo == PS__LOWER, m, n,
+                                          ps_cuda_ptr(dt, a.buf, a.off), a.ld, (int *)info,
+                                          index_base, st->potrf_arrivals),
+                "potrf tall-panel kernel");
+    return PS_SUCCESS;
+}
+
 static ps_status cuda_potrf_panel(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
                                   void *info, int index_base) {
-    if (n <= 0) return PS_SUCCESS;
-    if (n > PS_CUDA_POTRF_MAX)
-        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
-                                "potrf_panel: n=%d is above the kernel's %d", n, PS_CUDA_POTRF_MAX);
-    PS_CUDA_TRY(be,
-                ps_cuda_launch_potrf_panel(ps_cuda(be)->cur_stream, dt == PS__DOUBLE,
-                                           uplo == PS__LOWER, n, ps_cuda_ptr(dt, a.buf, a.off),
-                                           a.ld, (int *)info, index_base),
-                "potrf panel kernel");
-    return PS_SUCCESS;
+    return cuda_potrf_tall(be, dt, uplo, n, n, a, info, index_base);
 }
 
 static int cuda_potrf_width(ps__backend *be, ps__dtype dt) {
@@ -429,6 +439,7 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
      * up to n = 8192 and 256 at 16384. */
     if (algo == PS__ALGO_GJ) return dt == PS__DOUBLE ? 256 : 512;
     if (algo == PS__ALGO_GJ_STRIPE) return n > 8192 ? 256 : 128;
+    if (algo == PS__ALGO_CHOL) return 512;
     if (algo != PS__ALGO_LU) return 0;
     return n >= 8192 ? 512 : 256;
 }
@@ -505,6 +516,7 @@ static const ps__backend_ops cuda_ops = {
     .wz_reorder = ps_cuda_wz_reorder,
     .wz_zsolve = ps_cuda_wz_zsolve,
     .potrf_width = cuda_potrf_width,
+    .potrf_tall = cuda_potrf_tall,
     .axpby = cuda_axpby,
     .vmul = cuda_vmul,
     .trmm = ps_cuda_trmm,

@@ -33,6 +33,7 @@ typedef struct ps_cuda_state {
     cublasHandle_t blas;     /* handles[cur] */
     cudaStream_t cur_stream; /* lane[cur] */
     void *scratch;           /* 64 device bytes for small results */
+    int *potrf_arrivals;     /* potrf_tall's block counter; zero between launches */
     void *staging[2];        /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
     int panel_threads;               /* block size of the one-block panel kernel */
@@ -91,10 +92,12 @@ int ps_cuda_coop_panel_max_width(const ps_cuda_coop_panel *cp, int dbl, int m);
 cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int blocks, int m, int n,
                                             void *a, int lda, int *ipiv, int row_base, int *info,
                                             unsigned epoch, void *scratch);
-/* The Cholesky diagonal-block kernel (one block, the block in shared memory). */
+/* The Cholesky tall-panel kernel: the n x n diagonal block (n <= PS_CUDA_POTRF_MAX) in shared
+ * memory, the m - n rows below solved in the same launch. arrivals: a device int, zero before
+ * and after (the blocks count themselves on it). */
 #define PS_CUDA_POTRF_MAX 64
-cudaError_t ps_cuda_launch_potrf_panel(cudaStream_t s, int dbl, int lower, int n, void *a, int lda,
-                                       int *info, int index_base);
+cudaError_t ps_cuda_launch_potrf_tall(cudaStream_t s, int dbl, int lower, int m, int n, void *a,
+                                      int lda, int *info, int index_base, int *arrivals);
 cudaError_t ps_cuda_launch_axpby(cudaStream_t s, int dbl, int n, const void *alpha, const void *x,
                                  int incx, const void *beta, void *y, int incy);
 cudaError_t ps_cuda_launch_vmul(cudaStream_t s, int dbl, int n, const void *x, int incx, void *y,

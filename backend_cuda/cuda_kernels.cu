@@ -102,52 +102,112 @@ __global__ void getrf_panel_kernel(int m, int n, T *a, int lda, int *ipiv, int r
     }
 }
 
-// Unblocked Cholesky of an n x n diagonal block (n <= PS_CUDA_POTRF_MAX) by one thread block in
-// shared memory: right-looking, one column per step, the same operations in the same order as
-// the CPU oracle. The upper case is factored as the lower factor of its transpose. A nonzero
-// info on entry (an earlier block failed) makes the kernel do nothing.
+// Cholesky of a tall panel (the potrf_tall entry; potrf_panel is its m = n case): the leading
+// n x n block (n <= PS_CUDA_POTRF_MAX) is factored, and the m - n rows below it are solved,
+// L21 = A21 L11^-T, in one launch. Every thread block factors the small diagonal block itself in
+// shared memory (the same code on the same data, so every copy is bitwise the same; block 0
+// writes it back), then solves POTRF_TALL_ROWS rows of its own. The diagonal block is written
+// back by the block that counts itself last on `arrivals` after loading it, so no block can
+// read it already overwritten (blocks may start late, e.g. behind a concurrent GEMM); that
+// block also resets the counter for the next launch. Fusing them matters because the
+// blocked factorization has one of these per 64 columns on its critical path, where the former
+// pair (a one-block kernel, then cuBLAS trsm) cost about 100 us; redundant factoring costs no
+// time, the blocks run side by side.
+//
+// The factorization is right-looking, one column per step. Thread (i, g) owns row i of the
+// columns k = g, g + POTRF_GROUPS, ...; per step every thread first reads what it needs of
+// column j and forms its updates in registers, then (after one barrier) writes them and its
+// scaled entry of column j: two barriers per column, and a reciprocal square root instead of
+// a square root and divisions.
+// The solve keeps one row per thread in registers (column by column: scale, then update the
+// later columns, all unrolled); L's entries are read from shared memory as broadcasts.
+// The upper case is the transpose: element (r, c) of L is a(c, r). A nonzero info on entry (an
+// earlier block failed) makes the kernel do nothing; a failure here stops before the solve.
+#define POTRF_GROUPS    4
+#define POTRF_TALL_ROWS (PS_CUDA_POTRF_MAX * POTRF_GROUPS)
 template <typename T>
-__global__ void potrf_panel_kernel(int lower, int n, T *a, int lda, int *info, int index_base) {
-    extern __shared__ unsigned char shared_raw[];
-    T *s = reinterpret_cast<T *>(shared_raw);
-    __shared__ int failed;
-    if (*info != 0) return; // the same value for every thread
-    int tid = threadIdx.x, nt = blockDim.x;
-    for (int e = tid; e < n * n; e += nt) {
-        int i = e % n, j = e / n;
-        if (i >= j) s[e] = lower ? a[i + (size_t)j * lda] : a[j + (size_t)i * lda];
+__global__ void __launch_bounds__(POTRF_TALL_ROWS)
+    potrf_tall_kernel(int lower, int m, int n, T *a, int lda, int *info, int index_base,
+                      int *arrivals) {
+    constexpr int W = PS_CUDA_POTRF_MAX, per_thread = W / POTRF_GROUPS;
+    __shared__ T s[W * W]; // L11, column-major with leading dimension W
+    __shared__ T rdiag[W]; // 1 / L(j, j)
+    __shared__ int last;   // this block loaded the diagonal block last
+    // Every block reads info before any block can write it (only the last to arrive does).
+    if (*info != 0) return;
+    int tid = threadIdx.x, i = tid % W, g = tid / W;
+    for (int e = tid; e < n * n; e += blockDim.x) {
+        int r = e % n, c = e / n;
+        if (r >= c) s[r + c * W] = lower ? a[r + (size_t)c * lda] : a[c + (size_t)r * lda];
     }
-    if (tid == 0) failed = -1;
-    __syncthreads();
+    __syncthreads(); // the block's loads are done
+    if (tid == 0) last = atomicAdd(arrivals, 1) == (int)gridDim.x - 1;
+    int failed = -1;
     for (int j = 0; j < n; j++) {
-        T d = s[j + j * n];
+        T d = s[j + j * W];
         if (!(d > 0)) { // every thread read the same d: a uniform exit
-            if (tid == 0) failed = j;
+            failed = j;
             break;
         }
-        T r = sqrt(d);
-        __syncthreads(); // all have read d
-        if (tid == 0) s[j + j * n] = r;
-        for (int i = j + 1 + tid; i < n; i += nt) s[i + j * n] /= r;
-        __syncthreads();
-        int m = n - j - 1;
-        for (int e = tid; e < m * m; e += nt) {
-            int i = j + 1 + e % m, k = j + 1 + e / m;
-            if (i >= k) s[i + k * n] -= s[i + j * n] * s[k + j * n];
+        T rinv = rsqrt(d), r = d * rinv; // no division on the step's critical path
+        int mine = i > j && i < n;
+        T li = mine ? s[i + j * W] * rinv : T(0);
+        T upd[per_thread];
+#pragma unroll
+        for (int c = 0; c < per_thread; c++) {
+            int k = g + c * POTRF_GROUPS;
+            upd[c] = mine && k > j && k <= i ? li * (s[k + j * W] * rinv) : T(0);
         }
-        __syncthreads();
+        __syncthreads(); // column j read by all
+        if (g == 0 && mine) s[i + j * W] = li;
+        if (tid == 0) {
+            s[j + j * W] = r;
+            rdiag[j] = rinv;
+        }
+#pragma unroll
+        for (int c = 0; c < per_thread; c++) {
+            int k = g + c * POTRF_GROUPS;
+            if (mine && k > j && k <= i) s[i + k * W] -= upd[c];
+        }
+        __syncthreads(); // column j + 1 updated
     }
-    __syncthreads();
-    for (int e = tid; e < n * n; e += nt) {
-        int i = e % n, j = e / n;
-        if (i >= j) {
+    __syncthreads(); // `last` is visible (also after an early exit of the loop)
+    if (last) {
+        if (tid == 0) *arrivals = 0;
+        for (int e = tid; e < n * n; e += blockDim.x) {
+            int r = e % n, c = e / n;
+            if (r < c) continue;
             if (lower)
-                a[i + (size_t)j * lda] = s[e];
+                a[r + (size_t)c * lda] = s[r + c * W];
             else
-                a[j + (size_t)i * lda] = s[e];
+                a[c + (size_t)r * lda] = s[r + c * W];
+        }
+        if (tid == 0 && failed >= 0) *info = index_base + failed + 1;
+    }
+    if (failed >= 0) return;
+    int row = n + blockIdx.x * POTRF_TALL_ROWS + tid;
+    if (row >= m) return;
+    T x[W];
+#pragma unroll
+    for (int c = 0; c < W; c++)
+        if (c < n) x[c] = lower ? a[row + (size_t)c * lda] : a[c + (size_t)row * lda];
+#pragma unroll
+    for (int c = 0; c < W; c++) {
+        if (c < n) {
+            x[c] *= rdiag[c];
+#pragma unroll
+            for (int k = c + 1; k < W; k++)
+                if (k < n) x[k] -= x[c] * s[k + c * W];
         }
     }
-    if (tid == 0 && failed >= 0) *info = index_base + failed + 1;
+#pragma unroll
+    for (int c = 0; c < W; c++)
+        if (c < n) {
+            if (lower)
+                a[row + (size_t)c * lda] = x[c];
+            else
+                a[c + (size_t)row * lda] = x[c];
+        }
 }
 
 template <typename T>
@@ -192,16 +252,17 @@ extern "C" cudaError_t ps_cuda_launch_getrf_panel(cudaStream_t s, int dbl, int t
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t ps_cuda_launch_potrf_panel(cudaStream_t s, int dbl, int lower, int n,
-                                                  void *a, int lda, int *info, int index_base) {
-    if (n > PS_CUDA_POTRF_MAX) return cudaErrorInvalidValue;
-    size_t shared = (size_t)n * n * (dbl ? sizeof(double) : sizeof(float));
+extern "C" cudaError_t ps_cuda_launch_potrf_tall(cudaStream_t s, int dbl, int lower, int m, int n,
+                                                 void *a, int lda, int *info, int index_base,
+                                                 int *arrivals) {
+    if (n <= 0 || n > PS_CUDA_POTRF_MAX || m < n) return cudaErrorInvalidValue;
+    int blocks = m > n ? (int)(((long long)m - n + POTRF_TALL_ROWS - 1) / POTRF_TALL_ROWS) : 1;
     if (dbl)
-        potrf_panel_kernel<double>
-            <<<1, 256, shared, s>>>(lower, n, static_cast<double *>(a), lda, info, index_base);
+        potrf_tall_kernel<double><<<blocks, POTRF_TALL_ROWS, 0, s>>>(
+            lower, m, n, static_cast<double *>(a), lda, info, index_base, arrivals);
     else
-        potrf_panel_kernel<float>
-            <<<1, 256, shared, s>>>(lower, n, static_cast<float *>(a), lda, info, index_base);
+        potrf_tall_kernel<float><<<blocks, POTRF_TALL_ROWS, 0, s>>>(
+            lower, m, n, static_cast<float *>(a), lda, info, index_base, arrivals);
     return cudaGetLastError();
 }
 

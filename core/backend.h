@@ -95,8 +95,9 @@ typedef enum ps__diag { PS__NONUNIT = 0, PS__UNIT = 1 } ps__diag;
 typedef enum ps__algo {
     PS__ALGO_LU = 0,
     PS__ALGO_WZ = 1,
-    PS__ALGO_GJ = 2,       /* blocked Gauss-Jordan inversion (gjinv) */
-    PS__ALGO_GJ_STRIPE = 3 /* stripe height of the striped Gauss-Jordan solver (gjsv) */
+    PS__ALGO_GJ = 2,        /* blocked Gauss-Jordan inversion (gjinv) */
+    PS__ALGO_GJ_STRIPE = 3, /* stripe height of the striped Gauss-Jordan solver (gjsv) */
+    PS__ALGO_CHOL = 4       /* block size of the blocked Cholesky; 0: the recursive one */
 } ps__algo;
 
 /* How float gemm computes (the set_float_compute entry): in float, or with its inputs rounded to
@@ -329,6 +330,16 @@ struct ps__backend_ops {
      * what every backend offers). Other dtypes and entries are unaffected. A mode the backend
      * lacks is PS_ERR_NOT_SUPPORTED with the reason, and the mode stays as it was. */
     ps_status (*set_float_compute)(ps__backend *be, ps__float_compute mode);
+
+    /* ---- Blocked Cholesky (core/chol.c); appended, so older modules get the default. ---- */
+    /* Custom kernel: Cholesky of a tall panel, the blocked factorization's leaf. The leading n x n
+     * block of the m x n view a (m >= n, n <= potrf_width) is factored as potrf_panel does, and
+     * the m - n rows below it become A21 L11^-T; upper: a is the n x m view, and the columns
+     * right of U11 become U11^-T A12. After a failure (info set here or on entry) the part below
+     * is unspecified. The default is potrf_panel and one trsm; a GPU backend fuses the two into
+     * one launch. */
+    ps_status (*potrf_tall)(ps__backend *be, ps__dtype dt, ps__uplo uplo, int m, int n, ps__mat a,
+                            void *info, int index_base);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

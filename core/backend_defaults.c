@@ -139,6 +139,18 @@ static ps_status default_potrf_panel(ps__backend *be, ps__dtype dt, ps__uplo upl
     return PS_SUCCESS;
 }
 
+static ps_status default_potrf_tall(ps__backend *be, ps__dtype dt, ps__uplo uplo, int m, int n,
+                                    ps__mat a, void *info, int index_base) {
+    PS__TRY(be->ops->potrf_panel(be, dt, uplo, n, a, info, index_base));
+    if (m <= n) return PS_SUCCESS;
+    ps__scalar one = ps__scalar_of(dt, 1.0);
+    if (uplo == PS__LOWER)
+        return be->ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT, m - n, n, &one,
+                             a, ps__mat_at(a, n, 0));
+    return be->ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT, n, m - n, &one, a,
+                         ps__mat_at(a, 0, n));
+}
+
 static int default_potrf_width(ps__backend *be, ps__dtype dt) {
     (void)be, (void)dt;
     return 16;
@@ -247,6 +259,7 @@ static const ps__backend_ops defaults = {
     .gj_stripe_update = ps__default_gj_stripe_update,
     .convert = ps__default_convert,
     .norm_inf = ps__default_norm_inf,
+    .potrf_tall = default_potrf_tall,
     .set_float_compute = ps__default_set_float_compute,
 };
 
@@ -298,6 +311,7 @@ static const entry_info optional[] = {
     PS__ENTRY(convert),
     PS__ENTRY(norm_inf),
     PS__ENTRY(set_float_compute),
+    PS__ENTRY(potrf_tall),
 };
 #undef PS__ENTRY
 

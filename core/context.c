@@ -87,6 +87,9 @@ static ps_status create_context(ps_context **out, ps_backend_kind kind, int nb,
     if (!st)
         st = tuning_from_env("PORTSOLVE_WZ_PANEL_WIDTH", &ctx->wz_panel_width, create_error,
                              sizeof create_error);
+    if (!st)
+        st = tuning_from_env("PORTSOLVE_CHOL_NB", &ctx->chol_block_size, create_error,
+                             sizeof create_error);
     if (!st) st = ps__wz_options_from_env(ctx, create_error, sizeof create_error);
     if (!st) st = ps__gj_options_from_env(ctx, create_error, sizeof create_error);
     if (!st) st = ps__refine_options_from_env(ctx, create_error, sizeof create_error);

@@ -15,6 +15,7 @@ struct ps_context {
     int wz_variant;           /* ps_wz_variant: PORTSOLVE_WZ_VARIANT or ps_context_set_wz_options */
     int wz_pivoting;          /* 1 unless PORTSOLVE_WZ_PIVOTING=0 or the options say so */
     int wz_block_size;        /* 0: automatic (PORTSOLVE_WZ_NB) */
+    int chol_block_size;      /* 0: the backend's; PORTSOLVE_CHOL_NB overrides (tuning) */
     int wz_panel_width;       /* 0: the backend's; PORTSOLVE_WZ_PANEL_WIDTH overrides (tuning) */
     int gj_variant;           /* ps_gj_variant: PORTSOLVE_GJ_VARIANT or ps_context_set_gj_options */
     int gj_block_size;        /* 0: automatic (PORTSOLVE_GJ_NB) */

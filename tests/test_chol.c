@@ -3,8 +3,10 @@
  * --backend: dlatms/slatms symmetric positive definite matrices of condition 1e1..1e12, odd and
  * tiny orders, lda > n, one and several right-hand sides; LAPACK's factorization and residual
  * ratios; the other triangle and the padding never written; matrices that are not positive
- * definite at a known minor; the device-matrix level.
+ * definite at a known minor; the device-matrix level. All of it three times: with the
+ * backend's own choice of algorithm, then with the recursive and the blocked one forced.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, strdup */
 #include "checks.h"
 #include "test_util.h"
 
@@ -167,10 +169,24 @@ static void check_matrix_level(ps_context *ctx, ps_dtype dt, char uplo, int n) {
     free(A0), free(X), free(B0), free(Bh);
 }
 
-int main(int argc, char **argv) {
-    ps_test_init(argc, argv);
-    static const ps_dtype dtypes[] = {PS_DOUBLE, PS_FLOAT};
+/* A context whose Cholesky is forced to one algorithm: PORTSOLVE_CHOL_NB = 4096 (no test order
+ * reaches it) selects the recursive one, a small odd block size the blocked one with partial
+ * last blocks. The caller's own setting, if any, is restored. */
+static ps_context *context_with_chol_nb(const char *nb) {
+    const char *saved = getenv("PORTSOLVE_CHOL_NB");
+    char *keep = saved ? strdup(saved) : NULL;
+    setenv("PORTSOLVE_CHOL_NB", nb, 1);
     ps_context *ctx = ps_test_context(0);
+    if (keep)
+        setenv("PORTSOLVE_CHOL_NB", keep, 1);
+    else
+        unsetenv("PORTSOLVE_CHOL_NB");
+    free(keep);
+    return ctx;
+}
+
+static void run_all(ps_context *ctx) {
+    static const ps_dtype dtypes[] = {PS_DOUBLE, PS_FLOAT};
     for (int d = 0; d < 2; d++)
         for (int u = 0; u < 2; u++) {
             ps_dtype dt = dtypes[d];
@@ -183,11 +199,25 @@ int main(int argc, char **argv) {
                 }
                 if (n <= 257) check_potrf_potrs(ctx, dt, uplo, n);
             }
-            static const int bad[][2] = {{1, 0}, {2, 1}, {40, 0}, {40, 17}, {130, 129}, {300, 200}};
+            static const int bad[][2] = {{1, 0},    {2, 1},     {40, 0},   {40, 17},
+                                         {130, 23}, {130, 129}, {300, 200}};
             for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++)
                 check_not_spd(ctx, dt, uplo, bad[b][0], bad[b][1]);
             check_matrix_level(ctx, dt, uplo, 150);
         }
+}
+
+int main(int argc, char **argv) {
+    ps_test_init(argc, argv);
+    /* The backend's own choice, then each algorithm on its own. */
+    ps_context *ctx = ps_test_context(0);
+    run_all(ctx);
     ps_context_destroy(ctx);
+    static const char *const forced[] = {"4096", "23"};
+    for (int f = 0; f < 2; f++) {
+        ctx = context_with_chol_nb(forced[f]);
+        run_all(ctx);
+        ps_context_destroy(ctx);
+    }
     return ps_test_finish("test_chol");
 }

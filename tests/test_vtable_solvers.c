@@ -2,11 +2,13 @@
  * The vtable entries the Cholesky and iterative solvers add, on the backend given by --backend:
  * the Cholesky block kernel (potrf_panel) of the backend and the portable default against the
  * CPU backend's plain loops (the oracle), including a block that is not positive definite and
- * an info already set; the fused vector kernels axpby and vmul against naive loops, with
+ * an info already set; the tall-panel kernel (potrf_tall) against the oracle and a CBLAS trsm,
+ * on panels of 1..600 rows; the fused vector kernels axpby and vmul against naive loops, with
  * offsets and increments above 1.
  */
 #include "vtable_harness.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -81,6 +83,87 @@ static void test_potrf_panel(ps__dtype dt) {
                     }
                     CHECK(outside_ok, "%spotrf_panel n=%d uplo=%c wrote outside its triangle",
                           which ? "default " : "", n, uplo ? 'U' : 'L');
+                    free(h), free(gi), free(ga);
+                    tb_free(&A), tb_free(&info);
+                }
+}
+
+/* The tall panel: an SPD n x n block on top of m - n random rows (upper: the transpose, an
+ * n x m view). Checked against the oracle's potrf_panel plus CBLAS's trsm: the factor and the
+ * solved rows; after a failure the leading block and info; with info preset, the block
+ * untouched; never anything outside the panel's triangle and rows. */
+static void test_potrf_tall(ps__dtype dt) {
+    static const int shapes[][2] = {{1, 1}, {5, 3}, {70, 17}, {300, 64}, {600, 33}, {1100, 64}};
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
+        for (int which = 0; which < 2; which++)
+            for (int uplo = 0; uplo < 2; uplo++)
+                for (int fail_case = 0; fail_case < 3; fail_case++) {
+                    int m = shapes[t][0], n = shapes[t][1], base = 3, f = n / 2;
+                    const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+                    if (n > be->ops->potrf_width(be, dt)) continue;
+                    int rows = uplo ? n : m, cols = uplo ? m : n;
+                    shape s = random_shape(rows, cols);
+                    tbuf A = tb_random(dt, shape_count(s));
+                    make_spd(&A, s, n);
+                    if (fail_case == 1) AT(A, s, f, f) = -1.0 - n;
+                    upload_all(&A);
+                    int init = fail_case == 2 ? 42 : 0;
+                    tbuf info = int_buffer(1, &init);
+                    ps__uplo u = uplo ? PS__UPPER : PS__LOWER;
+                    ps_status st = ops->potrf_tall(be, dt, u, m, n, view(&A, s), info.dev, base);
+                    CHECK(st == PS_SUCCESS, "%spotrf_tall %dx%d: %s", which ? "default " : "", m, n,
+                          be->err);
+
+                    void *h = tb_native_copy(&A);
+                    int32_t oinfo = init;
+                    ps__mat hv = {h, s.off, s.ld};
+                    ps__cpu_backend_ops()->potrf_panel(NULL, dt, u, n, hv, &oinfo, base);
+                    if (oinfo == 0 && m > n) {
+                        CBLAS_SIDE side = uplo ? CblasLeft : CblasRight;
+                        CBLAS_UPLO tri = uplo ? CblasUpper : CblasLower;
+                        int bm = uplo ? n : m - n, bn = uplo ? m - n : n;
+                        size_t boff = s.off + (uplo ? (size_t)n * s.ld : (size_t)n);
+                        if (dt == PS__DOUBLE)
+                            cblas_dtrsm(CblasColMajor, side, tri, CblasTrans, CblasNonUnit, bm, bn,
+                                        1.0, (double *)h + s.off, s.ld, (double *)h + boff, s.ld);
+                        else
+                            cblas_strsm(CblasColMajor, side, tri, CblasTrans, CblasNonUnit, bm, bn,
+                                        1.0f, (float *)h + s.off, s.ld, (float *)h + boff, s.ld);
+                    }
+                    double *gi = tb_download(&info), *ga = tb_download(&A);
+                    int want = fail_case == 2 ? 42 : fail_case == 1 ? base + f + 1 : 0;
+                    CHECK((int)gi[0] == want && oinfo == want,
+                          "%s%spotrf_tall %dx%d uplo=%c case %d: info %g, oracle %d, expected %d",
+                          which ? "default " : "", dtname(dt), m, n, uplo ? 'U' : 'L', fail_case,
+                          gi[0], (int)oinfo, want);
+                    /* Compared: the whole panel when it succeeded, else the leading block. */
+                    int upto = fail_case == 1 ? f : fail_case == 2 ? 0 : n;
+                    int long_upto = fail_case == 0 ? m : upto;
+                    double diff = 0, mag = 1;
+                    for (int c = 0; c < upto; c++)
+                        for (int r = c; r < long_upto; r++) {
+                            size_t e = s.off + (uplo ? (size_t)c + (size_t)r * (size_t)s.ld
+                                                     : (size_t)r + (size_t)c * (size_t)s.ld);
+                            double o = native_at(dt, h, e);
+                            diff = fmax(diff, fabs(o - ga[e]));
+                            mag = fmax(mag, fabs(o));
+                        }
+                    CHECK(diff <= 8.0 * n * eps_of(dt) * mag,
+                          "%s%spotrf_tall %dx%d uplo=%c differs from the oracle by %g (of %g)",
+                          which ? "default " : "", dtname(dt), m, n, uplo ? 'U' : 'L', diff, mag);
+                    int outside_ok = 1;
+                    for (int e = 0; e < A.count; e++) {
+                        long rel = (long)e - (long)s.off;
+                        int j = rel >= 0 ? (int)(rel / s.ld) : -1,
+                            i = rel >= 0 ? (int)(rel % s.ld) : -1;
+                        int r = uplo ? j : i, c = uplo ? i : j; /* as an element of L */
+                        int inside = rel >= 0 && i < rows && j < cols && c < n && r >= c;
+                        /* with info preset the rows below are unspecified, the block untouched */
+                        int frozen = fail_case == 2 && r < n;
+                        if (!inside || frozen) outside_ok &= ga[e] == A.host[e];
+                    }
+                    CHECK(outside_ok, "%spotrf_tall %dx%d uplo=%c wrote outside its panel",
+                          which ? "default " : "", m, n, uplo ? 'U' : 'L');
                     free(h), free(gi), free(ga);
                     tb_free(&A), tb_free(&info);
                 }
@@ -161,6 +244,7 @@ int main(int argc, char **argv) {
     for (int d = 0; d < 2; d++) {
         ps__dtype dt = d ? PS__FLOAT : PS__DOUBLE;
         test_potrf_panel(dt);
+        test_potrf_tall(dt);
         test_vector_kernels(dt);
         test_beta_zero(dt);
     }
