@@ -104,73 +104,107 @@ __global__ void getrf_panel_kernel(int m, int n, T *a, int lda, int *ipiv, int r
 
 // Cholesky of a tall panel (the potrf_tall entry; potrf_panel is its m = n case): the leading
 // n x n block (n <= PS_CUDA_POTRF_MAX) is factored, and the m - n rows below it are solved,
-// L21 = A21 L11^-T, in one launch. Every thread block factors the small diagonal block itself in
-// shared memory (the same code on the same data, so every copy is bitwise the same; block 0
-// writes it back), then solves POTRF_TALL_ROWS rows of its own. The diagonal block is written
-// back by the block that counts itself last on `arrivals` after loading it, so no block can
-// read it already overwritten (blocks may start late, e.g. behind a concurrent GEMM); that
-// block also resets the counter for the next launch. Fusing them matters because the
+// L21 = A21 L11^-T, in one launch. Every thread block factors the small diagonal block itself
+// (the same code on the same data, so every copy is bitwise the same), then solves
+// POTRF_TALL_ROWS rows of its own. The diagonal block is written back by the block that counts
+// itself last on `arrivals` after loading it, so no block can read it already overwritten
+// (blocks may start late, e.g. behind a concurrent GEMM); that block also resets the counter
+// for the next launch. Fusing them matters because the
 // blocked factorization has one of these per 64 columns on its critical path, where the former
 // pair (a one-block kernel, then cuBLAS trsm) cost about 100 us; redundant factoring costs no
 // time, the blocks run side by side.
 //
-// The factorization is right-looking, one column per step. Thread (i, g) owns row i of the
-// columns k = g, g + POTRF_GROUPS, ...; per step every thread first reads what it needs of
-// column j and forms its updates in registers, then (after one barrier) writes them and its
-// scaled entry of column j: two barriers per column, and a reciprocal square root instead of
-// a square root and divisions.
+// The factorization is right-looking, one column per step, with the block in registers: each
+// thread holds a 4 x 4 tile, so a step is one barrier (after the owners of column j publish it
+// to shared memory), eight shared reads and sixteen FMAs per thread, and a reciprocal square
+// root instead of a square root and divisions. (The first version kept the block in shared
+// memory, one row per thread and two barriers per step: about 48 us per 64 x 64 block.)
 // The solve keeps one row per thread in registers (column by column: scale, then update the
 // later columns, all unrolled); L's entries are read from shared memory as broadcasts.
 // The upper case is the transpose: element (r, c) of L is a(c, r). A nonzero info on entry (an
 // earlier block failed) makes the kernel do nothing; a failure here stops before the solve.
-#define POTRF_GROUPS    4
-#define POTRF_TALL_ROWS (PS_CUDA_POTRF_MAX * POTRF_GROUPS)
+#define POTRF_TILE      4                                // a thread's tile of the factorization
+#define POTRF_TILES     (PS_CUDA_POTRF_MAX / POTRF_TILE) // tiles per row and column
+#define POTRF_TALL_ROWS (POTRF_TILES * POTRF_TILES)      // threads per block, rows per block
 template <typename T>
 __global__ void __launch_bounds__(POTRF_TALL_ROWS)
     potrf_tall_kernel(int lower, int m, int n, T *a, int lda, int *info, int index_base,
                       int *arrivals) {
-    constexpr int W = PS_CUDA_POTRF_MAX, per_thread = W / POTRF_GROUPS;
-    __shared__ T s[W * W]; // L11, column-major with leading dimension W
-    __shared__ T rdiag[W]; // 1 / L(j, j)
-    __shared__ int last;   // this block loaded the diagonal block last
+    constexpr int W = PS_CUDA_POTRF_MAX;
+    __shared__ T s[W * W];  // L11, column-major with leading dimension W
+    __shared__ T col[2][W]; // column j of the current step
+    __shared__ T rdiag[W];  // 1 / L(j, j)
+    __shared__ int last;    // this block loaded the diagonal block last
     // Every block reads info before any block can write it (only the last to arrive does).
     if (*info != 0) return;
-    int tid = threadIdx.x, i = tid % W, g = tid / W;
+    int tid = threadIdx.x;
     for (int e = tid; e < n * n; e += blockDim.x) {
         int r = e % n, c = e / n;
         if (r >= c) s[r + c * W] = lower ? a[r + (size_t)c * lda] : a[c + (size_t)r * lda];
     }
     __syncthreads(); // the block's loads are done
     if (tid == 0) last = atomicAdd(arrivals, 1) == (int)gridDim.x - 1;
+    // Thread t holds the 4 x 4 tile at rows r0.., columns c0.. of the block in registers.
+    int r0 = POTRF_TILE * (tid % POTRF_TILES), c0 = POTRF_TILE * (tid / POTRF_TILES);
+    T v[POTRF_TILE][POTRF_TILE];
+#pragma unroll
+    for (int x = 0; x < POTRF_TILE; x++)
+#pragma unroll
+        for (int y = 0; y < POTRF_TILE; y++) {
+            int r = r0 + x, c = c0 + y;
+            v[x][y] = r < n && c <= r ? s[r + c * W] : T(0);
+        }
     int failed = -1;
     for (int j = 0; j < n; j++) {
-        T d = s[j + j * W];
+        T *cj = col[j & 1]; // two buffers: step j + 1 writes while no one reads step j - 1's
+        if (j >= c0 && j < c0 + POTRF_TILE) {
+#pragma unroll
+            for (int y = 0; y < POTRF_TILE; y++)
+                if (c0 + y == j) {
+#pragma unroll
+                    for (int x = 0; x < POTRF_TILE; x++)
+                        if (r0 + x >= j && r0 + x < n) cj[r0 + x] = v[x][y];
+                }
+        }
+        __syncthreads(); // column j published
+        T d = cj[j];
         if (!(d > 0)) { // every thread read the same d: a uniform exit
             failed = j;
             break;
         }
         T rinv = rsqrt(d), r = d * rinv; // no division on the step's critical path
-        int mine = i > j && i < n;
-        T li = mine ? s[i + j * W] * rinv : T(0);
-        T upd[per_thread];
+        T li[POTRF_TILE], lk[POTRF_TILE];
 #pragma unroll
-        for (int c = 0; c < per_thread; c++) {
-            int k = g + c * POTRF_GROUPS;
-            upd[c] = mine && k > j && k <= i ? li * (s[k + j * W] * rinv) : T(0);
+        for (int x = 0; x < POTRF_TILE; x++) {
+            li[x] = r0 + x > j && r0 + x < n ? cj[r0 + x] * rinv : T(0);
+            lk[x] = c0 + x > j && c0 + x < n ? cj[c0 + x] * rinv : T(0);
         }
-        __syncthreads(); // column j read by all
-        if (g == 0 && mine) s[i + j * W] = li;
-        if (tid == 0) {
-            s[j + j * W] = r;
-            rdiag[j] = rinv;
-        }
+        // The trailing update (zero outside the trailing block; the tile's entries above the
+        // diagonal are never stored), then column j becomes L's: the pivot, the scaled rest.
 #pragma unroll
-        for (int c = 0; c < per_thread; c++) {
-            int k = g + c * POTRF_GROUPS;
-            if (mine && k > j && k <= i) s[i + k * W] -= upd[c];
-        }
-        __syncthreads(); // column j + 1 updated
+        for (int x = 0; x < POTRF_TILE; x++)
+#pragma unroll
+            for (int y = 0; y < POTRF_TILE; y++) v[x][y] -= li[x] * lk[y];
+#pragma unroll
+        for (int y = 0; y < POTRF_TILE; y++)
+            if (c0 + y == j) {
+#pragma unroll
+                for (int x = 0; x < POTRF_TILE; x++) {
+                    if (r0 + x == j) v[x][y] = r;
+                    if (r0 + x > j) v[x][y] = li[x];
+                }
+            }
+        if (tid == 0) rdiag[j] = rinv;
     }
+    // The factor (after a failure, as far as it got) back to shared memory for the write-back
+    // and the solve; every read of s above happened before the loop's first barrier.
+#pragma unroll
+    for (int x = 0; x < POTRF_TILE; x++)
+#pragma unroll
+        for (int y = 0; y < POTRF_TILE; y++) {
+            int r = r0 + x, c = c0 + y;
+            if (r < n && c <= r) s[r + c * W] = v[x][y];
+        }
     __syncthreads(); // `last` is visible (also after an early exit of the loop)
     if (last) {
         if (tid == 0) *arrivals = 0;
