@@ -18,7 +18,7 @@
  * the recursive form puts every small trsm/syrk of its lower levels, and every leaf, on the
  * critical path with nothing beside them; here the panel of step j + 1 runs on the second lane
  * while the first updates the rest of the trailing matrix with step j's panel, so it hides
- * behind that update (the same look-ahead as LU, core/lu.c). With one lane the same loop runs
+ * behind that update (the look-ahead LU has, core/lookahead.c). With one lane the same loop runs
  * in order and is the plain blocked algorithm (LAPACK dpotrf).
  *
  * The info word lives on the device: a failing block records the order of the first leading
@@ -27,6 +27,7 @@
  * that no longer matters; they never touch the leading block that is already factored.
  */
 #include "chol.h"
+#include "lookahead.h"
 
 #include <stdint.h>
 
@@ -121,34 +122,24 @@ static ps_status panel(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__
     return panel(ctx, dt, uplo, n, a, j + w1, w - w1, info, leaf);
 }
 
-/*
- * The blocked loop. Lane 1 (the latency-critical one, higher priority on backends that have
- * it) updates the next block column and factors the next panel; lane 0 updates the rest of the
- * trailing matrix. Per iteration: lane 0 waits for panel j (queued on lane 1 by the previous
- * iteration); lane 1 waits for lane 0, whose previous update covered the next block column.
- * Lanes touch disjoint columns. With one lane every wait is a no-op and the order is LAPACK's.
- */
-static ps_status potrf_blocked(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
-                               void *info, int nb, int leaf) {
-    ps__backend *be = &ctx->be;
-    const ps__backend_ops *ops = be->ops;
-    PS__TRY(panel(ctx, dt, uplo, n, a, 0, n < nb ? n : nb, info, leaf));
-    for (int j = 0; j < n; j += nb) {
-        int jb = n - j < nb ? n - j : nb, next = j + jb;
-        int nb2 = next < n ? (n - next < nb ? n - next : nb) : 0; /* the next panel's width */
-        int rest0 = next + nb2;
-        PS__TRY(ops->lane_wait(be, 0, 1));
-        if (nb2 > 0) {
-            PS__TRY(ops->lane_wait(be, 1, 0));
-            PS__TRY(ops->use_lane(be, 1));
-            ps_status st = update_columns(ctx, dt, uplo, n, a, j, jb, next, rest0);
-            if (!st) st = panel(ctx, dt, uplo, n, a, next, nb2, info, leaf);
-            PS__TRY(ops->use_lane(be, 0));
-            PS__TRY(st);
-        }
-        if (rest0 < n) PS__TRY(update_columns(ctx, dt, uplo, n, a, j, jb, rest0, n));
-    }
-    return ops->lane_wait(be, 0, 1);
+/* The blocked algorithm's steps for the look-ahead loop (core/lookahead.c). */
+typedef struct {
+    ps_context *ctx;
+    ps__dtype dt;
+    ps__uplo uplo;
+    int n, leaf;
+    ps__mat a;
+    void *info;
+} chol_args;
+
+static ps_status step_panel(void *arg, int j, int jb) {
+    chol_args *c = arg;
+    return panel(c->ctx, c->dt, c->uplo, c->n, c->a, j, jb, c->info, c->leaf);
+}
+
+static ps_status step_update(void *arg, int j, int jb, int c0, int c1) {
+    chol_args *c = arg;
+    return update_columns(c->ctx, c->dt, c->uplo, c->n, c->a, j, jb, c0, c1);
 }
 
 /* The blocked algorithm's block size for order n: PORTSOLVE_CHOL_NB, else the backend's;
@@ -167,7 +158,11 @@ ps_status ps__potrf(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__mat
     int leaf = be->ops->potrf_width(be, dt);
     if (leaf < 1) leaf = 1;
     int nb = chol_block_size(ctx, dt, n);
-    if (nb > 0 && nb < n) return potrf_blocked(ctx, dt, uplo, n, a, info, nb, leaf);
+    if (nb > 0 && nb < n) {
+        chol_args c = {ctx, dt, uplo, n, leaf, a, info};
+        ps__lookahead_steps steps = {&c, step_panel, NULL, step_update};
+        return ps__lookahead(ctx, n, n, nb, &steps);
+    }
     return potrf_rec(ctx, dt, uplo, n, a, 0, info, leaf);
 }
 

@@ -13,10 +13,11 @@
  *
  * Pivots stay on the device (an int32 buffer of 0-based absolute row indices) and so does the
  * info word; nothing is read back to the host inside the factorization. Backends with two or
- * more lanes (concurrent queues) get look-ahead: the next panel is factored while the trailing
- * matrix is updated.
+ * more lanes (concurrent queues) get look-ahead (core/lookahead.c): the next panel is factored
+ * while the trailing matrix is updated.
  */
 #include "lu.h"
+#include "lookahead.h"
 #include "matrix.h"
 
 #include <stdint.h>
@@ -92,39 +93,32 @@ static ps_status update_columns(ps_context *ctx, ps__dtype dt, int m, ps__mat a,
                      ps__mat_at(a, j + jb, c0));
 }
 
-/*
- * Look-ahead on two lanes (backends with concurrent queues). After panel j, lane 1 (the
- * latency-critical lane, which backends run at higher priority) updates just the next block
- * column and factors the next panel, while lane 0 updates the rest of the trailing matrix; the
- * panel, which is latency-bound, then hides behind the big GEMM. Lanes touch disjoint columns.
- * Order per iteration: lane 0 waits for panel j (queued on lane 1 by the previous iteration,
- * so lane 0's earlier update is not held back), applies panel j's swaps to the left columns;
- * lane 1 waits for lane 0 (the previous trailing update covered the next block column); then
- * both run.
- */
-static ps_status getrf_lookahead(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
-                                 void *info, int nb, const ps__factor_kind *kind) {
-    ps__backend *be = &ctx->be;
-    const ps__backend_ops *ops = be->ops;
-    int k = m < n ? m : n;
-    PS__TRY(panel_factor(ctx, dt, m, a, 0, k < nb ? k : nb, ipiv, info, kind));
-    for (int j = 0; j < k; j += nb) {
-        int jb = k - j < nb ? k - j : nb, next = j + jb;
-        int nb2 = next < k ? (k - next < nb ? k - next : nb) : 0; /* the next panel's width */
-        int rest0 = next + nb2, rest = n - rest0;
-        PS__TRY(ops->lane_wait(be, 0, 1));
-        if (j > 0) PS__TRY(ops->laswp(be, dt, j, a, j, j + jb, ipiv, (size_t)j, 1));
-        if (nb2 > 0) {
-            PS__TRY(ops->lane_wait(be, 1, 0));
-            PS__TRY(ops->use_lane(be, 1));
-            ps_status st = update_columns(ctx, dt, m, a, j, jb, next, nb2, ipiv);
-            if (!st) st = panel_factor(ctx, dt, m, a, next, nb2, ipiv, info, kind);
-            PS__TRY(ops->use_lane(be, 0));
-            PS__TRY(st);
-        }
-        if (rest > 0) PS__TRY(update_columns(ctx, dt, m, a, j, jb, rest0, rest, ipiv));
-    }
-    return ops->lane_wait(be, 0, 1);
+/* The blocked factorization's steps for the look-ahead loop (core/lookahead.c). */
+typedef struct {
+    ps_context *ctx;
+    ps__dtype dt;
+    int m;
+    ps__mat a;
+    void *ipiv, *info;
+    const ps__factor_kind *kind;
+} factor_args;
+
+static ps_status step_panel(void *arg, int j, int jb) {
+    factor_args *f = arg;
+    return panel_factor(f->ctx, f->dt, f->m, f->a, j, jb, f->ipiv, f->info, f->kind);
+}
+
+/* Panel j's row swaps for the columns left of it. */
+static ps_status step_left(void *arg, int j, int jb) {
+    factor_args *f = arg;
+    if (j == 0) return PS_SUCCESS;
+    ps__backend *be = &f->ctx->be;
+    return be->ops->laswp(be, f->dt, j, f->a, j, j + jb, f->ipiv, (size_t)j, 1);
+}
+
+static ps_status step_update(void *arg, int j, int jb, int c0, int c1) {
+    factor_args *f = arg;
+    return update_columns(f->ctx, f->dt, f->m, f->a, j, jb, c0, c1 - c0, f->ipiv);
 }
 
 ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
@@ -133,8 +127,12 @@ ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__ma
     const ps__backend_ops *ops = be->ops;
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
-    if (ops->lanes(be) >= 2 && k > nb)
-        return getrf_lookahead(ctx, dt, m, n, a, ipiv, info, nb, kind);
+    if (ops->lanes(be) >= 2 && k > nb) {
+        /* look-ahead: the next panel hides behind the trailing update */
+        factor_args f = {ctx, dt, m, a, ipiv, info, kind};
+        ps__lookahead_steps steps = {&f, step_panel, step_left, step_update};
+        return ps__lookahead(ctx, k, n, nb, &steps);
+    }
 
     for (int j = 0; j < k; j += nb) {
         int jb = k - j < nb ? k - j : nb;

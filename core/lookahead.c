@@ -1,0 +1,26 @@
+/* The look-ahead loop of the blocked factorizations (see lookahead.h). */
+#include "lookahead.h"
+
+ps_status ps__lookahead(ps_context *ctx, int k, int n, int nb, const ps__lookahead_steps *steps) {
+    ps__backend *be = &ctx->be;
+    const ps__backend_ops *ops = be->ops;
+    if (k <= 0) return PS_SUCCESS;
+    PS__TRY(steps->panel(steps->arg, 0, k < nb ? k : nb));
+    for (int j = 0; j < k; j += nb) {
+        int jb = k - j < nb ? k - j : nb, next = j + jb;
+        int nb2 = next < k ? (k - next < nb ? k - next : nb) : 0; /* the next panel's width */
+        int rest0 = next + nb2;
+        PS__TRY(ops->lane_wait(be, 0, 1));
+        if (steps->left) PS__TRY(steps->left(steps->arg, j, jb));
+        if (nb2 > 0) {
+            PS__TRY(ops->lane_wait(be, 1, 0));
+            PS__TRY(ops->use_lane(be, 1));
+            ps_status st = steps->update(steps->arg, j, jb, next, rest0);
+            if (!st) st = steps->panel(steps->arg, next, nb2);
+            PS__TRY(ops->use_lane(be, 0));
+            PS__TRY(st);
+        }
+        if (rest0 < n) PS__TRY(steps->update(steps->arg, j, jb, rest0, n));
+    }
+    return ops->lane_wait(be, 0, 1);
+}

@@ -1,0 +1,33 @@
+/* The look-ahead loop shared by the right-looking blocked factorizations (LU and WZ in
+ * core/lu.c, Cholesky in core/chol.c). */
+#ifndef PS_CORE_LOOKAHEAD_H
+#define PS_CORE_LOOKAHEAD_H
+
+#include "context.h"
+
+/* What one factorization does per block column; arg is passed back to every call. */
+typedef struct ps__lookahead_steps {
+    void *arg;
+    /* Factors the panel of block column j, jb wide. */
+    ps_status (*panel)(void *arg, int j, int jb);
+    /* After panel j, the work it implies for the columns left of it, on lane 0 (LU's row swaps);
+     * NULL: none. */
+    ps_status (*left)(void *arg, int j, int jb);
+    /* Applies panel j (jb wide) to the trailing columns [c0, c1). */
+    ps_status (*update)(void *arg, int j, int jb, int c0, int c1);
+} ps__lookahead_steps;
+
+/*
+ * Runs the k / nb block columns (k columns are factored; updates reach column n - 1). With two
+ * or more lanes, lane 1 (the latency-critical one, higher priority on backends that have it)
+ * updates just the next block column and factors the next panel while lane 0 updates the rest
+ * of the trailing matrix, so the panel, which is latency-bound, hides behind the big update.
+ * Per iteration: lane 0 waits for panel j (queued on lane 1 by the previous iteration, so
+ * lane 0's earlier update is not held back), then does the left work; lane 1 waits for lane 0
+ * (whose previous update covered the next block column); then both run. Lanes touch disjoint
+ * columns. With one lane every wait is a no-op and the order is LAPACK's. Returns with lane 0
+ * current and after everything on lane 1.
+ */
+ps_status ps__lookahead(ps_context *ctx, int k, int n, int nb, const ps__lookahead_steps *steps);
+
+#endif
