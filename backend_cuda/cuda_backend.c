@@ -439,7 +439,10 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
      * up to n = 8192 and 256 at 16384. */
     if (algo == PS__ALGO_GJ) return dt == PS__DOUBLE ? 256 : 512;
     if (algo == PS__ALGO_GJ_STRIPE) return n > 8192 ? 256 : 128;
-    if (algo == PS__ALGO_CHOL) return 512;
+    /* Cholesky (double, H100, docs/PERFORMANCE.md): 512 best at n = 4096..8192 (256 and 768
+     * slower); at 16384 1024 (512 / 768 / 1536 / 2048: 53 / 52 / 51 / 51 ms vs 50); at 32768
+     * 2048 (512 / 1024: 0.302 / 0.273 s vs 0.264) */
+    if (algo == PS__ALGO_CHOL) return n >= 24576 ? 2048 : n >= 12288 ? 1024 : 512;
     if (algo != PS__ALGO_LU) return 0;
     return n >= 8192 ? 512 : 256;
 }
