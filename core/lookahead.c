@@ -5,6 +5,7 @@ ps_status ps__lookahead(ps_context *ctx, int k, int n, int nb, const ps__lookahe
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
     if (k <= 0) return PS_SUCCESS;
+    if (nb < 1) nb = k; /* one block: never loop on a step of zero */
     PS__TRY(steps->panel(steps->arg, 0, k < nb ? k : nb));
     for (int j = 0; j < k; j += nb) {
         int jb = k - j < nb ? k - j : nb, next = j + jb;
