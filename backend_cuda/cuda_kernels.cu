@@ -109,16 +109,17 @@ __global__ void getrf_panel_kernel(int m, int n, T *a, int lda, int *ipiv, int r
 // POTRF_TALL_ROWS rows of its own. The diagonal block is written back by the block that counts
 // itself last on `arrivals` after loading it, so no block can read it already overwritten
 // (blocks may start late, e.g. behind a concurrent GEMM); that block also resets the counter
-// for the next launch. Fusing them matters because the
-// blocked factorization has one of these per 64 columns on its critical path, where the former
-// pair (a one-block kernel, then cuBLAS trsm) cost about 100 us; redundant factoring costs no
-// time, the blocks run side by side.
+// for the next launch. Fusing them matters because the blocked factorization has one of these
+// per 64 columns on its critical path, where the former pair (a one-block kernel, then cuBLAS
+// trsm) cost about 100 us; redundant factoring costs no time, the blocks run side by side.
 //
 // The factorization is right-looking, one column per step, with the block in registers: each
 // thread holds a 4 x 4 tile, so a step is one barrier (after the owners of column j publish it
 // to shared memory), eight shared reads and sixteen FMAs per thread, and a reciprocal square
 // root instead of a square root and divisions. (The first version kept the block in shared
-// memory, one row per thread and two barriers per step: about 48 us per 64 x 64 block.)
+// memory, one row per thread and two barriers per step: about 48 us per 64 x 64 block; this one
+// takes about 38 us, and the solve of 4096 rows about 35 more. Both are latency-bound:
+// docs/PERFORMANCE.md has the measurements and what to try next.)
 // The solve keeps one row per thread in registers (column by column: scale, then update the
 // later columns, all unrolled); L's entries are read from shared memory as broadcasts.
 // The upper case is the transpose: element (r, c) of L is a(c, r). A nonzero info on entry (an
