@@ -124,6 +124,25 @@ typedef struct ps__backend {
     size_t err_size;
 } ps__backend;
 
+/* The conjugate-gradient step's vectors (cg_step); z.buf may equal r.buf (no preconditioner,
+ * dinv.buf NULL). */
+typedef struct ps__cg_vectors {
+    ps__vec x, r, z, p, q, dinv, xbest;
+} ps__cg_vectors;
+/* The conjugate-gradient step's scalar block, by element. */
+enum {
+    PS__CG_RZ = 0, /* (r, z) */
+    PS__CG_RR,     /* (r, r) */
+    PS__CG_PQ,     /* (p, A p) of the step */
+    PS__CG_BEST,   /* the smallest rr of an iterate so far */
+    PS__CG_SAVE,   /* nonzero: x is that iterate and xbest does not hold it yet */
+    PS__CG_STOP,   /* why the iteration stopped (PS__CG_STOP_*), 0 while it runs */
+    PS__CG_SCALARS
+};
+enum { PS__CG_STOP_CONVERGED = 1, PS__CG_STOP_PQ, PS__CG_STOP_NOT_FINITE, PS__CG_STOP_RZ };
+/* Slots of fetch_start / fetch_wait. */
+#define PS__FETCH_SLOTS 2
+
 struct ps__backend_ops {
     /* Table header. */
     int abi_version;    /* PS__BACKEND_ABI_VERSION the backend was built against */
@@ -340,6 +359,34 @@ struct ps__backend_ops {
      * one launch. */
     ps_status (*potrf_tall)(ps__backend *be, ps__dtype dt, ps__uplo uplo, int m, int n, ps__mat a,
                             void *info, int index_base);
+
+    /* ---- Iterative solvers without a host round trip per step (core/iter_krylov.c,
+     * core/iter_gmres.c); appended, so older modules get the defaults. ---- */
+    /* Reading device values a step late: fetch_start may begin moving the count elements of the
+     * contiguous vector src to the host now (a CUDA backend: an asynchronous copy into pinned
+     * memory); fetch_wait(slot) then delivers into host what src held when fetch_start(slot) was
+     * called, provided nothing wrote src in between. Slots are 0..PS__FETCH_SLOTS-1; a
+     * fetch_start replaces the slot's previous one. The default reads src in fetch_wait. */
+    ps_status (*fetch_start)(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src);
+    ps_status (*fetch_wait)(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src,
+                            void *host);
+    /* Custom kernel: one conjugate-gradient iteration after q = A p, its scalars read from the
+     * device block in and written to the block out (PS__CG_SCALARS elements of dt each, distinct):
+     *   if in[SAVE]: xbest = x (whatever else happens).
+     *   if in[STOP]: nothing else; out = in with SAVE cleared.
+     *   pq = (p, q); if !(pq > 0): out = in, out[PQ] = pq, out[STOP] = PS__CG_STOP_PQ, SAVE clear.
+     *   else alpha = rz / pq; x += alpha p; r -= alpha q; z = dinv .* r (or z is r when dinv.buf
+     *   is NULL); rz' = (r, z), rr = (r, r) (each rounded to dt before anything compares them);
+     *   p = z + (rz' / rz) p; out[RZ] = rz', out[RR] = rr, out[PQ] = pq; out[BEST] = rr and
+     *   out[SAVE] = 1 when rr < in[BEST], else out[BEST] = in[BEST], SAVE clear; out[STOP] =
+     *   CONVERGED when rr <= stop_rr, else NOT_FINITE when rr is not finite, else RZ when
+     *   rz' = 0, else 0.
+     * Reductions may run in any order (backends differ in the last bits). */
+    ps_status (*cg_step)(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
+                         ps__vec out, double stop_rr);
+    /* Custom kernel: out[0] = ||w||_2 (rounded to dt), then w /= out[0] when it is positive and
+     * finite (GMRES's new basis vector); out is a device element. */
+    ps_status (*normalize)(ps__backend *be, ps__dtype dt, int n, ps__vec w, ps__vec out);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

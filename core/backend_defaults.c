@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "backend_defaults_gj.h"
 #include "backend_defaults_ir.h"
+#include "backend_defaults_iter.h"
 #include "backend_defaults_wz.h"
 
 #include <float.h>
@@ -260,6 +261,10 @@ static const ps__backend_ops defaults = {
     .convert = ps__default_convert,
     .norm_inf = ps__default_norm_inf,
     .potrf_tall = default_potrf_tall,
+    .fetch_start = ps__default_fetch_start,
+    .fetch_wait = ps__default_fetch_wait,
+    .cg_step = ps__default_cg_step,
+    .normalize = ps__default_normalize,
     .set_float_compute = ps__default_set_float_compute,
 };
 
@@ -312,6 +317,10 @@ static const entry_info optional[] = {
     PS__ENTRY(norm_inf),
     PS__ENTRY(set_float_compute),
     PS__ENTRY(potrf_tall),
+    PS__ENTRY(fetch_start),
+    PS__ENTRY(fetch_wait),
+    PS__ENTRY(cg_step),
+    PS__ENTRY(normalize),
 };
 #undef PS__ENTRY
 

@@ -24,13 +24,16 @@ int ps__iter_vectors(ps_iter_method method, int n, int restart, int *extra) {
     case PS_ITER_GAUSS_SEIDEL:
         return 1; /* r */
     case PS_ITER_CG:
-        return 4; /* r, z, p, q */
+        *extra = 2 * PS__CG_SCALARS; /* the step's two scalar blocks */
+        return 4;                    /* r, z, p, q */
     case PS_ITER_BICGSTAB:
         return 7; /* r, rhat, p, v, phat, shat, t */
     case PS_ITER_GMRES: {
         int m = restart < n ? restart : n;
-        *extra = 2 * (m + 1); /* the two Gram-Schmidt coefficient vectors */
-        return m + 2;         /* V (m + 1 columns), z */
+        /* per Arnoldi step, its Gram-Schmidt coefficients and norm (2m + 3 elements, read a
+         * step late), then the least-squares solution */
+        *extra = m * (2 * m + 3) + m + 1;
+        return m + 2; /* V (m + 1 columns), z */
     }
     }
     return 0;
@@ -89,24 +92,54 @@ ps_status ps__iter_precond(ps__solver *s, ps__vec v, ps__vec z, ps__vec *out) {
     return s->ops->vmul(s->be, s->dt, s->n, s->dinv, z);
 }
 
-ps_status ps__iter_step(ps__solver *s, double rel, int *done) {
+/* Counts an iteration (see ps__iter_step); met: the tol test's verdict; copy_best: keep the
+ * best iterate in xbest here. */
+static ps_status record_step(ps__solver *s, double rel, int met, int copy_best, int *done) {
     const ps_iter_options *o = s->o;
     ps_iter_result *res = s->res;
     s->iterations++;
     if (res->history_length < o->history_capacity) o->history[res->history_length++] = rel;
     if (s->xbest.buf && rel < s->best) {
         s->best = rel;
-        PS__TRY(ps__iter_copy(s, s->x, s->xbest));
+        if (copy_best) PS__TRY(ps__iter_copy(s, s->x, s->xbest));
     }
     *done = 1;
     if (!isfinite(rel))
         s->end = PS__ITER_DIVERGED;
-    else if (rel <= o->tol)
+    else if (met)
         s->end = PS__ITER_TOL_MET;
     else if (s->iterations >= o->max_iter)
         s->end = PS__ITER_MAX_ITER;
     else
         *done = 0;
+    return PS_SUCCESS;
+}
+
+ps_status ps__iter_step(ps__solver *s, double rel, int *done) {
+    return record_step(s, rel, rel <= s->o->tol, 1, done);
+}
+
+ps_status ps__iter_step_met(ps__solver *s, double rel, int met, int *done) {
+    return record_step(s, rel, met, 0, done);
+}
+
+ps_status ps__iter_upload_scalars(ps__solver *s, const double *v, int count, ps__vec dst) {
+    ps__scalar raw[PS__CG_SCALARS];
+    if (count > PS__CG_SCALARS) return PS_ERR_INVALID_ARGUMENT;
+    for (int i = 0; i < count; i++) {
+        if (s->dt == PS__DOUBLE)
+            ((double *)raw)[i] = v[i];
+        else
+            ((float *)raw)[i] = (float)v[i];
+    }
+    ps__mat m = {dst.buf, dst.off, count};
+    return s->ops->upload(s->be, s->dt, count, 1, raw, count, m);
+}
+
+ps_status ps__iter_fetch(ps__solver *s, int slot, int count, ps__vec src, void *raw, double *out) {
+    PS__TRY(s->ops->fetch_wait(s->be, s->dt, slot, count, src, raw));
+    for (int i = 0; i < count; i++)
+        out[i] = s->dt == PS__DOUBLE ? ((double *)raw)[i] : (double)((float *)raw)[i];
     return PS_SUCCESS;
 }
 

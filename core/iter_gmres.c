@@ -4,7 +4,10 @@
  * (CGS2: two gemv pairs per step instead of j dot/axpy pairs, and as orthogonal as modified
  * Gram-Schmidt in practice); the Hessenberg matrix, its Givens rotations and the small
  * triangular solve live on the host, in double for both precisions. Per step the host reads
- * the 2(j+1) projection coefficients and one norm.
+ * the 2(j+1) projection coefficients and the new vector's norm (normalize keeps the division on
+ * the device), a step late: the Arnoldi process does not depend on the rotations, so step j + 1
+ * is queued before the host waits for step j's column, and the device never waits for the
+ * host. A step queued past the end of the cycle is simply not used.
  */
 #include "iter_impl.h"
 
@@ -17,7 +20,7 @@ typedef struct {
     double *cs, *sn; /* Givens rotations */
     double *g;       /* rotated right-hand side beta e1 */
     double *y;       /* least-squares solution */
-    double *coefs;   /* the 2 (m + 1) Gram-Schmidt coefficients of a step */
+    double *coefs;   /* a step's column: 2 (j + 1) Gram-Schmidt coefficients and the norm */
     void *coef;      /* the same (or y) in the data's precision, for transfers */
 } host_state;
 
@@ -50,15 +53,6 @@ static void back_substitute(host_state *h, int k) {
     }
 }
 
-/* Reads count coefficients of the data's precision at off in s->extra, as doubles into out. */
-static ps_status read_coefs(ps__solver *s, host_state *h, int count, double *out) {
-    ps__mat src = {s->extra.buf, s->extra.off, count};
-    PS__TRY(s->ops->download(s->be, s->dt, count, 1, src, h->coef, count));
-    for (int i = 0; i < count; i++)
-        out[i] = s->dt == PS__DOUBLE ? ((double *)h->coef)[i] : (double)((float *)h->coef)[i];
-    return PS_SUCCESS;
-}
-
 /* x += M^-1 V(:, 0:k) y. */
 static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__vec z) {
     for (int i = 0; i < k; i++) {
@@ -67,22 +61,46 @@ static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__ve
         else
             ((float *)h->coef)[i] = (float)h->y[i];
     }
-    ps__mat dst = {s->extra.buf, s->extra.off, k};
+    ps__vec y = ps__vec_at(s->extra, (size_t)h->m * (size_t)(2 * h->m + 3));
+    ps__mat dst = {y.buf, y.off, k};
     PS__TRY(s->ops->upload(s->be, s->dt, k, 1, h->coef, k, dst));
     ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0);
-    PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, k, &one, V, s->extra, &zero, z));
+    PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, k, &one, V, y, &zero, z));
     if (s->pc) PS__TRY(s->pc->apply(s->pc->arg, z, z));
     if (s->precond) PS__TRY(s->ops->vmul(s->be, s->dt, s->n, s->dinv, z));
     return ps__iter_axpy(s, 1.0, z, s->x);
 }
 
-/* One restart cycle from x: at most m Arnoldi steps, then the update of x. */
-static ps_status cycle(ps__solver *s, host_state *h, int *done) {
-    int m = h->m, n = s->n;
-    ps__mat V = {s->work, 0, (int)s->stride};
-    ps__vec zbuf = ps__solver_vec(s, m + 1), h1 = s->extra, h2 = ps__vec_at(s->extra, m + 1);
+/* Step j's column of coefficients: h1 (j + 1), h2 (j + 1), the norm. */
+static ps__vec step_column(ps__solver *s, int m, int j) {
+    return ps__vec_at(s->extra, (size_t)j * (size_t)(2 * m + 3));
+}
+
+/* Queues Arnoldi step j: w = A M^-1 v_j orthogonalized against V(:, 0:j) by CGS2
+ * (h1 = V' w, w -= V h1, h2 = V' w, w -= V h2; H(:, j) = h1 + h2), normalized into v_{j+1}, and
+ * the start of its column's trip to the host through slot j % 2. */
+static ps_status arnoldi_enqueue(ps__solver *s, int m, ps__mat V, int j, ps__vec zbuf) {
+    int n = s->n;
+    ps__vec vj = ps__mat_col(V, 0, j), w = ps__mat_col(V, 0, j + 1), z;
+    ps__vec col = step_column(s, m, j), h1 = col, h2 = ps__vec_at(col, (size_t)j + 1),
+            hn = ps__vec_at(col, 2 * (size_t)j + 2);
     ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0),
                minus_one = ps__scalar_of(s->dt, -1.0);
+    PS__TRY(ps__iter_precond(s, vj, zbuf, &z));
+    PS__TRY(ps__iter_matvec(s, z, w));
+    PS__TRY(s->ops->gemv(s->be, s->dt, PS__TRANS, n, j + 1, &one, V, w, &zero, h1));
+    PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, n, j + 1, &minus_one, V, h1, &one, w));
+    PS__TRY(s->ops->gemv(s->be, s->dt, PS__TRANS, n, j + 1, &one, V, w, &zero, h2));
+    PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, n, j + 1, &minus_one, V, h2, &one, w));
+    PS__TRY(s->ops->normalize(s->be, s->dt, n, w, hn));
+    return s->ops->fetch_start(s->be, s->dt, j % 2, 2 * j + 3, col);
+}
+
+/* One restart cycle from x: at most m Arnoldi steps, then the update of x. */
+static ps_status cycle(ps__solver *s, host_state *h, int *done) {
+    int m = h->m;
+    ps__mat V = {s->work, 0, (int)s->stride};
+    ps__vec zbuf = ps__solver_vec(s, m + 1);
     double beta;
     ps__vec v0 = ps__mat_col(V, 0, 0);
     PS__TRY(ps__iter_residual(s, s->x, v0));
@@ -101,30 +119,26 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
     for (int i = 0; i <= m; i++) h->g[i] = 0;
     h->g[0] = beta;
 
-    int k = 0;
+    int k = 0, queued = 1;
     *done = 0;
     double *coefs = h->coefs;
+    PS__TRY(arnoldi_enqueue(s, m, V, 0, zbuf));
     while (k < m && !*done) {
         int j = k;
-        ps__vec vj = ps__mat_col(V, 0, j), w = ps__mat_col(V, 0, j + 1), z;
-        PS__TRY(ps__iter_precond(s, vj, zbuf, &z));
-        PS__TRY(ps__iter_matvec(s, z, w));
-        /* CGS2: h1 = V' w, w -= V h1, h2 = V' w, w -= V h2; H(:, j) = h1 + h2. */
-        PS__TRY(s->ops->gemv(s->be, s->dt, PS__TRANS, n, j + 1, &one, V, w, &zero, h1));
-        PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, n, j + 1, &minus_one, V, h1, &one, w));
-        PS__TRY(s->ops->gemv(s->be, s->dt, PS__TRANS, n, j + 1, &one, V, w, &zero, h2));
-        PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, n, j + 1, &minus_one, V, h2, &one, w));
-        PS__TRY(read_coefs(s, h, m + 1 + j + 1, coefs));
-        for (int i = 0; i <= j; i++) H_(i, j) = coefs[i] + coefs[m + 1 + i];
-        double hn;
-        PS__TRY(ps__iter_nrm2(s, w, &hn));
+        /* step j + 1 runs while the host works on step j (unused if step j ends the cycle) */
+        if (queued == j + 1 && j + 1 < m && s->iterations + 2 <= s->o->max_iter) {
+            PS__TRY(arnoldi_enqueue(s, m, V, j + 1, zbuf));
+            queued++;
+        }
+        PS__TRY(ps__iter_fetch(s, j % 2, 2 * j + 3, step_column(s, m, j), h->coef, coefs));
+        for (int i = 0; i <= j; i++) H_(i, j) = coefs[i] + coefs[j + 1 + i];
+        double hn = coefs[2 * j + 2];
         H_(j + 1, j) = hn;
         givens(h, j);
         k = j + 1;
         PS__TRY(ps__iter_step(s, fabs(h->g[j + 1]) / s->bnorm, done));
         /* hn = 0: the Krylov space holds the solution (a "happy" breakdown). */
         if (hn == 0 || !isfinite(hn)) break;
-        if (!*done) PS__TRY(ps__iter_scal(s, 1 / hn, w));
     }
     back_substitute(h, k);
     return update_x(s, h, V, k, zbuf);
@@ -134,7 +148,7 @@ ps_status ps__iter_gmres(ps__solver *s) {
     int m = s->o->restart < s->n ? s->o->restart : s->n;
     host_state h = {m, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     size_t doubles = (size_t)(m + 1) * (size_t)m /* H */ + 2 * (size_t)m /* cs, sn */ +
-                     2 * ((size_t)m + 1) /* g, y */ + 4 * ((size_t)m + 1) /* coefs, coef */;
+                     2 * ((size_t)m + 1) /* g, y */ + 2 * (2 * (size_t)m + 3) /* coefs, coef */;
     double *block;
     PS__TRY(ps__host_alloc(s->ctx, doubles * sizeof(double), (void **)&block));
     h.H = block;
@@ -143,7 +157,7 @@ ps_status ps__iter_gmres(ps__solver *s) {
     h.g = h.sn + m;
     h.y = h.g + (m + 1);
     h.coefs = h.y + (m + 1);
-    h.coef = h.coefs + 2 * (m + 1);
+    h.coef = h.coefs + 2 * m + 3;
     ps_status st = PS_SUCCESS;
     int done = 0;
     while (!st && !done) {

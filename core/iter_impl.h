@@ -64,6 +64,14 @@ ps_status ps__iter_precond(ps__solver *s, ps__vec v, ps__vec z, ps__vec *out);
  * and keeps x as the best iterate when it improves (when xbest is set). Sets *done when the
  * loop must end (tol met, max_iter reached, or rel not finite) and s->end to why. */
 ps_status ps__iter_step(ps__solver *s, double rel, int *done);
+/* The same with the tol test decided by the caller (met), for methods whose stop decision was
+ * taken on the device; the best iterate is then the method's business (s->best is updated). */
+ps_status ps__iter_step_met(ps__solver *s, double rel, int met, int *done);
+/* Host doubles to count elements of the data's precision at the device vector dst. */
+ps_status ps__iter_upload_scalars(ps__solver *s, const double *v, int count, ps__vec dst);
+/* fetch_wait of count elements of src through slot, as host doubles into out; raw holds count
+ * elements of the data's precision. */
+ps_status ps__iter_fetch(ps__solver *s, int slot, int count, ps__vec src, void *raw, double *out);
 /* Records a breakdown (printf-style cause) and ends the loop. */
 ps_status ps__iter_breakdown(ps__solver *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -1,48 +1,79 @@
 /*
  * Conjugate gradients and BiCGSTAB, each with the optional Jacobi preconditioner M = diag(A).
- * Per iteration: CG one gemv, two or three reductions (dot/nrm2, the only host reads) and
- * fused vector updates; BiCGSTAB two gemv and five reductions. The direction updates use the
- * backend's fused axpby kernel.
+ * Per iteration: CG one gemv and one fused step kernel (cg_step) whose scalars stay on the
+ * device; BiCGSTAB two gemv and five reductions read by the host, with the direction updates in
+ * the backend's fused axpby kernel.
  */
 #include "iter_impl.h"
 
 #include <math.h>
 
-/* Preconditioned CG (Saad, Algorithm 9.1). Without a preconditioner z is r itself and the
- * one dot product (r, r) gives both the norm and rho. */
+/* Enqueues CG step t: q = A p, then the step kernel from scalar block t % 2 into (t + 1) % 2,
+ * whose values the host will fetch through slot (t + 1) % 2. */
+static ps_status cg_enqueue(ps__solver *s, const ps__cg_vectors *v, const ps__vec *blk, int t,
+                            double stop_rr) {
+    int out = (t + 1) % 2;
+    PS__TRY(ps__iter_matvec(s, v->p, v->q));
+    PS__TRY(s->ops->cg_step(s->be, s->dt, s->n, v, blk[t % 2], blk[out], stop_rr));
+    return s->ops->fetch_start(s->be, s->dt, out, PS__CG_SCALARS, blk[out]);
+}
+
+/* Preconditioned CG (Saad, Algorithm 9.1). Each iteration is one gemv and one cg_step, whose
+ * scalars stay on the device; the host runs one iteration behind the device, reading step t's
+ * scalars while step t + 1 is queued, so the device never waits for the host. A step the host
+ * queued past the end finds the stop flag its predecessor set and changes nothing, so every
+ * backend takes the same iterations as a host-driven loop would. The best iterate is tracked on
+ * the device too (cg_step's SAVE). */
 ps_status ps__iter_cg(ps__solver *s) {
+    if (s->pc)
+        return ps__fail(s->ctx, PS_ERR_NOT_SUPPORTED, "CG takes the Jacobi preconditioner only");
     ps__vec r = ps__solver_vec(s, 0), zbuf = ps__solver_vec(s, 1), p = ps__solver_vec(s, 2),
             q = ps__solver_vec(s, 3), z;
-    double rz;
+    ps__vec blk[2] = {s->extra, ps__vec_at(s->extra, PS__CG_SCALARS)};
+    ps__cg_vectors v = {s->x, r, s->precond ? zbuf : r, p, q, {NULL, 0, 1}, s->xbest};
+    if (s->precond) v.dinv = s->dinv;
+    double sc[PS__CG_SCALARS] = {0};
+    ps__scalar raw[PS__CG_SCALARS];
     PS__TRY(ps__iter_residual(s, s->x, r));
     PS__TRY(ps__iter_precond(s, r, zbuf, &z));
     PS__TRY(ps__iter_copy(s, z, p));
-    PS__TRY(ps__iter_dot(s, r, z, &rz));
+    PS__TRY(ps__iter_dot(s, r, z, &sc[PS__CG_RZ]));
+    if (s->precond)
+        PS__TRY(ps__iter_dot(s, r, r, &sc[PS__CG_RR]));
+    else
+        sc[PS__CG_RR] = sc[PS__CG_RZ];
+    double best = s->best * s->bnorm;
+    sc[PS__CG_BEST] = best * best;
+    PS__TRY(ps__iter_upload_scalars(s, sc, PS__CG_SCALARS, blk[0]));
+    double stop = s->o->tol * s->bnorm, stop_rr = stop * stop;
+
+    int queued = 0, taken = 0, save = 0;
+    const char *why = NULL;
+    PS__TRY(cg_enqueue(s, &v, blk, queued++, stop_rr));
     for (;;) {
-        double pq;
-        PS__TRY(ps__iter_matvec(s, p, q));
-        PS__TRY(ps__iter_dot(s, p, q, &pq));
-        if (!(pq > 0)) return ps__iter_breakdown(s, "p'Ap = %.3g: A is not positive definite", pq);
-        double alpha = rz / pq;
-        PS__TRY(ps__iter_axpy(s, alpha, p, s->x));
-        PS__TRY(ps__iter_axpy(s, -alpha, q, r));
-        double nr, rz_new;
-        if (s->precond || s->pc) {
-            PS__TRY(ps__iter_nrm2(s, r, &nr));
-            PS__TRY(ps__iter_precond(s, r, zbuf, &z));
-            PS__TRY(ps__iter_dot(s, r, z, &rz_new));
-        } else {
-            PS__TRY(ps__iter_dot(s, r, r, &rz_new));
-            nr = sqrt(rz_new > 0 ? rz_new : 0);
+        if (s->iterations + (queued - taken) < s->o->max_iter)
+            PS__TRY(cg_enqueue(s, &v, blk, queued++, stop_rr));
+        int slot = (taken + 1) % 2;
+        PS__TRY(ps__iter_fetch(s, slot, PS__CG_SCALARS, blk[slot], raw, sc));
+        taken++;
+        save = sc[PS__CG_SAVE] != 0;
+        if (sc[PS__CG_STOP] == PS__CG_STOP_PQ) {
+            why = "pq";
+            break;
         }
+        double rr = sc[PS__CG_RR];
         int done;
-        PS__TRY(ps__iter_step(s, nr / s->bnorm, &done));
-        if (done) return PS_SUCCESS;
-        if (rz_new == 0) return ps__iter_breakdown(s, "r'z = 0 with r nonzero");
-        ps__scalar one = ps__scalar_of(s->dt, 1.0), beta = ps__scalar_of(s->dt, rz_new / rz);
-        PS__TRY(s->ops->axpby(s->be, s->dt, s->n, &one, z, &beta, p)); /* p = z + beta p */
-        rz = rz_new;
+        PS__TRY(ps__iter_step_met(s, sqrt(rr > 0 ? rr : 0) / s->bnorm,
+                                  sc[PS__CG_STOP] == PS__CG_STOP_CONVERGED, &done));
+        if (!done && sc[PS__CG_STOP] == PS__CG_STOP_RZ) why = "rz";
+        if (done || why) break;
     }
+    /* x is the best iterate and no queued step will save it */
+    if (save && queued == taken) PS__TRY(ps__iter_copy(s, s->x, s->xbest));
+    if (why && why[0] == 'p')
+        return ps__iter_breakdown(s, "p'Ap = %.3g: A is not positive definite", sc[PS__CG_PQ]);
+    if (why) return ps__iter_breakdown(s, "r'z = 0 with r nonzero");
+    return PS_SUCCESS;
 }
 
 /* BiCGSTAB (van der Vorst 1992; Saad, Algorithm 7.7), right-preconditioned: the iterate and

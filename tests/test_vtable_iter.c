@@ -1,0 +1,201 @@
+/*
+ * The vtable entries that keep the iterative solvers' scalars on the device, on the backend
+ * given by --backend, the backend's own and the portable defaults: cg_step against a naive CG
+ * step on the host mirror (with and without the Jacobi scaling, every stop case, the best
+ * iterate's save), normalize against a host norm (a zero vector left as it is), and
+ * fetch_start / fetch_wait through both slots with the source overwritten after the wait.
+ */
+#include "vtable_harness.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* The scalar block's expected values after one step (cg_step's definition in core/backend.h),
+ * and the vectors' expected values in the mirrors of x, r, z, p, xbest. */
+typedef struct {
+    double in[PS__CG_SCALARS], out[PS__CG_SCALARS];
+} cg_case;
+
+enum { VX, VR, VZ, VP, VQ, VD, VB, NV }; /* x, r, z, p, q, dinv, xbest */
+
+static double dot_host(ps__dtype dt, const double *a, const double *b, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += a[i] * b[i];
+    return round_to(dt, s);
+}
+
+/* Runs one cg_step of ops on fresh vectors; `mode` picks the case: 0 a plain step, 1 with the
+ * Jacobi scaling, 2 p'q <= 0 (q = -p), 3 stopped on entry, 4 converged by this step (stop_rr
+ * huge), 5 no improvement of best (best tiny), 6 r'z = 0 (dinv zero). */
+static void run_cg_case(const ps__backend_ops *ops, const char *who, ps__dtype dt, int n,
+                        int mode) {
+    tbuf v[NV], blk = tb_random(dt, 2 * PS__CG_SCALARS);
+    for (int k = 0; k < NV; k++) v[k] = tb_random(dt, n > 0 ? n : 1);
+    int precond = mode == 1 || mode == 6;
+    if (mode == 2)
+        for (int i = 0; i < n; i++) v[VQ].host[i] = -v[VP].host[i];
+    else /* q = p + small: p'q > 0 */
+        for (int i = 0; i < n; i++)
+            v[VQ].host[i] = round_to(dt, v[VP].host[i] + 0.1 * v[VQ].host[i]);
+    for (int i = 0; i < n; i++)
+        v[VD].host[i] = mode == 6 ? 0 : round_to(dt, 1.5 + 0.5 * v[VD].host[i]);
+    for (int k = 0; k < NV; k++) upload_all(&v[k]);
+    double rz = round_to(dt, 1 + fabs(ps_test_rand()));
+    double in[PS__CG_SCALARS] = {rz,
+                                 round_to(dt, 3.0),
+                                 0,
+                                 mode == 5 ? round_to(dt, 1e-30) : 1e30,
+                                 (double)(ps_test_rand_int(2)),
+                                 mode == 3 ? PS__CG_STOP_RZ : 0};
+    in[PS__CG_BEST] = round_to(dt, in[PS__CG_BEST]);
+    for (int i = 0; i < PS__CG_SCALARS; i++) blk.host[i] = in[i];
+    upload_all(&blk);
+    double stop_rr = mode == 4 ? 1e30 : 0;
+
+    /* the expectation, on the mirrors */
+    double *x = copy_of(&v[VX]), *r = copy_of(&v[VR]), *z = copy_of(&v[VZ]), *p = copy_of(&v[VP]),
+           *xb = copy_of(&v[VB]), out[PS__CG_SCALARS];
+    const double *q = v[VQ].host, *dinv = v[VD].host;
+    for (int i = 0; i < PS__CG_SCALARS; i++) out[i] = in[i];
+    out[PS__CG_SAVE] = 0;
+    if (in[PS__CG_SAVE] != 0)
+        for (int i = 0; i < n; i++) xb[i] = x[i];
+    double pq = dot_host(dt, p, q, n);
+    if (mode != 3 && !(pq > 0)) {
+        out[PS__CG_PQ] = pq;
+        out[PS__CG_STOP] = PS__CG_STOP_PQ;
+    } else if (mode != 3) {
+        double alpha = rz / pq;
+        for (int i = 0; i < n; i++) {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * q[i];
+            if (precond) z[i] = dinv[i] * r[i];
+        }
+        const double *zz = precond ? z : r;
+        double rr = dot_host(dt, r, r, n), rzn = precond ? dot_host(dt, r, zz, n) : rr;
+        for (int i = 0; i < n; i++) p[i] = zz[i] + rzn / rz * p[i];
+        out[PS__CG_RZ] = rzn, out[PS__CG_RR] = rr, out[PS__CG_PQ] = pq;
+        out[PS__CG_SAVE] = rr < in[PS__CG_BEST];
+        out[PS__CG_BEST] = rr < in[PS__CG_BEST] ? rr : in[PS__CG_BEST];
+        out[PS__CG_STOP] = rr <= stop_rr ? PS__CG_STOP_CONVERGED : rzn == 0 ? PS__CG_STOP_RZ : 0;
+    }
+
+    ps__cg_vectors cv = {
+        vview(&v[VX], 0, 1), vview(&v[VR], 0, 1), vview(&v[precond ? VZ : VR], 0, 1),
+        vview(&v[VP], 0, 1), vview(&v[VQ], 0, 1), vview(&v[VD], 0, 1),
+        vview(&v[VB], 0, 1)};
+    if (!precond) cv.dinv.buf = NULL;
+    CHECK(ops->cg_step(be, dt, n, &cv, vview(&blk, 0, 1), vview(&blk, PS__CG_SCALARS, 1),
+                       stop_rr) == PS_SUCCESS,
+          "%s cg_step: %s", who, be->err);
+
+    /* vectors: n-term sums in either order */
+    double *mag = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; i < n; i++) mag[i] = 4 * (fabs(x[i]) + fabs(r[i]) + fabs(p[i]) + 1) * n;
+    char what[96];
+    const double *expect[] = {x, r, z, p, NULL, NULL, xb};
+    for (int k = 0; k < NV; k++) {
+        if (!expect[k] || (k == VZ && !precond)) continue;
+        snprintf(what, sizeof what, "%s cg_step mode %d %s vector %d", who, mode, dtname(dt), k);
+        expect_buffer(what, &v[k], expect[k], mag, 1);
+    }
+    double *got = tb_download(&blk);
+    for (int i = 0; i < PS__CG_SCALARS; i++) {
+        double e = out[i], g = got[PS__CG_SCALARS + i];
+        double tol = i <= PS__CG_PQ ? 8 * n * eps_of(dt) * (fabs(e) + 1e-300) * 4 : 0;
+        if (i == PS__CG_BEST && out[PS__CG_SAVE] != 0) tol = 8 * n * eps_of(dt) * fabs(e) * 4;
+        CHECK(fabs(g - e) <= tol, "%s cg_step mode %d %s n=%d: scalar %d is %.17g, expected %.17g",
+              who, mode, dtname(dt), n, i, g, e);
+    }
+    free(got), free(mag), free(x), free(r), free(z), free(p), free(xb);
+    for (int k = 0; k < NV; k++) tb_free(&v[k]);
+    tb_free(&blk);
+}
+
+static void test_cg_step(ps__dtype dt) {
+    static const int lengths[] = {1, 7, 100, 3001};
+    for (int which = 0; which < 2; which++) {
+        const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+        const char *who = which ? "default" : "backend";
+        for (size_t t = 0; t < sizeof lengths / sizeof lengths[0]; t++)
+            for (int mode = 0; mode <= 6; mode++) run_cg_case(ops, who, dt, lengths[t], mode);
+    }
+}
+
+static void test_normalize(ps__dtype dt) {
+    static const int lengths[] = {0, 1, 5, 1000, 70001};
+    for (int which = 0; which < 2; which++) {
+        const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+        const char *who = which ? "default" : "backend";
+        for (size_t t = 0; t < sizeof lengths / sizeof lengths[0]; t++)
+            for (int zero = 0; zero < 2; zero++) {
+                int n = lengths[t];
+                size_t off = (size_t)ps_test_rand_int(4);
+                tbuf W = tb_random(dt, (int)off + n + 1), H = tb_random(dt, 3);
+                if (zero)
+                    for (int i = 0; i < n; i++) W.host[off + (size_t)i] = 0;
+                upload_all(&W);
+                double s = 0;
+                for (int i = 0; i < n; i++) s += W.host[off + i] * W.host[off + i];
+                double nrm = sqrt(s), *e = copy_of(&W), *mag = calloc(W.count, sizeof(double));
+                for (int i = 0; i < n; i++) {
+                    if (nrm > 0) e[off + i] /= nrm;
+                    mag[off + i] = 4;
+                }
+                CHECK(ops->normalize(be, dt, n, vview(&W, off, 1), vview(&H, 1, 1)) == PS_SUCCESS,
+                      "%s normalize: %s", who, be->err);
+                char what[64];
+                snprintf(what, sizeof what, "%s normalize %s n=%d", who, dtname(dt), n);
+                expect_buffer(what, &W, e, mag, 2 + sqrt((double)n));
+                double *h = tb_download(&H);
+                CHECK(fabs(h[1] - nrm) <= 4 * sqrt((double)n + 1) * eps_of(dt) * nrm &&
+                          h[0] == H.host[0] && h[2] == H.host[2],
+                      "%s: norm %.17g, expected %.17g (or a neighbour was written)", what, h[1],
+                      nrm);
+                free(h), free(e), free(mag);
+                tb_free(&W), tb_free(&H);
+            }
+    }
+}
+
+/* Two fetches in flight, then the sources overwritten: each wait delivers its start's values. */
+static void test_fetch(ps__dtype dt) {
+    for (int which = 0; which < 2; which++) {
+        const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+        const char *who = which ? "default" : "backend";
+        int counts[PS__FETCH_SLOTS] = {1 + ps_test_rand_int(8), 40 + ps_test_rand_int(200)};
+        tbuf src[PS__FETCH_SLOTS];
+        for (int sl = 0; sl < PS__FETCH_SLOTS; sl++) {
+            src[sl] = tb_random(dt, counts[sl] + 2);
+            CHECK(ops->fetch_start(be, dt, sl, counts[sl], vview(&src[sl], 2, 1)) == PS_SUCCESS,
+                  "%s fetch_start: %s", who, be->err);
+        }
+        for (int sl = PS__FETCH_SLOTS - 1; sl >= 0; sl--) {
+            double got[256 * 2];
+            CHECK(ops->fetch_wait(be, dt, sl, counts[sl], vview(&src[sl], 2, 1), got) == PS_SUCCESS,
+                  "%s fetch_wait: %s", who, be->err);
+            int bad = 0;
+            for (int i = 0; i < counts[sl]; i++)
+                bad += native_at(dt, got, (size_t)i) != src[sl].host[2 + i];
+            CHECK(!bad, "%s fetch slot %d (%s, %d elements): %d wrong", who, sl, dtname(dt),
+                  counts[sl], bad);
+            tb_free(&src[sl]);
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    ps_test_init(argc, argv);
+    ps_context *ctx = ps_test_context(0);
+    be = &ctx->be;
+    for (int d = 0; d < 2; d++) {
+        ps__dtype dt = d ? PS__FLOAT : PS__DOUBLE;
+        test_cg_step(dt);
+        test_normalize(dt);
+        test_fetch(dt);
+    }
+    ps_test_finish("test_vtable_iter");
+    int failures = ps_test_failures;
+    ps_context_destroy(ctx);
+    return failures ? 1 : (ps_test_checks ? 0 : 1);
+}
