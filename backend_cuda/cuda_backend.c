@@ -38,6 +38,7 @@ static void release_state(ps_cuda_state *st) {
     if (st->scratch) cudaFree(st->scratch);
     if (st->potrf_arrivals) cudaFree(st->potrf_arrivals);
     if (st->coop_scratch) cudaFree(st->coop_scratch);
+    ps_cuda_iter_release(st);
     if (st->lane[1]) cudaStreamDestroy(st->lane[1]);
     if (st->stream && !st->borrowed) cudaStreamDestroy(st->stream);
     free(st);
@@ -103,7 +104,7 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
         PS_CUDA_TRY(be, cudaEventCreateWithFlags(&st->staged[i], cudaEventDisableTiming),
                     "cudaEventCreate");
     }
-    return PS_SUCCESS;
+    return ps_cuda_iter_open(be, st);
 }
 
 static ps_status select_device(ps__backend *be, const char *spec, int *device) {
@@ -520,6 +521,10 @@ static const ps__backend_ops cuda_ops = {
     .wz_zsolve = ps_cuda_wz_zsolve,
     .potrf_width = cuda_potrf_width,
     .potrf_tall = cuda_potrf_tall,
+    .fetch_start = ps_cuda_fetch_start,
+    .fetch_wait = ps_cuda_fetch_wait,
+    .cg_step = ps_cuda_cg_step,
+    .normalize = ps_cuda_normalize,
     .axpby = cuda_axpby,
     .vmul = cuda_vmul,
     .trmm = ps_cuda_trmm,

@@ -22,6 +22,15 @@ typedef struct ps_cuda_coop_panel {
     size_t max_shared;  /* dynamic shared memory a block may use */
     int rows_per_block; /* 0: PS_CUDA_COOP_ROWS */
 } ps_cuda_coop_panel;
+/* The iterative solvers' cooperative kernels (cuda_iter_kernels.cu): PS_CUDA_ITER_THREADS
+ * threads per block, at most PS_CUDA_ITER_BLOCKS_PER_SM blocks per SM. */
+#define PS_CUDA_ITER_THREADS       256
+#define PS_CUDA_ITER_BLOCKS_PER_SM 2
+typedef struct ps_cuda_iter_limits {
+    int max_blocks; /* co-resident blocks of every iteration kernel; 0: not available */
+} ps_cuda_iter_limits;
+/* Bytes of each pinned buffer fetch_start copies into. */
+#define PS_CUDA_FETCH_BYTES ((size_t)64 << 10)
 typedef struct ps_cuda_state {
     int device;
     cudaStream_t stream;       /* lane 0: the context's stream (the caller's when borrowed) */
@@ -36,13 +45,20 @@ typedef struct ps_cuda_state {
     int *potrf_arrivals;     /* potrf_tall's block counter; zero between launches */
     void *staging[2];        /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
-    int panel_threads;               /* block size of the one-block panel kernel */
-    ps_cuda_coop_panel coop;         /* the cooperative LU leaf's limits */
-    void *coop_scratch;              /* its candidate exchange area; NULL: not available */
-    unsigned coop_epoch;             /* the last launch's epoch (exchange flags) */
-    int fp64_tensor_cores;           /* sm_80 or later: the stripe kernel runs DMMA */
-    int tensor_cores_32f;            /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
-    ps__float_compute float_compute; /* how float gemm computes (set_float_compute) */
+    int panel_threads;                 /* block size of the one-block panel kernel */
+    ps_cuda_coop_panel coop;           /* the cooperative LU leaf's limits */
+    void *coop_scratch;                /* its candidate exchange area; NULL: not available */
+    unsigned coop_epoch;               /* the last launch's epoch (exchange flags) */
+    int fp64_tensor_cores;             /* sm_80 or later: the stripe kernel runs DMMA */
+    int tensor_cores_32f;              /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
+    ps__float_compute float_compute;   /* how float gemm computes (set_float_compute) */
+    ps_cuda_iter_limits iter;          /* the iteration kernels' grid */
+    double *iter_partial;              /* their per-block partial sums, 3 * iter.max_blocks */
+    void *fetch_host[PS__FETCH_SLOTS]; /* pinned and mapped, PS_CUDA_FETCH_BYTES each */
+    void *fetch_dev[PS__FETCH_SLOTS];  /* the same memory as kernels address it */
+    cudaEvent_t fetch_done[PS__FETCH_SLOTS];
+    const void *fetch_src[PS__FETCH_SLOTS]; /* what the slot's copy reads; NULL: no copy */
+    size_t fetch_bytes[PS__FETCH_SLOTS];
 } ps_cuda_state;
 
 static inline ps_cuda_state *ps_cuda(ps__backend *be) {
@@ -129,6 +145,15 @@ cudaError_t ps_cuda_launch_to_half(cudaStream_t s, int bf16, int rows, int cols,
                                    int lds, void *dst);
 cudaError_t ps_cuda_launch_norm_inf(cudaStream_t s, int dbl, int rows, int cols, const void *a,
                                     int lda, double *sums, unsigned long long *out);
+/* The iterative solvers' kernels (cuda_iter_kernels.cu). */
+cudaError_t ps_cuda_iter_init(int device, ps_cuda_iter_limits *out);
+cudaError_t ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim, int n,
+                                   void *x, void *r, void *z, void *p, const void *q,
+                                   const void *dinv, void *xbest, const void *in, void *out,
+                                   double stop_rr, double *partial, void *host_out);
+cudaError_t ps_cuda_launch_normalize(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim, int n,
+                                     void *w, void *col, int count, double *partial,
+                                     void *host_out);
 #ifdef __cplusplus
 }
 #endif
@@ -174,6 +199,16 @@ ps_status ps_cuda_wz_reorder(ps__backend *be, ps__dtype dt, int n, int ncols, in
                              int to_steps, ps__mat src, ps__mat dst, ps__vec zsub);
 ps_status ps_cuda_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs, ps__mat z,
                             ps__vec zsub, ps__mat x);
+ps_status ps_cuda_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src);
+ps_status ps_cuda_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src,
+                             void *host);
+ps_status ps_cuda_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
+                          ps__vec out, double stop_rr, int fetch_slot);
+ps_status ps_cuda_normalize(ps__backend *be, ps__dtype dt, int n, ps__vec w, ps__vec col, int count,
+                            int fetch_slot);
+/* Sets up / releases the iteration kernels' state (cuda_iter.c), from open and close. */
+ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st);
+void ps_cuda_iter_release(ps_cuda_state *st);
 ps_status ps_cuda_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
                        ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b);
 

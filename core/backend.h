@@ -381,12 +381,17 @@ struct ps__backend_ops {
      *   out[SAVE] = 1 when rr < in[BEST], else out[BEST] = in[BEST], SAVE clear; out[STOP] =
      *   CONVERGED when rr <= stop_rr, else NOT_FINITE when rr is not finite, else RZ when
      *   rz' = 0, else 0.
-     * Reductions may run in any order (backends differ in the last bits). */
+     * Then, when fetch_slot >= 0, starts fetching out through that slot as fetch_start would
+     * (a backend can do it from inside the kernel). Reductions may run in any order (backends
+     * differ in the last bits). Vectors are contiguous (inc 1). */
     ps_status (*cg_step)(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
-                         ps__vec out, double stop_rr);
-    /* Custom kernel: out[0] = ||w||_2 (rounded to dt), then w /= out[0] when it is positive and
-     * finite (GMRES's new basis vector); out is a device element. */
-    ps_status (*normalize)(ps__backend *be, ps__dtype dt, int n, ps__vec w, ps__vec out);
+                         ps__vec out, double stop_rr, int fetch_slot);
+    /* Custom kernel: col[count - 1] = ||w||_2 (rounded to dt), then w /= that when it is
+     * positive and finite (GMRES's new basis vector; w contiguous); then, when fetch_slot >= 0,
+     * starts fetching col[0 .. count) as fetch_start would (GMRES's Hessenberg column, whose
+     * other entries earlier operations wrote). count >= 1. */
+    ps_status (*normalize)(ps__backend *be, ps__dtype dt, int n, ps__vec w, ps__vec col, int count,
+                           int fetch_slot);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -49,8 +49,9 @@ static ps_status dot(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y,
     return PS_SUCCESS;
 }
 
-ps_status ps__default_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v,
-                              ps__vec in, ps__vec out, double stop_rr) {
+/* The step itself (without the fetch). */
+static ps_status cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
+                         ps__vec out, double stop_rr) {
     double s[PS__CG_SCALARS], pq;
     PS__TRY(read_block(be, dt, in, s));
     if (s[PS__CG_SAVE] != 0) PS__TRY(be->ops->copy(be, dt, n, v->x, v->xbest));
@@ -80,7 +81,15 @@ ps_status ps__default_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg
     return write_block(be, dt, s, out);
 }
 
-ps_status ps__default_normalize(ps__backend *be, ps__dtype dt, int n, ps__vec w, ps__vec out) {
+ps_status ps__default_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v,
+                              ps__vec in, ps__vec out, double stop_rr, int fetch_slot) {
+    PS__TRY(cg_step(be, dt, n, v, in, out, stop_rr));
+    if (fetch_slot < 0) return PS_SUCCESS;
+    return be->ops->fetch_start(be, dt, fetch_slot, PS__CG_SCALARS, out);
+}
+
+ps_status ps__default_normalize(ps__backend *be, ps__dtype dt, int n, ps__vec w, ps__vec col,
+                                int count, int fetch_slot) {
     ps__scalar nrm;
     PS__TRY(be->ops->nrm2(be, dt, n, w, &nrm));
     double h = ps__scalar_value(dt, nrm);
@@ -88,6 +97,8 @@ ps_status ps__default_normalize(ps__backend *be, ps__dtype dt, int n, ps__vec w,
         ps__scalar inv = ps__scalar_of(dt, 1 / h);
         PS__TRY(be->ops->scal(be, dt, n, &inv, w));
     }
-    ps__mat m = {out.buf, out.off, 1};
-    return be->ops->upload(be, dt, 1, 1, &nrm, 1, m);
+    ps__mat m = {col.buf, col.off + (size_t)count - 1, 1};
+    PS__TRY(be->ops->upload(be, dt, 1, 1, &nrm, 1, m));
+    if (fetch_slot < 0) return PS_SUCCESS;
+    return be->ops->fetch_start(be, dt, fetch_slot, count, col);
 }

@@ -82,8 +82,7 @@ static ps__vec step_column(ps__solver *s, int m, int j) {
 static ps_status arnoldi_enqueue(ps__solver *s, int m, ps__mat V, int j, ps__vec zbuf) {
     int n = s->n;
     ps__vec vj = ps__mat_col(V, 0, j), w = ps__mat_col(V, 0, j + 1), z;
-    ps__vec col = step_column(s, m, j), h1 = col, h2 = ps__vec_at(col, (size_t)j + 1),
-            hn = ps__vec_at(col, 2 * (size_t)j + 2);
+    ps__vec col = step_column(s, m, j), h1 = col, h2 = ps__vec_at(col, (size_t)j + 1);
     ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0),
                minus_one = ps__scalar_of(s->dt, -1.0);
     PS__TRY(ps__iter_precond(s, vj, zbuf, &z));
@@ -92,8 +91,7 @@ static ps_status arnoldi_enqueue(ps__solver *s, int m, ps__mat V, int j, ps__vec
     PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, n, j + 1, &minus_one, V, h1, &one, w));
     PS__TRY(s->ops->gemv(s->be, s->dt, PS__TRANS, n, j + 1, &one, V, w, &zero, h2));
     PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, n, j + 1, &minus_one, V, h2, &one, w));
-    PS__TRY(s->ops->normalize(s->be, s->dt, n, w, hn));
-    return s->ops->fetch_start(s->be, s->dt, j % 2, 2 * j + 3, col);
+    return s->ops->normalize(s->be, s->dt, n, w, col, 2 * j + 3, j % 2);
 }
 
 /* One restart cycle from x: at most m Arnoldi steps, then the update of x. */

@@ -14,8 +14,7 @@ static ps_status cg_enqueue(ps__solver *s, const ps__cg_vectors *v, const ps__ve
                             double stop_rr) {
     int out = (t + 1) % 2;
     PS__TRY(ps__iter_matvec(s, v->p, v->q));
-    PS__TRY(s->ops->cg_step(s->be, s->dt, s->n, v, blk[t % 2], blk[out], stop_rr));
-    return s->ops->fetch_start(s->be, s->dt, out, PS__CG_SCALARS, blk[out]);
+    return s->ops->cg_step(s->be, s->dt, s->n, v, blk[t % 2], blk[out], stop_rr, out);
 }
 
 /* Preconditioned CG (Saad, Algorithm 9.1). Each iteration is one gemv and one cg_step, whose
