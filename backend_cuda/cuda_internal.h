@@ -45,15 +45,15 @@ typedef struct ps_cuda_state {
     int *potrf_arrivals;     /* potrf_tall's block counter; zero between launches */
     void *staging[2];        /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
-    int panel_threads;                 /* block size of the one-block panel kernel */
-    ps_cuda_coop_panel coop;           /* the cooperative LU leaf's limits */
-    void *coop_scratch;                /* its candidate exchange area; NULL: not available */
-    unsigned coop_epoch;               /* the last launch's epoch (exchange flags) */
-    int fp64_tensor_cores;             /* sm_80 or later: the stripe kernel runs DMMA */
-    int tensor_cores_32f;              /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
-    ps__float_compute float_compute;   /* how float gemm computes (set_float_compute) */
-    ps_cuda_iter_limits iter;          /* the iteration kernels' grid */
-    double *iter_partial;              /* their per-block partial sums, 3 * iter.max_blocks */
+    int panel_threads;               /* block size of the one-block panel kernel */
+    ps_cuda_coop_panel coop;         /* the cooperative LU leaf's limits */
+    void *coop_scratch;              /* its candidate exchange area; NULL: not available */
+    unsigned coop_epoch;             /* the last launch's epoch (exchange flags) */
+    int fp64_tensor_cores;           /* sm_80 or later: the stripe kernel runs DMMA */
+    int tensor_cores_32f;            /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
+    ps__float_compute float_compute; /* how float gemm computes (set_float_compute) */
+    ps_cuda_iter_limits iter;        /* the iteration kernels' grid */
+    double *iter_partial; /* their per-block partial sums, (2 PS_CUDA_ORTH_MAX_K + 3) per block */
     void *fetch_host[PS__FETCH_SLOTS]; /* pinned and mapped, PS_CUDA_FETCH_BYTES each */
     void *fetch_dev[PS__FETCH_SLOTS];  /* the same memory as kernels address it */
     cudaEvent_t fetch_done[PS__FETCH_SLOTS];
@@ -151,9 +151,11 @@ cudaError_t ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_l
                                    void *x, void *r, void *z, void *p, const void *q,
                                    const void *dinv, void *xbest, const void *in, void *out,
                                    double stop_rr, double *partial, void *host_out);
-cudaError_t ps_cuda_launch_normalize(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim, int n,
-                                     void *w, void *col, int count, double *partial,
-                                     void *host_out);
+/* GMRES's orthonormalize for k <= PS_CUDA_ORTH_MAX_K (the projections live in shared memory). */
+#define PS_CUDA_ORTH_MAX_K 128
+cudaError_t ps_cuda_launch_orthonormalize(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim,
+                                          int n, int k, const void *v, int ldv, void *w, void *col,
+                                          double *partial, void *host_out);
 #ifdef __cplusplus
 }
 #endif
@@ -204,8 +206,8 @@ ps_status ps_cuda_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count,
                              void *host);
 ps_status ps_cuda_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
                           ps__vec out, double stop_rr, int fetch_slot);
-ps_status ps_cuda_normalize(ps__backend *be, ps__dtype dt, int n, ps__vec w, ps__vec col, int count,
-                            int fetch_slot);
+ps_status ps_cuda_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
+                                 ps__vec col, int fetch_slot);
 /* Sets up / releases the iteration kernels' state (cuda_iter.c), from open and close. */
 ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st);
 void ps_cuda_iter_release(ps_cuda_state *st);

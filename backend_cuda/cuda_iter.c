@@ -18,7 +18,9 @@ ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st) {
     if (coop)
         PS_CUDA_TRY(be, ps_cuda_iter_init(st->device, &st->iter), "iteration kernels' occupancy");
     size_t blocks = st->iter.max_blocks > 0 ? (size_t)st->iter.max_blocks : 1;
-    PS_CUDA_TRY(be, cudaMalloc((void **)&st->iter_partial, 3 * blocks * sizeof(double)),
+    PS_CUDA_TRY(be,
+                cudaMalloc((void **)&st->iter_partial,
+                           (2 * PS_CUDA_ORTH_MAX_K + 3) * blocks * sizeof(double)),
                 "cudaMalloc (iteration partial sums)");
     for (int i = 0; i < PS__FETCH_SLOTS; i++) {
         PS_CUDA_TRY(be, cudaHostAlloc(&st->fetch_host[i], PS_CUDA_FETCH_BYTES, cudaHostAllocMapped),
@@ -117,18 +119,36 @@ ps_status ps_cuda_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vec
     return fetch_done(be, dt, fetch_slot, PS__CG_SCALARS, out, target);
 }
 
-ps_status ps_cuda_normalize(ps__backend *be, ps__dtype dt, int n, ps__vec w, ps__vec col, int count,
-                            int fetch_slot) {
+ps_status ps_cuda_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
+                                 ps__vec col, int fetch_slot) {
     ps_cuda_state *st = ps_cuda(be);
-    if (w.inc != 1 || count < 1 || fetch_slot >= PS__FETCH_SLOTS)
+    if (w.inc != 1 || col.inc != 1 || k < 0 || fetch_slot >= PS__FETCH_SLOTS)
         return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
-                                "normalize: w.inc=%d (must be 1), count=%d, slot %d", w.inc, count,
-                                fetch_slot);
-    void *target = fetch_target(st, fetch_slot, (size_t)count * ps__dtype_size(dt));
+                                "orthonormalize: w.inc=%d, col.inc=%d (must be 1), k=%d, slot %d",
+                                w.inc, col.inc, k, fetch_slot);
+    int count = 2 * k + 1, kk = k;
+    if (k > PS_CUDA_ORTH_MAX_K) { /* the projections by cuBLAS, then the kernel normalizes */
+        ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0),
+                   minus_one = ps__scalar_of(dt, -1.0);
+        if (n == 0) { /* empty projections are 0 (cuBLAS gemv would not write them) */
+            ps__mat h = {col.buf, col.off, 1};
+            PS__TRY(be->ops->fill(be, dt, 1, 2 * k, &zero, h));
+        }
+        for (int pass = 0; pass < 2 && n > 0; pass++) {
+            ps__vec h = ps__vec_at(col, (size_t)pass * (size_t)k);
+            PS__TRY(ps_cuda_gemv(be, dt, PS__TRANS, n, k, &one, v, w, &zero, h));
+            PS__TRY(ps_cuda_gemv(be, dt, PS__NOTRANS, n, k, &minus_one, v, h, &one, w));
+        }
+        kk = 0;
+    }
+    void *target =
+        kk == k ? fetch_target(st, fetch_slot, (size_t)count * ps__dtype_size(dt)) : NULL;
     PS_CUDA_TRY(be,
-                ps_cuda_launch_normalize(
-                    st->cur_stream, dt == PS__DOUBLE, &st->iter, n, ps_cuda_ptr(dt, w.buf, w.off),
-                    ps_cuda_ptr(dt, col.buf, col.off), count, st->iter_partial, target),
-                "normalize kernel");
+                ps_cuda_launch_orthonormalize(
+                    st->cur_stream, dt == PS__DOUBLE, &st->iter, n, kk,
+                    ps_cuda_ptr(dt, v.buf, v.off), v.ld, ps_cuda_ptr(dt, w.buf, w.off),
+                    ps_cuda_ptr(dt, col.buf, col.off + 2 * (size_t)(k - kk)), st->iter_partial,
+                    target),
+                "orthonormalize kernel");
     return fetch_done(be, dt, fetch_slot, count, col, target);
 }

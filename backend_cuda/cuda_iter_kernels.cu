@@ -146,15 +146,67 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-// col[count - 1] = ||w||_2, then w /= it when positive and finite; block 0 copies col to the
-// fetch slot's mapped host memory (host_out, or null). The sum of squares is taken directly (in
-// double, which cannot overflow for float data); only when it leaves the safe range of double
-// does a second, scaled pass run (max |w_i|, then sum (w_i / max)^2).
+// Block sums of cnt (<= kChunk) values at once, into partial[u * gridDim.x + blockIdx.x].
+constexpr int kChunk = 8;
+__device__ void block_publish(const double *acc, int cnt, double *partial, double *sh) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int u = 0; u < kChunk; u++) {
+        double v = acc[u];
+        for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+        if (lane == 0) sh[warp * kChunk + u] = v;
+    }
+    __syncthreads();
+    if ((int)threadIdx.x < cnt) {
+        double s = 0;
+        for (int w = 0; w < kWarps; w++) s += sh[w * kChunk + threadIdx.x];
+        partial[threadIdx.x * gridDim.x + blockIdx.x] = s;
+    }
+    __syncthreads();
+}
+
+// One pass of classical Gram-Schmidt: h = V' w (into shared h, rounded to T, the same in every
+// block), then w -= V h on this thread's rows. partial: k * gridDim.x doubles.
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    normalize_kernel(int n, T *w, T *col, int count, double *partial, T *host_out) {
-    cg::grid_group grid = cg::this_grid();
-    __shared__ double sh[kWarps], bcast[1];
+__device__ void cgs_pass(cg::grid_group &grid, int n, int k, const T *v, int ldv, T *w,
+                         double *partial, double *sh, double *h) {
+    const int first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
+    const int g = gridDim.x;
+    for (int c0 = 0; c0 < k; c0 += kChunk) {
+        const int cnt = k - c0 < kChunk ? k - c0 : kChunk;
+        double acc[kChunk] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (int i = first; i < n; i += stride) {
+            const double wi = w[i];
+            for (int u = 0; u < kChunk; u++)
+                if (u < cnt) acc[u] += (double)v[i + (size_t)(c0 + u) * ldv] * wi;
+        }
+        block_publish(acc, cnt, partial + (size_t)c0 * g, sh);
+    }
+    if (g > 1)
+        grid.sync();
+    else
+        __syncthreads();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int c = warp; c < k; c += kWarps) { // a warp per coefficient, in a fixed order
+        double s = 0;
+        for (int b = lane; b < g; b += 32) s += __ldcg(partial + (size_t)c * g + b);
+        for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
+        if (lane == 0) h[c] = (double)(T)s;
+    }
+    __syncthreads();
+    for (int i = first; i < n; i += stride) {
+        double s = 0;
+        for (int c = 0; c < k; c++) s += (double)v[i + (size_t)c * ldv] * h[c];
+        w[i] = (T)((double)w[i] - s);
+    }
+}
+
+// ||w||_2 and w /= it when positive and finite; partial: 3 * gridDim.x doubles. The sum of
+// squares is taken directly (in double, which cannot overflow for float data); only when it
+// leaves the safe range of double does a second, scaled pass run (max |w_i|, then
+// sum (w_i / max)^2).
+template <typename T>
+__device__ T normalize(cg::grid_group &grid, int n, T *w, double *partial, double *sh,
+                       double *bcast) {
     const int first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
     const int g = gridDim.x;
     double acc = 0;
@@ -166,8 +218,8 @@ __global__ void __launch_bounds__(kThreads)
     } else { // underflow, overflow, zero, or NaN: scale by the largest magnitude
         double mx = 0;
         for (int i = first; i < n; i += stride) {
-            double v = fabs((double)w[i]);
-            mx = v > mx ? v : mx;
+            double a = fabs((double)w[i]);
+            mx = a > mx ? a : mx;
         }
         mx = grid_reduce1<max_op>(grid, mx, partial + g, sh, bcast);
         if (!(mx > 0) || !(mx - mx == 0) || ss != ss) {
@@ -175,22 +227,41 @@ __global__ void __launch_bounds__(kThreads)
         } else {
             double acc2 = 0;
             for (int i = first; i < n; i += stride) {
-                double v = (double)w[i] / mx;
-                acc2 += v * v;
+                double a = (double)w[i] / mx;
+                acc2 += a * a;
             }
             nrm = mx * sqrt(grid_reduce1<sum_op>(grid, acc2, partial + 2 * g, sh, bcast));
         }
     }
-    const T h = (T)nrm;
-    if (h > T(0) && (double)h - (double)h == 0) {
-        const T inv = (T)(1.0 / (double)h);
+    const T hn = (T)nrm;
+    if (hn > T(0) && (double)hn - (double)hn == 0) {
+        const T inv = (T)(1.0 / (double)hn);
         for (int i = first; i < n; i += stride) w[i] *= inv;
     }
+    return hn;
+}
+
+// GMRES's orthonormalize (core/backend.h) for k <= PS_CUDA_ORTH_MAX_K: two CGS passes and the
+// normalization, three grid-wide syncs in all; block 0 writes the column, and copies it to the
+// fetch slot's mapped host memory (host_out, or null). partial: (2k + 3) * gridDim.x doubles.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    orthonormalize_kernel(int n, int k, const T *v, int ldv, T *w, T *col, double *partial,
+                          T *host_out) {
+    cg::grid_group grid = cg::this_grid();
+    __shared__ double sh[kWarps * kChunk], bcast[1], h1[PS_CUDA_ORTH_MAX_K], h2[PS_CUDA_ORTH_MAX_K];
+    const size_t g = gridDim.x;
+    if (k > 0) {
+        cgs_pass(grid, n, k, v, ldv, w, partial, sh, h1);
+        cgs_pass(grid, n, k, v, ldv, w, partial + (size_t)k * g, sh, h2);
+    }
+    const T hn = normalize(grid, n, w, partial + 2 * (size_t)k * g, sh, bcast);
     if (blockIdx.x == 0) {
-        if (threadIdx.x == 0) col[count - 1] = h;
-        if (host_out)
-            for (int i = threadIdx.x; i < count; i += blockDim.x)
-                host_out[i] = i == count - 1 ? h : col[i];
+        for (int i = threadIdx.x; i <= 2 * k; i += blockDim.x) {
+            const T x = i == 2 * k ? hn : i < k ? (T)h1[i] : (T)h2[i - k];
+            col[i] = x;
+            if (host_out) host_out[i] = x;
+        }
     }
 }
 
@@ -214,7 +285,7 @@ extern "C" cudaError_t ps_cuda_iter_init(int device, ps_cuda_iter_limits *out) {
     cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     const void *kernels[] = {
         (const void *)cg_step_kernel<double>, (const void *)cg_step_kernel<float>,
-        (const void *)normalize_kernel<double>, (const void *)normalize_kernel<float>};
+        (const void *)orthonormalize_kernel<double>, (const void *)orthonormalize_kernel<float>};
     for (int k = 0; k < 4 && !err; k++) {
         err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernels[k], kThreads, 0);
         if (per < least) least = per;
@@ -237,12 +308,12 @@ ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim, 
     return launch(kernel, grid_for(lim, n), args, s);
 }
 
-extern "C" cudaError_t ps_cuda_launch_normalize(cudaStream_t s, int dbl,
-                                                const ps_cuda_iter_limits *lim, int n, void *w,
-                                                void *col, int count, double *partial,
-                                                void *host_out) {
-    void *args[] = {&n, &w, &col, &count, &partial, &host_out};
-    const void *kernel =
-        dbl ? (const void *)normalize_kernel<double> : (const void *)normalize_kernel<float>;
+extern "C" cudaError_t ps_cuda_launch_orthonormalize(cudaStream_t s, int dbl,
+                                                     const ps_cuda_iter_limits *lim, int n, int k,
+                                                     const void *v, int ldv, void *w, void *col,
+                                                     double *partial, void *host_out) {
+    void *args[] = {&n, &k, &v, &ldv, &w, &col, &partial, &host_out};
+    const void *kernel = dbl ? (const void *)orthonormalize_kernel<double>
+                             : (const void *)orthonormalize_kernel<float>;
     return launch(kernel, grid_for(lim, n), args, s);
 }

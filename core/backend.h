@@ -386,12 +386,14 @@ struct ps__backend_ops {
      * differ in the last bits). Vectors are contiguous (inc 1). */
     ps_status (*cg_step)(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
                          ps__vec out, double stop_rr, int fetch_slot);
-    /* Custom kernel: col[count - 1] = ||w||_2 (rounded to dt), then w /= that when it is
-     * positive and finite (GMRES's new basis vector; w contiguous); then, when fetch_slot >= 0,
-     * starts fetching col[0 .. count) as fetch_start would (GMRES's Hessenberg column, whose
-     * other entries earlier operations wrote). count >= 1. */
-    ps_status (*normalize)(ps__backend *be, ps__dtype dt, int n, ps__vec w, ps__vec col, int count,
-                           int fetch_slot);
+    /* Custom kernel, GMRES's Arnoldi step after w = A M^-1 v_j: classical Gram-Schmidt twice
+     * (CGS2) against the k columns of the n x k view v: h1 = v' w, w -= v h1, h2 = v' w,
+     * w -= v h2 (each h rounded to dt before it is used); col[0 .. k) = h1, col[k .. 2k) = h2;
+     * then col[2k] = ||w||_2 (rounded to dt) and w /= col[2k] when it is positive and finite.
+     * Then, when fetch_slot >= 0, starts fetching col[0 .. 2k] as fetch_start would. k >= 0; w
+     * and col are contiguous and do not overlap v. */
+    ps_status (*orthonormalize)(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
+                                ps__vec col, int fetch_slot);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -264,7 +264,7 @@ static const ps__backend_ops defaults = {
     .fetch_start = ps__default_fetch_start,
     .fetch_wait = ps__default_fetch_wait,
     .cg_step = ps__default_cg_step,
-    .normalize = ps__default_normalize,
+    .orthonormalize = ps__default_orthonormalize,
     .set_float_compute = ps__default_set_float_compute,
 };
 
@@ -320,7 +320,7 @@ static const entry_info optional[] = {
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),
     PS__ENTRY(cg_step),
-    PS__ENTRY(normalize),
+    PS__ENTRY(orthonormalize),
 };
 #undef PS__ENTRY
 

@@ -88,17 +88,27 @@ ps_status ps__default_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg
     return be->ops->fetch_start(be, dt, fetch_slot, PS__CG_SCALARS, out);
 }
 
-ps_status ps__default_normalize(ps__backend *be, ps__dtype dt, int n, ps__vec w, ps__vec col,
-                                int count, int fetch_slot) {
-    ps__scalar nrm;
+ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v,
+                                     ps__vec w, ps__vec col, int fetch_slot) {
+    ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0),
+               minus_one = ps__scalar_of(dt, -1.0), nrm;
+    if (n == 0 && k > 0) { /* empty projections are 0 (BLAS gemv would not write them) */
+        ps__mat h = {col.buf, col.off, 1};
+        PS__TRY(be->ops->fill(be, dt, 1, 2 * k, &zero, h));
+    }
+    for (int pass = 0; pass < 2 && k > 0 && n > 0; pass++) {
+        ps__vec h = ps__vec_at(col, (size_t)pass * (size_t)k);
+        PS__TRY(be->ops->gemv(be, dt, PS__TRANS, n, k, &one, v, w, &zero, h));
+        PS__TRY(be->ops->gemv(be, dt, PS__NOTRANS, n, k, &minus_one, v, h, &one, w));
+    }
     PS__TRY(be->ops->nrm2(be, dt, n, w, &nrm));
     double h = ps__scalar_value(dt, nrm);
     if (h > 0 && isfinite(h)) {
         ps__scalar inv = ps__scalar_of(dt, 1 / h);
         PS__TRY(be->ops->scal(be, dt, n, &inv, w));
     }
-    ps__mat m = {col.buf, col.off + (size_t)count - 1, 1};
+    ps__mat m = {col.buf, col.off + 2 * (size_t)k, 1};
     PS__TRY(be->ops->upload(be, dt, 1, 1, &nrm, 1, m));
     if (fetch_slot < 0) return PS_SUCCESS;
-    return be->ops->fetch_start(be, dt, fetch_slot, count, col);
+    return be->ops->fetch_start(be, dt, fetch_slot, 2 * k + 1, col);
 }

@@ -10,8 +10,8 @@ ps_status ps__default_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int co
                                  void *host);
 ps_status ps__default_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v,
                               ps__vec in, ps__vec out, double stop_rr, int fetch_slot);
-ps_status ps__default_normalize(ps__backend *be, ps__dtype dt, int n, ps__vec w, ps__vec col,
-                                int count, int fetch_slot);
+ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v,
+                                     ps__vec w, ps__vec col, int fetch_slot);
 
 /* The end of a conjugate-gradient step as cg_step defines it, on host scalars s[PS__CG_*]
  * (rz_new and rr already rounded to the data's precision). Shared with the CPU backend. */

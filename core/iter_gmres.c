@@ -1,13 +1,13 @@
 /*
  * Restarted GMRES(m) (Saad & Schultz 1986), right-preconditioned so the minimized residual is
  * that of A x = b. Arnoldi runs on the device with classical Gram-Schmidt applied twice
- * (CGS2: two gemv pairs per step instead of j dot/axpy pairs, and as orthogonal as modified
- * Gram-Schmidt in practice); the Hessenberg matrix, its Givens rotations and the small
- * triangular solve live on the host, in double for both precisions. Per step the host reads
- * the 2(j+1) projection coefficients and the new vector's norm (normalize keeps the division on
- * the device), a step late: the Arnoldi process does not depend on the rotations, so step j + 1
- * is queued before the host waits for step j's column, and the device never waits for the
- * host. A step queued past the end of the cycle is simply not used.
+ * (CGS2, the backend's orthonormalize: two passes of all projections at once instead of j
+ * dependent dot/axpy pairs, and as orthogonal as modified Gram-Schmidt in practice); the Hessenberg
+ * matrix, its Givens rotations and the small triangular solve live on the host, in double for both
+ * precisions. Per step the host reads the 2(j+1) projection coefficients and the new vector's norm
+ * (the division stays on the device), a step late: the Arnoldi process does not depend on the
+ * rotations, so step j + 1 is queued before the host waits for step j's column, and the device
+ * never waits for the host. A step queued past the end of the cycle is simply not used.
  */
 #include "iter_impl.h"
 
@@ -76,22 +76,14 @@ static ps__vec step_column(ps__solver *s, int m, int j) {
     return ps__vec_at(s->extra, (size_t)j * (size_t)(2 * m + 3));
 }
 
-/* Queues Arnoldi step j: w = A M^-1 v_j orthogonalized against V(:, 0:j) by CGS2
- * (h1 = V' w, w -= V h1, h2 = V' w, w -= V h2; H(:, j) = h1 + h2), normalized into v_{j+1}, and
- * the start of its column's trip to the host through slot j % 2. */
+/* Queues Arnoldi step j: w = A M^-1 v_j orthogonalized against V(:, 0:j) by CGS2 and
+ * normalized into v_{j+1} (orthonormalize), and the start of its column's trip to the host
+ * through slot j % 2: H(:, j) = h1 + h2 and H(j+1, j) the norm. */
 static ps_status arnoldi_enqueue(ps__solver *s, int m, ps__mat V, int j, ps__vec zbuf) {
-    int n = s->n;
     ps__vec vj = ps__mat_col(V, 0, j), w = ps__mat_col(V, 0, j + 1), z;
-    ps__vec col = step_column(s, m, j), h1 = col, h2 = ps__vec_at(col, (size_t)j + 1);
-    ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0),
-               minus_one = ps__scalar_of(s->dt, -1.0);
     PS__TRY(ps__iter_precond(s, vj, zbuf, &z));
     PS__TRY(ps__iter_matvec(s, z, w));
-    PS__TRY(s->ops->gemv(s->be, s->dt, PS__TRANS, n, j + 1, &one, V, w, &zero, h1));
-    PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, n, j + 1, &minus_one, V, h1, &one, w));
-    PS__TRY(s->ops->gemv(s->be, s->dt, PS__TRANS, n, j + 1, &one, V, w, &zero, h2));
-    PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, n, j + 1, &minus_one, V, h2, &one, w));
-    return s->ops->normalize(s->be, s->dt, n, w, col, 2 * j + 3, j % 2);
+    return s->ops->orthonormalize(s->be, s->dt, s->n, j + 1, V, w, step_column(s, m, j), j % 2);
 }
 
 /* One restart cycle from x: at most m Arnoldi steps, then the update of x. */

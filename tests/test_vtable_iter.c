@@ -2,7 +2,8 @@
  * The vtable entries that keep the iterative solvers' scalars on the device, on the backend
  * given by --backend, the backend's own and the portable defaults: cg_step against a naive CG
  * step on the host mirror (with and without the Jacobi scaling, every stop case, the best
- * iterate's save), normalize against a host norm (a zero vector left as it is), and
+ * iterate's save), orthonormalize against CGS2 on the host (k = 0..130 columns, a zero vector
+ * left as it is), each with and without fetching its results, and
  * fetch_start / fetch_wait through both slots with the source overwritten after the wait.
  */
 #include "vtable_harness.h"
@@ -132,51 +133,83 @@ static void test_cg_step(ps__dtype dt) {
     }
 }
 
-static void test_normalize(ps__dtype dt) {
+/* orthonormalize's CGS2 on the host mirror, in double with each h rounded to dt as the entry
+ * says; v need not be orthonormal for the algebra to hold. */
+static void test_orthonormalize(ps__dtype dt) {
     static const int lengths[] = {0, 1, 5, 1000, 70001};
+    static const int ks[] = {0, 1, 3, 8, 9, 35, 130};
     for (int which = 0; which < 2; which++) {
         const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
         const char *who = which ? "default" : "backend";
         for (size_t t = 0; t < sizeof lengths / sizeof lengths[0]; t++)
-            for (int zero = 0; zero < 2; zero++) {
-                int n = lengths[t], count = 1 + ps_test_rand_int(9);
-                int slot = ps_test_rand_int(PS__FETCH_SLOTS + 1) - 1;
-                size_t off = (size_t)ps_test_rand_int(4);
-                tbuf W = tb_random(dt, (int)off + n + 1), H = tb_random(dt, count + 2);
-                if (zero)
-                    for (int i = 0; i < n; i++) W.host[off + (size_t)i] = 0;
-                upload_all(&W);
-                double s = 0;
-                for (int i = 0; i < n; i++) s += W.host[off + i] * W.host[off + i];
-                double nrm = sqrt(s), *e = copy_of(&W), *mag = calloc(W.count, sizeof(double));
-                for (int i = 0; i < n; i++) {
-                    if (nrm > 0) e[off + i] /= nrm;
-                    mag[off + i] = 4;
+            for (size_t kk = 0; kk < sizeof ks / sizeof ks[0]; kk++)
+                for (int zero = 0; zero < 2; zero++) {
+                    int n = lengths[t], k = ks[kk];
+                    if ((n > 1000 && k > 9) || (zero && k > 1)) continue;
+                    int count = 2 * k + 1, slot = ps_test_rand_int(PS__FETCH_SLOTS + 1) - 1;
+                    shape vs = random_shape(n, k);
+                    size_t off = (size_t)ps_test_rand_int(4);
+                    tbuf V = tb_random(dt, shape_count(vs)), W = tb_random(dt, (int)off + n + 1),
+                         H = tb_random(dt, count + 2);
+                    if (zero)
+                        for (int i = 0; i < n; i++) W.host[off + (size_t)i] = 0;
+                    upload_all(&W);
+                    double *w = malloc(sizeof(double) * (size_t)(n + 1)),
+                           *h = malloc(sizeof(double) * (size_t)count), wmag = 1;
+                    for (int i = 0; i < n; i++) w[i] = W.host[off + (size_t)i];
+                    for (int i = 0; i < n; i++) wmag += fabs(w[i]);
+                    for (int pass = 0; pass < 2; pass++) {
+                        for (int c = 0; c < k; c++) {
+                            double d = 0;
+                            for (int i = 0; i < n; i++) d += AT(V, vs, i, c) * w[i];
+                            h[pass * k + c] = round_to(dt, d);
+                        }
+                        for (int i = 0; i < n; i++)
+                            for (int c = 0; c < k; c++) w[i] -= AT(V, vs, i, c) * h[pass * k + c];
+                    }
+                    double ss = 0;
+                    for (int i = 0; i < n; i++) ss += w[i] * w[i];
+                    double nrm = sqrt(ss);
+                    h[2 * k] = nrm;
+                    CHECK(ops->orthonormalize(be, dt, n, k, view(&V, vs), vview(&W, off, 1),
+                                              vview(&H, 1, 1), slot) == PS_SUCCESS,
+                          "%s orthonormalize: %s", who, be->err);
+                    double fetched[300];
+                    if (slot >= 0)
+                        CHECK(ops->fetch_wait(be, dt, slot, count, vview(&H, 1, 1), fetched) ==
+                                  PS_SUCCESS,
+                              "%s fetch_wait after orthonormalize: %s", who, be->err);
+                    char what[80];
+                    snprintf(what, sizeof what, "%s orthonormalize %s n=%d k=%d", who, dtname(dt),
+                             n, k);
+                    /* the projections: n-term sums of terms up to |v| |w| (|v_ij| < 1) */
+                    double *got = tb_download(&H);
+                    double tol_h = 8 * (n + k + 2) * eps_of(dt) * wmag * (1 + k);
+                    int bad = 0;
+                    for (int i = 0; i < 2 * k; i++) bad += !(fabs(got[1 + i] - h[i]) <= tol_h);
+                    CHECK(!bad && got[0] == H.host[0] && got[count + 1] == H.host[count + 1],
+                          "%s: %d of %d coefficients off (first %.17g vs %.17g), or a neighbour "
+                          "written",
+                          what, bad, 2 * k, k ? got[1] : 0, k ? h[0] : 0);
+                    /* w after both passes is a small difference: compare w * nrm */
+                    double *wg = tb_download(&W);
+                    double tol_w = 16 * (n + k + 2) * eps_of(dt) * wmag * (1 + k) * (1 + k),
+                           err = 0;
+                    for (int i = 0; i < n; i++) {
+                        double e = nrm > 0 ? w[i] : 0, g = nrm > 0 ? wg[off + i] * nrm : 0;
+                        if (!(nrm > 0)) g = wg[off + i] - w[i];
+                        if (!(fabs(g - e) <= err)) err = fabs(g - e);
+                    }
+                    CHECK(err <= tol_w && fabs(got[count] - nrm) <= tol_w + 4 * eps_of(dt) * nrm,
+                          "%s: w off by %.3g (tol %.3g); norm %.17g, expected %.17g", what, err,
+                          tol_w, got[count], nrm);
+                    for (int i = 0; slot >= 0 && i < count; i++)
+                        CHECK(native_at(dt, fetched, (size_t)i) == got[1 + i],
+                              "%s: fetched element %d is %.17g, the column holds %.17g", what, i,
+                              native_at(dt, fetched, (size_t)i), got[1 + i]);
+                    free(got), free(wg), free(w), free(h);
+                    tb_free(&V), tb_free(&W), tb_free(&H);
                 }
-                CHECK(ops->normalize(be, dt, n, vview(&W, off, 1), vview(&H, 1, 1), count, slot) ==
-                          PS_SUCCESS,
-                      "%s normalize: %s", who, be->err);
-                double fetched[16];
-                if (slot >= 0)
-                    CHECK(ops->fetch_wait(be, dt, slot, count, vview(&H, 1, 1), fetched) ==
-                              PS_SUCCESS,
-                          "%s fetch_wait after normalize: %s", who, be->err);
-                char what[64];
-                snprintf(what, sizeof what, "%s normalize %s n=%d", who, dtname(dt), n);
-                expect_buffer(what, &W, e, mag, 2 + sqrt((double)n));
-                double *h = tb_download(&H);
-                int moved = 0;
-                for (int i = 0; i < count + 2; i++) moved += i != count && h[i] != H.host[i];
-                CHECK(fabs(h[count] - nrm) <= 4 * sqrt((double)n + 1) * eps_of(dt) * nrm && !moved,
-                      "%s: norm %.17g, expected %.17g; %d other elements written", what, h[count],
-                      nrm, moved);
-                for (int i = 0; slot >= 0 && i < count; i++)
-                    CHECK(native_at(dt, fetched, (size_t)i) == h[1 + i],
-                          "%s: fetched element %d is %.17g, the column holds %.17g", what, i,
-                          native_at(dt, fetched, (size_t)i), h[1 + i]);
-                free(h), free(e), free(mag);
-                tb_free(&W), tb_free(&H);
-            }
     }
 }
 
@@ -213,7 +246,7 @@ int main(int argc, char **argv) {
     for (int d = 0; d < 2; d++) {
         ps__dtype dt = d ? PS__FLOAT : PS__DOUBLE;
         test_cg_step(dt);
-        test_normalize(dt);
+        test_orthonormalize(dt);
         test_fetch(dt);
     }
     ps_test_finish("test_vtable_iter");
