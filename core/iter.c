@@ -2,9 +2,10 @@
  * The iterative solvers' driver and shared helpers. Every method runs on the backend: vectors
  * live in one device workspace, matrix-vector products are gemv on the caller's A, and only the
  * scalars a method needs (dot products, norms) come back to the host; CG and GMRES read theirs
- * one iteration late (fetch_start / fetch_wait), so the device does not wait for the host. The driver checks the
- * true residual b - A x when a method says it converged (recursive residuals drift in finite
- * precision) and restarts the method from there if the true residual is not yet small enough.
+ * one iteration late (fetch_start / fetch_wait), so the device does not wait for the host. The
+ * driver checks the true residual b - A x when a method says it converged (recursive residuals
+ * drift in finite precision) and restarts the method from there if the true residual is not yet
+ * small enough.
  */
 #include "iter_impl.h"
 
