@@ -62,8 +62,9 @@ ps_status ps__iter_cg(ps__solver *s) {
         }
         double rr = sc[PS__CG_RR];
         int done;
-        PS__TRY(ps__iter_step_met(s, sqrt(rr > 0 ? rr : 0) / s->bnorm,
-                                  sc[PS__CG_STOP] == PS__CG_STOP_CONVERGED, &done));
+        /* rr is a sum of squares: NaN or Inf only when the iteration diverged */
+        PS__TRY(ps__iter_step_met(s, sqrt(rr) / s->bnorm, sc[PS__CG_STOP] == PS__CG_STOP_CONVERGED,
+                                  &done));
         if (!done && sc[PS__CG_STOP] == PS__CG_STOP_RZ) why = "rz";
         if (done || why) break;
     }

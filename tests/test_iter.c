@@ -240,6 +240,22 @@ static void check_matrix_level(ps_context *ctx, ps_dtype dt) {
         CHECK(rel <= 1.5 * o.tol, "ps_mat_iter_solve %s: residual %g", ps_iter_method_name(ms[i]),
               rel);
     }
+    /* An Inf in A (the matrix level does not scan for it): CG and GMRES stop at once, diverged
+     * or broken down, instead of iterating on NaN until max_iter. */
+    ps_test_set(dt, A0, n, 0, 0, INFINITY);
+    CHECK_STATUS(ps_matrix_upload(A, A0, n), PS_SUCCESS);
+    ps_iter_method inf_ms[] = {PS_ITER_CG, PS_ITER_GMRES};
+    for (int i = 0; i < 2; i++) {
+        memset(xh, 0, ps_test_esize(dt) * (size_t)n);
+        CHECK_STATUS(ps_matrix_upload(x, xh, n), PS_SUCCESS);
+        ps_iter_result r;
+        o.max_iter = 500;
+        ps_status st = ps_mat_iter_solve(ctx, inf_ms[i], A, b, x, &o, &r);
+        CHECK((st == PS_ERR_NO_CONVERGENCE || st == PS_ERR_BREAKDOWN) && r.iterations <= 3 &&
+                  !r.converged,
+              "%s with Inf in A: %s after %d iterations", ps_iter_method_name(inf_ms[i]),
+              ps_status_string(st), r.iterations);
+    }
     /* a b of the wrong shape */
     CHECK_STATUS(ps_mat_iter_solve(ctx, PS_ITER_CG, A, A, x, NULL, NULL), PS_ERR_INVALID_ARGUMENT);
     ps_matrix_destroy(A), ps_matrix_destroy(b), ps_matrix_destroy(x);
