@@ -151,15 +151,25 @@ static void test_solve(ps_context *ctx) {
 }
 
 static void test_gmres(ps_context *ctx) {
-    int n = 200, lda = 203;
-    double *A0 = latms(n, lda, 1e8);
+    int n = 200, lda = 203, iter = -1, tries = 0;
+    double *A0 = NULL;
+    ps_refine_result r = {0};
+    /* On about 3% of random cond-1e8 matrices classical refinement crawls to the test by itself
+     * (measured: 2 of 60 runs on an H100) and GMRES never starts; such a matrix must still be
+     * solved, and a fresh one is drawn until GMRES-IR has been exercised (at most 4). */
     set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
-    int iter = check_solve(ctx, A0, n, lda, 2, "float cond 1e8 gmres");
-    ps_refine_result r = ps_context_refine_result(ctx);
+    do {
+        free(A0);
+        A0 = latms(n, lda, 1e8);
+        iter = check_solve(ctx, A0, n, lda, 2, "float cond 1e8 gmres");
+        r = ps_context_refine_result(ctx);
+        CHECK(iter >= 0, "cond 1e8 in float: iter %d path %s (expected the test met)", iter,
+              ps_refine_path_name(r.path));
+    } while (r.path == PS_REFINE_CLASSICAL && iter >= 0 && ++tries < 4);
     CHECK(iter >= 0 && r.path == PS_REFINE_GMRES && r.gmres_iterations > 0,
-          "cond 1e8 in float: iter %d path %s with %d GMRES steps (expected GMRES-IR to meet the "
-          "test)",
-          iter, ps_refine_path_name(r.path), r.gmres_iterations);
+          "cond 1e8 in float: iter %d path %s with %d GMRES steps after %d matrices (expected "
+          "GMRES-IR to meet the test)",
+          iter, ps_refine_path_name(r.path), r.gmres_iterations, tries + 1);
     /* classical refinement alone contracts by about kappa u per step, near 1 here: it may
      * crawl to the test in 20-odd steps or fall back, and must be right either way */
     set_options(ctx, PS_LOWPREC_FLOAT, 30, 0);
