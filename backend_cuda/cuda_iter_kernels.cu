@@ -1,9 +1,9 @@
 // The iterative solvers' fused kernels: one conjugate-gradient step after q = A p, and GMRES's
-// normalization of a new basis vector. Each is one cooperative launch whose reductions end in a
-// grid-wide sync, so the scalars they need (alpha, beta, the norm) are formed on the device and
-// the host never waits in the middle of an iteration. Reductions accumulate in double and are
-// summed in a fixed order (per block, then the blocks' partials by one warp), so a launch is
-// deterministic for a given grid.
+// Arnoldi orthonormalization (CGS2 and the norm). Each is one cooperative launch whose reductions
+// end in a grid-wide sync, so the scalars they need (alpha, beta, the norm) are formed on the
+// device and the host never waits in the middle of an iteration. Reductions accumulate in double
+// and are summed in a fixed order (per block, then the blocks' partials by one warp), so a launch
+// is deterministic for a given grid.
 #include "cuda_internal.h"
 
 #include <cfloat>
@@ -131,17 +131,10 @@ __global__ void __launch_bounds__(kThreads)
     const T beta = (T)((double)rz_new / rz);
     for (int i = first; i < n; i += stride) p[i] = (dinv ? z[i] : r[i]) + beta * p[i];
     if (first == 0) {
-        const T best = sc[PS__CG_BEST];
-        const double rrd = rr;
-        sc[PS__CG_RZ] = rz_new;
-        sc[PS__CG_RR] = rr;
-        sc[PS__CG_PQ] = pq;
-        sc[PS__CG_BEST] = rr < best ? rr : best;
-        sc[PS__CG_SAVE] = T(rr < best ? 1 : 0);
-        sc[PS__CG_STOP] = T(rrd <= stop_rr      ? PS__CG_STOP_CONVERGED
-                            : !(rrd - rrd == 0) ? PS__CG_STOP_NOT_FINITE
-                            : rz_new == T(0)    ? PS__CG_STOP_RZ
-                                                : 0);
+        double d[PS__CG_SCALARS];
+        for (int k = 0; k < PS__CG_SCALARS; k++) d[k] = sc[k];
+        ps__cg_finish(d, rz_new, rr, pq, stop_rr); // exact: every value is a T
+        for (int k = 0; k < PS__CG_SCALARS; k++) sc[k] = (T)d[k];
         put_scalars(sc, out, host_out);
     }
 }

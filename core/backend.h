@@ -52,6 +52,20 @@ static inline ps__scalar ps__scalar_of(ps__dtype dt, double v) {
 static inline double ps__scalar_value(ps__dtype dt, ps__scalar x) {
     return dt == PS__DOUBLE ? x.d : (double)x.s;
 }
+/* count elements of dt (float or double) at raw as doubles into out, and doubles into raw
+ * rounded to dt: the host side of small transfers. */
+static inline void ps__values_to_double(ps__dtype dt, const void *raw, size_t count, double *out) {
+    for (size_t i = 0; i < count; i++)
+        out[i] = dt == PS__DOUBLE ? ((const double *)raw)[i] : (double)((const float *)raw)[i];
+}
+static inline void ps__values_from_double(ps__dtype dt, const double *v, size_t count, void *raw) {
+    for (size_t i = 0; i < count; i++) {
+        if (dt == PS__DOUBLE)
+            ((double *)raw)[i] = v[i];
+        else
+            ((float *)raw)[i] = (float)v[i];
+    }
+}
 
 /* A column-major matrix view: element (i,j) is at buf[off + i + j*ld]. */
 typedef struct ps__mat {
@@ -140,6 +154,26 @@ enum {
     PS__CG_SCALARS
 };
 enum { PS__CG_STOP_CONVERGED = 1, PS__CG_STOP_PQ, PS__CG_STOP_NOT_FINITE, PS__CG_STOP_RZ };
+#ifdef __CUDACC__
+#define PS__HOST_DEVICE __host__ __device__
+#else
+#define PS__HOST_DEVICE
+#endif
+/* The end of a conjugate-gradient step as cg_step defines it, on the scalars s[PS__CG_*] (rz_new
+ * and rr already rounded to the data's precision): one definition for the portable default and
+ * the GPU kernels. */
+static inline PS__HOST_DEVICE void ps__cg_finish(double *s, double rz_new, double rr, double pq,
+                                                 double stop_rr) {
+    s[PS__CG_RZ] = rz_new;
+    s[PS__CG_RR] = rr;
+    s[PS__CG_PQ] = pq;
+    s[PS__CG_SAVE] = rr < s[PS__CG_BEST];
+    if (rr < s[PS__CG_BEST]) s[PS__CG_BEST] = rr;
+    s[PS__CG_STOP] = rr <= stop_rr     ? PS__CG_STOP_CONVERGED
+                     : !(rr - rr == 0) ? PS__CG_STOP_NOT_FINITE
+                     : rz_new == 0     ? PS__CG_STOP_RZ
+                                       : 0;
+}
 /* Slots of fetch_start / fetch_wait. */
 #define PS__FETCH_SLOTS 2
 

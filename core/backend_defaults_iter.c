@@ -25,19 +25,13 @@ static ps_status read_block(ps__backend *be, ps__dtype dt, ps__vec blk, double *
     ps__scalar raw[PS__CG_SCALARS];
     ps__mat m = {blk.buf, blk.off, PS__CG_SCALARS};
     PS__TRY(be->ops->download(be, dt, PS__CG_SCALARS, 1, m, raw, PS__CG_SCALARS));
-    for (int i = 0; i < PS__CG_SCALARS; i++)
-        s[i] = dt == PS__DOUBLE ? ((double *)raw)[i] : (double)((float *)raw)[i];
+    ps__values_to_double(dt, raw, PS__CG_SCALARS, s);
     return PS_SUCCESS;
 }
 
 static ps_status write_block(ps__backend *be, ps__dtype dt, const double *s, ps__vec blk) {
     ps__scalar raw[PS__CG_SCALARS];
-    for (int i = 0; i < PS__CG_SCALARS; i++) {
-        if (dt == PS__DOUBLE)
-            ((double *)raw)[i] = s[i];
-        else
-            ((float *)raw)[i] = (float)s[i];
-    }
+    ps__values_from_double(dt, s, PS__CG_SCALARS, raw);
     ps__mat m = {blk.buf, blk.off, PS__CG_SCALARS};
     return be->ops->upload(be, dt, PS__CG_SCALARS, 1, raw, PS__CG_SCALARS, m);
 }

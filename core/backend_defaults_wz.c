@@ -257,8 +257,7 @@ ps_status ps__default_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs,
     if (!st) st = be->ops->download(be, dt, nb, nrhs, x, raw + nz * es, nb);
     if (!st && pairs > 0) st = be->ops->download(be, dt, 1, pairs, zm, raw + (nz + nx) * es, 1);
     if (!st) {
-        for (size_t i = 0; i < nz + nx + (size_t)pairs; i++)
-            u[i] = dt == PS__DOUBLE ? ((double *)raw)[i] : (double)((float *)raw)[i];
+        ps__values_to_double(dt, raw, nz + nx + (size_t)pairs, u);
         for (int c = 0; c < nrhs; c++) {
             double *xc = xs + (size_t)c * nb;
             int t = nb;
@@ -280,12 +279,7 @@ ps_status ps__default_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs,
                                     &xc[t1]);
             }
         }
-        for (size_t i = 0; i < nx; i++) {
-            if (dt == PS__DOUBLE)
-                ((double *)raw)[i] = xs[i];
-            else
-                ((float *)raw)[i] = (float)xs[i];
-        }
+        ps__values_from_double(dt, xs, nx, raw);
         st = be->ops->upload(be, dt, nb, nrhs, raw, nb, x);
     }
     free(u), free(raw);

@@ -128,20 +128,14 @@ ps_status ps__iter_step_met(ps__solver *s, double rel, int met, int *done) {
 ps_status ps__iter_upload_scalars(ps__solver *s, const double *v, int count, ps__vec dst) {
     ps__scalar raw[PS__CG_SCALARS];
     if (count > PS__CG_SCALARS) return PS_ERR_INVALID_ARGUMENT;
-    for (int i = 0; i < count; i++) {
-        if (s->dt == PS__DOUBLE)
-            ((double *)raw)[i] = v[i];
-        else
-            ((float *)raw)[i] = (float)v[i];
-    }
+    ps__values_from_double(s->dt, v, (size_t)count, raw);
     ps__mat m = {dst.buf, dst.off, count};
     return s->ops->upload(s->be, s->dt, count, 1, raw, count, m);
 }
 
 ps_status ps__iter_fetch(ps__solver *s, int slot, int count, ps__vec src, void *raw, double *out) {
     PS__TRY(s->ops->fetch_wait(s->be, s->dt, slot, count, src, raw));
-    for (int i = 0; i < count; i++)
-        out[i] = s->dt == PS__DOUBLE ? ((double *)raw)[i] : (double)((float *)raw)[i];
+    ps__values_to_double(s->dt, raw, (size_t)count, out);
     return PS_SUCCESS;
 }
 

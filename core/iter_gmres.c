@@ -55,12 +55,7 @@ static void back_substitute(host_state *h, int k) {
 
 /* x += M^-1 V(:, 0:k) y. */
 static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__vec z) {
-    for (int i = 0; i < k; i++) {
-        if (s->dt == PS__DOUBLE)
-            ((double *)h->coef)[i] = h->y[i];
-        else
-            ((float *)h->coef)[i] = (float)h->y[i];
-    }
+    ps__values_from_double(s->dt, h->y, (size_t)k, h->coef);
     ps__vec y = ps__vec_at(s->extra, (size_t)h->m * (size_t)(2 * h->m + 3));
     ps__mat dst = {y.buf, y.off, k};
     PS__TRY(s->ops->upload(s->be, s->dt, k, 1, h->coef, k, dst));

@@ -47,7 +47,7 @@ ps_status ps__iter_cg(ps__solver *s) {
     double stop = s->o->tol * s->bnorm, stop_rr = stop * stop;
 
     int queued = 0, taken = 0, save = 0;
-    const char *why = NULL;
+    int breakdown = 0; /* PS__CG_STOP_PQ or PS__CG_STOP_RZ when the loop broke down */
     PS__TRY(cg_enqueue(s, &v, blk, queued++, stop_rr));
     for (;;) {
         if (s->iterations + (queued - taken) < s->o->max_iter)
@@ -56,23 +56,23 @@ ps_status ps__iter_cg(ps__solver *s) {
         PS__TRY(ps__iter_fetch(s, slot, PS__CG_SCALARS, blk[slot], raw, sc));
         taken++;
         save = sc[PS__CG_SAVE] != 0;
-        if (sc[PS__CG_STOP] == PS__CG_STOP_PQ) {
-            why = "pq";
+        int stop = (int)sc[PS__CG_STOP];
+        if (stop == PS__CG_STOP_PQ) { /* the step changed nothing: not an iteration */
+            breakdown = stop;
             break;
         }
-        double rr = sc[PS__CG_RR];
         int done;
         /* rr is a sum of squares: NaN or Inf only when the iteration diverged */
-        PS__TRY(ps__iter_step_met(s, sqrt(rr) / s->bnorm, sc[PS__CG_STOP] == PS__CG_STOP_CONVERGED,
+        PS__TRY(ps__iter_step_met(s, sqrt(sc[PS__CG_RR]) / s->bnorm, stop == PS__CG_STOP_CONVERGED,
                                   &done));
-        if (!done && sc[PS__CG_STOP] == PS__CG_STOP_RZ) why = "rz";
-        if (done || why) break;
+        if (!done && stop == PS__CG_STOP_RZ) breakdown = stop;
+        if (done || breakdown) break;
     }
     /* x is the best iterate and no queued step will save it */
     if (save && queued == taken) PS__TRY(ps__iter_copy(s, s->x, s->xbest));
-    if (why && why[0] == 'p')
+    if (breakdown == PS__CG_STOP_PQ)
         return ps__iter_breakdown(s, "p'Ap = %.3g: A is not positive definite", sc[PS__CG_PQ]);
-    if (why) return ps__iter_breakdown(s, "r'z = 0 with r nonzero");
+    if (breakdown == PS__CG_STOP_RZ) return ps__iter_breakdown(s, "r'z = 0 with r nonzero");
     return PS_SUCCESS;
 }
 

@@ -510,24 +510,18 @@ static void test_getrf_panel(ps__dtype dt) {
             }
 }
 
+static void run_all(ps__dtype dt) {
+    test_memory(dt);
+    test_level1(dt);
+    test_level2(dt);
+    test_trsv(dt);
+    test_gemm(dt);
+    test_syrk(dt);
+    test_trsm(dt);
+    test_laswp(dt);
+    test_getrf_panel(dt);
+}
+
 int main(int argc, char **argv) {
-    ps_test_init(argc, argv);
-    ps_context *ctx = ps_test_context(0);
-    be = &ctx->be;
-    for (int d = 0; d < 2; d++) {
-        ps__dtype dt = d ? PS__FLOAT : PS__DOUBLE;
-        test_memory(dt);
-        test_level1(dt);
-        test_level2(dt);
-        test_trsv(dt);
-        test_gemm(dt);
-        test_syrk(dt);
-        test_trsm(dt);
-        test_laswp(dt);
-        test_getrf_panel(dt);
-    }
-    ps_test_finish("test_vtable");
-    int failures = ps_test_failures;
-    ps_context_destroy(ctx);
-    return failures ? 1 : (ps_test_checks ? 0 : 1);
+    return vtable_main(argc, argv, "test_vtable", run_all);
 }

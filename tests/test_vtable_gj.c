@@ -156,18 +156,12 @@ static void test_stripe_update(ps__dtype dt) {
         }
 }
 
+static void run_all(ps__dtype dt) {
+    test_trmm(dt);
+    test_colswp(dt);
+    test_stripe_update(dt);
+}
+
 int main(int argc, char **argv) {
-    ps_test_init(argc, argv);
-    ps_context *ctx = ps_test_context(0);
-    if (!ctx) return ps_test_finish("test_vtable_gj");
-    be = &ctx->be;
-    for (int d = 0; d < 2; d++) {
-        ps__dtype dt = d ? PS__FLOAT : PS__DOUBLE;
-        test_trmm(dt);
-        test_colswp(dt);
-        test_stripe_update(dt);
-    }
-    int rc = ps_test_finish("test_vtable_gj");
-    ps_context_destroy(ctx);
-    return rc;
+    return vtable_main(argc, argv, "test_vtable_gj", run_all);
 }

@@ -239,18 +239,12 @@ static void test_fetch(ps__dtype dt) {
     }
 }
 
+static void run_all(ps__dtype dt) {
+    test_cg_step(dt);
+    test_orthonormalize(dt);
+    test_fetch(dt);
+}
+
 int main(int argc, char **argv) {
-    ps_test_init(argc, argv);
-    ps_context *ctx = ps_test_context(0);
-    be = &ctx->be;
-    for (int d = 0; d < 2; d++) {
-        ps__dtype dt = d ? PS__FLOAT : PS__DOUBLE;
-        test_cg_step(dt);
-        test_orthonormalize(dt);
-        test_fetch(dt);
-    }
-    ps_test_finish("test_vtable_iter");
-    int failures = ps_test_failures;
-    ps_context_destroy(ctx);
-    return failures ? 1 : (ps_test_checks ? 0 : 1);
+    return vtable_main(argc, argv, "test_vtable_iter", run_all);
 }

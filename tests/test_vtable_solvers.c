@@ -237,19 +237,13 @@ static void test_beta_zero(ps__dtype dt) {
     tb_free(&A), tb_free(&X), tb_free(&Y), tb_free(&C);
 }
 
+static void run_all(ps__dtype dt) {
+    test_potrf_panel(dt);
+    test_potrf_tall(dt);
+    test_vector_kernels(dt);
+    test_beta_zero(dt);
+}
+
 int main(int argc, char **argv) {
-    ps_test_init(argc, argv);
-    ps_context *ctx = ps_test_context(0);
-    be = &ctx->be;
-    for (int d = 0; d < 2; d++) {
-        ps__dtype dt = d ? PS__FLOAT : PS__DOUBLE;
-        test_potrf_panel(dt);
-        test_potrf_tall(dt);
-        test_vector_kernels(dt);
-        test_beta_zero(dt);
-    }
-    ps_test_finish("test_vtable_solvers");
-    int failures = ps_test_failures;
-    ps_context_destroy(ctx);
-    return failures ? 1 : (ps_test_checks ? 0 : 1);
+    return vtable_main(argc, argv, "test_vtable_solvers", run_all);
 }

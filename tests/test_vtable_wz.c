@@ -192,18 +192,13 @@ static void test_zsolve(ps__dtype dt) {
             }
 }
 
+static void run_all(ps__dtype dt) {
+    test_panel(dt);
+    test_corner(dt);
+    test_reorder(dt);
+    test_zsolve(dt);
+}
+
 int main(int argc, char **argv) {
-    ps_test_init(argc, argv);
-    ps_context *ctx = ps_test_context(0);
-    be = &ctx->be;
-    for (int d = 0; d < 2; d++) {
-        ps__dtype dt = d ? PS__FLOAT : PS__DOUBLE;
-        test_panel(dt);
-        test_corner(dt);
-        test_reorder(dt);
-        test_zsolve(dt);
-    }
-    int rc = ps_test_finish("test_vtable_wz");
-    ps_context_destroy(ctx);
-    return rc;
+    return vtable_main(argc, argv, "test_vtable_wz", run_all);
 }

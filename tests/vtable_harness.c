@@ -126,3 +126,15 @@ void *tb_native_copy(const tbuf *b) {
             ((float *)h)[e] = (float)b->host[e];
     return h;
 }
+
+int vtable_main(int argc, char **argv, const char *name, void (*per_dtype)(ps__dtype dt)) {
+    ps_test_init(argc, argv);
+    ps_context *ctx = ps_test_context(0);
+    be = &ctx->be;
+    per_dtype(PS__DOUBLE);
+    per_dtype(PS__FLOAT);
+    int rc = ps_test_finish(name);
+    ps_context_destroy(ctx);
+    be = NULL;
+    return rc;
+}

@@ -46,4 +46,9 @@ static inline double native_at(ps__dtype dt, const void *h, size_t e) {
     return dt == PS__DOUBLE ? ((const double *)h)[e] : (double)((const float *)h)[e];
 }
 
+/* The vtable tests' main: opens the backend of --backend (setting be), runs per_dtype for double
+ * and then float, reports as name and returns the exit status (nonzero on a failure or when no
+ * check ran). */
+int vtable_main(int argc, char **argv, const char *name, void (*per_dtype)(ps__dtype dt));
+
 #endif
