@@ -148,6 +148,41 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
     return PS_SUCCESS;
 }
 
+/* The TF32X3 mode (float accuracy from TF32 tensor cores, as CUTLASS's 3xTF32): with each
+ * operand split as x = hi + lo (cuda_ir_kernels.cu), op(A) op(B) ~ Ahi Bhi + Ahi Blo + Alo Bhi,
+ * the dropped Alo Blo being 2^-20 of the product. The three products are one GEMM of inner
+ * dimension 3k on [Ahi Ahi Alo] and [Bhi; Blo; Bhi], built in stream-ordered buffers of the
+ * current lane. Products this small gain nothing from it (the LU's panel) and run in float. */
+#define PS_CUDA_TF32X3_MIN 512
+static ps_status tf32x3_gemm(ps__backend *be, ps__trans ta, ps__trans tb, int m, int n, int k,
+                             const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
+                             ps__mat c) {
+    cudaStream_t s = ps_cuda(be)->cur_stream;
+    int ar = ta == PS__NOTRANS ? m : k, ac = ta == PS__NOTRANS ? k : m;
+    int br = tb == PS__NOTRANS ? k : n, bc = tb == PS__NOTRANS ? n : k;
+    size_t afloats = 3 * (size_t)ar * ac, bfloats = 3 * (size_t)br * bc;
+    size_t boff = (afloats + 63) / 64 * 64;
+    float *w = NULL;
+    PS_CUDA_TRY(be, cudaMallocAsync((void **)&w, (boff + bfloats) * sizeof(float), s),
+                "TF32X3 GEMM operands");
+    /* k runs down A's columns unless A is transposed, and down B's rows unless B is. */
+    int a_rows = ta != PS__NOTRANS, b_rows = tb == PS__NOTRANS;
+    cudaError_t e = ps_cuda_launch_split_tf32(s, ar, ac, SP(a), a.ld, w, a_rows, 4u);
+    if (e == cudaSuccess)
+        e = ps_cuda_launch_split_tf32(s, br, bc, SP(b), b.ld, w + boff, b_rows, 2u);
+    cublasStatus_t cs = CUBLAS_STATUS_SUCCESS;
+    if (e == cudaSuccess)
+        cs = cublasGemmEx(H(be), op(ta), op(tb), m, n, 3 * k, &alpha->s, w, CUDA_R_32F,
+                          a_rows ? 3 * ar : ar, w + boff, CUDA_R_32F, b_rows ? 3 * br : br,
+                          &beta->s, SP(c), CUDA_R_32F, c.ld, CUBLAS_COMPUTE_32F_FAST_TF32,
+                          CUBLAS_GEMM_DEFAULT);
+    cudaError_t f = cudaFreeAsync(w, s);
+    if (e != cudaSuccess) return ps_cuda_fail(be, e, "TF32X3 operand split");
+    if (cs != CUBLAS_STATUS_SUCCESS) return ps_cublas_fail(be, cs, "cublasGemmEx (TF32X3)");
+    if (f != cudaSuccess) return ps_cuda_fail(be, f, "TF32X3 GEMM operands");
+    return PS_SUCCESS;
+}
+
 ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
                        int k, const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
                        ps__mat c) {
@@ -159,7 +194,10 @@ ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb
                                   a.ld, SP(b), CUDA_R_32F, b.ld, &beta->s, SP(c), CUDA_R_32F, c.ld,
                                   CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
                      "cublasGemmEx (TF32)");
-    if (dt == PS__FLOAT && mode != PS__COMPUTE_FP32 && k > 0)
+    if (dt == PS__FLOAT && mode == PS__COMPUTE_TF32X3 && m >= PS_CUDA_TF32X3_MIN &&
+        n >= PS_CUDA_TF32X3_MIN && k > 0)
+        return tf32x3_gemm(be, ta, tb, m, n, k, alpha, a, b, beta, c);
+    if (dt == PS__FLOAT && mode != PS__COMPUTE_FP32 && mode != PS__COMPUTE_TF32X3 && k > 0)
         return half_gemm(be, mode == PS__COMPUTE_BF16, ta, tb, m, n, k, alpha, a, b, beta, c);
     return check(be,
                  dt == PS__DOUBLE ? cublasDgemm(H(be), op(ta), op(tb), m, n, k, &alpha->d, DP(a),

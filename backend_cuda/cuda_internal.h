@@ -143,6 +143,11 @@ cudaError_t ps_cuda_launch_convert(cudaStream_t s, int src_dbl, int dst_dbl, int
 /* dst (rows x cols, leading dimension rows) = src rounded to half (bf16 = 0) or bfloat16. */
 cudaError_t ps_cuda_launch_to_half(cudaStream_t s, int bf16, int rows, int cols, const float *src,
                                    int lds, void *dst);
+/* dst = three copies of src (rows x cols) split into TF32 parts, stacked down the rows
+ * (by_rows: dst is 3 rows x cols) or across the columns (rows x 3 cols); copy p is the low part
+ * where bit p of lo_blocks is set, the high part otherwise (cuda_ir_kernels.cu says how). */
+cudaError_t ps_cuda_launch_split_tf32(cudaStream_t s, int rows, int cols, const float *src, int lds,
+                                      float *dst, int by_rows, unsigned lo_blocks);
 cudaError_t ps_cuda_launch_norm_inf(cudaStream_t s, int dbl, int rows, int cols, const void *a,
                                     int lda, double *sums, unsigned long long *out);
 /* The iterative solvers' kernels (cuda_iter_kernels.cu). */

@@ -74,7 +74,35 @@ __global__ void to_half_kernel<__nv_bfloat16>(int rows, int cols, const float *s
         dst[i + (size_t)j * ldd] = __float2bfloat16_rn(src[i + (size_t)j * lds]);
 }
 
+// The TF32X3 operands: x = hi + lo with hi = x truncated to TF32's 10 explicit significand bits
+// (exact, so the GEMM's own rounding to TF32 leaves it alone) and lo = x - hi (exact in float,
+// |lo| < 2^-10 |x|; the GEMM rounds it to TF32, an error of at most 2^-20 |x|). dst holds three
+// copies side by side: block p is lo where bit p of lo_blocks is set, hi otherwise; the blocks
+// follow each other down the rows (by_rows, leading dimension 3 rows) or across the columns.
+__global__ void split_tf32_kernel(int rows, int cols, const float *src, int lds, float *dst,
+                                  int by_rows, unsigned lo_blocks) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    size_t ldd = by_rows ? 3 * (size_t)rows : (size_t)rows;
+    size_t step = by_rows ? (size_t)rows : (size_t)rows * cols;
+    for (int j = blockIdx.y; j < cols; j += gridDim.y) {
+        float x = src[i + (size_t)j * lds];
+        float hi = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+        float lo = isfinite(x) ? x - hi : 0.0f; // Inf and NaN travel in hi alone
+        float *d = dst + i + (size_t)j * ldd;
+        for (int p = 0; p < 3; p++) d[p * step] = (lo_blocks >> p & 1u) ? lo : hi;
+    }
+}
+
 } // namespace
+
+extern "C" cudaError_t ps_cuda_launch_split_tf32(cudaStream_t s, int rows, int cols,
+                                                 const float *src, int lds, float *dst, int by_rows,
+                                                 unsigned lo_blocks) {
+    dim3 block(256), grid((rows + 255) / 256, cols < 65535 ? cols : 65535);
+    split_tf32_kernel<<<grid, block, 0, s>>>(rows, cols, src, lds, dst, by_rows, lo_blocks);
+    return cudaGetLastError();
+}
 
 extern "C" cudaError_t ps_cuda_launch_to_half(cudaStream_t s, int bf16, int rows, int cols,
                                               const float *src, int lds, void *dst) {

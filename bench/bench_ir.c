@@ -3,7 +3,7 @@
  * references, in one run:
  *
  *   portsolve-bench-ir --backend cuda|opencl|cpu --sizes 4096,...,32768 [--conds 1e2,1e4,1e6]
- *                      [--precisions float,tf32,fp16,bf16] [--repeats R] [--csv F]
+ *                      [--precisions float,tf32,fp16,bf16,tf32x3] [--repeats R] [--csv F]
  *
  * Per order n and condition number: A = Q1 diag(sigma) Q2^T with sigma geometric from 1 to
  * 1/cond (dlatms mode 3; built on the GPU for CUDA, with LAPACKE on the host otherwise), b
@@ -80,7 +80,8 @@ static int parse(int argc, char **argv, options *o) {
     for (char *t = strtok_r(buf, ",", &save); t && o->nprecs < MAX_PREC;
          t = strtok_r(NULL, ",", &save)) {
         if (ps_lowprec_from_name(t, &o->precs[o->nprecs])) {
-            fprintf(stderr, "portsolve-bench-ir: '%s' is not float, tf32, fp16 or bf16\n", t);
+            fprintf(stderr, "portsolve-bench-ir: '%s' is not float, tf32, fp16, bf16 or tf32x3\n",
+                    t);
             return 0;
         }
         o->nprecs++;

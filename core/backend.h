@@ -120,7 +120,8 @@ typedef enum ps__float_compute {
     PS__COMPUTE_FP32 = 0,
     PS__COMPUTE_TF32 = 1,
     PS__COMPUTE_FP16 = 2,
-    PS__COMPUTE_BF16 = 3
+    PS__COMPUTE_BF16 = 3,
+    PS__COMPUTE_TF32X3 = 4 /* three TF32 products on split operands: about float's accuracy */
 } ps__float_compute;
 
 typedef struct ps__backend_ops ps__backend_ops;

@@ -109,7 +109,8 @@ static void test_norm_inf(ps__dtype dt) {
         }
 }
 
-/* Unit roundoff of each compute mode's GEMM input format. */
+/* Unit roundoff of each compute mode's GEMM input format (TF32X3: the dropped low-by-low
+ * product and the low part's own rounding to TF32, 2^-20 at most). */
 static double mode_eps(ps__float_compute c) {
     switch (c) {
     case PS__COMPUTE_TF32:
@@ -118,15 +119,46 @@ static double mode_eps(ps__float_compute c) {
         return ldexp(1, -11);
     case PS__COMPUTE_BF16:
         return ldexp(1, -8);
+    case PS__COMPUTE_TF32X3:
+        return ldexp(1, -20);
     default:
         return FLT_EPSILON / 2;
     }
 }
 
+/* The largest relative error (to sum |a||b|) of one float gemm C = op(A) op(B) in the current
+ * mode, on random operands with random leading dimensions. */
+static double gemm_error(ps__float_compute c, ps__trans ta, ps__trans tb, int m, int n, int k) {
+    int nt = ta == PS__NOTRANS, ntb = tb == PS__NOTRANS;
+    shape sa = nt ? random_shape(m, k) : random_shape(k, m);
+    shape sb = ntb ? random_shape(k, n) : random_shape(n, k), sc = random_shape(m, n);
+    tbuf A = tb_random(PS__FLOAT, shape_count(sa)), B = tb_random(PS__FLOAT, shape_count(sb));
+    tbuf C = tb_random(PS__FLOAT, shape_count(sc));
+    ps__scalar one = ps__scalar_of(PS__FLOAT, 1.0), zero = ps__scalar_of(PS__FLOAT, 0.0);
+    ps_status st = be->ops->gemm(be, PS__FLOAT, ta, tb, m, n, k, &one, view(&A, sa), view(&B, sb),
+                                 &zero, view(&C, sc));
+    CHECK(st == PS_SUCCESS, "gemm in mode %d: %s", (int)c, be->err);
+    double *got = tb_download(&C), worst = 0;
+    for (int j = 0; j < n; j++)
+        for (int r = 0; r < m; r++) {
+            double want = 0, mag = 0;
+            for (int l = 0; l < k; l++) {
+                double x = nt ? AT(A, sa, r, l) : AT(A, sa, l, r);
+                double y = ntb ? AT(B, sb, l, j) : AT(B, sb, j, l);
+                want += x * y;
+                mag += fabs(x * y);
+            }
+            double err = fabs(got[sc.off + r + (size_t)j * sc.ld] - want) / mag;
+            if (!(err <= worst)) worst = err; /* NaN sticks */
+        }
+    free(got);
+    tb_free(&A), tb_free(&B), tb_free(&C);
+    return worst;
+}
+
 static void test_float_compute(int tensor_cores) {
     static const ps__float_compute modes[] = {PS__COMPUTE_FP32, PS__COMPUTE_TF32, PS__COMPUTE_FP16,
-                                              PS__COMPUTE_BF16};
-    int m = 70, n = 45, k = 130;
+                                              PS__COMPUTE_BF16, PS__COMPUTE_TF32X3};
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         ps__float_compute c = modes[i];
         ps_status st = be->ops->set_float_compute(be, c);
@@ -136,39 +168,33 @@ static void test_float_compute(int tensor_cores) {
             continue;
         }
         CHECK(st == PS_SUCCESS, "set_float_compute(%d): %s", (int)c, be->err);
-        shape sa = random_shape(m, k), sb = random_shape(k, n), sc = random_shape(m, n);
-        tbuf A = tb_random(PS__FLOAT, shape_count(sa)), B = tb_random(PS__FLOAT, shape_count(sb));
-        tbuf C = tb_random(PS__FLOAT, shape_count(sc));
-        ps__scalar one = ps__scalar_of(PS__FLOAT, 1.0), zero = ps__scalar_of(PS__FLOAT, 0.0);
-        st = be->ops->gemm(be, PS__FLOAT, PS__NOTRANS, PS__NOTRANS, m, n, k, &one, view(&A, sa),
-                           view(&B, sb), &zero, view(&C, sc));
-        CHECK(st == PS_SUCCESS, "gemm in mode %d: %s", (int)c, be->err);
-        double *got = tb_download(&C), worst = 0;
-        for (int j = 0; j < n; j++)
-            for (int r = 0; r < m; r++) {
-                double want = 0, mag = 0;
-                for (int l = 0; l < k; l++) {
-                    want += AT(A, sa, r, l) * AT(B, sb, l, j);
-                    mag += fabs(AT(A, sa, r, l) * AT(B, sb, l, j));
-                }
-                double err = fabs(got[sc.off + r + (size_t)j * sc.ld] - want) / mag;
-                if (err > worst) worst = err;
-            }
-        /* inputs rounded (2 u), products accumulated in float (k eps) */
-        double allowed = 4 * mode_eps(c) + k * FLT_EPSILON;
-        CHECK(worst <= allowed, "gemm in mode %d: relative error %.3g above %.3g", (int)c, worst,
-              allowed);
-        /* each mode really rounds as it says: float is far more accurate than the tensor-core
-         * formats, and those show their own rounding (about u / sqrt(k) on average) */
-        if (c == PS__COMPUTE_FP32)
-            CHECK(worst <= k * FLT_EPSILON, "float gemm error %.3g", worst);
-        else
-            CHECK(worst >= mode_eps(c) / 16,
-                  "gemm in mode %d: error %.3g is too small for its "
-                  "format (the mode was not applied?)",
-                  (int)c, worst);
-        free(got);
-        tb_free(&A), tb_free(&B), tb_free(&C);
+        /* TF32X3 splits only products of at least 512 x 512 (smaller ones run in float), so it
+         * is tried on both sides of that line and with every transposition */
+        int tf32x3 = c == PS__COMPUTE_TF32X3;
+        for (int shape_case = 0; shape_case < (tf32x3 ? 5 : 1); shape_case++) {
+            int big = tf32x3 && shape_case > 0;
+            ps__trans ta = shape_case >= 3 ? PS__TRANS : PS__NOTRANS;
+            ps__trans tb = shape_case % 2 == 0 && big ? PS__TRANS : PS__NOTRANS;
+            int m = big ? 512 + ps_test_rand_int(40) : 70,
+                n = big ? 512 + ps_test_rand_int(40) : 45;
+            int k = big ? 1 + ps_test_rand_int(200) : 130;
+            double worst = gemm_error(c, ta, tb, m, n, k);
+            /* inputs rounded (2 u), products accumulated in float (k eps) */
+            double allowed = 4 * mode_eps(c) + k * FLT_EPSILON;
+            CHECK(worst <= allowed, "gemm %c%c %dx%dx%d in mode %d: relative error %.3g above %.3g",
+                  ta == PS__NOTRANS ? 'N' : 'T', tb == PS__NOTRANS ? 'N' : 'T', m, n, k, (int)c,
+                  worst, allowed);
+            /* each single-format mode really rounds as it says: float is far more accurate
+             * than the tensor-core formats, and those show their own rounding (about
+             * u / sqrt(k) on average) */
+            if (c == PS__COMPUTE_FP32)
+                CHECK(worst <= k * FLT_EPSILON, "float gemm error %.3g", worst);
+            else if (!tf32x3)
+                CHECK(worst >= mode_eps(c) / 16,
+                      "gemm in mode %d: error %.3g is too small for its "
+                      "format (the mode was not applied?)",
+                      (int)c, worst);
+        }
     }
     CHECK(be->ops->set_float_compute(be, PS__COMPUTE_FP32) == PS_SUCCESS, "reset: %s", be->err);
     /* the default refuses every tensor-core mode and accepts float */
