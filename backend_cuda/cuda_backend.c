@@ -75,6 +75,8 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     PS_CUDA_TRY(be, cudaMalloc(&st->scratch, 64), "cudaMalloc (scratch)");
     PS_CUDA_TRY(be, cudaMalloc((void **)&st->potrf_arrivals, sizeof(int)), "cudaMalloc (arrivals)");
     PS_CUDA_TRY(be, cudaMemset(st->potrf_arrivals, 0, sizeof(int)), "cudaMemset (arrivals)");
+    PS_CUDA_TRY(be, ps_cuda_potrf_max_blocks(st->device, &st->potrf_max_blocks),
+                "potrf_tall occupancy");
     /* The whole-GPU LU leaf needs cooperative launch; without it the one-block kernel runs.
      * PORTSOLVE_CUDA_PANEL_ROWS (a tuning knob) sets the rows per block its grid is sized for. */
     int coop = 0;
@@ -397,7 +399,7 @@ static ps_status cuda_potrf_tall(ps__backend *be, ps__dtype dt, ps__uplo uplo, i
     PS_CUDA_TRY(be,
                 ps_cuda_launch_potrf_tall(st->cur_stream, dt == PS__DOUBLE, uplo == PS__LOWER, m, n,
                                           ps_cuda_ptr(dt, a.buf, a.off), a.ld, (int *)info,
-                                          index_base, st->potrf_arrivals),
+                                          index_base, st->potrf_arrivals, st->potrf_max_blocks),
                 "potrf tall-panel kernel");
     return PS_SUCCESS;
 }

@@ -43,6 +43,7 @@ typedef struct ps_cuda_state {
     cudaStream_t cur_stream; /* lane[cur] */
     void *scratch;           /* 64 device bytes for small results */
     int *potrf_arrivals;     /* potrf_tall's block counter; zero between launches */
+    int potrf_max_blocks;    /* potrf_tall's co-resident blocks (its grid's cap) */
     void *staging[2];        /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
     int panel_threads;               /* block size of the one-block panel kernel */
@@ -110,10 +111,14 @@ cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int blocks,
                                             unsigned epoch, void *scratch);
 /* The Cholesky tall-panel kernel: the n x n diagonal block (n <= PS_CUDA_POTRF_MAX) in shared
  * memory, the m - n rows below solved in the same launch. arrivals: a device int, zero before
- * and after (the blocks count themselves on it). */
+ * and after (the blocks count themselves on it). max_blocks: the grid's cap (every block
+ * factors the diagonal block, so the grid should fit at once; ps_cuda_potrf_max_blocks). */
 #define PS_CUDA_POTRF_MAX 64
 cudaError_t ps_cuda_launch_potrf_tall(cudaStream_t s, int dbl, int lower, int m, int n, void *a,
-                                      int lda, int *info, int index_base, int *arrivals);
+                                      int lda, int *info, int index_base, int *arrivals,
+                                      int max_blocks);
+/* The co-resident blocks of the tall-panel kernel on the device (0 when unknown). */
+cudaError_t ps_cuda_potrf_max_blocks(int device, int *out);
 cudaError_t ps_cuda_launch_axpby(cudaStream_t s, int dbl, int n, const void *alpha, const void *x,
                                  int incx, const void *beta, void *y, int incy);
 cudaError_t ps_cuda_launch_vmul(cudaStream_t s, int dbl, int n, const void *x, int incx, void *y,

@@ -106,7 +106,7 @@ __global__ void getrf_panel_kernel(int m, int n, T *a, int lda, int *ipiv, int r
 // n x n block (n <= PS_CUDA_POTRF_MAX) is factored, and the m - n rows below it are solved,
 // L21 = A21 L11^-T, in one launch. Every thread block factors the small diagonal block itself
 // (the same code on the same data, so every copy is bitwise the same), then solves
-// POTRF_TALL_ROWS rows of its own. The diagonal block is written back by the block that counts
+// POTRF_SOLVE_ROWS rows of its own. The diagonal block is written back by the block that counts
 // itself last on `arrivals` after loading it, so no block can read it already overwritten
 // (blocks may start late, e.g. behind a concurrent GEMM); that block also resets the counter
 // for the next launch. Fusing them matters because the blocked factorization has one of these
@@ -120,15 +120,36 @@ __global__ void getrf_panel_kernel(int m, int n, T *a, int lda, int *ipiv, int r
 // memory, one row per thread and two barriers per step: about 48 us per 64 x 64 block; this one
 // takes about 38 us, and the solve of 4096 rows about 35 more. Both are latency-bound:
 // docs/PERFORMANCE.md has the measurements and what to try next.)
-// The solve keeps one row per thread in registers (column by column: scale, then update the
-// later columns, all unrolled); L's entries are read from shared memory as broadcasts.
+// The solve gives each row four threads of one warp, thread `part` holding the row's columns
+// 4 i + part in registers, loaded before the factorization so that their latency hides behind
+// it. Column c is final once its owner scales it; a shuffle hands it to the other three, and each
+// updates its later columns with L's entries from shared memory (the four threads read four
+// consecutive words: no bank conflict). The first version gave each thread a whole row, so a
+// 4096-row panel ran as 16 blocks of 256 rows on 16 SMs, each row a 64-step dependent chain
+// (about 35 us); with 64 rows per block the same panel spreads over 64 blocks and each chain
+// step is a multiply, a shuffle and a fused multiply-add.
 // The upper case is the transpose: element (r, c) of L is a(c, r). A nonzero info on entry (an
 // earlier block failed) makes the kernel do nothing; a failure here stops before the solve.
-#define POTRF_TILE      4                                // a thread's tile of the factorization
-#define POTRF_TILES     (PS_CUDA_POTRF_MAX / POTRF_TILE) // tiles per row and column
-#define POTRF_TALL_ROWS (POTRF_TILES * POTRF_TILES)      // threads per block, rows per block
+#define POTRF_TILE       4                                 // a thread's tile of the factorization
+#define POTRF_TILES      (PS_CUDA_POTRF_MAX / POTRF_TILE)  // tiles per row and column
+#define POTRF_THREADS    (POTRF_TILES * POTRF_TILES)       // threads per block
+#define POTRF_PARTS      4                                 // threads per row in the solve
+#define POTRF_SOLVE_ROWS (POTRF_THREADS / POTRF_PARTS)     // rows solved per block
+#define POTRF_PER_PART   (PS_CUDA_POTRF_MAX / POTRF_PARTS) // a solve thread's columns
+// Columns 4 i + part of row `row` of the rows below the diagonal block (zeros past m).
 template <typename T>
-__global__ void __launch_bounds__(POTRF_TALL_ROWS)
+__device__ __forceinline__ void load_solve_row(int lower, int m, int n, const T *a, int lda,
+                                               int row, int part, T (&xr)[POTRF_PER_PART]) {
+#pragma unroll
+    for (int i = 0; i < POTRF_PER_PART; i++) {
+        int c = POTRF_PARTS * i + part;
+        xr[i] =
+            row < m && c < n ? (lower ? a[row + (size_t)c * lda] : a[c + (size_t)row * lda]) : T(0);
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(POTRF_THREADS, 2)
     potrf_tall_kernel(int lower, int m, int n, T *a, int lda, int *info, int index_base,
                       int *arrivals) {
     constexpr int W = PS_CUDA_POTRF_MAX;
@@ -143,28 +164,37 @@ __global__ void __launch_bounds__(POTRF_TALL_ROWS)
         int r = e % n, c = e / n;
         if (r >= c) s[r + c * W] = lower ? a[r + (size_t)c * lda] : a[c + (size_t)r * lda];
     }
-    __syncthreads(); // the block's loads are done
+    // This thread's part of its first solve row, in flight during the factorization.
+    const int part = tid % POTRF_PARTS;
+    T xr[POTRF_PER_PART];
+    load_solve_row(lower, m, n, a, lda, n + (int)blockIdx.x * POTRF_SOLVE_ROWS + tid / POTRF_PARTS,
+                   part, xr);
+    __syncthreads(); // the block's loads of the diagonal block are done
     if (tid == 0) last = atomicAdd(arrivals, 1) == (int)gridDim.x - 1;
-    // Thread t holds the 4 x 4 tile at rows r0.., columns c0.. of the block in registers.
-    int r0 = POTRF_TILE * (tid % POTRF_TILES), c0 = POTRF_TILE * (tid / POTRF_TILES);
+    // Thread t holds a 4 x 4 tile of the block in registers, strided: rows r0 + 16 x and
+    // columns c0 + 16 y. (Contiguous tiles, rows 4 (t % 16) + x, made the lanes of a warp read
+    // column j at a stride of four elements, a 4-way shared-memory bank conflict on every read.)
+    const int r0 = tid % POTRF_TILES, c0 = tid / POTRF_TILES;
     T v[POTRF_TILE][POTRF_TILE];
 #pragma unroll
     for (int x = 0; x < POTRF_TILE; x++)
 #pragma unroll
         for (int y = 0; y < POTRF_TILE; y++) {
-            int r = r0 + x, c = c0 + y;
+            int r = r0 + POTRF_TILES * x, c = c0 + POTRF_TILES * y;
             v[x][y] = r < n && c <= r ? s[r + c * W] : T(0);
         }
     int failed = -1;
     for (int j = 0; j < n; j++) {
         T *cj = col[j & 1]; // two buffers: step j + 1 writes while no one reads step j - 1's
-        if (j >= c0 && j < c0 + POTRF_TILE) {
+        if (j % POTRF_TILES == c0) {
 #pragma unroll
             for (int y = 0; y < POTRF_TILE; y++)
-                if (c0 + y == j) {
+                if (c0 + POTRF_TILES * y == j) {
 #pragma unroll
-                    for (int x = 0; x < POTRF_TILE; x++)
-                        if (r0 + x >= j && r0 + x < n) cj[r0 + x] = v[x][y];
+                    for (int x = 0; x < POTRF_TILE; x++) {
+                        int r = r0 + POTRF_TILES * x;
+                        if (r >= j && r < n) cj[r] = v[x][y];
+                    }
                 }
         }
         __syncthreads(); // column j published
@@ -177,8 +207,9 @@ __global__ void __launch_bounds__(POTRF_TALL_ROWS)
         T li[POTRF_TILE], lk[POTRF_TILE];
 #pragma unroll
         for (int x = 0; x < POTRF_TILE; x++) {
-            li[x] = r0 + x > j && r0 + x < n ? cj[r0 + x] * rinv : T(0);
-            lk[x] = c0 + x > j && c0 + x < n ? cj[c0 + x] * rinv : T(0);
+            int ri = r0 + POTRF_TILES * x, ck = c0 + POTRF_TILES * x;
+            li[x] = ri > j && ri < n ? cj[ri] * rinv : T(0);
+            lk[x] = ck > j && ck < n ? cj[ck] * rinv : T(0);
         }
         // The trailing update (zero outside the trailing block; the tile's entries above the
         // diagonal are never stored), then column j becomes L's: the pivot, the scaled rest.
@@ -188,11 +219,12 @@ __global__ void __launch_bounds__(POTRF_TALL_ROWS)
             for (int y = 0; y < POTRF_TILE; y++) v[x][y] -= li[x] * lk[y];
 #pragma unroll
         for (int y = 0; y < POTRF_TILE; y++)
-            if (c0 + y == j) {
+            if (c0 + POTRF_TILES * y == j) {
 #pragma unroll
                 for (int x = 0; x < POTRF_TILE; x++) {
-                    if (r0 + x == j) v[x][y] = r;
-                    if (r0 + x > j) v[x][y] = li[x];
+                    int ri = r0 + POTRF_TILES * x;
+                    if (ri == j) v[x][y] = r;
+                    if (ri > j) v[x][y] = li[x];
                 }
             }
         if (tid == 0) rdiag[j] = rinv;
@@ -203,7 +235,7 @@ __global__ void __launch_bounds__(POTRF_TALL_ROWS)
     for (int x = 0; x < POTRF_TILE; x++)
 #pragma unroll
         for (int y = 0; y < POTRF_TILE; y++) {
-            int r = r0 + x, c = c0 + y;
+            int r = r0 + POTRF_TILES * x, c = c0 + POTRF_TILES * y;
             if (r < n && c <= r) s[r + c * W] = v[x][y];
         }
     __syncthreads(); // `last` is visible (also after an early exit of the loop)
@@ -220,29 +252,41 @@ __global__ void __launch_bounds__(POTRF_TALL_ROWS)
         if (tid == 0 && failed >= 0) *info = index_base + failed + 1;
     }
     if (failed >= 0) return;
-    int row = n + blockIdx.x * POTRF_TALL_ROWS + tid;
-    if (row >= m) return;
-    T x[W];
+    // Blocks of POTRF_SOLVE_ROWS rows, strided by the grid (capped at what is co-resident, so
+    // that the redundant factorization is not paid in a second wave); the loop condition is the
+    // same for the whole block, so every thread of a warp takes part in the shuffles, rows past
+    // m included (their results are not stored). c is a compile-time index after unrolling, so
+    // xr stays in registers.
+    for (int first = (int)blockIdx.x * POTRF_SOLVE_ROWS; n + first < m;
+         first += (int)gridDim.x * POTRF_SOLVE_ROWS) {
+        const int row = n + first + tid / POTRF_PARTS;
+        if (first != (int)blockIdx.x * POTRF_SOLVE_ROWS)
+            load_solve_row(lower, m, n, a, lda, row, part, xr);
 #pragma unroll
-    for (int c = 0; c < W; c++)
-        if (c < n) x[c] = lower ? a[row + (size_t)c * lda] : a[c + (size_t)row * lda];
+        for (int c = 0; c < PS_CUDA_POTRF_MAX; c++) {
+            if (c >= n) break;
+            constexpr int kParts = POTRF_PARTS;
+            const int owner = c % kParts, idx = c / kParts;
+            if (part == owner) xr[idx] *= rdiag[c];
+            T xc = __shfl_sync(0xffffffffu, xr[idx], owner, kParts);
 #pragma unroll
-    for (int c = 0; c < W; c++) {
-        if (c < n) {
-            x[c] *= rdiag[c];
+            for (int i = 0; i < POTRF_PER_PART; i++) {
+                int k = kParts * i + part;
+                if (k > c && k < n) xr[i] -= xc * s[k + c * W];
+            }
+        }
+        if (row >= m) continue;
 #pragma unroll
-            for (int k = c + 1; k < W; k++)
-                if (k < n) x[k] -= x[c] * s[k + c * W];
+        for (int i = 0; i < POTRF_PER_PART; i++) {
+            int c = POTRF_PARTS * i + part;
+            if (c < n) {
+                if (lower)
+                    a[row + (size_t)c * lda] = xr[i];
+                else
+                    a[c + (size_t)row * lda] = xr[i];
+            }
         }
     }
-#pragma unroll
-    for (int c = 0; c < W; c++)
-        if (c < n) {
-            if (lower)
-                a[row + (size_t)c * lda] = x[c];
-            else
-                a[c + (size_t)row * lda] = x[c];
-        }
 }
 
 template <typename T>
@@ -289,16 +333,30 @@ extern "C" cudaError_t ps_cuda_launch_getrf_panel(cudaStream_t s, int dbl, int t
 
 extern "C" cudaError_t ps_cuda_launch_potrf_tall(cudaStream_t s, int dbl, int lower, int m, int n,
                                                  void *a, int lda, int *info, int index_base,
-                                                 int *arrivals) {
+                                                 int *arrivals, int max_blocks) {
     if (n <= 0 || n > PS_CUDA_POTRF_MAX || m < n) return cudaErrorInvalidValue;
-    int blocks = m > n ? (int)(((long long)m - n + POTRF_TALL_ROWS - 1) / POTRF_TALL_ROWS) : 1;
+    long long wanted = m > n ? ((long long)m - n + POTRF_SOLVE_ROWS - 1) / POTRF_SOLVE_ROWS : 1;
+    int blocks = (int)(max_blocks > 0 && wanted > max_blocks ? max_blocks : wanted);
     if (dbl)
-        potrf_tall_kernel<double><<<blocks, POTRF_TALL_ROWS, 0, s>>>(
+        potrf_tall_kernel<double><<<blocks, POTRF_THREADS, 0, s>>>(
             lower, m, n, static_cast<double *>(a), lda, info, index_base, arrivals);
     else
-        potrf_tall_kernel<float><<<blocks, POTRF_TALL_ROWS, 0, s>>>(
+        potrf_tall_kernel<float><<<blocks, POTRF_THREADS, 0, s>>>(
             lower, m, n, static_cast<float *>(a), lda, info, index_base, arrivals);
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t ps_cuda_potrf_max_blocks(int device, int *out) {
+    int sms = 0, per_double = 0, per_float = 0;
+    cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (!err)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_double, potrf_tall_kernel<double>,
+                                                            POTRF_THREADS, 0);
+    if (!err)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_float, potrf_tall_kernel<float>,
+                                                            POTRF_THREADS, 0);
+    *out = err ? 0 : sms * (per_double < per_float ? per_double : per_float);
+    return err;
 }
 
 static int vector_blocks(int n) {
