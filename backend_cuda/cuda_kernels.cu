@@ -118,16 +118,17 @@ __global__ void getrf_panel_kernel(int m, int n, T *a, int lda, int *ipiv, int r
 // to shared memory), eight shared reads and sixteen FMAs per thread, and a reciprocal square
 // root instead of a square root and divisions. (The first version kept the block in shared
 // memory, one row per thread and two barriers per step: about 48 us per 64 x 64 block; this one
-// takes about 38 us, and the solve of 4096 rows about 35 more. Both are latency-bound:
-// docs/PERFORMANCE.md has the measurements and what to try next.)
+// takes about 38 us. One warp factoring in shared memory with no block barrier was tried and took
+// 134 us: the lane's serial loop over the trailing columns costs more than the barriers saved.
+// docs/PERFORMANCE.md has the measurements.)
 // The solve gives each row four threads of one warp, thread `part` holding the row's columns
 // 4 i + part in registers, loaded before the factorization so that their latency hides behind
 // it. Column c is final once its owner scales it; a shuffle hands it to the other three, and each
 // updates its later columns with L's entries from shared memory (the four threads read four
 // consecutive words: no bank conflict). The first version gave each thread a whole row, so a
 // 4096-row panel ran as 16 blocks of 256 rows on 16 SMs, each row a 64-step dependent chain
-// (about 35 us); with 64 rows per block the same panel spreads over 64 blocks and each chain
-// step is a multiply, a shuffle and a fused multiply-add.
+// (the whole launch 80 us); with 64 rows per block the same panel spreads over 64 blocks, each
+// chain step is a multiply, a shuffle and a fused multiply-add, and the launch takes 63 us.
 // The upper case is the transpose: element (r, c) of L is a(c, r). A nonzero info on entry (an
 // earlier block failed) makes the kernel do nothing; a failure here stops before the solve.
 #define POTRF_TILE       4                                 // a thread's tile of the factorization
