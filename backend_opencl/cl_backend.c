@@ -89,6 +89,9 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     cl_int err;
     st->scratch = clCreateBuffer(st->context, CL_MEM_READ_WRITE, 64, NULL, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (scratch)");
+    st->iter_work = clCreateBuffer(st->context, CL_MEM_READ_WRITE,
+                                   sizeof(double) * (4 + 2 * PS_CL_CG_GROUPS), NULL, &err);
+    if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (cg_step work)");
     return PS_SUCCESS;
 }
 
@@ -96,6 +99,7 @@ static void release_state(ps_cl_state *st) {
     if (!st) return;
     ps_cl_release_programs(st);
     if (st->scratch) clReleaseMemObject(st->scratch);
+    if (st->iter_work) clReleaseMemObject(st->iter_work);
     if (!st->borrowed) {
         if (st->queue) clReleaseCommandQueue(st->queue);
         if (st->context) clReleaseContext(st->context);
@@ -327,6 +331,7 @@ static const ps__backend_ops cl_ops = {
     .gj_stripe_update = ps_cl_gj_stripe_update,
     .convert = ps_cl_convert,
     .norm_inf = ps_cl_norm_inf,
+    .cg_step = ps_cl_cg_step,
     .fill = ps_cl_fill,
     .read_elements = cl_read_elements,
     .laswp = ps_cl_laswp,

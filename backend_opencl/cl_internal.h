@@ -16,8 +16,12 @@ typedef enum {
     PS_CL_WZ,
     PS_CL_GJ,
     PS_CL_IR,
+    PS_CL_ITER,
     PS_CL_FAMILIES
 } ps_cl_family;
+
+/* The most work-groups of cg_step's reductions (cl_iter.c). */
+#define PS_CL_CG_GROUPS 64
 
 /* The widest Cholesky block the ps_potrf_panel kernel takes (PS_POTRF_MAX in chol.cl). */
 #define PS_CL_POTRF_MAX 32
@@ -37,6 +41,7 @@ typedef struct ps_cl_state {
     cl_command_queue queue;
     int borrowed;         /* context and queue belong to the caller: never released */
     cl_mem scratch;       /* 64 bytes for dot/nrm2/iamax results */
+    cl_mem iter_work;     /* cg_step's scalars and partial sums (cl_iter.c) */
     int panel_wg;         /* work-group size of the panel kernel (a power of two) */
     char device_key[512]; /* device name + driver version: part of the program cache key */
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */
@@ -79,6 +84,8 @@ ps_status ps_cl_select_device(ps__backend *be, const char *spec, cl_platform_id 
 void ps_cl_list_devices(char *buf, size_t size);
 
 /* Table entries implemented in other files. */
+ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
+                        ps__vec out, double stop_rr, int fetch_slot);
 ps_status ps_cl_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cl_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cl_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x);

@@ -23,16 +23,17 @@ extern const char ps__cl_source_chol[];
 extern const char ps__cl_source_wz[];
 extern const char ps__cl_source_gj[];
 extern const char ps__cl_source_ir[];
+extern const char ps__cl_source_iter[];
 
 static const char *family_source(ps_cl_family f) {
     static const char *const sources[PS_CL_FAMILIES] = {
         ps__cl_source_memory, ps__cl_source_blas, ps__cl_source_lu, ps__cl_source_chol,
-        ps__cl_source_wz,     ps__cl_source_gj,   ps__cl_source_ir};
+        ps__cl_source_wz,     ps__cl_source_gj,   ps__cl_source_ir, ps__cl_source_iter};
     return sources[f];
 }
 static const char *family_name(ps_cl_family f) {
     static const char *const names[PS_CL_FAMILIES] = {"memory", "blas", "lu", "chol",
-                                                      "wz",     "gj",   "ir"};
+                                                      "wz",     "gj",   "ir", "iter"};
     return names[f];
 }
 
