@@ -70,14 +70,15 @@ __kernel void ps_cg_alpha(int groups, __global const real *in, ulong ino, __glob
     for (int e = 0; e <= STOP; e++) out[oo + e] = in[ino + e];
     out[oo + SAVE] = 0;
     int run = in[ino + STOP] == 0;
-    if (run && !(pq > 0)) {
+    if (run) {
         out[oo + PQ] = pq;
-        out[oo + STOP] = STOP_PQ;
-        run = 0;
+        if (!(pq > 0)) {
+            out[oo + STOP] = STOP_PQ;
+            run = 0;
+        }
     }
     work[RUN] = run;
     work[ALPHA] = run ? in[ino + RZ] / pq : 0;
-    if (run) out[oo + PQ] = pq;
 }
 
 __kernel void ps_cg_update(int n, __global real *x, ulong xo, __global real *r, ulong ro,
