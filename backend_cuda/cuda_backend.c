@@ -98,6 +98,7 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
                                         rows);
             st->coop.rows_per_block = (int)v;
         }
+        st->wz_coop = ps_cuda_wz_panel_coop_init(&st->coop) == cudaSuccess;
     }
     cudaGetLastError();
     for (int i = 0; i < 2; i++) {
@@ -354,23 +355,29 @@ static ps_status cuda_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a,
     return PS_SUCCESS;
 }
 
+ps_status ps_cuda_coop_next_epoch(ps__backend *be) {
+    ps_cuda_state *st = ps_cuda(be);
+    if (++st->coop_epoch >= PS_CUDA_COOP_EPOCHS) {
+        /* flags wrap: clear the words of earlier launches (once per 8M launches) */
+        for (int i = 0; i < 2; i++)
+            PS_CUDA_TRY(be, cudaStreamSynchronize(st->lane[i]), "cudaStreamSynchronize");
+        PS_CUDA_TRY(
+            be, cudaMemset(st->coop_scratch, 0, ps_cuda_coop_scratch_bytes(st->coop.max_blocks)),
+            "cudaMemset (panel scratch)");
+        st->coop_epoch = 1;
+    }
+    return PS_SUCCESS;
+}
+
 static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a,
                                   void *ipiv, size_t ipiv_off, int row_base, void *info) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     ps_cuda_state *st = ps_cuda(be);
-    int blocks =
-        st->coop_scratch ? ps_cuda_coop_panel_blocks(&st->coop, dt == PS__DOUBLE, m, n) : 0;
+    int blocks = st->coop_scratch ? ps_cuda_coop_panel_blocks(&st->coop, dt == PS__DOUBLE, m, n,
+                                                              PS_CUDA_LU_ROWS_OF_N)
+                                  : 0;
     if (blocks > 0) {
-        if (++st->coop_epoch >= PS_CUDA_COOP_EPOCHS) {
-            /* flags wrap: clear the words of earlier launches (once per 8M launches) */
-            for (int i = 0; i < 2; i++)
-                PS_CUDA_TRY(be, cudaStreamSynchronize(st->lane[i]), "cudaStreamSynchronize");
-            PS_CUDA_TRY(
-                be,
-                cudaMemset(st->coop_scratch, 0, ps_cuda_coop_scratch_bytes(st->coop.max_blocks)),
-                "cudaMemset (panel scratch)");
-            st->coop_epoch = 1;
-        }
+        PS__TRY(ps_cuda_coop_next_epoch(be));
         PS_CUDA_TRY(be,
                     ps_cuda_launch_getrf_panel_coop(st->cur_stream, dt == PS__DOUBLE, blocks, m, n,
                                                     ps_cuda_ptr(dt, a.buf, a.off), a.ld,
@@ -456,15 +463,19 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
 static int cuda_panel_width(ps__backend *be, ps__dtype dt, int m) {
     ps_cuda_state *st = ps_cuda(be);
     if (!st->coop_scratch) return 4;
-    int w = ps_cuda_coop_panel_max_width(&st->coop, dt == PS__DOUBLE, m);
+    int w = ps_cuda_coop_panel_max_width(&st->coop, dt == PS__DOUBLE, m, PS_CUDA_LU_ROWS_OF_N);
     if (w > PS_CUDA_LU_LEAF) w = PS_CUDA_LU_LEAF;
     return w >= 8 ? w / 8 * 8 : (w > 0 ? w : 4);
 }
 
-/* The WZ leaf is the one-block kernel: narrow, as the one-block LU leaf measured best. */
+/* The WZ leaf: the cooperative kernel's widest that fits up to PS_CUDA_WZ_LEAF; the one-block
+ * kernel narrow (w = 4 measured best on an H100, docs/PERFORMANCE.md). */
 static int cuda_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
-    (void)be, (void)dt, (void)m;
-    return 4;
+    ps_cuda_state *st = ps_cuda(be);
+    if (!st->coop_scratch || !st->wz_coop) return 4;
+    int w = ps_cuda_coop_panel_max_width(&st->coop, dt == PS__DOUBLE, m, PS_CUDA_WZ_ROWS_OF_N);
+    if (w > PS_CUDA_WZ_LEAF) w = PS_CUDA_WZ_LEAF;
+    return w >= 8 ? w / 8 * 8 : (w >= 2 ? w / 2 * 2 : 4);
 }
 
 static void cuda_list_devices(char *buf, size_t size) {

@@ -15,6 +15,7 @@
 #define PS_CUDA_COOP_THREADS   256
 #define PS_CUDA_COOP_MAX_WIDTH 256 /* widest leaf; sizes the exchange scratch */
 #define PS_CUDA_LU_LEAF        64  /* default leaf width (PORTSOLVE_LU_PANEL_WIDTH overrides) */
+#define PS_CUDA_WZ_LEAF        64  /* the WZ leaf's (PORTSOLVE_WZ_PANEL_WIDTH overrides) */
 /* rows per block the grid is sized for (fewer blocks when m is small) */
 #define PS_CUDA_COOP_ROWS 128
 typedef struct ps_cuda_coop_panel {
@@ -50,6 +51,7 @@ typedef struct ps_cuda_state {
     ps_cuda_coop_panel coop;         /* the cooperative LU leaf's limits */
     void *coop_scratch;              /* its candidate exchange area; NULL: not available */
     unsigned coop_epoch;             /* the last launch's epoch (exchange flags) */
+    int wz_coop;                     /* the cooperative WZ leaf is available */
     int fp64_tensor_cores;           /* sm_80 or later: the stripe kernel runs DMMA */
     int tensor_cores_32f;            /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
     ps__float_compute float_compute; /* how float gemm computes (set_float_compute) */
@@ -68,6 +70,8 @@ static inline ps_cuda_state *ps_cuda(ps__backend *be) {
 
 ps_status ps_cuda_fail(ps__backend *be, cudaError_t err, const char *what);
 ps_status ps_cublas_fail(ps__backend *be, cublasStatus_t st, const char *what);
+/* The next cooperative leaf launch's epoch (clears the exchange words when epochs wrap). */
+ps_status ps_cuda_coop_next_epoch(ps__backend *be);
 #define PS_CUDA_TRY(be, call, what)                                                                \
     do {                                                                                           \
         cudaError_t ps_cuda_err_ = (call);                                                         \
@@ -103,9 +107,13 @@ static inline size_t ps_cuda_coop_scratch_bytes(int blocks) { /* 64-bit words, 2
                 2 * PS_CUDA_COOP_MAX_WIDTH * 2);
 }
 cudaError_t ps_cuda_coop_panel_init(int device, ps_cuda_coop_panel *out);
-/* Blocks for an m x n leaf, 0 when it does not fit; the widest leaf that fits for m rows. */
-int ps_cuda_coop_panel_blocks(const ps_cuda_coop_panel *cp, int dbl, int m, int n);
-int ps_cuda_coop_panel_max_width(const ps_cuda_coop_panel *cp, int dbl, int m);
+/* Blocks for an m x n leaf, 0 when it does not fit; the widest leaf that fits for m rows.
+ * rows_of_n: the rows of n elements a block keeps beside its slice (PS_CUDA_LU_ROWS_OF_N for
+ * the LU leaf, PS_CUDA_WZ_ROWS_OF_N for the WZ leaf). */
+#define PS_CUDA_LU_ROWS_OF_N 2
+#define PS_CUDA_WZ_ROWS_OF_N 4
+int ps_cuda_coop_panel_blocks(const ps_cuda_coop_panel *cp, int dbl, int m, int n, int rows_of_n);
+int ps_cuda_coop_panel_max_width(const ps_cuda_coop_panel *cp, int dbl, int m, int rows_of_n);
 cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int blocks, int m, int n,
                                             void *a, int lda, int *ipiv, int row_base, int *info,
                                             unsigned epoch, void *scratch);
@@ -126,6 +134,12 @@ cudaError_t ps_cuda_launch_vmul(cudaStream_t s, int dbl, int n, const void *x, i
 /* The WZ kernels (cuda_wz_kernels.cu): corner step and panel by one block of `threads`. */
 cudaError_t ps_cuda_launch_wz_corner(cudaStream_t s, int dbl, int threads, int n, int k, void *a,
                                      int lda, int *ipiv, int *info, int pivoting);
+/* The cooperative WZ leaf (cuda_wz_panel.cu), on the LU leaf's grid, scratch and epochs; init
+ * prepares it once the LU leaf's limits are known (an error: the one-block kernel only). */
+cudaError_t ps_cuda_wz_panel_coop_init(const ps_cuda_coop_panel *cp);
+cudaError_t ps_cuda_launch_wz_panel_coop(cudaStream_t s, int dbl, int blocks, int m, int w, void *a,
+                                         int lda, void *zsub, int zinc, int *ipiv, int row_base,
+                                         int *info, int pivoting, unsigned epoch, void *scratch);
 cudaError_t ps_cuda_launch_wz_panel(cudaStream_t s, int dbl, int threads, int m, int w, void *a,
                                     int lda, void *zsub, int zinc, int *ipiv, int row_base,
                                     int *info, int pivoting);

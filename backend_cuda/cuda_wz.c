@@ -18,6 +18,22 @@ ps_status ps_cuda_wz_panel(ps__backend *be, ps__dtype dt, int m, int w, ps__mat 
                            void *ipiv, size_t ipiv_off, int row_base, void *info, int pivoting) {
     if (m <= 0 || w <= 0) return PS_SUCCESS;
     ps_cuda_state *st = ps_cuda(be);
+    int blocks =
+        st->coop_scratch && st->wz_coop
+            ? ps_cuda_coop_panel_blocks(&st->coop, dt == PS__DOUBLE, m, w, PS_CUDA_WZ_ROWS_OF_N)
+            : 0;
+    if (blocks > 0) {
+        PS__TRY(ps_cuda_coop_next_epoch(be));
+        PS_CUDA_TRY(be,
+                    ps_cuda_launch_wz_panel_coop(st->cur_stream, dt == PS__DOUBLE, blocks, m, w,
+                                                 ps_cuda_ptr(dt, a.buf, a.off), a.ld,
+                                                 ps_cuda_ptr(dt, zsub.buf, zsub.off), zsub.inc,
+                                                 (int *)ipiv + ipiv_off, row_base, (int *)info,
+                                                 pivoting, st->coop_epoch, st->coop_scratch),
+                    "wz panel kernel (cooperative)");
+        return PS_SUCCESS;
+    }
+    /* no cooperative launch, or a panel wider than fits (PORTSOLVE_WZ_PANEL_WIDTH) */
     PS_CUDA_TRY(be,
                 ps_cuda_launch_wz_panel(st->cur_stream, dt == PS__DOUBLE, st->panel_threads, m, w,
                                         ps_cuda_ptr(dt, a.buf, a.off), a.ld,

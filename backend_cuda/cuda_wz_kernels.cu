@@ -51,6 +51,7 @@ __device__ void pick_rows(T *a, int lda, int lo, int hi, int r1, int c0, int c1,
             bi = i;
         }
     int p = block_pick(bv, bi, val, row);
+    if (p == hi) p = lo; /* every |a(i,c0)| NaN: no interchange, as the oracle */
     swap_rows(a, lda, ncols, lo, p);
     __syncthreads();
     T u0 = A_(lo, c0), u1 = A_(lo, c1);
@@ -64,6 +65,7 @@ __device__ void pick_rows(T *a, int lda, int lo, int hi, int r1, int c0, int c1,
         }
     }
     int q = block_pick(bv, bi, val, row);
+    if (q == hi) q = lo + 1; /* every determinant NaN: the oracle's default partner */
     swap_rows(a, lda, ncols, r1, q);
     __syncthreads();
     *p_out = p;
@@ -138,6 +140,7 @@ __global__ void wz_panel_kernel(int m, int w, T *a, int lda, T *zsub, int zinc, 
                         bi = i;
                     }
                 p = block_pick(bv, bi, val, row);
+                if (p == m) p = t0; /* an all-NaN column */
                 swap_rows(a, lda, w, t0, p);
                 __syncthreads();
             }

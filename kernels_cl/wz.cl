@@ -58,6 +58,7 @@ static void pick_rows(__global real *a, int lda, int lo, int hi, int r1, int c0,
             bi = i;
         }
     int p = wg_argmax(bv, bi, val, row);
+    if (p == hi) p = lo; /* every |a(i,c0)| NaN: no interchange, as the oracle */
     swap_rows(a, lda, ncols, lo, p);
     barrier(CLK_GLOBAL_MEM_FENCE);
     real u0 = A_(lo, c0), u1 = A_(lo, c1);
@@ -71,6 +72,7 @@ static void pick_rows(__global real *a, int lda, int lo, int hi, int r1, int c0,
         }
     }
     int q = wg_argmax(bv, bi, val, row);
+    if (q == hi) q = lo + 1; /* every determinant NaN: the oracle's default partner */
     swap_rows(a, lda, ncols, r1, q);
     barrier(CLK_GLOBAL_MEM_FENCE);
     *p_out = p;
@@ -147,6 +149,7 @@ ps_wz_panel(int m, int w, __global real *base, ulong off, int lda, __global real
                         bi = i;
                     }
                 p = wg_argmax(bv, bi, val, row);
+                if (p == m) p = t0; /* an all-NaN column */
                 swap_rows(a, lda, w, t0, p);
                 barrier(CLK_GLOBAL_MEM_FENCE);
             }

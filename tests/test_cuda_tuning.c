@@ -3,7 +3,8 @@
  * refused when the context is created, naming the variable; in range, LU is still right with
  * grids of many tiny row slices (slices shorter than the leaf, so pivot rows and row j move
  * between blocks at every step) and of one slice, and with a leaf too wide for shared memory
- * (PORTSOLVE_LU_PANEL_WIDTH), which the one-block kernel factors instead.
+ * (PORTSOLVE_LU_PANEL_WIDTH), which the one-block kernel factors instead. The WZ leaf, on the
+ * same grid, is checked the same way (PORTSOLVE_WZ_PANEL_WIDTH for the fallback).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
@@ -47,6 +48,32 @@ static void check_getrf(ps_dtype dt, int m, int n, const char *what) {
     ps_context_destroy(ctx);
 }
 
+/* WZ (blocked, pivoted: the cooperative WZ leaf under the same knobs) of an n x n matrix. */
+static void check_wztrf(ps_dtype dt, int n, const char *what) {
+    ps_context *ctx = cuda_context();
+    if (!ctx) return;
+    int lda = n + 3;
+    size_t es = dt == PS_DOUBLE ? sizeof(double) : sizeof(float);
+    void *A = malloc(es * (size_t)lda * n), *F = malloc(es * (size_t)lda * n);
+    int *ipiv = malloc(sizeof(int) * (size_t)n);
+    for (size_t i = 0; i < (size_t)lda * n; i++) {
+        double v = ps_test_rand();
+        if (dt == PS_DOUBLE)
+            ((double *)A)[i] = v;
+        else
+            ((float *)A)[i] = (float)v;
+    }
+    memcpy(F, A, es * (size_t)lda * n);
+    ps_status st =
+        dt == PS_DOUBLE ? ps_dwztrf(ctx, n, F, lda, ipiv) : ps_swztrf(ctx, n, F, lda, ipiv);
+    CHECK_STATUS(st, PS_SUCCESS);
+    double r = ps_check_wz_ratio(dt, n, A, lda, F, lda, ipiv);
+    CHECK(r < PS_TEST_THRESHOLD, "%s: %s wztrf %d ratio %g", what, dt == PS_DOUBLE ? "d" : "s", n,
+          r);
+    free(A), free(F), free(ipiv);
+    ps_context_destroy(ctx);
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     static const char *const bad[] = {"0", "-8", "12x", "", "70000"};
@@ -65,12 +92,17 @@ int main(int argc, char **argv) {
         check_getrf(PS_DOUBLE, 700, 700, rows[i]);
         check_getrf(PS_FLOAT, 517, 300, rows[i]);
         check_getrf(PS_DOUBLE, 150, 401, rows[i]);
+        check_wztrf(PS_DOUBLE, 700, rows[i]);
+        check_wztrf(PS_FLOAT, 517, rows[i]);
     }
     unsetenv("PORTSOLVE_CUDA_PANEL_ROWS");
     setenv("PORTSOLVE_LU_PANEL_WIDTH", "256", 1); /* 256 columns of 3000 rows: no fit */
     setenv("PORTSOLVE_CUDA_PANEL_ROWS", "5000", 1);
     check_getrf(PS_DOUBLE, 3000, 300, "one-block fallback");
     unsetenv("PORTSOLVE_LU_PANEL_WIDTH");
+    setenv("PORTSOLVE_WZ_PANEL_WIDTH", "256", 1);
+    check_wztrf(PS_DOUBLE, 3000, "one-block WZ fallback");
+    unsetenv("PORTSOLVE_WZ_PANEL_WIDTH");
     unsetenv("PORTSOLVE_CUDA_PANEL_ROWS");
     return ps_test_finish("test_cuda_tuning");
 }

@@ -33,8 +33,11 @@ static int32_t *int_mirror(const tbuf *b) {
 }
 
 static void test_panel(ps__dtype dt) {
-    static const int shapes[][2] = {{2, 2},  {3, 3},   {5, 2},   {9, 4},    {7, 7},
-                                    {20, 8}, {33, 16}, {64, 16}, {100, 32}, {65, 64}};
+    /* the last three span several row slices of a GPU backend's cooperative leaf (128 rows
+     * each on CUDA), the middle one with an odd width (a middle step at the end) */
+    static const int shapes[][2] = {{2, 2},     {3, 3},    {5, 2},   {9, 4},    {7, 7},
+                                    {20, 8},    {33, 16},  {64, 16}, {100, 32}, {65, 64},
+                                    {1000, 64}, {701, 33}, {300, 18}};
     for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
         for (int which = 0; which < 2; which++)
             for (int mode = 0; mode < 4; mode++) {
