@@ -23,6 +23,7 @@ __global__ void colswp_kernel(int nrows, T *a, int lda, int k1, int k2, const in
 }
 
 constexpr int TILE = 64, CHUNK = 16;
+constexpr int DMMA_BM = 128, DMMA_BN = 64; // the DMMA kernel's block tile (measured below)
 
 // Stages the 64 x 16 block of ji at (i0, p0) and the 16 x 64 block of ik at (p0, j0) in shared
 // memory (k-major: a_s[p][i], b_s[p][j]), zeros beyond the edges; `threads` threads cooperate.
@@ -78,31 +79,63 @@ __global__ void __launch_bounds__(256)
     }
 }
 
-// FP64 tensor cores: 4 warps in 2 x 2, each warp a 32 x 32 quarter of the 64 x 64 block as
-// 4 x 4 tiles of the 8 x 8 x 4 DMMA. Fragments (PTX ISA, mma.m8n8k4 .f64): with g = lane / 4 and
-// t = lane % 4, A holds a(g, t), B holds b(t, g), C holds c(g, 2t) and c(g, 2t + 1).
-__global__ void __launch_bounds__(128)
+// FP64 tensor cores: a BM x BN block of WM x 32 warp tiles, each as (WM / 8) x 4 tiles of the
+// 8 x 8 x 4 DMMA. Fragments (PTX ISA, mma.m8n8k4 .f64): with g = lane / 4 and t = lane % 4, A
+// holds a(g, t), B holds b(t, g), C holds c(g, 2t) and c(g, 2t + 1). Pipelined: the next 16-wide
+// chunk of ji and ik is loaded into registers while the current one is multiplied out of shared
+// memory (rows padded by 4 doubles: the fragment loads are free of bank conflicts).
+// Measured on an H100 (docs/PERFORMANCE.md, gjsv at n = 16384): BM x BN = 128 x 64 with 32 x 32
+// warp tiles (8 warps, 128 registers, two blocks per SM) 0.233 s; 64 x 64 0.241; 128 x 128 0.242;
+// 64 x 32 warp tiles (128 x 128 or 128 x 64 blocks, 220-252 registers) 0.265 and 0.259; the
+// earlier unpipelined 64 x 64 kernel 0.254.
+template <int BM, int BN, int WM>
+__global__ void __launch_bounds__(BM / WM * BN / 32 * 32)
     stripe_update_dmma(int m, int ncols, int s, const double *ji, int ldji, const double *ik,
                        int ldik, double *jk, int ldjk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    __shared__ double a_s[CHUNK][TILE + 4], b_s[CHUNK][TILE + 4];
-    int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    int g = lane / 4, t = lane % 4;
-    int wi = (warp % 2) * 32, wj = (warp / 2) * 32;
-    int i0 = blockIdx.x * TILE, j0 = blockIdx.y * TILE;
-    double acc[4][4][2] = {};
+    constexpr int THREADS = BM / WM * BN / 32 * 32, PAD = 4, UM = WM / 8;
+    constexpr int A_PER = BM * CHUNK / THREADS, B_PER = CHUNK * BN / THREADS;
+    static_assert(THREADS % BM == 0 && THREADS % CHUNK == 0, "chunk loads map to threads");
+    __shared__ double a_s[CHUNK][BM + PAD], b_s[CHUNK][BN + PAD];
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int g = lane / 4, t = lane % 4;
+    const int wi = (warp % (BM / WM)) * WM, wj = (warp / (BM / WM)) * 32;
+    const int i0 = blockIdx.x * BM, j0 = blockIdx.y * BN;
+    // this thread's elements of a chunk: a rows ar, columns ac + k * (THREADS / BM); b rows br,
+    // columns bc + k * (THREADS / CHUNK)
+    const int ar = tid % BM, ac = tid / BM, br = tid % CHUNK, bc = tid / CHUNK;
+    const bool a_in = i0 + ar < m;
+    double ra[A_PER], rb[B_PER];
+    auto load = [&](int p0) {
+#pragma unroll
+        for (int k = 0; k < A_PER; k++) {
+            int p = p0 + ac + k * (THREADS / BM);
+            ra[k] = a_in && p < s ? ji[i0 + ar + (size_t)p * ldji] : 0.0;
+        }
+#pragma unroll
+        for (int k = 0; k < B_PER; k++) {
+            int j = j0 + bc + k * (THREADS / CHUNK), p = p0 + br;
+            rb[k] = j < ncols && p < s ? ik[p + (size_t)j * ldik] : 0.0;
+        }
+    };
+    double acc[UM][4][2] = {};
+    load(0);
     for (int p0 = 0; p0 < s; p0 += CHUNK) {
-        stage<double, 4>(m, ncols, s, ji, ldji, ik, ldik, i0, j0, p0, a_s, b_s, tid, 128);
+#pragma unroll
+        for (int k = 0; k < A_PER; k++) a_s[ac + k * (THREADS / BM)][ar] = ra[k];
+#pragma unroll
+        for (int k = 0; k < B_PER; k++) b_s[br][bc + k * (THREADS / CHUNK)] = rb[k];
         __syncthreads();
+        if (p0 + CHUNK < s) load(p0 + CHUNK);
 #pragma unroll
         for (int k = 0; k < CHUNK; k += 4) {
-            double af[4], bf[4];
+            double af[UM], bf[4];
 #pragma unroll
-            for (int u = 0; u < 4; u++) af[u] = a_s[k + t][wi + 8 * u + g];
+            for (int u = 0; u < UM; u++) af[u] = a_s[k + t][wi + 8 * u + g];
 #pragma unroll
             for (int v = 0; v < 4; v++) bf[v] = b_s[k + t][wj + 8 * v + g];
 #pragma unroll
-            for (int u = 0; u < 4; u++)
+            for (int u = 0; u < UM; u++)
 #pragma unroll
                 for (int v = 0; v < 4; v++)
                     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, "
@@ -113,7 +146,7 @@ __global__ void __launch_bounds__(128)
         __syncthreads();
     }
 #pragma unroll
-    for (int u = 0; u < 4; u++) {
+    for (int u = 0; u < UM; u++) {
         int gi = i0 + wi + 8 * u + g;
         if (gi >= m) continue;
 #pragma unroll
@@ -127,9 +160,9 @@ __global__ void __launch_bounds__(128)
 #else
     // built for a GPU without FP64 tensor cores (the launcher does not pick this kernel there):
     // still correct, one element per thread at a time
-    int i0 = blockIdx.x * TILE, j0 = blockIdx.y * TILE;
-    for (int e = threadIdx.x; e < TILE * TILE; e += blockDim.x) {
-        int gi = i0 + e % TILE, gj = j0 + e / TILE;
+    int i0 = blockIdx.x * BM, j0 = blockIdx.y * BN;
+    for (int e = threadIdx.x; e < BM * BN; e += blockDim.x) {
+        int gi = i0 + e % BM, gj = j0 + e / BM;
         if (gi >= m || gj >= ncols) continue;
         double sum = 0;
         for (int p = 0; p < s; p++) sum += ji[gi + (size_t)p * ldji] * ik[p + (size_t)gj * ldik];
@@ -156,10 +189,12 @@ extern "C" cudaError_t ps_cuda_launch_stripe_update(cudaStream_t st, int dbl, in
                                                     int ldji, const void *ik, int ldik, void *jk,
                                                     int ldjk) {
     dim3 grid((unsigned)((m + TILE - 1) / TILE), (unsigned)((ncols + TILE - 1) / TILE));
-    if (dbl && tensor_cores)
-        stripe_update_dmma<<<grid, 128, 0, st>>>(m, ncols, s, (const double *)ji, ldji,
-                                                 (const double *)ik, ldik, (double *)jk, ldjk);
-    else if (dbl)
+    if (dbl && tensor_cores) {
+        dim3 g((unsigned)((m + DMMA_BM - 1) / DMMA_BM),
+               (unsigned)((ncols + DMMA_BN - 1) / DMMA_BN));
+        stripe_update_dmma<DMMA_BM, DMMA_BN, 32><<<g, DMMA_BM / 32 * DMMA_BN / 32 * 32, 0, st>>>(
+            m, ncols, s, (const double *)ji, ldji, (const double *)ik, ldik, (double *)jk, ldjk);
+    } else if (dbl)
         stripe_update_fma<double><<<grid, dim3(16, 16), 0, st>>>(
             m, ncols, s, (const double *)ji, ldji, (const double *)ik, ldik, (double *)jk, ldjk);
     else
