@@ -91,6 +91,36 @@ __device__ __forceinline__ void ll_read(const ll_word *a, const ll_word *b, unsi
     } while (!ready);
 }
 
+// A block's pivot candidate: the block-wide argmax of (v, r) published as the block's C = words
+// + 1 exchange words at slot (the value, then the row). True in the one thread that wrote them
+// (lane 0 of warp 0), whose (v, r) then hold the block's candidate.
+template <typename T>
+__device__ __forceinline__ bool put_candidate(T &v, int &r, int none, ll_word *slot, unsigned flag,
+                                              T *warp_val, int *warp_row) {
+    if (!block_argmax(v, r, none, warp_val, warp_row) || (threadIdx.x & 31) != 0) return false;
+    ll_put_value(slot, v, flag);
+    ll_put(slot + kWords<T>, (unsigned)r, flag);
+    return true;
+}
+
+// The winner of an exchange, reduced by every block in the same order: thread c reads block c's
+// candidate (blocks <= the block's threads). Lane 0 of warp 0 gets the winning row (none when no
+// block had a candidate), every other thread -1.
+template <typename T>
+__device__ __forceinline__ int take_candidates(const ll_word *slots, int blocks, unsigned flag,
+                                               int none, T *warp_val, int *warp_row) {
+    constexpr int C = kWords<T> + 1;
+    T v = -1;
+    int r = none;
+    if ((int)threadIdx.x < blocks) {
+        ll_word x[C];
+        ll_read<C>(slots + (size_t)threadIdx.x * C, nullptr, flag, x);
+        v = ll_value<T>(x);
+        r = (int)ll_payload(x[kWords<T>]);
+    }
+    return block_argmax(v, r, none, warp_val, warp_row) && (threadIdx.x & 31) == 0 ? r : -1;
+}
+
 } // namespace
 
 #endif

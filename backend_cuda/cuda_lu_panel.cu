@@ -65,12 +65,9 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
                 bi = r0 + i;
             }
         }
-        if (block_argmax(bv, bi, m, warp_val, warp_row) && lane == 0) {
-            ll_word *c = cand + ((size_t)buf * blocks + b) * C;
-            ll_put_value(c, bv, flag);
-            ll_put(c + W, (unsigned)bi, flag);
+        if (put_candidate(bv, bi, m, cand + ((size_t)buf * blocks + b) * C, flag, warp_val,
+                          warp_row))
             block_best = bi;
-        }
         __syncthreads();
         const int mine = block_best;
         const bool own = jn >= r0 && jn < r0 + rows;
@@ -100,16 +97,9 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
 
         // the pivot, reduced by every block in the same order: thread c reads candidate c
         {
-            T v = -1;
-            int r = m;
-            if (tid < blocks) {
-                ll_word x[C];
-                ll_read<C>(cand + ((size_t)buf * blocks + tid) * C, nullptr, flag, x);
-                v = ll_value<T>(x);
-                r = (int)ll_payload(x[W]);
-            }
-            if (block_argmax(v, r, m, warp_val, warp_row) && lane == 0)
-                chosen_row = r < m ? r : j; // an all-NaN column: no interchange
+            const int r = take_candidates<T>(cand + (size_t)buf * blocks * C, blocks, flag, m,
+                                             warp_val, warp_row);
+            if (r >= 0) chosen_row = r < m ? r : j; // an all-NaN column: no interchange
         }
         __syncthreads();
         const int p = chosen_row;

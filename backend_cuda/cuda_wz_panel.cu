@@ -29,8 +29,10 @@ template <typename T> __device__ __forceinline__ T wz_update(T x, T w0, T w1, T 
 // slot (publishing e + 2) only after reading every block's candidate of e + 1, which each block
 // publishes only after it has finished reading e; so every block publishes a candidate in every
 // exchange, an empty one without pivoting (a first version skipped them there and deadlocked).
+// One block per SM is how it is launched; saying so lets ptxas use the registers it needs
+// (capped at 64 it spilled in double).
 template <typename T>
-__global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
+__global__ void __launch_bounds__(PS_CUDA_COOP_THREADS, 1)
     wz_panel_coop_kernel(int m, int w, T *a, int lda, T *zsub, int zinc, int *ipiv, int row_base,
                          int *info, int pivoting, unsigned epoch, ll_word *cand, ll_word *cand_rows,
                          ll_word *target_rows) {
@@ -74,12 +76,9 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
                     bi = r0 + i;
                 }
             }
-        if (block_argmax(bv, bi, m, warp_val, warp_row) && lane == 0) {
-            ll_word *c = cand + ((size_t)buf * blocks + b) * C;
-            ll_put_value(c, bv, flag);
-            ll_put(c + W, (unsigned)bi, flag);
+        if (put_candidate(bv, bi, m, cand + ((size_t)buf * blocks + b) * C, flag, warp_val,
+                          warp_row))
             block_best = bi;
-        }
         __syncthreads();
         const int mine = block_best;
         const bool own = target >= r0 && target < r0 + rows;
@@ -108,16 +107,10 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
     auto receive = [&](int e, int target, T *chosen, T *old) {
         const int buf = e & 1;
         const unsigned flag = epoch << PS_CUDA_COOP_COLUMN_BITS | (unsigned)(e + 1);
-        T v = -1;
-        int r = m;
-        if (tid < blocks) {
-            ll_word x[C];
-            ll_read<C>(cand + ((size_t)buf * blocks + tid) * C, nullptr, flag, x);
-            v = ll_value<T>(x);
-            r = (int)ll_payload(x[W]);
-        }
         // no candidate (no pivoting, or every score NaN): no interchange
-        if (block_argmax(v, r, m, warp_val, warp_row) && lane == 0) chosen_row = r < m ? r : target;
+        const int r = take_candidates<T>(cand + (size_t)buf * blocks * C, blocks, flag, m, warp_val,
+                                         warp_row);
+        if (r >= 0) chosen_row = r < m ? r : target;
         __syncthreads();
         const int p = chosen_row;
         const ll_word *tw = target_rows + (size_t)buf * w * W;
