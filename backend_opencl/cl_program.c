@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+extern const char ps__cl_source_prelude[]; /* compiled ahead of every family's source */
 extern const char ps__cl_source_memory[];
 extern const char ps__cl_source_blas[];
 extern const char ps__cl_source_lu[];
@@ -119,8 +120,9 @@ static ps_status build_program(ps__backend *be, ps_cl_family family, ps__dtype d
     char options[128];
     snprintf(options, sizeof options, "%s-DPS_WG=%d", dt == PS__DOUBLE ? "-DPS_DOUBLE " : "",
              st->panel_wg);
-    const char *src = family_source(family);
-    uint64_t h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, src), options), st->device_key);
+    const char *src[2] = {ps__cl_source_prelude, family_source(family)};
+    uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ull, src[0]), src[1]);
+    h = fnv1a(fnv1a(h, options), st->device_key);
     char dir[4000], path[4100];
     int cached = cache_dir(dir, sizeof dir);
     if (cached) {
@@ -129,7 +131,7 @@ static ps_status build_program(ps__backend *be, ps_cl_family family, ps__dtype d
         if ((*out = load_binary(st, path, options))) return PS_SUCCESS;
     }
     cl_int err;
-    cl_program p = clCreateProgramWithSource(st->context, 1, &src, NULL, &err);
+    cl_program p = clCreateProgramWithSource(st->context, 2, src, NULL, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateProgramWithSource");
     err = clBuildProgram(p, 1, &st->device, options, NULL, NULL);
     if (err != CL_SUCCESS) {

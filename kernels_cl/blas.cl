@@ -1,11 +1,5 @@
 /* BLAS helpers CLBlast lacks or gets wrong, for both precisions: -DPS_DOUBLE selects double,
  * -DPS_WG=<power of two> the work-group size. Offsets are in elements. */
-#ifdef PS_DOUBLE
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-#else
-typedef float real;
-#endif
 
 /* BLAS i?amax by one work-group: the 0-based index of the FIRST element of largest |x_i|
  * (CLBlast 1.5 returns buffer positions, and 0 for an all-zero vector). NaN never wins. */

@@ -1,11 +1,5 @@
 /* The Cholesky diagonal-block kernel for both precisions: -DPS_DOUBLE selects double, -DPS_WG
  * the work-group size. Offsets are in elements. */
-#ifdef PS_DOUBLE
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-#else
-typedef float real;
-#endif
 
 /* The largest block (the backend's potrf_width): 32 x 32 in local memory, 8 KiB in double,
  * well inside the 32 KiB every OpenCL device offers. */

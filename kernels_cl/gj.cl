@@ -1,10 +1,4 @@
 /* Inversion and Gauss-Jordan kernels for both precisions (-DPS_DOUBLE selects double). */
-#ifdef PS_DOUBLE
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-#else
-typedef float real;
-#endif
 
 /* Column interchanges: one work-item per row applies every interchange of that row in order
  * (forward, or reversed when forward is 0). Column k is swapped with column ipiv[k - k1]. */

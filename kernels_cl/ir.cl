@@ -1,12 +1,6 @@
 /* Mixed-precision refinement kernels (-DPS_DOUBLE selects double): precision conversion with
  * LAPACK dlag2s's overflow test, and the row sums of the infinity norm. The conversions between
  * float and double exist in the double program only (a device without fp64 has no double). */
-#ifdef PS_DOUBLE
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-#else
-typedef float real;
-#endif
 
 /* dst = alpha * src over rows x cols, one work-item per row of a column chunk; *info = 1 when a
  * result is not finite (beyond the destination's range, or NaN/Inf). */

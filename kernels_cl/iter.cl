@@ -9,12 +9,6 @@
  *   ps_cg_p      (grid)      p = z + beta p
  * work holds [run, alpha, beta] (run: 1 while the step proceeds past ps_cg_alpha) and then the
  * partial sums, two per group. Every kernel is launched with PS_CG_LOCAL work-items per group. */
-#ifdef PS_DOUBLE
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-#else
-typedef float real;
-#endif
 
 #define PS_CG_LOCAL 64
 /* the scalar block (core/backend.h, PS__CG_*) */

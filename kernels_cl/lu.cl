@@ -2,14 +2,6 @@
  * LU kernels for both precisions: -DPS_DOUBLE selects double, -DPS_WG=<power of two> the
  * work-group size of the panel kernel. Offsets are in elements; pivots are 0-based int32.
  */
-#ifdef PS_DOUBLE
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-#define PS_SAFE_MIN DBL_MIN
-#else
-typedef float real;
-#define PS_SAFE_MIN FLT_MIN
-#endif
 
 /* LAPACK laswp: one work-item per column applies all interchanges of that column in order
  * (forward, or reversed when forward is 0). Row k is swapped with row ipiv[k - k1]. */

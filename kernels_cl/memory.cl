@@ -1,10 +1,4 @@
 /* Memory helpers for both precisions: -DPS_DOUBLE selects double. Offsets are in elements. */
-#ifdef PS_DOUBLE
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-#else
-typedef float real;
-#endif
 
 /* a(i,j) = value for the rows x cols view; one work-item per element. */
 __kernel void ps_fill(int rows, int cols, real value, __global real *a, ulong off, int lda) {

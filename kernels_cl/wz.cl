@@ -3,14 +3,6 @@
  * the one-work-group kernels). Layouts and rules: the wz_* entries of core/backend.h; the
  * arithmetic mirrors the CPU oracle (backend_cpu/cpu_wz_real.h) and core/wz_corner.h.
  */
-#ifdef PS_DOUBLE
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-#define PS_SAFE_MIN DBL_MIN
-#else
-typedef float real;
-#define PS_SAFE_MIN FLT_MIN
-#endif
 
 #define A_(i, j) a[(ulong)(i) + (ulong)(j) * (ulong)lda]
 
