@@ -80,14 +80,16 @@ __global__ void __launch_bounds__(256)
 }
 
 // FP64 tensor cores: a BM x BN block of WM x 32 warp tiles, each as (WM / 8) x 4 tiles of the
-// 8 x 8 x 4 DMMA. Fragments (PTX ISA, mma.m8n8k4 .f64): with g = lane / 4 and t = lane % 4, A
-// holds a(g, t), B holds b(t, g), C holds c(g, 2t) and c(g, 2t + 1). Pipelined: the next 16-wide
-// chunk of ji and ik is loaded into registers while the current one is multiplied out of shared
-// memory (rows padded by 4 doubles: the fragment loads are free of bank conflicts).
-// Measured on an H100 (docs/PERFORMANCE.md, gjsv at n = 16384): BM x BN = 128 x 64 with 32 x 32
-// warp tiles (8 warps, 128 registers, two blocks per SM) 0.233 s; 64 x 64 0.241; 128 x 128 0.242;
-// 64 x 32 warp tiles (128 x 128 or 128 x 64 blocks, 220-252 registers) 0.265 and 0.259; the
-// earlier unpipelined 64 x 64 kernel 0.254.
+// 8 x 8 x 4 DMMA (pairs of them as one 16 x 8 x 4 DMMA on sm_90). Fragments (PTX ISA, mma.m8n8k4
+// .f64): with g = lane / 4 and t = lane % 4, A holds a(g, t), B holds b(t, g), C holds c(g, 2t) and
+// c(g, 2t + 1). Pipelined: the next 16-wide chunk of ji and ik is loaded into registers while the
+// current one is multiplied out of shared memory (rows padded by 4 doubles: the fragment loads are
+// free of bank conflicts). Measured on an H100 (docs/PERFORMANCE.md, gjsv at n = 16384), with
+// m8n8k4: BM x BN = 128 x 64 with 32 x 32 warp tiles (8 warps, 128 registers, two blocks per SM)
+// 0.233 s; 64 x 64 0.241; 128 x 128 0.242; 64 x 32 warp tiles (128 x 128 or 128 x 64 blocks,
+// 220-252 registers) 0.265 and 0.259; the earlier unpipelined 64 x 64 kernel 0.254; copies by
+// cp.async into 3-4 stages 0.237-0.243. Then sm_90's m16n8k4 on the kept tiles: 0.202 s (0.234 in
+// the same run).
 template <int BM, int BN, int WM>
 __global__ void __launch_bounds__(BM / WM * BN / 32 * 32)
     stripe_update_dmma(int m, int ncols, int s, const double *ji, int ldji, const double *ik,
@@ -134,6 +136,19 @@ __global__ void __launch_bounds__(BM / WM * BN / 32 * 32)
             for (int u = 0; u < UM; u++) af[u] = a_s[k + t][wi + 8 * u + g];
 #pragma unroll
             for (int v = 0; v < 4; v++) bf[v] = b_s[k + t][wj + 8 * v + g];
+#if __CUDA_ARCH__ >= 900
+                // sm_90's m16n8k4, half the instructions: A holds rows g and g + 8 (the m8n8k4
+                // tiles u and u + 1), C likewise, B as before
+#pragma unroll
+            for (int u = 0; u < UM; u += 2)
+#pragma unroll
+                for (int v = 0; v < 4; v++)
+                    asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
+                                 "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+                                 : "+d"(acc[u][v][0]), "+d"(acc[u][v][1]), "+d"(acc[u + 1][v][0]),
+                                   "+d"(acc[u + 1][v][1])
+                                 : "d"(af[u]), "d"(af[u + 1]), "d"(bf[v]));
+#else
 #pragma unroll
             for (int u = 0; u < UM; u++)
 #pragma unroll
@@ -142,6 +157,7 @@ __global__ void __launch_bounds__(BM / WM * BN / 32 * 32)
                                  "{%3}, {%0,%1};"
                                  : "+d"(acc[u][v][0]), "+d"(acc[u][v][1])
                                  : "d"(af[u]), "d"(bf[v]));
+#endif
         }
         __syncthreads();
     }
