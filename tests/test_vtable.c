@@ -303,13 +303,7 @@ static void test_gemm(ps__dtype dt) {
             double al = ps__scalar_value(dt, alpha), bt = ps__scalar_value(dt, beta);
             for (int j = 0; j < n; j++)
                 for (int i = 0; i < m; i++) {
-                    double sum = 0, sm = 0;
-                    for (int p = 0; p < k; p++) {
-                        double a = ta ? AT(A, sa, p, i) : AT(A, sa, i, p);
-                        double b = tb ? AT(B, sb, j, p) : AT(B, sb, p, j);
-                        sum += a * b;
-                        sm += fabs(a * b);
-                    }
+                    double sm, sum = oracle_dot(&A, sa, ta, &B, sb, tb, i, j, k, &sm);
                     size_t ci = sc.off + i + (size_t)j * sc.ld;
                     ec[ci] = al * sum + bt * C.host[ci];
                     mag[ci] = fabs(al) * sm + fabs(bt * C.host[ci]);

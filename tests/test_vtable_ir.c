@@ -141,13 +141,7 @@ static double gemm_error(ps__float_compute c, ps__trans ta, ps__trans tb, int m,
     double *got = tb_download(&C), worst = 0;
     for (int j = 0; j < n; j++)
         for (int r = 0; r < m; r++) {
-            double want = 0, mag = 0;
-            for (int l = 0; l < k; l++) {
-                double x = nt ? AT(A, sa, r, l) : AT(A, sa, l, r);
-                double y = ntb ? AT(B, sb, l, j) : AT(B, sb, j, l);
-                want += x * y;
-                mag += fabs(x * y);
-            }
+            double mag, want = oracle_dot(&A, sa, ta, &B, sb, tb, r, j, k, &mag);
             double err = fabs(got[sc.off + r + (size_t)j * sc.ld] - want) / mag;
             if (!(err <= worst)) worst = err; /* NaN sticks */
         }

@@ -93,6 +93,19 @@ shape random_shape(int rows, int cols) {
     if (s.ld < 1) s.ld = 1;
     return s;
 }
+double oracle_dot(const tbuf *a, shape sa, ps__trans ta, const tbuf *b, shape sb, ps__trans tb,
+                  int i, int j, int k, double *mag) {
+    double sum = 0, m = 0;
+    for (int p = 0; p < k; p++) {
+        double x = ta == PS__NOTRANS ? AT(*a, sa, i, p) : AT(*a, sa, p, i);
+        double y = tb == PS__NOTRANS ? AT(*b, sb, p, j) : AT(*b, sb, j, p);
+        sum += x * y;
+        m += fabs(x * y);
+    }
+    *mag = m;
+    return sum;
+}
+
 int shape_count(shape s) {
     return (int)s.off + s.ld * (s.cols > 0 ? s.cols : 1) + 1;
 }

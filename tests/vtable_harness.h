@@ -35,6 +35,10 @@ int expect_buffer(const char *what, const tbuf *b, const double *expected, const
                   double tol);
 double *copy_of(const tbuf *b);
 shape random_shape(int rows, int cols);
+/* The oracle's (op(A) op(B))(i, j) over inner dimension k from the host mirrors, in double;
+ * *mag gets sum |op(A)(i,p) op(B)(p,j)|, the scale of its rounding error. */
+double oracle_dot(const tbuf *a, shape sa, ps__trans ta, const tbuf *b, shape sb, ps__trans tb,
+                  int i, int j, int k, double *mag);
 int shape_count(shape s);
 ps__mat view(const tbuf *b, shape s);
 ps__vec vview(const tbuf *b, size_t off, int inc);
