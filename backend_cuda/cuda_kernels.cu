@@ -113,30 +113,147 @@ __global__ void getrf_panel_kernel(int m, int n, T *a, int lda, int *ipiv, int r
 // per 64 columns on its critical path, where the former pair (a one-block kernel, then cuBLAS
 // trsm) cost about 100 us; redundant factoring costs no time, the blocks run side by side.
 //
-// The factorization is right-looking, one column per step, with the block in registers: each
-// thread holds a 4 x 4 tile, so a step is one barrier (after the owners of column j publish it
-// to shared memory), eight shared reads and sixteen FMAs per thread, and a reciprocal square
-// root instead of a square root and divisions. (The first version kept the block in shared
-// memory, one row per thread and two barriers per step: about 48 us per 64 x 64 block; this one
-// takes about 38 us. One warp factoring in shared memory with no block barrier was tried and took
-// 134 us: the lane's serial loop over the trailing columns costs more than the barriers saved.
-// docs/PERFORMANCE.md has the measurements.)
-// The solve gives each row four threads of one warp, thread `part` holding the row's columns
-// 4 i + part in registers, loaded before the factorization so that their latency hides behind
-// it. Column c is final once its owner scales it; a shuffle hands it to the other three, and each
-// updates its later columns with L's entries from shared memory (the four threads read four
-// consecutive words: no bank conflict). The first version gave each thread a whole row, so a
+// The diagonal block is factored by blocks of 16 columns (potrf_diag_blocked): one warp
+// factors each 16 x 16 diagonal block with shuffles, so a column step costs no block barrier.
+// (The column-by-column forms before it: the block in shared memory, one row per thread, two
+// barriers per step: about 48 us per 64 x 64 block; in 4 x 4 register tiles, one barrier per
+// step: about 38 us; one warp over the whole block with no barrier: 134 us. docs/PERFORMANCE.md
+// has the measurements.)
+// The solve gives each row four threads of one warp (solve_row_parts), the row loaded before the
+// factorization so that its latency hides behind it.
+// The first version gave each thread a whole row, so a
 // 4096-row panel ran as 16 blocks of 256 rows on 16 SMs, each row a 64-step dependent chain
 // (the whole launch 80 us); with 64 rows per block the same panel spreads over 64 blocks, each
 // chain step is a multiply, a shuffle and a fused multiply-add, and the launch takes 63 us.
 // The upper case is the transpose: element (r, c) of L is a(c, r). A nonzero info on entry (an
 // earlier block failed) makes the kernel do nothing; a failure here stops before the solve.
-#define POTRF_TILE       4                                 // a thread's tile of the factorization
-#define POTRF_TILES      (PS_CUDA_POTRF_MAX / POTRF_TILE)  // tiles per row and column
-#define POTRF_THREADS    (POTRF_TILES * POTRF_TILES)       // threads per block
+#define POTRF_THREADS    256                               // threads per block
 #define POTRF_PARTS      4                                 // threads per row in the solve
 #define POTRF_SOLVE_ROWS (POTRF_THREADS / POTRF_PARTS)     // rows solved per block
 #define POTRF_PER_PART   (PS_CUDA_POTRF_MAX / POTRF_PARTS) // a solve thread's columns
+// Row x (columns c0 + 4 i + part, i < COLS / 4, in the registers of the four threads `part` of
+// a row) solved against the COLS x COLS lower triangle L at (c0, c0) of s: x = x L^-T, with
+// rdiag holding 1 / L(j, j). Column c is final once its owner scales it; a shuffle hands it to
+// the other three, and each updates its later columns with L's entries from shared memory (the
+// four threads read four consecutive words: no bank conflict). Every thread of the warp must
+// take part. c and i are compile-time indices after unrolling, so x stays in registers.
+template <int COLS, typename T>
+__device__ __forceinline__ void solve_row_parts(T (&x)[COLS / POTRF_PARTS], int part, const T *s,
+                                                const T *rdiag, int c0) {
+    constexpr int W = PS_CUDA_POTRF_MAX, P = POTRF_PARTS;
+#pragma unroll
+    for (int c = 0; c < COLS; c++) {
+        const int owner = c % P, idx = c / P;
+        if (part == owner) x[idx] *= rdiag[c0 + c];
+        T xc = __shfl_sync(0xffffffffu, x[idx], owner, P);
+        // Column P idx + part is later than c only for part > owner; every later i is.
+        if (part > owner) x[idx] -= xc * s[(c0 + P * idx + part) + (c0 + c) * W];
+#pragma unroll
+        for (int i = idx + 1; i < COLS / P; i++) x[i] -= xc * s[(c0 + P * i + part) + (c0 + c) * W];
+    }
+}
+
+#define POTRF_STEP 16 // columns per step of the diagonal block's blocked factorization
+
+// Step c0 of potrf_diag_blocked: one warp factors the POTRF_STEP x POTRF_STEP diagonal block
+// D = s(c0.., c0..), lane i holding row c0 + i in registers; column k's entries travel by
+// shuffle, so the 16 column steps need no barrier. Returns the first column (relative to c0)
+// whose pivot is not positive, or -1; past it the values are meaningless.
+template <typename T> __device__ int potrf_step_diagonal(int c0, T *s, T *rdiag) {
+    constexpr int W = PS_CUDA_POTRF_MAX, B = POTRF_STEP;
+    const int i = threadIdx.x; // lanes B..31 take part in the shuffles only
+    T v[B];
+#pragma unroll
+    for (int j = 0; j < B; j++) v[j] = i < B && j <= i ? s[(c0 + i) + (c0 + j) * W] : T(0);
+    int fail = -1;
+#pragma unroll
+    for (int k = 0; k < B; k++) {
+        T d = __shfl_sync(0xffffffffu, v[k], k);
+        if (!(d > 0) && fail < 0) fail = k;
+        T rinv = rsqrt(d); // no division on the chain
+        if (i == k) v[k] = d * rinv;
+        if (i > k) v[k] *= rinv;
+        if (i == 0) rdiag[c0 + k] = rinv;
+#pragma unroll
+        for (int j = k + 1; j < B; j++) {
+            T ljk = __shfl_sync(0xffffffffu, v[k], j);
+            if (i >= j) v[j] -= v[k] * ljk;
+        }
+    }
+    if (i < B) {
+#pragma unroll
+        for (int j = 0; j < B; j++)
+            if (j <= i) s[(c0 + i) + (c0 + j) * W] = v[j];
+    }
+    return fail;
+}
+
+// Cholesky of the W x W lower triangle in shared memory (the matrix padded with the identity,
+// so every step is full), by blocks of POTRF_STEP columns: the diagonal block by one warp
+// (potrf_step_diagonal), the rows below it in the block solved against it (solve_row_parts), then
+// the trailing triangle updated with the solved rows (a 4 x 4 register tile per thread). Three
+// block barriers per 16 columns, where the column-by-column form needed one per column and its cost
+// was those 64 dependent steps. Leaves L in s and 1 / L(j, j) in rdiag; returns the first column (<
+// n) whose pivot is not positive, or -1, the same value in every thread.
+template <typename T> __device__ int potrf_diag_blocked(int n, T *s, T *rdiag, int *fail_col) {
+    constexpr int W = PS_CUDA_POTRF_MAX, B = POTRF_STEP;
+    const int tid = threadIdx.x;
+    for (int c0 = 0; c0 < n; c0 += B) {
+        if (tid < 32) {
+            int fail = potrf_step_diagonal(c0, s, rdiag);
+            if (tid == 0) *fail_col = fail < 0 ? -1 : c0 + fail;
+        }
+        __syncthreads(); // D factored, fail_col written
+        const int failed = *fail_col;
+        if (failed >= 0) return failed; // the same for every thread
+        const int below = W - c0 - B;   // rows of the block below D
+        {
+            // Four threads per row, as in the solve of the rows below the block.
+            const int r = c0 + B + tid / POTRF_PARTS, part = tid % POTRF_PARTS;
+            T x[B / POTRF_PARTS];
+#pragma unroll
+            for (int i = 0; i < B / POTRF_PARTS; i++)
+                x[i] = r < W ? s[r + (c0 + POTRF_PARTS * i + part) * W] : T(0);
+            solve_row_parts<B>(x, part, s, rdiag, c0);
+            if (r < W) {
+#pragma unroll
+                for (int i = 0; i < B / POTRF_PARTS; i++)
+                    s[r + (c0 + POTRF_PARTS * i + part) * W] = x[i];
+            }
+        }
+        __syncthreads(); // the rows below D solved
+        const int tiles = below / 4, t = tid;
+        if (t < tiles * tiles && t / tiles <= t % tiles) {
+            const int r0 = c0 + B + 4 * (t % tiles), q0 = c0 + B + 4 * (t / tiles);
+            T acc[4][4];
+#pragma unroll
+            for (int a = 0; a < 4; a++)
+#pragma unroll
+                for (int b = 0; b < 4; b++) acc[a][b] = s[(r0 + a) + (q0 + b) * W];
+#pragma unroll
+            for (int k = 0; k < B; k++) {
+                T xr[4], xq[4];
+#pragma unroll
+                for (int a = 0; a < 4; a++) {
+                    xr[a] = s[(r0 + a) + (c0 + k) * W];
+                    xq[a] = s[(q0 + a) + (c0 + k) * W];
+                }
+#pragma unroll
+                for (int a = 0; a < 4; a++)
+#pragma unroll
+                    for (int b = 0; b < 4; b++) acc[a][b] -= xr[a] * xq[b];
+            }
+            // Entries above the diagonal (in tiles on it) are written too, and never read.
+#pragma unroll
+            for (int a = 0; a < 4; a++)
+#pragma unroll
+                for (int b = 0; b < 4; b++) s[(r0 + a) + (q0 + b) * W] = acc[a][b];
+        }
+        __syncthreads(); // the trailing triangle updated
+    }
+    return -1;
+}
+
 // Columns 4 i + part of row `row` of the rows below the diagonal block (zeros past m).
 template <typename T>
 __device__ __forceinline__ void load_solve_row(int lower, int m, int n, const T *a, int lda,
@@ -154,17 +271,21 @@ __global__ void __launch_bounds__(POTRF_THREADS, 2)
     potrf_tall_kernel(int lower, int m, int n, T *a, int lda, int *info, int index_base,
                       int *arrivals) {
     constexpr int W = PS_CUDA_POTRF_MAX;
-    __shared__ T s[W * W];  // L11, column-major with leading dimension W
-    __shared__ T col[2][W]; // column j of the current step
-    __shared__ T rdiag[W];  // 1 / L(j, j)
-    __shared__ int last;    // this block loaded the diagonal block last
+    __shared__ T s[W * W];   // L11, column-major with leading dimension W
+    __shared__ T rdiag[W];   // 1 / L(j, j)
+    __shared__ int fail_col; // first column whose pivot is not positive, or -1
+    __shared__ int last;     // this block loaded the diagonal block last
     // Every block reads info before any block can write it (only the last to arrive does).
     if (*info != 0) return;
     int tid = threadIdx.x;
-    for (int e = tid; e < n * n; e += blockDim.x) {
-        int r = e % n, c = e / n;
-        if (r >= c) s[r + c * W] = lower ? a[r + (size_t)c * lda] : a[c + (size_t)r * lda];
+    // The block padded to W x W with the identity, so the blocked factorization needs no bounds.
+    for (int e = tid; e < W * W; e += blockDim.x) {
+        int r = e % W, c = e / W;
+        if (r < c) continue;
+        s[r + c * W] =
+            r < n && c < n ? (lower ? a[r + (size_t)c * lda] : a[c + (size_t)r * lda]) : T(r == c);
     }
+    if (tid < W) rdiag[tid] = T(1); // the padding's; the factorization sets the first n
     // This thread's part of its first solve row, in flight during the factorization.
     const int part = tid % POTRF_PARTS;
     T xr[POTRF_PER_PART];
@@ -172,74 +293,7 @@ __global__ void __launch_bounds__(POTRF_THREADS, 2)
                    part, xr);
     __syncthreads(); // the block's loads of the diagonal block are done
     if (tid == 0) last = atomicAdd(arrivals, 1) == (int)gridDim.x - 1;
-    // Thread t holds a 4 x 4 tile of the block in registers, strided: rows r0 + 16 x and
-    // columns c0 + 16 y. (Contiguous tiles, rows 4 (t % 16) + x, made the lanes of a warp read
-    // column j at a stride of four elements, a 4-way shared-memory bank conflict on every read;
-    // removing it measured no change, so the conflicts were not what a step costs.)
-    const int r0 = tid % POTRF_TILES, c0 = tid / POTRF_TILES;
-    T v[POTRF_TILE][POTRF_TILE];
-#pragma unroll
-    for (int x = 0; x < POTRF_TILE; x++)
-#pragma unroll
-        for (int y = 0; y < POTRF_TILE; y++) {
-            int r = r0 + POTRF_TILES * x, c = c0 + POTRF_TILES * y;
-            v[x][y] = r < n && c <= r ? s[r + c * W] : T(0);
-        }
-    int failed = -1;
-    for (int j = 0; j < n; j++) {
-        T *cj = col[j & 1]; // two buffers: step j + 1 writes while no one reads step j - 1's
-        if (j % POTRF_TILES == c0) {
-#pragma unroll
-            for (int y = 0; y < POTRF_TILE; y++)
-                if (c0 + POTRF_TILES * y == j) {
-#pragma unroll
-                    for (int x = 0; x < POTRF_TILE; x++) {
-                        int r = r0 + POTRF_TILES * x;
-                        if (r >= j && r < n) cj[r] = v[x][y];
-                    }
-                }
-        }
-        __syncthreads(); // column j published
-        T d = cj[j];
-        if (!(d > 0)) { // every thread read the same d: a uniform exit
-            failed = j;
-            break;
-        }
-        T rinv = rsqrt(d), r = d * rinv; // no division on the step's critical path
-        T li[POTRF_TILE], lk[POTRF_TILE];
-#pragma unroll
-        for (int x = 0; x < POTRF_TILE; x++) {
-            int ri = r0 + POTRF_TILES * x, ck = c0 + POTRF_TILES * x;
-            li[x] = ri > j && ri < n ? cj[ri] * rinv : T(0);
-            lk[x] = ck > j && ck < n ? cj[ck] * rinv : T(0);
-        }
-        // The trailing update (zero outside the trailing block; the tile's entries above the
-        // diagonal are never stored), then column j becomes L's: the pivot, the scaled rest.
-#pragma unroll
-        for (int x = 0; x < POTRF_TILE; x++)
-#pragma unroll
-            for (int y = 0; y < POTRF_TILE; y++) v[x][y] -= li[x] * lk[y];
-#pragma unroll
-        for (int y = 0; y < POTRF_TILE; y++)
-            if (c0 + POTRF_TILES * y == j) {
-#pragma unroll
-                for (int x = 0; x < POTRF_TILE; x++) {
-                    int ri = r0 + POTRF_TILES * x;
-                    if (ri == j) v[x][y] = r;
-                    if (ri > j) v[x][y] = li[x];
-                }
-            }
-        if (tid == 0) rdiag[j] = rinv;
-    }
-    // The factor (after a failure, as far as it got) back to shared memory for the write-back
-    // and the solve; every read of s above happened before the loop's first barrier.
-#pragma unroll
-    for (int x = 0; x < POTRF_TILE; x++)
-#pragma unroll
-        for (int y = 0; y < POTRF_TILE; y++) {
-            int r = r0 + POTRF_TILES * x, c = c0 + POTRF_TILES * y;
-            if (r < n && c <= r) s[r + c * W] = v[x][y];
-        }
+    const int failed = potrf_diag_blocked(n, s, rdiag, &fail_col);
     __syncthreads(); // `last` is visible (also after an early exit of the loop)
     if (last) {
         if (tid == 0) *arrivals = 0;
@@ -264,19 +318,9 @@ __global__ void __launch_bounds__(POTRF_THREADS, 2)
         const int row = n + first + tid / POTRF_PARTS;
         if (first != (int)blockIdx.x * POTRF_SOLVE_ROWS)
             load_solve_row(lower, m, n, a, lda, row, part, xr);
-#pragma unroll
-        for (int c = 0; c < PS_CUDA_POTRF_MAX; c++) {
-            if (c >= n) break;
-            constexpr int kParts = POTRF_PARTS;
-            const int owner = c % kParts, idx = c / kParts;
-            if (part == owner) xr[idx] *= rdiag[c];
-            T xc = __shfl_sync(0xffffffffu, xr[idx], owner, kParts);
-#pragma unroll
-            for (int i = 0; i < POTRF_PER_PART; i++) {
-                int k = kParts * i + part;
-                if (k > c && k < n) xr[i] -= xc * s[k + c * W];
-            }
-        }
+        // All W columns, whatever n: past n the padding (identity in s, zeros in xr and ones
+        // in rdiag) keeps them zero.
+        solve_row_parts<W>(xr, part, s, rdiag, 0);
         if (row >= m) continue;
 #pragma unroll
         for (int i = 0; i < POTRF_PER_PART; i++) {
