@@ -320,18 +320,30 @@ static void test_gemm(ps__dtype dt) {
         }
 }
 
+/* Orders from one to several hundred (the blocked Cholesky's panel updates); the last case has
+ * beta = 0 over a C of NaN in the referenced triangle, which BLAS must not read. */
 static void test_syrk(ps__dtype dt) {
-    static const int dims[][2] = {{0, 2}, {1, 1}, {5, 3}, {17, 9}, {40, 41}};
-    for (size_t t = 0; t < 5; t++)
+    static const int dims[][2] = {{0, 2},   {1, 1},   {5, 3},    {17, 9},
+                                  {40, 41}, {64, 16}, {130, 70}, {513, 5}};
+    const size_t cases = sizeof dims / sizeof dims[0];
+    for (size_t t = 0; t < cases + 1; t++)
         for (int combo = 0; combo < 4; combo++) {
-            int n = dims[t][0], k = dims[t][1];
+            int beta_zero = t == cases;
+            int n = beta_zero ? 70 : dims[t][0], k = beta_zero ? 20 : dims[t][1];
             ps__uplo uplo = combo & 1 ? PS__LOWER : PS__UPPER;
             ps__trans tr = combo & 2 ? PS__TRANS : PS__NOTRANS;
             shape sa = tr ? random_shape(k, n) : random_shape(n, k), sc = random_shape(n, n);
             tbuf A = tb_random(dt, shape_count(sa)), C = tb_random(dt, shape_count(sc));
+            if (beta_zero) {
+                for (int j = 0; j < n; j++)
+                    for (int i = uplo == PS__LOWER ? j : 0; i < (uplo == PS__LOWER ? n : j + 1);
+                         i++)
+                        C.host[sc.off + i + (size_t)j * sc.ld] = NAN;
+                upload_all(&C);
+            }
             double *ec = copy_of(&C), *mag = calloc((size_t)C.count, sizeof(double));
             ps__scalar alpha = ps__scalar_of(dt, ps_test_rand()),
-                       beta = ps__scalar_of(dt, ps_test_rand());
+                       beta = ps__scalar_of(dt, beta_zero ? 0.0 : ps_test_rand());
             double al = ps__scalar_value(dt, alpha), bt = ps__scalar_value(dt, beta);
             for (int j = 0; j < n; j++)
                 for (int i = 0; i < n; i++) {
@@ -344,8 +356,9 @@ static void test_syrk(ps__dtype dt) {
                         sm += fabs(a * b);
                     }
                     size_t ci = sc.off + i + (size_t)j * sc.ld;
-                    ec[ci] = al * sum + bt * C.host[ci];
-                    mag[ci] = fabs(al) * sm + fabs(bt * C.host[ci]);
+                    double old = beta_zero ? 0.0 : C.host[ci];
+                    ec[ci] = al * sum + bt * old;
+                    mag[ci] = fabs(al) * sm + fabs(bt * old);
                 }
             CHECK(be->ops->syrk(be, dt, uplo, tr, n, k, &alpha, view(&A, sa), &beta,
                                 view(&C, sc)) == 0,
