@@ -370,8 +370,11 @@ static void test_syrk(ps__dtype dt) {
 }
 
 static void test_trsm(ps__dtype dt) {
-    static const int dims[][2] = {{0, 3}, {3, 0}, {1, 1}, {5, 3}, {17, 9}, {40, 33}};
-    for (size_t t = 0; t < 6; t++)
+    /* One column of order 512 and more: the CUDA backend's one-launch trsv (full and partial
+     * block rows). */
+    static const int dims[][2] = {{0, 3},   {3, 0},   {1, 1},   {5, 3},   {17, 9},
+                                  {40, 33}, {512, 1}, {777, 1}, {1100, 1}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
         for (int combo = 0; combo < 16; combo++) {
             int m = dims[t][0], n = dims[t][1];
             ps__side side = combo & 1 ? PS__RIGHT : PS__LEFT;
