@@ -348,13 +348,9 @@ static void test_syrk(ps__dtype dt) {
             for (int j = 0; j < n; j++)
                 for (int i = 0; i < n; i++) {
                     if (uplo == PS__LOWER ? i < j : i > j) continue; /* other triangle untouched */
-                    double sum = 0, sm = 0;
-                    for (int p = 0; p < k; p++) {
-                        double a = tr ? AT(A, sa, p, i) : AT(A, sa, i, p);
-                        double b = tr ? AT(A, sa, p, j) : AT(A, sa, j, p);
-                        sum += a * b;
-                        sm += fabs(a * b);
-                    }
+                    /* op(A)(i, :) . op(A)(j, :): the second factor is op(A)^T */
+                    double sm, sum = oracle_dot(&A, sa, tr, &A, sa, tr ? PS__NOTRANS : PS__TRANS, i,
+                                                j, k, &sm);
                     size_t ci = sc.off + i + (size_t)j * sc.ld;
                     double old = beta_zero ? 0.0 : C.host[ci];
                     ec[ci] = al * sum + bt * old;
