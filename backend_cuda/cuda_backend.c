@@ -39,6 +39,7 @@ static void release_state(ps_cuda_state *st) {
     if (st->potrf_arrivals) cudaFree(st->potrf_arrivals);
     if (st->coop_scratch) cudaFree(st->coop_scratch);
     ps_cuda_iter_release(st);
+    ps_cuda_partition_release(st);
     if (st->lane[1]) cudaStreamDestroy(st->lane[1]);
     if (st->stream && !st->borrowed) cudaStreamDestroy(st->stream);
     free(st);
@@ -56,6 +57,21 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     st->tensor_cores_32f = prop.major >= 8;
     st->float_compute = PS__COMPUTE_FP32;
     st->panel_threads = prop.maxThreadsPerBlock >= 512 ? 512 : 256;
+    st->sms = prop.multiProcessorCount;
+    /* PORTSOLVE_CUDA_PANEL_SMS (a tuning knob): the SMs the look-ahead lane gets to itself
+     * (cuda_partition.c); 0 never splits */
+    st->panel_sms_request = -1;
+    const char *panel_sms = getenv("PORTSOLVE_CUDA_PANEL_SMS");
+    if (panel_sms) {
+        char *end;
+        long v = strtol(panel_sms, &end, 10);
+        if (end == panel_sms || *end || v < 0 || v > 4096)
+            return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
+                                    "cuda: PORTSOLVE_CUDA_PANEL_SMS=\"%.32s\" is not an integer "
+                                    "in 0..4096",
+                                    panel_sms);
+        st->panel_sms_request = (int)v;
+    }
     /* Lane 0 is the context's stream; lane 1 carries the LU look-ahead's panels, at the
      * highest priority, so its small kernels get SMs as soon as the big GEMM frees some. */
     st->lane[0] = st->stream;
@@ -176,6 +192,8 @@ static void cuda_close(ps__backend *be) {
     ps_cuda_state *st = ps_cuda(be);
     if (st && st->stream) cudaStreamSynchronize(st->stream);
     if (st && st->lane[1]) cudaStreamSynchronize(st->lane[1]);
+    for (int i = 0; st && i < 2; i++)
+        if (st->part.stream[i]) cudaStreamSynchronize(st->part.stream[i]);
     release_state(st);
     be->impl = NULL;
 }
@@ -183,6 +201,10 @@ static void cuda_close(ps__backend *be) {
 static ps_status cuda_sync(ps__backend *be) {
     ps_cuda_state *st = ps_cuda(be);
     PS_CUDA_TRY(be, cudaStreamSynchronize(st->lane[1]), "cudaStreamSynchronize (lane 1)");
+    for (int i = 0; i < 2; i++)
+        if (st->part.stream[i])
+            PS_CUDA_TRY(be, cudaStreamSynchronize(st->part.stream[i]),
+                        "cudaStreamSynchronize (split lane)");
     PS_CUDA_TRY(be, cudaStreamSynchronize(st->stream), "cudaStreamSynchronize");
     return PS_SUCCESS;
 }
@@ -196,15 +218,17 @@ static ps_status cuda_use_lane(ps__backend *be, int lane) {
     ps_cuda_state *st = ps_cuda(be);
     st->cur = lane ? 1 : 0;
     st->blas = st->handles[st->cur];
-    st->cur_stream = st->lane[st->cur];
+    st->cur_stream = ps_cuda_lane_stream(st, st->cur);
     return PS_SUCCESS;
 }
 
 static ps_status cuda_lane_wait(ps__backend *be, int waiter, int signaller) {
     ps_cuda_state *st = ps_cuda(be);
     int s = signaller ? 1 : 0, w = waiter ? 1 : 0;
-    PS_CUDA_TRY(be, cudaEventRecord(st->lane_done[s], st->lane[s]), "cudaEventRecord (lane)");
-    PS_CUDA_TRY(be, cudaStreamWaitEvent(st->lane[w], st->lane_done[s], 0), "cudaStreamWaitEvent");
+    PS_CUDA_TRY(be, cudaEventRecord(st->lane_done[s], ps_cuda_lane_stream(st, s)),
+                "cudaEventRecord (lane)");
+    PS_CUDA_TRY(be, cudaStreamWaitEvent(ps_cuda_lane_stream(st, w), st->lane_done[s], 0),
+                "cudaStreamWaitEvent");
     return PS_SUCCESS;
 }
 
@@ -359,8 +383,11 @@ ps_status ps_cuda_coop_next_epoch(ps__backend *be) {
     ps_cuda_state *st = ps_cuda(be);
     if (++st->coop_epoch >= PS_CUDA_COOP_EPOCHS) {
         /* flags wrap: clear the words of earlier launches (once per 8M launches) */
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 2; i++) {
             PS_CUDA_TRY(be, cudaStreamSynchronize(st->lane[i]), "cudaStreamSynchronize");
+            if (st->part.stream[i])
+                PS_CUDA_TRY(be, cudaStreamSynchronize(st->part.stream[i]), "cudaStreamSynchronize");
+        }
         PS_CUDA_TRY(
             be, cudaMemset(st->coop_scratch, 0, ps_cuda_coop_scratch_bytes(st->coop.max_blocks)),
             "cudaMemset (panel scratch)");
@@ -373,9 +400,10 @@ static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, p
                                   void *ipiv, size_t ipiv_off, int row_base, void *info) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     ps_cuda_state *st = ps_cuda(be);
-    int blocks = st->coop_scratch ? ps_cuda_coop_panel_blocks(&st->coop, dt == PS__DOUBLE, m, n,
-                                                              PS_CUDA_LU_ROWS_OF_N)
-                                  : 0;
+    ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
+    int blocks = st->coop_scratch
+                     ? ps_cuda_coop_panel_blocks(&cp, dt == PS__DOUBLE, m, n, PS_CUDA_LU_ROWS_OF_N)
+                     : 0;
     if (blocks > 0) {
         PS__TRY(ps_cuda_coop_next_epoch(be));
         PS_CUDA_TRY(be,
@@ -403,10 +431,12 @@ static ps_status cuda_potrf_tall(ps__backend *be, ps__dtype dt, ps__uplo uplo, i
                                 "potrf_tall: m=%d, n=%d outside n <= m, n <= %d", m, n,
                                 PS_CUDA_POTRF_MAX);
     ps_cuda_state *st = ps_cuda(be);
+    /* its grid must fit at once on the lane's SMs */
+    int max_blocks = st->sms > 0 ? st->potrf_max_blocks / st->sms * ps_cuda_lane_sms(st) : 0;
     PS_CUDA_TRY(be,
                 ps_cuda_launch_potrf_tall(st->cur_stream, dt == PS__DOUBLE, uplo == PS__LOWER, m, n,
                                           ps_cuda_ptr(dt, a.buf, a.off), a.ld, (int *)info,
-                                          index_base, st->potrf_arrivals, st->potrf_max_blocks),
+                                          index_base, st->potrf_arrivals, max_blocks),
                 "potrf tall-panel kernel");
     return PS_SUCCESS;
 }
@@ -463,7 +493,8 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
 static int cuda_panel_width(ps__backend *be, ps__dtype dt, int m) {
     ps_cuda_state *st = ps_cuda(be);
     if (!st->coop_scratch) return 4;
-    int w = ps_cuda_coop_panel_max_width(&st->coop, dt == PS__DOUBLE, m, PS_CUDA_LU_ROWS_OF_N);
+    ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
+    int w = ps_cuda_coop_panel_max_width(&cp, dt == PS__DOUBLE, m, PS_CUDA_LU_ROWS_OF_N);
     if (w > PS_CUDA_LU_LEAF) w = PS_CUDA_LU_LEAF;
     return w >= 8 ? w / 8 * 8 : (w > 0 ? w : 4);
 }
@@ -473,7 +504,8 @@ static int cuda_panel_width(ps__backend *be, ps__dtype dt, int m) {
 static int cuda_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
     ps_cuda_state *st = ps_cuda(be);
     if (!st->coop_scratch || !st->wz_coop) return 4;
-    int w = ps_cuda_coop_panel_max_width(&st->coop, dt == PS__DOUBLE, m, PS_CUDA_WZ_ROWS_OF_N);
+    ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
+    int w = ps_cuda_coop_panel_max_width(&cp, dt == PS__DOUBLE, m, PS_CUDA_WZ_ROWS_OF_N);
     if (w > PS_CUDA_WZ_LEAF) w = PS_CUDA_WZ_LEAF;
     return w >= 8 ? w / 8 * 8 : (w >= 2 ? w / 2 * 2 : 4);
 }
@@ -553,6 +585,8 @@ static const ps__backend_ops cuda_ops = {
     .lanes = cuda_lanes,
     .use_lane = cuda_use_lane,
     .lane_wait = cuda_lane_wait,
+    .lanes_split = ps_cuda_lanes_split,
+    .lanes_join = ps_cuda_lanes_join,
 };
 
 /* The module's one exported symbol. */

@@ -32,8 +32,16 @@ typedef struct ps_cuda_iter_limits {
 } ps_cuda_iter_limits;
 /* Bytes of each pinned buffer fetch_start copies into. */
 #define PS_CUDA_FETCH_BYTES ((size_t)64 << 10)
+/* Look-ahead on disjoint SMs (cuda_partition.c): two green contexts, lane 0's (the rest of the
+ * device) and lane 1's (the panel's), each with a stream that runs only on its SMs. */
+typedef struct ps_cuda_partition {
+    int sms[2];             /* SMs of each part; sms[1] == 0: none made */
+    void *green[2];         /* CUgreenCtx */
+    cudaStream_t stream[2]; /* created in the green contexts, lane 1's at the highest priority */
+} ps_cuda_partition;
 typedef struct ps_cuda_state {
     int device;
+    int sms;                   /* the device's multiprocessors */
     cudaStream_t stream;       /* lane 0: the context's stream (the caller's when borrowed) */
     int borrowed;              /* the stream belongs to the caller: never destroyed */
     cudaStream_t lane[2];      /* lane[0] = stream; lane[1] is ours, for LU look-ahead */
@@ -41,7 +49,11 @@ typedef struct ps_cuda_state {
     cudaEvent_t lane_done[2];
     int cur;                 /* the lane operations go to */
     cublasHandle_t blas;     /* handles[cur] */
-    cudaStream_t cur_stream; /* lane[cur] */
+    cudaStream_t cur_stream; /* ps_cuda_lane_stream(st, cur) */
+    ps_cuda_partition part;  /* made on the first split that asks for it */
+    int split;               /* between lanes_split and lanes_join, on the partition */
+    int panel_sms_request;   /* PORTSOLVE_CUDA_PANEL_SMS; -1: unset (the measured default) */
+    int partition_failed;    /* green contexts failed once: the default no longer splits */
     void *scratch;           /* 64 device bytes for small results */
     int *potrf_arrivals;     /* potrf_tall's block counter; zero between launches */
     int potrf_max_blocks;    /* potrf_tall's co-resident blocks (its grid's cap) */
@@ -67,6 +79,31 @@ typedef struct ps_cuda_state {
 static inline ps_cuda_state *ps_cuda(ps__backend *be) {
     return (ps_cuda_state *)be->impl;
 }
+
+/* The stream of lane i: the partition's while split. */
+static inline cudaStream_t ps_cuda_lane_stream(const ps_cuda_state *st, int i) {
+    return st->split ? st->part.stream[i] : st->lane[i];
+}
+
+/* The SMs work on the current lane may occupy: co-resident grids (the cooperative leaves,
+ * potrf_tall) are capped by it. */
+static inline int ps_cuda_lane_sms(const ps_cuda_state *st) {
+    return st->split ? st->part.sms[st->cur] : st->sms;
+}
+
+/* The cooperative leaves' limits on the current lane. */
+static inline ps_cuda_coop_panel ps_cuda_lane_coop(const ps_cuda_state *st) {
+    ps_cuda_coop_panel cp = st->coop;
+    int sms = ps_cuda_lane_sms(st);
+    if (cp.max_blocks > sms) cp.max_blocks = sms;
+    return cp;
+}
+
+/* Splitting and joining the lanes (the lanes_split and lanes_join entries), and the partition's
+ * release (cuda_partition.c). */
+ps_status ps_cuda_lanes_split(ps__backend *be, ps__algo algo, int n, int *split);
+ps_status ps_cuda_lanes_join(ps__backend *be);
+void ps_cuda_partition_release(ps_cuda_state *st);
 
 ps_status ps_cuda_fail(ps__backend *be, cudaError_t err, const char *what);
 ps_status ps_cublas_fail(ps__backend *be, cublasStatus_t st, const char *what);

@@ -18,10 +18,10 @@ ps_status ps_cuda_wz_panel(ps__backend *be, ps__dtype dt, int m, int w, ps__mat 
                            void *ipiv, size_t ipiv_off, int row_base, void *info, int pivoting) {
     if (m <= 0 || w <= 0) return PS_SUCCESS;
     ps_cuda_state *st = ps_cuda(be);
-    int blocks =
-        st->coop_scratch && st->wz_coop
-            ? ps_cuda_coop_panel_blocks(&st->coop, dt == PS__DOUBLE, m, w, PS_CUDA_WZ_ROWS_OF_N)
-            : 0;
+    ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
+    int blocks = st->coop_scratch && st->wz_coop
+                     ? ps_cuda_coop_panel_blocks(&cp, dt == PS__DOUBLE, m, w, PS_CUDA_WZ_ROWS_OF_N)
+                     : 0;
     if (blocks > 0) {
         PS__TRY(ps_cuda_coop_next_epoch(be));
         PS_CUDA_TRY(be,

@@ -224,6 +224,17 @@ static ps_status default_lane_wait(ps__backend *be, int waiter, int signaller) {
     return PS_SUCCESS;
 }
 
+static ps_status default_lanes_split(ps__backend *be, ps__algo algo, int n, int *split) {
+    (void)be, (void)algo, (void)n;
+    *split = 0;
+    return PS_SUCCESS;
+}
+
+static ps_status default_lanes_join(ps__backend *be) {
+    (void)be;
+    return PS_SUCCESS;
+}
+
 static void *default_queue(ps__backend *be) {
     (void)be;
     return NULL;
@@ -266,6 +277,8 @@ static const ps__backend_ops defaults = {
     .cg_step = ps__default_cg_step,
     .orthonormalize = ps__default_orthonormalize,
     .set_float_compute = ps__default_set_float_compute,
+    .lanes_split = default_lanes_split,
+    .lanes_join = default_lanes_join,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -316,6 +329,8 @@ static const entry_info optional[] = {
     PS__ENTRY(convert),
     PS__ENTRY(norm_inf),
     PS__ENTRY(set_float_compute),
+    PS__ENTRY(lanes_split),
+    PS__ENTRY(lanes_join),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

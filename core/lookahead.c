@@ -1,22 +1,28 @@
 /* The look-ahead loop of the blocked factorizations (see lookahead.h). */
 #include "lookahead.h"
 
-ps_status ps__lookahead(ps_context *ctx, int k, int n, int nb, const ps__lookahead_steps *steps) {
+static ps_status run_steps(ps_context *ctx, int k, int n, int nb,
+                           const ps__lookahead_steps *steps) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
-    if (k <= 0) return PS_SUCCESS;
-    if (nb < 1) nb = k; /* one block: never loop on a step of zero */
+    int split = 0;
+    PS__TRY(ops->lanes_split(be, steps->algo, k, &split));
     PS__TRY(steps->panel(steps->arg, 0, k < nb ? k : nb));
     for (int j = 0; j < k; j += nb) {
         int jb = k - j < nb ? k - j : nb, next = j + jb;
         int nb2 = next < k ? (k - next < nb ? k - next : nb) : 0; /* the next panel's width */
         int rest0 = next + nb2;
+        if (j > 0) PS__TRY(ops->lanes_split(be, steps->algo, k - j, &split));
         PS__TRY(ops->lane_wait(be, 0, 1));
         if (steps->left) PS__TRY(steps->left(steps->arg, j, jb));
+        /* On split lanes lane 0 has most of the device, so it also updates the next block
+         * column (a GEMM of nb columns), and lane 1 only factors the panel. */
+        int next_on_0 = split && nb2 > 0;
+        if (next_on_0) PS__TRY(steps->update(steps->arg, j, jb, next, rest0));
         if (nb2 > 0) {
             PS__TRY(ops->lane_wait(be, 1, 0));
             PS__TRY(ops->use_lane(be, 1));
-            ps_status st = steps->update(steps->arg, j, jb, next, rest0);
+            ps_status st = next_on_0 ? PS_SUCCESS : steps->update(steps->arg, j, jb, next, rest0);
             if (!st) st = steps->panel(steps->arg, next, nb2);
             PS__TRY(ops->use_lane(be, 0));
             PS__TRY(st);
@@ -24,4 +30,18 @@ ps_status ps__lookahead(ps_context *ctx, int k, int n, int nb, const ps__lookahe
         if (rest0 < n) PS__TRY(steps->update(steps->arg, j, jb, rest0, n));
     }
     return ops->lane_wait(be, 0, 1);
+}
+
+ps_status ps__lookahead(ps_context *ctx, int k, int n, int nb, const ps__lookahead_steps *steps) {
+    ps__backend *be = &ctx->be;
+    if (k <= 0) return PS_SUCCESS;
+    if (nb < 1) nb = k; /* one block: never loop on a step of zero */
+    ps_status st = run_steps(ctx, k, n, nb, steps);
+    if (st) {
+        /* the join still runs (lanes_split's contract), but the first error is the one kept */
+        be->ops->use_lane(be, 0);
+        be->ops->lanes_join(be);
+        return st;
+    }
+    return be->ops->lanes_join(be);
 }

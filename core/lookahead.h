@@ -15,6 +15,7 @@ typedef struct ps__lookahead_steps {
     ps_status (*left)(void *arg, int j, int jb);
     /* Applies panel j (jb wide) to the trailing columns [c0, c1). */
     ps_status (*update)(void *arg, int j, int jb, int c0, int c1);
+    ps__algo algo; /* which factorization: the backend's lanes_split decides from it */
 } ps__lookahead_steps;
 
 /*
@@ -25,8 +26,9 @@ typedef struct ps__lookahead_steps {
  * Per iteration: lane 0 waits for panel j (queued on lane 1 by the previous iteration, so
  * lane 0's earlier update is not held back), then does the left work; lane 1 waits for lane 0
  * (whose previous update covered the next block column); then both run. Lanes touch disjoint
- * columns. With one lane every wait is a no-op and the order is LAPACK's. Returns with lane 0
- * current and after everything on lane 1.
+ * columns. With one lane every wait is a no-op and the order is LAPACK's. The loop runs between
+ * the backend's lanes_split and lanes_join (the lanes may then own disjoint parts of the
+ * device). Returns with lane 0 current and the context's queue after everything both lanes did.
  */
 ps_status ps__lookahead(ps_context *ctx, int k, int n, int nb, const ps__lookahead_steps *steps);
 

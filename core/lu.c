@@ -43,7 +43,7 @@ static int lu_leaf_width(ps_context *ctx, ps__dtype dt, int m) {
                                    : ctx->be.ops->panel_width(&ctx->be, dt, m);
 }
 
-static const ps__factor_kind lu_kind = {1, lu_leaf, lu_leaf_width, {NULL, 0, 1}, 1};
+static const ps__factor_kind lu_kind = {1, lu_leaf, lu_leaf_width, {NULL, 0, 1}, 1, PS__ALGO_LU};
 
 /*
  * Factors the panel of columns j..j+n-1, rows j..m-1 of a (the whole matrix view), applying
@@ -130,7 +130,7 @@ ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__ma
     if (ops->lanes(be) >= 2 && k > nb) {
         /* look-ahead: the next panel hides behind the trailing update */
         factor_args f = {ctx, dt, m, a, ipiv, info, kind};
-        ps__lookahead_steps steps = {&f, step_panel, step_left, step_update};
+        ps__lookahead_steps steps = {&f, step_panel, step_left, step_update, kind->algo};
         return ps__lookahead(ctx, k, n, nb, &steps);
     }
 

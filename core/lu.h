@@ -23,8 +23,9 @@ typedef struct ps__factor_kind {
     ps_status (*leaf)(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, int j, void *ipiv,
                       void *info, const struct ps__factor_kind *kind);
     int (*leaf_width)(ps_context *ctx, ps__dtype dt, int m);
-    ps__vec zsub; /* WZ: where the corners' lower-left entries go */
-    int pivoting; /* WZ: 0 for the unpivoted algorithm */
+    ps__vec zsub;  /* WZ: where the corners' lower-left entries go */
+    int pivoting;  /* WZ: 0 for the unpivoted algorithm */
+    ps__algo algo; /* PS__ALGO_LU or PS__ALGO_WZ */
 } ps__factor_kind;
 
 /* Blocked factorization of the m x n view a with block size nb (a multiple of kind->align),

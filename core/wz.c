@@ -53,7 +53,7 @@ ps_status ps__wztrf_steps(ps_context *ctx, ps__dtype dt, int n, ps__mat w, ps__v
                           void *info, int pivoting) {
     PS__TRY(ps__zero_info(ctx, info));
     if (n == 0) return PS_SUCCESS;
-    ps__factor_kind kind = {2, wz_leaf, wz_leaf_width, zsub, pivoting};
+    ps__factor_kind kind = {2, wz_leaf, wz_leaf_width, zsub, pivoting, PS__ALGO_WZ};
     return ps__blocked_factor(ctx, dt, n, n, w, ipiv, info, ps__wz_block_size(ctx, dt, n), &kind);
 }
 
