@@ -54,6 +54,7 @@ typedef struct ps_cuda_state {
     int split;               /* between lanes_split and lanes_join, on the partition */
     int panel_sms_request;   /* PORTSOLVE_CUDA_PANEL_SMS; -1: unset (the measured default) */
     int partition_failed;    /* green contexts failed once: the default no longer splits */
+    int split_below;         /* LU splits with fewer columns than this left to factor */
     void *scratch;           /* 64 device bytes for small results */
     int *potrf_arrivals;     /* potrf_tall's block counter; zero between launches */
     int potrf_max_blocks;    /* potrf_tall's co-resident blocks (its grid's cap) */
@@ -99,6 +100,8 @@ static inline ps_cuda_coop_panel ps_cuda_lane_coop(const ps_cuda_state *st) {
     return cp;
 }
 
+/* LU splits its lanes for the last this many columns (cuda_partition.c says why). */
+#define PS_CUDA_SPLIT_BELOW 24576
 /* Splitting and joining the lanes (the lanes_split and lanes_join entries), and the partition's
  * release (cuda_partition.c). */
 ps_status ps_cuda_lanes_split(ps__backend *be, ps__algo algo, int n, int *split);

@@ -134,15 +134,19 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
 
 /*
  * SMs for lane 1 when splitting for algo with n columns left to factor; 0: do not split.
- * Measured on an H100 (132 SMs; docs/PERFORMANCE.md, session 12), dgesv at n = 16384 against
- * cuSOLVER: no split 0.85, lane 1 on 8 / 16 / 24 / 32 / 48 SMs 0.62 / 0.82 / 0.92 / 0.98 / 0.93;
- * staying split to the end was as good as joining for the last 2048..6144 columns. Cholesky
- * lost (dposv 0.99 -> 0.81 on 32 SMs): its leaf and small syrk need the whole device and its
- * lane 1 is short, so it keeps sharing. PORTSOLVE_CUDA_PANEL_SMS overrides for LU and WZ.
+ * Measured on an H100 (132 SMs; docs/PERFORMANCE.md, session 12), dgesv against cuSOLVER:
+ * - at n = 16384, no split 0.85, lane 1 on 8 / 16 / 24 / 32 / 48 SMs 0.62 / 0.82 / 0.92 / 0.98
+ *   / 0.93; joining for the last 2048..6144 columns changed nothing;
+ * - at n = 32768 a split from the start lost (0.96, GEMM on 100 SMs costs more than the panel
+ *   gains while the trailing matrix is that large); splitting once n <= 24576 / 16384 / 8192
+ *   columns are left gave 1.02 / 1.02 / 0.99, and at 16384 splitting only below 8192 0.90.
+ * So: split for the last PS_CUDA_SPLIT_BELOW = 24576 columns (PORTSOLVE_CUDA_SPLIT_BELOW
+ * overrides). Cholesky lost on split lanes (dposv 0.99 -> 0.81 on 32
+ * SMs at 16384: its leaf and small syrk need the whole device), and so did WZ (0.98 -> 0.49 of
+ * LU's rate): they keep sharing. PORTSOLVE_CUDA_PANEL_SMS overrides the SM count for LU.
  */
 static int panel_sms_for(const ps_cuda_state *st, ps__algo algo, int n) {
-    (void)n;
-    if (algo != PS__ALGO_LU && algo != PS__ALGO_WZ) return 0;
+    if (algo != PS__ALGO_LU || n > st->split_below) return 0;
     if (st->partition_failed && st->panel_sms_request < 0) return 0;
     if (st->panel_sms_request >= 0) return st->panel_sms_request;
     int quarter = st->sms / 4 / 8 * 8; /* 132 SMs: 32 */

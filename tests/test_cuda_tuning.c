@@ -4,7 +4,10 @@
  * grids of many tiny row slices (slices shorter than the leaf, so pivot rows and row j move
  * between blocks at every step) and of one slice, and with a leaf too wide for shared memory
  * (PORTSOLVE_LU_PANEL_WIDTH), which the one-block kernel factors instead. The WZ leaf, on the
- * same grid, is checked the same way (PORTSOLVE_WZ_PANEL_WIDTH for the fallback).
+ * same grid, is checked the same way (PORTSOLVE_WZ_PANEL_WIDTH for the fallback). The split
+ * look-ahead lanes' knobs (PORTSOLVE_CUDA_PANEL_SMS, PORTSOLVE_CUDA_SPLIT_BELOW) likewise: bad
+ * values refused, LU right on shared lanes, on the smallest partition, on more SMs than the
+ * device has (no split), and when the lanes split part way through.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
@@ -104,5 +107,34 @@ int main(int argc, char **argv) {
     check_wztrf(PS_DOUBLE, 3000, "one-block WZ fallback");
     unsetenv("PORTSOLVE_WZ_PANEL_WIDTH");
     unsetenv("PORTSOLVE_CUDA_PANEL_ROWS");
+
+    /* The split lanes (cuda_partition.c): LU on shared lanes, on the smallest partition, and
+     * switching to split lanes part way (700 columns: the third block step has 188 left). */
+    static const char *const bad_knobs[][2] = {{"PORTSOLVE_CUDA_PANEL_SMS", "-1"},
+                                               {"PORTSOLVE_CUDA_PANEL_SMS", "8x"},
+                                               {"PORTSOLVE_CUDA_PANEL_SMS", "5000"},
+                                               {"PORTSOLVE_CUDA_SPLIT_BELOW", ""},
+                                               {"PORTSOLVE_CUDA_SPLIT_BELOW", "-3"}};
+    for (int i = 0; i < 5; i++) {
+        setenv(bad_knobs[i][0], bad_knobs[i][1], 1);
+        ps_context_options o = ps_context_options_default();
+        o.backend = PS_BACKEND_CUDA;
+        ps_context *ctx = NULL;
+        CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
+        CHECK(!ctx && strstr(ps_last_create_error(), bad_knobs[i][0]), "%s=\"%s\" refused: %s",
+              bad_knobs[i][0], bad_knobs[i][1], ps_last_create_error());
+        unsetenv(bad_knobs[i][0]);
+    }
+    static const char *const sms[] = {"0", "8", "1000"};
+    for (int i = 0; i < 3; i++) {
+        setenv("PORTSOLVE_CUDA_PANEL_SMS", sms[i], 1);
+        check_getrf(PS_DOUBLE, 700, 700, sms[i]);
+        check_getrf(PS_FLOAT, 900, 517, sms[i]);
+    }
+    unsetenv("PORTSOLVE_CUDA_PANEL_SMS");
+    setenv("PORTSOLVE_CUDA_SPLIT_BELOW", "400", 1);
+    check_getrf(PS_DOUBLE, 700, 700, "split from the third step");
+    check_getrf(PS_FLOAT, 1000, 800, "split from the third step");
+    unsetenv("PORTSOLVE_CUDA_SPLIT_BELOW");
     return ps_test_finish("test_cuda_tuning");
 }
