@@ -482,6 +482,10 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
      * slower); at 16384 1024 (512 / 768 / 1536 / 2048: 53 / 52 / 51 / 51 ms vs 50); at 32768
      * 2048 (512 / 1024: 0.302 / 0.273 s vs 0.264) */
     if (algo == PS__ALGO_CHOL) return n >= 24576 ? 2048 : n >= 12288 ? 1024 : 512;
+    /* LU's block rows of U by inv(L11) (core/lu.c), H100, same run: dgesv at 16384 / 32768
+     * 1.06 / 1.07x cuSOLVER against 1.02 / 1.02 by cuBLAS's trsm, sgesv at 16384 1.00 against
+     * 0.99; at 8192 0.80 against 0.82, so from 12288 on. */
+    if (algo == PS__ALGO_LU_INVERSE) return 12288;
     if (algo != PS__ALGO_LU) return 0;
     return n >= 8192 ? 512 : 256;
 }

@@ -111,7 +111,9 @@ typedef enum ps__algo {
     PS__ALGO_WZ = 1,
     PS__ALGO_GJ = 2,        /* blocked Gauss-Jordan inversion (gjinv) */
     PS__ALGO_GJ_STRIPE = 3, /* stripe height of the striped Gauss-Jordan solver (gjsv) */
-    PS__ALGO_CHOL = 4       /* block size of the blocked Cholesky; 0: the recursive one */
+    PS__ALGO_CHOL = 4,      /* block size of the blocked Cholesky; 0: the recursive one */
+    PS__ALGO_LU_INVERSE = 5 /* LU computes its block rows of U as inv(L11) A12 (a GEMM) instead
+                             * of by trsm from this order on; 0: never (core/lu.c) */
 } ps__algo;
 
 /* How float gemm computes (the set_float_compute entry): in float, or with its inputs rounded to

@@ -6,12 +6,20 @@
 
 #define PS__ERROR_SIZE 1024
 
+/* How LU computes its block rows of U (core/lu.c). */
+typedef enum ps__lu_block_row {
+    PS__LU_BLOCK_ROW_AUTO = 0, /* the backend's choice (block_size of PS__ALGO_LU_INVERSE) */
+    PS__LU_BLOCK_ROW_TRSM = 1,
+    PS__LU_BLOCK_ROW_INVERSE = 2
+} ps__lu_block_row;
+
 struct ps_context {
     ps__backend be;
     ps__backend_ops ops;      /* the completed table be.ops points to */
     void *module;             /* dlopen handle of a backend module, NULL for cpu */
     int lu_block_size;        /* 0: automatic */
     int lu_panel_width;       /* 0: the backend's; PORTSOLVE_LU_PANEL_WIDTH overrides (tuning) */
+    int lu_block_row;         /* ps__lu_block_row: PORTSOLVE_LU_BLOCK_ROW (tuning) */
     int wz_variant;           /* ps_wz_variant: PORTSOLVE_WZ_VARIANT or ps_context_set_wz_options */
     int wz_pivoting;          /* 1 unless PORTSOLVE_WZ_PIVOTING=0 or the options say so */
     int wz_block_size;        /* 0: automatic (PORTSOLVE_WZ_NB) */

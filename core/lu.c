@@ -11,6 +11,13 @@
  * on the CPU) takes over. This keeps the panel BLAS-3 rich, so it does not dominate on the CPU
  * where the unblocked loop would be memory-bound.
  *
+ * A backend whose trsm is slow (cuBLAS's ran at about 4 TFLOP/s for LU's 512-row block rows on
+ * an H100) can have the block row of U computed as inv(L11) A12 instead: L11's inverse is formed
+ * once per panel (a trsm of order nb, beside the panel on the look-ahead lane) and each block row
+ * is one GEMM into a workspace and a copy back. L11 is unit lower triangular with entries of
+ * magnitude at most 1 (partial pivoting), the case where multiplying by the inverse is as
+ * accurate in practice as the substitution (MAGMA's trsm inverts its diagonal blocks likewise).
+ *
  * Pivots stay on the device (an int32 buffer of 0-based absolute row indices) and so does the
  * info word; nothing is read back to the host inside the factorization. Backends with two or
  * more lanes (concurrent queues) get look-ahead (core/lookahead.c): the next panel is factored
@@ -77,16 +84,51 @@ ps_status ps__lu_panel(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, i
     return panel_factor(ctx, dt, m, a, j, w, ipiv, info, &lu_kind);
 }
 
+/* The workspace of block rows by the inverse: inv(L11) of the last two panels (nb x nb each, by
+ * the parity of the block step: lane 1 forms the next one while lane 0 still uses the current
+ * one) and the product before it goes back into A (nb x n, block rows by column, so the lanes'
+ * disjoint columns never share it). */
+typedef struct {
+    int nb;
+    void *linv[2];
+    void *product;
+} u_inverse;
+
+static ps__mat linv_of(const u_inverse *inv, int j) {
+    return (ps__mat){inv->linv[j / inv->nb % 2], 0, inv->nb};
+}
+
+/* inv(L11) of the panel factored at column j (jb wide): the identity, solved with L11. */
+static ps_status form_inverse(ps_context *ctx, ps__dtype dt, ps__mat a, int j, int jb,
+                              const u_inverse *inv) {
+    ps__backend *be = &ctx->be;
+    ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
+    ps__mat linv = linv_of(inv, j), diagonal = {linv.buf, 0, inv->nb + 1};
+    PS__TRY(be->ops->fill(be, dt, jb, jb, &zero, linv));
+    PS__TRY(be->ops->fill(be, dt, 1, jb, &one, diagonal));
+    return be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, jb, &one,
+                         ps__mat_at(a, j, j), linv);
+}
+
 /* Applies panel j (jb wide, factored, pivots in ipiv) to the columns [c0, c0 + cw): its row
- * swaps, the block row of U, and the update of the rows below. */
+ * swaps, the block row of U (by trsm, or with inv non-null by its inverse), and the update of
+ * the rows below. */
 static ps_status update_columns(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int jb,
-                                int c0, int cw, void *ipiv) {
+                                int c0, int cw, void *ipiv, const u_inverse *inv) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     PS__TRY(ops->laswp(be, dt, cw, ps__mat_at(a, 0, c0), j, j + jb, ipiv, (size_t)j, 1));
-    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, cw, &one,
-                      ps__mat_at(a, j, j), ps__mat_at(a, j, c0)));
+    if (inv) {
+        ps__scalar zero = ps__scalar_of(dt, 0.0);
+        ps__mat product = {inv->product, (size_t)c0 * inv->nb, inv->nb};
+        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, jb, cw, jb, &one, linv_of(inv, j),
+                          ps__mat_at(a, j, c0), &zero, product));
+        PS__TRY(ops->copy2d(be, dt, jb, cw, product, ps__mat_at(a, j, c0)));
+    } else {
+        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, cw, &one,
+                          ps__mat_at(a, j, j), ps__mat_at(a, j, c0)));
+    }
     if (m - j - jb <= 0) return PS_SUCCESS;
     return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m - j - jb, cw, jb, &minus_one,
                      ps__mat_at(a, j + jb, j), ps__mat_at(a, j, c0), &one,
@@ -101,11 +143,13 @@ typedef struct {
     ps__mat a;
     void *ipiv, *info;
     const ps__factor_kind *kind;
+    const u_inverse *inv; /* NULL: block rows of U by trsm */
 } factor_args;
 
 static ps_status step_panel(void *arg, int j, int jb) {
     factor_args *f = arg;
-    return panel_factor(f->ctx, f->dt, f->m, f->a, j, jb, f->ipiv, f->info, f->kind);
+    PS__TRY(panel_factor(f->ctx, f->dt, f->m, f->a, j, jb, f->ipiv, f->info, f->kind));
+    return f->inv ? form_inverse(f->ctx, f->dt, f->a, j, jb, f->inv) : PS_SUCCESS;
 }
 
 /* Panel j's row swaps for the columns left of it. */
@@ -118,7 +162,21 @@ static ps_status step_left(void *arg, int j, int jb) {
 
 static ps_status step_update(void *arg, int j, int jb, int c0, int c1) {
     factor_args *f = arg;
-    return update_columns(f->ctx, f->dt, f->m, f->a, j, jb, c0, c1 - c0, f->ipiv);
+    return update_columns(f->ctx, f->dt, f->m, f->a, j, jb, c0, c1 - c0, f->ipiv, f->inv);
+}
+
+/* Whether LU's block rows of U go by the inverse of L11 (PORTSOLVE_LU_BLOCK_ROW, else the
+ * backend's measured choice). */
+static int use_inverse(ps_context *ctx, ps__dtype dt, int k, int nb) {
+    if (ctx->lu_block_row != PS__LU_BLOCK_ROW_AUTO)
+        return ctx->lu_block_row == PS__LU_BLOCK_ROW_INVERSE && k > nb;
+    int from = ctx->be.ops->block_size(&ctx->be, PS__ALGO_LU_INVERSE, dt, k);
+    return from > 0 && k >= from && k > nb;
+}
+
+static void free_inverse(ps_context *ctx, u_inverse *inv) {
+    for (int i = 0; i < 2; i++) ps__dev_free(ctx, inv->linv[i]);
+    ps__dev_free(ctx, inv->product);
 }
 
 ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
@@ -127,21 +185,40 @@ ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__ma
     const ps__backend_ops *ops = be->ops;
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
+    u_inverse inv_ws = {nb, {NULL, NULL}, NULL}, *inv = NULL;
+    if (kind->algo == PS__ALGO_LU && use_inverse(ctx, dt, k, nb)) {
+        size_t es = ps__dtype_size(dt), square = es * (size_t)nb * (size_t)nb;
+        ps_status st = ps__dev_alloc(ctx, square, &inv_ws.linv[0]);
+        if (!st) st = ps__dev_alloc(ctx, square, &inv_ws.linv[1]);
+        if (!st) st = ps__dev_alloc(ctx, es * (size_t)nb * (size_t)n, &inv_ws.product);
+        if (st) {
+            free_inverse(ctx, &inv_ws);
+            return st;
+        }
+        inv = &inv_ws;
+    }
+    factor_args f = {ctx, dt, m, a, ipiv, info, kind, inv};
+    ps_status st = PS_SUCCESS;
     if (ops->lanes(be) >= 2 && k > nb) {
         /* look-ahead: the next panel hides behind the trailing update */
-        factor_args f = {ctx, dt, m, a, ipiv, info, kind};
         ps__lookahead_steps steps = {&f, step_panel, step_left, step_update, kind->algo};
-        return ps__lookahead(ctx, k, n, nb, &steps);
+        st = ps__lookahead(ctx, k, n, nb, &steps);
+    } else {
+        for (int j = 0; j < k && !st; j += nb) {
+            int jb = k - j < nb ? k - j : nb;
+            st = step_panel(&f, j, jb);
+            /* Swaps of this panel for the columns on its left, then everything on its right. */
+            if (!st) st = step_left(&f, j, jb);
+            if (!st && n - j - jb > 0) st = step_update(&f, j, jb, j + jb, n);
+        }
     }
-
-    for (int j = 0; j < k; j += nb) {
-        int jb = k - j < nb ? k - j : nb;
-        PS__TRY(panel_factor(ctx, dt, m, a, j, jb, ipiv, info, kind));
-        /* Swaps of this panel for the columns on its left, then everything on its right. */
-        if (j > 0) PS__TRY(ops->laswp(be, dt, j, a, j, j + jb, ipiv, (size_t)j, 1));
-        if (n - j - jb > 0) PS__TRY(update_columns(ctx, dt, m, a, j, jb, j + jb, n - j - jb, ipiv));
+    if (inv) {
+        /* the workspace is freed only after the queued work that reads it */
+        ps_status synced = ops->sync(be);
+        free_inverse(ctx, inv);
+        if (!st) st = synced;
     }
-    return PS_SUCCESS;
+    return st;
 }
 
 ps_status ps__zero_info(ps_context *ctx, void *info) {
