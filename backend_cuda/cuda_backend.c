@@ -487,6 +487,9 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
      * 0.99; at 8192 0.80 against 0.82, so from 12288 on. */
     if (algo == PS__ALGO_LU_INVERSE) return 12288;
     if (algo != PS__ALGO_LU) return 0;
+    /* sgesv at 32768 on split lanes (H100, session 12): nb 512 / 768 / 1024 gave 0.99 / 1.02 /
+     * 1.02x cuSOLVER */
+    if (dt == PS__FLOAT && n >= 24576) return 768;
     return n >= 8192 ? 512 : 256;
 }
 
