@@ -14,7 +14,6 @@
 #include "cuda_internal.h"
 
 #include <cuda.h>
-#include <stdlib.h>
 
 typedef CUresult (*get_resource_fn)(CUdevice, CUdevResource *, CUdevResourceType);
 typedef CUresult (*split_fn)(CUdevResource *, unsigned *, const CUdevResource *, CUdevResource *,
