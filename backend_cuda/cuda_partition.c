@@ -162,15 +162,16 @@ static ps_status move_lanes(ps__backend *be, ps_cuda_state *st, int split) {
     for (int i = 0; i < 2 && !err; i++)
         for (int k = 0; k < 2 && !err; k++)
             err = cudaStreamWaitEvent(ps_cuda_lane_stream(st, i), st->lane_done[k], 0);
+    ps_status failed = PS_SUCCESS;
     if (err) { /* the new lanes cannot follow the old ones: wait for them here */
         for (int i = 0; i < 2; i++) cudaStreamSynchronize(old[i]);
-        ps_cuda_fail(be, err, split ? "splitting the lanes" : "joining the lanes");
+        failed = ps_cuda_fail(be, err, split ? "splitting the lanes" : "joining the lanes");
     }
     for (int i = 0; i < 2; i++)
         PS_CUBLAS_TRY(be, cublasSetStream(st->handles[i], ps_cuda_lane_stream(st, i)),
                       "cublasSetStream");
     st->cur_stream = ps_cuda_lane_stream(st, st->cur);
-    return err ? PS_ERR_BACKEND : PS_SUCCESS;
+    return failed;
 }
 
 ps_status ps_cuda_lanes_split(ps__backend *be, ps__algo algo, int n, int *split) {
@@ -182,8 +183,10 @@ ps_status ps_cuda_lanes_split(ps__backend *be, ps__algo algo, int n, int *split)
     if (want) {
         ps_status s = make_partition(be, st, sms);
         if (s && st->panel_sms_request < 0) {
-            /* the default asked; without green contexts the lanes keep sharing the device */
+            /* the default asked; without green contexts the lanes keep sharing the device (and
+             * the call succeeds, so its message goes) */
             st->partition_failed = 1;
+            if (be->err && be->err_size) be->err[0] = '\0';
             return PS_SUCCESS;
         }
         PS__TRY(s);
