@@ -85,6 +85,14 @@ static inline ps__mat ps__mat_at(ps__mat a, int i, int j) {
     a.off += (size_t)i + (size_t)j * (size_t)a.ld;
     return a;
 }
+
+/* The view in which column k of a whole matrix is panel's column 0 (a panel buffer holding
+ * columns k.. of it). Columns left of k are never addressed; the unsigned offset arithmetic
+ * wraps back exactly. */
+static inline ps__mat ps__mat_global_columns(ps__mat panel, int k) {
+    panel.off -= (size_t)k * (size_t)panel.ld;
+    return panel;
+}
 /* Column j of a from row i down, as a vector. */
 static inline ps__vec ps__mat_col(ps__mat a, int i, int j) {
     ps__vec v = {a.buf, a.off + (size_t)i + (size_t)j * (size_t)a.ld, 1};

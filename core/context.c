@@ -69,18 +69,30 @@ static ps_status block_size_from_env(int *nb, char *msg, size_t msg_size) {
     return tuning_from_env("PORTSOLVE_LU_NB", nb, msg, msg_size);
 }
 
-/* PORTSOLVE_LU_BLOCK_ROW: trsm or inverse (core/lu.c); unset or empty: the backend's choice. */
-static ps_status lu_block_row_from_env(ps_context *ctx, char *msg, size_t msg_size) {
+/* PORTSOLVE_LU_BLOCK_ROW: trsm or inverse (core/lu.c); unset or empty: the backend's choice.
+ * PORTSOLVE_LU_PANEL: device (default) or host (core/lu_hybrid.c). */
+static ps_status lu_options_from_env(ps_context *ctx, char *msg, size_t msg_size) {
     const char *s = getenv("PORTSOLVE_LU_BLOCK_ROW");
     ctx->lu_block_row = PS__LU_BLOCK_ROW_AUTO;
-    if (!s || !*s) return PS_SUCCESS;
-    if (ps__name_is("trsm", s))
-        ctx->lu_block_row = PS__LU_BLOCK_ROW_TRSM;
-    else if (ps__name_is("inverse", s))
-        ctx->lu_block_row = PS__LU_BLOCK_ROW_INVERSE;
-    else {
-        snprintf(msg, msg_size, "PORTSOLVE_LU_BLOCK_ROW='%s' is neither trsm nor inverse", s);
-        return PS_ERR_INVALID_ARGUMENT;
+    if (s && *s) {
+        if (ps__name_is("trsm", s))
+            ctx->lu_block_row = PS__LU_BLOCK_ROW_TRSM;
+        else if (ps__name_is("inverse", s))
+            ctx->lu_block_row = PS__LU_BLOCK_ROW_INVERSE;
+        else {
+            snprintf(msg, msg_size, "PORTSOLVE_LU_BLOCK_ROW='%s' is neither trsm nor inverse", s);
+            return PS_ERR_INVALID_ARGUMENT;
+        }
+    }
+    const char *p = getenv("PORTSOLVE_LU_PANEL");
+    ctx->lu_panel_where = PS__LU_PANEL_DEVICE;
+    if (p && *p) {
+        if (ps__name_is("host", p))
+            ctx->lu_panel_where = PS__LU_PANEL_HOST;
+        else if (!ps__name_is("device", p)) {
+            snprintf(msg, msg_size, "PORTSOLVE_LU_PANEL='%s' is neither device nor host", p);
+            return PS_ERR_INVALID_ARGUMENT;
+        }
     }
     return PS_SUCCESS;
 }
@@ -106,7 +118,7 @@ static ps_status create_context(ps_context **out, ps_backend_kind kind, int nb,
     if (!st)
         st = tuning_from_env("PORTSOLVE_CHOL_NB", &ctx->chol_block_size, create_error,
                              sizeof create_error);
-    if (!st) st = lu_block_row_from_env(ctx, create_error, sizeof create_error);
+    if (!st) st = lu_options_from_env(ctx, create_error, sizeof create_error);
     if (!st) st = ps__wz_options_from_env(ctx, create_error, sizeof create_error);
     if (!st) st = ps__gj_options_from_env(ctx, create_error, sizeof create_error);
     if (!st) st = ps__refine_options_from_env(ctx, create_error, sizeof create_error);

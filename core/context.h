@@ -13,6 +13,12 @@ typedef enum ps__lu_block_row {
     PS__LU_BLOCK_ROW_INVERSE = 2
 } ps__lu_block_row;
 
+/* Where LU factors its panels (core/lu.c, core/lu_hybrid.c). */
+typedef enum ps__lu_panel_where {
+    PS__LU_PANEL_DEVICE = 0,
+    PS__LU_PANEL_HOST = 1
+} ps__lu_panel_where;
+
 struct ps_context {
     ps__backend be;
     ps__backend_ops ops;      /* the completed table be.ops points to */
@@ -20,6 +26,7 @@ struct ps_context {
     int lu_block_size;        /* 0: automatic */
     int lu_panel_width;       /* 0: the backend's; PORTSOLVE_LU_PANEL_WIDTH overrides (tuning) */
     int lu_block_row;         /* ps__lu_block_row: PORTSOLVE_LU_BLOCK_ROW (tuning) */
+    int lu_panel_where;       /* ps__lu_panel_where: PORTSOLVE_LU_PANEL (tuning) */
     int wz_variant;           /* ps_wz_variant: PORTSOLVE_WZ_VARIANT or ps_context_set_wz_options */
     int wz_pivoting;          /* 1 unless PORTSOLVE_WZ_PIVOTING=0 or the options say so */
     int wz_block_size;        /* 0: automatic (PORTSOLVE_WZ_NB) */

@@ -34,13 +34,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The view in which column k of the whole matrix is panel's column 0. Columns left of k are
- * never addressed; the unsigned offset arithmetic wraps back exactly. */
-static ps__mat global_columns(ps__mat panel, int k) {
-    panel.off -= (size_t)k * (size_t)panel.ld;
-    return panel;
-}
-
 /*
  * Turns the n x b panel p (block column k; rows [k,n) LU-factored with partial pivoting, rows
  * [0,k) still M01) into [P0; P1; P2]. eye: b x b workspace. Only the panel's own columns need
@@ -126,7 +119,7 @@ static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, ps__mat a, i
         ps__mat hp = ws->host_panel;
         char *rows_k = (char *)hp.buf + ps__dtype_size(dt) * (size_t)k;
         PS__TRY(be->ops->download(be, dt, n - k, b, ps__mat_at(p, k, 0), rows_k, hp.ld));
-        PS__TRY(ps__lu_panel(ws->host, dt, n, global_columns(hp, k), k, b, ws->host_ipiv,
+        PS__TRY(ps__lu_panel(ws->host, dt, n, ps__mat_global_columns(hp, k), k, b, ws->host_ipiv,
                              &ws->host_info));
         PS__TRY(be->ops->upload(be, dt, n - k, b, rows_k, hp.ld, ps__mat_at(p, k, 0)));
         ps__mat piv = {ipiv, (size_t)k, b};

@@ -165,6 +165,11 @@ static ps_status step_update(void *arg, int j, int jb, int c0, int c1) {
     return update_columns(f->ctx, f->dt, f->m, f->a, j, jb, c0, c1 - c0, f->ipiv, f->inv);
 }
 
+ps_status ps__lu_update(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int jb, int c0,
+                        int cw, void *ipiv) {
+    return update_columns(ctx, dt, m, a, j, jb, c0, cw, ipiv, NULL);
+}
+
 /* Whether LU's block rows of U go by the inverse of L11 (PORTSOLVE_LU_BLOCK_ROW, else the
  * backend's measured choice). */
 static int use_inverse(ps_context *ctx, ps__dtype dt, int k, int nb) {
@@ -232,6 +237,10 @@ ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void
     PS__TRY(ps__zero_info(ctx, info));
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
+    void *alias;
+    if (ctx->lu_panel_where == PS__LU_PANEL_HOST &&
+        ctx->be.ops->host_alias(&ctx->be, a.buf, &alias) != PS_SUCCESS) /* not already host */
+        return ps__getrf_hybrid(ctx, dt, m, n, a, ipiv, info, ps__lu_block_size(ctx, dt, m, n));
     return ps__blocked_factor(ctx, dt, m, n, a, ipiv, info, ps__lu_block_size(ctx, dt, m, n),
                               &lu_kind);
 }

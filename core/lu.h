@@ -37,6 +37,13 @@ ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__ma
  * go to ipiv[j..j+w-1], the first exactly zero pivot's 1-based column to info (if unset). */
 ps_status ps__lu_panel(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int w, void *ipiv,
                        void *info);
+/* Applies the factored panel j (jb wide, pivots in ipiv) to the columns [c0, c0 + cw) of the
+ * m-row view a: its row swaps, the block row of U (trsm) and the update of the rows below. */
+ps_status ps__lu_update(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int jb, int c0,
+                        int cw, void *ipiv);
+/* ps__getrf with every panel factored on the host CPU (core/lu_hybrid.c), nb wide. */
+ps_status ps__getrf_hybrid(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                           void *info, int nb);
 /* Sets a device info word to 0. */
 ps_status ps__zero_info(ps_context *ctx, void *info);
 /* The block size ps__getrf uses for an m x n matrix. */
