@@ -203,7 +203,9 @@ struct ps__backend_ops {
     void *(*queue)(ps__backend *be);
 
     /* Memory. alloc of 0 bytes returns a valid (possibly NULL) handle that free accepts.
-     * Device out-of-memory is PS_ERR_OUT_OF_MEMORY. */
+     * Device out-of-memory is PS_ERR_OUT_OF_MEMORY. free may be called while queued work still
+     * uses buf (core's scratch workspaces are): the memory is released behind that work (CUDA's
+     * cudaFree waits for the device, OpenCL defers a released buffer until its commands end). */
     ps_status (*alloc)(ps__backend *be, size_t bytes, void **buf);
     void (*free)(ps__backend *be, void *buf);
     /* Host (rows x cols, leading dimension ldh) to device view and back. Blocking. */

@@ -97,12 +97,9 @@ static ps_status update_rest(ps_context *ctx, ps__dtype dt, int n, ps__mat a, in
 }
 
 typedef struct gj_work {
-    ps__mat saved[2];   /* device: n x b, the factored panel of even and odd steps */
-    ps__mat eye;        /* device: b x b */
-    ps__mat host_panel; /* hybrid: n x b on the host */
-    int32_t *host_ipiv; /* hybrid: n pivots (absolute rows) */
-    int32_t host_info;  /* hybrid: the host panels' info word */
-    ps_context *host;   /* hybrid: the CPU context that factors panels */
+    ps__mat saved[2];  /* device: n x b, the factored panel of even and odd steps */
+    ps__mat eye;       /* device: b x b */
+    ps__host_panel hp; /* hybrid: n x b on the host, the pivots, the CPU context */
 } gj_work;
 
 /* Step k's panel: the LU of its rows [k,n) with partial pivoting, on the device or on the host
@@ -116,14 +113,9 @@ static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, ps__mat a, i
         PS__TRY(ps__lu_panel(ctx, dt, n, a, k, b, ipiv, info));
     } else {
         /* rows [k,n) travel; rows above the panel's diagonal block are not touched by its LU */
-        ps__mat hp = ws->host_panel;
-        char *rows_k = (char *)hp.buf + ps__dtype_size(dt) * (size_t)k;
-        PS__TRY(be->ops->download(be, dt, n - k, b, ps__mat_at(p, k, 0), rows_k, hp.ld));
-        PS__TRY(ps__lu_panel(ws->host, dt, n, ps__mat_global_columns(hp, k), k, b, ws->host_ipiv,
-                             &ws->host_info));
-        PS__TRY(be->ops->upload(be, dt, n - k, b, rows_k, hp.ld, ps__mat_at(p, k, 0)));
-        ps__mat piv = {ipiv, (size_t)k, b};
-        PS__TRY(be->ops->upload(be, PS__INT32, b, 1, ws->host_ipiv + k, b, piv));
+        PS__TRY(ps__host_panel_download(ctx, dt, n, a, k, b, &ws->hp));
+        PS__TRY(ps__host_panel_factor(dt, n, k, b, &ws->hp));
+        PS__TRY(ps__host_panel_upload(ctx, dt, n, a, k, b, ipiv, &ws->hp));
     }
     return be->ops->copy2d(be, dt, n, b, p, saved);
 }
@@ -202,16 +194,7 @@ ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps_
     ws.saved[0] = (ps__mat){saved_buf, 0, n};
     ws.saved[1] = (ps__mat){saved_buf, (size_t)nb * n, n};
     ws.eye = (ps__mat){eye_buf, 0, nb};
-    if (!st && where != PS__GJ_DEVICE) {
-        void *hp, *hi;
-        st = ps__context_host(ctx, &ws.host);
-        if (!st) st = ps__scratch_host(&s, (size_t)n * nb * es, &hp);
-        if (!st) st = ps__scratch_host(&s, (size_t)n * sizeof(int32_t), &hi);
-        if (!st) {
-            ws.host_panel = (ps__mat){hp, 0, n};
-            ws.host_ipiv = hi;
-        }
-    }
+    if (!st && where != PS__GJ_DEVICE) st = ps__host_panel_open(ctx, &s, dt, n, nb, n, &ws.hp);
     if (!st) {
         /* hybrid is the paper's Hyb: panel and update one after the other */
         if (be->ops->lanes(be) >= 2 && n > nb && where != PS__GJ_HYBRID)
@@ -222,7 +205,8 @@ ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps_
     if (!st) st = be->ops->colswp(be, dt, n, a, 0, n, ipiv, 0, 0);
     int dinfo = 0;
     if (!st) st = ps__read_info(ctx, dev_info, &dinfo);
-    if (!st) *info = dinfo && (!ws.host_info || dinfo < ws.host_info) ? dinfo : ws.host_info;
+    int32_t hinfo = ws.hp.info;
+    if (!st) *info = dinfo && (!hinfo || dinfo < hinfo) ? dinfo : hinfo;
     ps__scratch_end(&s);
     return st;
 }

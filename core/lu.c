@@ -179,50 +179,41 @@ static int use_inverse(ps_context *ctx, ps__dtype dt, int k, int nb) {
     return from > 0 && k >= from && k > nb;
 }
 
-static void free_inverse(ps_context *ctx, u_inverse *inv) {
-    for (int i = 0; i < 2; i++) ps__dev_free(ctx, inv->linv[i]);
-    ps__dev_free(ctx, inv->product);
+/* The block steps: with look-ahead on backends with two lanes, else LAPACK's order. */
+static ps_status run_blocked(factor_args *f, int k, int n, int nb) {
+    ps__backend *be = &f->ctx->be;
+    if (be->ops->lanes(be) >= 2 && k > nb) {
+        /* look-ahead: the next panel hides behind the trailing update */
+        ps__lookahead_steps steps = {f, step_panel, step_left, step_update, f->kind->algo};
+        return ps__lookahead(f->ctx, k, n, nb, &steps);
+    }
+    for (int j = 0; j < k; j += nb) {
+        int jb = k - j < nb ? k - j : nb;
+        PS__TRY(step_panel(f, j, jb));
+        /* Swaps of this panel for the columns on its left, then everything on its right. */
+        PS__TRY(step_left(f, j, jb));
+        if (n - j - jb > 0) PS__TRY(step_update(f, j, jb, j + jb, n));
+    }
+    return PS_SUCCESS;
 }
 
 ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                              void *info, int nb, const ps__factor_kind *kind) {
-    ps__backend *be = &ctx->be;
-    const ps__backend_ops *ops = be->ops;
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
     u_inverse inv_ws = {nb, {NULL, NULL}, NULL}, *inv = NULL;
+    ps__scratch s = ps__scratch_begin(ctx);
+    ps_status st = PS_SUCCESS;
     if (kind->algo == PS__ALGO_LU && use_inverse(ctx, dt, k, nb)) {
         size_t es = ps__dtype_size(dt), square = es * (size_t)nb * (size_t)nb;
-        ps_status st = ps__dev_alloc(ctx, square, &inv_ws.linv[0]);
-        if (!st) st = ps__dev_alloc(ctx, square, &inv_ws.linv[1]);
-        if (!st) st = ps__dev_alloc(ctx, es * (size_t)nb * (size_t)n, &inv_ws.product);
-        if (st) {
-            free_inverse(ctx, &inv_ws);
-            return st;
-        }
+        st = ps__scratch_dev(&s, square, &inv_ws.linv[0]);
+        if (!st) st = ps__scratch_dev(&s, square, &inv_ws.linv[1]);
+        if (!st) st = ps__scratch_dev(&s, es * (size_t)nb * (size_t)n, &inv_ws.product);
         inv = &inv_ws;
     }
     factor_args f = {ctx, dt, m, a, ipiv, info, kind, inv};
-    ps_status st = PS_SUCCESS;
-    if (ops->lanes(be) >= 2 && k > nb) {
-        /* look-ahead: the next panel hides behind the trailing update */
-        ps__lookahead_steps steps = {&f, step_panel, step_left, step_update, kind->algo};
-        st = ps__lookahead(ctx, k, n, nb, &steps);
-    } else {
-        for (int j = 0; j < k && !st; j += nb) {
-            int jb = k - j < nb ? k - j : nb;
-            st = step_panel(&f, j, jb);
-            /* Swaps of this panel for the columns on its left, then everything on its right. */
-            if (!st) st = step_left(&f, j, jb);
-            if (!st && n - j - jb > 0) st = step_update(&f, j, jb, j + jb, n);
-        }
-    }
-    if (inv) {
-        /* the workspace is freed only after the queued work that reads it */
-        ps_status synced = ops->sync(be);
-        free_inverse(ctx, inv);
-        if (!st) st = synced;
-    }
+    if (!st) st = run_blocked(&f, k, n, nb);
+    ps__scratch_end(&s); /* as every scratch: released behind the queued work that reads it */
     return st;
 }
 

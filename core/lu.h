@@ -1,8 +1,10 @@
-/* Blocked LU on backend views (internal; the public entries are in lu.c and lu_host.c). */
+/* Blocked LU on backend views (internal; the public entries are in lu_api.c). */
 #ifndef PS_CORE_LU_H
 #define PS_CORE_LU_H
 
 #include "context.h"
+
+#include <stdint.h>
 
 /*
  * Factors the m x n view a in place, A = P*L*U. ipiv: device int32 buffer of min(m,n) entries
@@ -41,6 +43,26 @@ ps_status ps__lu_panel(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, i
  * m-row view a: its row swaps, the block row of U (trsm) and the update of the rows below. */
 ps_status ps__lu_update(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int jb, int c0,
                         int cw, void *ipiv);
+/* A panel factored on the host CPU (core/lu_hybrid.c; LU's and gjinv's hybrid variants): a
+ * CPU-backend context, an m x nb host buffer holding rows at their absolute positions (column 0
+ * is the panel's first), the pivots (absolute rows) and the first zero pivot's 1-based column. */
+typedef struct ps__host_panel {
+    ps_context *host;
+    ps__mat panel;
+    int32_t *ipiv;
+    int32_t info;
+} ps__host_panel;
+/* Opens the CPU context and takes the buffers (for k pivots) from s. */
+ps_status ps__host_panel_open(ps_context *ctx, ps__scratch *s, ps__dtype dt, int m, int nb, int k,
+                              ps__host_panel *hp);
+/* Columns [j, j + w), rows [j, m) of a into the host buffer (blocking: after the queued work). */
+ps_status ps__host_panel_download(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int w,
+                                  ps__host_panel *hp);
+/* LU with partial pivoting of the downloaded panel j, on the host. */
+ps_status ps__host_panel_factor(ps__dtype dt, int m, int j, int w, ps__host_panel *hp);
+/* The host-factored panel j back into a, its pivots into the device buffer ipiv. */
+ps_status ps__host_panel_upload(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int w,
+                                void *ipiv, const ps__host_panel *hp);
 /* ps__getrf with every panel factored on the host CPU (core/lu_hybrid.c), nb wide. */
 ps_status ps__getrf_hybrid(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                            void *info, int nb);
