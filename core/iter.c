@@ -19,7 +19,7 @@
  * from its iterate at most this often. */
 #define PS__ITER_MAX_RESTARTS 4
 
-int ps__iter_vectors(ps_iter_method method, int n, int restart, int *extra) {
+int ps__iter_vectors(ps_iter_method method, int n, int restart, int flexible, int *extra) {
     *extra = 0;
     switch (method) {
     case PS_ITER_JACOBI:
@@ -35,7 +35,7 @@ int ps__iter_vectors(ps_iter_method method, int n, int restart, int *extra) {
         /* per Arnoldi step, its Gram-Schmidt coefficients and norm (2m + 3 elements, read a
          * step late), then the least-squares solution */
         *extra = m * (2 * m + 3) + m + 1;
-        return m + 2; /* V (m + 1 columns), z */
+        return flexible ? 2 * m + 2 /* and Z (m columns) */ : m + 2; /* V (m + 1 columns), z */
     }
     }
     return 0;
@@ -253,7 +253,7 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     int stationary = method == PS_ITER_JACOBI || method == PS_ITER_GAUSS_SEIDEL;
     s.pc = stationary ? NULL : pc;
     s.precond = !stationary && !pc && o->precond == PS_PRECOND_JACOBI;
-    int extra, nv = ps__iter_vectors(method, n, o->restart, &extra);
+    int extra, nv = ps__iter_vectors(method, n, o->restart, s.pc != NULL, &extra);
     s.stride = ((size_t)n + 31) / 32 * 32;
     size_t elements = ((size_t)nv + 3) * s.stride + (size_t)extra;
 

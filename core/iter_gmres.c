@@ -8,6 +8,13 @@
  * (the division stays on the device), a step late: the Arnoldi process does not depend on the
  * rotations, so step j + 1 is queued before the host waits for step j's column, and the device
  * never waits for the host. A step queued past the end of the cycle is simply not used.
+ *
+ * With a caller's preconditioner (GMRES-IR's low-precision LU solve) the GMRES is flexible
+ * (Saad 1993): each z_j = M^-1 v_j is kept and x += Z y. Plain right preconditioning forms
+ * x += M^-1 (V y) in a second application, which equals Z y only when M^-1 is applied exactly;
+ * a float LU solve on a matrix with kappa u_low near 1 is off by O(1) relative, so that x could
+ * have a residual many times the one GMRES minimized (measured: 126x b at cond 1e8). Z y has
+ * the residual the Arnoldi relation says, up to double rounding.
  */
 #include "iter_impl.h"
 
@@ -53,15 +60,23 @@ static void back_substitute(host_state *h, int k) {
     }
 }
 
-/* x += M^-1 V(:, 0:k) y. */
+/* The preconditioned vectors Z of flexible GMRES (after V and z), or a view with no buffer. */
+static ps__mat flexible_z(ps__solver *s, int m) {
+    ps__mat Z = {NULL, 0, (int)s->stride};
+    if (s->pc) Z = (ps__mat){s->work, (size_t)(m + 2) * s->stride, (int)s->stride};
+    return Z;
+}
+
+/* x += M^-1 V(:, 0:k) y, or x += Z(:, 0:k) y when flexible. */
 static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__vec z) {
     ps__values_from_double(s->dt, h->y, (size_t)k, h->coef);
     ps__vec y = ps__vec_at(s->extra, (size_t)h->m * (size_t)(2 * h->m + 3));
     ps__mat dst = {y.buf, y.off, k};
     PS__TRY(s->ops->upload(s->be, s->dt, k, 1, h->coef, k, dst));
     ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0);
+    ps__mat Z = flexible_z(s, h->m);
+    if (Z.buf) return s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, k, &one, Z, y, &one, s->x);
     PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, k, &one, V, y, &zero, z));
-    if (s->pc) PS__TRY(s->pc->apply(s->pc->arg, z, z));
     if (s->precond) PS__TRY(s->ops->vmul(s->be, s->dt, s->n, s->dinv, z));
     return ps__iter_axpy(s, 1.0, z, s->x);
 }
@@ -73,9 +88,11 @@ static ps__vec step_column(ps__solver *s, int m, int j) {
 
 /* Queues Arnoldi step j: w = A M^-1 v_j orthogonalized against V(:, 0:j) by CGS2 and
  * normalized into v_{j+1} (orthonormalize), and the start of its column's trip to the host
- * through slot j % 2: H(:, j) = h1 + h2 and H(j+1, j) the norm. */
+ * through slot j % 2: H(:, j) = h1 + h2 and H(j+1, j) the norm. Flexible: M^-1 v_j into Z(:, j). */
 static ps_status arnoldi_enqueue(ps__solver *s, int m, ps__mat V, int j, ps__vec zbuf) {
     ps__vec vj = ps__mat_col(V, 0, j), w = ps__mat_col(V, 0, j + 1), z;
+    ps__mat Z = flexible_z(s, m);
+    if (Z.buf) zbuf = ps__mat_col(Z, 0, j);
     PS__TRY(ps__iter_precond(s, vj, zbuf, &z));
     PS__TRY(ps__iter_matvec(s, z, w));
     return s->ops->orthonormalize(s->be, s->dt, s->n, j + 1, V, w, step_column(s, m, j), j % 2);

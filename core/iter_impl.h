@@ -45,8 +45,9 @@ static inline ps__vec ps__solver_vec(ps__solver *s, int k) {
     return v;
 }
 
-/* Vector workspace each method needs (vectors of n) and extra elements (GMRES's h). */
-int ps__iter_vectors(ps_iter_method method, int n, int restart, int *extra);
+/* Vector workspace each method needs (vectors of n) and extra elements (GMRES's h); flexible:
+ * GMRES keeps its preconditioned vectors (a caller's preconditioner, see iter_gmres.c). */
+int ps__iter_vectors(ps_iter_method method, int n, int restart, int flexible, int *extra);
 
 /* y = b - A x. */
 ps_status ps__iter_residual(ps__solver *s, ps__vec x, ps__vec r);
