@@ -120,6 +120,21 @@ ps_status ps_cuda_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans t
                  "cublas trsv");
 }
 
+/* Float products with fewer rows or columns than this run in float whatever the mode
+ * (ps_cuda_gemm says why). */
+#define PS_CUDA_LOWPREC_MIN 512
+
+/* A failed tensor-core GEMM, named with its shape and where it ran (which lane, and whether on
+ * the split lanes' partition), since such failures depend on both. */
+static ps_status gemm_fail(ps__backend *be, cublasStatus_t cs, const char *mode, int m, int n,
+                           int k) {
+    const ps_cuda_state *st = ps_cuda(be);
+    char what[128];
+    snprintf(what, sizeof what, "cublasGemmEx (%s, m=%d n=%d k=%d, lane %d%s)", mode, m, n, k,
+             st->cur, st->split ? ", split" : "");
+    return ps_cublas_fail(be, cs, what);
+}
+
 /* The FP16/BF16 modes: the operands rounded to half or bfloat16 in stream-ordered buffers of
  * the current lane, then a GEMM on those with float accumulation and a float C. (cuBLAS's
  * CUBLAS_COMPUTE_32F_FAST_16F/16BF on float operands only permit such rounding; measured, they
@@ -143,7 +158,7 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
                           SP(c), CUDA_R_32F, c.ld, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     cudaError_t f = cudaFreeAsync(h, s);
     if (e != cudaSuccess) return ps_cuda_fail(be, e, "half GEMM operand conversion");
-    if (cs != CUBLAS_STATUS_SUCCESS) return ps_cublas_fail(be, cs, "cublasGemmEx (FP16/BF16)");
+    if (cs != CUBLAS_STATUS_SUCCESS) return gemm_fail(be, cs, bf16 ? "BF16" : "FP16", m, n, k);
     if (f != cudaSuccess) return ps_cuda_fail(be, f, "half GEMM operands");
     return PS_SUCCESS;
 }
@@ -152,8 +167,7 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
  * operand split as x = hi + lo (cuda_ir_kernels.cu), op(A) op(B) ~ Ahi Bhi + Ahi Blo + Alo Bhi,
  * the dropped Alo Blo being 2^-20 of the product. The three products are one GEMM of inner
  * dimension 3k on [Ahi Ahi Alo] and [Bhi; Blo; Bhi], built in stream-ordered buffers of the
- * current lane. Products this small gain nothing from it (the LU's panel) and run in float. */
-#define PS_CUDA_TF32X3_MIN 512
+ * current lane. */
 static ps_status tf32x3_gemm(ps__backend *be, ps__trans ta, ps__trans tb, int m, int n, int k,
                              const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
                              ps__mat c) {
@@ -178,7 +192,7 @@ static ps_status tf32x3_gemm(ps__backend *be, ps__trans ta, ps__trans tb, int m,
                           CUBLAS_GEMM_DEFAULT);
     cudaError_t f = cudaFreeAsync(w, s);
     if (e != cudaSuccess) return ps_cuda_fail(be, e, "TF32X3 operand split");
-    if (cs != CUBLAS_STATUS_SUCCESS) return ps_cublas_fail(be, cs, "cublasGemmEx (TF32X3)");
+    if (cs != CUBLAS_STATUS_SUCCESS) return gemm_fail(be, cs, "TF32X3", m, n, 3 * k);
     if (f != cudaSuccess) return ps_cuda_fail(be, f, "TF32X3 GEMM operands");
     return PS_SUCCESS;
 }
@@ -188,16 +202,22 @@ ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb
                        ps__mat c) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     ps__float_compute mode = ps_cuda(be)->float_compute;
-    if (dt == PS__FLOAT && mode == PS__COMPUTE_TF32) /* inputs rounded to TF32 by cuBLAS */
-        return check(be,
-                     cublasGemmEx(H(be), op(ta), op(tb), m, n, k, &alpha->s, SP(a), CUDA_R_32F,
-                                  a.ld, SP(b), CUDA_R_32F, b.ld, &beta->s, SP(c), CUDA_R_32F, c.ld,
-                                  CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
-                     "cublasGemmEx (TF32)");
-    if (dt == PS__FLOAT && mode == PS__COMPUTE_TF32X3 && m >= PS_CUDA_TF32X3_MIN &&
-        n >= PS_CUDA_TF32X3_MIN && k > 0)
+    /* The lower-precision modes are for the big products (LU's trailing update); those of the
+     * panel (at most nb/2 wide) run in float, which costs nothing measurable and keeps the
+     * panel's factors float-accurate. It also keeps cuBLAS's TF32 kernels off the split
+     * panel lane: there, at m = 6272, n = k = 384 on 32 SMs, cublasGemmEx (FAST_TF32) failed
+     * to launch (CUBLAS_STATUS_EXECUTION_FAILED, H100, CUDA 13.0). */
+    if (m < PS_CUDA_LOWPREC_MIN || n < PS_CUDA_LOWPREC_MIN || k <= 0) mode = PS__COMPUTE_FP32;
+    if (dt == PS__FLOAT && mode == PS__COMPUTE_TF32) { /* inputs rounded to TF32 by cuBLAS */
+        cublasStatus_t cs =
+            cublasGemmEx(H(be), op(ta), op(tb), m, n, k, &alpha->s, SP(a), CUDA_R_32F, a.ld, SP(b),
+                         CUDA_R_32F, b.ld, &beta->s, SP(c), CUDA_R_32F, c.ld,
+                         CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+        return cs == CUBLAS_STATUS_SUCCESS ? PS_SUCCESS : gemm_fail(be, cs, "TF32", m, n, k);
+    }
+    if (dt == PS__FLOAT && mode == PS__COMPUTE_TF32X3)
         return tf32x3_gemm(be, ta, tb, m, n, k, alpha, a, b, beta, c);
-    if (dt == PS__FLOAT && mode != PS__COMPUTE_FP32 && mode != PS__COMPUTE_TF32X3 && k > 0)
+    if (dt == PS__FLOAT && mode != PS__COMPUTE_FP32)
         return half_gemm(be, mode == PS__COMPUTE_BF16, ta, tb, m, n, k, alpha, a, b, beta, c);
     return check(be,
                  dt == PS__DOUBLE ? cublasDgemm(H(be), op(ta), op(tb), m, n, k, &alpha->d, DP(a),

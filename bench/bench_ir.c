@@ -4,6 +4,7 @@
  *
  *   portsolve-bench-ir --backend cuda|opencl|cpu --sizes 4096,...,32768 [--conds 1e2,1e4,1e6]
  *                      [--precisions float,tf32,fp16,bf16,tf32x3] [--repeats R] [--csv F]
+ *                      [--references yes|no]
  *
  * Per order n and condition number: A = Q1 diag(sigma) Q2^T with sigma geometric from 1 to
  * 1/cond (dlatms mode 3; built on the GPU for CUDA, with LAPACKE on the host otherwise), b
@@ -15,7 +16,8 @@
  *   ref-ir-<p>         cusolverDnIRSXgesv, classical then GMRES refinement (CUDA), or
  *                      LAPACKE_dsgesv (CPU, float only)
  * For each: seconds, the time relative to ref-dgesv (ps-dgesv where there is no reference), the
- * refinement steps and path, and the backward error ||b - A x||_inf / (||A||_inf ||x||_inf)
+ * refinement steps and path (for ps-<p> also its classical and GMRES steps, counted even when it
+ * fell back), and the backward error ||b - A x||_inf / (||A||_inf ||x||_inf)
  * recomputed on the host from the returned x (LAPACK's test passes below sqrt(n) 2^-53).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -38,12 +40,14 @@ typedef struct {
     int nconds;
     ps_lowprec precs[MAX_PREC];
     int nprecs;
+    int references; /* run the vendor references (--references no: portsolve only) */
 } options;
 
 static int parse(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->backend = "auto";
     o->repeats = 3;
+    o->references = 1;
     const char *sizes = "1024,2048", *conds = "1e2,1e4,1e6", *precs = "float";
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
@@ -59,6 +63,8 @@ static int parse(int argc, char **argv, options *o) {
             conds = v;
         else if (!strcmp(k, "--precisions"))
             precs = v;
+        else if (!strcmp(k, "--references") && (!strcmp(v, "yes") || !strcmp(v, "no")))
+            o->references = !strcmp(v, "yes");
         else {
             fprintf(stderr, "portsolve-bench-ir: unknown option %s\n", k);
             return 0;
@@ -200,9 +206,11 @@ int main(int argc, char **argv) {
     const char *backend = ps_context_backend_name(ctx), *device = ps_context_device_name(ctx);
     printf("portsolve-bench-ir: device level, one right-hand side, on %s (%s)\n", backend, device);
     FILE *csv = o.csv ? fopen(o.csv, "w") : NULL;
-    if (csv) fprintf(csv, "backend,device,n,cond,method,seconds,ratio,iter,path,backward_error\n");
-    printf("%6s %6s %-14s %9s %7s %5s %-9s %10s\n", "n", "cond", "method", "seconds", "ratio",
-           "iter", "path", "bwd err");
+    if (csv)
+        fprintf(csv, "backend,device,n,cond,method,seconds,ratio,iter,path,backward_error,"
+                     "classical_steps,gmres_steps\n");
+    printf("%6s %6s %-14s %9s %7s %5s %-9s %7s %10s\n", "n", "cond", "method", "seconds", "ratio",
+           "iter", "path", "c+g", "bwd err");
     char summary[4096] = "";
     size_t used = 0;
     int rc = 0;
@@ -228,6 +236,7 @@ int main(int argc, char **argv) {
             for (int mi = 0; mi < 4 && !rc; mi++) {
                 int m = order[mi];
                 int np = m == PS_IR || m == REF_IR ? o.nprecs : 1;
+                if (!o.references && (m == REF_DGESV || m == REF_IR)) continue;
                 for (int q = 0; q < np && !rc; q++) {
                     ps_lowprec p = o.precs[q];
                     double times[16], t = 0;
@@ -253,11 +262,17 @@ int main(int argc, char **argv) {
                     if (m == REF_DGESV || (m == PS_DGESV && isnan(base))) base = t;
                     double bwd = backward_error(n, A0, anrm, B0, X), ratio = t / base;
                     const char *path = m == PS_IR ? ps_refine_path_name(res.path) : "-";
-                    printf("%6d %6.0e %-14s %9.4f %7.2f %5d %-9s %10.2e\n", n, cond, name, t, ratio,
-                           iter, path, bwd);
+                    char steps[24] = "-";
+                    if (m == PS_IR)
+                        snprintf(steps, sizeof steps, "%d+%d", res.classical_steps,
+                                 res.gmres_iterations);
+                    printf("%6d %6.0e %-14s %9.4f %7.2f %5d %-9s %7s %10.2e\n", n, cond, name, t,
+                           ratio, iter, path, steps, bwd);
                     if (csv)
-                        fprintf(csv, "%s,\"%s\",%d,%g,%s,%.6g,%.4g,%d,%s,%.3g\n", backend, device,
-                                n, cond, name, t, ratio, iter, path, bwd);
+                        fprintf(csv, "%s,\"%s\",%d,%g,%s,%.6g,%.4g,%d,%s,%.3g,%d,%d\n", backend,
+                                device, n, cond, name, t, ratio, iter, path, bwd,
+                                m == PS_IR ? res.classical_steps : 0,
+                                m == PS_IR ? res.gmres_iterations : 0);
                     used += (size_t)snprintf(summary + used, sizeof summary - used, "  %s %.2f",
                                              name, ratio);
                     if (used >= sizeof summary) used = sizeof summary - 1;
@@ -271,7 +286,7 @@ int main(int argc, char **argv) {
     }
     if (csv) fclose(csv);
     printf("\nsummary (%s): time / %s time (LAPACK's test: bwd err below sqrt(n) 1.1e-16)\n%s",
-           backend, strcmp(backend, "opencl") ? "ref-dgesv" : "ps-dgesv", summary);
+           backend, o.references && strcmp(backend, "opencl") ? "ref-dgesv" : "ps-dgesv", summary);
 #ifdef PORTSOLVE_BENCH_CUDA
     bench_ir_cuda_release();
 #endif

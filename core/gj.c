@@ -62,6 +62,20 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
     return ops->copy2d(be, dt, b, b, eye, lu);
 }
 
+/* Y = inv(L11) M1j by a GEMM instead of a trsm (ps__use_l_inverse; lu.c says when that is as
+ * accurate): inv(L11) of the last two steps (nb x nb, by the step's parity, as the saved panels)
+ * and the product before it goes back (nb x n, by column, so the lanes never share it).
+ * product NULL: by trsm. */
+typedef struct gj_inverse {
+    int nb;
+    void *linv[2];
+    void *product;
+} gj_inverse;
+
+static ps__mat linv_of(const gj_inverse *inv, int k) {
+    return (ps__mat){inv->linv[k / inv->nb % 2], 0, inv->nb};
+}
+
 /*
  * Applies step k to the columns [c0, c0+cw): the row interchanges, then, with the saved panel
  * (M01 above L11\U11 above L21), Y = inv(L11) M1j, M2j -= L21 Y (LU's update), M1j = inv(U11) Y
@@ -69,17 +83,27 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
  * the paper's three GEMMs per side, with the same flops, but never multiplies by the explicitly
  * formed inv(M11): with blocks of 128 that product alone raised ||I - A inv(A)|| ratios to
  * ~300 on cond 1e12 matrices, against < 1 this way (classical GJE, one column at a time, shows
- * no such loss either).
+ * no such loss either). Only the unit lower L11, whose entries are at most 1 in magnitude, may
+ * be applied by its inverse (inv), as LU's block rows are; inv(U11) carries A's conditioning.
  */
 static ps_status update_columns(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int k, int b,
-                                int c0, int cw, const void *ipiv, ps__mat saved) {
+                                int c0, int cw, const void *ipiv, ps__mat saved,
+                                const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
     if (cw <= 0) return PS_SUCCESS;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__mat lu = ps__mat_at(saved, k, 0), m1 = ps__mat_at(a, k, c0);
     PS__TRY(ops->laswp(be, dt, cw, ps__mat_at(a, 0, c0), k, k + b, ipiv, (size_t)k, 1));
-    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, cw, &one, lu, m1));
+    if (inv->product) {
+        ps__scalar zero = ps__scalar_of(dt, 0.0);
+        ps__mat product = {inv->product, (size_t)c0 * inv->nb, inv->nb};
+        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, b, cw, b, &one, linv_of(inv, k), m1,
+                          &zero, product));
+        PS__TRY(ops->copy2d(be, dt, b, cw, product, m1));
+    } else {
+        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, cw, &one, lu, m1));
+    }
     if (n - k - b > 0)
         PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n - k - b, cw, b, &minus_one,
                           ps__mat_at(saved, k + b, 0), m1, &one, ps__mat_at(a, k + b, c0)));
@@ -91,19 +115,22 @@ static ps_status update_columns(ps_context *ctx, ps__dtype dt, int n, ps__mat a,
 
 /* Everything outside the panel and the next panel [next, next+b2): left of k, right of both. */
 static ps_status update_rest(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int k, int b,
-                             int next, int b2, const void *ipiv, ps__mat saved) {
-    PS__TRY(update_columns(ctx, dt, n, a, k, b, 0, k, ipiv, saved));
-    return update_columns(ctx, dt, n, a, k, b, next + b2, n - next - b2, ipiv, saved);
+                             int next, int b2, const void *ipiv, ps__mat saved,
+                             const gj_inverse *inv) {
+    PS__TRY(update_columns(ctx, dt, n, a, k, b, 0, k, ipiv, saved, inv));
+    return update_columns(ctx, dt, n, a, k, b, next + b2, n - next - b2, ipiv, saved, inv);
 }
 
 typedef struct gj_work {
     ps__mat saved[2];  /* device: n x b, the factored panel of even and odd steps */
     ps__mat eye;       /* device: b x b */
     ps__host_panel hp; /* hybrid: n x b on the host, the pivots, the CPU context */
+    gj_inverse inv;    /* block rows by inv(L11) (product NULL: by trsm) */
 } gj_work;
 
 /* Step k's panel: the LU of its rows [k,n) with partial pivoting, on the device or on the host
- * with the transfers around it, then its copy into saved (n x b), which the updates read. */
+ * with the transfers around it, then its copy into saved (n x b), which the updates read, and
+ * inv(L11) when the updates use it. */
 static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int k, int b,
                               ps__gj_where where, void *ipiv, void *info, gj_work *ws,
                               ps__mat saved) {
@@ -117,7 +144,9 @@ static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, ps__mat a, i
         PS__TRY(ps__host_panel_factor(dt, n, k, b, &ws->hp));
         PS__TRY(ps__host_panel_upload(ctx, dt, n, a, k, b, ipiv, &ws->hp));
     }
-    return be->ops->copy2d(be, dt, n, b, p, saved);
+    PS__TRY(be->ops->copy2d(be, dt, n, b, p, saved));
+    if (!ws->inv.product) return PS_SUCCESS;
+    return ps__form_l_inverse(ctx, dt, ps__mat_at(saved, k, 0), b, linv_of(&ws->inv, k));
 }
 
 /* No look-ahead: panel, update, one step after the other. */
@@ -127,7 +156,7 @@ static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, ps__mat a, in
         int b = n - k < nb ? n - k : nb;
         PS__TRY(factor_panel(ctx, dt, n, a, k, b, where, ipiv, info, ws, ws->saved[0]));
         PS__TRY(panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), ws->eye));
-        PS__TRY(update_rest(ctx, dt, n, a, k, b, k + b, 0, ipiv, ws->saved[0]));
+        PS__TRY(update_rest(ctx, dt, n, a, k, b, k + b, 0, ipiv, ws->saved[0], &ws->inv));
     }
     return PS_SUCCESS;
 }
@@ -159,9 +188,10 @@ static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, ps__mat a
          * work overlaps it */
         PS__TRY(ops->use_lane(be, rest_lane));
         ps_status st = panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), ws->eye);
-        if (!st) st = update_rest(ctx, dt, n, a, k, b, next, b2, ipiv, saved);
+        if (!st) st = update_rest(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
         if (!st) st = ops->use_lane(be, panel_lane);
-        if (!st && b2 > 0) st = update_columns(ctx, dt, n, a, k, b, next, b2, ipiv, saved);
+        if (!st && b2 > 0)
+            st = update_columns(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
         if (!st && b2 > 0)
             st = factor_panel(ctx, dt, n, a, next, b2, where, ipiv, info, ws,
                               ws->saved[(next / nb) % 2]);
@@ -195,6 +225,12 @@ ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps_
     ws.saved[1] = (ps__mat){saved_buf, (size_t)nb * n, n};
     ws.eye = (ps__mat){eye_buf, 0, nb};
     if (!st && where != PS__GJ_DEVICE) st = ps__host_panel_open(ctx, &s, dt, n, nb, n, &ws.hp);
+    ws.inv.nb = nb;
+    if (!st && ps__use_l_inverse(ctx, dt, n, nb)) {
+        st = ps__scratch_dev(&s, (size_t)nb * nb * es, &ws.inv.linv[0]);
+        if (!st) st = ps__scratch_dev(&s, (size_t)nb * nb * es, &ws.inv.linv[1]);
+        if (!st) st = ps__scratch_dev(&s, (size_t)nb * n * es, &ws.inv.product);
+    }
     if (!st) {
         /* hybrid is the paper's Hyb: panel and update one after the other */
         if (be->ops->lanes(be) >= 2 && n > nb && where != PS__GJ_HYBRID)

@@ -98,16 +98,19 @@ static ps__mat linv_of(const u_inverse *inv, int j) {
     return (ps__mat){inv->linv[j / inv->nb % 2], 0, inv->nb};
 }
 
-/* inv(L11) of the panel factored at column j (jb wide): the identity, solved with L11. */
-static ps_status form_inverse(ps_context *ctx, ps__dtype dt, ps__mat a, int j, int jb,
-                              const u_inverse *inv) {
+ps_status ps__form_l_inverse(ps_context *ctx, ps__dtype dt, ps__mat l, int jb, ps__mat linv) {
     ps__backend *be = &ctx->be;
     ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
-    ps__mat linv = linv_of(inv, j), diagonal = {linv.buf, 0, inv->nb + 1};
+    ps__mat diagonal = {linv.buf, linv.off, linv.ld + 1};
     PS__TRY(be->ops->fill(be, dt, jb, jb, &zero, linv));
     PS__TRY(be->ops->fill(be, dt, 1, jb, &one, diagonal));
-    return be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, jb, &one,
-                         ps__mat_at(a, j, j), linv);
+    return be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, jb, &one, l, linv);
+}
+
+/* inv(L11) of the panel factored at column j (jb wide). */
+static ps_status form_inverse(ps_context *ctx, ps__dtype dt, ps__mat a, int j, int jb,
+                              const u_inverse *inv) {
+    return ps__form_l_inverse(ctx, dt, ps__mat_at(a, j, j), jb, linv_of(inv, j));
 }
 
 /* Applies panel j (jb wide, factored, pivots in ipiv) to the columns [c0, c0 + cw): its row
@@ -170,9 +173,7 @@ ps_status ps__lu_update(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, 
     return update_columns(ctx, dt, m, a, j, jb, c0, cw, ipiv, NULL);
 }
 
-/* Whether LU's block rows of U go by the inverse of L11 (PORTSOLVE_LU_BLOCK_ROW, else the
- * backend's measured choice). */
-static int use_inverse(ps_context *ctx, ps__dtype dt, int k, int nb) {
+int ps__use_l_inverse(ps_context *ctx, ps__dtype dt, int k, int nb) {
     if (ctx->lu_block_row != PS__LU_BLOCK_ROW_AUTO)
         return ctx->lu_block_row == PS__LU_BLOCK_ROW_INVERSE && k > nb;
     int from = ctx->be.ops->block_size(&ctx->be, PS__ALGO_LU_INVERSE, dt, k);
@@ -204,7 +205,7 @@ ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__ma
     u_inverse inv_ws = {nb, {NULL, NULL}, NULL}, *inv = NULL;
     ps__scratch s = ps__scratch_begin(ctx);
     ps_status st = PS_SUCCESS;
-    if (kind->algo == PS__ALGO_LU && use_inverse(ctx, dt, k, nb)) {
+    if (kind->algo == PS__ALGO_LU && ps__use_l_inverse(ctx, dt, k, nb)) {
         size_t es = ps__dtype_size(dt), square = es * (size_t)nb * (size_t)nb;
         st = ps__scratch_dev(&s, square, &inv_ws.linv[0]);
         if (!st) st = ps__scratch_dev(&s, square, &inv_ws.linv[1]);

@@ -43,6 +43,12 @@ ps_status ps__lu_panel(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, i
  * m-row view a: its row swaps, the block row of U (trsm) and the update of the rows below. */
 ps_status ps__lu_update(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int jb, int c0,
                         int cw, void *ipiv);
+/* Whether block rows of U are formed as inv(L11) times the block (a GEMM) instead of by trsm,
+ * for an order-k factorization in blocks of nb: PORTSOLVE_LU_BLOCK_ROW, else the backend's
+ * measured choice (block_size(PS__ALGO_LU_INVERSE)). LU's and gjinv's block rows. */
+int ps__use_l_inverse(ps_context *ctx, ps__dtype dt, int k, int nb);
+/* linv (jb x jb, any leading dimension >= jb) = the inverse of the unit lower triangle of l. */
+ps_status ps__form_l_inverse(ps_context *ctx, ps__dtype dt, ps__mat l, int jb, ps__mat linv);
 /* A panel factored on the host CPU (core/lu_hybrid.c; LU's and gjinv's hybrid variants): a
  * CPU-backend context, an m x nb host buffer holding rows at their absolute positions (column 0
  * is the panel's first), the pivots (absolute rows) and the first zero pivot's 1-based column. */

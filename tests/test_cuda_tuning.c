@@ -7,12 +7,15 @@
  * same grid, is checked the same way (PORTSOLVE_WZ_PANEL_WIDTH for the fallback). The split
  * look-ahead lanes' knobs (PORTSOLVE_CUDA_PANEL_SMS, PORTSOLVE_CUDA_SPLIT_BELOW) likewise: bad
  * values refused, LU right on shared lanes, on the smallest partition, on more SMs than the
- * device has (no split), and when the lanes split part way through.
+ * device has (no split), and when the lanes split part way through. Mixed-precision refinement
+ * in every tensor-core mode on split lanes with 768-column blocks, whose panel products once
+ * made cuBLAS's TF32 GEMM fail to launch (cuda_blas.c).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
 #include "test_util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +51,30 @@ static void check_getrf(ps_dtype dt, int m, int n, const char *what) {
     CHECK(r < PS_TEST_THRESHOLD, "%s: %s getrf %d x %d ratio %g", what, dt == PS_DOUBLE ? "d" : "s",
           m, n, r);
     free(A), free(LU), free(ipiv);
+    ps_context_destroy(ctx);
+}
+
+/* ps_dsgesv in precision p of a random n x n matrix made well conditioned (sqrt(n) added to
+ * the diagonal), so that every mode refines without falling back. */
+static void check_dsgesv(ps_lowprec p, int n, const char *what) {
+    ps_context *ctx = cuda_context();
+    if (!ctx) return;
+    int lda = n + 1;
+    double *A = ps_test_random_array(PS_DOUBLE, lda, n), *B = ps_test_random_array(PS_DOUBLE, n, 1);
+    double *X = ps_test_random_array(PS_DOUBLE, n, 1);
+    for (int i = 0; i < n; i++) A[i + (size_t)i * lda] += sqrt((double)n);
+    double *A0 = ps_test_clone(PS_DOUBLE, A, lda, n);
+    int *ipiv = malloc(sizeof(int) * (size_t)n), iter = -999;
+    ps_refine_options o = ps_refine_options_default();
+    o.precision = p;
+    CHECK_STATUS(ps_context_set_refine_options(ctx, &o), PS_SUCCESS);
+    ps_status st = ps_dsgesv(ctx, n, 1, A, lda, ipiv, B, n, X, n, &iter);
+    CHECK(st == PS_SUCCESS && iter >= 0, "%s: dsgesv (%s) n=%d: iter %d, %s", what,
+          ps_lowprec_name(p), n, iter, ps_context_last_error(ctx));
+    double r = ps_check_solve_ratio(PS_DOUBLE, 'N', n, 1, A0, lda, X, n, B, n);
+    CHECK(r < PS_TEST_THRESHOLD, "%s: dsgesv (%s) n=%d residual ratio %g", what, ps_lowprec_name(p),
+          n, r);
+    free(A), free(A0), free(B), free(X), free(ipiv);
     ps_context_destroy(ctx);
 }
 
@@ -136,5 +163,18 @@ int main(int argc, char **argv) {
     check_getrf(PS_DOUBLE, 700, 700, "split from the third step");
     check_getrf(PS_FLOAT, 1000, 800, "split from the third step");
     unsetenv("PORTSOLVE_CUDA_SPLIT_BELOW");
+
+    /* The failing product was m = 6272, n = k = 384: the second half of a 768-column panel
+     * 6656 rows tall. Both ways of forming U's block rows. */
+    static const ps_lowprec modes[] = {PS_LOWPREC_TF32, PS_LOWPREC_FP16, PS_LOWPREC_BF16,
+                                       PS_LOWPREC_TF32X3};
+    setenv("PORTSOLVE_LU_NB", "768", 1);
+    for (int inverse = 0; inverse < 2; inverse++) {
+        setenv("PORTSOLVE_LU_BLOCK_ROW", inverse ? "inverse" : "trsm", 1);
+        for (int i = 0; i < 4; i++)
+            check_dsgesv(modes[i], 6656, inverse ? "split, nb 768, inverse" : "split, nb 768");
+    }
+    unsetenv("PORTSOLVE_LU_BLOCK_ROW");
+    unsetenv("PORTSOLVE_LU_NB");
     return ps_test_finish("test_cuda_tuning");
 }

@@ -3,9 +3,9 @@
  * defaults, against host loops: convert (double <-> float and same-type, scaled by powers of
  * two, exact; values beyond FLT_MAX and NaN set the overflow word, which is never cleared),
  * norm_inf (odd shapes, NaN propagated) and set_float_compute (float always; the tensor-core
- * modes on CUDA, where a float GEMM in each must agree with the float GEMM to its format's
- * rounding; refused elsewhere). Views have random offsets and leading dimensions, and nothing
- * outside a view may change.
+ * modes on CUDA, where a float GEMM of at least 512 x 512 in each must agree with the float
+ * GEMM to its format's rounding and a smaller one must be float's; refused elsewhere). Views have
+ * random offsets and leading dimensions, and nothing outside a view may change.
  */
 #include "vtable_harness.h"
 
@@ -162,32 +162,36 @@ static void test_float_compute(int tensor_cores) {
             continue;
         }
         CHECK(st == PS_SUCCESS, "set_float_compute(%d): %s", (int)c, be->err);
-        /* TF32X3 splits only products of at least 512 x 512 (smaller ones run in float), so it
-         * is tried on both sides of that line and with every transposition */
-        int tf32x3 = c == PS__COMPUTE_TF32X3;
-        for (int shape_case = 0; shape_case < (tf32x3 ? 5 : 1); shape_case++) {
-            int big = tf32x3 && shape_case > 0;
+        /* The tensor-core modes apply only to products of at least 512 x 512 (smaller ones,
+         * the LU's panel, run in float), so each is tried on both sides of that line and, above
+         * it, with every transposition. */
+        int lowprec = c != PS__COMPUTE_FP32, tf32x3 = c == PS__COMPUTE_TF32X3;
+        for (int shape_case = 0; shape_case < (lowprec ? 5 : 1); shape_case++) {
+            int big = lowprec && shape_case > 0;
             ps__trans ta = shape_case >= 3 ? PS__TRANS : PS__NOTRANS;
             ps__trans tb = shape_case % 2 == 0 && big ? PS__TRANS : PS__NOTRANS;
-            int m = big ? 512 + ps_test_rand_int(40) : 70,
+            int m = big ? 512 + ps_test_rand_int(40) : 70 + ps_test_rand_int(400),
                 n = big ? 512 + ps_test_rand_int(40) : 45;
-            int k = big ? 1 + ps_test_rand_int(200) : 130;
+            /* (cuBLAS may compute a FAST_TF32 product of tiny k without tensor cores: k >= 64
+             * where the format's rounding is checked) */
+            int k = big ? (tf32x3 ? 1 : 64) + ps_test_rand_int(200) : 130;
             double worst = gemm_error(c, ta, tb, m, n, k);
             /* inputs rounded (2 u), products accumulated in float (k eps) */
-            double allowed = 4 * mode_eps(c) + k * FLT_EPSILON;
+            double allowed = 4 * mode_eps(big ? c : PS__COMPUTE_FP32) + k * FLT_EPSILON;
             CHECK(worst <= allowed, "gemm %c%c %dx%dx%d in mode %d: relative error %.3g above %.3g",
                   ta == PS__NOTRANS ? 'N' : 'T', tb == PS__NOTRANS ? 'N' : 'T', m, n, k, (int)c,
                   worst, allowed);
             /* each single-format mode really rounds as it says: float is far more accurate
              * than the tensor-core formats, and those show their own rounding (about
              * u / sqrt(k) on average) */
-            if (c == PS__COMPUTE_FP32)
-                CHECK(worst <= k * FLT_EPSILON, "float gemm error %.3g", worst);
+            if (!big)
+                CHECK(worst <= k * FLT_EPSILON, "float gemm %dx%dx%d (mode %d) error %.3g", m, n, k,
+                      (int)c, worst);
             else if (!tf32x3)
                 CHECK(worst >= mode_eps(c) / 16,
-                      "gemm in mode %d: error %.3g is too small for its "
+                      "gemm %dx%dx%d in mode %d: error %.3g is too small for its "
                       "format (the mode was not applied?)",
-                      (int)c, worst);
+                      m, n, k, (int)c, worst);
         }
     }
     CHECK(be->ops->set_float_compute(be, PS__COMPUTE_FP32) == PS_SUCCESS, "reset: %s", be->err);
