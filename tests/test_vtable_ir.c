@@ -172,22 +172,22 @@ static void test_float_compute(int tensor_cores) {
             ps__trans tb = shape_case % 2 == 0 && big ? PS__TRANS : PS__NOTRANS;
             int m = big ? 512 + ps_test_rand_int(40) : 70 + ps_test_rand_int(400),
                 n = big ? 512 + ps_test_rand_int(40) : 45;
-            /* (cuBLAS may compute a FAST_TF32 product of tiny k without tensor cores: k >= 64
-             * where the format's rounding is checked) */
-            int k = big ? (tf32x3 ? 1 : 64) + ps_test_rand_int(200) : 130;
+            int k = big ? 1 + ps_test_rand_int(200) : 130;
             double worst = gemm_error(c, ta, tb, m, n, k);
             /* inputs rounded (2 u), products accumulated in float (k eps) */
             double allowed = 4 * mode_eps(big ? c : PS__COMPUTE_FP32) + k * FLT_EPSILON;
             CHECK(worst <= allowed, "gemm %c%c %dx%dx%d in mode %d: relative error %.3g above %.3g",
                   ta == PS__NOTRANS ? 'N' : 'T', tb == PS__NOTRANS ? 'N' : 'T', m, n, k, (int)c,
                   worst, allowed);
-            /* each single-format mode really rounds as it says: float is far more accurate
-             * than the tensor-core formats, and those show their own rounding (about
-             * u / sqrt(k) on average) */
+            /* each single-format mode that rounds the operands itself really rounds as it says:
+             * float is far more accurate than FP16/BF16, whose products show their own rounding
+             * (about u / sqrt(k) on average). TF32 is cuBLAS's FAST_TF32 compute type, which
+             * permits the rounding and does not promise it: products of 512 x 512 x 83..261
+             * came out float-accurate on an H100 (CUDA 13.0), so only its bound is checked. */
             if (!big)
                 CHECK(worst <= k * FLT_EPSILON, "float gemm %dx%dx%d (mode %d) error %.3g", m, n, k,
                       (int)c, worst);
-            else if (!tf32x3)
+            else if (!tf32x3 && c != PS__COMPUTE_TF32)
                 CHECK(worst >= mode_eps(c) / 16,
                       "gemm %dx%dx%d in mode %d: error %.3g is too small for its "
                       "format (the mode was not applied?)",
