@@ -30,9 +30,52 @@
 #include "check.h"
 #include "gj.h"
 #include "lu.h"
+#include "trsm_recursive.h"
 
 #include <stdint.h>
 #include <string.h>
+
+/* The BLAS-3 form of the step's triangular solves, where the backend asks for it
+ * (ps__use_l_inverse: cuBLAS's trsm is slow): products with inv(L11) instead of solves with the
+ * unit lower L11 (lu.c says why that is as accurate), and solves with U11 split recursively into
+ * GEMMs (trsm_recursive.c; the same substitution, so exact for any U11). inv(L11) of the last two
+ * steps (nb x nb, by the step's parity, as the saved panels); product: the block rows' products
+ * before they go back (nb x n, by column, so the lanes never share it); transform: the panel
+ * transform's (n x nb, on the rest's lane only). product NULL: plain trsm. */
+typedef struct gj_inverse {
+    int nb;
+    void *linv[2];
+    void *product;
+    void *transform;
+} gj_inverse;
+
+/* U11 triangles no wider than this are solved by the backend's trsm. */
+#define PS__GJ_TRSM_LEAF 128
+
+/* op = U11 \ B (LEFT) or B / U11 (RIGHT), times alpha: by trsm, or recursively by GEMMs. */
+static ps_status upper_solve(ps_context *ctx, ps__dtype dt, ps__side side, int m, int n,
+                             const ps__scalar *alpha, ps__mat u, ps__mat b, const gj_inverse *inv) {
+    if (inv->product)
+        return ps__trsm_recursive(ctx, dt, side, PS__UPPER, PS__NONUNIT, m, n, alpha, u, b,
+                                  PS__GJ_TRSM_LEAF);
+    return ctx->be.ops->trsm(&ctx->be, dt, side, PS__UPPER, PS__NOTRANS, PS__NONUNIT, m, n, alpha,
+                             u, b);
+}
+
+/* rows (r x b, in place) times inv(L11) by a GEMM through inv->transform, times alpha. */
+static ps_status times_l_inverse(ps_context *ctx, ps__dtype dt, int r, int b,
+                                 const ps__scalar *alpha, ps__mat rows, ps__mat linv,
+                                 const gj_inverse *inv) {
+    ps__backend *be = &ctx->be;
+    ps__scalar zero = ps__scalar_of(dt, 0.0);
+    ps__mat t = {inv->transform, 0, r};
+    PS__TRY(be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, r, b, b, alpha, rows, linv, &zero, t));
+    return be->ops->copy2d(be, dt, r, b, t, rows);
+}
+
+static ps__mat linv_of(const gj_inverse *inv, int k) {
+    return (ps__mat){inv->linv[k / inv->nb % 2], 0, inv->nb};
+}
 
 /*
  * Turns the n x b panel p (block column k; rows [k,n) LU-factored with partial pivoting, rows
@@ -42,38 +85,36 @@
  * big update, before that update reaches these columns (the next step's left part).
  */
 static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, int b, ps__mat p,
-                                 ps__mat eye) {
+                                 ps__mat eye, const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    ps__mat lu = ps__mat_at(p, k, 0);
+    ps__mat lu = ps__mat_at(p, k, 0), p2 = ps__mat_at(p, k + b, 0);
+    ps__mat linv = inv->product ? linv_of(inv, k) : (ps__mat){NULL, 0, 1};
     if (k > 0) { /* P0 = -M01 inv(U11) inv(L11) */
-        PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, k, b, &minus_one,
-                          lu, p));
-        PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, k, b, &one, lu, p));
+        PS__TRY(upper_solve(ctx, dt, PS__RIGHT, k, b, &minus_one, lu, p, inv));
+        if (linv.buf)
+            PS__TRY(times_l_inverse(ctx, dt, k, b, &one, p, linv, inv));
+        else
+            PS__TRY(
+                ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, k, b, &one, lu, p));
     }
-    if (n - k - b > 0) /* P2 = -L21 inv(L11) */
-        PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, n - k - b, b,
-                          &minus_one, lu, ps__mat_at(p, k + b, 0)));
-    /* P1 = inv(U11) inv(L11), from an identity */
-    PS__TRY(ps__fill_identity(ctx, dt, b, eye));
-    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, b, &one, lu, eye));
-    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, b, &one, lu, eye));
+    if (n - k - b > 0) { /* P2 = -L21 inv(L11) */
+        if (linv.buf)
+            PS__TRY(times_l_inverse(ctx, dt, n - k - b, b, &minus_one, p2, linv, inv));
+        else
+            PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, n - k - b, b,
+                              &minus_one, lu, p2));
+    }
+    /* P1 = inv(U11) inv(L11), from inv(L11) or an identity */
+    if (linv.buf) {
+        PS__TRY(ops->copy2d(be, dt, b, b, linv, eye));
+    } else {
+        PS__TRY(ps__fill_identity(ctx, dt, b, eye));
+        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, b, &one, lu, eye));
+    }
+    PS__TRY(upper_solve(ctx, dt, PS__LEFT, b, b, &one, lu, eye, inv));
     return ops->copy2d(be, dt, b, b, eye, lu);
-}
-
-/* Y = inv(L11) M1j by a GEMM instead of a trsm (ps__use_l_inverse; lu.c says when that is as
- * accurate): inv(L11) of the last two steps (nb x nb, by the step's parity, as the saved panels)
- * and the product before it goes back (nb x n, by column, so the lanes never share it).
- * product NULL: by trsm. */
-typedef struct gj_inverse {
-    int nb;
-    void *linv[2];
-    void *product;
-} gj_inverse;
-
-static ps__mat linv_of(const gj_inverse *inv, int k) {
-    return (ps__mat){inv->linv[k / inv->nb % 2], 0, inv->nb};
 }
 
 /*
@@ -107,7 +148,7 @@ static ps_status update_columns(ps_context *ctx, ps__dtype dt, int n, ps__mat a,
     if (n - k - b > 0)
         PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n - k - b, cw, b, &minus_one,
                           ps__mat_at(saved, k + b, 0), m1, &one, ps__mat_at(a, k + b, c0)));
-    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, cw, &one, lu, m1));
+    PS__TRY(upper_solve(ctx, dt, PS__LEFT, b, cw, &one, lu, m1, inv));
     if (k == 0) return PS_SUCCESS;
     return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, cw, b, &minus_one, saved, m1, &one,
                      ps__mat_at(a, 0, c0));
@@ -155,7 +196,7 @@ static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, ps__mat a, in
     for (int k = 0; k < n; k += nb) {
         int b = n - k < nb ? n - k : nb;
         PS__TRY(factor_panel(ctx, dt, n, a, k, b, where, ipiv, info, ws, ws->saved[0]));
-        PS__TRY(panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), ws->eye));
+        PS__TRY(panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), ws->eye, &ws->inv));
         PS__TRY(update_rest(ctx, dt, n, a, k, b, k + b, 0, ipiv, ws->saved[0], &ws->inv));
     }
     return PS_SUCCESS;
@@ -187,7 +228,7 @@ static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, ps__mat a
         /* the big update (after this panel's transform) first on its lane, so the next panel's
          * work overlaps it */
         PS__TRY(ops->use_lane(be, rest_lane));
-        ps_status st = panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), ws->eye);
+        ps_status st = panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), ws->eye, &ws->inv);
         if (!st) st = update_rest(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
         if (!st) st = ops->use_lane(be, panel_lane);
         if (!st && b2 > 0)
@@ -230,6 +271,7 @@ ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps_
         st = ps__scratch_dev(&s, (size_t)nb * nb * es, &ws.inv.linv[0]);
         if (!st) st = ps__scratch_dev(&s, (size_t)nb * nb * es, &ws.inv.linv[1]);
         if (!st) st = ps__scratch_dev(&s, (size_t)nb * n * es, &ws.inv.product);
+        if (!st) st = ps__scratch_dev(&s, (size_t)nb * n * es, &ws.inv.transform);
     }
     if (!st) {
         /* hybrid is the paper's Hyb: panel and update one after the other */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trsm_recursive.h"
 #include "vtable_harness.h"
 
 /* ---------------------------------------------------------------- memory */
@@ -367,11 +368,14 @@ static void test_syrk(ps__dtype dt) {
 
 static void test_trsm(ps__dtype dt) {
     /* One column of order 512 and more: the CUDA backend's one-launch trsv (full and partial
-     * block rows). */
-    static const int dims[][2] = {{0, 3},   {3, 0},   {1, 1},   {5, 3},   {17, 9},
-                                  {40, 33}, {512, 1}, {777, 1}, {1100, 1}};
+     * block rows). Each untransposed solve also by ps__trsm_recursive (core/trsm_recursive.c)
+     * with random small leaves, so that it recurses several levels on both halves. */
+    static const int dims[][2] = {{0, 3},   {3, 0},    {1, 1},   {5, 3},   {17, 9},
+                                  {40, 33}, {131, 45}, {512, 1}, {777, 1}, {1100, 1}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
-        for (int combo = 0; combo < 16; combo++) {
+        for (int way = 0; way < 2 * 16; way++) {
+            int combo = way % 16, recursive = way >= 16;
+            if (recursive && combo & 4) continue; /* transposed: no recursive form */
             int m = dims[t][0], n = dims[t][1];
             ps__side side = combo & 1 ? PS__RIGHT : PS__LEFT;
             ps__uplo uplo = combo & 2 ? PS__LOWER : PS__UPPER;
@@ -383,9 +387,13 @@ static void test_trsm(ps__dtype dt) {
             make_triangular(&A, sa, uplo, diag);
             ps__scalar alpha = ps__scalar_of(dt, 0.5 + ps_test_rand());
             double al = ps__scalar_value(dt, alpha);
-            CHECK(be->ops->trsm(be, dt, side, uplo, tr, diag, m, n, &alpha, view(&A, sa),
-                                view(&B, sb)) == 0,
-                  "trsm");
+            int leaf = 1 + ps_test_rand_int(16);
+            ps_status st = recursive
+                               ? ps__trsm_recursive(ctx_under_test, dt, side, uplo, diag, m, n,
+                                                    &alpha, view(&A, sa), view(&B, sb), leaf)
+                               : be->ops->trsm(be, dt, side, uplo, tr, diag, m, n, &alpha,
+                                               view(&A, sa), view(&B, sb));
+            CHECK(st == PS_SUCCESS, "%s", recursive ? "trsm_recursive" : "trsm");
             double *got = tb_download(&B);
             int bad = 0;
             for (int j = 0; j < n && !bad; j++)
@@ -400,8 +408,8 @@ static void test_trsm(ps__dtype dt) {
                         mg += fabs(prod);
                     }
                     if (!(fabs(r) <= 4.0 * (na + 2) * eps_of(dt) * mg)) {
-                        CHECK(0, "%strsm combo %d %dx%d (%d,%d): residual %g of %g", dtname(dt),
-                              combo, m, n, i, j, r, mg);
+                        CHECK(0, "%strsm%s combo %d %dx%d (%d,%d): residual %g of %g", dtname(dt),
+                              recursive ? " (recursive)" : "", combo, m, n, i, j, r, mg);
                         bad = 1;
                     }
                 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 ps__backend *be;
+ps_context *ctx_under_test;
 
 double round_to(ps__dtype dt, double v) {
     return dt == PS__DOUBLE ? v : (double)(float)v;
@@ -144,10 +145,12 @@ int vtable_main(int argc, char **argv, const char *name, void (*per_dtype)(ps__d
     ps_test_init(argc, argv);
     ps_context *ctx = ps_test_context(0);
     be = &ctx->be;
+    ctx_under_test = ctx;
     per_dtype(PS__DOUBLE);
     per_dtype(PS__FLOAT);
     int rc = ps_test_finish(name);
     ps_context_destroy(ctx);
     be = NULL;
+    ctx_under_test = NULL;
     return rc;
 }

@@ -7,8 +7,9 @@
 #include "context.h"
 #include "test_util.h"
 
-/* The backend under test (set by main). */
+/* The backend under test and its context (set by main). */
 extern ps__backend *be;
+extern ps_context *ctx_under_test;
 
 /* A device buffer and its host mirror, values held as double (rounded to the dtype). */
 typedef struct {
