@@ -120,7 +120,7 @@ ps_status ps_cuda_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans t
                  "cublas trsv");
 }
 
-/* Float products with fewer rows or columns than this run in float whatever the mode
+/* Float products with fewer rows or columns than this run in float in the TF32 modes
  * (ps_cuda_gemm says why). */
 #define PS_CUDA_LOWPREC_MIN 512
 
@@ -202,12 +202,16 @@ ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb
                        ps__mat c) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     ps__float_compute mode = ps_cuda(be)->float_compute;
-    /* The lower-precision modes are for the big products (LU's trailing update); those of the
-     * panel (at most nb/2 wide) run in float, which costs nothing measurable and keeps the
-     * panel's factors float-accurate. It also keeps cuBLAS's TF32 kernels off the split
-     * panel lane: there, at m = 6272, n = k = 384 on 32 SMs, cublasGemmEx (FAST_TF32) failed
-     * to launch (CUBLAS_STATUS_EXECUTION_FAILED, H100, CUDA 13.0). */
-    if (m < PS_CUDA_LOWPREC_MIN || n < PS_CUDA_LOWPREC_MIN || k <= 0) mode = PS__COMPUTE_FP32;
+    /* The TF32 modes apply to the big products (LU's trailing update) only; those of the panel
+     * (at most nb/2 wide) run in float. TF32X3 gains nothing on them; for TF32 this keeps
+     * cuBLAS's TF32 kernels off the split panel lane, where at m = 6272, n = k = 384 on 32 SMs
+     * cublasGemmEx (FAST_TF32) failed to launch (CUBLAS_STATUS_EXECUTION_FAILED, H100, CUDA
+     * 13.0). FP16/BF16 keep every product in their format: the same limit there made refinement
+     * slower (n = 32768, cond 1e2: 30 classical + 9 GMRES steps, 0.77 s, against 28 classical
+     * steps, 0.61 s, with the panel in FP16 too). */
+    int tf32_family = mode == PS__COMPUTE_TF32 || mode == PS__COMPUTE_TF32X3;
+    if (k <= 0 || (tf32_family && (m < PS_CUDA_LOWPREC_MIN || n < PS_CUDA_LOWPREC_MIN)))
+        mode = PS__COMPUTE_FP32;
     if (dt == PS__FLOAT && mode == PS__COMPUTE_TF32) { /* inputs rounded to TF32 by cuBLAS */
         cublasStatus_t cs =
             cublasGemmEx(H(be), op(ta), op(tb), m, n, k, &alpha->s, SP(a), CUDA_R_32F, a.ld, SP(b),

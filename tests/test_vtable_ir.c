@@ -162,9 +162,9 @@ static void test_float_compute(int tensor_cores) {
             continue;
         }
         CHECK(st == PS_SUCCESS, "set_float_compute(%d): %s", (int)c, be->err);
-        /* The tensor-core modes apply only to products of at least 512 x 512 (smaller ones,
-         * the LU's panel, run in float), so each is tried on both sides of that line and, above
-         * it, with every transposition. */
+        /* The TF32 modes apply only to products of at least 512 x 512 (smaller ones, the LU's
+         * panel, run in float); FP16 and BF16 to all. Each is tried on both sides of that line
+         * and, above it, with every transposition. */
         int lowprec = c != PS__COMPUTE_FP32, tf32x3 = c == PS__COMPUTE_TF32X3;
         for (int shape_case = 0; shape_case < (lowprec ? 5 : 1); shape_case++) {
             int big = lowprec && shape_case > 0;
@@ -175,7 +175,9 @@ static void test_float_compute(int tensor_cores) {
             int k = big ? 1 + ps_test_rand_int(200) : 130;
             double worst = gemm_error(c, ta, tb, m, n, k);
             /* inputs rounded (2 u), products accumulated in float (k eps) */
-            double allowed = 4 * mode_eps(big ? c : PS__COMPUTE_FP32) + k * FLT_EPSILON;
+            int tf32_family = c == PS__COMPUTE_TF32 || tf32x3;
+            ps__float_compute applied = big || !tf32_family ? c : PS__COMPUTE_FP32;
+            double allowed = 4 * mode_eps(applied) + k * FLT_EPSILON;
             CHECK(worst <= allowed, "gemm %c%c %dx%dx%d in mode %d: relative error %.3g above %.3g",
                   ta == PS__NOTRANS ? 'N' : 'T', tb == PS__NOTRANS ? 'N' : 'T', m, n, k, (int)c,
                   worst, allowed);
@@ -184,10 +186,10 @@ static void test_float_compute(int tensor_cores) {
              * (about u / sqrt(k) on average). TF32 is cuBLAS's FAST_TF32 compute type, which
              * permits the rounding and does not promise it: products of 512 x 512 x 83..261
              * came out float-accurate on an H100 (CUDA 13.0), so only its bound is checked. */
-            if (!big)
+            if (applied == PS__COMPUTE_FP32)
                 CHECK(worst <= k * FLT_EPSILON, "float gemm %dx%dx%d (mode %d) error %.3g", m, n, k,
                       (int)c, worst);
-            else if (!tf32x3 && c != PS__COMPUTE_TF32)
+            else if (!tf32_family)
                 CHECK(worst >= mode_eps(c) / 16,
                       "gemm %dx%dx%d in mode %d: error %.3g is too small for its "
                       "format (the mode was not applied?)",
