@@ -97,6 +97,7 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
 
 static void release_state(ps_cl_state *st) {
     if (!st) return;
+    ps_cl_release_host_blocks(st);
     ps_cl_release_programs(st);
     if (st->scratch) clReleaseMemObject(st->scratch);
     if (st->iter_work) clReleaseMemObject(st->iter_work);
@@ -332,6 +333,8 @@ static const ps__backend_ops cl_ops = {
     .convert = ps_cl_convert,
     .norm_inf = ps_cl_norm_inf,
     .cg_step = ps_cl_cg_step,
+    .host_alloc = ps_cl_host_alloc,
+    .host_free = ps_cl_host_free,
     .fill = ps_cl_fill,
     .read_elements = cl_read_elements,
     .laswp = ps_cl_laswp,

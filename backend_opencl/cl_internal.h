@@ -47,6 +47,7 @@ typedef struct ps_cl_state {
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */
     ps_cl_cached_kernel kernels[PS_CL_KERNEL_CACHE];
     int nkernels;
+    struct ps_cl_host_block *host_blocks; /* host_alloc's, mapped (cl_host.c) */
 } ps_cl_state;
 
 static inline ps_cl_state *ps_cl(ps__backend *be) {
@@ -68,6 +69,10 @@ const char *ps_cl_error_name(cl_int err);
 ps_status ps_cl_kernel(ps__backend *be, ps_cl_family family, ps__dtype dt, const char *name,
                        cl_kernel *kernel);
 void ps_cl_release_programs(ps_cl_state *st);
+/* host_alloc / host_free (cl_host.c), and the release of what is left at close. */
+ps_status ps_cl_host_alloc(ps__backend *be, size_t bytes, void **ptr);
+void ps_cl_host_free(ps__backend *be, void *ptr);
+void ps_cl_release_host_blocks(ps_cl_state *st);
 
 /* Sets k's arguments from (size, pointer) pairs and enqueues it on the context's queue over
  * `dims` dimensions of `items` work-items, rounded up to the work-group size `local`. */

@@ -454,6 +454,14 @@ struct ps__backend_ops {
      * lanes_split must be matched by a lanes_join, also after a failure. */
     ps_status (*lanes_split)(ps__backend *be, ps__algo algo, int n, int *split);
     ps_status (*lanes_join)(ps__backend *be);
+    /* ---- Host memory for blocks that travel every step (the host panels of core/lu_hybrid.c);
+     * appended, so older modules get the defaults (malloc and free). ---- */
+    /* bytes of host memory that upload and download move at the bus's full speed: page-locked
+     * where the backend can (OpenCL: a mapped CL_MEM_ALLOC_HOST_PTR buffer, which NVIDIA's
+     * driver transfers by DMA instead of through a bounce buffer). PS_ERR_OUT_OF_HOST_MEMORY
+     * when neither that nor plain memory can be had. Released by host_free before close. */
+    ps_status (*host_alloc)(ps__backend *be, size_t bytes, void **ptr);
+    void (*host_free)(ps__backend *be, void *ptr);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

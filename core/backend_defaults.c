@@ -230,6 +230,19 @@ static ps_status default_lanes_split(ps__backend *be, ps__algo algo, int n, int 
     return PS_SUCCESS;
 }
 
+static ps_status default_host_alloc(ps__backend *be, size_t bytes, void **ptr) {
+    *ptr = malloc(bytes ? bytes : 1);
+    if (!*ptr)
+        return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY,
+                                "host allocation of %zu bytes failed", bytes);
+    return PS_SUCCESS;
+}
+
+static void default_host_free(ps__backend *be, void *ptr) {
+    (void)be;
+    free(ptr);
+}
+
 static ps_status default_lanes_join(ps__backend *be) {
     (void)be;
     return PS_SUCCESS;
@@ -279,6 +292,8 @@ static const ps__backend_ops defaults = {
     .set_float_compute = ps__default_set_float_compute,
     .lanes_split = default_lanes_split,
     .lanes_join = default_lanes_join,
+    .host_alloc = default_host_alloc,
+    .host_free = default_host_free,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -331,6 +346,8 @@ static const entry_info optional[] = {
     PS__ENTRY(set_float_compute),
     PS__ENTRY(lanes_split),
     PS__ENTRY(lanes_join),
+    PS__ENTRY(host_alloc),
+    PS__ENTRY(host_free),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

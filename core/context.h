@@ -72,15 +72,19 @@ typedef struct ps__scratch {
     ps_context *ctx;
     void *dev[8];
     void *host[8];
-    int ndev, nhost;
+    void *transfer[2]; /* the backend's host_alloc */
+    int ndev, nhost, ntransfer;
 } ps__scratch;
 
 static inline ps__scratch ps__scratch_begin(ps_context *ctx) {
-    ps__scratch s = {ctx, {0}, {0}, 0, 0};
+    ps__scratch s = {ctx, {0}, {0}, {0}, 0, 0, 0};
     return s;
 }
 ps_status ps__scratch_dev(ps__scratch *s, size_t bytes, void **buf);
 ps_status ps__scratch_host(ps__scratch *s, size_t bytes, void **ptr);
+/* Host memory from the backend's host_alloc (page-locked where it can), for blocks uploaded and
+ * downloaded every step; counted with the host blocks. */
+ps_status ps__scratch_transfer(ps__scratch *s, size_t bytes, void **ptr);
 void ps__scratch_end(ps__scratch *s);
 
 /* Reads PORTSOLVE_WZ_VARIANT, PORTSOLVE_WZ_PIVOTING and PORTSOLVE_WZ_NB (wz_api.c). */

@@ -18,7 +18,8 @@ ps_status ps__host_panel_open(ps_context *ctx, ps__scratch *s, ps__dtype dt, int
     void *panel, *pivots;
     *hp = (ps__host_panel){NULL, {NULL, 0, m}, NULL, 0};
     PS__TRY(ps__context_host(ctx, &hp->host));
-    PS__TRY(ps__scratch_host(s, ps__dtype_size(dt) * (size_t)m * (size_t)nb, &panel));
+    /* from the backend's transfer memory: it travels twice per step */
+    PS__TRY(ps__scratch_transfer(s, ps__dtype_size(dt) * (size_t)m * (size_t)nb, &panel));
     PS__TRY(ps__scratch_host(s, sizeof(int32_t) * (size_t)k, &pivots));
     hp->panel.buf = panel;
     hp->ipiv = pivots;

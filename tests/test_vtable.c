@@ -54,6 +54,36 @@ static void test_memory(ps__dtype dt) {
             }
         CHECK(same, "download of a view with ld %d, offset %zu", d.ld, d.off);
 
+        /* the same through host_alloc's transfer memory, the backend's and the default */
+        for (int which = 0; which < 2 && s.rows > 0; which++) {
+            const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+            size_t bytes = es * (size_t)(ldh * s.cols);
+            unsigned char *p = NULL, *q = NULL;
+            CHECK(ops->host_alloc(be, bytes, (void **)&p) == 0 && p, "host_alloc");
+            CHECK(ops->host_alloc(be, bytes, (void **)&q) == 0 && q, "host_alloc");
+            if (!p || !q) break;
+            for (int k = 0; k < ldh * s.cols; k++) {
+                double v = round_to(dt, ps_test_rand());
+                if (dt == PS__DOUBLE)
+                    ((double *)p)[k] = v;
+                else
+                    ((float *)p)[k] = (float)v;
+            }
+            memset(q, 0, bytes);
+            CHECK(be->ops->upload(be, dt, s.rows, s.cols, p, ldh, view(&dst, d)) == 0 &&
+                      be->ops->download(be, dt, s.rows, s.cols, view(&dst, d), q, ldh) == 0,
+                  "upload and download through host_alloc memory");
+            int equal = 1;
+            for (int j = 0; j < s.cols; j++)
+                equal &= memcmp(p + es * (size_t)(j * ldh), q + es * (size_t)(j * ldh),
+                                es * (size_t)s.rows) == 0;
+            CHECK(equal, "%shost_alloc memory: round trip differs", which ? "default " : "");
+            ops->host_free(be, p);
+            ops->host_free(be, q);
+            /* dst's view back to what exp says, for the checks below */
+            CHECK(be->ops->upload(be, dt, s.rows, s.cols, h, ldh, view(&dst, d)) == 0, "upload");
+        }
+
         /* fill, the backend's and the default */
         for (int which = 0; which < 2; which++) {
             ps__scalar v = ps__scalar_of(dt, ps_test_rand());
