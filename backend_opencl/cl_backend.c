@@ -333,6 +333,7 @@ static const ps__backend_ops cl_ops = {
     .convert = ps_cl_convert,
     .norm_inf = ps_cl_norm_inf,
     .cg_step = ps_cl_cg_step,
+    .orthonormalize = ps_cl_orthonormalize,
     .host_alloc = ps_cl_host_alloc,
     .host_free = ps_cl_host_free,
     .fill = ps_cl_fill,

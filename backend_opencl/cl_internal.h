@@ -91,6 +91,8 @@ void ps_cl_list_devices(char *buf, size_t size);
 /* Table entries implemented in other files. */
 ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
                         ps__vec out, double stop_rr, int fetch_slot);
+ps_status ps_cl_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
+                               ps__vec col, int fetch_slot);
 ps_status ps_cl_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cl_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cl_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x);

@@ -1,8 +1,9 @@
-/* The OpenCL backend's conjugate-gradient step on the kernels of kernels_cl/iter.cl: five
- * launches on the in-order queue and no transfer, so the solver's host loop (one step behind the
- * device, core/iter_krylov.c) waits once per iteration instead of once per dot product, as the
- * portable default built from CLBlast calls does. fetch_start / fetch_wait and orthonormalize
- * stay the defaults' (a blocking read of the block is the one wait). */
+/* The OpenCL backend's conjugate-gradient step and GMRES's orthonormalize on the kernels of
+ * kernels_cl/iter.cl: launches on the in-order queue and no transfer, so the solvers' host loops
+ * (one step behind the device, core/iter_krylov.c and core/iter_gmres.c) wait once per iteration,
+ * for the block they read, instead of once per dot product or norm, as the portable defaults
+ * built from CLBlast calls do. fetch_start / fetch_wait stay the defaults' (a blocking read of
+ * the block is the one wait). */
 #include "cl_internal.h"
 
 /* Work-items per group and the most groups (kernels_cl/iter.cl: PS_CG_LOCAL; the work buffer
@@ -66,4 +67,44 @@ ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vecto
     }
     if (fetch_slot < 0) return PS_SUCCESS;
     return be->ops->fetch_start(be, dt, fetch_slot, PS__CG_SCALARS, out);
+}
+
+/* CGS2 by four CLBlast gemv calls (as the default), then the norm and the division on the
+ * device: the default reads the norm back to divide on the host, a wait per Arnoldi step. */
+ps_status ps_cl_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
+                               ps__vec col, int fetch_slot) {
+    const ps__backend_ops *ops = be->ops;
+    ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0),
+               minus_one = ps__scalar_of(dt, -1.0);
+    if (n == 0 && k > 0) { /* empty projections are 0 (BLAS gemv would not write them) */
+        ps__mat h = {col.buf, col.off, 1};
+        PS__TRY(ops->fill(be, dt, 1, 2 * k, &zero, h));
+    }
+    for (int pass = 0; pass < 2 && k > 0 && n > 0; pass++) {
+        ps__vec h = ps__vec_at(col, (size_t)pass * (size_t)k);
+        PS__TRY(ops->gemv(be, dt, PS__TRANS, n, k, &one, v, w, &zero, h));
+        PS__TRY(ops->gemv(be, dt, PS__NOTRANS, n, k, &minus_one, v, h, &one, w));
+    }
+    cl_mem work = ps_cl(be)->iter_work, wb = (cl_mem)w.buf, cb = (cl_mem)col.buf;
+    cl_ulong wo = w.off, co = col.off + 2 * (size_t)k;
+    int groups = n / PS_CL_CG_LOCAL + 1;
+    if (groups > PS_CL_CG_GROUPS) groups = PS_CL_CG_GROUPS;
+    size_t m = sizeof(cl_mem), u = sizeof(cl_ulong), i = sizeof(int);
+    {
+        const size_t sizes[] = {i, m, u, m};
+        const void *const values[] = {&n, &wb, &wo, &work};
+        PS__TRY(launch(be, dt, "ps_orth_partial", 4, sizes, values, (size_t)groups));
+    }
+    {
+        const size_t sizes[] = {i, m, u, m};
+        const void *const values[] = {&groups, &cb, &co, &work};
+        PS__TRY(launch(be, dt, "ps_orth_norm", 4, sizes, values, 1));
+    }
+    {
+        const size_t sizes[] = {i, m, u, m, u};
+        const void *const values[] = {&n, &wb, &wo, &cb, &co};
+        PS__TRY(launch(be, dt, "ps_orth_scale", 5, sizes, values, (size_t)groups));
+    }
+    if (fetch_slot < 0) return PS_SUCCESS;
+    return ops->fetch_start(be, dt, fetch_slot, 2 * k + 1, col);
 }

@@ -136,3 +136,30 @@ __kernel void ps_cg_p(int n, __global const real *z, ulong zo, __global real *p,
     for (int i = get_global_id(0); i < n; i += get_global_size(0))
         p[po + i] = z[zo + i] + beta * p[po + i];
 }
+
+/* GMRES's orthonormalize (after the two CGS passes, which are CLBlast gemv calls): the norm of w
+ * and the division, without the host.
+ *   ps_orth_partial (grid)      partial sums of w_i^2, one per group into work[PARTIAL + 2 g]
+ *   ps_orth_norm    (one group) col[c] = sqrt(sum), in the data's precision
+ *   ps_orth_scale   (grid)      w /= col[c] when it is positive and finite */
+__kernel void ps_orth_partial(int n, __global const real *w, ulong wo, __global real *work) {
+    __local real red[PS_CG_LOCAL];
+    real acc = 0;
+    for (int i = get_global_id(0); i < n; i += get_global_size(0)) acc += w[wo + i] * w[wo + i];
+    group_sum(red, acc);
+    if (get_local_id(0) == 0) work[PARTIAL + 2 * get_group_id(0)] = red[0];
+}
+
+__kernel void ps_orth_norm(int groups, __global real *col, ulong c, __global const real *work) {
+    __local real red[PS_CG_LOCAL];
+    real acc = 0;
+    for (int g = get_local_id(0); g < groups; g += PS_CG_LOCAL) acc += work[PARTIAL + 2 * g];
+    group_sum(red, acc);
+    if (get_local_id(0) == 0) col[c] = sqrt(red[0]);
+}
+
+__kernel void ps_orth_scale(int n, __global real *w, ulong wo, __global const real *col, ulong c) {
+    real h = col[c];
+    if (!(h > 0) || isinf(h)) return; /* NaN fails the first test */
+    for (int i = get_global_id(0); i < n; i += get_global_size(0)) w[wo + i] /= h;
+}
