@@ -97,6 +97,7 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
 
 static void release_state(ps_cl_state *st) {
     if (!st) return;
+    ps_cl_release_fetches(st);
     ps_cl_release_host_blocks(st);
     ps_cl_release_programs(st);
     if (st->scratch) clReleaseMemObject(st->scratch);
@@ -334,6 +335,8 @@ static const ps__backend_ops cl_ops = {
     .norm_inf = ps_cl_norm_inf,
     .cg_step = ps_cl_cg_step,
     .orthonormalize = ps_cl_orthonormalize,
+    .fetch_start = ps_cl_fetch_start,
+    .fetch_wait = ps_cl_fetch_wait,
     .host_alloc = ps_cl_host_alloc,
     .host_free = ps_cl_host_free,
     .fill = ps_cl_fill,

@@ -34,6 +34,15 @@ typedef struct {
     cl_kernel kernel;
 } ps_cl_cached_kernel;
 
+/* A fetch slot (cl_fetch.c): the pending read of src's bytes at off into host. */
+typedef struct {
+    void *host; /* page-locked (cl_host.c), capacity bytes */
+    size_t capacity;
+    cl_event pending;
+    void *src; /* the buffer being read (NULL: none) */
+    size_t off, bytes;
+} ps_cl_fetch;
+
 typedef struct ps_cl_state {
     cl_platform_id platform;
     cl_device_id device;
@@ -48,6 +57,7 @@ typedef struct ps_cl_state {
     ps_cl_cached_kernel kernels[PS_CL_KERNEL_CACHE];
     int nkernels;
     struct ps_cl_host_block *host_blocks; /* host_alloc's, mapped (cl_host.c) */
+    ps_cl_fetch fetch[PS__FETCH_SLOTS];   /* fetch_start's reads in flight (cl_fetch.c) */
 } ps_cl_state;
 
 static inline ps_cl_state *ps_cl(ps__backend *be) {
@@ -73,6 +83,11 @@ void ps_cl_release_programs(ps_cl_state *st);
 ps_status ps_cl_host_alloc(ps__backend *be, size_t bytes, void **ptr);
 void ps_cl_host_free(ps__backend *be, void *ptr);
 void ps_cl_release_host_blocks(ps_cl_state *st);
+/* fetch_start / fetch_wait (cl_fetch.c), and the wait for what is left at close. */
+ps_status ps_cl_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src);
+ps_status ps_cl_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src,
+                           void *host);
+void ps_cl_release_fetches(ps_cl_state *st);
 
 /* Sets k's arguments from (size, pointer) pairs and enqueues it on the context's queue over
  * `dims` dimensions of `items` work-items, rounded up to the work-group size `local`. */

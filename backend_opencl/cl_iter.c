@@ -1,9 +1,8 @@
 /* The OpenCL backend's conjugate-gradient step and GMRES's orthonormalize on the kernels of
  * kernels_cl/iter.cl: launches on the in-order queue and no transfer, so the solvers' host loops
  * (one step behind the device, core/iter_krylov.c and core/iter_gmres.c) wait once per iteration,
- * for the block they read, instead of once per dot product or norm, as the portable defaults
- * built from CLBlast calls do. fetch_start / fetch_wait stay the defaults' (a blocking read of
- * the block is the one wait). */
+ * for the block they fetch (cl_fetch.c), instead of once per dot product or norm, as the
+ * portable defaults built from CLBlast calls do. */
 #include "cl_internal.h"
 
 /* Work-items per group and the most groups (kernels_cl/iter.cl: PS_CG_LOCAL; the work buffer
