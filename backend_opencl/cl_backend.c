@@ -149,8 +149,11 @@ static ps_status cl_open_borrowed(ps__backend *be, void *native_context, void *n
     st->context = (cl_context)native_context;
     st->queue = (cl_command_queue)native_queue;
     cl_context queue_context = NULL;
+    cl_command_queue_properties props = 0;
     cl_int err = clGetCommandQueueInfo(st->queue, CL_QUEUE_CONTEXT, sizeof queue_context,
                                        &queue_context, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetCommandQueueInfo(st->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     if (err == CL_SUCCESS)
         err =
             clGetCommandQueueInfo(st->queue, CL_QUEUE_DEVICE, sizeof st->device, &st->device, NULL);
@@ -163,6 +166,11 @@ static ps_status cl_open_borrowed(ps__backend *be, void *native_context, void *n
     else if (queue_context != st->context)
         s = ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
                              "opencl: the command queue does not belong to the given context");
+    else if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        /* every algorithm orders its work by the queue: its steps carry no events */
+        s = ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
+                             "opencl: the command queue is out-of-order; portsolve needs an "
+                             "in-order queue (it orders its steps by the queue, not by events)");
     return adopt(be, st, s);
 }
 

@@ -7,7 +7,8 @@
 #include <CL/cl.h>
 
 /* A context on the caller's OpenCL context and queue (same device). Both are borrowed: the
- * library never releases them, and the caller keeps them alive until ps_context_destroy. */
+ * library never releases them, and the caller keeps them alive until ps_context_destroy. The
+ * queue must be in-order (an out-of-order queue is refused with PS_ERR_INVALID_ARGUMENT). */
 static inline ps_status ps_context_create_cl(ps_context **out, cl_context context,
                                              cl_command_queue queue) {
     return ps_context_create_native(out, PS_BACKEND_OPENCL, (void *)context, (void *)queue);

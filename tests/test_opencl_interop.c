@@ -1,7 +1,8 @@
 /*
  * OpenCL interop (portsolve_cl.h): a context on the caller's cl_context and queue, matrices
  * over the caller's cl_mem at an offset, a solve through them, and the caller's objects left
- * alive and unreleased afterwards. Also the refusals: a queue of another context, NULL handles.
+ * alive and unreleased afterwards. Also the refusals: a queue of another context, an
+ * out-of-order queue, NULL handles.
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include "checks.h"
@@ -86,6 +87,16 @@ int main(int argc, char **argv) {
           ps_last_create_error());
     CHECK_STATUS(ps_context_create_native(&ctx, PS_BACKEND_CPU, clctx, queue),
                  PS_ERR_INVALID_ARGUMENT);
+    /* POCL and NVIDIA's OpenCL both offer out-of-order queues: failing to make one fails here */
+    cl_command_queue ooo =
+        clCreateCommandQueue(clctx, device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    CHECK(err == CL_SUCCESS, "clCreateCommandQueue (out-of-order) %d", err);
+    if (err == CL_SUCCESS) {
+        CHECK_STATUS(ps_context_create_cl(&ctx, clctx, ooo), PS_ERR_INVALID_ARGUMENT);
+        CHECK(ctx == NULL && strstr(ps_last_create_error(), "out-of-order"), "%s",
+              ps_last_create_error());
+        clReleaseCommandQueue(ooo);
+    }
     clReleaseContext(other);
     clReleaseMemObject(buf);
     clReleaseCommandQueue(queue);
