@@ -206,66 +206,13 @@ static void cl_free(ps__backend *be, void *buf) {
     if (buf) clReleaseMemObject((cl_mem)buf);
 }
 
-/* A column-major view as an OpenCL rectangle: rows of the rectangle are the matrix columns. */
-static void rect_of(ps__mat v, size_t es, size_t origin[3], size_t *pitch) {
-    size_t ld = (size_t)(v.ld > 0 ? v.ld : 1);
-    origin[0] = (v.off % ld) * es;
-    origin[1] = v.off / ld;
-    origin[2] = 0;
-    *pitch = ld * es;
-}
-
-/* A blocking transfer between a host array (leading dimension ldh) and a view: a rectangle for
- * all columns but the last, and a plain contiguous transfer for the last one. NVIDIA's OpenCL
- * rejects a rectangle whose last row (here: column) does not have a full pitch of buffer after
- * its start (stricter than the specification's bound), which a view ending near the end of its
- * buffer (the diagonal read as a 1 x n view with ld = lda + 1, a corner element) runs into. */
-static ps_status transfer(ps__backend *be, int to_device, ps__dtype dt, int rows, int cols,
-                          void *host, int ldh, ps__mat view) {
-    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
-    size_t es = ps__dtype_size(dt), origin[3], pitch;
-    cl_command_queue q = ps_cl(be)->queue;
-    cl_mem m = (cl_mem)view.buf;
-    cl_int err = CL_SUCCESS;
-    if (cols > 1) {
-        size_t host_origin[3] = {0, 0, 0}, region[3] = {(size_t)rows * es, (size_t)cols - 1, 1};
-        rect_of(view, es, origin, &pitch);
-        err = to_device
-                  ? clEnqueueWriteBufferRect(q, m, CL_TRUE, origin, host_origin, region, pitch, 0,
-                                             (size_t)ldh * es, 0, host, 0, NULL, NULL)
-                  : clEnqueueReadBufferRect(q, m, CL_TRUE, origin, host_origin, region, pitch, 0,
-                                            (size_t)ldh * es, 0, host, 0, NULL, NULL);
-    }
-    if (err == CL_SUCCESS) {
-        size_t last = (size_t)(cols - 1);
-        size_t offset = (view.off + last * (size_t)view.ld) * es, bytes = (size_t)rows * es;
-        char *h = (char *)host + last * (size_t)ldh * es;
-        err = to_device ? clEnqueueWriteBuffer(q, m, CL_TRUE, offset, bytes, h, 0, NULL, NULL)
-                        : clEnqueueReadBuffer(q, m, CL_TRUE, offset, bytes, h, 0, NULL, NULL);
-    }
-    if (err != CL_SUCCESS)
-        return ps_cl_fail(be, err,
-                          to_device ? "clEnqueueWrite (upload)" : "clEnqueueRead (download)");
-    return PS_SUCCESS;
-}
-
-static ps_status cl_upload(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host,
-                           int ldh, ps__mat dst) {
-    return transfer(be, 1, dt, rows, cols, (void *)host, ldh, dst);
-}
-
-static ps_status cl_download(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
-                             void *host, int ldh) {
-    return transfer(be, 0, dt, rows, cols, host, ldh, src);
-}
-
 static ps_status cl_copy2d(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
                            ps__mat dst) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
     size_t es = ps__dtype_size(dt), so[3], dO[3], sp, dp;
     size_t region[3] = {(size_t)rows * es, (size_t)cols, 1};
-    rect_of(src, es, so, &sp);
-    rect_of(dst, es, dO, &dp);
+    ps_cl_rect_of(src, es, so, &sp);
+    ps_cl_rect_of(dst, es, dO, &dp);
     PS_CL_TRY(be,
               clEnqueueCopyBufferRect(ps_cl(be)->queue, (cl_mem)src.buf, (cl_mem)dst.buf, so, dO,
                                       region, sp, 0, dp, 0, 0, NULL, NULL),
@@ -320,8 +267,8 @@ static const ps__backend_ops cl_ops = {
     .queue = cl_queue,
     .alloc = cl_alloc,
     .free = cl_free,
-    .upload = cl_upload,
-    .download = cl_download,
+    .upload = ps_cl_upload,
+    .download = ps_cl_download,
     .copy2d = cl_copy2d,
     .copy = ps_cl_copy,
     .swap = ps_cl_swap,

@@ -11,9 +11,19 @@
 
 struct ps_cl_host_block {
     void *ptr;
+    size_t bytes;
     cl_mem mem; /* NULL: ptr is malloc'd */
     struct ps_cl_host_block *next;
 };
+
+int ps_cl_is_host_block(const ps_cl_state *st, const void *ptr, size_t bytes) {
+    const char *p = ptr;
+    for (const struct ps_cl_host_block *b = st->host_blocks; b; b = b->next) {
+        const char *start = b->ptr;
+        if (b->mem && p >= start && p + bytes <= start + b->bytes) return 1;
+    }
+    return 0;
+}
 
 ps_status ps_cl_host_alloc(ps__backend *be, size_t bytes, void **ptr) {
     ps_cl_state *st = ps_cl(be);
@@ -41,6 +51,7 @@ ps_status ps_cl_host_alloc(ps__backend *be, size_t bytes, void **ptr) {
         return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY,
                                 "opencl: host transfer block of %zu bytes failed", bytes);
     }
+    b->bytes = bytes;
     b->next = st->host_blocks;
     st->host_blocks = b;
     *ptr = b->ptr;

@@ -58,6 +58,7 @@ typedef struct ps_cl_state {
     int nkernels;
     struct ps_cl_host_block *host_blocks; /* host_alloc's, mapped (cl_host.c) */
     ps_cl_fetch fetch[PS__FETCH_SLOTS];   /* fetch_start's reads in flight (cl_fetch.c) */
+    void *stage[2]; /* page-locked staging blocks of large transfers (cl_transfer.c) */
 } ps_cl_state;
 
 static inline ps_cl_state *ps_cl(ps__backend *be) {
@@ -83,6 +84,15 @@ void ps_cl_release_programs(ps_cl_state *st);
 ps_status ps_cl_host_alloc(ps__backend *be, size_t bytes, void **ptr);
 void ps_cl_host_free(ps__backend *be, void *ptr);
 void ps_cl_release_host_blocks(ps_cl_state *st);
+/* Whether [ptr, ptr + bytes) lies in one of host_alloc's blocks (page-locked already). */
+int ps_cl_is_host_block(const ps_cl_state *st, const void *ptr, size_t bytes);
+/* A column-major view as an OpenCL rectangle: rows of the rectangle are the matrix columns. */
+void ps_cl_rect_of(ps__mat v, size_t es, size_t origin[3], size_t *pitch);
+/* upload / download (cl_transfer.c). */
+ps_status ps_cl_upload(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host, int ldh,
+                       ps__mat dst);
+ps_status ps_cl_download(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src, void *host,
+                         int ldh);
 /* fetch_start / fetch_wait (cl_fetch.c), and the wait for what is left at close. */
 ps_status ps_cl_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src);
 ps_status ps_cl_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src,
