@@ -73,8 +73,6 @@ static void copy_block(char *stage, char *host, size_t colbytes, size_t ldh_byte
 static ps_status staged(ps__backend *be, int to_device, size_t es, int rows, int cols, char *host,
                         int ldh, ps__mat view) {
     ps_cl_state *st = ps_cl(be);
-    for (int b = 0; b < 2; b++)
-        if (!st->stage[b]) PS__TRY(ps_cl_host_alloc(be, PS_CL_STAGE_BYTES, &st->stage[b]));
     size_t colbytes = (size_t)rows * es, ldh_bytes = (size_t)ldh * es;
     int cc = (int)(PS_CL_STAGE_BYTES / colbytes), blocks = (cols + cc - 1) / cc;
     cl_event ev[2] = {NULL, NULL};
@@ -117,11 +115,16 @@ static ps_status transfer(ps__backend *be, int to_device, ps__dtype dt, int rows
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
     size_t es = ps__dtype_size(dt), colbytes = (size_t)rows * es;
     size_t span = ((size_t)(cols - 1) * (size_t)ldh + (size_t)rows) * es;
+    ps_cl_state *st = ps_cl(be);
     if (colbytes * (size_t)cols >= PS_CL_STAGE_MIN && colbytes <= PS_CL_STAGE_BYTES &&
-        !ps_cl_is_host_block(ps_cl(be), host, span))
-        return staged(be, to_device, es, rows, cols, host, ldh, view);
-    cl_int err =
-        enqueue(ps_cl(be)->queue, to_device, es, rows, cols, host, ldh, view, CL_TRUE, NULL);
+        !ps_cl_is_host_block(st, host, span)) {
+        /* the staging blocks, made on first use; without them the transfer goes directly */
+        for (int b = 0; b < 2; b++)
+            if (!st->stage[b] && ps_cl_host_alloc(be, PS_CL_STAGE_BYTES, &st->stage[b])) break;
+        if (st->stage[0] && st->stage[1])
+            return staged(be, to_device, es, rows, cols, host, ldh, view);
+    }
+    cl_int err = enqueue(st->queue, to_device, es, rows, cols, host, ldh, view, CL_TRUE, NULL);
     if (err != CL_SUCCESS)
         return ps_cl_fail(be, err,
                           to_device ? "clEnqueueWrite (upload)" : "clEnqueueRead (download)");
