@@ -21,19 +21,10 @@ static ps_status reserve(ps__backend *be, ps_cl_fetch *f, size_t bytes) {
     return PS_SUCCESS;
 }
 
-/* Waits for and forgets the slot's pending read, if any. */
-static cl_int settle(ps_cl_fetch *f) {
-    if (!f->pending) return CL_SUCCESS;
-    cl_int err = clWaitForEvents(1, &f->pending);
-    clReleaseEvent(f->pending);
-    f->pending = NULL;
-    return err;
-}
-
 ps_status ps_cl_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src) {
     ps_cl_fetch *f = &ps_cl(be)->fetch[slot];
     size_t es = ps__dtype_size(dt), bytes = (size_t)(count > 0 ? count : 0) * es;
-    PS_CL_TRY(be, settle(f), "clWaitForEvents (an earlier fetch)");
+    PS_CL_TRY(be, ps_cl_settle(&f->pending), "clWaitForEvents (an earlier fetch)");
     f->src = NULL;
     if (bytes == 0) return PS_SUCCESS;
     PS__TRY(reserve(be, f, bytes));
@@ -50,7 +41,7 @@ ps_status ps_cl_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, p
     ps_cl_fetch *f = &ps_cl(be)->fetch[slot];
     size_t es = ps__dtype_size(dt), bytes = (size_t)(count > 0 ? count : 0) * es;
     int started = f->src == src.buf && f->off == src.off && f->bytes == bytes && f->pending;
-    PS_CL_TRY(be, settle(f), "clWaitForEvents (fetch_wait)");
+    PS_CL_TRY(be, ps_cl_settle(&f->pending), "clWaitForEvents (fetch_wait)");
     if (started) {
         f->src = NULL;
         memcpy(host, f->host, bytes);
@@ -64,7 +55,7 @@ ps_status ps_cl_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, p
 
 void ps_cl_release_fetches(ps_cl_state *st) {
     for (int s = 0; s < PS__FETCH_SLOTS; s++) {
-        settle(&st->fetch[s]); /* its host block goes with the others (cl_host.c) */
+        ps_cl_settle(&st->fetch[s].pending); /* its host block goes with the others */
         st->fetch[s] = (ps_cl_fetch){0};
     }
 }

@@ -86,6 +86,8 @@ void ps_cl_host_free(ps__backend *be, void *ptr);
 void ps_cl_release_host_blocks(ps_cl_state *st);
 /* Whether [ptr, ptr + bytes) lies in one of host_alloc's blocks (page-locked already). */
 int ps_cl_is_host_block(const ps_cl_state *st, const void *ptr, size_t bytes);
+/* Waits for *ev (when set), releases it and clears it (cl_transfer.c). */
+cl_int ps_cl_settle(cl_event *ev);
 /* A column-major view as an OpenCL rectangle: rows of the rectangle are the matrix columns. */
 void ps_cl_rect_of(ps__mat v, size_t es, size_t origin[3], size_t *pitch);
 /* upload / download (cl_transfer.c). */

@@ -68,22 +68,11 @@ ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vecto
     return be->ops->fetch_start(be, dt, fetch_slot, PS__CG_SCALARS, out);
 }
 
-/* CGS2 by four CLBlast gemv calls (as the default), then the norm and the division on the
- * device: the default reads the norm back to divide on the host, a wait per Arnoldi step. */
+/* CGS2 by four CLBlast gemv calls (the default's projection), then the norm and the division on
+ * the device: the default reads the norm back to divide on the host, a wait per Arnoldi step. */
 ps_status ps_cl_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
                                ps__vec col, int fetch_slot) {
-    const ps__backend_ops *ops = be->ops;
-    ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0),
-               minus_one = ps__scalar_of(dt, -1.0);
-    if (n == 0 && k > 0) { /* empty projections are 0 (BLAS gemv would not write them) */
-        ps__mat h = {col.buf, col.off, 1};
-        PS__TRY(ops->fill(be, dt, 1, 2 * k, &zero, h));
-    }
-    for (int pass = 0; pass < 2 && k > 0 && n > 0; pass++) {
-        ps__vec h = ps__vec_at(col, (size_t)pass * (size_t)k);
-        PS__TRY(ops->gemv(be, dt, PS__TRANS, n, k, &one, v, w, &zero, h));
-        PS__TRY(ops->gemv(be, dt, PS__NOTRANS, n, k, &minus_one, v, h, &one, w));
-    }
+    PS__TRY(ps__orthonormalize_project(be, dt, n, k, v, w, col));
     cl_mem work = ps_cl(be)->iter_work, wb = (cl_mem)w.buf, cb = (cl_mem)col.buf;
     cl_ulong wo = w.off, co = col.off + 2 * (size_t)k;
     int groups = n / PS_CL_CG_LOCAL + 1;
@@ -105,5 +94,5 @@ ps_status ps_cl_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__
         PS__TRY(launch(be, dt, "ps_orth_scale", 5, sizes, values, (size_t)groups));
     }
     if (fetch_slot < 0) return PS_SUCCESS;
-    return ops->fetch_start(be, dt, fetch_slot, 2 * k + 1, col);
+    return be->ops->fetch_start(be, dt, fetch_slot, 2 * k + 1, col);
 }

@@ -49,12 +49,17 @@ static cl_int enqueue(cl_command_queue q, int to_device, size_t es, int rows, in
                      : clEnqueueReadBuffer(q, m, blocking, offset, bytes, h, 0, NULL, done);
 }
 
-/* Waits for and releases a staging block's transfer, if any; keeps the first error. */
-static void settle(cl_event *ev, cl_int *err) {
-    if (!*ev) return;
-    cl_int e = clWaitForEvents(1, ev);
+cl_int ps_cl_settle(cl_event *ev) {
+    if (!*ev) return CL_SUCCESS;
+    cl_int err = clWaitForEvents(1, ev);
     clReleaseEvent(*ev);
     *ev = NULL;
+    return err;
+}
+
+/* ps_cl_settle keeping the first error in *err. */
+static void settle(cl_event *ev, cl_int *err) {
+    cl_int e = ps_cl_settle(ev);
     if (*err == CL_SUCCESS) *err = e;
 }
 

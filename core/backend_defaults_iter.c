@@ -84,17 +84,8 @@ ps_status ps__default_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg
 
 ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v,
                                      ps__vec w, ps__vec col, int fetch_slot) {
-    ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0),
-               minus_one = ps__scalar_of(dt, -1.0), nrm;
-    if (n == 0 && k > 0) { /* empty projections are 0 (BLAS gemv would not write them) */
-        ps__mat h = {col.buf, col.off, 1};
-        PS__TRY(be->ops->fill(be, dt, 1, 2 * k, &zero, h));
-    }
-    for (int pass = 0; pass < 2 && k > 0 && n > 0; pass++) {
-        ps__vec h = ps__vec_at(col, (size_t)pass * (size_t)k);
-        PS__TRY(be->ops->gemv(be, dt, PS__TRANS, n, k, &one, v, w, &zero, h));
-        PS__TRY(be->ops->gemv(be, dt, PS__NOTRANS, n, k, &minus_one, v, h, &one, w));
-    }
+    ps__scalar nrm;
+    PS__TRY(ps__orthonormalize_project(be, dt, n, k, v, w, col));
     PS__TRY(be->ops->nrm2(be, dt, n, w, &nrm));
     double h = ps__scalar_value(dt, nrm);
     if (h > 0 && isfinite(h)) {

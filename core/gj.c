@@ -37,15 +37,12 @@
 
 /* The BLAS-3 form of the step's triangular solves, where the backend asks for it
  * (ps__use_l_inverse: cuBLAS's trsm is slow): products with inv(L11) instead of solves with the
- * unit lower L11 (lu.c says why that is as accurate), and solves with U11 split recursively into
- * GEMMs (trsm_recursive.c; the same substitution, so exact for any U11). inv(L11) of the last two
- * steps (nb x nb, by the step's parity, as the saved panels); product: the block rows' products
- * before they go back (nb x n, by column, so the lanes never share it); transform: the panel
- * transform's (n x nb, on the rest's lane only). product NULL: plain trsm. */
+ * unit lower L11 (LU's block rows' workspace and reasoning, lu.c), and solves with U11 split
+ * recursively into GEMMs (trsm_recursive.c; the same substitution, so exact for any U11).
+ * transform: the panel transform's products (n x nb, on the rest's lane only). l.product NULL:
+ * plain trsm. */
 typedef struct gj_inverse {
-    int nb;
-    void *linv[2];
-    void *product;
+    ps__l_inverse l;
     void *transform;
 } gj_inverse;
 
@@ -55,7 +52,7 @@ typedef struct gj_inverse {
 /* op = U11 \ B (LEFT) or B / U11 (RIGHT), times alpha: by trsm, or recursively by GEMMs. */
 static ps_status upper_solve(ps_context *ctx, ps__dtype dt, ps__side side, int m, int n,
                              const ps__scalar *alpha, ps__mat u, ps__mat b, const gj_inverse *inv) {
-    if (inv->product)
+    if (inv->l.product)
         return ps__trsm_recursive(ctx, dt, side, PS__UPPER, PS__NONUNIT, m, n, alpha, u, b,
                                   PS__GJ_TRSM_LEAF);
     return ctx->be.ops->trsm(&ctx->be, dt, side, PS__UPPER, PS__NOTRANS, PS__NONUNIT, m, n, alpha,
@@ -73,10 +70,6 @@ static ps_status times_l_inverse(ps_context *ctx, ps__dtype dt, int r, int b,
     return be->ops->copy2d(be, dt, r, b, t, rows);
 }
 
-static ps__mat linv_of(const gj_inverse *inv, int k) {
-    return (ps__mat){inv->linv[k / inv->nb % 2], 0, inv->nb};
-}
-
 /*
  * Turns the n x b panel p (block column k; rows [k,n) LU-factored with partial pivoting, rows
  * [0,k) still M01) into [P0; P1; P2]. eye: b x b workspace. Only the panel's own columns need
@@ -90,7 +83,7 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
     const ps__backend_ops *ops = be->ops;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__mat lu = ps__mat_at(p, k, 0), p2 = ps__mat_at(p, k + b, 0);
-    ps__mat linv = inv->product ? linv_of(inv, k) : (ps__mat){NULL, 0, 1};
+    ps__mat linv = inv->l.product ? ps__l_inverse_of(&inv->l, k) : (ps__mat){NULL, 0, 1};
     if (k > 0) { /* P0 = -M01 inv(U11) inv(L11) */
         PS__TRY(upper_solve(ctx, dt, PS__RIGHT, k, b, &minus_one, lu, p, inv));
         if (linv.buf)
@@ -136,12 +129,8 @@ static ps_status update_columns(ps_context *ctx, ps__dtype dt, int n, ps__mat a,
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__mat lu = ps__mat_at(saved, k, 0), m1 = ps__mat_at(a, k, c0);
     PS__TRY(ops->laswp(be, dt, cw, ps__mat_at(a, 0, c0), k, k + b, ipiv, (size_t)k, 1));
-    if (inv->product) {
-        ps__scalar zero = ps__scalar_of(dt, 0.0);
-        ps__mat product = {inv->product, (size_t)c0 * inv->nb, inv->nb};
-        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, b, cw, b, &one, linv_of(inv, k), m1,
-                          &zero, product));
-        PS__TRY(ops->copy2d(be, dt, b, cw, product, m1));
+    if (inv->l.product) {
+        PS__TRY(ps__l_inverse_apply(ctx, dt, &inv->l, k, b, c0, cw, m1));
     } else {
         PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, cw, &one, lu, m1));
     }
@@ -186,8 +175,8 @@ static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, ps__mat a, i
         PS__TRY(ps__host_panel_upload(ctx, dt, n, a, k, b, ipiv, &ws->hp));
     }
     PS__TRY(be->ops->copy2d(be, dt, n, b, p, saved));
-    if (!ws->inv.product) return PS_SUCCESS;
-    return ps__form_l_inverse(ctx, dt, ps__mat_at(saved, k, 0), b, linv_of(&ws->inv, k));
+    if (!ws->inv.l.product) return PS_SUCCESS;
+    return ps__l_inverse_form(ctx, dt, &ws->inv.l, k, b, ps__mat_at(saved, k, 0));
 }
 
 /* No look-ahead: panel, update, one step after the other. */
@@ -266,11 +255,8 @@ ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps_
     ws.saved[1] = (ps__mat){saved_buf, (size_t)nb * n, n};
     ws.eye = (ps__mat){eye_buf, 0, nb};
     if (!st && where != PS__GJ_DEVICE) st = ps__host_panel_open(ctx, &s, dt, n, nb, n, &ws.hp);
-    ws.inv.nb = nb;
     if (!st && ps__use_l_inverse(ctx, dt, n, nb)) {
-        st = ps__scratch_dev(&s, (size_t)nb * nb * es, &ws.inv.linv[0]);
-        if (!st) st = ps__scratch_dev(&s, (size_t)nb * nb * es, &ws.inv.linv[1]);
-        if (!st) st = ps__scratch_dev(&s, (size_t)nb * n * es, &ws.inv.product);
+        st = ps__l_inverse_open(&s, dt, nb, n, &ws.inv.l);
         if (!st) st = ps__scratch_dev(&s, (size_t)nb * n * es, &ws.inv.transform);
     }
     if (!st) {

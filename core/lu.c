@@ -84,50 +84,53 @@ ps_status ps__lu_panel(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, i
     return panel_factor(ctx, dt, m, a, j, w, ipiv, info, &lu_kind);
 }
 
-/* The workspace of block rows by the inverse: inv(L11) of the last two panels (nb x nb each, by
- * the parity of the block step: lane 1 forms the next one while lane 0 still uses the current
- * one) and the product before it goes back into A (nb x n, block rows by column, so the lanes'
- * disjoint columns never share it). */
-typedef struct {
-    int nb;
-    void *linv[2];
-    void *product;
-} u_inverse;
-
-static ps__mat linv_of(const u_inverse *inv, int j) {
+static ps__mat linv_of(const ps__l_inverse *inv, int j) {
     return (ps__mat){inv->linv[j / inv->nb % 2], 0, inv->nb};
 }
 
-ps_status ps__form_l_inverse(ps_context *ctx, ps__dtype dt, ps__mat l, int jb, ps__mat linv) {
+ps_status ps__l_inverse_open(ps__scratch *s, ps__dtype dt, int nb, int n, ps__l_inverse *inv) {
+    size_t es = ps__dtype_size(dt), square = es * (size_t)nb * (size_t)nb;
+    *inv = (ps__l_inverse){nb, {NULL, NULL}, NULL};
+    PS__TRY(ps__scratch_dev(s, square, &inv->linv[0]));
+    PS__TRY(ps__scratch_dev(s, square, &inv->linv[1]));
+    return ps__scratch_dev(s, es * (size_t)nb * (size_t)n, &inv->product);
+}
+
+ps__mat ps__l_inverse_of(const ps__l_inverse *inv, int j) {
+    return linv_of(inv, j);
+}
+
+ps_status ps__l_inverse_form(ps_context *ctx, ps__dtype dt, const ps__l_inverse *inv, int j, int jb,
+                             ps__mat l) {
     ps__backend *be = &ctx->be;
     ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
-    ps__mat diagonal = {linv.buf, linv.off, linv.ld + 1};
+    ps__mat linv = linv_of(inv, j), diagonal = {linv.buf, linv.off, linv.ld + 1};
     PS__TRY(be->ops->fill(be, dt, jb, jb, &zero, linv));
     PS__TRY(be->ops->fill(be, dt, 1, jb, &one, diagonal));
     return be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, jb, &one, l, linv);
 }
 
-/* inv(L11) of the panel factored at column j (jb wide). */
-static ps_status form_inverse(ps_context *ctx, ps__dtype dt, ps__mat a, int j, int jb,
-                              const u_inverse *inv) {
-    return ps__form_l_inverse(ctx, dt, ps__mat_at(a, j, j), jb, linv_of(inv, j));
+ps_status ps__l_inverse_apply(ps_context *ctx, ps__dtype dt, const ps__l_inverse *inv, int j,
+                              int jb, int c0, int cw, ps__mat block) {
+    ps__backend *be = &ctx->be;
+    ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
+    ps__mat product = {inv->product, (size_t)c0 * inv->nb, inv->nb};
+    PS__TRY(be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, jb, cw, jb, &one, linv_of(inv, j),
+                          block, &zero, product));
+    return be->ops->copy2d(be, dt, jb, cw, product, block);
 }
 
 /* Applies panel j (jb wide, factored, pivots in ipiv) to the columns [c0, c0 + cw): its row
  * swaps, the block row of U (by trsm, or with inv non-null by its inverse), and the update of
  * the rows below. */
 static ps_status update_columns(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int jb,
-                                int c0, int cw, void *ipiv, const u_inverse *inv) {
+                                int c0, int cw, void *ipiv, const ps__l_inverse *inv) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     PS__TRY(ops->laswp(be, dt, cw, ps__mat_at(a, 0, c0), j, j + jb, ipiv, (size_t)j, 1));
     if (inv) {
-        ps__scalar zero = ps__scalar_of(dt, 0.0);
-        ps__mat product = {inv->product, (size_t)c0 * inv->nb, inv->nb};
-        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, jb, cw, jb, &one, linv_of(inv, j),
-                          ps__mat_at(a, j, c0), &zero, product));
-        PS__TRY(ops->copy2d(be, dt, jb, cw, product, ps__mat_at(a, j, c0)));
+        PS__TRY(ps__l_inverse_apply(ctx, dt, inv, j, jb, c0, cw, ps__mat_at(a, j, c0)));
     } else {
         PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, cw, &one,
                           ps__mat_at(a, j, j), ps__mat_at(a, j, c0)));
@@ -146,13 +149,14 @@ typedef struct {
     ps__mat a;
     void *ipiv, *info;
     const ps__factor_kind *kind;
-    const u_inverse *inv; /* NULL: block rows of U by trsm */
+    const ps__l_inverse *inv; /* NULL: block rows of U by trsm */
 } factor_args;
 
 static ps_status step_panel(void *arg, int j, int jb) {
     factor_args *f = arg;
     PS__TRY(panel_factor(f->ctx, f->dt, f->m, f->a, j, jb, f->ipiv, f->info, f->kind));
-    return f->inv ? form_inverse(f->ctx, f->dt, f->a, j, jb, f->inv) : PS_SUCCESS;
+    if (!f->inv) return PS_SUCCESS;
+    return ps__l_inverse_form(f->ctx, f->dt, f->inv, j, jb, ps__mat_at(f->a, j, j));
 }
 
 /* Panel j's row swaps for the columns left of it. */
@@ -202,14 +206,11 @@ ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__ma
                              void *info, int nb, const ps__factor_kind *kind) {
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
-    u_inverse inv_ws = {nb, {NULL, NULL}, NULL}, *inv = NULL;
+    ps__l_inverse inv_ws, *inv = NULL;
     ps__scratch s = ps__scratch_begin(ctx);
     ps_status st = PS_SUCCESS;
     if (kind->algo == PS__ALGO_LU && ps__use_l_inverse(ctx, dt, k, nb)) {
-        size_t es = ps__dtype_size(dt), square = es * (size_t)nb * (size_t)nb;
-        st = ps__scratch_dev(&s, square, &inv_ws.linv[0]);
-        if (!st) st = ps__scratch_dev(&s, square, &inv_ws.linv[1]);
-        if (!st) st = ps__scratch_dev(&s, es * (size_t)nb * (size_t)n, &inv_ws.product);
+        st = ps__l_inverse_open(&s, dt, nb, n, &inv_ws);
         inv = &inv_ws;
     }
     factor_args f = {ctx, dt, m, a, ipiv, info, kind, inv};

@@ -47,8 +47,26 @@ ps_status ps__lu_update(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, 
  * for an order-k factorization in blocks of nb: PORTSOLVE_LU_BLOCK_ROW, else the backend's
  * measured choice (block_size(PS__ALGO_LU_INVERSE)). LU's and gjinv's block rows. */
 int ps__use_l_inverse(ps_context *ctx, ps__dtype dt, int k, int nb);
-/* linv (jb x jb, any leading dimension >= jb) = the inverse of the unit lower triangle of l. */
-ps_status ps__form_l_inverse(ps_context *ctx, ps__dtype dt, ps__mat l, int jb, ps__mat linv);
+/* The workspace of block rows by inv(L11): inv(L11) of the last two block steps (nb x nb each,
+ * by the step's parity: the look-ahead lane forms the next one while the other lane still uses
+ * the current one) and the product before it goes back (nb x n, by column, so the lanes'
+ * disjoint columns never share it). LU's and gjinv's. */
+typedef struct ps__l_inverse {
+    int nb;
+    void *linv[2];
+    void *product;
+} ps__l_inverse;
+/* Takes the buffers from s for blocks of nb and n columns. */
+ps_status ps__l_inverse_open(ps__scratch *s, ps__dtype dt, int nb, int n, ps__l_inverse *inv);
+/* inv(L11) of step j (column j, jb wide) into its slot; l: the unit lower jb x jb block. */
+ps_status ps__l_inverse_form(ps_context *ctx, ps__dtype dt, const ps__l_inverse *inv, int j, int jb,
+                             ps__mat l);
+/* Step j's slot (nb x nb; its leading jb x jb once formed). */
+ps__mat ps__l_inverse_of(const ps__l_inverse *inv, int j);
+/* block (jb x cw, at matrix columns [c0, c0 + cw)) = inv(L11 of step j) block, by a GEMM through
+ * the product workspace. */
+ps_status ps__l_inverse_apply(ps_context *ctx, ps__dtype dt, const ps__l_inverse *inv, int j,
+                              int jb, int c0, int cw, ps__mat block);
 /* A panel factored on the host CPU (core/lu_hybrid.c; LU's and gjinv's hybrid variants): a
  * CPU-backend context, an m x nb host buffer holding rows at their absolute positions (column 0
  * is the panel's first), the pivots (absolute rows) and the first zero pivot's 1-based column. */
