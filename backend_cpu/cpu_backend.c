@@ -123,7 +123,9 @@ static int cpu_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
 
 static int cpu_panel_width(ps__backend *be, ps__dtype dt, int m) {
     (void)be, (void)dt, (void)m;
-    return 16; /* the unblocked loop stays in cache up to about this width */
+    /* wider panels go whole to OpenBLAS's getrf (ps__cpu_getrf_panel), whose own recursion is
+     * threaded; core's recursion would split them into single-threaded loop leaves */
+    return 1024;
 }
 
 static int cpu_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {

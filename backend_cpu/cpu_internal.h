@@ -37,6 +37,9 @@ ps_status ps__cpu_read_elements(ps__backend *be, ps__dtype dt, const void *buf, 
                                 const size_t *offsets, void *out);
 ps_status ps__cpu_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,
                         const void *ipiv, size_t ipiv_off, int forward);
+/* the widest panel ps__cpu_getrf_panel factors by its plain loop; wider ones go to OpenBLAS */
+#define PS__CPU_LOOP_PANEL 16
+
 ps_status ps__cpu_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                               size_t ipiv_off, int row_base, void *info);
 ps_status ps__cpu_potrf_panel(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,

@@ -56,14 +56,34 @@ ps_status ps__cpu_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int
     return PS_SUCCESS;
 }
 
+extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+extern void sgetrf_(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
+
+_Static_assert(sizeof(int) == sizeof(int32_t), "LAPACK's pivots are written into int32 buffers");
+
+/* Panels up to PS__CPU_LOOP_PANEL columns are factored by the plain loop (the oracle of the other
+ * backends' panel kernels); wider ones by OpenBLAS's threaded recursive ?getrf, since the loop
+ * streams the panel once per column through one core (a 16384 x 256 panel took 33 ms on a
+ * 16-core machine that way). LAPACK's semantics are the loop's: the first largest pivot, a zero
+ * pivot's column left unscaled and its index reported. */
 ps_status ps__cpu_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                               size_t ipiv_off, int row_base, void *info) {
     (void)be;
-    int32_t *piv = (int32_t *)ipiv + ipiv_off;
+    int32_t *piv = (int32_t *)ipiv + ipiv_off, *info_word = info;
+    if (n <= PS__CPU_LOOP_PANEL) {
+        if (dt == PS__DOUBLE)
+            getrf_panel_d(m, n, DM(a), a.ld, piv, row_base, info_word);
+        else
+            getrf_panel_s(m, n, SM(a), a.ld, piv, row_base, info_word);
+        return PS_SUCCESS;
+    }
+    int lapack_info = 0, k = m < n ? m : n;
     if (dt == PS__DOUBLE)
-        getrf_panel_d(m, n, DM(a), a.ld, piv, row_base, info);
+        dgetrf_(&m, &n, DM(a), &a.ld, (int *)piv, &lapack_info);
     else
-        getrf_panel_s(m, n, SM(a), a.ld, piv, row_base, info);
+        sgetrf_(&m, &n, SM(a), &a.ld, (int *)piv, &lapack_info);
+    for (int i = 0; i < k; i++) piv[i] += row_base - 1; /* 1-based relative -> 0-based absolute */
+    if (lapack_info > 0 && *info_word == 0) *info_word = row_base + lapack_info;
     return PS_SUCCESS;
 }
 

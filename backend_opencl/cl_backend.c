@@ -102,6 +102,7 @@ static void release_state(ps_cl_state *st) {
     ps_cl_release_programs(st);
     if (st->scratch) clReleaseMemObject(st->scratch);
     if (st->iter_work) clReleaseMemObject(st->iter_work);
+    if (st->gemm_temp) clReleaseMemObject(st->gemm_temp);
     if (!st->borrowed) {
         if (st->queue) clReleaseCommandQueue(st->queue);
         if (st->context) clReleaseContext(st->context);
@@ -182,7 +183,13 @@ static void cl_close(ps__backend *be) {
 }
 
 static ps_status cl_sync(ps__backend *be) {
-    PS_CL_TRY(be, clFinish(ps_cl(be)->queue), "clFinish");
+    ps_cl_state *st = ps_cl(be);
+    PS_CL_TRY(be, clFinish(st->queue), "clFinish");
+    /* nothing uses the GEMM workspace now: give it back (it can be as large as the largest
+     * product's operands) rather than hold it between the caller's calls */
+    if (st->gemm_temp) clReleaseMemObject(st->gemm_temp);
+    st->gemm_temp = NULL;
+    st->gemm_temp_bytes = 0;
     return PS_SUCCESS;
 }
 

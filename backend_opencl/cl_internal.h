@@ -48,9 +48,11 @@ typedef struct ps_cl_state {
     cl_device_id device;
     cl_context context;
     cl_command_queue queue;
-    int borrowed;         /* context and queue belong to the caller: never released */
-    cl_mem scratch;       /* 64 bytes for dot/nrm2/iamax results */
-    cl_mem iter_work;     /* cg_step's scalars and partial sums (cl_iter.c) */
+    int borrowed;     /* context and queue belong to the caller: never released */
+    cl_mem scratch;   /* 64 bytes for dot/nrm2/iamax results */
+    cl_mem iter_work; /* cg_step's scalars and partial sums (cl_iter.c) */
+    cl_mem gemm_temp; /* CLBlast's GEMM workspace, kept across calls (cl_blas.c) */
+    size_t gemm_temp_bytes;
     int panel_wg;         /* work-group size of the panel kernel (a power of two) */
     char device_key[512]; /* device name + driver version: part of the program cache key */
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */

@@ -318,9 +318,11 @@ static void test_trsv(ps__dtype dt) {
 /* ---------------------------------------------------------------- level 3 */
 
 static void test_gemm(ps__dtype dt) {
-    static const int dims[][3] = {{0, 3, 2}, {3, 0, 2},   {4, 3, 0},   {1, 1, 1},
-                                  {3, 5, 7}, {17, 13, 9}, {33, 65, 31}};
-    for (size_t t = 0; t < 7; t++)
+    /* 700 x 650 x 600 is large enough for CLBlast's padded path (its workspace) on POCL */
+    static const int dims[][3] = {{0, 3, 2},    {3, 0, 2},       {4, 3, 0},
+                                  {1, 1, 1},    {3, 5, 7},       {17, 13, 9},
+                                  {33, 65, 31}, {700, 650, 600}, {129, 513, 257}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
         for (int combo = 0; combo < 4; combo++) {
             int m = dims[t][0], n = dims[t][1], k = dims[t][2];
             ps__trans ta = combo & 1 ? PS__TRANS : PS__NOTRANS,
@@ -348,6 +350,8 @@ static void test_gemm(ps__dtype dt) {
             snprintf(what, sizeof what, "gemm %c%c %dx%dx%d", ta ? 'T' : 'N', tb ? 'T' : 'N', m, n,
                      k);
             expect_buffer(what, &C, ec, mag, 2.0 * (k + 2));
+            /* a sync between products (OpenCL gives its GEMM workspace back there) */
+            if (combo == 1) CHECK(be->ops->sync(be) == 0, "sync");
             free(ec), free(mag);
             tb_free(&A), tb_free(&B), tb_free(&C);
         }
@@ -556,6 +560,70 @@ static void test_getrf_panel(ps__dtype dt) {
             }
 }
 
+/*
+ * Look-ahead lanes, on backends that have two: a product queued on one lane behind a few large
+ * products that delay it, then lane_wait, then a copy of its result on the other lane must copy
+ * the finished product (a lane_wait that orders nothing copies the old values on devices that
+ * run queues side by side); and products queued on both lanes at once must not disturb each
+ * other (each lane keeps its own GEMM workspace on OpenCL).
+ */
+static void test_lanes(ps__dtype dt) {
+    if (!be->ops->lanes || be->ops->lanes(be) < 2) return;
+    const int n = 384, m2 = 200, delay = 768, delays = 4;
+    shape sdelay = {delay, delay, delay, 0};
+    tbuf E = tb_random(dt, delay * delay), F = tb_random(dt, delay * delay);
+    for (int signaller = 0; signaller < 2; signaller++) {
+        int waiter = 1 - signaller;
+        shape sa = random_shape(n, n), sb = random_shape(n, n), sc = random_shape(n, n),
+              sd = random_shape(n, n), s2a = random_shape(m2, n), s2b = random_shape(n, m2),
+              s2c = random_shape(m2, m2);
+        tbuf A = tb_random(dt, shape_count(sa)), B = tb_random(dt, shape_count(sb)),
+             C = tb_random(dt, shape_count(sc)), D = tb_random(dt, shape_count(sd)),
+             A2 = tb_random(dt, shape_count(s2a)), B2 = tb_random(dt, shape_count(s2b)),
+             C2 = tb_random(dt, shape_count(s2c));
+        ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0);
+        double *ed = copy_of(&D), *mag = calloc((size_t)D.count, sizeof(double));
+        double *ec2 = copy_of(&C2), *mag2 = calloc((size_t)C2.count, sizeof(double));
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                ed[sd.off + i + (size_t)j * sd.ld] =
+                    oracle_dot(&A, sa, PS__NOTRANS, &B, sb, PS__NOTRANS, i, j, n,
+                               &mag[sd.off + i + (size_t)j * sd.ld]);
+        for (int j = 0; j < m2; j++)
+            for (int i = 0; i < m2; i++)
+                ec2[s2c.off + i + (size_t)j * s2c.ld] =
+                    oracle_dot(&A2, s2a, PS__NOTRANS, &B2, s2b, PS__NOTRANS, i, j, n,
+                               &mag2[s2c.off + i + (size_t)j * s2c.ld]);
+        CHECK(be->ops->use_lane(be, signaller) == 0, "use_lane %d", signaller);
+        for (int d = 0; d < delays; d++) /* F = E E: only to keep the lane busy */
+            CHECK(be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, delay, delay, delay, &one,
+                                view(&E, sdelay), view(&E, sdelay), &zero, view(&F, sdelay)) == 0,
+                  "delaying gemm on lane %d", signaller);
+        CHECK(be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n, n, n, &one, view(&A, sa),
+                            view(&B, sb), &zero, view(&C, sc)) == 0,
+              "gemm on lane %d", signaller);
+        CHECK(be->ops->use_lane(be, waiter) == 0, "use_lane %d", waiter);
+        /* a product of its own on the waiting lane, before the wait: runs beside the first */
+        CHECK(be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m2, m2, n, &one, view(&A2, s2a),
+                            view(&B2, s2b), &zero, view(&C2, s2c)) == 0,
+              "gemm on lane %d", waiter);
+        CHECK(be->ops->lane_wait(be, waiter, signaller) == 0, "lane_wait(%d, %d): %s", waiter,
+              signaller, be->err);
+        CHECK(be->ops->copy2d(be, dt, n, n, view(&C, sc), view(&D, sd)) == 0, "copy2d");
+        CHECK(be->ops->use_lane(be, 0) == 0, "use_lane 0");
+        CHECK(be->ops->sync(be) == 0, "sync");
+        char what[64];
+        snprintf(what, sizeof what, "lane %d's product copied on lane %d", signaller, waiter);
+        expect_buffer(what, &D, ed, mag, 2.0 * (n + 2));
+        snprintf(what, sizeof what, "product on lane %d beside lane %d's", waiter, signaller);
+        expect_buffer(what, &C2, ec2, mag2, 2.0 * (n + 2));
+        free(ed), free(mag), free(ec2), free(mag2);
+        tb_free(&A), tb_free(&B), tb_free(&C), tb_free(&D);
+        tb_free(&A2), tb_free(&B2), tb_free(&C2);
+    }
+    tb_free(&E), tb_free(&F);
+}
+
 static void run_all(ps__dtype dt) {
     test_memory(dt);
     test_level1(dt);
@@ -566,6 +634,7 @@ static void run_all(ps__dtype dt) {
     test_trsm(dt);
     test_laswp(dt);
     test_getrf_panel(dt);
+    test_lanes(dt);
 }
 
 int main(int argc, char **argv) {
