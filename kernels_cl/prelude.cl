@@ -1,4 +1,4 @@
-/* The prelude of every kernels_cl/*.cl program: backend_opencl/cl_program.c compiles it as the
+/* The prelude of every program in kernels_cl/: backend_opencl/cl_program.c compiles it as the
  * first string of each family's source. One source serves both precisions: -DPS_DOUBLE selects
  * double. real is the element type; PS_SAFE_MIN the smallest normal number (LAPACK's sfmin), a
  * pivot below which counts as zero. */
