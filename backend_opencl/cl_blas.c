@@ -162,9 +162,15 @@ ps_status ps_cl_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans tra
  * and given back when the context synchronizes (cl_sync) or closes; the queue is in order, so
  * calls never use it at the same time. Without memory for it, CLBlast allocates its own.
  */
+#define PS_CL_GEMM_DIRECT_BELOW (256.0 * 256.0 * 256.0)
+
 static cl_mem gemm_workspace(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m,
                              int n, int k, ps__mat a, ps__mat b, ps__mat c) {
     ps_cl_state *st = ps_cl(be);
+    /* Asking for the size looks up CLBlast's tuning database on the host every time; products
+     * this small go to its direct kernel (no workspace) on the devices it knows, and the LU
+     * panel's recursion makes thousands of them. */
+    if ((double)m * n * k < PS_CL_GEMM_DIRECT_BELOW) return NULL;
     size_t bytes = 0;
     CLBlastStatusCode code =
         dt == PS__DOUBLE ? CLBlastDGemmTempBufferSize(COL, tr(ta), tr(tb), m, n, k, a.off, a.ld,
