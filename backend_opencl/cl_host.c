@@ -16,15 +16,6 @@ struct ps_cl_host_block {
     struct ps_cl_host_block *next;
 };
 
-int ps_cl_is_host_block(const ps_cl_state *st, const void *ptr, size_t bytes) {
-    const char *p = ptr;
-    for (const struct ps_cl_host_block *b = st->host_blocks; b; b = b->next) {
-        const char *start = b->ptr;
-        if (b->mem && p >= start && p + bytes <= start + b->bytes) return 1;
-    }
-    return 0;
-}
-
 ps_status ps_cl_host_alloc(ps__backend *be, size_t bytes, void **ptr) {
     ps_cl_state *st = ps_cl(be);
     *ptr = NULL;

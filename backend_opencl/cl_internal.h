@@ -60,7 +60,6 @@ typedef struct ps_cl_state {
     int nkernels;
     struct ps_cl_host_block *host_blocks; /* host_alloc's, mapped (cl_host.c) */
     ps_cl_fetch fetch[PS__FETCH_SLOTS];   /* fetch_start's reads in flight (cl_fetch.c) */
-    void *stage[2]; /* page-locked staging blocks of large transfers (cl_transfer.c) */
 } ps_cl_state;
 
 static inline ps_cl_state *ps_cl(ps__backend *be) {
@@ -86,8 +85,6 @@ void ps_cl_release_programs(ps_cl_state *st);
 ps_status ps_cl_host_alloc(ps__backend *be, size_t bytes, void **ptr);
 void ps_cl_host_free(ps__backend *be, void *ptr);
 void ps_cl_release_host_blocks(ps_cl_state *st);
-/* Whether [ptr, ptr + bytes) lies in one of host_alloc's blocks (page-locked already). */
-int ps_cl_is_host_block(const ps_cl_state *st, const void *ptr, size_t bytes);
 /* Waits for *ev (when set), releases it and clears it (cl_transfer.c). */
 cl_int ps_cl_settle(cl_event *ev);
 /* A column-major view as an OpenCL rectangle: rows of the rectangle are the matrix columns. */

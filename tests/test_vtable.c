@@ -17,8 +17,7 @@
 /* ---------------------------------------------------------------- memory */
 
 static void test_memory(ps__dtype dt) {
-    /* 1500 x 900: transfers of over 1 MB, which the OpenCL backend stages through page-locked
-     * blocks of 4 MB (cl_transfer.c): several blocks in each dtype */
+    /* 1500 x 900: transfers of several MB, as a rectangle of many columns on OpenCL */
     static const int dims[][2] = {{0, 3}, {1, 1}, {3, 5}, {17, 4}, {64, 3}, {1500, 900}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++) {
         shape s = random_shape(dims[t][0], dims[t][1]), d = random_shape(dims[t][0], dims[t][1]);
