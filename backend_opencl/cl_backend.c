@@ -76,14 +76,17 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     be->has_double = fp64 != 0;
     size_t max_wg = 1;
     clGetDeviceInfo(st->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
-    /* The panel kernel runs as one work-group: wide on GPUs, a single work-item on CPU devices.
-     * POCL 3.1's pthread device vectorizes a work-group across work-items and, in the column
-     * loops of this kernel, issued unmasked gathers for work-items past the loop bound, reading
-     * outside the buffer (segfaults with 16 and 256 work-items); one work-item is also what a
-     * CPU runs this sequential kernel fastest with. */
+    /* The panel kernel runs as one work-group: as wide as the device allows on GPUs, a single
+     * work-item on CPU devices. On a GPU its passes over the column are latency-bound, one load
+     * per work-item in flight: on the H100 (NVIDIA's OpenCL) a 16384 x 256 LU panel took 11.8 /
+     * 7.8 / 6.2 ms with 256 / 512 / 1024 work-items, the whole LU of order 16384 0.82 / 0.72 /
+     * 0.68 s. POCL 3.1's pthread device vectorizes a work-group across work-items and, in the
+     * column loops of this kernel, issued unmasked gathers for work-items past the loop bound,
+     * reading outside the buffer (segfaults with 16 and 256 work-items); one work-item is also
+     * what a CPU runs this sequential kernel fastest with. */
     cl_device_type type = 0;
     clGetDeviceInfo(st->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    int wanted = (type & CL_DEVICE_TYPE_GPU) ? 256 : 1;
+    int wanted = (type & CL_DEVICE_TYPE_GPU) ? 1024 : 1;
     st->panel_wg = 1;
     while (st->panel_wg * 2 <= wanted && (size_t)st->panel_wg * 2 <= max_wg) st->panel_wg *= 2;
     cl_int err;
@@ -246,8 +249,9 @@ static int cl_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
 
 /* The one-work-group panel kernel streams the m x w leaf through one compute unit per column:
  * on GPUs narrow leaves (the rest of the panel goes to CLBlast on all units) measured fastest
- * (H200, n = 8192: w = 4, 8, 16 gave 0.26, 0.30, 0.39 s); on CPU devices the kernel runs as one
- * work-item and wider leaves save CLBlast calls. */
+ * (H200, n = 8192, 256 work-items: w = 4, 8, 16 gave 0.26, 0.30, 0.39 s; H100, n = 16384, 1024
+ * work-items: 0.68, 0.71, 0.81 s); on CPU devices the kernel runs as one work-item and wider
+ * leaves save CLBlast calls. */
 static int cl_potrf_width(ps__backend *be, ps__dtype dt) {
     (void)be, (void)dt;
     return PS_CL_POTRF_MAX;

@@ -81,19 +81,16 @@ ps_getrf_panel(int m, int n, __global real *a, ulong off, int lda, __global int 
                 ck[p] = t;
             }
         barrier(CLK_GLOBAL_MEM_FENCE);
-        if (pivot != 0) {
-            if (fabs(pivot) >= PS_SAFE_MIN) {
-                real r = 1 / pivot;
-                for (int i = j + 1 + lid; i < m; i += PS_WG) col[i] *= r;
-            } else {
-                for (int i = j + 1 + lid; i < m; i += PS_WG) col[i] /= pivot;
-            }
-        } else if (lid == 0 && info[0] == 0) {
-            info[0] = row_base + j + 1;
-        }
-        barrier(CLK_GLOBAL_MEM_FENCE);
+        if (pivot == 0 && lid == 0 && info[0] == 0) info[0] = row_base + j + 1;
+        /* Scaling and update in one pass over the rows below (each work-item its own rows; row
+         * j of the columns to the right is only read): a zero pivot leaves the column unscaled,
+         * as LAPACK does, and still updates with it. */
+        int by_reciprocal = fabs(pivot) >= PS_SAFE_MIN;
+        real r = by_reciprocal ? 1 / pivot : 1;
         for (int i = j + 1 + lid; i < m; i += PS_WG) {
             real l = col[i];
+            if (pivot != 0) l = by_reciprocal ? l * r : l / pivot;
+            col[i] = l;
             for (int k = j + 1; k < n; k++) {
                 __global real *ck = base + (ulong)k * (ulong)lda;
                 ck[i] -= l * ck[j];
