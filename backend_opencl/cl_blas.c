@@ -167,9 +167,10 @@ ps_status ps_cl_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans tra
 static cl_mem gemm_workspace(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m,
                              int n, int k, ps__mat a, ps__mat b, ps__mat c) {
     ps_cl_state *st = ps_cl(be);
-    /* Asking for the size looks up CLBlast's tuning database on the host every time; products
-     * this small go to its direct kernel (no workspace) on the devices it knows, and the LU
-     * panel's recursion makes thousands of them. */
+    /* Asking for the size looks up CLBlast's tuning database on the host every time, and the LU
+     * panel's recursion makes thousands of small products; those usually run CLBlast's direct
+     * kernel, which needs no workspace (on POCL every product up to 520 x 500 x 480 did), and
+     * where one does not, CLBlast makes its own workspace as it did before. */
     if ((double)m * n * k < PS_CL_GEMM_DIRECT_BELOW) return NULL;
     size_t bytes = 0;
     CLBlastStatusCode code =

@@ -9,6 +9,14 @@
 
 #include <string.h>
 
+cl_int ps_cl_settle(cl_event *ev) {
+    if (!*ev) return CL_SUCCESS;
+    cl_int err = clWaitForEvents(1, ev);
+    clReleaseEvent(*ev);
+    *ev = NULL;
+    return err;
+}
+
 /* The slot's host block holds at least bytes (a larger one replaces it; none is pending). */
 static ps_status reserve(ps__backend *be, ps_cl_fetch *f, size_t bytes) {
     if (f->capacity >= bytes) return PS_SUCCESS;

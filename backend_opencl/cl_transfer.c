@@ -44,14 +44,6 @@ static cl_int move(cl_command_queue q, int to_device, size_t es, int rows, int c
                      : clEnqueueReadBuffer(q, m, CL_TRUE, offset, bytes, h, 0, NULL, NULL);
 }
 
-cl_int ps_cl_settle(cl_event *ev) {
-    if (!*ev) return CL_SUCCESS;
-    cl_int err = clWaitForEvents(1, ev);
-    clReleaseEvent(*ev);
-    *ev = NULL;
-    return err;
-}
-
 static ps_status transfer(ps__backend *be, int to_device, ps__dtype dt, int rows, int cols,
                           void *host, int ldh, ps__mat view) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
