@@ -9,7 +9,8 @@
 
 #include <string.h>
 
-cl_int ps_cl_settle(cl_event *ev) {
+/* Waits for *ev (when set), releases it and clears it. */
+static cl_int settle(cl_event *ev) {
     if (!*ev) return CL_SUCCESS;
     cl_int err = clWaitForEvents(1, ev);
     clReleaseEvent(*ev);
@@ -32,7 +33,7 @@ static ps_status reserve(ps__backend *be, ps_cl_fetch *f, size_t bytes) {
 ps_status ps_cl_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src) {
     ps_cl_fetch *f = &ps_cl(be)->fetch[slot];
     size_t es = ps__dtype_size(dt), bytes = (size_t)(count > 0 ? count : 0) * es;
-    PS_CL_TRY(be, ps_cl_settle(&f->pending), "clWaitForEvents (an earlier fetch)");
+    PS_CL_TRY(be, settle(&f->pending), "clWaitForEvents (an earlier fetch)");
     f->src = NULL;
     if (bytes == 0) return PS_SUCCESS;
     PS__TRY(reserve(be, f, bytes));
@@ -49,7 +50,7 @@ ps_status ps_cl_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, p
     ps_cl_fetch *f = &ps_cl(be)->fetch[slot];
     size_t es = ps__dtype_size(dt), bytes = (size_t)(count > 0 ? count : 0) * es;
     int started = f->src == src.buf && f->off == src.off && f->bytes == bytes && f->pending;
-    PS_CL_TRY(be, ps_cl_settle(&f->pending), "clWaitForEvents (fetch_wait)");
+    PS_CL_TRY(be, settle(&f->pending), "clWaitForEvents (fetch_wait)");
     if (started) {
         f->src = NULL;
         memcpy(host, f->host, bytes);
@@ -63,7 +64,7 @@ ps_status ps_cl_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, p
 
 void ps_cl_release_fetches(ps_cl_state *st) {
     for (int s = 0; s < PS__FETCH_SLOTS; s++) {
-        ps_cl_settle(&st->fetch[s].pending); /* its host block goes with the others */
+        settle(&st->fetch[s].pending); /* its host block goes with the others */
         st->fetch[s] = (ps_cl_fetch){0};
     }
 }

@@ -85,8 +85,6 @@ void ps_cl_release_programs(ps_cl_state *st);
 ps_status ps_cl_host_alloc(ps__backend *be, size_t bytes, void **ptr);
 void ps_cl_host_free(ps__backend *be, void *ptr);
 void ps_cl_release_host_blocks(ps_cl_state *st);
-/* Waits for *ev (when set), releases it and clears it (cl_fetch.c). */
-cl_int ps_cl_settle(cl_event *ev);
 /* A column-major view as an OpenCL rectangle: rows of the rectangle are the matrix columns. */
 void ps_cl_rect_of(ps__mat v, size_t es, size_t origin[3], size_t *pitch);
 /* upload / download (cl_transfer.c). */
