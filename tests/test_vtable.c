@@ -317,10 +317,11 @@ static void test_trsv(ps__dtype dt) {
 /* ---------------------------------------------------------------- level 3 */
 
 static void test_gemm(ps__dtype dt) {
-    /* 700 x 650 x 600 is large enough for CLBlast's padded path (its workspace) on POCL */
-    static const int dims[][3] = {{0, 3, 2},    {3, 0, 2},       {4, 3, 0},
-                                  {1, 1, 1},    {3, 5, 7},       {17, 13, 9},
-                                  {33, 65, 31}, {700, 650, 600}, {129, 513, 257}};
+    /* 700 x 20 x 30: the shape of LU's panel products; 700 x 650 x 600: CLBlast's padded path
+     * (its workspace) on POCL */
+    static const int dims[][3] = {{0, 3, 2},       {3, 0, 2},      {4, 3, 0},    {1, 1, 1},
+                                  {3, 5, 7},       {17, 13, 9},    {33, 65, 31}, {700, 20, 30},
+                                  {700, 650, 600}, {129, 513, 257}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
         for (int combo = 0; combo < 4; combo++) {
             int m = dims[t][0], n = dims[t][1], k = dims[t][2];
