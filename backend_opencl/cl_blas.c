@@ -196,22 +196,16 @@ ps_status ps_cl_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, 
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     if (k <= 0) return scale_matrix(be, dt, m, n, beta, c, 0, PS__UPPER);
     PS__TRY(clear_if_beta_zero(be, dt, beta, m, n, c));
+    /* without a workspace of ours (NULL), CLBlast makes its own */
     cl_mem temp = gemm_workspace(be, dt, ta, tb, m, n, k, a, b, c);
-    CLBlastStatusCode code;
-    if (!temp)
-        code = dt == PS__DOUBLE
-                   ? CLBlastDgemm(COL, tr(ta), tr(tb), m, n, k, alpha->d, MEM(a), a.off, a.ld,
-                                  MEM(b), b.off, b.ld, beta->d, MEM(c), c.off, c.ld, Q(be), NULL)
-                   : CLBlastSgemm(COL, tr(ta), tr(tb), m, n, k, alpha->s, MEM(a), a.off, a.ld,
-                                  MEM(b), b.off, b.ld, beta->s, MEM(c), c.off, c.ld, Q(be), NULL);
-    else
-        code = dt == PS__DOUBLE
-                   ? CLBlastDgemmWithTempBuffer(COL, tr(ta), tr(tb), m, n, k, alpha->d, MEM(a),
-                                                a.off, a.ld, MEM(b), b.off, b.ld, beta->d, MEM(c),
-                                                c.off, c.ld, Q(be), NULL, temp)
-                   : CLBlastSgemmWithTempBuffer(COL, tr(ta), tr(tb), m, n, k, alpha->s, MEM(a),
-                                                a.off, a.ld, MEM(b), b.off, b.ld, beta->s, MEM(c),
-                                                c.off, c.ld, Q(be), NULL, temp);
+    CLBlastStatusCode code =
+        dt == PS__DOUBLE
+            ? CLBlastDgemmWithTempBuffer(COL, tr(ta), tr(tb), m, n, k, alpha->d, MEM(a), a.off,
+                                         a.ld, MEM(b), b.off, b.ld, beta->d, MEM(c), c.off, c.ld,
+                                         Q(be), NULL, temp)
+            : CLBlastSgemmWithTempBuffer(COL, tr(ta), tr(tb), m, n, k, alpha->s, MEM(a), a.off,
+                                         a.ld, MEM(b), b.off, b.ld, beta->s, MEM(c), c.off, c.ld,
+                                         Q(be), NULL, temp);
     return check(be, code, "CLBlast gemm");
 }
 

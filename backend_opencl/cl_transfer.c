@@ -22,9 +22,11 @@ void ps_cl_rect_of(ps__mat v, size_t es, size_t origin[3], size_t *pitch) {
  * rejects a rectangle whose last row (here: column) does not have a full pitch of buffer after
  * its start (stricter than the specification's bound), which a view ending near the end of its
  * buffer (the diagonal read as a 1 x n view with ld = lda + 1, a corner element) runs into. */
-static cl_int move(cl_command_queue q, int to_device, size_t es, int rows, int cols, void *host,
-                   int ldh, ps__mat view) {
-    size_t origin[3], pitch;
+static ps_status transfer(ps__backend *be, int to_device, ps__dtype dt, int rows, int cols,
+                          void *host, int ldh, ps__mat view) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    size_t es = ps__dtype_size(dt), origin[3], pitch;
+    cl_command_queue q = ps_cl(be)->queue;
     cl_mem m = (cl_mem)view.buf;
     cl_int err = CL_SUCCESS;
     if (cols > 1) {
@@ -36,18 +38,13 @@ static cl_int move(cl_command_queue q, int to_device, size_t es, int rows, int c
                   : clEnqueueReadBufferRect(q, m, CL_TRUE, origin, host_origin, region, pitch, 0,
                                             (size_t)ldh * es, 0, host, 0, NULL, NULL);
     }
-    if (err != CL_SUCCESS) return err;
-    size_t last = (size_t)(cols - 1);
-    size_t offset = (view.off + last * (size_t)view.ld) * es, bytes = (size_t)rows * es;
-    char *h = (char *)host + last * (size_t)ldh * es;
-    return to_device ? clEnqueueWriteBuffer(q, m, CL_TRUE, offset, bytes, h, 0, NULL, NULL)
-                     : clEnqueueReadBuffer(q, m, CL_TRUE, offset, bytes, h, 0, NULL, NULL);
-}
-
-static ps_status transfer(ps__backend *be, int to_device, ps__dtype dt, int rows, int cols,
-                          void *host, int ldh, ps__mat view) {
-    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
-    cl_int err = move(ps_cl(be)->queue, to_device, ps__dtype_size(dt), rows, cols, host, ldh, view);
+    if (err == CL_SUCCESS) {
+        size_t last = (size_t)(cols - 1);
+        size_t offset = (view.off + last * (size_t)view.ld) * es, bytes = (size_t)rows * es;
+        char *h = (char *)host + last * (size_t)ldh * es;
+        err = to_device ? clEnqueueWriteBuffer(q, m, CL_TRUE, offset, bytes, h, 0, NULL, NULL)
+                        : clEnqueueReadBuffer(q, m, CL_TRUE, offset, bytes, h, 0, NULL, NULL);
+    }
     if (err != CL_SUCCESS)
         return ps_cl_fail(be, err,
                           to_device ? "clEnqueueWrite (upload)" : "clEnqueueRead (download)");
