@@ -1,5 +1,6 @@
 /* The CUDA backend's inversion and Gauss-Jordan entries: trmm on cuBLAS (in place, B passed as
- * C, which cuBLAS documents as its in-place form), and the kernels of cuda_gj_kernels.cu. */
+ * C, which cuBLAS documents as its in-place form), and the kernels of cuda_gj_kernels.cu (colswp:
+ * cuda_colswp.c). */
 #include "cuda_internal.h"
 
 static cublasSideMode_t side_of(ps__side s) {
@@ -24,17 +25,6 @@ ps_status ps_cuda_trmm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo up
                       cublasStrmm(st->blas, side_of(side), fill, op, dg, m, n, &alpha->s, pa, a.ld,
                                   pb, b.ld, pb, b.ld),
                       "cublasStrmm");
-    return PS_SUCCESS;
-}
-
-ps_status ps_cuda_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
-                         const void *ipiv, size_t ipiv_off, int forward) {
-    if (nrows <= 0 || k2 <= k1) return PS_SUCCESS;
-    PS_CUDA_TRY(be,
-                ps_cuda_launch_colswp(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, nrows,
-                                      ps_cuda_ptr(dt, a.buf, a.off), a.ld, k1, k2,
-                                      (const int *)ipiv + ipiv_off, forward),
-                "colswp kernel");
     return PS_SUCCESS;
 }
 

@@ -1,25 +1,74 @@
-// The CUDA backend's Gauss-Jordan and inversion kernels: column interchanges, and the striped
-// solver's tile update jk -= ji ik (ji m x s, ik s x ncols), a blocked rank-s kernel. Every
-// JK tile of every stripe is independent, so one launch updates all the stripes at once.
+// The CUDA backend's Gauss-Jordan and inversion kernels: column interchanges (cycle rotations), and
+// the striped solver's tile update jk -= ji ik (ji m x s, ik s x ncols), a blocked rank-s kernel.
+// Every JK tile of every stripe is independent, so one launch updates all the stripes at once.
 // Double precision on sm_80 and later runs on the FP64 tensor cores (DMMA, mma.sync m8n8k4);
 // float, and double on older GPUs, on a register-tiled kernel of plain FMAs.
 #include "cuda_internal.h"
 
 namespace {
 
+// Column interchanges as cycle rotations (the plan: cuda_colswp.c). A thread per row; blockIdx.y
+// strides over the saved columns, then over the list's segments. Moves go in groups of 8: all
+// loads, then all stores, which keeps the list's order (an entry's source is a later entry's
+// destination, or a saved value) and puts 8 loads in flight per thread.
 template <typename T>
-__global__ void colswp_kernel(int nrows, T *a, int lda, int k1, int k2, const int *ipiv,
-                              int forward) {
+__global__ void colswp_save_kernel(int nrows, const T *a, int lda, int nsave, const int *saved,
+                                   T *values) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nrows) return;
-    for (int t = 0; t < k2 - k1; t++) {
-        int k = forward ? k1 + t : k2 - 1 - t, p = ipiv[k - k1];
-        if (p == k) continue;
-        T *x = a + i + (size_t)k * lda, *y = a + i + (size_t)p * lda;
-        T v = *x;
-        *x = *y;
-        *y = v;
+    for (int q = blockIdx.y; q < nsave; q += gridDim.y)
+        values[(size_t)q * nrows + i] = a[i + (size_t)saved[q] * lda];
+}
+
+constexpr int kColswpGroup = 8;
+
+template <typename T>
+__global__ void colswp_move_kernel(int nrows, T *a, int lda, int nseg, const int *dst,
+                                   const int *src, const int *seg, const T *values) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nrows) return;
+    for (int g = blockIdx.y; g < nseg; g += gridDim.y) {
+        const int e1 = seg[g + 1];
+        T kept = T(0); // the old first column of the whole cycle being rotated
+        for (int e = seg[g]; e < e1; e += kColswpGroup) {
+            T v[kColswpGroup];
+            int to[kColswpGroup];
+#pragma unroll
+            for (int u = 0; u < kColswpGroup; u++) {
+                if (e + u >= e1) break;
+                int d = dst[e + u], s = src[e + u];
+                if (d < 0) { // a whole cycle starts: keep what its first column holds
+                    d = -d - 1;
+                    kept = a[i + (size_t)d * lda];
+                }
+                to[u] = d;
+                v[u] = s >= 0    ? a[i + (size_t)s * lda]
+                       : s == -1 ? kept
+                                 : values[(size_t)(-2 - s) * nrows + i];
+            }
+#pragma unroll
+            for (int u = 0; u < kColswpGroup; u++)
+                if (e + u < e1) a[i + (size_t)to[u] * lda] = v[u];
+        }
     }
+}
+
+template <typename T>
+cudaError_t launch_colswp(cudaStream_t st, int nrows, T *a, int lda, int nseg, int nsave,
+                          const int *dst, const int *src, const int *seg, const int *saved,
+                          void *values) {
+    dim3 block(256);
+    unsigned rows = (unsigned)((nrows + 255) / 256);
+    if (nsave > 0) {
+        colswp_save_kernel<T>
+            <<<dim3(rows, (unsigned)(nsave < 65535 ? nsave : 65535)), block, 0, st>>>(
+                nrows, a, lda, nsave, saved, static_cast<T *>(values));
+        cudaError_t err = cudaGetLastError();
+        if (err) return err;
+    }
+    colswp_move_kernel<T><<<dim3(rows, (unsigned)(nseg < 65535 ? nseg : 65535)), block, 0, st>>>(
+        nrows, a, lda, nseg, dst, src, seg, static_cast<const T *>(values));
+    return cudaGetLastError();
 }
 
 constexpr int TILE = 64, CHUNK = 16;
@@ -190,14 +239,14 @@ __global__ void __launch_bounds__(BM / WM * BN / 32 * 32)
 } // namespace
 
 extern "C" cudaError_t ps_cuda_launch_colswp(cudaStream_t st, int dbl, int nrows, void *a, int lda,
-                                             int k1, int k2, const int *ipiv, int forward) {
-    dim3 block(256), grid((unsigned)((nrows + 255) / 256));
-    if (dbl)
-        colswp_kernel<double>
-            <<<grid, block, 0, st>>>(nrows, (double *)a, lda, k1, k2, ipiv, forward);
-    else
-        colswp_kernel<float><<<grid, block, 0, st>>>(nrows, (float *)a, lda, k1, k2, ipiv, forward);
-    return cudaGetLastError();
+                                             int entries, int nseg, int nsave, const int *dst,
+                                             const int *src, const int *seg, const int *saved,
+                                             void *values) {
+    if (nrows <= 0 || entries <= 0 || nseg <= 0) return cudaSuccess;
+    return dbl ? launch_colswp(st, nrows, static_cast<double *>(a), lda, nseg, nsave, dst, src, seg,
+                               saved, values)
+               : launch_colswp(st, nrows, static_cast<float *>(a), lda, nseg, nsave, dst, src, seg,
+                               saved, values);
 }
 
 extern "C" cudaError_t ps_cuda_launch_stripe_update(cudaStream_t st, int dbl, int tensor_cores,

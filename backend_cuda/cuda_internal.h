@@ -189,8 +189,12 @@ cudaError_t ps_cuda_launch_wz_reorder(cudaStream_t s, int dbl, int n, int ncols,
 cudaError_t ps_cuda_launch_wz_zsolve(cudaStream_t s, int dbl, int nb, int nrhs, const void *a,
                                      int lda, const void *zsub, int zinc, void *x, int ldx);
 /* The Gauss-Jordan kernels (cuda_gj_kernels.cu). */
-cudaError_t ps_cuda_launch_colswp(cudaStream_t s, int dbl, int nrows, void *a, int lda, int k1,
-                                  int k2, const int *ipiv, int forward);
+/* Column interchanges as planned by cuda_colswp.c: saves the first columns of cut cycles
+ * (saved[nsave]) into values (nsave x nrows), then rotates the nseg segments of the cycle list
+ * (entries dst[e] <- src[e], segment g = entries seg[g]..seg[g+1]). */
+cudaError_t ps_cuda_launch_colswp(cudaStream_t s, int dbl, int nrows, void *a, int lda, int entries,
+                                  int nseg, int nsave, const int *dst, const int *src,
+                                  const int *seg, const int *saved, void *values);
 cudaError_t ps_cuda_launch_stripe_update(cudaStream_t s, int dbl, int tensor_cores, int m,
                                          int ncols, int sdim, const void *ji, int ldji,
                                          const void *ik, int ldik, void *jk, int ldjk);

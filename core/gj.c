@@ -72,17 +72,20 @@ static ps_status times_l_inverse(ps_context *ctx, ps__dtype dt, int r, int b,
 
 /*
  * Turns the n x b panel p (block column k; rows [k,n) LU-factored with partial pivoting, rows
- * [0,k) still M01) into [P0; P1; P2]. eye: b x b workspace. Only the panel's own columns need
- * this (they become columns of the inverse); the other columns' updates read the saved copy of
- * the factored panel instead, so the transform runs off the critical path, on the lane of the
- * big update, before that update reaches these columns (the next step's left part).
+ * [0,k) still M01) into [P0; P1; P2]. saved: the copy of the factored panel the updates read;
+ * the factors are read from there, so P1 and P2 are written straight into p (P2 as the product
+ * -L21 inv(L11), P1 from inv(L11) or an identity) with no workspace and no copy back. Only the
+ * panel's own columns need this (they become columns of the inverse); the other columns'
+ * updates read saved too, so the transform runs off the critical path, on the lane of the big
+ * update, before that update reaches these columns (the next step's left part).
  */
 static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, int b, ps__mat p,
-                                 ps__mat eye, const gj_inverse *inv) {
+                                 ps__mat saved, const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    ps__mat lu = ps__mat_at(p, k, 0), p2 = ps__mat_at(p, k + b, 0);
+    ps__scalar zero = ps__scalar_of(dt, 0.0);
+    ps__mat lu = ps__mat_at(saved, k, 0), p1 = ps__mat_at(p, k, 0), p2 = ps__mat_at(p, k + b, 0);
     ps__mat linv = inv->l.product ? ps__l_inverse_of(&inv->l, k) : (ps__mat){NULL, 0, 1};
     if (k > 0) { /* P0 = -M01 inv(U11) inv(L11) */
         PS__TRY(upper_solve(ctx, dt, PS__RIGHT, k, b, &minus_one, lu, p, inv));
@@ -94,20 +97,20 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
     }
     if (n - k - b > 0) { /* P2 = -L21 inv(L11) */
         if (linv.buf)
-            PS__TRY(times_l_inverse(ctx, dt, n - k - b, b, &minus_one, p2, linv, inv));
+            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n - k - b, b, b, &minus_one,
+                              ps__mat_at(saved, k + b, 0), linv, &zero, p2));
         else
             PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, n - k - b, b,
                               &minus_one, lu, p2));
     }
     /* P1 = inv(U11) inv(L11), from inv(L11) or an identity */
     if (linv.buf) {
-        PS__TRY(ops->copy2d(be, dt, b, b, linv, eye));
+        PS__TRY(ops->copy2d(be, dt, b, b, linv, p1));
     } else {
-        PS__TRY(ps__fill_identity(ctx, dt, b, eye));
-        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, b, &one, lu, eye));
+        PS__TRY(ps__fill_identity(ctx, dt, b, p1));
+        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, b, &one, lu, p1));
     }
-    PS__TRY(upper_solve(ctx, dt, PS__LEFT, b, b, &one, lu, eye, inv));
-    return ops->copy2d(be, dt, b, b, eye, lu);
+    return upper_solve(ctx, dt, PS__LEFT, b, b, &one, lu, p1, inv);
 }
 
 /*
@@ -153,7 +156,6 @@ static ps_status update_rest(ps_context *ctx, ps__dtype dt, int n, ps__mat a, in
 
 typedef struct gj_work {
     ps__mat saved[2];  /* device: n x b, the factored panel of even and odd steps */
-    ps__mat eye;       /* device: b x b */
     ps__host_panel hp; /* hybrid: n x b on the host, the pivots, the CPU context */
     gj_inverse inv;    /* block rows by inv(L11) (product NULL: by trsm) */
 } gj_work;
@@ -185,7 +187,7 @@ static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, ps__mat a, in
     for (int k = 0; k < n; k += nb) {
         int b = n - k < nb ? n - k : nb;
         PS__TRY(factor_panel(ctx, dt, n, a, k, b, where, ipiv, info, ws, ws->saved[0]));
-        PS__TRY(panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), ws->eye, &ws->inv));
+        PS__TRY(panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), ws->saved[0], &ws->inv));
         PS__TRY(update_rest(ctx, dt, n, a, k, b, k + b, 0, ipiv, ws->saved[0], &ws->inv));
     }
     return PS_SUCCESS;
@@ -217,7 +219,7 @@ static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, ps__mat a
         /* the big update (after this panel's transform) first on its lane, so the next panel's
          * work overlaps it */
         PS__TRY(ops->use_lane(be, rest_lane));
-        ps_status st = panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), ws->eye, &ws->inv);
+        ps_status st = panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), saved, &ws->inv);
         if (!st) st = update_rest(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
         if (!st) st = ops->use_lane(be, panel_lane);
         if (!st && b2 > 0)
@@ -246,14 +248,12 @@ ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps_
     gj_work ws;
     memset(&ws, 0, sizeof ws);
     ps__scratch s = ps__scratch_begin(ctx);
-    void *saved_buf, *eye_buf, *dev_info;
+    void *saved_buf, *dev_info;
     ps_status st = ps__scratch_dev(&s, 2 * (size_t)nb * n * es, &saved_buf);
-    if (!st) st = ps__scratch_dev(&s, (size_t)nb * nb * es, &eye_buf);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
     if (!st) st = ps__zero_info(ctx, dev_info);
     ws.saved[0] = (ps__mat){saved_buf, 0, n};
     ws.saved[1] = (ps__mat){saved_buf, (size_t)nb * n, n};
-    ws.eye = (ps__mat){eye_buf, 0, nb};
     if (!st && where != PS__GJ_DEVICE) st = ps__host_panel_open(ctx, &s, dt, n, nb, n, &ws.hp);
     if (!st && ps__use_l_inverse(ctx, dt, n, nb)) {
         st = ps__l_inverse_open(&s, dt, nb, n, &ws.inv.l);
