@@ -1,9 +1,9 @@
 // The iterative solvers' fused kernels: one conjugate-gradient step after q = A p, and GMRES's
-// Arnoldi orthonormalization (CGS2 and the norm). Each is one cooperative launch whose reductions
-// end in a grid-wide sync, so the scalars they need (alpha, beta, the norm) are formed on the
-// device and the host never waits in the middle of an iteration. Reductions accumulate in double
-// and are summed in a fixed order (per block, then the blocks' partials by one warp), so a launch
-// is deterministic for a given grid.
+// Arnoldi orthonormalization (CGS2 and the norm). Each is one cooperative launch (cg_step on
+// short vectors: one block) whose reductions end in a grid-wide sync, so the scalars they need
+// (alpha, beta, the norm) are formed on the device and the host never waits in the middle of an
+// iteration. Reductions accumulate in double and are summed in a fixed order (per block, then the
+// blocks' partials by one warp), so a launch is deterministic for a given grid.
 #include "cuda_internal.h"
 
 #include <cfloat>
@@ -25,14 +25,14 @@ struct max_op {
     static __device__ double apply(double a, double b) { return fmax(a, b); }
 };
 
-// The block's combination of v, in thread 0; callable again right away.
-template <typename Op> __device__ double block_reduce(double v, double *sh) {
+// The block's combination of v (Warps warps), in thread 0; callable again right away.
+template <typename Op, int Warps = kWarps> __device__ double block_reduce(double v, double *sh) {
     for (int off = 16; off > 0; off >>= 1) v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, off));
     if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
     __syncthreads();
     double s = Op::init();
     if (threadIdx.x == 0)
-        for (int w = 0; w < kWarps; w++) s = Op::apply(s, sh[w]);
+        for (int w = 0; w < Warps; w++) s = Op::apply(s, sh[w]);
     __syncthreads();
     return s;
 }
@@ -40,12 +40,12 @@ template <typename Op> __device__ double block_reduce(double v, double *sh) {
 // Publishes the block's values (K of them), syncs the grid, and returns in v the combination of
 // all blocks' (the same in every thread of every block). partial holds K * gridDim.x doubles;
 // each call needs its own partial area.
-template <typename Op, int K>
+template <typename Op, int K, int Warps = kWarps>
 __device__ void grid_reduce(cg::grid_group &grid, double *v, double *partial, double *sh,
                             double *bcast) {
     const int g = gridDim.x;
     for (int k = 0; k < K; k++) {
-        double b = block_reduce<Op>(v[k], sh);
+        double b = block_reduce<Op, Warps>(v[k], sh);
         if (threadIdx.x == 0) partial[k * g + blockIdx.x] = b;
     }
     if (g > 1)
@@ -65,10 +65,10 @@ __device__ void grid_reduce(cg::grid_group &grid, double *v, double *partial, do
     for (int k = 0; k < K; k++) v[k] = bcast[k];
     __syncthreads();
 }
-template <typename Op>
+template <typename Op, int Warps = kWarps>
 __device__ double grid_reduce1(cg::grid_group &grid, double v, double *partial, double *sh,
                                double *bcast) {
-    grid_reduce<Op, 1>(grid, &v, partial, sh, bcast);
+    grid_reduce<Op, 1, Warps>(grid, &v, partial, sh, bcast);
     return v;
 }
 
@@ -82,13 +82,15 @@ template <typename T> __device__ void put_scalars(const T *s, T *out, T *host_ou
 
 // One CG step as core/backend.h defines cg_step. partial: 3 * gridDim.x doubles. z and r may be
 // the same vector (then dinv is null and z is never written). host_out: the fetch slot's mapped
-// host memory, or null.
-template <typename T>
-__global__ void __launch_bounds__(kThreads)
+// host memory, or null. Threads: the block size, kThreads for the cooperative grid, or
+// kSmallThreads for the one-block launch of short vectors.
+template <typename T, int Threads>
+__global__ void __launch_bounds__(Threads)
     cg_step_kernel(int n, T *x, T *r, T *z, T *p, const T *q, const T *dinv, T *xbest, const T *in,
                    T *out, double stop_rr, double *partial, T *host_out) {
+    constexpr int Warps = Threads / 32;
     cg::grid_group grid = cg::this_grid();
-    __shared__ double sh[kWarps], bcast[2];
+    __shared__ double sh[Warps], bcast[2];
     const int first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
     T sc[PS__CG_SCALARS];
     for (int k = 0; k < PS__CG_SCALARS; k++) sc[k] = in[k];
@@ -103,7 +105,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     double acc = 0;
     for (int i = first; i < n; i += stride) acc += (double)p[i] * (double)q[i];
-    const T pq = (T)grid_reduce1<sum_op>(grid, acc, partial, sh, bcast);
+    const T pq = (T)grid_reduce1<sum_op, Warps>(grid, acc, partial, sh, bcast);
     if (!(pq > T(0))) { // every block sees the same pq and leaves here
         if (first == 0) {
             sc[PS__CG_PQ] = pq;
@@ -126,7 +128,7 @@ __global__ void __launch_bounds__(kThreads)
         acc2[0] += (double)ri * (double)zi;
         acc2[1] += (double)ri * (double)ri;
     }
-    grid_reduce<sum_op, 2>(grid, acc2, partial + gridDim.x, sh, bcast);
+    grid_reduce<sum_op, 2, Warps>(grid, acc2, partial + gridDim.x, sh, bcast);
     const T rz_new = (T)acc2[0], rr = dinv ? (T)acc2[1] : rz_new;
     const T beta = (T)((double)rz_new / rz);
     for (int i = first; i < n; i += stride) p[i] = (dinv ? z[i] : r[i]) + beta * p[i];
@@ -258,6 +260,13 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+// Vectors up to this length take cg_step as one block of kSmallThreads: no grid-wide sync (two
+// per step otherwise), at the price of one SM's bandwidth for the vector passes. H100, per CG
+// iteration's matrix-read bandwidth over DGEMV's (docs/PERFORMANCE.md, session 15): n = 2000
+// 0.60-0.62 -> 0.63, 3000 0.72-0.76 -> 0.79-0.80, 5000 0.88-0.89 -> 0.89-0.90.
+constexpr int kSmallThreads = 1024;
+constexpr int kSmallCgMax = 6144;
+
 int grid_for(const ps_cuda_iter_limits *lim, int n) {
     int blocks = (n + kThreads - 1) / kThreads;
     return blocks < 1 || lim->max_blocks < 1 ? 1
@@ -276,9 +285,10 @@ cudaError_t launch(const void *kernel, int blocks, void **args, cudaStream_t s) 
 extern "C" cudaError_t ps_cuda_iter_init(int device, ps_cuda_iter_limits *out) {
     int sms = 0, per = 0, least = 1 << 30;
     cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    const void *kernels[] = {
-        (const void *)cg_step_kernel<double>, (const void *)cg_step_kernel<float>,
-        (const void *)orthonormalize_kernel<double>, (const void *)orthonormalize_kernel<float>};
+    const void *kernels[] = {(const void *)cg_step_kernel<double, kThreads>,
+                             (const void *)cg_step_kernel<float, kThreads>,
+                             (const void *)orthonormalize_kernel<double>,
+                             (const void *)orthonormalize_kernel<float>};
     for (int k = 0; k < 4 && !err; k++) {
         err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernels[k], kThreads, 0);
         if (per < least) least = per;
@@ -296,8 +306,13 @@ ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim, 
                        const void *in, void *out, double stop_rr, double *partial, void *host_out) {
     void *args[] = {&n,     &x,  &r,   &z,       &p,       &q,       &dinv,
                     &xbest, &in, &out, &stop_rr, &partial, &host_out};
-    const void *kernel =
-        dbl ? (const void *)cg_step_kernel<double> : (const void *)cg_step_kernel<float>;
+    if (n <= kSmallCgMax) {
+        const void *kernel = dbl ? (const void *)cg_step_kernel<double, kSmallThreads>
+                                 : (const void *)cg_step_kernel<float, kSmallThreads>;
+        return cudaLaunchKernel(kernel, dim3(1), dim3(kSmallThreads), args, 0, s);
+    }
+    const void *kernel = dbl ? (const void *)cg_step_kernel<double, kThreads>
+                             : (const void *)cg_step_kernel<float, kThreads>;
     return launch(kernel, grid_for(lim, n), args, s);
 }
 

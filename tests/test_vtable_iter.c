@@ -124,7 +124,8 @@ static void run_cg_case(const ps__backend_ops *ops, const char *who, ps__dtype d
 }
 
 static void test_cg_step(ps__dtype dt) {
-    static const int lengths[] = {1, 7, 100, 3001};
+    /* CUDA: up to 6144 one block, above it the cooperative grid */
+    static const int lengths[] = {1, 7, 100, 3001, 9001};
     for (int which = 0; which < 2; which++) {
         const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
         const char *who = which ? "default" : "backend";
