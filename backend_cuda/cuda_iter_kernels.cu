@@ -25,14 +25,18 @@ struct max_op {
     static __device__ double apply(double a, double b) { return fmax(a, b); }
 };
 
-// The block's combination of v (Warps warps), in thread 0; callable again right away.
+// The block's combination of v (Warps warps), in thread 0; callable again right away. The
+// warps' values are combined by the first warp, in a fixed order.
 template <typename Op, int Warps = kWarps> __device__ double block_reduce(double v, double *sh) {
     for (int off = 16; off > 0; off >>= 1) v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, off));
     if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
     __syncthreads();
     double s = Op::init();
-    if (threadIdx.x == 0)
-        for (int w = 0; w < Warps; w++) s = Op::apply(s, sh[w]);
+    if (threadIdx.x < 32) {
+        if ((int)threadIdx.x < Warps) s = sh[threadIdx.x];
+        for (int off = 16; off > 0; off >>= 1)
+            s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
+    }
     __syncthreads();
     return s;
 }
@@ -46,12 +50,20 @@ __device__ void grid_reduce(cg::grid_group &grid, double *v, double *partial, do
     const int g = gridDim.x;
     for (int k = 0; k < K; k++) {
         double b = block_reduce<Op, Warps>(v[k], sh);
-        if (threadIdx.x == 0) partial[k * g + blockIdx.x] = b;
+        if (threadIdx.x == 0) {
+            if (g > 1)
+                partial[k * g + blockIdx.x] = b;
+            else // one block (no cooperative launch): the block's value is the grid's
+                bcast[k] = b;
+        }
     }
-    if (g > 1)
-        grid.sync();
-    else // the one-block launch without cooperative launch support
+    if (g == 1) {
         __syncthreads();
+        for (int k = 0; k < K; k++) v[k] = bcast[k];
+        __syncthreads();
+        return;
+    }
+    grid.sync();
     if (threadIdx.x < 32) {
         for (int k = 0; k < K; k++) {
             double s = Op::init();
