@@ -38,6 +38,10 @@ static void release_state(ps_cuda_state *st) {
     if (st->scratch) cudaFree(st->scratch);
     if (st->potrf_arrivals) cudaFree(st->potrf_arrivals);
     if (st->coop_scratch) cudaFree(st->coop_scratch);
+    for (int i = 0; i < 2; i++) {
+        if (st->gemv_partial[i]) cudaFree(st->gemv_partial[i]);
+        if (st->gemv_tickets[i]) cudaFree(st->gemv_tickets[i]);
+    }
     ps_cuda_iter_release(st);
     ps_cuda_partition_release(st);
     if (st->lane[1]) cudaStreamDestroy(st->lane[1]);
@@ -117,6 +121,14 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     }
     cudaGetLastError();
     for (int i = 0; i < 2; i++) {
+        size_t tiles = PS_CUDA_GEMV_MAX_ROWS / 32 * sizeof(unsigned);
+        PS_CUDA_TRY(be,
+                    cudaMalloc(&st->gemv_partial[i], (size_t)PS_CUDA_GEMV_MAX_SLICES *
+                                                         PS_CUDA_GEMV_MAX_ROWS * sizeof(double)),
+                    "cudaMalloc (gemv slices)");
+        PS_CUDA_TRY(be, cudaMalloc((void **)&st->gemv_tickets[i], tiles),
+                    "cudaMalloc (gemv tickets)");
+        PS_CUDA_TRY(be, cudaMemset(st->gemv_tickets[i], 0, tiles), "cudaMemset (gemv tickets)");
         PS_CUDA_TRY(be, cudaMallocHost(&st->staging[i], PS_CUDA_STAGING_BYTES),
                     "cudaMallocHost (pinned staging)");
         PS_CUDA_TRY(be, cudaEventCreateWithFlags(&st->staged[i], cudaEventDisableTiming),

@@ -91,6 +91,23 @@ ps_status ps_cuda_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, in
                        const ps__scalar *alpha, ps__mat a, ps__vec x, const ps__scalar *beta,
                        ps__vec y) {
     if (m <= 0 || n <= 0) return PS_SUCCESS; /* BLAS: y untouched, even for beta != 1 */
+    /* short columns, many of them (the iterative solvers' products up to n = 2048): our kernel,
+     * which spreads them over the whole GPU (cuda_gemv.cu) */
+    if (trans == PS__NOTRANS && m <= PS_CUDA_GEMV_MAX_ROWS && n >= PS_CUDA_GEMV_MIN_COLS &&
+        x.inc == 1 && y.inc == 1) {
+        ps_cuda_state *st = ps_cuda(be);
+        int dbl = dt == PS__DOUBLE;
+        PS_CUDA_TRY(be,
+                    ps_cuda_launch_gemv_n(st->cur_stream, dbl, ps_cuda_lane_sms(st), m, n,
+                                          dbl ? (const void *)&alpha->d : (const void *)&alpha->s,
+                                          ps_cuda_ptr(dt, a.buf, a.off), a.ld,
+                                          ps_cuda_ptr(dt, x.buf, x.off),
+                                          dbl ? (const void *)&beta->d : (const void *)&beta->s,
+                                          ps_cuda_ptr(dt, y.buf, y.off), st->gemv_partial[st->cur],
+                                          st->gemv_tickets[st->cur]),
+                    "gemv kernel");
+        return PS_SUCCESS;
+    }
     return check(be,
                  dt == PS__DOUBLE ? cublasDgemv(H(be), op(trans), m, n, &alpha->d, DP(a), a.ld,
                                                 DP(x), x.inc, &beta->d, DP(y), y.inc)

@@ -69,7 +69,9 @@ typedef struct ps_cuda_state {
     int tensor_cores_32f;            /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
     ps__float_compute float_compute; /* how float gemm computes (set_float_compute) */
     ps_cuda_iter_limits iter;        /* the iteration kernels' grid */
-    double *iter_partial; /* their per-block partial sums, (2 PS_CUDA_ORTH_MAX_K + 3) per block */
+    double *iter_partial;  /* their per-block partial sums, (2 PS_CUDA_ORTH_MAX_K + 3) per block */
+    void *gemv_partial[2]; /* per lane: the short-column gemv's slice sums (cuda_gemv.cu) */
+    unsigned *gemv_tickets[2]; /* per lane: its tickets, one per row tile, zero between launches */
     void *fetch_host[PS__FETCH_SLOTS]; /* pinned and mapped, PS_CUDA_FETCH_BYTES each */
     void *fetch_dev[PS__FETCH_SLOTS];  /* the same memory as kernels address it */
     cudaEvent_t fetch_done[PS__FETCH_SLOTS];
@@ -211,6 +213,15 @@ cudaError_t ps_cuda_launch_to_half(cudaStream_t s, int bf16, int rows, int cols,
  * where bit p of lo_blocks is set, the high part otherwise (cuda_ir_kernels.cu says how). */
 cudaError_t ps_cuda_launch_split_tf32(cudaStream_t s, int rows, int cols, const float *src, int lds,
                                       float *dst, int by_rows, unsigned lo_blocks);
+/* The short-column gemv (cuda_gemv.cu): y = alpha A x + beta y, A m x n (m at most
+ * PS_CUDA_GEMV_MAX_ROWS), contiguous x and y; partial holds PS_CUDA_GEMV_MAX_SLICES *
+ * PS_CUDA_GEMV_MAX_ROWS elements, tickets PS_CUDA_GEMV_MAX_ROWS / 32 zeros. */
+#define PS_CUDA_GEMV_MAX_ROWS   2048
+#define PS_CUDA_GEMV_MAX_SLICES 16
+#define PS_CUDA_GEMV_MIN_COLS   256 /* narrower products (GMRES's update of x) stay cuBLAS's */
+cudaError_t ps_cuda_launch_gemv_n(cudaStream_t s, int dbl, int sms, int m, int n, const void *alpha,
+                                  const void *a, int lda, const void *x, const void *beta, void *y,
+                                  void *partial, unsigned *tickets);
 cudaError_t ps_cuda_launch_norm_inf(cudaStream_t s, int dbl, int rows, int cols, const void *a,
                                     int lda, double *sums, unsigned long long *out);
 /* The iterative solvers' kernels (cuda_iter_kernels.cu). */

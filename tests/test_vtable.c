@@ -197,6 +197,47 @@ static void test_level1(ps__dtype dt) {
     }
 }
 
+/* gemv N with contiguous vectors over shapes where the CUDA backend runs its own kernel (up to
+ * 2048 rows, at least 256 columns, column slices that do not divide n) and past it;
+ * beta = 0 with y full of NaN, which BLAS must not read. */
+static void test_gemv_contiguous(ps__dtype dt) {
+    static const int dims[][2] = {{1, 256},    {33, 300},   {300, 2000}, {2000, 700},
+                                  {2048, 257}, {2049, 300}, {4097, 1100}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
+        for (int zero_beta = 0; zero_beta < 2; zero_beta++) {
+            int m = dims[t][0], n = dims[t][1];
+            shape s = random_shape(m, n);
+            tbuf A = tb_random(dt, shape_count(s)), x = tb_random(dt, n), y = tb_random(dt, m);
+            if (zero_beta) {
+                for (int i = 0; i < m; i++) y.host[i] = NAN;
+                upload_all(&y);
+            }
+            ps__scalar alpha = ps__scalar_of(dt, ps_test_rand()),
+                       beta = ps__scalar_of(dt, zero_beta ? 0.0 : ps_test_rand());
+            double al = ps__scalar_value(dt, alpha), bt = ps__scalar_value(dt, beta);
+            double *ey = malloc(sizeof(double) * (size_t)m),
+                   *mag = malloc(sizeof(double) * (size_t)m);
+            for (int i = 0; i < m; i++) {
+                double sum = 0, sm = 0;
+                for (int k = 0; k < n; k++) {
+                    sum += AT(A, s, i, k) * x.host[k];
+                    sm += fabs(AT(A, s, i, k) * x.host[k]);
+                }
+                ey[i] = al * sum + (zero_beta ? 0.0 : bt * y.host[i]);
+                mag[i] = fabs(al) * sm + (zero_beta ? 0.0 : fabs(bt * y.host[i]));
+            }
+            CHECK(be->ops->gemv(be, dt, PS__NOTRANS, m, n, &alpha, view(&A, s), vview(&x, 0, 1),
+                                &beta, vview(&y, 0, 1)) == 0,
+                  "gemv: %s", be->err);
+            char what[64];
+            snprintf(what, sizeof what, "%sgemv N %dx%d contiguous%s", dtname(dt), m, n,
+                     zero_beta ? " beta 0" : "");
+            expect_buffer(what, &y, ey, mag, 2.0 * (n + 2));
+            free(ey), free(mag);
+            tb_free(&A), tb_free(&x), tb_free(&y);
+        }
+}
+
 /* ---------------------------------------------------------------- level 2 */
 
 static void test_level2(ps__dtype dt) {
@@ -628,6 +669,7 @@ static void run_all(ps__dtype dt) {
     test_memory(dt);
     test_level1(dt);
     test_level2(dt);
+    test_gemv_contiguous(dt);
     test_trsv(dt);
     test_gemm(dt);
     test_syrk(dt);

@@ -1,0 +1,99 @@
+// y = alpha A x + beta y for short columns (m <= PS_CUDA_GEMV_MAX_ROWS) and contiguous vectors.
+//
+// cuBLAS's DGEMV gives an n = 2000 matrix 63 blocks on an H100's 132 SMs (32 rows each): 13 us,
+// 2.2-2.4 TB/s, and the iterative solvers read that matrix every iteration. Here a block is 32
+// rows times a slice of the columns, its 8 warps splitting the slice (a lane a row, so every
+// load is a coalesced 256-byte column segment, 8 in flight per lane), and enough slices that the
+// grid holds about four blocks per SM. The slices' sums meet in a per-lane scratch: the last
+// block of a row tile to finish (a ticket per tile) adds them in slice order, so the result does
+// not depend on which block finished when.
+//
+// Measured on an H100 (docs/PERFORMANCE.md, session 15), per CG iteration (this product and
+// cg_step): n = 2000 20.4 -> 17 us; but from n = 3000 on, where cuBLAS's grid fills the GPU, its
+// kernel ran faster than this one (CG at 3000 / 5000: 1.73-1.90 against 2.01-2.04 / 2.45-2.50
+// TB/s per iteration), hence PS_CUDA_GEMV_MAX_ROWS = 2048.
+#include "cuda_internal.h"
+
+namespace {
+
+constexpr int kWarps = 8, kRows = 32, kUnroll = 8;
+
+template <typename T>
+__global__ void __launch_bounds__(kWarps * 32)
+    gemv_n_kernel(int m, int n, T alpha, const T *a, int lda, const T *x, T beta, T *y, T *partial,
+                  unsigned *tickets) {
+    __shared__ T sums[kWarps][kRows];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int row = blockIdx.x * kRows + lane, slices = gridDim.y;
+    const int per_slice = (n + slices - 1) / slices, c0 = blockIdx.y * per_slice;
+    const int c1 = min(n, c0 + per_slice);
+    const int per_warp = (c1 - c0 + kWarps - 1) / kWarps, w0 = c0 + warp * per_warp;
+    const int w1 = min(c1, w0 + per_warp);
+    T acc = 0;
+    if (row < m) {
+        const T *ar = a + row;
+        int c = w0;
+        for (; c + kUnroll <= w1; c += kUnroll) {
+            T av[kUnroll];
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) av[u] = ar[(size_t)(c + u) * lda];
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) acc += av[u] * x[c + u];
+        }
+        for (; c < w1; c++) acc += ar[(size_t)c * lda] * x[c];
+    }
+    sums[warp][lane] = acc;
+    __syncthreads();
+    if (warp != 0) return;
+    T s = 0;
+    for (int w = 0; w < kWarps; w++) s += sums[w][lane];
+    if (slices == 1) {
+        if (row < m) y[row] = beta == T(0) ? alpha * s : alpha * s + beta * y[row];
+        return;
+    }
+    if (row < m) partial[(size_t)blockIdx.y * m + row] = s;
+    __threadfence(); // this slice's sums are visible before its ticket is
+    __syncwarp();
+    unsigned ticket = 0;
+    if (lane == 0) ticket = atomicAdd(tickets + blockIdx.x, 1u);
+    ticket = __shfl_sync(0xffffffffu, ticket, 0);
+    if (ticket != (unsigned)slices - 1) return;
+    __threadfence();
+    if (row < m) { // the last slice of this row tile: all slices' sums, in slice order
+        T t = 0;
+        for (int q = 0; q < slices; q++) t += __ldcg(partial + (size_t)q * m + row);
+        y[row] = beta == T(0) ? alpha * t : alpha * t + beta * y[row];
+    }
+    if (lane == 0) tickets[blockIdx.x] = 0; // ready for the next launch on this lane
+}
+
+template <typename T>
+cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, int lda, const T *x,
+                   T beta, T *y, void *partial, unsigned *tickets) {
+    const int tiles = (m + kRows - 1) / kRows;
+    // about four blocks per SM, each warp at least 32 columns
+    int slices = (4 * sms + tiles - 1) / tiles;
+    const int most = n / (kWarps * 32);
+    if (slices > most) slices = most;
+    if (slices > PS_CUDA_GEMV_MAX_SLICES) slices = PS_CUDA_GEMV_MAX_SLICES;
+    if (slices < 1) slices = 1;
+    gemv_n_kernel<T><<<dim3((unsigned)tiles, (unsigned)slices), kWarps * 32, 0, s>>>(
+        m, n, alpha, a, lda, x, beta, y, static_cast<T *>(partial), tickets);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" cudaError_t ps_cuda_launch_gemv_n(cudaStream_t s, int dbl, int sms, int m, int n,
+                                             const void *alpha, const void *a, int lda,
+                                             const void *x, const void *beta, void *y,
+                                             void *partial, unsigned *tickets) {
+    if (dbl)
+        return launch(s, sms, m, n, *static_cast<const double *>(alpha),
+                      static_cast<const double *>(a), lda, static_cast<const double *>(x),
+                      *static_cast<const double *>(beta), static_cast<double *>(y), partial,
+                      tickets);
+    return launch(s, sms, m, n, *static_cast<const float *>(alpha), static_cast<const float *>(a),
+                  lda, static_cast<const float *>(x), *static_cast<const float *>(beta),
+                  static_cast<float *>(y), partial, tickets);
+}
