@@ -1,5 +1,6 @@
 /* The OpenCL backend's inversion and Gauss-Jordan entries: trmm on CLBlast, and the kernels of
  * kernels_cl/gj.cl (column interchanges, the striped solver's tile update). */
+#include "../core/colswp_plan.h"
 #include "cl_internal.h"
 
 #include <clblast_c.h>
@@ -22,18 +23,66 @@ ps_status ps_cl_trmm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo
     return ps_cl_fail(be, (cl_int)code, "CLBlast trmm");
 }
 
+/* Column interchanges as cycle rotations, planned on the host (core/colswp_plan.h; the CUDA
+ * backend's reasoning, backend_cuda/cuda_colswp.c): one pass over the moved columns, a
+ * work-item per row and per segment of the cycle list, instead of a work-item per row walking
+ * every interchange. Reading the pivots waits for the queue: both callers (getri, gjinv) end
+ * with this. */
 ps_status ps_cl_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
                        const void *ipiv, size_t ipiv_off, int forward) {
     if (nrows <= 0 || k2 <= k1) return PS_SUCCESS;
+    ps_cl_state *st = ps_cl(be);
+    int count = k2 - k1;
+    int32_t *piv = malloc(sizeof(int32_t) * (size_t)count);
+    if (!piv) return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "colswp: out of host memory");
+    cl_int err = clEnqueueReadBuffer(st->queue, (cl_mem)ipiv, CL_TRUE, ipiv_off * sizeof(int32_t),
+                                     sizeof(int32_t) * (size_t)count, piv, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        free(piv);
+        return ps_cl_fail(be, err, "clEnqueueReadBuffer (colswp pivots)");
+    }
+    ps__colswp_plan plan;
+    PS__TRY(ps__colswp_plan_pivots(be, piv, count, k1, forward, &plan));
+    if (!plan.words) return PS_SUCCESS; /* the interchanges cancel out */
+    size_t es = ps__dtype_size(dt);
+    size_t words = 2 * (size_t)plan.entries + plan.nseg + 1 + plan.nsave;
+    cl_mem w = clCreateBuffer(st->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                              sizeof(int32_t) * words, plan.words, &err);
+    free(plan.words);
+    if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (colswp plan)");
+    cl_mem values = clCreateBuffer(st->context, CL_MEM_READ_WRITE,
+                                   es * ((size_t)plan.nsave * (size_t)nrows + 1), NULL, &err);
+    ps_status status =
+        err == CL_SUCCESS ? PS_SUCCESS : ps_cl_fail(be, err, "clCreateBuffer (colswp)");
+    cl_mem buf = (cl_mem)a.buf;
+    cl_ulong off = a.off;
+    const size_t sizes[] = {sizeof nrows,     sizeof buf,        sizeof off,
+                            sizeof a.ld,      sizeof w,          sizeof plan.entries,
+                            sizeof plan.nseg, sizeof plan.nsave, sizeof values};
+    const void *const vals[] = {&nrows,        &buf,       &off,        &a.ld,  &w,
+                                &plan.entries, &plan.nseg, &plan.nsave, &values};
+    const size_t local[2] = {64, 1};
     cl_kernel k;
-    PS__TRY(ps_cl_kernel(be, PS_CL_GJ, dt, "ps_colswp", &k));
-    cl_mem buf = (cl_mem)a.buf, piv = (cl_mem)ipiv;
-    cl_ulong off = a.off, poff = ipiv_off;
-    const size_t sizes[] = {sizeof nrows, sizeof buf, sizeof off,  sizeof a.ld,   sizeof k1,
-                            sizeof k2,    sizeof piv, sizeof poff, sizeof forward};
-    const void *const values[] = {&nrows, &buf, &off, &a.ld, &k1, &k2, &piv, &poff, &forward};
-    size_t local = 64, items = (size_t)nrows;
-    return ps_cl_launch(be, k, "ps_colswp", 9, sizes, values, 1, &items, &local);
+    if (!status && plan.nsave > 0) {
+        const size_t items[2] = {(size_t)nrows, (size_t)plan.nsave};
+        status = ps_cl_kernel(be, PS_CL_GJ, dt, "ps_colswp_save", &k);
+        if (!status)
+            status = ps_cl_launch(be, k, "ps_colswp_save", 9, sizes, vals, 2, items, local);
+    }
+    if (!status) { /* the same arguments less nsave */
+        const size_t msizes[] = {sizes[0], sizes[1], sizes[2], sizes[3],
+                                 sizes[4], sizes[5], sizes[6], sizes[8]};
+        const void *const mvals[] = {vals[0], vals[1], vals[2], vals[3],
+                                     vals[4], vals[5], vals[6], vals[8]};
+        const size_t items[2] = {(size_t)nrows, (size_t)plan.nseg};
+        status = ps_cl_kernel(be, PS_CL_GJ, dt, "ps_colswp_move", &k);
+        if (!status)
+            status = ps_cl_launch(be, k, "ps_colswp_move", 8, msizes, mvals, 2, items, local);
+    }
+    /* released behind the queued kernels: OpenCL keeps a buffer until the commands using it end */
+    clReleaseMemObject(w);
+    if (values) clReleaseMemObject(values);
+    return status;
 }
 
 ps_status ps_cl_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s, ps__mat ji,

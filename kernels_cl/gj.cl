@@ -1,21 +1,45 @@
 /* Inversion and Gauss-Jordan kernels for both precisions (-DPS_DOUBLE selects double). */
 
-/* Column interchanges: one work-item per row applies every interchange of that row in order
- * (forward, or reversed when forward is 0). Column k is swapped with column ipiv[k - k1]. */
-__kernel void ps_colswp(int nrows, __global real *a, ulong off, int lda, int k1, int k2,
-                        __global const int *ipiv, ulong ipiv_off, int forward) {
-    int i = get_global_id(0);
-    if (i >= nrows) return;
+/* Column interchanges as cycle rotations (the plan, made on the host: core/colswp_plan.h).
+ * words: dst[entries], src[entries], seg[nseg + 1], saved[nsave]. ps_colswp_save copies the
+ * saved columns into values (nsave x nrows); ps_colswp_move rotates segment get_global_id(1) of
+ * the cycle list for row get_global_id(0), 8 entries at a time (all loads, then all stores,
+ * which keeps the list's order). */
+__kernel void ps_colswp_save(int nrows, __global const real *a, ulong off, int lda,
+                             __global const int *words, int entries, int nseg, int nsave,
+                             __global real *values) {
+    int i = get_global_id(0), q = get_global_id(1);
+    if (i >= nrows || q >= nsave) return;
+    __global const int *saved = words + 2 * entries + nseg + 1;
+    values[(ulong)q * (ulong)nrows + (ulong)i] = a[off + (ulong)i + (ulong)saved[q] * (ulong)lda];
+}
+
+#define PS_COLSWP_GROUP 8
+__kernel void ps_colswp_move(int nrows, __global real *a, ulong off, int lda,
+                             __global const int *words, int entries, int nseg,
+                             __global const real *values) {
+    int i = get_global_id(0), g = get_global_id(1);
+    if (i >= nrows || g >= nseg) return;
+    __global const int *dst = words, *src = words + entries, *seg = words + 2 * entries;
     __global real *row = a + off + (ulong)i;
-    __global const int *piv = ipiv + ipiv_off;
-    for (int t = 0; t < k2 - k1; t++) {
-        int k = forward ? k1 + t : k2 - 1 - t;
-        int p = piv[k - k1];
-        if (p != k) {
-            real tmp = row[(ulong)k * (ulong)lda];
-            row[(ulong)k * (ulong)lda] = row[(ulong)p * (ulong)lda];
-            row[(ulong)p * (ulong)lda] = tmp;
+    const int e1 = seg[g + 1];
+    real kept = 0; /* the old first column of the whole cycle being rotated */
+    for (int e = seg[g]; e < e1; e += PS_COLSWP_GROUP) {
+        real v[PS_COLSWP_GROUP];
+        int to[PS_COLSWP_GROUP];
+        for (int u = 0; u < PS_COLSWP_GROUP && e + u < e1; u++) {
+            int d = dst[e + u], s = src[e + u];
+            if (d < 0) {
+                d = -d - 1;
+                kept = row[(ulong)d * (ulong)lda];
+            }
+            to[u] = d;
+            v[u] = s >= 0    ? row[(ulong)s * (ulong)lda]
+                   : s == -1 ? kept
+                             : values[(ulong)(-2 - s) * (ulong)nrows + (ulong)i];
         }
+        for (int u = 0; u < PS_COLSWP_GROUP && e + u < e1; u++)
+            row[(ulong)to[u] * (ulong)lda] = v[u];
     }
 }
 
