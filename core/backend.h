@@ -368,7 +368,9 @@ struct ps__backend_ops {
     /* Column interchanges of the nrows x ? view a: for k = k1..k2-1 (forward, or k2-1..k1 when
      * forward is 0) swap columns k and ipiv[k] (int32 buffer, entry k1 at element ipiv_off,
      * 0-based column indices of a). getri and the Gauss-Jordan inverse undo their row pivoting
-     * with it, backwards. */
+     * with it, backwards, as their last step: a backend may read the pivots on the host (waiting
+     * for its queue) and move the columns by the permutation's cycles (core/colswp_plan.h, as
+     * the CUDA and OpenCL backends do). */
     ps_status (*colswp)(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
                         const void *ipiv, size_t ipiv_off, int forward);
     /*
