@@ -36,7 +36,7 @@ ps_status ps_cuda_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, in
     PS__TRY(ps__colswp_plan_pivots(be, piv, count, k1, forward, &plan));
     if (!plan.words) return PS_SUCCESS; /* the interchanges cancel out */
     size_t es = ps__dtype_size(dt);
-    size_t words = 2 * (size_t)plan.entries + plan.nseg + 1 + plan.nsave;
+    size_t words = ps__colswp_plan_words(&plan);
     size_t word_bytes = (sizeof(int32_t) * words + 15) / 16 * 16;
     void *dev = NULL;
     err = cudaMallocAsync(&dev, word_bytes + es * (size_t)plan.nsave * nrows, s);

@@ -45,7 +45,7 @@ ps_status ps_cl_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int 
     PS__TRY(ps__colswp_plan_pivots(be, piv, count, k1, forward, &plan));
     if (!plan.words) return PS_SUCCESS; /* the interchanges cancel out */
     size_t es = ps__dtype_size(dt);
-    size_t words = 2 * (size_t)plan.entries + plan.nseg + 1 + plan.nsave;
+    size_t words = ps__colswp_plan_words(&plan);
     cl_mem w = clCreateBuffer(st->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                               sizeof(int32_t) * words, plan.words, &err);
     free(plan.words);

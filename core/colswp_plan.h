@@ -101,6 +101,11 @@ static inline int ps__colswp_make_plan(const int32_t *piv, int count, int k1, in
     return 0;
 }
 
+/* The plan's words: dst and src (entries each), seg (nseg + 1), saved (nsave). */
+static inline size_t ps__colswp_plan_words(const ps__colswp_plan *plan) {
+    return 2 * (size_t)plan->entries + (size_t)plan->nseg + 1 + (size_t)plan->nsave;
+}
+
 /* The plan of colswp's interchanges piv[0..count) of columns k1.. as read from the device
  * (piv is freed here). plan->words is the caller's to free; NULL when nothing moves. */
 static inline ps_status ps__colswp_plan_pivots(ps__backend *be, int32_t *piv, int count, int k1,
