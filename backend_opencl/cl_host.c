@@ -11,7 +11,6 @@
 
 struct ps_cl_host_block {
     void *ptr;
-    size_t bytes;
     cl_mem mem; /* NULL: ptr is malloc'd */
     struct ps_cl_host_block *next;
 };
@@ -42,7 +41,6 @@ ps_status ps_cl_host_alloc(ps__backend *be, size_t bytes, void **ptr) {
         return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY,
                                 "opencl: host transfer block of %zu bytes failed", bytes);
     }
-    b->bytes = bytes;
     b->next = st->host_blocks;
     st->host_blocks = b;
     *ptr = b->ptr;

@@ -84,10 +84,6 @@ ps_status ps__lu_panel(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, i
     return panel_factor(ctx, dt, m, a, j, w, ipiv, info, &lu_kind);
 }
 
-static ps__mat linv_of(const ps__l_inverse *inv, int j) {
-    return (ps__mat){inv->linv[j / inv->nb % 2], 0, inv->nb};
-}
-
 ps_status ps__l_inverse_open(ps__scratch *s, ps__dtype dt, int nb, int n, ps__l_inverse *inv) {
     size_t es = ps__dtype_size(dt), square = es * (size_t)nb * (size_t)nb;
     *inv = (ps__l_inverse){nb, {NULL, NULL}, NULL};
@@ -97,14 +93,14 @@ ps_status ps__l_inverse_open(ps__scratch *s, ps__dtype dt, int nb, int n, ps__l_
 }
 
 ps__mat ps__l_inverse_of(const ps__l_inverse *inv, int j) {
-    return linv_of(inv, j);
+    return (ps__mat){inv->linv[j / inv->nb % 2], 0, inv->nb};
 }
 
 ps_status ps__l_inverse_form(ps_context *ctx, ps__dtype dt, const ps__l_inverse *inv, int j, int jb,
                              ps__mat l) {
     ps__backend *be = &ctx->be;
     ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
-    ps__mat linv = linv_of(inv, j), diagonal = {linv.buf, linv.off, linv.ld + 1};
+    ps__mat linv = ps__l_inverse_of(inv, j), diagonal = {linv.buf, linv.off, linv.ld + 1};
     PS__TRY(be->ops->fill(be, dt, jb, jb, &zero, linv));
     PS__TRY(be->ops->fill(be, dt, 1, jb, &one, diagonal));
     return be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, jb, &one, l, linv);
@@ -115,8 +111,8 @@ ps_status ps__l_inverse_apply(ps_context *ctx, ps__dtype dt, const ps__l_inverse
     ps__backend *be = &ctx->be;
     ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
     ps__mat product = {inv->product, (size_t)c0 * inv->nb, inv->nb};
-    PS__TRY(be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, jb, cw, jb, &one, linv_of(inv, j),
-                          block, &zero, product));
+    PS__TRY(be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, jb, cw, jb, &one,
+                          ps__l_inverse_of(inv, j), block, &zero, product));
     return be->ops->copy2d(be, dt, jb, cw, product, block);
 }
 
