@@ -106,6 +106,7 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     PS_CUDA_TRY(be, cudaMemset(st->potrf_arrivals, 0, sizeof(int)), "cudaMemset (arrivals)");
     PS_CUDA_TRY(be, ps_cuda_potrf_max_blocks(st->device, &st->potrf_max_blocks),
                 "potrf_tall occupancy");
+    PS_CUDA_TRY(be, ps_cuda_trsm_small_init(), "small-triangle trsm shared memory");
     /* The whole-GPU LU leaf needs cooperative launch; without it the one-block kernel runs.
      * PORTSOLVE_CUDA_PANEL_ROWS (a tuning knob) sets the rows per block its grid is sized for. */
     int coop = 0;

@@ -213,6 +213,14 @@ cudaError_t ps_cuda_launch_to_half(cudaStream_t s, int bf16, int rows, int cols,
  * where bit p of lo_blocks is set, the high part otherwise (cuda_ir_kernels.cu says how). */
 cudaError_t ps_cuda_launch_split_tf32(cudaStream_t s, int rows, int cols, const float *src, int lds,
                                       float *dst, int by_rows, unsigned lo_blocks);
+/* Triangular solves with a small triangle (cuda_trsm.cu): B = alpha inv(T) B (left; T m x m)
+ * or alpha B inv(T) (right; T n x n), T not transposed, of order at most PS_CUDA_TRSM_SMALL_MAX;
+ * a thread per column (left) or row (right) of B. init: once per device, before any launch. */
+#define PS_CUDA_TRSM_SMALL_MAX 64
+cudaError_t ps_cuda_trsm_small_init(void);
+cudaError_t ps_cuda_launch_trsm_small(cudaStream_t s, int dbl, int left, int upper, int unit, int m,
+                                      int n, const void *alpha, const void *a, int lda, void *b,
+                                      int ldb);
 /* The short-column gemv (cuda_gemv.cu): y = alpha A x + beta y, A m x n (m at most
  * PS_CUDA_GEMV_MAX_ROWS), contiguous x and y; partial holds PS_CUDA_GEMV_MAX_SLICES *
  * PS_CUDA_GEMV_MAX_ROWS elements, tickets PS_CUDA_GEMV_MAX_ROWS / 32 zeros. */
