@@ -264,9 +264,9 @@ ps_status ps_cuda_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans t
  * into halves down to orders of PS_CUDA_TRSM_SMALL_MAX, solved by our kernel (cuda_trsm.cu), the
  * coupling blocks by GEMM (the same substitution, blocked as core/trsm_recursive.c does). On an
  * H100 with 16384 right-hand sides cuBLAS's dtrsm took 302 us for a triangle of 128 (left, upper)
- * and 63 us for one of 64, the kernel 32 us for 64; with 8192 they were even, and with fewer
- * cuBLAS's was faster (the kernel's launch costs 25-45 us whatever the count: each thread's
- * substitution is a chain of dependent steps), so fewer right-hand sides stay with cuBLAS. */
+ * and 64 us for one of 64, the kernel 27 us for 64; with 8192, 34 against 23 us, with 4096 20
+ * against 23 (the kernel's launch costs 20-40 us whatever the count: its substitution is a chain
+ * of dependent steps), so fewer right-hand sides stay with cuBLAS. */
 #define PS_CUDA_TRSM_OWN_MAX         512
 #define PS_CUDA_TRSM_OWN_MIN_VECTORS 8192
 

@@ -215,7 +215,7 @@ cudaError_t ps_cuda_launch_split_tf32(cudaStream_t s, int rows, int cols, const 
                                       float *dst, int by_rows, unsigned lo_blocks);
 /* Triangular solves with a small triangle (cuda_trsm.cu): B = alpha inv(T) B (left; T m x m)
  * or alpha B inv(T) (right; T n x n), T not transposed, of order at most PS_CUDA_TRSM_SMALL_MAX;
- * a thread per column (left) or row (right) of B. init: once per device, before any launch. */
+ * two threads per column (left) or row (right) of B. init: once per device, before any launch. */
 #define PS_CUDA_TRSM_SMALL_MAX 64
 cudaError_t ps_cuda_trsm_small_init(void);
 cudaError_t ps_cuda_launch_trsm_small(cudaStream_t s, int dbl, int left, int upper, int unit, int m,

@@ -7,23 +7,24 @@
 // the order of the unknowns where the substitution runs backwards, and transposing T on the
 // right: x T = b is T^T x^T = b^T); L' is padded to the next size of 16, 32 or 64 with identity
 // rows, which leave the padded unknowns at zero, and its diagonal holds reciprocals.
-// Every thread owns one of the vectors being solved (a column of B on the left, a row on the
-// right) in registers and runs the substitution on it alone, all threads of a warp reading the
-// same element of L' at once: no barrier and no exchange inside the substitution. Left-side
+// Each vector being solved (a column of B on the left, a row on the right) belongs to a pair of
+// threads, which hold its unknowns alternately in registers and run the substitution on it
+// alone, the new unknown of each step passed within the pair by a shuffle; all threads of a warp
+// read L' at the same one or two places at once. No barrier inside the substitution. Left-side
 // columns are staged through shared memory so that global loads and stores stay coalesced;
-// right-side rows are coalesced as they are (a warp reads 32 rows of a column at once).
-// Each thread's substitution is a chain of dependent steps, and there is only a thread per
-// vector, so a launch costs some 25-45 us whatever the vector count: on an H100, t = 64, 16384
-// columns took 32 us against cuBLAS's 63 (a triangle of 128, split here into two and a GEMM:
-// cuBLAS 302 us), 16384 rows 26 against 46 us, 8192 columns or rows about even, 512 columns 44
-// against 10 us. So the backend uses it from 8192 vectors (cuda_blas.c). A warp per column, a
-// lane per row and the new unknown passed by a shuffle, was tried: 15 us for 64 columns, 55 us
-// for 16384.
+// right-side rows are coalesced as they are (a warp reads 16 rows of two columns at once).
+// The substitution is a chain of dependent steps with little work beside it, so a launch costs
+// some 20-40 us whatever the vector count: on an H100, t = 64, 16384 columns took 27 us against
+// cuBLAS's 64 (a triangle of 128, split here into two and a GEMM: cuBLAS 302 us), 16384 rows 24
+// against 47 us, 8192 columns 23 against 34, 4096 columns 23 against 20, 512 columns 38 against
+// 10. So the backend uses it from 8192 vectors (cuda_blas.c). Tried: a thread per vector (32 us
+// for 16384 columns, 32 for 8192), and a warp per column with a lane per row (15 us for 64
+// columns, 55 us for 16384).
 #include "cuda_internal.h"
 
 namespace {
 
-constexpr int kVectors = 128; // the most vectors (threads) per block
+constexpr int kThreads = 128; // the most threads per block (two per vector)
 
 // L' (P x P, lower) packed by columns: column j holds rows j..P-1.
 template <int P> constexpr int kPacked = P *(P + 1) / 2;
@@ -64,16 +65,19 @@ __device__ void load_triangle(T *ls, int transposed, int reverse, int unit, int 
     __syncthreads();
 }
 
-// A thread per vector (P >= t): left, a column of B, staged through shared memory (t x threads,
-// padded); right, a row of B.
+// Two threads per vector (P >= t): left, a column of B, staged through shared memory
+// (t x vectors of the block, padded); right, a row of B. The unknowns alternate between the pair
+// (thread `half` holds 2 m + half), each step's new unknown passes to the other by a shuffle, so
+// both update their half of the rows below at once.
 template <typename T, int P>
-__global__ void __launch_bounds__(kVectors)
+__global__ void __launch_bounds__(kThreads)
     trsm_small_kernel(int left, int reverse, int unit, int t, int nvec, T alpha, const T *a,
                       int lda, T *b, int ldb) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *ls = reinterpret_cast<T *>(smem_raw), *tile = ls + kPacked<P>;
-    const int threads = blockDim.x, tid = threadIdx.x, v0 = blockIdx.x * threads, vec = v0 + tid;
-    const int pad = threads + 1, cols = min(threads, nvec - v0);
+    const int threads = blockDim.x, tid = threadIdx.x, vecs = threads / 2;
+    const int v0 = blockIdx.x * vecs, vec = v0 + tid / 2, half = tid & 1;
+    const int pad = vecs + 1, cols = min(vecs, nvec - v0);
     if (left) { // consecutive threads read consecutive rows; several loads in flight each
         constexpr int kBatch = 16;
         for (int base = 0; base < t * cols; base += threads * kBatch) {
@@ -92,33 +96,42 @@ __global__ void __launch_bounds__(kVectors)
     }
     load_triangle<T, P>(ls, !left, reverse, unit, t, a, lda); // ends with a barrier
     const bool active = vec < nvec;
-    T x[P];
+    const int col = tid / 2, pair = (threadIdx.x & 31) & ~1;
+    T x[P / 2];
 #pragma unroll
-    for (int i = 0; i < P; i++) {
-        const int r = reverse ? t - 1 - i : i;
+    for (int m = 0; m < P / 2; m++) {
+        const int i = 2 * m + half, r = reverse ? t - 1 - i : i;
         T val = T(0);
-        if (active && i < t) val = left ? tile[r * pad + tid] : b[vec + (size_t)r * ldb];
-        x[i] = alpha * val;
+        if (active && i < t) val = left ? tile[r * pad + col] : b[vec + (size_t)r * ldb];
+        x[m] = alpha * val;
     }
 #pragma unroll
     for (int i = 0; i < P; i++) {
-        const T xi = x[i] * ls[packed_at(P, i, i)];
-        x[i] = xi;
+        const int m = i / 2, owner = i & 1;
+        if (half == owner) x[m] *= ls[packed_at(P, i, i)];
+        const T xi = __shfl_sync(0xffffffffu, x[m], pair | owner);
 #pragma unroll
-        for (int k = i + 1; k < P; k++) x[k] -= ls[packed_at(P, k, i)] * xi;
+        for (int mm = i / 2; mm < P / 2; mm++) {
+            const int k = 2 * mm + half;
+            if (k > i) x[mm] -= ls[packed_at(P, k, i)] * xi;
+        }
     }
     if (!left) {
         if (active) {
 #pragma unroll
-            for (int i = 0; i < P; i++)
-                if (i < t) b[vec + (size_t)(reverse ? t - 1 - i : i) * ldb] = x[i];
+            for (int m = 0; m < P / 2; m++) {
+                const int i = 2 * m + half;
+                if (i < t) b[vec + (size_t)(reverse ? t - 1 - i : i) * ldb] = x[m];
+            }
         }
         return;
     }
     if (active) {
 #pragma unroll
-        for (int i = 0; i < P; i++)
-            if (i < t) tile[(reverse ? t - 1 - i : i) * pad + tid] = x[i];
+        for (int m = 0; m < P / 2; m++) {
+            const int i = 2 * m + half;
+            if (i < t) tile[(reverse ? t - 1 - i : i) * pad + col] = x[m];
+        }
     }
     __syncthreads();
     for (int idx = tid; idx < t * cols; idx += threads) {
@@ -130,14 +143,15 @@ __global__ void __launch_bounds__(kVectors)
 template <typename T, int P>
 cudaError_t launch_padded(cudaStream_t s, int left, int reverse, int unit, int t, int nvec, T alpha,
                           const T *a, int lda, T *b, int ldb) {
-    // fewer vectors per block when there are few, so that they spread over the SMs; left, at
-    // most 64, which keeps a block's shared memory near 50 KB (L' and the staged columns)
-    const int most = left ? 64 : kVectors;
-    const int threads = nvec >= 64 * most ? most : nvec >= 2048 ? 64 : 32;
-    const size_t bytes = sizeof(T) * ((size_t)kPacked<P> + (left ? (size_t)t * (threads + 1) : 0));
-    const unsigned blocks = (unsigned)((nvec + threads - 1) / threads);
+    // two threads per vector; fewer vectors per block when there are few, so that they spread
+    // over the SMs; left, at most 64 vectors, which keeps a block's shared memory near 50 KB (L'
+    // and the staged columns)
+    const int most = kThreads / 2;
+    const int vecs = nvec >= 64 * most ? most : nvec >= 2048 ? 32 : 16;
+    const size_t bytes = sizeof(T) * ((size_t)kPacked<P> + (left ? (size_t)t * (vecs + 1) : 0));
+    const unsigned blocks = (unsigned)((nvec + vecs - 1) / vecs);
     trsm_small_kernel<T, P>
-        <<<blocks, threads, bytes, s>>>(left, reverse, unit, t, nvec, alpha, a, lda, b, ldb);
+        <<<blocks, 2 * vecs, bytes, s>>>(left, reverse, unit, t, nvec, alpha, a, lda, b, ldb);
     return cudaGetLastError();
 }
 

@@ -446,7 +446,7 @@ static void test_syrk(ps__dtype dt) {
 static void test_trsm(ps__dtype dt) {
     /* One column of order 512 and more: the CUDA backend's one-launch trsv (full and partial
      * block rows). Triangles of 16..160 with 8192 and more right-hand sides: the CUDA backend's
-     * small-triangle kernel (a thread per column or row, split into halves above 64). Each
+     * small-triangle kernel (two threads per column or row, split into halves above 64). Each
      * untransposed solve also by ps__trsm_recursive (core/trsm_recursive.c) with random small
      * leaves, so that it recurses several levels on both halves.
      * m, n, and the sides to run (1 left, 2 right): the oracle costs the triangle's order
