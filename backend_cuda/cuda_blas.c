@@ -325,6 +325,13 @@ ps_status ps_cuda_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo up
                        ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     int t = side == PS__LEFT ? m : n, vectors = side == PS__LEFT ? n : m;
+    if (ps__scalar_value(dt, *alpha) == 0.0) { /* BLAS: B = 0, B not read (NaN included) */
+        PS_CUDA_TRY(be,
+                    ps_cuda_launch_fill(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, m, n, alpha,
+                                        ps_cuda_ptr(dt, b.buf, b.off), b.ld),
+                    "fill kernel");
+        return PS_SUCCESS;
+    }
     if (trans == PS__NOTRANS && t <= PS_CUDA_TRSM_OWN_MAX &&
         vectors >= PS_CUDA_TRSM_OWN_MIN_VECTORS)
         return trsm_split(be, dt, side, uplo, diag, m, n, alpha, a, b);

@@ -519,6 +519,41 @@ static void test_trsm(ps__dtype dt) {
         }
 }
 
+/* alpha = 0: B becomes zero without being read (BLAS), NaN in B included, on the backends' own
+ * paths too (the CUDA small-triangle kernel from 8192 right-hand sides). */
+static void test_trsm_alpha_zero(ps__dtype dt) {
+    static const int dims[][2] = {{5, 3}, {64, 8200}, {8200, 40}};
+    for (int t = 0; t < 3; t++) {
+        int m = dims[t][0], n = dims[t][1];
+        ps__side side = t == 2 ? PS__RIGHT : PS__LEFT;
+        ps__uplo uplo = ps_test_rand_int(2) ? PS__LOWER : PS__UPPER;
+        int na = side == PS__LEFT ? m : n;
+        shape sa = random_shape(na, na), sb = random_shape(m, n);
+        tbuf A = tb_random(dt, shape_count(sa)), B = tb_random(dt, shape_count(sb));
+        make_triangular(&A, sa, uplo, PS__NONUNIT);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) AT(B, sb, i, j) = NAN;
+        upload_all(&B);
+        ps__scalar zero = ps__scalar_of(dt, 0.0);
+        CHECK(be->ops->trsm(be, dt, side, uplo, PS__NOTRANS, PS__NONUNIT, m, n, &zero, view(&A, sa),
+                            view(&B, sb)) == PS_SUCCESS,
+              "trsm alpha 0");
+        double *got = tb_download(&B);
+        int bad = 0;
+        for (int e = 0; e < B.count && !bad; e++) {
+            int row = (int)((e - (int)sb.off) % sb.ld), col = (e - (int)sb.off) / sb.ld;
+            int inside = e >= (int)sb.off && row < m && col < n;
+            if (inside ? got[e] != 0.0 : got[e] != B.host[e]) {
+                CHECK(0, "%strsm alpha 0 %dx%d: element %d is %g", dtname(dt), m, n, e, got[e]);
+                bad = 1;
+            }
+        }
+        if (!bad) CHECK(1, "trsm alpha 0");
+        free(got);
+        tb_free(&A), tb_free(&B);
+    }
+}
+
 /* ---------------------------------------------------------------- LAPACK-like and custom */
 
 /* A pivot for row k of a rows-row matrix whose interchanges cover rows [k1, k2). mode 0:
@@ -689,6 +724,7 @@ static void run_all(ps__dtype dt) {
     test_gemm(dt);
     test_syrk(dt);
     test_trsm(dt);
+    test_trsm_alpha_zero(dt);
     test_laswp(dt);
     test_getrf_panel(dt);
     test_lanes(dt);
