@@ -1,6 +1,7 @@
 /* The CUDA backend's BLAS entries on cuBLAS (v2 API, column-major, host pointer mode; the
  * handle is bound to the context's stream). Offsets become pointer arithmetic here. */
 #include "cuda_internal.h"
+#include "trsm_recursive.h"
 
 #define H(be) (ps_cuda(be)->blas)
 #define DP(v) ((double *)ps_cuda_ptr(PS__DOUBLE, (v).buf, (v).off))
@@ -261,64 +262,27 @@ ps_status ps_cuda_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans t
 
 /* Solves with triangles of order at most PS_CUDA_TRSM_OWN_MAX and at least
  * PS_CUDA_TRSM_OWN_MIN_VECTORS right-hand sides (columns on the left, rows on the right): split
- * into halves down to orders of PS_CUDA_TRSM_SMALL_MAX, solved by our kernel (cuda_trsm.cu), the
- * coupling blocks by GEMM (the same substitution, blocked as core/trsm_recursive.c does). On an
- * H100 with 16384 right-hand sides cuBLAS's dtrsm took 302 us for a triangle of 128 (left, upper)
- * and 64 us for one of 64, the kernel 27 us for 64; with 8192, 34 against 23 us, with 4096 20
- * against 23 (the kernel's launch costs 20-40 us whatever the count: its substitution is a chain
- * of dependent steps), so fewer right-hand sides stay with cuBLAS. */
+ * into halves by core/trsm_recursive.h down to orders of PS_CUDA_TRSM_SMALL_MAX, which come back
+ * here and go to our kernel (cuda_trsm.cu), the coupling blocks by GEMM. On an H100 with 16384
+ * right-hand sides cuBLAS's dtrsm took 302 us for a triangle of 128 (left, upper) and 64 us for
+ * one of 64, the kernel 27 us for 64; with 8192, 34 against 23 us, with 4096 20 against 23 (the
+ * kernel's launch costs 20-40 us whatever the count: its substitution is a chain of dependent
+ * steps), so fewer right-hand sides stay with cuBLAS. */
 #define PS_CUDA_TRSM_OWN_MAX         512
 #define PS_CUDA_TRSM_OWN_MIN_VECTORS 8192
 
-static ps_status trsm_split(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo,
+static ps_status trsm_small(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo,
                             ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a,
                             ps__mat b) {
-    int t = side == PS__LEFT ? m : n;
-    if (t <= PS_CUDA_TRSM_SMALL_MAX) {
-        ps_cuda_state *st = ps_cuda(be);
-        int dbl = dt == PS__DOUBLE;
-        PS_CUDA_TRY(be,
-                    ps_cuda_launch_trsm_small(
-                        st->cur_stream, dbl, side == PS__LEFT, uplo == PS__UPPER, diag == PS__UNIT,
-                        m, n, dbl ? (const void *)&alpha->d : (const void *)&alpha->s,
-                        ps_cuda_ptr(dt, a.buf, a.off), a.ld, ps_cuda_ptr(dt, b.buf, b.off), b.ld),
-                    "trsm kernel");
-        return PS_SUCCESS;
-    }
-    /* halves on a multiple of PS_CUDA_TRSM_SMALL_MAX, so the leaves are full-width */
-    int t1 = (t / 2 + PS_CUDA_TRSM_SMALL_MAX - 1) / PS_CUDA_TRSM_SMALL_MAX * PS_CUDA_TRSM_SMALL_MAX;
-    int t2 = t - t1;
-    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    ps__mat a11 = a, a22 = ps__mat_at(a, t1, t1), a21 = ps__mat_at(a, t1, 0),
-            a12 = ps__mat_at(a, 0, t1);
-    /* the half solved first, the coupling block (alpha folded into its beta), the other half */
-    int first_is_1 = (side == PS__LEFT) == (uplo == PS__LOWER);
-    if (side == PS__LEFT) {
-        ps__mat b1 = b, b2 = ps__mat_at(b, t1, 0);
-        if (first_is_1) { /* lower: X1 = A11 \ alpha B1; B2 = alpha B2 - A21 X1; X2 = A22 \ B2 */
-            PS__TRY(trsm_split(be, dt, side, uplo, diag, t1, n, alpha, a11, b1));
-            PS__TRY(ps_cuda_gemm(be, dt, PS__NOTRANS, PS__NOTRANS, t2, n, t1, &minus_one, a21, b1,
-                                 alpha, b2));
-            return trsm_split(be, dt, side, uplo, diag, t2, n, &one, a22, b2);
-        }
-        /* upper: X2 = A22 \ alpha B2; B1 = alpha B1 - A12 X2; X1 = A11 \ B1 */
-        PS__TRY(trsm_split(be, dt, side, uplo, diag, t2, n, alpha, a22, b2));
-        PS__TRY(ps_cuda_gemm(be, dt, PS__NOTRANS, PS__NOTRANS, t1, n, t2, &minus_one, a12, b2,
-                             alpha, b1));
-        return trsm_split(be, dt, side, uplo, diag, t1, n, &one, a11, b1);
-    }
-    ps__mat b1 = b, b2 = ps__mat_at(b, 0, t1);
-    if (first_is_1) { /* right, upper: X1 = alpha B1 / A11; B2 = alpha B2 - X1 A12; X2 = B2 / A22 */
-        PS__TRY(trsm_split(be, dt, side, uplo, diag, m, t1, alpha, a11, b1));
-        PS__TRY(ps_cuda_gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m, t2, t1, &minus_one, b1, a12,
-                             alpha, b2));
-        return trsm_split(be, dt, side, uplo, diag, m, t2, &one, a22, b2);
-    }
-    /* right, lower: X2 = alpha B2 / A22; B1 = alpha B1 - X2 A21; X1 = B1 / A11 */
-    PS__TRY(trsm_split(be, dt, side, uplo, diag, m, t2, alpha, a22, b2));
-    PS__TRY(
-        ps_cuda_gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m, t1, t2, &minus_one, b2, a21, alpha, b1));
-    return trsm_split(be, dt, side, uplo, diag, m, t1, &one, a11, b1);
+    ps_cuda_state *st = ps_cuda(be);
+    int dbl = dt == PS__DOUBLE;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_trsm_small(
+                    st->cur_stream, dbl, side == PS__LEFT, uplo == PS__UPPER, diag == PS__UNIT, m,
+                    n, dbl ? (const void *)&alpha->d : (const void *)&alpha->s,
+                    ps_cuda_ptr(dt, a.buf, a.off), a.ld, ps_cuda_ptr(dt, b.buf, b.off), b.ld),
+                "trsm kernel");
+    return PS_SUCCESS;
 }
 
 ps_status ps_cuda_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
@@ -333,8 +297,12 @@ ps_status ps_cuda_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo up
         return PS_SUCCESS;
     }
     if (trans == PS__NOTRANS && t <= PS_CUDA_TRSM_OWN_MAX &&
-        vectors >= PS_CUDA_TRSM_OWN_MIN_VECTORS)
-        return trsm_split(be, dt, side, uplo, diag, m, n, alpha, a, b);
+        vectors >= PS_CUDA_TRSM_OWN_MIN_VECTORS) {
+        if (t <= PS_CUDA_TRSM_SMALL_MAX)
+            return trsm_small(be, dt, side, uplo, diag, m, n, alpha, a, b);
+        return ps__trsm_recursive(be, dt, side, uplo, diag, m, n, alpha, a, b,
+                                  PS_CUDA_TRSM_SMALL_MAX);
+    }
     return check(be,
                  dt == PS__DOUBLE
                      ? cublasDtrsm(H(be), side_of(side), fill(uplo), op(trans), diag_of(diag), m, n,

@@ -38,7 +38,7 @@
 /* The BLAS-3 form of the step's triangular solves, where the backend asks for it
  * (ps__use_l_inverse: cuBLAS's trsm is slow): products with inv(L11) instead of solves with the
  * unit lower L11 (LU's block rows' workspace and reasoning, lu.c), and solves with U11 split
- * recursively into GEMMs (trsm_recursive.c; the same substitution, so exact for any U11).
+ * recursively into GEMMs (trsm_recursive.h; the same substitution, so exact for any U11).
  * transform: the panel transform's products (n x nb, on the rest's lane only). l.product NULL:
  * plain trsm. */
 typedef struct gj_inverse {
@@ -53,7 +53,7 @@ typedef struct gj_inverse {
 static ps_status upper_solve(ps_context *ctx, ps__dtype dt, ps__side side, int m, int n,
                              const ps__scalar *alpha, ps__mat u, ps__mat b, const gj_inverse *inv) {
     if (inv->l.product)
-        return ps__trsm_recursive(ctx, dt, side, PS__UPPER, PS__NONUNIT, m, n, alpha, u, b,
+        return ps__trsm_recursive(&ctx->be, dt, side, PS__UPPER, PS__NONUNIT, m, n, alpha, u, b,
                                   PS__GJ_TRSM_LEAF);
     return ctx->be.ops->trsm(&ctx->be, dt, side, PS__UPPER, PS__NOTRANS, PS__NONUNIT, m, n, alpha,
                              u, b);

@@ -447,7 +447,7 @@ static void test_trsm(ps__dtype dt) {
     /* One column of order 512 and more: the CUDA backend's one-launch trsv (full and partial
      * block rows). Triangles of 16..160 with 8192 and more right-hand sides: the CUDA backend's
      * small-triangle kernel (two threads per column or row, split into halves above 64). Each
-     * untransposed solve also by ps__trsm_recursive (core/trsm_recursive.c) with random small
+     * untransposed solve also by ps__trsm_recursive (core/trsm_recursive.h) with random small
      * leaves, so that it recurses several levels on both halves.
      * m, n, and the sides to run (1 left, 2 right): the oracle costs the triangle's order
      * squared times the vectors it checks. */
@@ -473,11 +473,10 @@ static void test_trsm(ps__dtype dt) {
             ps__scalar alpha = ps__scalar_of(dt, 0.5 + ps_test_rand());
             double al = ps__scalar_value(dt, alpha);
             int leaf = 1 + ps_test_rand_int(16);
-            ps_status st = recursive
-                               ? ps__trsm_recursive(ctx_under_test, dt, side, uplo, diag, m, n,
-                                                    &alpha, view(&A, sa), view(&B, sb), leaf)
-                               : be->ops->trsm(be, dt, side, uplo, tr, diag, m, n, &alpha,
-                                               view(&A, sa), view(&B, sb));
+            ps_status st = recursive ? ps__trsm_recursive(be, dt, side, uplo, diag, m, n, &alpha,
+                                                          view(&A, sa), view(&B, sb), leaf)
+                                     : be->ops->trsm(be, dt, side, uplo, tr, diag, m, n, &alpha,
+                                                     view(&A, sa), view(&B, sb));
             CHECK(st == PS_SUCCESS, "%s", recursive ? "trsm_recursive" : "trsm");
             double *got = tb_download(&B);
             int bad = 0;
