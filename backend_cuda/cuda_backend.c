@@ -49,23 +49,6 @@ static void release_state(ps_cuda_state *st) {
     free(st);
 }
 
-/* An integer tuning knob from the environment: *out = fallback when unset; a value that is not
- * an integer in lo..hi is refused, naming the variable. */
-static ps_status int_knob(ps__backend *be, const char *name, long lo, long hi, int fallback,
-                          int *out) {
-    const char *text = getenv(name);
-    *out = fallback;
-    if (!text) return PS_SUCCESS;
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || v < lo || v > hi)
-        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
-                                "cuda: %s=\"%.32s\" is not an integer in %ld..%ld", name, text, lo,
-                                hi);
-    *out = (int)v;
-    return PS_SUCCESS;
-}
-
 /* Everything after the device and stream are known. */
 static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     struct cudaDeviceProp prop;
@@ -82,9 +65,10 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     /* Tuning knobs of the split lanes (cuda_partition.c): PORTSOLVE_CUDA_PANEL_SMS, the SMs the
      * look-ahead lane gets to itself (0 never splits); PORTSOLVE_CUDA_SPLIT_BELOW, the columns
      * left to factor below which LU splits. */
-    PS__TRY(int_knob(be, "PORTSOLVE_CUDA_PANEL_SMS", 0, 4096, -1, &st->panel_sms_request));
-    PS__TRY(int_knob(be, "PORTSOLVE_CUDA_SPLIT_BELOW", 0, 1 << 30, PS_CUDA_SPLIT_BELOW,
-                     &st->split_below));
+    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_PANEL_SMS", 0, 4096, -1,
+                                 &st->panel_sms_request));
+    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_SPLIT_BELOW", 0, 1 << 30,
+                                 PS_CUDA_SPLIT_BELOW, &st->split_below));
     /* Lane 0 is the context's stream; lane 1 carries the LU look-ahead's panels, at the
      * highest priority, so its small kernels get SMs as soon as the big GEMM frees some. */
     st->lane[0] = st->stream;
@@ -117,7 +101,8 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
         PS_CUDA_TRY(be, cudaMalloc(&st->coop_scratch, bytes), "cudaMalloc (panel scratch)");
         /* no exchange flag is zero, so no stale word matches */
         PS_CUDA_TRY(be, cudaMemset(st->coop_scratch, 0, bytes), "cudaMemset (panel scratch)");
-        PS__TRY(int_knob(be, "PORTSOLVE_CUDA_PANEL_ROWS", 1, 65536, 0, &st->coop.rows_per_block));
+        PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_PANEL_ROWS", 1, 65536, 0,
+                                     &st->coop.rows_per_block));
         st->wz_coop = ps_cuda_wz_panel_coop_init(&st->coop) == cudaSuccess;
     }
     cudaGetLastError();

@@ -62,6 +62,13 @@ ps_status ps_cl_fail(ps__backend *be, cl_int err, const char *what) {
                             (int)err, be->device_name);
 }
 
+/* The column-step LU leaf's work-group size and the rows from which it is used on GPUs. */
+#define STEP_WG_GPU   128
+#define STEP_ROWS_GPU 2048
+/* Its leaf width: launches are per column whatever the width, wider leaves save core's
+ * recursive splits (a trsm, a GEMM and two laswp each). */
+#define STEP_LEAF_WIDTH 32
+
 /* Fills the device description and capabilities after the device is known. */
 static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     char name[256] = "?", version[128] = "?", driver[128] = "?", platform[128] = "?";
@@ -89,6 +96,17 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     int wanted = (type & CL_DEVICE_TYPE_GPU) ? 1024 : 1;
     st->panel_wg = 1;
     while (st->panel_wg * 2 <= wanted && (size_t)st->panel_wg * 2 <= max_wg) st->panel_wg *= 2;
+    /* Tall leaves take one launch per column over every compute unit instead (cl_lu_steps.c):
+     * on GPUs from STEP_ROWS_GPU rows, a row per work-item; on CPU devices, where POCL's
+     * work-group vectorization is avoided as above, one work-item per work-group and chunks of
+     * 256 rows, from 512 rows, which also keeps both kernels under test there. */
+    int gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+    st->step_wg = 1;
+    while (gpu && st->step_wg * 2 <= STEP_WG_GPU && (size_t)st->step_wg * 2 <= max_wg)
+        st->step_wg *= 2;
+    st->step_group_rows = gpu ? st->step_wg : 256;
+    PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_ROWS", 0, 1 << 30,
+                                 gpu ? STEP_ROWS_GPU : 512, &st->step_rows));
     cl_int err;
     st->scratch = clCreateBuffer(st->context, CL_MEM_READ_WRITE, 64, NULL, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (scratch)");
@@ -106,6 +124,8 @@ static void release_state(ps_cl_state *st) {
     if (st->scratch) clReleaseMemObject(st->scratch);
     if (st->iter_work) clReleaseMemObject(st->iter_work);
     if (st->gemm_temp) clReleaseMemObject(st->gemm_temp);
+    if (st->step_cand) clReleaseMemObject(st->step_cand);
+    if (st->step_cand_row) clReleaseMemObject(st->step_cand_row);
     if (!st->borrowed) {
         if (st->queue) clReleaseCommandQueue(st->queue);
         if (st->context) clReleaseContext(st->context);
@@ -258,8 +278,10 @@ static int cl_potrf_width(ps__backend *be, ps__dtype dt) {
 }
 
 static int cl_panel_width(ps__backend *be, ps__dtype dt, int m) {
-    (void)dt, (void)m;
-    return ps_cl(be)->panel_wg > 1 ? 4 : 16;
+    (void)dt;
+    ps_cl_state *st = ps_cl(be);
+    if (st->step_rows > 0 && m >= st->step_rows) return STEP_LEAF_WIDTH;
+    return st->panel_wg > 1 ? 4 : 16;
 }
 
 /* As the LU leaf: narrow on GPUs (one compute unit streams the leaf), wider on CPU devices. */

@@ -17,11 +17,17 @@ typedef enum {
     PS_CL_GJ,
     PS_CL_IR,
     PS_CL_ITER,
+    PS_CL_LU_STEPS,
     PS_CL_FAMILIES
 } ps_cl_family;
 
 /* The most work-groups of cg_step's reductions (cl_iter.c). */
 #define PS_CL_CG_GROUPS 64
+
+/* The LU leaf by one launch per column (cl_lu_steps.c, kernels_cl/lu_steps.cl): the widest
+ * leaf it takes (PS_STEP_MAX_N there) and the most work-groups it spreads the rows over. */
+#define PS_CL_STEP_MAX_N      64
+#define PS_CL_STEP_GROUPS_MAX 1024
 
 /* The widest Cholesky block the ps_potrf_panel kernel takes (PS_POTRF_MAX in chol.cl). */
 #define PS_CL_POTRF_MAX 32
@@ -54,6 +60,11 @@ typedef struct ps_cl_state {
     cl_mem gemm_temp; /* CLBlast's GEMM workspace, kept across calls (cl_blas.c) */
     size_t gemm_temp_bytes;
     int panel_wg;         /* work-group size of the panel kernel (a power of two) */
+    int step_wg;          /* work-group size of the column-step leaf (a power of two) */
+    int step_rows;        /* leaves of at least this many rows take the column steps (0: none) */
+    int step_group_rows;  /* rows per work-group the column-step leaf aims for */
+    cl_mem step_cand;     /* its exchange buffer: candidates and diagonal rows, two sets */
+    cl_mem step_cand_row; /* and the candidates' row indices */
     char device_key[512]; /* device name + driver version: part of the program cache key */
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */
     ps_cl_cached_kernel kernels[PS_CL_KERNEL_CACHE];
@@ -113,6 +124,8 @@ ps_status ps_cl_select_device(ps__backend *be, const char *spec, cl_platform_id 
 void ps_cl_list_devices(char *buf, size_t size);
 
 /* Table entries implemented in other files. */
+ps_status ps_cl_getrf_steps(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                            size_t ipiv_off, int row_base, void *info);
 ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
                         ps__vec out, double stop_rr, int fetch_slot);
 ps_status ps_cl_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,

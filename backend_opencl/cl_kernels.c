@@ -81,6 +81,9 @@ ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k
 ps_status ps_cl_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                             size_t ipiv_off, int row_base, void *info) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
+    ps_cl_state *st = ps_cl(be);
+    if (st->step_rows > 0 && m >= st->step_rows && n <= PS_CL_STEP_MAX_N && m >= n)
+        return ps_cl_getrf_steps(be, dt, m, n, a, ipiv, ipiv_off, row_base, info);
     cl_kernel k;
     PS__TRY(ps_cl_kernel(be, PS_CL_LU, dt, "ps_getrf_panel", &k));
     cl_mem buf = (cl_mem)a.buf, piv = (cl_mem)ipiv, inf = (cl_mem)info;
@@ -88,7 +91,7 @@ ps_status ps_cl_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat
     const size_t sizes[] = {sizeof m,   sizeof n,    sizeof buf,      sizeof off, sizeof a.ld,
                             sizeof piv, sizeof poff, sizeof row_base, sizeof inf};
     const void *const values[] = {&m, &n, &buf, &off, &a.ld, &piv, &poff, &row_base, &inf};
-    size_t local = (size_t)ps_cl(be)->panel_wg; /* one work-group */
+    size_t local = (size_t)st->panel_wg; /* one work-group */
     return ps_cl_launch(be, k, "ps_getrf_panel", 9, sizes, values, 1, &local, &local);
 }
 

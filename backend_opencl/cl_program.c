@@ -25,16 +25,18 @@ extern const char ps__cl_source_wz[];
 extern const char ps__cl_source_gj[];
 extern const char ps__cl_source_ir[];
 extern const char ps__cl_source_iter[];
+extern const char ps__cl_source_lu_steps[];
 
 static const char *family_source(ps_cl_family f) {
     static const char *const sources[PS_CL_FAMILIES] = {
-        ps__cl_source_memory, ps__cl_source_blas, ps__cl_source_lu, ps__cl_source_chol,
-        ps__cl_source_wz,     ps__cl_source_gj,   ps__cl_source_ir, ps__cl_source_iter};
+        ps__cl_source_memory, ps__cl_source_blas, ps__cl_source_lu,
+        ps__cl_source_chol,   ps__cl_source_wz,   ps__cl_source_gj,
+        ps__cl_source_ir,     ps__cl_source_iter, ps__cl_source_lu_steps};
     return sources[f];
 }
 static const char *family_name(ps_cl_family f) {
-    static const char *const names[PS_CL_FAMILIES] = {"memory", "blas", "lu", "chol",
-                                                      "wz",     "gj",   "ir", "iter"};
+    static const char *const names[PS_CL_FAMILIES] = {"memory", "blas", "lu",   "chol",    "wz",
+                                                      "gj",     "ir",   "iter", "lu_steps"};
     return names[f];
 }
 
@@ -118,8 +120,8 @@ static ps_status build_program(ps__backend *be, ps_cl_family family, ps__dtype d
                                cl_program *out) {
     ps_cl_state *st = ps_cl(be);
     char options[128];
-    snprintf(options, sizeof options, "%s-DPS_WG=%d", dt == PS__DOUBLE ? "-DPS_DOUBLE " : "",
-             st->panel_wg);
+    snprintf(options, sizeof options, "%s-DPS_WG=%d -DPS_STEP_WG=%d",
+             dt == PS__DOUBLE ? "-DPS_DOUBLE " : "", st->panel_wg, st->step_wg);
     const char *src[2] = {ps__cl_source_prelude, family_source(family)};
     uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ull, src[0]), src[1]);
     h = fnv1a(fnv1a(h, options), st->device_key);

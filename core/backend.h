@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define PS__BACKEND_ABI_VERSION  1
 #define PS__BACKEND_ENTRY_SYMBOL "ps_backend_module_v1"
@@ -500,6 +501,23 @@ ps__backend_fail(ps__backend *be, ps_status status, const char *fmt, ...) {
         va_end(ap);
     }
     return status;
+}
+
+/* An integer tuning knob of a backend from the environment: *out = fallback when unset; a value
+ * that is not an integer in lo..hi is refused, naming the variable. Inline for the modules. */
+static inline ps_status ps__backend_int_knob(ps__backend *be, const char *backend, const char *name,
+                                             long lo, long hi, int fallback, int *out) {
+    const char *text = getenv(name);
+    *out = fallback;
+    if (!text) return PS_SUCCESS;
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || v < lo || v > hi)
+        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
+                                "%s: %s=\"%.32s\" is not an integer in %ld..%ld", backend, name,
+                                text, lo, hi);
+    *out = (int)v;
+    return PS_SUCCESS;
 }
 
 /* The projection half of orthonormalize (classical Gram-Schmidt twice by four gemv calls:

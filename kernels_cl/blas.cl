@@ -72,6 +72,34 @@ __kernel void ps_trsm_diag(int right, int lower, int trans, int unit, int bs, in
     }
 }
 
+/*
+ * The diagonal-block solve of the blocked trsm for a single vector (backend_opencl/cl_trsm.c):
+ * op(T) x = x for a bs x bs block (bs <= PS_TRSV_BLOCK), by one work-group of PS_STEP_WG
+ * work-items holding x in local memory, column by column: the owner of x(i) divides it, then
+ * every work-item subtracts op(T)(r, i) x(i) from its own later rows r. lower: op(T) is lower
+ * triangular (solved forward). Substitution in the working precision, as ps_trsm_diag.
+ */
+#define PS_TRSV_BLOCK 128 /* PS_CL_TRSV_BLOCK in cl_trsm.c */
+__kernel __attribute__((reqd_work_group_size(PS_STEP_WG, 1, 1))) void
+ps_trsv_diag(int lower, int trans, int unit, int bs, __global const real *t, ulong t_off, int ldt,
+             __global real *x, ulong x_off, int incx) {
+    __local real xl[PS_TRSV_BLOCK];
+    int lid = get_local_id(0);
+    t += t_off;
+    x += x_off;
+    for (int r = lid; r < bs; r += PS_STEP_WG) xl[r] = x[(long)r * incx];
+    for (int s = 0; s < bs; s++) {
+        int i = lower ? s : bs - 1 - s;
+        if (!unit && lid == i % PS_STEP_WG) xl[i] /= PS_OPT(t, ldt, trans, i, i);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        real xi = xl[i];
+        for (int r = lid; r < bs; r += PS_STEP_WG)
+            if (lower ? r > i : r < i) xl[r] -= PS_OPT(t, ldt, trans, r, i) * xi;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int r = lid; r < bs; r += PS_STEP_WG) x[(long)r * incx] = xl[r];
+}
+
 /* y = alpha x + beta y (the iterative solvers' direction updates); one work-item per element. */
 __kernel void ps_axpby(int n, real alpha, __global const real *x, ulong xoff, int incx, real beta,
                        __global real *y, ulong yoff, int incy) {

@@ -445,16 +445,16 @@ static void test_syrk(ps__dtype dt) {
 
 static void test_trsm(ps__dtype dt) {
     /* One column of order 512 and more: the CUDA backend's one-launch trsv (full and partial
-     * block rows). Triangles of 16..160 with 8192 and more right-hand sides: the CUDA backend's
-     * small-triangle kernel (two threads per column or row, split into halves above 64). Each
-     * untransposed solve also by ps__trsm_recursive (core/trsm_recursive.h) with random small
-     * leaves, so that it recurses several levels on both halves.
-     * m, n, and the sides to run (1 left, 2 right): the oracle costs the triangle's order
-     * squared times the vectors it checks. */
-    static const int dims[][3] = {{0, 3, 3},     {3, 0, 3},    {1, 1, 3},     {5, 3, 3},
-                                  {17, 9, 3},    {40, 33, 3},  {131, 45, 3},  {512, 1, 3},
-                                  {777, 1, 3},   {1100, 1, 3}, {64, 8200, 1}, {160, 8195, 1},
-                                  {8200, 97, 2}, {8193, 16, 2}};
+     * block rows); one column and one row of several blocks: the OpenCL backend's blocked trsv.
+     * Triangles of 16..160 with 8192 and more right-hand sides: the CUDA backend's small-triangle
+     * kernel (two threads per column or row, split into halves above 64). Each untransposed solve
+     * also by ps__trsm_recursive (core/trsm_recursive.h) with random small leaves, so that it
+     * recurses several levels on both halves. m, n, and the sides to run (1 left, 2 right): the
+     * oracle costs the triangle's order squared times the vectors it checks. */
+    static const int dims[][3] = {{0, 3, 3},     {3, 0, 3},     {1, 1, 3},     {5, 3, 3},
+                                  {17, 9, 3},    {40, 33, 3},   {131, 45, 3},  {512, 1, 3},
+                                  {777, 1, 3},   {1100, 1, 3},  {64, 8200, 1}, {160, 8195, 1},
+                                  {8200, 97, 2}, {8193, 16, 2}, {1, 700, 2}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
         for (int way = 0; way < 2 * 16; way++) {
             int combo = way % 16, recursive = way >= 16;
@@ -600,10 +600,14 @@ static void test_laswp(ps__dtype dt) {
         }
 }
 
-/* The panel kernel of this backend and the portable default against the CPU oracle. */
+/* The panel kernel of this backend and the portable default against the CPU oracle. Tall
+ * leaves reach the OpenCL backend's column-step kernel (from 512 rows on CPU devices, 2048 on
+ * GPUs), with a width it does not take (70) and a single column beside. */
 static void test_getrf_panel(ps__dtype dt) {
-    static const int dims[][2] = {{1, 1}, {5, 3}, {17, 16}, {64, 8}, {300, 32}, {9, 9}};
-    for (size_t t = 0; t < 6; t++)
+    static const int dims[][2] = {{1, 1},     {5, 3},    {17, 16},  {64, 8},
+                                  {300, 32},  {9, 9},    {700, 16}, {1030, 33},
+                                  {2100, 64}, {600, 70}, {2050, 1}, {4100, 5}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
         for (int which = 0; which < 2; which++)
             for (int zero_col = -1; zero_col < 2; zero_col += 2) {
                 int m = dims[t][0], n = dims[t][1], row_base = 3;
@@ -625,7 +629,7 @@ static void test_getrf_panel(ps__dtype dt) {
                       be->err);
                 /* the oracle on the host, in the same precision */
                 void *h = tb_native_copy(&A);
-                int32_t opiv[64], oinfo = init;
+                int32_t opiv[128], oinfo = init;
                 ps__mat hv = {h, s.off, s.ld};
                 ps__cpu_backend_ops()->getrf_panel(NULL, dt, m, n, hv, opiv, 0, row_base, &oinfo);
                 double *gp = tb_download(&P), *gi = tb_download(&info), *ga = tb_download(&A);
