@@ -118,6 +118,7 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
 
 static void release_state(ps_cl_state *st) {
     if (!st) return;
+    ps_cl_profile_close(st);
     ps_cl_release_fetches(st);
     ps_cl_release_host_blocks(st);
     ps_cl_release_programs(st);
@@ -157,7 +158,8 @@ static ps_status cl_open(ps__backend *be, const char *device_spec) {
         if (err != CL_SUCCESS) s = ps_cl_fail(be, err, "clCreateContext");
     }
     if (s == PS_SUCCESS) {
-        st->queue = clCreateCommandQueue(st->context, st->device, 0, &err);
+        cl_command_queue_properties props = ps_cl_profile_open(st) ? CL_QUEUE_PROFILING_ENABLE : 0;
+        st->queue = clCreateCommandQueue(st->context, st->device, props, &err);
         if (err != CL_SUCCESS) s = ps_cl_fail(be, err, "clCreateCommandQueue");
     }
     return adopt(be, st, s);
@@ -208,6 +210,7 @@ static void cl_close(ps__backend *be) {
 static ps_status cl_sync(ps__backend *be) {
     ps_cl_state *st = ps_cl(be);
     PS_CL_TRY(be, clFinish(st->queue), "clFinish");
+    ps_cl_profile_flush(st);
     /* nothing uses the GEMM workspace now: give it back (it can be as large as the largest
      * product's operands) rather than hold it between the caller's calls */
     if (st->gemm_temp) clReleaseMemObject(st->gemm_temp);

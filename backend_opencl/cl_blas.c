@@ -8,6 +8,7 @@
 
 #define Q(be)  (&ps_cl(be)->queue)
 #define MEM(v) ((cl_mem)(v).buf)
+#define EV(be) ps_cl_event(be, __func__) /* NULL unless profiling (cl_profile.c) */
 
 static CLBlastTranspose tr(ps__trans t) {
     return t == PS__TRANS ? CLBlastTransposeYes : CLBlastTransposeNo;
@@ -37,8 +38,8 @@ ps_status ps_cl_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y)
     if (n <= 0) return PS_SUCCESS;
     return check(be,
                  dt == PS__DOUBLE
-                     ? CLBlastDcopy(n, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL)
-                     : CLBlastScopy(n, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL),
+                     ? CLBlastDcopy(n, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), EV(be))
+                     : CLBlastScopy(n, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), EV(be)),
                  "CLBlast copy");
 }
 
@@ -46,16 +47,16 @@ ps_status ps_cl_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y)
     if (n <= 0) return PS_SUCCESS;
     return check(be,
                  dt == PS__DOUBLE
-                     ? CLBlastDswap(n, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL)
-                     : CLBlastSswap(n, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL),
+                     ? CLBlastDswap(n, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), EV(be))
+                     : CLBlastSswap(n, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), EV(be)),
                  "CLBlast swap");
 }
 
 ps_status ps_cl_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x) {
     if (n <= 0) return PS_SUCCESS;
     return check(be,
-                 dt == PS__DOUBLE ? CLBlastDscal(n, alpha->d, MEM(x), x.off, x.inc, Q(be), NULL)
-                                  : CLBlastSscal(n, alpha->s, MEM(x), x.off, x.inc, Q(be), NULL),
+                 dt == PS__DOUBLE ? CLBlastDscal(n, alpha->d, MEM(x), x.off, x.inc, Q(be), EV(be))
+                                  : CLBlastSscal(n, alpha->s, MEM(x), x.off, x.inc, Q(be), EV(be)),
                  "CLBlast scal");
 }
 
@@ -65,8 +66,8 @@ ps_status ps_cl_axpy(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alp
     return check(
         be,
         dt == PS__DOUBLE
-            ? CLBlastDaxpy(n, alpha->d, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL)
-            : CLBlastSaxpy(n, alpha->s, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL),
+            ? CLBlastDaxpy(n, alpha->d, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), EV(be))
+            : CLBlastSaxpy(n, alpha->s, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), EV(be)),
         "CLBlast axpy");
 }
 
@@ -78,8 +79,8 @@ ps_status ps_cl_dot(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y,
     PS__TRY(
         check(be,
               dt == PS__DOUBLE
-                  ? CLBlastDdot(n, s, 0, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL)
-                  : CLBlastSdot(n, s, 0, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), NULL),
+                  ? CLBlastDdot(n, s, 0, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), EV(be))
+                  : CLBlastSdot(n, s, 0, MEM(x), x.off, x.inc, MEM(y), y.off, y.inc, Q(be), EV(be)),
               "CLBlast dot"));
     return read_scratch(be, ps__dtype_size(dt), result);
 }
@@ -89,8 +90,8 @@ ps_status ps_cl_nrm2(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__scalar
     if (n <= 0) return PS_SUCCESS;
     cl_mem s = ps_cl(be)->scratch;
     PS__TRY(check(be,
-                  dt == PS__DOUBLE ? CLBlastDnrm2(n, s, 0, MEM(x), x.off, x.inc, Q(be), NULL)
-                                   : CLBlastSnrm2(n, s, 0, MEM(x), x.off, x.inc, Q(be), NULL),
+                  dt == PS__DOUBLE ? CLBlastDnrm2(n, s, 0, MEM(x), x.off, x.inc, Q(be), EV(be))
+                                   : CLBlastSnrm2(n, s, 0, MEM(x), x.off, x.inc, Q(be), EV(be)),
                   "CLBlast nrm2"));
     return read_scratch(be, ps__dtype_size(dt), result);
 }
@@ -125,9 +126,9 @@ ps_status ps_cl_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, int 
     return check(be,
                  dt == PS__DOUBLE
                      ? CLBlastDgemv(COL, tr(trans), m, n, alpha->d, MEM(a), a.off, a.ld, MEM(x),
-                                    x.off, x.inc, beta->d, MEM(y), y.off, y.inc, Q(be), NULL)
+                                    x.off, x.inc, beta->d, MEM(y), y.off, y.inc, Q(be), EV(be))
                      : CLBlastSgemv(COL, tr(trans), m, n, alpha->s, MEM(a), a.off, a.ld, MEM(x),
-                                    x.off, x.inc, beta->s, MEM(y), y.off, y.inc, Q(be), NULL),
+                                    x.off, x.inc, beta->s, MEM(y), y.off, y.inc, Q(be), EV(be)),
                  "CLBlast gemv");
 }
 
@@ -136,9 +137,9 @@ ps_status ps_cl_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scala
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     return check(be,
                  dt == PS__DOUBLE ? CLBlastDger(COL, m, n, alpha->d, MEM(x), x.off, x.inc, MEM(y),
-                                                y.off, y.inc, MEM(a), a.off, a.ld, Q(be), NULL)
+                                                y.off, y.inc, MEM(a), a.off, a.ld, Q(be), EV(be))
                                   : CLBlastSger(COL, m, n, alpha->s, MEM(x), x.off, x.inc, MEM(y),
-                                                y.off, y.inc, MEM(a), a.off, a.ld, Q(be), NULL),
+                                                y.off, y.inc, MEM(a), a.off, a.ld, Q(be), EV(be)),
                  "CLBlast ger");
 }
 
@@ -147,9 +148,9 @@ ps_status ps_cl_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans tra
     if (n <= 0) return PS_SUCCESS;
     return check(be,
                  dt == PS__DOUBLE ? CLBlastDtrsv(COL, tri(uplo), tr(trans), dg(diag), n, MEM(a),
-                                                 a.off, a.ld, MEM(x), x.off, x.inc, Q(be), NULL)
+                                                 a.off, a.ld, MEM(x), x.off, x.inc, Q(be), EV(be))
                                   : CLBlastStrsv(COL, tri(uplo), tr(trans), dg(diag), n, MEM(a),
-                                                 a.off, a.ld, MEM(x), x.off, x.inc, Q(be), NULL),
+                                                 a.off, a.ld, MEM(x), x.off, x.inc, Q(be), EV(be)),
                  "CLBlast trsv");
 }
 
@@ -202,10 +203,10 @@ ps_status ps_cl_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, 
         dt == PS__DOUBLE
             ? CLBlastDgemmWithTempBuffer(COL, tr(ta), tr(tb), m, n, k, alpha->d, MEM(a), a.off,
                                          a.ld, MEM(b), b.off, b.ld, beta->d, MEM(c), c.off, c.ld,
-                                         Q(be), NULL, temp)
+                                         Q(be), EV(be), temp)
             : CLBlastSgemmWithTempBuffer(COL, tr(ta), tr(tb), m, n, k, alpha->s, MEM(a), a.off,
                                          a.ld, MEM(b), b.off, b.ld, beta->s, MEM(c), c.off, c.ld,
-                                         Q(be), NULL, temp);
+                                         Q(be), EV(be), temp);
     return check(be, code, "CLBlast gemm");
 }
 
@@ -216,8 +217,8 @@ ps_status ps_cl_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans tra
     return check(be,
                  dt == PS__DOUBLE
                      ? CLBlastDsyrk(COL, tri(uplo), tr(trans), n, k, alpha->d, MEM(a), a.off, a.ld,
-                                    beta->d, MEM(c), c.off, c.ld, Q(be), NULL)
+                                    beta->d, MEM(c), c.off, c.ld, Q(be), EV(be))
                      : CLBlastSsyrk(COL, tri(uplo), tr(trans), n, k, alpha->s, MEM(a), a.off, a.ld,
-                                    beta->s, MEM(c), c.off, c.ld, Q(be), NULL),
+                                    beta->s, MEM(c), c.off, c.ld, Q(be), EV(be)),
                  "CLBlast syrk");
 }

@@ -71,6 +71,10 @@ typedef struct ps_cl_state {
     int nkernels;
     struct ps_cl_host_block *host_blocks; /* host_alloc's, mapped (cl_host.c) */
     ps_cl_fetch fetch[PS__FETCH_SLOTS];   /* fetch_start's reads in flight (cl_fetch.c) */
+    FILE *profile;                        /* PORTSOLVE_CL_PROFILE's file (cl_profile.c) */
+    cl_event *profile_events;             /* the launches since the last flush, */
+    const char **profile_names;           /* and their names */
+    int profile_count, profile_capacity;
 } ps_cl_state;
 
 static inline ps_cl_state *ps_cl(ps__backend *be) {
@@ -108,6 +112,13 @@ ps_status ps_cl_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count, 
 ps_status ps_cl_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src,
                            void *host);
 void ps_cl_release_fetches(ps_cl_state *st);
+
+/* The kernel timeline (cl_profile.c): open says whether the queue needs profiling; ps_cl_event
+ * is the event to give the next enqueue (NULL when not profiling); flush writes them out. */
+int ps_cl_profile_open(ps_cl_state *st);
+cl_event *ps_cl_event(ps__backend *be, const char *name);
+void ps_cl_profile_flush(ps_cl_state *st);
+void ps_cl_profile_close(ps_cl_state *st);
 
 /* Sets k's arguments from (size, pointer) pairs and enqueues it on the context's queue over
  * `dims` dimensions of `items` work-items, rounded up to the work-group size `local`. */

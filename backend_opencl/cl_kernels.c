@@ -14,7 +14,8 @@ ps_status ps_cl_launch(ps__backend *be, cl_kernel k, const char *name, int nargs
     size_t global[3];
     for (cl_uint d = 0; d < dims; d++) global[d] = (items[d] + local[d] - 1) / local[d] * local[d];
     PS_CL_TRY(be,
-              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, dims, NULL, global, local, 0, NULL, NULL),
+              clEnqueueNDRangeKernel(ps_cl(be)->queue, k, dims, NULL, global, local, 0, NULL,
+                                     ps_cl_event(be, name)),
               name);
     return PS_SUCCESS;
 }

@@ -8,14 +8,13 @@
  * level. Blocks of 64 keep almost all flops in GEMM.
  *
  * A single right-hand side (getrs with one vector, the refinement and GMRES-IR solves) goes
- * through blocks of 128 solved by one work-group (ps_trsv_diag) and CLBlast gemv between them:
+ * through blocks solved by one work-group (ps_trsv_diag) and CLBlast gemv between them:
  * the blocked path above gave that vector to one work-item per diagonal block and a GEMM with
  * one column per block, which took about 0.1 s for LU's two solves at n = 16384 on the H100.
  */
 #include "cl_internal.h"
 
-#define PS_CL_TRSM_BLOCK 64
-#define PS_CL_TRSV_BLOCK 128 /* PS_TRSV_BLOCK in kernels_cl/blas.cl */
+#define PS_CL_TRSM_BLOCK 64 /* PS_TRSM_BLOCK in kernels_cl/blas.cl */
 
 /* Solves the bs x bs diagonal block t against `count` columns (left) or rows (right) of b. */
 static ps_status diag_solve(ps__backend *be, ps__dtype dt, int right, int lower, int trans,
@@ -29,7 +28,7 @@ static ps_status diag_solve(ps__backend *be, ps__dtype dt, int right, int lower,
                             sizeof t.ld,  sizeof bb,    sizeof boff,  sizeof b.ld};
     const void *const values[] = {&right, &lower, &trans, &unit, &bs,   &count,
                                   &tb,    &toff,  &t.ld,  &bb,   &boff, &b.ld};
-    size_t local = 64, items = (size_t)count;
+    size_t local = PS_CL_TRSM_BLOCK, items = (size_t)count;
     return ps_cl_launch(be, k, "ps_trsm_diag", 12, sizes, values, 1, &items, &local);
 }
 
@@ -40,10 +39,10 @@ static ps_status trsv_blocked(ps__backend *be, ps__dtype dt, int lower, int tran
     cl_kernel k;
     PS__TRY(ps_cl_kernel(be, PS_CL_BLAS, dt, "ps_trsv_diag", &k));
     ps__scalar minus_one = ps__scalar_of(dt, -1.0), one = ps__scalar_of(dt, 1.0);
-    int nblocks = (na + PS_CL_TRSV_BLOCK - 1) / PS_CL_TRSV_BLOCK;
+    int nblocks = (na + PS_CL_TRSM_BLOCK - 1) / PS_CL_TRSM_BLOCK;
     for (int s = 0; s < nblocks; s++) {
-        int blk = lower ? s : nblocks - 1 - s, k0 = blk * PS_CL_TRSV_BLOCK;
-        int kb = na - k0 < PS_CL_TRSV_BLOCK ? na - k0 : PS_CL_TRSV_BLOCK;
+        int blk = lower ? s : nblocks - 1 - s, k0 = blk * PS_CL_TRSM_BLOCK;
+        int kb = na - k0 < PS_CL_TRSM_BLOCK ? na - k0 : PS_CL_TRSM_BLOCK;
         ps__mat t = ps__mat_at(a, k0, k0);
         ps__vec xk = ps__vec_at(x, (size_t)k0);
         cl_mem tb = (cl_mem)t.buf, xb = (cl_mem)xk.buf;

@@ -39,65 +39,92 @@ ps_iamax(int n, __global const real *x, ulong off, int inc, __global int *result
     ((trans) ? (t)[(ulong)(k) + (ulong)(i) * (ulong)(ldt)]                                         \
              : (t)[(ulong)(i) + (ulong)(k) * (ulong)(ldt)])
 
+/* Diagonal blocks of the blocked trsm (backend_opencl/cl_trsm.c) are at most PS_TRSM_BLOCK. */
+#define PS_TRSM_BLOCK 64 /* PS_CL_TRSM_BLOCK in cl_trsm.c */
+
 /*
- * The diagonal-block solve of the blocked trsm: op(T) X = B (left) or X op(T) = B (right) for a
- * bs x bs triangular block T, in place in B, by plain substitution in the working precision
- * (backward stable, unlike solves through inverted diagonal blocks). lower: op(T) is lower
- * triangular. One work-item per column of B (left) or per row of B (right); count of them.
+ * Every diagonal-block solve as a forward substitution on a lower triangle: the block's system
+ * M x = b, M = op(T) (left) or op(T)^T (right: x op(T) = b), becomes L y = c with L[i * B + k]
+ * (B = PS_TRSM_BLOCK) in local memory, the unknowns reversed when M is upper triangular, and
+ * rows past bs of the identity (so a padded y stays 0). Unit diagonals are stored as 1, so the
+ * substitution always divides, as LAPACK's trsm does. All work-items of the group take part.
  */
-__kernel void ps_trsm_diag(int right, int lower, int trans, int unit, int bs, int count,
-                           __global const real *t, ulong t_off, int ldt, __global real *b,
-                           ulong b_off, int ldb) {
-    int w = get_global_id(0);
-    if (w >= count) return;
-    t += t_off;
-    /* x(i) is element i of the column (left) or row (right) this work-item solves */
-    __global real *x = right ? b + b_off + (ulong)w : b + b_off + (ulong)w * (ulong)ldb;
-    ulong step = right ? (ulong)ldb : 1;
-    /* left: x = op(T)^-1 x; right: x = x op(T)^-1, i.e. op(T)^T x' = x', whose triangle is the
-     * other one: forward when op(T) is lower (left) or upper (right). */
-    int forward = right ? !lower : lower;
-    for (int s = 0; s < bs; s++) {
-        int i = forward ? s : bs - 1 - s;
-        real sum = x[(ulong)i * step];
-        if (forward)
-            for (int k = 0; k < i; k++)
-                sum -= (right ? PS_OPT(t, ldt, trans, k, i) : PS_OPT(t, ldt, trans, i, k)) *
-                       x[(ulong)k * step];
-        else
-            for (int k = i + 1; k < bs; k++)
-                sum -= (right ? PS_OPT(t, ldt, trans, k, i) : PS_OPT(t, ldt, trans, i, k)) *
-                       x[(ulong)k * step];
-        x[(ulong)i * step] = unit ? sum : sum / PS_OPT(t, ldt, trans, i, i);
+static void forward_lower_block(__local real *L, int upper, int mtrans, int unit, int bs,
+                                __global const real *t, int ldt, int lid, int items) {
+    for (int e = lid; e < PS_TRSM_BLOCK * PS_TRSM_BLOCK; e += items) {
+        int i = e % PS_TRSM_BLOCK, k = e / PS_TRSM_BLOCK; /* i fastest: coalesced reads of T */
+        real v = i == k ? 1 : 0;
+        if (i < bs && k <= i && !(unit && i == k)) {
+            int si = upper ? bs - 1 - i : i, sk = upper ? bs - 1 - k : k;
+            v = PS_OPT(t, ldt, mtrans, si, sk);
+        }
+        L[i * PS_TRSM_BLOCK + k] = v;
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 /*
- * The diagonal-block solve of the blocked trsm for a single vector (backend_opencl/cl_trsm.c):
- * op(T) x = x for a bs x bs block (bs <= PS_TRSV_BLOCK), by one work-group of PS_STEP_WG
- * work-items holding x in local memory, column by column: the owner of x(i) divides it, then
- * every work-item subtracts op(T)(r, i) x(i) from its own later rows r. lower: op(T) is lower
- * triangular (solved forward). Substitution in the working precision, as ps_trsm_diag.
+ * The diagonal-block solve of the blocked trsm: op(T) X = B (left) or X op(T) = B (right) for a
+ * bs x bs triangular block T (bs <= PS_TRSM_BLOCK), in place in B, by substitution in the
+ * working precision (backward stable, unlike solves through inverted diagonal blocks). lower:
+ * op(T) is lower triangular. One work-item per column of B (left) or per row (right), count of
+ * them, in groups of PS_TRSM_BLOCK sharing the triangle in local memory; each holds its vector
+ * in registers (loaded all at once: one round trip, not one per element).
  */
-#define PS_TRSV_BLOCK 128 /* PS_CL_TRSV_BLOCK in cl_trsm.c */
+__kernel __attribute__((reqd_work_group_size(PS_TRSM_BLOCK, 1, 1))) void
+ps_trsm_diag(int right, int lower, int trans, int unit, int bs, int count, __global const real *t,
+             ulong t_off, int ldt, __global real *b, ulong b_off, int ldb) {
+    __local real L[PS_TRSM_BLOCK * PS_TRSM_BLOCK];
+    int w = get_global_id(0), lid = get_local_id(0);
+    /* M = op(T) or op(T)^T; it is upper when op(T) is upper (left) or lower (right) */
+    int upper = right ? lower : !lower;
+    forward_lower_block(L, upper, right ? !trans : trans, unit, bs, t + t_off, ldt, lid,
+                        PS_TRSM_BLOCK);
+    /* work-items past count load a valid vector and store nothing */
+    int wc = min(w, count - 1);
+    __global real *x0 = right ? b + b_off + (ulong)wc : b + b_off + (ulong)wc * (ulong)ldb;
+    ulong step = right ? (ulong)ldb : 1;
+    real y[PS_TRSM_BLOCK];
+#pragma unroll
+    for (int i = 0; i < PS_TRSM_BLOCK; i++)
+        y[i] = i < bs ? x0[(ulong)(upper ? bs - 1 - i : i) * step] : 0;
+#pragma unroll
+    for (int i = 0; i < PS_TRSM_BLOCK; i++) {
+        real sum = y[i];
+#pragma unroll
+        for (int k = 0; k < i; k++) sum -= L[i * PS_TRSM_BLOCK + k] * y[k];
+        y[i] = sum / L[i * PS_TRSM_BLOCK + i];
+    }
+    if (w < count)
+#pragma unroll
+        for (int i = 0; i < PS_TRSM_BLOCK; i++)
+            if (i < bs) x0[(ulong)(upper ? bs - 1 - i : i) * step] = y[i];
+}
+
+/*
+ * The diagonal-block solve for a single vector: op(T) x = x for a bs x bs block (bs <=
+ * PS_TRSM_BLOCK) by one work-group of PS_STEP_WG work-items, the triangle and x in local memory,
+ * column by column: the owner of y(i) divides it, then every work-item subtracts L(r, i) y(i)
+ * from its own later rows r. lower: op(T) is lower triangular.
+ */
 __kernel __attribute__((reqd_work_group_size(PS_STEP_WG, 1, 1))) void
 ps_trsv_diag(int lower, int trans, int unit, int bs, __global const real *t, ulong t_off, int ldt,
              __global real *x, ulong x_off, int incx) {
-    __local real xl[PS_TRSV_BLOCK];
+    __local real L[PS_TRSM_BLOCK * PS_TRSM_BLOCK];
+    __local real y[PS_TRSM_BLOCK];
     int lid = get_local_id(0);
-    t += t_off;
     x += x_off;
-    for (int r = lid; r < bs; r += PS_STEP_WG) xl[r] = x[(long)r * incx];
-    for (int s = 0; s < bs; s++) {
-        int i = lower ? s : bs - 1 - s;
-        if (!unit && lid == i % PS_STEP_WG) xl[i] /= PS_OPT(t, ldt, trans, i, i);
+    forward_lower_block(L, !lower, trans, unit, bs, t + t_off, ldt, lid, PS_STEP_WG);
+    for (int r = lid; r < bs; r += PS_STEP_WG) y[r] = x[(long)(lower ? r : bs - 1 - r) * incx];
+    for (int i = 0; i < bs; i++) {
+        if (lid == i % PS_STEP_WG) y[i] /= L[i * PS_TRSM_BLOCK + i];
         barrier(CLK_LOCAL_MEM_FENCE);
-        real xi = xl[i];
-        for (int r = lid; r < bs; r += PS_STEP_WG)
-            if (lower ? r > i : r < i) xl[r] -= PS_OPT(t, ldt, trans, r, i) * xi;
+        real yi = y[i];
+        for (int r = lid; r < bs; r += PS_STEP_WG) /* fixed owners: y(r) is lid r's alone */
+            if (r > i) y[r] -= L[r * PS_TRSM_BLOCK + i] * yi;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int r = lid; r < bs; r += PS_STEP_WG) x[(long)r * incx] = xl[r];
+    for (int r = lid; r < bs; r += PS_STEP_WG) x[(long)(lower ? r : bs - 1 - r) * incx] = y[r];
 }
 
 /* y = alpha x + beta y (the iterative solvers' direction updates); one work-item per element. */

@@ -7,7 +7,12 @@ kind, each stream's idle time inside it, and the time any stream was busy.
 
 --segment picks among the stretches of more than --min records (default: the last, which in a
 portsolve-bench run is the last timed repetition of the last method); --list N prints its first
-N records in time order (stream, start and length in us, blocks, kind)."""
+N records in time order (stream, start and length in us, blocks, kind).
+
+--in-order (for the OpenCL backend's PORTSOLVE_CL_PROFILE files, one in-order queue whose CLBlast
+calls report only their last kernel) also charges each record the time from the previous
+record's end to its own end: what the call cost the queue, its other kernels and any wait for
+the host included."""
 import argparse
 import collections
 import csv
@@ -32,6 +37,7 @@ def main():
     ap.add_argument("--gap", type=float, default=2.0, help="ms without work that ends a stretch")
     ap.add_argument("--min", type=int, default=200, help="records a stretch needs to count")
     ap.add_argument("--list", type=int, default=0)
+    ap.add_argument("--in-order", action="store_true")
     args = ap.parse_args()
 
     recs = []
@@ -67,6 +73,14 @@ def main():
     print(f"{'stream':>6} {'kind':<28} {'calls':>6} {'ms':>8} {'avg us':>8}")
     for key, ns in total.most_common():
         print(f"{key[0]:>6} {key[1]:<28} {count[key]:>6} {ns / 1e6:>8.2f} {ns / count[key] / 1e3:>8.1f}")
+    if args.in_order:
+        charged, last = collections.Counter(), t0
+        for start, stop, _, _, name in seg:
+            charged[kind_of(name)] += stop - last
+            last = stop
+        print(f"in order, from the previous end: {'kind':<28} {'ms':>8}")
+        for kind, ns in charged.most_common():
+            print(f"{'':>32} {kind:<28} {ns / 1e6:>8.2f}")
     for stream in sorted(busy):
         idle, last = 0, t0
         for start, stop, s, _, _ in seg:
