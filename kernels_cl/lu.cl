@@ -3,25 +3,6 @@
  * work-group size of the panel kernel. Offsets are in elements; pivots are 0-based int32.
  */
 
-/* LAPACK laswp: one work-item per column applies all interchanges of that column in order
- * (forward, or reversed when forward is 0). Row k is swapped with row ipiv[k - k1]. */
-__kernel void ps_laswp(int ncols, __global real *a, ulong off, int lda, int k1, int k2,
-                       __global const int *ipiv, ulong ipiv_off, int forward) {
-    int j = get_global_id(0);
-    if (j >= ncols) return;
-    __global real *col = a + off + (ulong)j * (ulong)lda;
-    __global const int *piv = ipiv + ipiv_off;
-    for (int t = 0; t < k2 - k1; t++) {
-        int k = forward ? k1 + t : k2 - 1 - t;
-        int p = piv[k - k1];
-        if (p != k) {
-            real tmp = col[k];
-            col[k] = col[p];
-            col[p] = tmp;
-        }
-    }
-}
-
 /*
  * Unblocked LU with partial pivoting of an m x n panel (m >= n, n small) by ONE work-group
  * of PS_WG work-items (1 on CPU devices), so the whole panel is factored on the device in one
@@ -97,5 +78,102 @@ ps_getrf_panel(int m, int n, __global real *a, ulong off, int lda, __global int 
             }
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
+    }
+}
+
+/*
+ * LAPACK laswp for getrf's pivots (row k1 + t swapped with row q_t >= k1 + t, count <=
+ * PS_PERM_CHUNK of them) as the permutation they amount to, in PS_STEP_WG work-items per
+ * work-group, each work-group moving the rows of its own columns (backend_cuda/cuda_laswp.cu does
+ * the same; its comment derives the permutation). ps_laswp applies the swaps one after the other, a
+ * work-item per column: one dependent round trip per interchange. Here the work-group computes
+ * where each affected row's content comes from (in local memory, pointer jumping), then moves a few
+ * columns at a time: every load into local memory, a barrier, every store. A pivot list with
+ * some q_t < k1 + t (WZ's) falls back to the swaps in order. forward 0 applies the inverse.
+ */
+#define PS_PERM_CHUNK 256 /* PS_CL_PERM_CHUNK in backend_opencl/cl_kernels.c */
+#define PS_PERM_BATCH 4   /* columns moved per pass (local memory: 26 KB in double) */
+__kernel __attribute__((reqd_work_group_size(PS_STEP_WG, 1, 1))) void
+ps_laswp_perm(int ncols, int per_group, __global real *a, ulong off, int lda, int k1, int count,
+              __global const int *ipiv, ulong ipiv_off, int forward) {
+    __local int q[PS_PERM_CHUNK], last_write[PS_PERM_CHUNK];
+    __local int next[2][PS_PERM_CHUNK], root[2][PS_PERM_CHUNK];
+    __local int dst[2 * PS_PERM_CHUNK], src[2 * PS_PERM_CHUNK];
+    __local real staged[2 * PS_PERM_CHUNK * PS_PERM_BATCH];
+    __local int moves, sequential;
+    const int lid = get_local_id(0), k2 = k1 + count;
+    const int c0 = get_group_id(0) * per_group, c1 = min(ncols, c0 + per_group);
+    __global real *base = a + off;
+    if (lid == 0) moves = sequential = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int t = lid; t < count; t += PS_STEP_WG) {
+        q[t] = ipiv[ipiv_off + t];
+        if (q[t] < k1 + t) sequential = 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (sequential) {
+        for (int c = c0 + lid; c < c1; c += PS_STEP_WG) {
+            __global real *col = base + (size_t)c * lda;
+            for (int u = 0; u < count; u++) {
+                int s = forward ? u : count - 1 - u, k = k1 + s, p = q[s];
+                if (p != k) {
+                    real tmp = col[k];
+                    col[k] = col[p];
+                    col[p] = tmp;
+                }
+            }
+        }
+        return;
+    }
+    /* L(t) and M(t): the latest earlier steps that chose row k1 + t, and row q_t */
+    for (int t = lid; t < count; t += PS_STEP_WG) {
+        int position = k1 + t, l = -1, m = -1;
+        for (int s = t - 1; s >= 0 && (l < 0 || m < 0); s--) {
+            if (l < 0 && q[s] == position) l = s;
+            if (m < 0 && q[s] == q[t]) m = s;
+        }
+        next[0][t] = l;
+        root[0][t] = position;
+        last_write[t] = m;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int cur = 0; /* root[t] becomes g(t): double-buffered so any work-group size works */
+    for (int round = 0; (1 << round) < PS_PERM_CHUNK; round++) {
+        for (int t = lid; t < count; t += PS_STEP_WG) {
+            int nx = next[cur][t];
+            root[cur ^ 1][t] = nx >= 0 ? root[cur][nx] : root[cur][t];
+            next[cur ^ 1][t] = nx >= 0 ? next[cur][nx] : -1;
+        }
+        cur ^= 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int t = lid; t < count; t += PS_STEP_WG) {
+        int position = k1 + t, from = last_write[t] >= 0 ? root[cur][last_write[t]] : q[t];
+        if (from != position) {
+            int e = atomic_inc(&moves);
+            dst[e] = position;
+            src[e] = from;
+        }
+        if (q[t] >= k2) { /* a row below the positions: its final content, from its last chooser */
+            int last = 1;
+            for (int u = t + 1; u < count && last; u++) last = q[u] != q[t];
+            if (last && root[cur][t] != q[t]) {
+                int e = atomic_inc(&moves);
+                dst[e] = q[t];
+                src[e] = root[cur][t];
+            }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int total = moves;
+    __local const int *to = forward ? dst : src, *from = forward ? src : dst;
+    for (int c = c0; c < c1; c += PS_PERM_BATCH) {
+        int width = min(PS_PERM_BATCH, c1 - c);
+        for (int e = lid; e < total * width; e += PS_STEP_WG)
+            staged[e] = base[from[e % total] + (size_t)(c + e / total) * lda];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int e = lid; e < total * width; e += PS_STEP_WG)
+            base[to[e % total] + (size_t)(c + e / total) * lda] = staged[e];
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
