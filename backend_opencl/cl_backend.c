@@ -113,7 +113,7 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     st->iter_work = clCreateBuffer(st->context, CL_MEM_READ_WRITE,
                                    sizeof(double) * (4 + 2 * PS_CL_CG_GROUPS), NULL, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (cg_step work)");
-    return ps_cl_lanes_open(be, st);
+    return PS_SUCCESS;
 }
 
 static void release_state(ps_cl_state *st) {
@@ -124,9 +124,7 @@ static void release_state(ps_cl_state *st) {
     ps_cl_release_programs(st);
     if (st->scratch) clReleaseMemObject(st->scratch);
     if (st->iter_work) clReleaseMemObject(st->iter_work);
-    for (int l = 0; l < 2; l++)
-        if (st->gemm_temp[l]) clReleaseMemObject(st->gemm_temp[l]);
-    ps_cl_lanes_release(st);
+    if (st->gemm_temp) clReleaseMemObject(st->gemm_temp);
     if (st->step_cand) clReleaseMemObject(st->step_cand);
     if (st->step_cand_row) clReleaseMemObject(st->step_cand_row);
     if (!st->borrowed) {
@@ -204,24 +202,20 @@ static ps_status cl_open_borrowed(ps__backend *be, void *native_context, void *n
 
 static void cl_close(ps__backend *be) {
     ps_cl_state *st = ps_cl(be);
-    if (st && st->lane_queue[1]) clFinish(st->lane_queue[1]);
-    if (st && st->lane_queue[0]) clFinish(st->lane_queue[0]);
+    if (st && st->queue) clFinish(st->queue);
     release_state(st);
     be->impl = NULL;
 }
 
 static ps_status cl_sync(ps__backend *be) {
     ps_cl_state *st = ps_cl(be);
-    PS__TRY(ps_cl_lanes_finish(be));
-    PS_CL_TRY(be, clFinish(st->lane_queue[0]), "clFinish");
+    PS_CL_TRY(be, clFinish(st->queue), "clFinish");
     ps_cl_profile_flush(st);
-    /* nothing uses the GEMM workspaces now: give them back (one can be as large as the largest
-     * product's operands) rather than hold them between the caller's calls */
-    for (int l = 0; l < 2; l++) {
-        if (st->gemm_temp[l]) clReleaseMemObject(st->gemm_temp[l]);
-        st->gemm_temp[l] = NULL;
-        st->gemm_temp_bytes[l] = 0;
-    }
+    /* nothing uses the GEMM workspace now: give it back (it can be as large as the largest
+     * product's operands) rather than hold it between the caller's calls */
+    if (st->gemm_temp) clReleaseMemObject(st->gemm_temp);
+    st->gemm_temp = NULL;
+    st->gemm_temp_bytes = 0;
     return PS_SUCCESS;
 }
 
@@ -306,9 +300,6 @@ static const ps__backend_ops cl_ops = {
     .open = cl_open,
     .close = cl_close,
     .sync = cl_sync,
-    .lanes = ps_cl_lanes,
-    .use_lane = ps_cl_use_lane,
-    .lane_wait = ps_cl_lane_wait,
     .queue = cl_queue,
     .alloc = cl_alloc,
     .free = cl_free,

@@ -180,46 +180,22 @@ static cl_mem gemm_workspace(ps__backend *be, ps__dtype dt, ps__trans ta, ps__tr
                          : CLBlastSGemmTempBufferSize(COL, tr(ta), tr(tb), m, n, k, a.off, a.ld,
                                                       b.off, b.ld, c.off, c.ld, Q(be), &bytes);
     if (code != CLBlastSuccess || bytes == 0) return NULL;
-    int l = st->lane;
-    if (bytes > st->gemm_temp_bytes[l]) {
+    if (bytes > st->gemm_temp_bytes) {
         cl_int err;
         cl_mem grown = clCreateBuffer(st->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
         if (err != CL_SUCCESS) return NULL;
-        if (st->gemm_temp[l]) clReleaseMemObject(st->gemm_temp[l]);
-        st->gemm_temp[l] = grown;
-        st->gemm_temp_bytes[l] = bytes;
+        if (st->gemm_temp) clReleaseMemObject(st->gemm_temp);
+        st->gemm_temp = grown;
+        st->gemm_temp_bytes = bytes;
     }
-    return st->gemm_temp[l];
+    return st->gemm_temp;
 }
-
-static ps_status gemm_one(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
-                          int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
-                          const ps__scalar *beta, ps__mat c);
 
 ps_status ps_cl_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n, int k,
                      const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
                      ps__mat c) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     if (k <= 0) return scale_matrix(be, dt, m, n, beta, c, 0, PS__UPPER);
-    ps_cl_state *st = ps_cl(be);
-    int chunk = st->gemm_chunk;
-    if (st->nlanes > 1 && st->lane == 0 && chunk > 0 && n >= 2 * chunk) {
-        /* Lane 0's large products in column slices, each its own launch: between two, the
-         * device can start lane 1's kernels, which otherwise wait behind every work-group of
-         * one big product (NVIDIA's OpenCL offers no queue priorities). */
-        for (int c0 = 0; c0 < n; c0 += chunk) {
-            int w = n - c0 < chunk ? n - c0 : chunk;
-            ps__mat bc = tb == PS__NOTRANS ? ps__mat_at(b, 0, c0) : ps__mat_at(b, c0, 0);
-            PS__TRY(gemm_one(be, dt, ta, tb, m, w, k, alpha, a, bc, beta, ps__mat_at(c, 0, c0)));
-        }
-        return PS_SUCCESS;
-    }
-    return gemm_one(be, dt, ta, tb, m, n, k, alpha, a, b, beta, c);
-}
-
-static ps_status gemm_one(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
-                          int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
-                          const ps__scalar *beta, ps__mat c) {
     PS__TRY(clear_if_beta_zero(be, dt, beta, m, n, c));
     /* without a workspace of ours (NULL), CLBlast makes its own */
     cl_mem temp = gemm_workspace(be, dt, ta, tb, m, n, k, a, b, c);

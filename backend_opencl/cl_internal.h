@@ -54,14 +54,11 @@ typedef struct ps_cl_state {
     cl_device_id device;
     cl_context context;
     cl_command_queue queue;
-    int borrowed;        /* context and queue belong to the caller: never released */
-    cl_mem scratch;      /* 64 bytes for dot/nrm2/iamax results */
-    cl_mem iter_work;    /* cg_step's scalars and partial sums (cl_iter.c) */
-    cl_mem gemm_temp[2]; /* CLBlast's GEMM workspace per lane, kept across calls (cl_blas.c) */
-    size_t gemm_temp_bytes[2];
-    cl_command_queue lane_queue[2]; /* look-ahead lanes (cl_lanes.c); queue is the current one */
-    int nlanes, lane;
-    int gemm_chunk;       /* columns per slice of lane 0's products while there are two lanes */
+    int borrowed;     /* context and queue belong to the caller: never released */
+    cl_mem scratch;   /* 64 bytes for dot/nrm2/iamax results */
+    cl_mem iter_work; /* cg_step's scalars and partial sums (cl_iter.c) */
+    cl_mem gemm_temp; /* CLBlast's GEMM workspace, kept across calls (cl_blas.c) */
+    size_t gemm_temp_bytes;
     int panel_wg;         /* work-group size of the panel kernel (a power of two) */
     int step_wg;          /* work-group size of the column-step leaf (a power of two) */
     int step_rows;        /* leaves of at least this many rows take the column steps (0: none) */
@@ -136,15 +133,6 @@ ps_status ps_cl_scale2d(ps__backend *be, ps__dtype dt, int rows, int cols, const
 ps_status ps_cl_select_device(ps__backend *be, const char *spec, cl_platform_id *platform,
                               cl_device_id *device);
 void ps_cl_list_devices(char *buf, size_t size);
-
-/* Look-ahead lanes (cl_lanes.c): set up after the queue, released before it; finish waits for
- * lane 1. */
-ps_status ps_cl_lanes_open(ps__backend *be, ps_cl_state *st);
-void ps_cl_lanes_release(ps_cl_state *st);
-ps_status ps_cl_lanes_finish(ps__backend *be);
-int ps_cl_lanes(ps__backend *be);
-ps_status ps_cl_use_lane(ps__backend *be, int lane);
-ps_status ps_cl_lane_wait(ps__backend *be, int waiter, int signaller);
 
 /* Table entries implemented in other files. */
 ps_status ps_cl_getrf_steps(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
