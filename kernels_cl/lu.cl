@@ -93,6 +93,7 @@ ps_getrf_panel(int m, int n, __global real *a, ulong off, int lda, __global int 
  */
 #define PS_PERM_CHUNK 256 /* PS_CL_PERM_CHUNK in backend_opencl/cl_kernels.c */
 #define PS_PERM_BATCH 4   /* columns moved per pass (local memory: 26 KB in double) */
+#define PS_PERM_LOADS 8   /* rows a work-item loads at once */
 __kernel __attribute__((reqd_work_group_size(PS_STEP_WG, 1, 1))) void
 ps_laswp_perm(int ncols, int per_group, __global real *a, ulong off, int lda, int k1, int count,
               __global const int *ipiv, ulong ipiv_off, int forward) {
@@ -169,8 +170,20 @@ ps_laswp_perm(int ncols, int per_group, __global real *a, ulong off, int lda, in
     __local const int *to = forward ? dst : src, *from = forward ? src : dst;
     for (int c = c0; c < c1; c += PS_PERM_BATCH) {
         int width = min(PS_PERM_BATCH, c1 - c);
-        for (int e = lid; e < total * width; e += PS_STEP_WG)
-            staged[e] = base[from[e % total] + (size_t)(c + e / total) * lda];
+        /* several loads before their local stores, as in forward_lower_block (blas.cl) */
+        for (int e0 = lid; e0 < total * width; e0 += PS_STEP_WG * PS_PERM_LOADS) {
+            real v[PS_PERM_LOADS];
+#pragma unroll
+            for (int u = 0; u < PS_PERM_LOADS; u++) {
+                int e = e0 + u * PS_STEP_WG;
+                if (e < total * width) v[u] = base[from[e % total] + (size_t)(c + e / total) * lda];
+            }
+#pragma unroll
+            for (int u = 0; u < PS_PERM_LOADS; u++) {
+                int e = e0 + u * PS_STEP_WG;
+                if (e < total * width) staged[e] = v[u];
+            }
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int e = lid; e < total * width; e += PS_STEP_WG)
             base[to[e % total] + (size_t)(c + e / total) * lda] = staged[e];

@@ -23,7 +23,7 @@
  * sets info and still updates with it. Row swaps cover the leaf's n columns.
  */
 #define PS_STEP_MAX_N 64 /* PS_CL_STEP_MAX_N in backend_opencl/cl_internal.h */
-#define PS_STEP_BATCH 16 /* elements of a row loaded before any is stored */
+#define PS_STEP_BATCH 32 /* elements of a row loaded before any is stored */
 
 /* The better of two pivot candidates: larger magnitude, then the lower row (first maximum). */
 static int better(real v, int i, real v_best, int i_best) {
