@@ -8,7 +8,7 @@
  * level. Blocks of 64 keep almost all flops in GEMM.
  *
  * A single right-hand side (getrs with one vector, the refinement and GMRES-IR solves) goes
- * through blocks solved by one work-group (ps_trsv_diag) and CLBlast gemv between them:
+ * through the same diagonal kernel, one work-item, and CLBlast gemv between the blocks:
  * the blocked path above gave that vector to one work-item per diagonal block and a GEMM with
  * one column per block, which took about 0.1 s for LU's two solves at n = 16384 on the H100.
  */
@@ -36,24 +36,20 @@ static ps_status diag_solve(ps__backend *be, ps__dtype dt, int right, int lower,
  * is lower triangular, trans whether op(A) = A^T. */
 static ps_status trsv_blocked(ps__backend *be, ps__dtype dt, int lower, int trans, int unit, int na,
                               ps__mat a, ps__vec x) {
-    cl_kernel k;
-    PS__TRY(ps_cl_kernel(be, PS_CL_BLAS, dt, "ps_trsv_diag", &k));
     ps__scalar minus_one = ps__scalar_of(dt, -1.0), one = ps__scalar_of(dt, 1.0);
     int nblocks = (na + PS_CL_TRSM_BLOCK - 1) / PS_CL_TRSM_BLOCK;
     for (int s = 0; s < nblocks; s++) {
         int blk = lower ? s : nblocks - 1 - s, k0 = blk * PS_CL_TRSM_BLOCK;
         int kb = na - k0 < PS_CL_TRSM_BLOCK ? na - k0 : PS_CL_TRSM_BLOCK;
-        ps__mat t = ps__mat_at(a, k0, k0);
         ps__vec xk = ps__vec_at(x, (size_t)k0);
-        cl_mem tb = (cl_mem)t.buf, xb = (cl_mem)xk.buf;
-        cl_ulong toff = t.off, xoff = xk.off;
-        const size_t sizes[] = {sizeof lower, sizeof trans, sizeof unit, sizeof kb,
-                                sizeof tb,    sizeof toff,  sizeof t.ld, sizeof xb,
-                                sizeof xoff,  sizeof xk.inc};
-        const void *const values[] = {&lower, &trans, &unit, &kb,   &tb,
-                                      &toff,  &t.ld,  &xb,   &xoff, &xk.inc};
-        size_t local = (size_t)ps_cl(be)->step_wg; /* one work-group */
-        PS__TRY(ps_cl_launch(be, k, "ps_trsv_diag", 10, sizes, values, 1, &local, &local));
+        /* the block's vector as the one column of a left solve (stride 1) or the one row of a
+         * right solve with the triangle transposed (any stride) */
+        if (xk.inc == 1)
+            PS__TRY(diag_solve(be, dt, 0, lower, trans, unit, kb, 1, ps__mat_at(a, k0, k0),
+                               (ps__mat){xk.buf, xk.off, kb}));
+        else
+            PS__TRY(diag_solve(be, dt, 1, !lower, !trans, unit, kb, 1, ps__mat_at(a, k0, k0),
+                               (ps__mat){xk.buf, xk.off, xk.inc}));
         /* the elements still to solve: after the block (forward) or before it (backward) */
         int r0 = lower ? k0 + kb : 0, rn = lower ? na - k0 - kb : k0;
         if (rn <= 0) continue;
