@@ -47,8 +47,9 @@ ps_iamax(int n, __global const real *x, ulong off, int inc, __global int *result
  * Every diagonal-block solve as a forward substitution on a lower triangle: the block's system
  * M x = b, M = op(T) (left) or op(T)^T (right: x op(T) = b), becomes L y = c with L[i * B + k]
  * (B = PS_TRSM_BLOCK) in local memory, the unknowns reversed when M is upper triangular, and
- * rows past bs of the identity (so a padded y stays 0). Unit diagonals are stored as 1, so the
- * substitution always divides, as LAPACK's trsm does. All work-items of the group take part.
+ * rows past bs of the identity (so a padded y stays 0). The diagonal holds reciprocals (1 for
+ * unit diagonals): a division on the substitution's critical path, once per unknown, cost more
+ * than the multiply-adds beside it. All work-items of the group take part.
  */
 static void forward_lower_block(__local real *L, int upper, int mtrans, int unit, int bs,
                                 __global const real *t, int ldt, int lid, int items) {
@@ -65,6 +66,7 @@ static void forward_lower_block(__local real *L, int upper, int mtrans, int unit
             if (e < PS_TRSM_BLOCK * PS_TRSM_BLOCK && i < bs && k <= i && !(unit && i == k)) {
                 int si = upper ? bs - 1 - i : i, sk = upper ? bs - 1 - k : k;
                 v[u] = PS_OPT(t, ldt, mtrans, si, sk);
+                if (i == k) v[u] = 1 / v[u];
             }
         }
 #pragma unroll
@@ -107,7 +109,7 @@ ps_trsm_diag(int right, int lower, int trans, int unit, int bs, int count, __glo
          * multiply-add, and took 30 us per block on the H100) */
 #pragma unroll
     for (int k = 0; k < PS_TRSM_BLOCK; k++) {
-        y[k] /= L[k * PS_TRSM_BLOCK + k];
+        y[k] *= L[k * PS_TRSM_BLOCK + k];
 #pragma unroll
         for (int i = k + 1; i < PS_TRSM_BLOCK; i++) y[i] -= L[i * PS_TRSM_BLOCK + k] * y[k];
     }
