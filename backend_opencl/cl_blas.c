@@ -16,9 +16,6 @@ static CLBlastTranspose tr(ps__trans t) {
 static CLBlastTriangle tri(ps__uplo u) {
     return u == PS__LOWER ? CLBlastTriangleLower : CLBlastTriangleUpper;
 }
-static CLBlastDiagonal dg(ps__diag d) {
-    return d == PS__UNIT ? CLBlastDiagonalUnit : CLBlastDiagonalNonUnit;
-}
 static const CLBlastLayout COL = CLBlastLayoutColMajor;
 
 static ps_status check(ps__backend *be, CLBlastStatusCode code, const char *what) {
@@ -141,17 +138,6 @@ ps_status ps_cl_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scala
                                   : CLBlastSger(COL, m, n, alpha->s, MEM(x), x.off, x.inc, MEM(y),
                                                 y.off, y.inc, MEM(a), a.off, a.ld, Q(be), EV(be)),
                  "CLBlast ger");
-}
-
-ps_status ps_cl_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, ps__diag diag,
-                     int n, ps__mat a, ps__vec x) {
-    if (n <= 0) return PS_SUCCESS;
-    return check(be,
-                 dt == PS__DOUBLE ? CLBlastDtrsv(COL, tri(uplo), tr(trans), dg(diag), n, MEM(a),
-                                                 a.off, a.ld, MEM(x), x.off, x.inc, Q(be), EV(be))
-                                  : CLBlastStrsv(COL, tri(uplo), tr(trans), dg(diag), n, MEM(a),
-                                                 a.off, a.ld, MEM(x), x.off, x.inc, Q(be), EV(be)),
-                 "CLBlast trsv");
 }
 
 /*

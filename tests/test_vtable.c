@@ -326,10 +326,10 @@ static double tri_at(const tbuf *b, shape s, ps__uplo uplo, ps__diag diag, ps__t
 }
 
 static void test_trsv(ps__dtype dt) {
-    static const int orders[] = {0, 1, 2, 7, 40};
-    for (size_t t = 0; t < 5; t++)
-        for (int combo = 0; combo < 8; combo++) {
-            int n = orders[t], inc = 1 + combo % 2;
+    static const int orders[] = {0, 1, 2, 7, 40, 150}; /* 150: OpenCL's blocks of 64 */
+    for (size_t t = 0; t < 6; t++)
+        for (int combo = 0; combo < 16; combo++) {
+            int n = orders[t], inc = 1 + combo / 8;
             ps__uplo uplo = combo & 1 ? PS__LOWER : PS__UPPER;
             ps__trans tr = combo & 2 ? PS__TRANS : PS__NOTRANS;
             ps__diag diag = combo & 4 ? PS__UNIT : PS__NONUNIT;
