@@ -104,7 +104,6 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     st->step_wg = 1;
     while (gpu && st->step_wg * 2 <= STEP_WG_GPU && (size_t)st->step_wg * 2 <= max_wg)
         st->step_wg *= 2;
-    st->step_group_rows = gpu ? st->step_wg : 256;
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_ROWS", 0, 1 << 30,
                                  gpu ? STEP_ROWS_GPU : 512, &st->step_rows));
     cl_int err;

@@ -62,7 +62,6 @@ typedef struct ps_cl_state {
     int panel_wg;         /* work-group size of the panel kernel (a power of two) */
     int step_wg;          /* work-group size of the column-step leaf (a power of two) */
     int step_rows;        /* leaves of at least this many rows take the column steps (0: none) */
-    int step_group_rows;  /* rows per work-group the column-step leaf aims for */
     cl_mem step_cand;     /* its exchange buffer: candidates and diagonal rows, two sets */
     cl_mem step_cand_row; /* and the candidates' row indices */
     char device_key[512]; /* device name + driver version: part of the program cache key */

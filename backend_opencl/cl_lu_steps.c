@@ -19,7 +19,7 @@ static ps_status exchange_buffers(ps__backend *be) {
 }
 
 /* getrf_panel's contract (core/backend.h) for m >= n, n <= PS_CL_STEP_MAX_N: the rows in
- * contiguous chunks of about step_group_rows, one work-group each, and n + 1 launches on the
+ * contiguous chunks, one work-group each, and n + 1 launches on the
  * in-order queue (the first only publishes column 0's candidates). The exchange buffers are
  * the backend's: this relies on the queue running one leaf at a time, as the backend's single
  * lane does. */
@@ -34,7 +34,9 @@ ps_status ps_cl_getrf_steps(ps__backend *be, ps__dtype dt, int m, int n, ps__mat
     PS__TRY(exchange_buffers(be));
     cl_kernel k;
     PS__TRY(ps_cl_kernel(be, PS_CL_LU_STEPS, dt, "ps_getrf_step", &k));
-    long groups = ((long)m + st->step_group_rows - 1) / st->step_group_rows;
+    /* a row per work-item on GPUs; on CPU devices (one work-item per group) chunks of 256 */
+    long group_rows = st->step_wg > 1 ? st->step_wg : 256;
+    long groups = ((long)m + group_rows - 1) / group_rows;
     if (groups > PS_CL_STEP_GROUPS_MAX) groups = PS_CL_STEP_GROUPS_MAX;
     int chunk = (int)(((long)m + groups - 1) / groups);
     groups = ((long)m + chunk - 1) / chunk; /* no work-group without rows */

@@ -7,11 +7,9 @@
  * 5 gave a scaled residual of 39 (> 30) with it. Substitution keeps the residual at LAPACK's
  * level. Blocks of 64 keep almost all flops in GEMM.
  *
- * A single right-hand side (getrs with one vector, the refinement and GMRES-IR solves) goes
- * through the same diagonal kernel, one work-item, and CLBlast gemv between the blocks, and so
- * does the trsv entry (Gauss-Seidel's sweep), which CLBlast's trsv took 0.5 s for at n = 20000:
- * the blocked path above gave that vector to one work-item per diagonal block and a GEMM with
- * one column per block, which took about 0.1 s for LU's two solves at n = 16384 on the H100.
+ * A single right-hand side (getrs with one vector, the refinement and GMRES-IR solves, and the
+ * trsv entry, Gauss-Seidel's sweep, for which CLBlast's trsv took 0.5 s at n = 20000) takes
+ * CLBlast gemv between the blocks instead of a GEMM of one column or row.
  */
 #include "cl_internal.h"
 
@@ -33,36 +31,25 @@ static ps_status diag_solve(ps__backend *be, ps__dtype dt, int right, int lower,
     return ps_cl_launch(be, k, "ps_trsm_diag", 12, sizes, values, 1, &items, &local);
 }
 
-/* op(A) x = x for one vector x of na elements (stride inc) by blocks: lower says whether op(A)
- * is lower triangular, trans whether op(A) = A^T. */
-static ps_status trsv_blocked(ps__backend *be, ps__dtype dt, int lower, int trans, int unit, int na,
-                              ps__mat a, ps__vec x) {
+/* b(rest) -= op(ablk) x for the update between blocks: GEMM, or gemv for a single vector,
+ * where CLBlast's GEMM of one column or row is the slower call. vectors is the count of right-hand
+ * sides; left: rest (rn x vectors), x (kb x vectors); right: rest (vectors x rn), x (vectors x
+ * kb), op(ablk) then applied from the right. */
+static ps_status update(ps__backend *be, ps__dtype dt, int right, ps__trans trans, int rn, int kb,
+                        int vectors, ps__mat ablk, ps__mat x, ps__mat rest) {
     ps__scalar minus_one = ps__scalar_of(dt, -1.0), one = ps__scalar_of(dt, 1.0);
-    int nblocks = (na + PS_CL_TRSM_BLOCK - 1) / PS_CL_TRSM_BLOCK;
-    for (int s = 0; s < nblocks; s++) {
-        int blk = lower ? s : nblocks - 1 - s, k0 = blk * PS_CL_TRSM_BLOCK;
-        int kb = na - k0 < PS_CL_TRSM_BLOCK ? na - k0 : PS_CL_TRSM_BLOCK;
-        ps__vec xk = ps__vec_at(x, (size_t)k0);
-        /* the block's vector as the one column of a left solve (stride 1) or the one row of a
-         * right solve with the triangle transposed (any stride) */
-        if (xk.inc == 1)
-            PS__TRY(diag_solve(be, dt, 0, lower, trans, unit, kb, 1, ps__mat_at(a, k0, k0),
-                               (ps__mat){xk.buf, xk.off, kb}));
-        else
-            PS__TRY(diag_solve(be, dt, 1, !lower, !trans, unit, kb, 1, ps__mat_at(a, k0, k0),
-                               (ps__mat){xk.buf, xk.off, xk.inc}));
-        /* the elements still to solve: after the block (forward) or before it (backward) */
-        int r0 = lower ? k0 + kb : 0, rn = lower ? na - k0 - kb : k0;
-        if (rn <= 0) continue;
-        ps__vec rest = ps__vec_at(x, (size_t)r0);
-        if (trans) /* op(A)[r0.., k0..] = A[k0.., r0..]^T */
-            PS__TRY(ps_cl_gemv(be, dt, PS__TRANS, kb, rn, &minus_one, ps__mat_at(a, k0, r0), xk,
-                               &one, rest));
-        else
-            PS__TRY(ps_cl_gemv(be, dt, PS__NOTRANS, rn, kb, &minus_one, ps__mat_at(a, r0, k0), xk,
-                               &one, rest));
-    }
-    return PS_SUCCESS;
+    int tr = trans == PS__TRANS;
+    if (vectors == 1 && !right) /* rest -= op(ablk) x, both columns */
+        return ps_cl_gemv(be, dt, trans, tr ? kb : rn, tr ? rn : kb, &minus_one, ablk,
+                          (ps__vec){x.buf, x.off, 1}, &one, (ps__vec){rest.buf, rest.off, 1});
+    if (vectors == 1) /* rest^T -= op(ablk)^T x^T, both rows */
+        return ps_cl_gemv(be, dt, tr ? PS__NOTRANS : PS__TRANS, tr ? rn : kb, tr ? kb : rn,
+                          &minus_one, ablk, (ps__vec){x.buf, x.off, x.ld}, &one,
+                          (ps__vec){rest.buf, rest.off, rest.ld});
+    if (!right)
+        return ps_cl_gemm(be, dt, trans, PS__NOTRANS, rn, vectors, kb, &minus_one, ablk, x, &one,
+                          rest);
+    return ps_cl_gemm(be, dt, PS__NOTRANS, trans, vectors, rn, kb, &minus_one, x, ablk, &one, rest);
 }
 
 ps_status ps_cl_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
@@ -73,16 +60,9 @@ ps_status ps_cl_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo
     if (al != 1.0) PS__TRY(ps_cl_scale2d(be, dt, m, n, alpha, b));
     int right = side == PS__RIGHT, tr = trans == PS__TRANS, unit = diag == PS__UNIT;
     int lower = (uplo == PS__LOWER) != tr; /* op(A) is lower triangular */
-    /* One vector: a column of B on the left; on the right a row x, x op(A) = b being
-     * op(A)^T x^T = b^T, whose triangle is the other one. */
-    if (!right && n == 1)
-        return trsv_blocked(be, dt, lower, tr, unit, m, a, (ps__vec){b.buf, b.off, 1});
-    if (right && m == 1)
-        return trsv_blocked(be, dt, !lower, !tr, unit, n, a, (ps__vec){b.buf, b.off, b.ld});
     int na = right ? n : m, nblocks = (na + PS_CL_TRSM_BLOCK - 1) / PS_CL_TRSM_BLOCK;
     /* Left: op(A) lower solves forward. Right (X op(A) = B): op(A) upper solves forward. */
     int forward = right ? !lower : lower;
-    ps__scalar minus_one = ps__scalar_of(dt, -1.0), one = ps__scalar_of(dt, 1.0);
     for (int s = 0; s < nblocks; s++) {
         int blk = forward ? s : nblocks - 1 - s;
         int k0 = blk * PS_CL_TRSM_BLOCK;
@@ -96,8 +76,7 @@ ps_status ps_cl_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo
             if (rn <= 0) continue;
             /* op(A)[r0.., k0..] = A[r0.., k0..] or, transposed, A[k0.., r0..]^T */
             ps__mat ablk = tr ? ps__mat_at(a, k0, r0) : ps__mat_at(a, r0, k0);
-            PS__TRY(ps_cl_gemm(be, dt, trans, PS__NOTRANS, rn, n, kb, &minus_one, ablk, xk, &one,
-                               ps__mat_at(b, r0, 0)));
+            PS__TRY(update(be, dt, 0, trans, rn, kb, n, ablk, xk, ps__mat_at(b, r0, 0)));
         } else {
             ps__mat xk = ps__mat_at(b, 0, k0);
             PS__TRY(diag_solve(be, dt, 1, lower, tr, unit, kb, m, t, xk));
@@ -105,16 +84,20 @@ ps_status ps_cl_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo
             if (cn <= 0) continue;
             /* op(A)[k0.., c0..] = A[k0.., c0..] or, transposed, A[c0.., k0..]^T */
             ps__mat ablk = tr ? ps__mat_at(a, c0, k0) : ps__mat_at(a, k0, c0);
-            PS__TRY(ps_cl_gemm(be, dt, PS__NOTRANS, trans, m, cn, kb, &minus_one, xk, ablk, &one,
-                               ps__mat_at(b, 0, c0)));
+            PS__TRY(update(be, dt, 1, trans, cn, kb, m, ablk, xk, ps__mat_at(b, 0, c0)));
         }
     }
     return PS_SUCCESS;
 }
 
+/* One vector as the one column of a left solve (stride 1) or, any stride, the one row of a right
+ * solve with op(A) transposed: x op(A)^T = b is op(A) x^T = b^T. */
 ps_status ps_cl_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, ps__diag diag,
                      int n, ps__mat a, ps__vec x) {
-    if (n <= 0) return PS_SUCCESS;
-    int tr = trans == PS__TRANS;
-    return trsv_blocked(be, dt, (uplo == PS__LOWER) != tr, tr, diag == PS__UNIT, n, a, x);
+    ps__scalar one = ps__scalar_of(dt, 1.0);
+    if (x.inc == 1)
+        return ps_cl_trsm(be, dt, PS__LEFT, uplo, trans, diag, n, 1, &one, a,
+                          (ps__mat){x.buf, x.off, n > 1 ? n : 1});
+    return ps_cl_trsm(be, dt, PS__RIGHT, uplo, trans == PS__TRANS ? PS__NOTRANS : PS__TRANS, diag,
+                      1, n, &one, a, (ps__mat){x.buf, x.off, x.inc});
 }

@@ -85,8 +85,8 @@ ps_getrf_panel(int m, int n, __global real *a, ulong off, int lda, __global int 
  * LAPACK laswp for getrf's pivots (row k1 + t swapped with row q_t >= k1 + t, count <=
  * PS_PERM_CHUNK of them) as the permutation they amount to, in PS_STEP_WG work-items per
  * work-group, each work-group moving the rows of its own columns (backend_cuda/cuda_laswp.cu does
- * the same; its comment derives the permutation). ps_laswp applies the swaps one after the other, a
- * work-item per column: one dependent round trip per interchange. Here the work-group computes
+ * the same; its comment derives the permutation). Applying the swaps one after the other, a
+ * work-item per column, costs a dependent round trip per interchange. Here the work-group computes
  * where each affected row's content comes from (in local memory, pointer jumping), then moves a few
  * columns at a time: every load into local memory, a barrier, every store. A pivot list with
  * some q_t < k1 + t (WZ's) falls back to the swaps in order. forward 0 applies the inverse.
