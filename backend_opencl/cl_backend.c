@@ -106,6 +106,15 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
         st->step_wg *= 2;
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_ROWS", 0, 1 << 30,
                                  gpu ? STEP_ROWS_GPU : 512, &st->step_rows));
+    /* The steps of a leaf in one launch, separated by a grid barrier among the work-groups that
+     * run side by side (kernels_cl/lu_steps.cl), instead of a launch per column. */
+    PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_RESIDENT", 0, 1, 1,
+                                 &st->step_resident));
+    cl_uint units = 1;
+    clGetDeviceInfo(st->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
+    st->step_parts = units < 1                       ? 1
+                     : units > PS_CL_STEP_GROUPS_MAX ? PS_CL_STEP_GROUPS_MAX
+                                                     : (int)units;
     cl_int err;
     st->scratch = clCreateBuffer(st->context, CL_MEM_READ_WRITE, 64, NULL, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (scratch)");
@@ -126,6 +135,7 @@ static void release_state(ps_cl_state *st) {
     if (st->gemm_temp) clReleaseMemObject(st->gemm_temp);
     if (st->step_cand) clReleaseMemObject(st->step_cand);
     if (st->step_cand_row) clReleaseMemObject(st->step_cand_row);
+    if (st->step_sync) clReleaseMemObject(st->step_sync);
     if (!st->borrowed) {
         if (st->queue) clReleaseCommandQueue(st->queue);
         if (st->context) clReleaseContext(st->context);

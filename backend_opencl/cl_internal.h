@@ -64,6 +64,9 @@ typedef struct ps_cl_state {
     int step_rows;        /* leaves of at least this many rows take the column steps (0: none) */
     cl_mem step_cand;     /* its exchange buffer: candidates and diagonal rows, two sets */
     cl_mem step_cand_row; /* and the candidates' row indices */
+    int step_resident;    /* 1: one launch per leaf, grid barriers between columns */
+    int step_parts;       /* work-groups of that launch (the compute units) */
+    cl_mem step_sync;     /* its poll and barrier words */
     char device_key[512]; /* device name + driver version: part of the program cache key */
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */
     ps_cl_cached_kernel kernels[PS_CL_KERNEL_CACHE];
