@@ -110,6 +110,8 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
      * run side by side (kernels_cl/lu_steps.cl), instead of a launch per column. */
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_RESIDENT", 0, 1, 1,
                                  &st->step_resident));
+    st->gpu = gpu;
+    PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_OWN_GEMM", 0, 2, 1, &st->own_gemm));
     cl_uint units = 1;
     clGetDeviceInfo(st->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
     st->step_parts = units < 1                       ? 1

@@ -18,6 +18,7 @@ typedef enum {
     PS_CL_IR,
     PS_CL_ITER,
     PS_CL_LU_STEPS,
+    PS_CL_GEMM,
     PS_CL_FAMILIES
 } ps_cl_family;
 
@@ -67,6 +68,9 @@ typedef struct ps_cl_state {
     int step_resident;    /* 1: one launch per leaf, grid barriers between columns */
     int step_parts;       /* work-groups of that launch (the compute units) */
     cl_mem step_sync;     /* its poll and barrier words */
+    int own_gemm;         /* 0: CLBlast only; 1: kernels_cl/gemm.cl for large NN products on GPUs;
+                           * 2: for every NN product (tests on CPU devices) */
+    int gpu;              /* the device is a GPU */
     char device_key[512]; /* device name + driver version: part of the program cache key */
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */
     ps_cl_cached_kernel kernels[PS_CL_KERNEL_CACHE];
@@ -137,6 +141,12 @@ ps_status ps_cl_select_device(ps__backend *be, const char *spec, cl_platform_id 
 void ps_cl_list_devices(char *buf, size_t size);
 
 /* Table entries implemented in other files. */
+/* Whether gemm takes this product to kernels_cl/gemm.cl rather than CLBlast, and that product
+ * (cl_gemm.c). */
+int ps_cl_own_gemm_takes(ps__backend *be, ps__trans ta, ps__trans tb, int m, int n, int k);
+ps_status ps_cl_own_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
+                         int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
+                         const ps__scalar *beta, ps__mat c);
 ps_status ps_cl_getrf_steps(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                             size_t ipiv_off, int row_base, void *info);
 ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
