@@ -108,9 +108,14 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
                                  gpu ? STEP_ROWS_GPU : 512, &st->step_rows));
     /* The steps of a leaf in one launch, separated by a grid barrier among the work-groups that
      * run side by side (kernels_cl/lu_steps.cl), instead of a launch per column. */
-    PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_RESIDENT", 0, 1, 1,
-                                 &st->step_resident));
+    PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_RESIDENT", 0, 1,
+                                 st->nvidia || !gpu, &st->step_resident));
     st->gpu = gpu;
+    st->nvidia = strstr(platform, "NVIDIA") != NULL;
+    /* TEMPORARY tuning hook */
+    st->gemm_tm = getenv("PS_TM") ? atoi(getenv("PS_TM")) : 8;
+    st->gemm_tn = getenv("PS_TN") ? atoi(getenv("PS_TN")) : 8;
+    st->gemm_bk = getenv("PS_BK") ? atoi(getenv("PS_BK")) : 16;
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_OWN_GEMM", 0, 2, 1, &st->own_gemm));
     cl_uint units = 1;
     clGetDeviceInfo(st->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);

@@ -22,9 +22,11 @@
 #ifndef PS_GEMM_TN
 #define PS_GEMM_TN 8
 #endif
-#define PS_GEMM_DX      16
-#define PS_GEMM_DY      16
-#define PS_GEMM_BK      16
+#define PS_GEMM_DX 16
+#define PS_GEMM_DY 16
+#ifndef PS_GEMM_BK
+#define PS_GEMM_BK 16
+#endif
 #define PS_GEMM_BM      (PS_GEMM_TM * PS_GEMM_DX)
 #define PS_GEMM_BN      (PS_GEMM_TN * PS_GEMM_DY)
 #define PS_GEMM_WG      (PS_GEMM_DX * PS_GEMM_DY)

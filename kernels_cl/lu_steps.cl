@@ -44,6 +44,17 @@
 #define PS_SYNC_CLOSED  0x40000000 /* above any count of work-groups */
 #define PS_JOIN_SPINS   (1 << 15)  /* polls of the count while waiting for the others */
 
+/* A fence that orders this work-item's global memory accesses for the whole device, before an
+ * arrival at a grid barrier and after leaving it. NVIDIA's OpenCL compiles
+ * mem_fence(CLK_GLOBAL_MEM_FENCE) to membar.cta (seen in its PTX), which orders them for the
+ * work-group only, so there the kernel says membar.gl itself (PS_NV_PTX: the host found NVIDIA's
+ * platform). */
+#ifdef PS_NV_PTX
+#define PS_DEVICE_FENCE() __asm__ __volatile__("membar.gl;" ::: "memory")
+#else
+#define PS_DEVICE_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+
 /* The better of two pivot candidates: larger magnitude, then the lower row (first maximum). */
 static int better(real v, int i, real v_best, int i_best) {
     return i >= 0 && (i_best < 0 || v > v_best || (v == v_best && i < i_best));
@@ -230,11 +241,11 @@ static int join_poll(volatile __global int *sync, int expected, int *parts) {
 static void grid_barrier(volatile __global int *sync, int parts, int round) {
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
-        mem_fence(CLK_GLOBAL_MEM_FENCE); /* this part's writes before its arrival */
+        PS_DEVICE_FENCE(); /* this part's writes (seen by the barrier) before its arrival */
         atomic_inc(&sync[PS_SYNC_ARRIVED]);
         while (sync[PS_SYNC_ARRIVED] < round * parts) {
         }
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        PS_DEVICE_FENCE();
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 }
