@@ -101,17 +101,18 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
      * work-group vectorization is avoided as above, one work-item per work-group and chunks of
      * 256 rows, from 512 rows, which also keeps both kernels under test there. */
     int gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+    st->gpu = gpu;
+    st->nvidia = strstr(platform, "NVIDIA") != NULL;
     st->step_wg = 1;
     while (gpu && st->step_wg * 2 <= STEP_WG_GPU && (size_t)st->step_wg * 2 <= max_wg)
         st->step_wg *= 2;
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_ROWS", 0, 1 << 30,
                                  gpu ? STEP_ROWS_GPU : 512, &st->step_rows));
-    /* The steps of a leaf in one launch, separated by a grid barrier among the work-groups that
-     * run side by side (kernels_cl/lu_steps.cl), instead of a launch per column. */
+    /* The steps of a leaf in one launch, its work-groups waiting on each other's published rows
+     * (kernels_cl/lu_steps.cl), instead of a launch per column: by default where the fence that
+     * needs is known (NVIDIA's PTX; CPU devices). */
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_RESIDENT", 0, 1,
                                  st->nvidia || !gpu, &st->step_resident));
-    st->gpu = gpu;
-    st->nvidia = strstr(platform, "NVIDIA") != NULL;
     /* TEMPORARY tuning hook */
     st->gemm_tm = getenv("PS_TM") ? atoi(getenv("PS_TM")) : 8;
     st->gemm_tn = getenv("PS_TN") ? atoi(getenv("PS_TN")) : 8;

@@ -65,7 +65,7 @@ typedef struct ps_cl_state {
     int step_rows;        /* leaves of at least this many rows take the column steps (0: none) */
     cl_mem step_cand;     /* its exchange buffer: candidates and diagonal rows, two sets */
     cl_mem step_cand_row; /* and the candidates' row indices */
-    int step_resident;    /* 1: one launch per leaf, grid barriers between columns */
+    int step_resident;    /* 1: one launch per leaf (work-groups wait on each other) */
     int step_parts;       /* work-groups of that launch (the compute units) */
     cl_mem step_sync;     /* its poll and barrier words */
     int own_gemm;         /* 0: CLBlast only; 1: kernels_cl/gemm.cl for large NN products on GPUs;

@@ -18,28 +18,29 @@ static ps_status exchange_buffers(ps__backend *be) {
     return PS_SUCCESS;
 }
 
-/* The resident form's two synchronization words (kernels_cl/lu_steps.cl), zeroed before each
- * launch. */
+/* The poll and the exchange rows' ready flags (kernels_cl/lu_steps.cl, PS_SYNC_*), zeroed
+ * before each leaf. */
+#define SYNC_WORDS (1 + 2 * (PS_CL_STEP_GROUPS_MAX + 1))
 static ps_status reset_sync(ps__backend *be) {
     ps_cl_state *st = ps_cl(be);
     cl_int err;
     if (!st->step_sync) {
         st->step_sync =
-            clCreateBuffer(st->context, CL_MEM_READ_WRITE, 2 * sizeof(cl_int), NULL, &err);
+            clCreateBuffer(st->context, CL_MEM_READ_WRITE, SYNC_WORDS * sizeof(cl_int), NULL, &err);
         if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (LU step sync)");
     }
     const cl_int zero = 0;
-    err = clEnqueueFillBuffer(st->queue, st->step_sync, &zero, sizeof zero, 0, 2 * sizeof(cl_int),
-                              0, NULL, NULL);
+    err = clEnqueueFillBuffer(st->queue, st->step_sync, &zero, sizeof zero, 0,
+                              SYNC_WORDS * sizeof(cl_int), 0, NULL, NULL);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clEnqueueFillBuffer (LU step sync)");
     return PS_SUCCESS;
 }
 
 /* getrf_panel's contract (core/backend.h) for m >= n, n <= PS_CL_STEP_MAX_N: the rows in chunks
- * of a work-group's rows, and either one resident launch with a grid barrier between columns
- * (st->step_resident: as many work-groups as compute units, the chunks dealt among those that
- * run side by side) or n + 1 launches of one work-group per chunk on the in-order queue (the
- * first only publishes column 0's candidates). The exchange buffers are the backend's: this
+ * of a work-group's rows, and either one launch for the whole leaf (st->step_resident: as many
+ * work-groups as compute units, the chunks dealt among those that run side by side) or n + 1
+ * launches of one work-group per chunk on the in-order queue (the first only publishes column
+ * 0's candidates). The exchange buffers are the backend's: this
  * relies on the queue running one leaf at a time, as the backend's single lane does. */
 ps_status ps_cl_getrf_steps(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                             size_t ipiv_off, int row_base, void *info) {
@@ -69,12 +70,8 @@ ps_status ps_cl_getrf_steps(ps__backend *be, ps__dtype dt, int m, int n, ps__mat
     cl_ulong off = a.off, poff = ipiv_off;
     size_t local = (size_t)st->step_wg, items = (size_t)groups * local;
     int j_first = -1, j_last = st->step_resident ? n - 1 : -1;
-    if (st->step_resident) {
-        PS__TRY(reset_sync(be));
-        sync = st->step_sync;
-    } else {
-        sync = st->step_cand_row; /* not read by one step per launch; any valid buffer */
-    }
+    PS__TRY(reset_sync(be));
+    sync = st->step_sync;
     while (j_first < n) {
         const size_t sizes[] = {sizeof m,          sizeof n,        sizeof j_first,  sizeof j_last,
                                 sizeof chunk_rows, sizeof buf,      sizeof off,      sizeof a.ld,

@@ -21,15 +21,19 @@
  * (row i: chunk i / chunk, work-item i % PS_STEP_WG), so rows need no synchronization; only the
  * exchange buffer crosses work-groups.
  *
- * Steps are separated either by kernel launches (one launch per step, every work-group a part)
- * or, in one launch, by a grid-wide barrier. OpenCL 1.2 promises nothing about work-groups
- * running side by side, so the resident form first finds out which work-groups do (the
- * occupancy discovery of Sorensen et al., "Portable inter-workgroup barrier synchronisation
- * for GPUs", OOPSLA 2016): each work-group joins a poll while it is open, waits a bounded time
- * for the others, then closes it; a work-group that arrives after the close has no part and
- * leaves. The parts all ran before the poll closed, so each reaches every barrier and none waits
- * on a work-group that cannot be scheduled; how many there are changes only the work per part,
- * never the arithmetic.
+ * Each row of the exchange buffer has a ready flag that its writer sets, after the row, to the
+ * column it is for (plus one); step j waits for the flags of column j. That is all the
+ * synchronization between work-groups, so the steps of a whole leaf can run in one launch
+ * (one launch per step also works: its flags are set by the launches before). A part writes a
+ * set for column j + 1 only after it has read the set for column j, so when it rewrites the set
+ * of column j - 1 every part has finished reading it. Waiting on another work-group needs that
+ * work-group to run, and OpenCL 1.2 promises nothing about work-groups running side by side, so
+ * a launch of several steps first finds out which work-groups do (the occupancy discovery of
+ * Sorensen et al., "Portable inter-workgroup barrier synchronisation for GPUs", OOPSLA 2016):
+ * each work-group joins a poll while it is open, waits a bounded time for the others, then
+ * closes it; a work-group that arrives after the close has no part and leaves. The parts all
+ * ran before the poll closed, so none waits on a work-group that cannot be scheduled; how many
+ * there are changes only the work per part, never the arithmetic.
  *
  * The arithmetic is lu.cl's (and LAPACK dgetf2's): a pivot of magnitude at least PS_SAFE_MIN
  * scales by its reciprocal, a smaller one divides, a zero pivot leaves the column unscaled,
@@ -38,14 +42,17 @@
 #define PS_STEP_MAX_N 64 /* PS_CL_STEP_MAX_N in backend_opencl/cl_internal.h */
 #define PS_STEP_BATCH 32 /* elements of a row loaded before any is stored */
 
-/* The resident form's synchronization words, zeroed by the host before each launch. */
-#define PS_SYNC_POLL    0          /* work-groups that joined, | PS_SYNC_CLOSED once closed */
-#define PS_SYNC_ARRIVED 1          /* arrivals at grid barriers, ever increasing */
-#define PS_SYNC_CLOSED  0x40000000 /* above any count of work-groups */
-#define PS_JOIN_SPINS   (1 << 15)  /* polls of the count while waiting for the others */
+/* The synchronization words, zeroed by the host before each launch: the poll, then per set of
+ * the exchange buffer a ready flag per row (PS_SYNC_FLAGS + set * PS_SYNC_SET + row), which
+ * holds c + 1 once the row for column c is published. */
+#define PS_SYNC_POLL   0 /* work-groups that joined, | PS_SYNC_CLOSED once closed */
+#define PS_SYNC_FLAGS  1
+#define PS_SYNC_SET    1025       /* PS_CL_STEP_GROUPS_MAX + 1 */
+#define PS_SYNC_CLOSED 0x40000000 /* above any count of work-groups */
+#define PS_JOIN_SPINS  (1 << 15)  /* polls of the count while waiting for the others */
 
-/* A fence that orders this work-item's global memory accesses for the whole device, before an
- * arrival at a grid barrier and after leaving it. NVIDIA's OpenCL compiles
+/* A fence that orders this work-item's global memory accesses for the whole device, between a
+ * row and its flag and between seeing a flag and reading its row. NVIDIA's OpenCL compiles
  * mem_fence(CLK_GLOBAL_MEM_FENCE) to membar.cta (seen in its PTX), which orders them for the
  * work-group only, so there the kernel says membar.gl itself (PS_NV_PTX: the host found NVIDIA's
  * platform). */
@@ -105,14 +112,16 @@ static int first_row(int r0, int c, int lid) {
 static void column_step(int m, int n, int j, int chunk, int part, int parts, __global real *base,
                         int lda, __global int *ipiv, int row_base, __global int *info,
                         volatile __global real *cand, volatile __global int *cand_row,
-                        __local real *urow, __local real *drow, __local real *red_v,
-                        __local int *red_i, __local int *red_g) {
+                        volatile __global int *sync, __local real *urow, __local real *drow,
+                        __local real *red_v, __local int *red_i, __local int *red_g) {
     const int lid = get_local_id(0), c = j + 1, nchunks = (m + chunk - 1) / chunk;
     /* set s holds rows 0..parts of n values, then parts candidate indices */
     volatile __global const real *in = cand + (size_t)(j & 1) * (size_t)(parts + 1) * (size_t)n;
     volatile __global const int *in_row = cand_row + (size_t)(j & 1) * (size_t)parts;
     volatile __global real *out = cand + (size_t)((j + 1) & 1) * (size_t)(parts + 1) * (size_t)n;
     volatile __global int *out_row = cand_row + (size_t)((j + 1) & 1) * (size_t)parts;
+    volatile __global int *in_ready = sync + PS_SYNC_FLAGS + (j & 1) * PS_SYNC_SET;
+    volatile __global int *out_ready = sync + PS_SYNC_FLAGS + ((j + 1) & 1) * PS_SYNC_SET;
     /* This work-item's candidate for column c: cv, ci (-1: none; NaN never counts). */
     real cv = 0;
     int ci = -1;
@@ -135,6 +144,15 @@ static void column_step(int m, int n, int j, int chunk, int part, int parts, __g
             l0 = base[i_first + (size_t)j * lda];
             load_batch(x0, base + i_first, lda, j + 1, n);
         }
+        /* Wait until every part's candidate and the diagonal row for column j are published
+         * (the parts all run side by side, so each gets there). A part publishes for column
+         * j + 1 only after reading these, so a set is never rewritten while it is read. */
+        for (int h = lid; h <= parts; h += PS_STEP_WG)
+            while (in_ready[h] != j + 1) {
+            }
+        PS_DEVICE_FENCE();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        PS_DEVICE_FENCE();
         /* The pivot: the best of the published candidates (every part the same). */
         real bv = 0;
         int bi = -1, bg = -1;
@@ -213,8 +231,16 @@ static void column_step(int m, int n, int j, int chunk, int part, int parts, __g
     if (lid == 0) out_row[part] = best;
     if (best >= 0 && best % PS_STEP_WG == lid)
         copy_row(out + (size_t)part * n, base + best, lda, n);
-    if (c < m && part_owns(c, chunk, part, parts) && c % PS_STEP_WG == lid)
+    if (c < m && part_owns(c, chunk, part, parts) && c % PS_STEP_WG == lid) {
         copy_row(out + (size_t)parts * n, base + c, lda, n);
+        PS_DEVICE_FENCE(); /* the row before its flag */
+        out_ready[parts] = c + 1;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (lid == 0) {
+        PS_DEVICE_FENCE(); /* the part's candidate row and index before its flag */
+        out_ready[part] = c + 1;
+    }
 }
 
 /* Joins the poll (work-item 0 of each work-group): the part's index, or -1 when the poll had
@@ -237,22 +263,9 @@ static int join_poll(volatile __global int *sync, int expected, int *parts) {
     return part;
 }
 
-/* Waits until every part has arrived here for the round-th time. */
-static void grid_barrier(volatile __global int *sync, int parts, int round) {
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    if (get_local_id(0) == 0) {
-        PS_DEVICE_FENCE(); /* this part's writes (seen by the barrier) before its arrival */
-        atomic_inc(&sync[PS_SYNC_ARRIVED]);
-        while (sync[PS_SYNC_ARRIVED] < round * parts) {
-        }
-        PS_DEVICE_FENCE();
-    }
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-}
-
 /* Steps j_first..j_last of the leaf. One step per launch: every work-group is a part. Several:
- * the work-groups that are resident together are the parts (join_poll), with a grid barrier
- * between steps. ipiv is already offset to the leaf's first column. */
+ * the work-groups that run side by side are the parts (join_poll). ipiv is already offset to
+ * the leaf's first column. */
 __kernel __attribute__((reqd_work_group_size(PS_STEP_WG, 1, 1))) void
 ps_getrf_steps(int m, int n, int j_first, int j_last, int chunk, __global real *a, ulong off,
                int lda, __global int *ipiv, ulong ipiv_off, int row_base, __global int *info,
@@ -274,9 +287,7 @@ ps_getrf_steps(int m, int n, int j_first, int j_last, int chunk, __global real *
         part = joined[0], parts = joined[1];
         if (part < 0) return; /* the whole work-group: it has no part */
     }
-    for (int j = j_first; j <= j_last; j++) {
-        if (j > j_first) grid_barrier(sync, parts, j - j_first);
+    for (int j = j_first; j <= j_last; j++)
         column_step(m, n, j, chunk, part, parts, a + off, lda, ipiv + ipiv_off, row_base, info,
-                    cand, cand_row, urow, drow, red_v, red_i, red_g);
-    }
+                    cand, cand_row, sync, urow, drow, red_v, red_i, red_g);
 }
