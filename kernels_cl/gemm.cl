@@ -22,8 +22,12 @@
 #ifndef PS_GEMM_TN
 #define PS_GEMM_TN 8
 #endif
+#ifndef PS_GEMM_DX
 #define PS_GEMM_DX 16
+#endif
+#ifndef PS_GEMM_DY
 #define PS_GEMM_DY 16
+#endif
 #ifndef PS_GEMM_BK
 #define PS_GEMM_BK 16
 #endif

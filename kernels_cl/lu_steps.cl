@@ -147,12 +147,15 @@ static void column_step(int m, int n, int j, int chunk, int part, int parts, __g
         /* Wait until every part's candidate and the diagonal row for column j are published
          * (the parts all run side by side, so each gets there). A part publishes for column
          * j + 1 only after reading these, so a set is never rewritten while it is read. */
-        for (int h = lid; h <= parts; h += PS_STEP_WG)
-            while (in_ready[h] != j + 1) {
-            }
-        PS_DEVICE_FENCE();
+        if (lid <= parts) {
+            for (int h = lid; h <= parts; h += PS_STEP_WG)
+                while (in_ready[h] != j + 1) {
+                }
+            /* The rows read after the work-group barrier below are ordered after the flags by
+             * this fence and the barrier (PTX fences are cumulative), as in CUDA's grid sync. */
+            PS_DEVICE_FENCE();
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
-        PS_DEVICE_FENCE();
         /* The pivot: the best of the published candidates (every part the same). */
         real bv = 0;
         int bi = -1, bg = -1;
