@@ -113,12 +113,6 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
      * needs is known (NVIDIA's PTX; CPU devices). */
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_RESIDENT", 0, 1,
                                  st->nvidia || !gpu, &st->step_resident));
-    /* TEMPORARY tuning hook */
-    st->gemm_tm = getenv("PS_TM") ? atoi(getenv("PS_TM")) : 8;
-    st->gemm_tn = getenv("PS_TN") ? atoi(getenv("PS_TN")) : 8;
-    st->gemm_bk = getenv("PS_BK") ? atoi(getenv("PS_BK")) : 16;
-    st->gemm_dx = getenv("PS_DX") ? atoi(getenv("PS_DX")) : 16;
-    st->gemm_dy = getenv("PS_DY") ? atoi(getenv("PS_DY")) : 16;
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_OWN_GEMM", 0, 2, 1, &st->own_gemm));
     cl_uint units = 1;
     clGetDeviceInfo(st->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);

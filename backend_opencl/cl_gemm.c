@@ -1,6 +1,14 @@
 /* GEMM on the operands in place (kernels_cl/gemm.cl), for the products CLBlast would copy. */
 #include "cl_internal.h"
 
+/* The kernel's work-group shape and block of C (PS_GEMM_DX, PS_GEMM_DY, PS_GEMM_BM, PS_GEMM_BN
+ * there). Blocks of 128 x 128 by 16 x 16 work-items, 8 x 8 elements each: other shapes measured
+ * no faster on the H100 (docs/PERFORMANCE.md). */
+#define OWN_GEMM_DX 16
+#define OWN_GEMM_DY 16
+#define OWN_GEMM_BM 128
+#define OWN_GEMM_BN 128
+
 /* On GPUs (own_gemm 1) untransposed products of at least this many multiply-adds, the size from
  * which CLBlast leaves its direct kernel for the padded one that copies C (cl_blas.c); every
  * untransposed product with own_gemm 2. */
@@ -32,10 +40,8 @@ ps_status ps_cl_own_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans 
                             sizeof b.ld, sizeof cb, sizeof co,   sizeof c.ld};
     const void *const values[] = {&m,    &n,  &k,  alpha_v, beta_v, &ab, &ao,
                                   &a.ld, &bb, &bo, &b.ld,   &cb,    &co, &c.ld};
-    ps_cl_state *st = ps_cl(be);
-    int bm = st->gemm_tm * st->gemm_dx, bn = st->gemm_tn * st->gemm_dy;
-    size_t global[2] = {(size_t)((m + bm - 1) / bm) * st->gemm_dx,
-                        (size_t)((n + bn - 1) / bn) * st->gemm_dy};
-    size_t local[2] = {st->gemm_dx, st->gemm_dy};
+    size_t global[2] = {(size_t)((m + OWN_GEMM_BM - 1) / OWN_GEMM_BM) * OWN_GEMM_DX,
+                        (size_t)((n + OWN_GEMM_BN - 1) / OWN_GEMM_BN) * OWN_GEMM_DY};
+    size_t local[2] = {OWN_GEMM_DX, OWN_GEMM_DY};
     return ps_cl_launch(be, kern, "ps_gemm_nn", 14, sizes, values, 2, global, local);
 }

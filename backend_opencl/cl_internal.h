@@ -72,8 +72,6 @@ typedef struct ps_cl_state {
                            * 2: for every NN product (tests on CPU devices) */
     int gpu;              /* the device is a GPU */
     int nvidia;           /* on NVIDIA's platform: kernels may use PTX (PS_NV_PTX) */
-    int gemm_tm, gemm_tn, gemm_bk, gemm_dx, gemm_dy; /* kernels_cl/gemm.cl's tile: rows, columns per
-                                                      * work-item, k slice */
     char device_key[512]; /* device name + driver version: part of the program cache key */
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */
     ps_cl_cached_kernel kernels[PS_CL_KERNEL_CACHE];

@@ -121,11 +121,9 @@ static ps_status build_program(ps__backend *be, ps_cl_family family, ps__dtype d
                                cl_program *out) {
     ps_cl_state *st = ps_cl(be);
     char options[256];
-    snprintf(options, sizeof options,
-             "%s%s-DPS_WG=%d -DPS_STEP_WG=%d -DPS_GEMM_TM=%d -DPS_GEMM_TN=%d -DPS_GEMM_BK=%d "
-             "-DPS_GEMM_DX=%d -DPS_GEMM_DY=%d",
+    snprintf(options, sizeof options, "%s%s-DPS_WG=%d -DPS_STEP_WG=%d",
              dt == PS__DOUBLE ? "-DPS_DOUBLE " : "", st->nvidia ? "-DPS_NV_PTX " : "", st->panel_wg,
-             st->step_wg, st->gemm_tm, st->gemm_tn, st->gemm_bk, st->gemm_dx, st->gemm_dy);
+             st->step_wg);
     const char *src[2] = {ps__cl_source_prelude, family_source(family)};
     uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ull, src[0]), src[1]);
     h = fnv1a(fnv1a(h, options), st->device_key);

@@ -16,21 +16,12 @@
  * Elements outside the operands load as zero and nothing outside C is stored. With beta = 0,
  * C is not read (BLAS: it may hold NaN).
  */
-#ifndef PS_GEMM_TM
-#define PS_GEMM_TM 8
-#endif
-#ifndef PS_GEMM_TN
-#define PS_GEMM_TN 8
-#endif
-#ifndef PS_GEMM_DX
-#define PS_GEMM_DX 16
-#endif
-#ifndef PS_GEMM_DY
-#define PS_GEMM_DY 16
-#endif
-#ifndef PS_GEMM_BK
-#define PS_GEMM_BK 16
-#endif
+/* OWN_GEMM_* in backend_opencl/cl_gemm.c follow these. */
+#define PS_GEMM_TM      8
+#define PS_GEMM_TN      8
+#define PS_GEMM_DX      16
+#define PS_GEMM_DY      16
+#define PS_GEMM_BK      16
 #define PS_GEMM_BM      (PS_GEMM_TM * PS_GEMM_DX)
 #define PS_GEMM_BN      (PS_GEMM_TN * PS_GEMM_DY)
 #define PS_GEMM_WG      (PS_GEMM_DX * PS_GEMM_DY)
