@@ -5,9 +5,14 @@
  */
 #include "cl_internal.h"
 
+#include <CL/cl_ext.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV /* cl_nv_device_attribute_query */
+#define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
+#endif
 
 const char *ps_cl_error_name(cl_int err) {
 #define PS_CL_ERR(e)                                                                               \
@@ -114,6 +119,18 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_RESIDENT", 0, 1,
                                  st->nvidia || !gpu, &st->step_resident));
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_OWN_GEMM", 0, 2, 1, &st->own_gemm));
+    /* NVIDIA's FP64 tensor cores through PTX (kernels_cl/gemm.cl) from compute capability 8.0,
+     * its 16 x 8 x 4 shape from 9.0; PORTSOLVE_CL_TENSOR_CORES=0 keeps the portable kernel. */
+    int tensor_cores = 1;
+    PS__TRY(
+        ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_TENSOR_CORES", 0, 1, 1, &tensor_cores));
+    char extensions[4096] = "";
+    clGetDeviceInfo(st->device, CL_DEVICE_EXTENSIONS, sizeof extensions, extensions, NULL);
+    cl_uint cc_major = 0;
+    if (st->nvidia && tensor_cores && strstr(extensions, "cl_nv_device_attribute_query") &&
+        clGetDeviceInfo(st->device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof cc_major,
+                        &cc_major, NULL) == CL_SUCCESS)
+        st->dmma = cc_major >= 9 ? 2 : cc_major >= 8 ? 1 : 0;
     cl_uint units = 1;
     clGetDeviceInfo(st->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
     st->step_parts = units < 1                       ? 1

@@ -8,6 +8,10 @@
 #define OWN_GEMM_DY 16
 #define OWN_GEMM_BM 128
 #define OWN_GEMM_BN 128
+/* The tensor-core kernel's (PS_DMMA_BM, PS_DMMA_BN, PS_DMMA_THREADS there). */
+#define DMMA_BM      128
+#define DMMA_BN      64
+#define DMMA_THREADS 256
 
 /* On GPUs (own_gemm 1) untransposed products of at least this many multiply-adds, the size from
  * which CLBlast leaves its direct kernel for the padded one that copies C (cl_blas.c); every
@@ -28,8 +32,11 @@ ps_status ps_cl_own_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans 
         return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
                                 "opencl: the own GEMM kernel takes untransposed operands only");
     if (m <= 0 || n <= 0) return PS_SUCCESS;
+    ps_cl_state *st = ps_cl(be);
+    int dmma = dt == PS__DOUBLE && st->dmma;
+    const char *name = dmma ? "ps_gemm_nn_dmma" : "ps_gemm_nn";
     cl_kernel kern;
-    PS__TRY(ps_cl_kernel(be, PS_CL_GEMM, dt, "ps_gemm_nn", &kern));
+    PS__TRY(ps_cl_kernel(be, PS_CL_GEMM, dt, name, &kern));
     cl_mem ab = (cl_mem)a.buf, bb = (cl_mem)b.buf, cb = (cl_mem)c.buf;
     cl_ulong ao = a.off, bo = b.off, co = c.off;
     size_t real_size = dt == PS__DOUBLE ? sizeof(double) : sizeof(float);
@@ -43,5 +50,10 @@ ps_status ps_cl_own_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans 
     size_t global[2] = {(size_t)((m + OWN_GEMM_BM - 1) / OWN_GEMM_BM) * OWN_GEMM_DX,
                         (size_t)((n + OWN_GEMM_BN - 1) / OWN_GEMM_BN) * OWN_GEMM_DY};
     size_t local[2] = {OWN_GEMM_DX, OWN_GEMM_DY};
-    return ps_cl_launch(be, kern, "ps_gemm_nn", 14, sizes, values, 2, global, local);
+    if (dmma) {
+        global[0] = (size_t)((m + DMMA_BM - 1) / DMMA_BM) * DMMA_THREADS;
+        global[1] = (size_t)((n + DMMA_BN - 1) / DMMA_BN);
+        local[0] = DMMA_THREADS, local[1] = 1;
+    }
+    return ps_cl_launch(be, kern, name, 14, sizes, values, 2, global, local);
 }

@@ -72,6 +72,7 @@ typedef struct ps_cl_state {
                            * 2: for every NN product (tests on CPU devices) */
     int gpu;              /* the device is a GPU */
     int nvidia;           /* on NVIDIA's platform: kernels may use PTX (PS_NV_PTX) */
+    int dmma;             /* FP64 tensor cores for the own GEMM: 0 none, 1 m8n8k4, 2 m16n8k4 */
     char device_key[512]; /* device name + driver version: part of the program cache key */
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */
     ps_cl_cached_kernel kernels[PS_CL_KERNEL_CACHE];

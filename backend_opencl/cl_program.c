@@ -121,9 +121,11 @@ static ps_status build_program(ps__backend *be, ps_cl_family family, ps__dtype d
                                cl_program *out) {
     ps_cl_state *st = ps_cl(be);
     char options[256];
-    snprintf(options, sizeof options, "%s%s-DPS_WG=%d -DPS_STEP_WG=%d",
-             dt == PS__DOUBLE ? "-DPS_DOUBLE " : "", st->nvidia ? "-DPS_NV_PTX " : "", st->panel_wg,
-             st->step_wg);
+    char dmma[32] = "";
+    if (st->dmma) snprintf(dmma, sizeof dmma, "-DPS_NV_DMMA=%d ", st->dmma);
+    snprintf(options, sizeof options, "%s%s%s-DPS_WG=%d -DPS_STEP_WG=%d",
+             dt == PS__DOUBLE ? "-DPS_DOUBLE " : "", st->nvidia ? "-DPS_NV_PTX " : "", dmma,
+             st->panel_wg, st->step_wg);
     const char *src[2] = {ps__cl_source_prelude, family_source(family)};
     uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ull, src[0]), src[1]);
     h = fnv1a(fnv1a(h, options), st->device_key);
