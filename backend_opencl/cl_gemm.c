@@ -18,11 +18,12 @@
  * untransposed product with own_gemm 2. */
 #define OWN_GEMM_FROM (256.0 * 256.0 * 256.0)
 
-int ps_cl_own_gemm_takes(ps__backend *be, ps__trans ta, ps__trans tb, int m, int n, int k) {
+int ps_cl_own_gemm_takes(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
+                         int k) {
     ps_cl_state *st = ps_cl(be);
     if (ta != PS__NOTRANS || tb != PS__NOTRANS || st->own_gemm == 0) return 0;
     if (st->own_gemm == 2) return 1;
-    return st->gpu && (double)m * n * k >= OWN_GEMM_FROM;
+    return st->gpu && dt == PS__DOUBLE && (double)m * n * k >= OWN_GEMM_FROM;
 }
 
 ps_status ps_cl_own_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,

@@ -145,7 +145,8 @@ void ps_cl_list_devices(char *buf, size_t size);
 /* Table entries implemented in other files. */
 /* Whether gemm takes this product to kernels_cl/gemm.cl rather than CLBlast, and that product
  * (cl_gemm.c). */
-int ps_cl_own_gemm_takes(ps__backend *be, ps__trans ta, ps__trans tb, int m, int n, int k);
+int ps_cl_own_gemm_takes(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
+                         int k);
 ps_status ps_cl_own_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
                          int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
                          const ps__scalar *beta, ps__mat c);
