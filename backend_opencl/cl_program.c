@@ -121,11 +121,8 @@ static ps_status build_program(ps__backend *be, ps_cl_family family, ps__dtype d
                                cl_program *out) {
     ps_cl_state *st = ps_cl(be);
     char options[256];
-    char dmma[64] = "";
+    char dmma[32] = "";
     if (st->dmma) snprintf(dmma, sizeof dmma, "-DPS_NV_DMMA=%d ", st->dmma);
-    if (st->dmma && family == PS_CL_GEMM && getenv("PS_MAXRREG")) /* TEMPORARY */
-        snprintf(dmma + strlen(dmma), sizeof dmma - strlen(dmma), "-cl-nv-maxrregcount=%s ",
-                 getenv("PS_MAXRREG"));
     snprintf(options, sizeof options, "%s%s%s-DPS_WG=%d -DPS_STEP_WG=%d",
              dt == PS__DOUBLE ? "-DPS_DOUBLE " : "", st->nvidia ? "-DPS_NV_PTX " : "", dmma,
              st->panel_wg, st->step_wg);
