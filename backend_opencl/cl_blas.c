@@ -181,7 +181,12 @@ ps_status ps_cl_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, 
                      const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
                      ps__mat c) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
-    if (k <= 0) return scale_matrix(be, dt, m, n, beta, c, 0, PS__UPPER);
+    /* BLAS: with alpha = 0 (or k = 0) neither A nor B is read, and C = beta C, so C = 0 for
+     * beta = 0 whatever C held; CLBlast and the own kernel would multiply NaN in A or B by 0 */
+    if (k <= 0 || ps__scalar_value(dt, *alpha) == 0) {
+        if (ps__scalar_value(dt, *beta) == 0) return clear_if_beta_zero(be, dt, beta, m, n, c);
+        return scale_matrix(be, dt, m, n, beta, c, 0, PS__UPPER);
+    }
     if (ps_cl_own_gemm_takes(be, dt, ta, tb, m, n, k))
         return ps_cl_own_gemm(be, dt, ta, tb, m, n, k, alpha, a, b, beta, c);
     PS__TRY(clear_if_beta_zero(be, dt, beta, m, n, c));

@@ -358,6 +358,47 @@ static void test_trsv(ps__dtype dt) {
 
 /* ---------------------------------------------------------------- level 3 */
 
+/* BLAS semantics: with beta = 0 C is not read, with alpha = 0 neither A nor B is (NaN there
+ * must not reach the result). 300 x 260 x 220 is large enough for the OpenCL backend's own GEMM
+ * on GPUs. */
+static void test_gemm_unread(ps__dtype dt) {
+    const int m = 300, n = 260, k = 220;
+    for (int special = 0; special < 3; special++) {
+        int beta_zero = special != 1, alpha_zero = special != 0;
+        shape sa = random_shape(m, k), sb = random_shape(k, n), sc = random_shape(m, n);
+        tbuf A = tb_random(dt, shape_count(sa)), B = tb_random(dt, shape_count(sb)),
+             C = tb_random(dt, shape_count(sc));
+        ps__scalar alpha = ps__scalar_of(dt, alpha_zero ? 0.0 : ps_test_rand()),
+                   beta = ps__scalar_of(dt, beta_zero ? 0.0 : ps_test_rand());
+        double al = ps__scalar_value(dt, alpha), bt = ps__scalar_value(dt, beta);
+        double *ec = copy_of(&C), *mag = calloc((size_t)C.count, sizeof(double));
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) {
+                double sm = 0, sum = alpha_zero ? 0
+                                                : oracle_dot(&A, sa, PS__NOTRANS, &B, sb,
+                                                             PS__NOTRANS, i, j, k, &sm);
+                size_t ci = sc.off + i + (size_t)j * sc.ld;
+                ec[ci] = al * sum + (beta_zero ? 0 : bt * C.host[ci]);
+                mag[ci] = fabs(al) * sm + (beta_zero ? 0 : fabs(bt * C.host[ci]));
+            }
+        /* NaN where the product must not look */
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++)
+                if (beta_zero) C.host[sc.off + i + (size_t)j * sc.ld] = NAN;
+        for (int e = 0; e < A.count && alpha_zero; e++) A.host[e] = NAN;
+        for (int e = 0; e < B.count && alpha_zero; e++) B.host[e] = NAN;
+        upload_all(&A), upload_all(&B), upload_all(&C);
+        CHECK(be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m, n, k, &alpha, view(&A, sa),
+                            view(&B, sb), &beta, view(&C, sc)) == 0,
+              "gemm");
+        char what[64];
+        snprintf(what, sizeof what, "gemm %dx%dx%d, alpha %g, beta %g", m, n, k, al, bt);
+        expect_buffer(what, &C, ec, mag, 2.0 * (k + 2));
+        free(ec), free(mag);
+        tb_free(&A), tb_free(&B), tb_free(&C);
+    }
+}
+
 static void test_gemm(ps__dtype dt) {
     /* 700 x 20 x 30: the shape of LU's panel products; 700 x 650 x 600: CLBlast's padded path
      * (its workspace) on POCL */
@@ -397,6 +438,7 @@ static void test_gemm(ps__dtype dt) {
             free(ec), free(mag);
             tb_free(&A), tb_free(&B), tb_free(&C);
         }
+    test_gemm_unread(dt);
 }
 
 /* Orders from one to several hundred (the blocked Cholesky's panel updates); the last case has
