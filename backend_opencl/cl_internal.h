@@ -67,7 +67,7 @@ typedef struct ps_cl_state {
     cl_mem step_cand_row; /* and the candidates' row indices */
     int step_resident;    /* 1: one launch per leaf (work-groups wait on each other) */
     int step_parts;       /* work-groups of that launch (the compute units) */
-    cl_mem step_sync;     /* its poll and barrier words */
+    cl_mem step_sync;     /* its poll and the exchange rows' ready flags */
     int own_gemm;         /* 0: CLBlast only; 1: kernels_cl/gemm.cl for large NN products on GPUs;
                            * 2: for every NN product (tests on CPU devices) */
     int gpu;              /* the device is a GPU */

@@ -40,8 +40,8 @@ static ps_status reset_sync(ps__backend *be) {
  * of a work-group's rows, and either one launch for the whole leaf (st->step_resident: as many
  * work-groups as compute units, the chunks dealt among those that run side by side) or n + 1
  * launches of one work-group per chunk on the in-order queue (the first only publishes column
- * 0's candidates). The exchange buffers are the backend's: this
- * relies on the queue running one leaf at a time, as the backend's single lane does. */
+ * 0's candidates). The exchange buffers are the backend's: this relies on the queue running one
+ * leaf at a time, as the backend's single lane does. */
 ps_status ps_cl_getrf_steps(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                             size_t ipiv_off, int row_base, void *info) {
     ps_cl_state *st = ps_cl(be);
@@ -66,12 +66,11 @@ ps_status ps_cl_getrf_steps(ps__backend *be, ps__dtype dt, int m, int n, ps__mat
     if (st->step_resident && groups > st->step_parts) groups = st->step_parts;
     int chunk_rows = (int)chunk;
     cl_mem buf = (cl_mem)a.buf, piv = (cl_mem)ipiv, inf = (cl_mem)info;
+    PS__TRY(reset_sync(be));
     cl_mem cand = st->step_cand, cand_row = st->step_cand_row, sync = st->step_sync;
     cl_ulong off = a.off, poff = ipiv_off;
     size_t local = (size_t)st->step_wg, items = (size_t)groups * local;
     int j_first = -1, j_last = st->step_resident ? n - 1 : -1;
-    PS__TRY(reset_sync(be));
-    sync = st->step_sync;
     while (j_first < n) {
         const size_t sizes[] = {sizeof m,          sizeof n,        sizeof j_first,  sizeof j_last,
                                 sizeof chunk_rows, sizeof buf,      sizeof off,      sizeof a.ld,

@@ -42,7 +42,7 @@
 #define PS_STEP_MAX_N 64 /* PS_CL_STEP_MAX_N in backend_opencl/cl_internal.h */
 #define PS_STEP_BATCH 32 /* elements of a row loaded before any is stored */
 
-/* The synchronization words, zeroed by the host before each launch: the poll, then per set of
+/* The synchronization words, zeroed by the host before each leaf: the poll, then per set of
  * the exchange buffer a ready flag per row (PS_SYNC_FLAGS + set * PS_SYNC_SET + row), which
  * holds c + 1 once the row for column c is published. */
 #define PS_SYNC_POLL   0 /* work-groups that joined, | PS_SYNC_CLOSED once closed */
