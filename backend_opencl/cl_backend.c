@@ -131,11 +131,15 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
         clGetDeviceInfo(st->device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof cc_major,
                         &cc_major, NULL) == CL_SUCCESS)
         st->dmma = cc_major >= 9 ? 2 : cc_major >= 8 ? 1 : 0;
+    /* That launch has a work-group per compute unit; PORTSOLVE_CL_STEP_GROUPS asks for more
+     * (tests: more than can run side by side, so the poll has to turn some away). */
     cl_uint units = 1;
     clGetDeviceInfo(st->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
-    st->step_parts = units < 1                       ? 1
-                     : units > PS_CL_STEP_GROUPS_MAX ? PS_CL_STEP_GROUPS_MAX
-                                                     : (int)units;
+    int unit_groups = units < 1                       ? 1
+                      : units > PS_CL_STEP_GROUPS_MAX ? PS_CL_STEP_GROUPS_MAX
+                                                      : (int)units;
+    PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_GROUPS", 1, PS_CL_STEP_GROUPS_MAX,
+                                 unit_groups, &st->step_parts));
     cl_int err;
     st->scratch = clCreateBuffer(st->context, CL_MEM_READ_WRITE, 64, NULL, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (scratch)");
