@@ -188,7 +188,7 @@ ps_status ps_cl_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, 
         return scale_matrix(be, dt, m, n, beta, c, 0, PS__UPPER);
     }
     if (ps_cl_own_gemm_takes(be, dt, ta, tb, m, n, k))
-        return ps_cl_own_gemm(be, dt, ta, tb, m, n, k, alpha, a, b, beta, c);
+        return ps_cl_own_gemm(be, dt, m, n, k, alpha, a, b, beta, c);
     PS__TRY(clear_if_beta_zero(be, dt, beta, m, n, c));
     /* without a workspace of ours (NULL), CLBlast makes its own */
     cl_mem temp = gemm_workspace(be, dt, ta, tb, m, n, k, a, b, c);

@@ -144,12 +144,13 @@ void ps_cl_list_devices(char *buf, size_t size);
 
 /* Table entries implemented in other files. */
 /* Whether gemm takes this product to kernels_cl/gemm.cl rather than CLBlast, and that product
- * (cl_gemm.c). */
+ * (cl_gemm.c), called by ps_cl_gemm only: both untransposed, m, n
+ * and k positive, alpha nonzero. */
 int ps_cl_own_gemm_takes(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
                          int k);
-ps_status ps_cl_own_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
-                         int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
-                         const ps__scalar *beta, ps__mat c);
+ps_status ps_cl_own_gemm(ps__backend *be, ps__dtype dt, int m, int n, int k,
+                         const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
+                         ps__mat c);
 ps_status ps_cl_getrf_steps(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                             size_t ipiv_off, int row_base, void *info);
 ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
