@@ -472,9 +472,10 @@ static ps_status cuda_vmul(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__
 static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
     (void)be;
     /* Measured on an H100 (docs/PERFORMANCE.md, portsolve-bench-gj): gjinv's best block was 256
-     * in double at n = 4096..16384 (512 and 1024 slower), 512 in single; gjsv's best stripe 128
-     * up to n = 8192; at 16384 256 with the first stripe kernel, 512 with the pipelined one. */
-    if (algo == PS__ALGO_GJ) return dt == PS__DOUBLE ? 256 : 512;
+     * in double at n = 4096..8192, 512 from the BLAS-3 step (n >= 12288; at 16384 384 / 512:
+     * 0.266 / 0.262 s, the probe's 256 0.270), 512 in single; gjsv's best stripe 128 up to
+     * n = 8192; at 16384 256 with the first stripe kernel, 512 with the pipelined one. */
+    if (algo == PS__ALGO_GJ) return dt == PS__DOUBLE && n < 12288 ? 256 : 512;
     if (algo == PS__ALGO_GJ_STRIPE) return n > 8192 ? 512 : 128;
     /* Cholesky (double, H100, docs/PERFORMANCE.md): 512 best at n = 4096..8192 (256 and 768
      * slower); at 16384 1024 (512 / 768 / 1536 / 2048: 53 / 52 / 51 / 51 ms vs 50); at 32768

@@ -36,45 +36,39 @@
 #include <string.h>
 
 /* The BLAS-3 form of the step's triangular solves, where the backend asks for it
- * (ps__use_l_inverse: cuBLAS's trsm is slow): products with inv(L11) instead of solves with the
- * unit lower L11 (LU's block rows' workspace and reasoning, lu.c), and solves with U11 split
- * recursively into GEMMs (trsm_recursive.h; the same substitution, so exact for any U11).
- * transform: the panel transform's products (n x nb, on the rest's lane only). l.product NULL:
- * plain trsm. */
+ * (ps__use_l_inverse: cuBLAS's trsm is slow): the step's solves with L11 and U11 become products
+ * with inv(L11) (formed on the panel's lane, LU's block rows' workspace, lu.c) and inv(U11)
+ * (formed once per step on the rest's lane by a recursive solve on an identity, trsm_recursive.h).
+ * transform: the products' destination where they cannot be written in place (n x nb, on the
+ * rest's lane only). l.product NULL: plain trsm, and u_inverse unused. */
 typedef struct gj_inverse {
     ps__l_inverse l;
+    void *u_inverse; /* nb x nb: inv(U11) of the rest's lane's current step */
     void *transform;
 } gj_inverse;
 
-/* U11 triangles no wider than this are solved by the backend's trsm. */
+/* U11 triangles no wider than this are solved by the backend's trsm when inv(U11) is formed. */
 #define PS__GJ_TRSM_LEAF 128
 
-/* op = U11 \ B (LEFT) or B / U11 (RIGHT), times alpha: by trsm, or recursively by GEMMs. */
-static ps_status upper_solve(ps_context *ctx, ps__dtype dt, ps__side side, int m, int n,
-                             const ps__scalar *alpha, ps__mat u, ps__mat b, const gj_inverse *inv) {
-    if (inv->l.product)
-        return ps__trsm_recursive(&ctx->be, dt, side, PS__UPPER, PS__NONUNIT, m, n, alpha, u, b,
-                                  PS__GJ_TRSM_LEAF);
-    return ctx->be.ops->trsm(&ctx->be, dt, side, PS__UPPER, PS__NOTRANS, PS__NONUNIT, m, n, alpha,
-                             u, b);
+static ps__mat u_inverse_of(const gj_inverse *inv) {
+    return (ps__mat){inv->u_inverse, 0, inv->l.nb};
 }
 
-/* rows (r x b, in place) times inv(L11) by a GEMM through inv->transform, times alpha. */
-static ps_status times_l_inverse(ps_context *ctx, ps__dtype dt, int r, int b,
-                                 const ps__scalar *alpha, ps__mat rows, ps__mat linv,
-                                 const gj_inverse *inv) {
-    ps__backend *be = &ctx->be;
-    ps__scalar zero = ps__scalar_of(dt, 0.0);
-    ps__mat t = {inv->transform, 0, r};
-    PS__TRY(be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, r, b, b, alpha, rows, linv, &zero, t));
-    return be->ops->copy2d(be, dt, r, b, t, rows);
+/* inv(U11) (b x b) from the saved factors' diagonal block lu, by a solve on an identity. */
+static ps_status form_u_inverse(ps_context *ctx, ps__dtype dt, int b, ps__mat lu,
+                                const gj_inverse *inv) {
+    ps__scalar one = ps__scalar_of(dt, 1.0);
+    ps__mat uinv = u_inverse_of(inv);
+    PS__TRY(ps__fill_identity(ctx, dt, b, uinv));
+    return ps__trsm_recursive(&ctx->be, dt, PS__LEFT, PS__UPPER, PS__NONUNIT, b, b, &one, lu, uinv,
+                              PS__GJ_TRSM_LEAF);
 }
 
 /*
  * Turns the n x b panel p (block column k; rows [k,n) LU-factored with partial pivoting, rows
  * [0,k) still M01) into [P0; P1; P2]. saved: the copy of the factored panel the updates read;
  * the factors are read from there, so P1 and P2 are written straight into p (P2 as the product
- * -L21 inv(L11), P1 from inv(L11) or an identity) with no workspace and no copy back. Only the
+ * -L21 inv(L11), P1 as inv(U11) inv(L11) or solved from an identity) with no copy back. Only the
  * panel's own columns need this (they become columns of the inverse); the other columns'
  * updates read saved too, so the transform runs off the critical path, on the lane of the big
  * update, before that update reaches these columns (the next step's left part).
@@ -86,31 +80,33 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__scalar zero = ps__scalar_of(dt, 0.0);
     ps__mat lu = ps__mat_at(saved, k, 0), p1 = ps__mat_at(p, k, 0), p2 = ps__mat_at(p, k + b, 0);
-    ps__mat linv = inv->l.product ? ps__l_inverse_of(&inv->l, k) : (ps__mat){NULL, 0, 1};
-    if (k > 0) { /* P0 = -M01 inv(U11) inv(L11) */
-        PS__TRY(upper_solve(ctx, dt, PS__RIGHT, k, b, &minus_one, lu, p, inv));
-        if (linv.buf)
-            PS__TRY(times_l_inverse(ctx, dt, k, b, &one, p, linv, inv));
-        else
-            PS__TRY(
-                ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, k, b, &one, lu, p));
-    }
-    if (n - k - b > 0) { /* P2 = -L21 inv(L11) */
-        if (linv.buf)
+    if (inv->l.product) { /* the BLAS-3 form: products with inv(U11) and inv(L11) */
+        ps__mat linv = ps__l_inverse_of(&inv->l, k), uinv = u_inverse_of(inv);
+        PS__TRY(form_u_inverse(ctx, dt, b, lu, inv));
+        if (k > 0) { /* P0 = (-M01 inv(U11)) inv(L11), the first product through transform */
+            ps__mat t = {inv->transform, 0, k};
+            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, b, b, &minus_one, p, uinv,
+                              &zero, t));
+            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, b, b, &one, t, linv, &zero, p));
+        }
+        if (n - k - b > 0) /* P2 = -L21 inv(L11) */
             PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n - k - b, b, b, &minus_one,
                               ps__mat_at(saved, k + b, 0), linv, &zero, p2));
-        else
-            PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, n - k - b, b,
-                              &minus_one, lu, p2));
+        /* P1 = inv(U11) inv(L11) */
+        return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, b, b, b, &one, uinv, linv, &zero, p1);
     }
-    /* P1 = inv(U11) inv(L11), from inv(L11) or an identity */
-    if (linv.buf) {
-        PS__TRY(ops->copy2d(be, dt, b, b, linv, p1));
-    } else {
-        PS__TRY(ps__fill_identity(ctx, dt, b, p1));
-        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, b, &one, lu, p1));
+    if (k > 0) { /* P0 = -M01 inv(U11) inv(L11) */
+        PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, k, b, &minus_one,
+                          lu, p));
+        PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, k, b, &one, lu, p));
     }
-    return upper_solve(ctx, dt, PS__LEFT, b, b, &one, lu, p1, inv);
+    if (n - k - b > 0) /* P2 = -L21 inv(L11) */
+        PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, n - k - b, b,
+                          &minus_one, lu, p2));
+    /* P1 = inv(U11) inv(L11), from an identity */
+    PS__TRY(ps__fill_identity(ctx, dt, b, p1));
+    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, b, &one, lu, p1));
+    return ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, b, &one, lu, p1);
 }
 
 /*
@@ -120,8 +116,11 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
  * the paper's three GEMMs per side, with the same flops, but never multiplies by the explicitly
  * formed inv(M11): with blocks of 128 that product alone raised ||I - A inv(A)|| ratios to
  * ~300 on cond 1e12 matrices, against < 1 this way (classical GJE, one column at a time, shows
- * no such loss either). Only the unit lower L11, whose entries are at most 1 in magnitude, may
- * be applied by its inverse (inv), as LU's block rows are; inv(U11) carries A's conditioning.
+ * no such loss either). In the BLAS-3 form the two factors are applied one after the other by
+ * their inverses: inv(L11), whose entries are at most 1 in magnitude, as LU's block rows are,
+ * and inv(U11), formed by a solve on an identity; on dlatms matrices of condition 1e8..1e12 and
+ * graded ones, n = 300..2000, blocks of 64..256, the ratios were those of the solves with U11
+ * (0.002..0.02 both ways, docs/GJ.md), and test_gj runs this form (PORTSOLVE_LU_BLOCK_ROW).
  * In two parts: the rows below (the swaps, Y and M2j: all the next panel's factorization needs)
  * and the rows above (M1j and M0j from Y), which look-ahead may run on the other lane.
  */
@@ -145,14 +144,25 @@ static ps_status update_below(ps_context *ctx, ps__dtype dt, int n, ps__mat a, i
 
 static ps_status update_above(ps_context *ctx, ps__dtype dt, ps__mat a, int k, int b, int c0,
                               int cw, ps__mat saved, const gj_inverse *inv) {
-    const ps__backend_ops *ops = ctx->be.ops;
+    ps__backend *be = &ctx->be;
+    const ps__backend_ops *ops = be->ops;
     if (cw <= 0) return PS_SUCCESS;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    ps__mat m1 = ps__mat_at(a, k, c0);
-    PS__TRY(upper_solve(ctx, dt, PS__LEFT, b, cw, &one, ps__mat_at(saved, k, 0), m1, inv));
+    ps__scalar zero = ps__scalar_of(dt, 0.0);
+    ps__mat m1 = ps__mat_at(a, k, c0), a0 = ps__mat_at(a, 0, c0);
+    if (inv->l.product) { /* M1j = inv(U11) Y through transform, M0j -= M01 M1j from there */
+        ps__mat t = {inv->transform, 0, b};
+        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, b, cw, b, &one, u_inverse_of(inv), m1,
+                          &zero, t));
+        if (k > 0)
+            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, cw, b, &minus_one, saved, t,
+                              &one, a0));
+        return ops->copy2d(be, dt, b, cw, t, m1);
+    }
+    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, cw, &one,
+                      ps__mat_at(saved, k, 0), m1));
     if (k == 0) return PS_SUCCESS;
-    return ops->gemm(&ctx->be, dt, PS__NOTRANS, PS__NOTRANS, k, cw, b, &minus_one, saved, m1, &one,
-                     ps__mat_at(a, 0, c0));
+    return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, cw, b, &minus_one, saved, m1, &one, a0);
 }
 
 static ps_status update_columns(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int k, int b,
@@ -287,6 +297,7 @@ ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps_
     if (!st && ps__use_l_inverse(ctx, dt, n, nb)) {
         st = ps__l_inverse_open(&s, dt, nb, n, &ws.inv.l);
         if (!st) st = ps__scratch_dev(&s, (size_t)nb * n * es, &ws.inv.transform);
+        if (!st) st = ps__scratch_dev(&s, (size_t)nb * nb * es, &ws.inv.u_inverse);
     }
     if (!st) {
         /* hybrid is the paper's Hyb: panel and update one after the other */
