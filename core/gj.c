@@ -85,8 +85,8 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
         PS__TRY(form_u_inverse(ctx, dt, b, lu, inv));
         if (k > 0) { /* P0 = (-M01 inv(U11)) inv(L11), the first product through transform */
             ps__mat t = {inv->transform, 0, k};
-            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, b, b, &minus_one, p, uinv,
-                              &zero, t));
+            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, b, b, &minus_one, p, uinv, &zero,
+                              t));
             PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, b, b, &one, t, linv, &zero, p));
         }
         if (n - k - b > 0) /* P2 = -L21 inv(L11) */
