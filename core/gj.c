@@ -119,8 +119,9 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
  * no such loss either). In the BLAS-3 form the two factors are applied one after the other by
  * their inverses: inv(L11), whose entries are at most 1 in magnitude, as LU's block rows are,
  * and inv(U11), formed by a solve on an identity; on dlatms matrices of condition 1e8..1e12 and
- * graded ones, n = 300..2000, blocks of 64..256, the ratios were those of the solves with U11
- * (0.002..0.02 both ways, docs/GJ.md), and test_gj runs this form (PORTSOLVE_LU_BLOCK_ROW).
+ * graded ones, n = 300..2000, blocks of 64..256, the ratios stayed at the solves' (0.002..0.011
+ * with the solves, 0.002..0.020 with inv(U11), limit 30; docs/GJ.md), and test_gj runs this
+ * form (PORTSOLVE_LU_BLOCK_ROW).
  * In two parts: the rows below (the swaps, Y and M2j: all the next panel's factorization needs)
  * and the rows above (M1j and M0j from Y), which look-ahead may run on the other lane.
  */
