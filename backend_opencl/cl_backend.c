@@ -300,8 +300,14 @@ static ps_status cl_read_elements(ps__backend *be, ps__dtype dt, const void *buf
 }
 
 static int cl_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
-    (void)be, (void)dt, (void)n;
-    return algo == PS__ALGO_LU ? 256 : 0;
+    (void)dt, (void)n;
+    if (algo == PS__ALGO_LU) return 256;
+    /* Block rows by inverses (core/lu.c, core/gj.c) on GPUs from n = 8192: H100, NVIDIA's OpenCL,
+     * same call, trsm / inverse: gjinv 0.189 / 0.164 s at 8192, 0.682 / 0.628 s at 16384,
+     * getrf+getri 1.29 / 1.24 s at 16384; LU alone the same either way (session 18). Not
+     * measured on CPU devices, which keep the solves. */
+    if (algo == PS__ALGO_LU_INVERSE) return ps_cl(be)->gpu ? 8192 : 0;
+    return 0;
 }
 
 /* The one-work-group panel kernel streams the m x w leaf through one compute unit per column:
