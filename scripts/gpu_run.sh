@@ -41,7 +41,7 @@ for spec in ${ITER:-}; do # spec: backend:precision:sizes:cpu_max (portsolve-ben
   "$build"/bench/portsolve-bench-iter --backend "$backend" --precision "$precision" \
     --sizes "$sizes" --cpu-max "${cpu_max:-10000}" --csv "$out/$name.csv" > "$out/$name.txt" 2>&1
   cat "$out/$name.txt"
-  summary+=("$name: $(grep -E '^(cg|gmres) ' "$out/$name.txt" | awk '{printf "%s n=%s x%s %sGB/s it %sGB/s (gemv %s); ", $1, $2, $6, $8, $9, $10}')")
+  summary+=("$name: $(grep -E '^(cg|gmres) ' "$out/$name.txt" | awk '{printf "%s n=%s x%s %sGB/s mv %sGB/s (gemv %s); ", $1, $2, $6, $8, $9, $10}')")
 done
 for spec in ${WZ:-}; do # spec: backend:precision:sizes:vector_max (portsolve-bench-wz)
   IFS=: read -r backend precision sizes vector_max <<<"$spec"
