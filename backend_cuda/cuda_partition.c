@@ -63,6 +63,10 @@ void ps_cuda_partition_release(ps_cuda_state *st) {
     ps_cuda_partition *p = &st->part;
     green_api api;
     int have = (p->green[0] || p->green[1]) && !load_green_api(&api);
+    /* LU and GJ ask for different sizes, so a partition may be replaced right after a join,
+     * while its streams may still run work the joined lanes wait for: let that finish first */
+    for (int i = 0; i < 2; i++)
+        if (p->stream[i]) cudaStreamSynchronize(p->stream[i]);
     for (int i = 0; i < 2; i++) {
         if (p->stream[i]) cudaStreamDestroy(p->stream[i]);
         if (p->green[i] && have) api.green_destroy((CUgreenCtx)p->green[i]);
@@ -132,24 +136,32 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
 }
 
 /*
- * SMs for lane 1 when splitting for algo with n columns left to factor; 0: do not split.
- * Measured on an H100 (132 SMs; docs/PERFORMANCE.md, session 12), dgesv against cuSOLVER:
+ * SMs for lane 1 when splitting for algo with n columns left to factor (GJ: of order n); 0: do
+ * not split.
+ * LU, measured on an H100 (132 SMs; docs/PERFORMANCE.md, session 12), dgesv against cuSOLVER:
  * - at n = 16384, no split 0.85, lane 1 on 8 / 16 / 24 / 32 / 48 SMs 0.62 / 0.82 / 0.92 / 0.98
  *   / 0.93; joining for the last 2048..6144 columns changed nothing;
  * - at n = 32768 a split from the start lost (0.96, GEMM on 100 SMs costs more than the panel
  *   gains while the trailing matrix is that large); splitting once n <= 24576 / 16384 / 8192
  *   columns are left gave 1.02 / 1.02 / 0.99, and at 16384 splitting only below 8192 0.90.
  * So: split for the last PS_CUDA_SPLIT_BELOW = 24576 columns (PORTSOLVE_CUDA_SPLIT_BELOW
- * overrides). Cholesky lost on split lanes (dposv 0.99 -> 0.81 on 32
- * SMs at 16384: its leaf and small syrk need the whole device), and so did WZ (0.98 -> 0.49 of
- * LU's rate): they keep sharing. PORTSOLVE_CUDA_PANEL_SMS overrides the SM count for LU.
+ * overrides), a quarter of the SMs.
+ * GJ inversion (session 21): its update is the whole matrix at every step, so it splits from the
+ * start or not at all, by its order: at n = 16384 shared 0.266 s, lane 1 on 8 / 16 / 24 / 32 /
+ * 48 SMs 0.296 / 0.252 / 0.259 / 0.268 / 0.30 s (0.243 / 0.247 on 12-16 / 20-24 SMs with the
+ * copy-free update of gj.c); 16 SMs also won at 4096 and 8192 (0.0261 -> 0.0256, 0.0707 ->
+ * 0.0683 s) and lost at 32768 (1.72 -> 1.75 s). So an eighth of the SMs for orders up to
+ * PS_CUDA_SPLIT_BELOW.
+ * Cholesky lost on split lanes (dposv 0.99 -> 0.81 on 32 SMs at 16384: its leaf and small syrk
+ * need the whole device), and so did WZ (0.98 -> 0.49 of LU's rate): they keep sharing.
+ * PORTSOLVE_CUDA_PANEL_SMS overrides the SM count for LU and GJ.
  */
 static int panel_sms_for(const ps_cuda_state *st, ps__algo algo, int n) {
-    if (algo != PS__ALGO_LU || n > st->split_below) return 0;
+    if ((algo != PS__ALGO_LU && algo != PS__ALGO_GJ) || n > st->split_below) return 0;
     if (st->partition_failed && st->panel_sms_request < 0) return 0;
     if (st->panel_sms_request >= 0) return st->panel_sms_request;
-    int quarter = st->sms / 4 / 8 * 8; /* 132 SMs: 32 */
-    return algo == PS__ALGO_LU && quarter >= 8 ? quarter : 0;
+    int share = st->sms / (algo == PS__ALGO_GJ ? 8 : 4) / 8 * 8; /* 132 SMs: 16, 32 */
+    return share >= 8 ? share : 0;
 }
 
 /* Moves the lanes onto the partition (split) or back onto the context's streams: each new

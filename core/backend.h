@@ -449,7 +449,8 @@ struct ps__backend_ops {
     /* Between lanes_split and lanes_join, a backend may run lane 0 and lane 1 on disjoint sets
      * of compute units (CUDA: green contexts), so that lane 1's latency-bound panel kernels
      * start at once instead of waiting for the blocks of lane 0's big update to drain. The
-     * backend decides from the algorithm and n, the columns left to factor, whether to split
+     * backend decides from the algorithm and n (the columns left to factor; for GJ, whose
+     * every step updates the whole matrix, the matrix order), whether to split
      * and how; *split says whether the lanes are split now. It may be called again as n
      * shrinks, and may then split, or join what it split. Ordering is kept: after a change
      * each lane follows everything queued on either lane (and on the context's queue) before

@@ -38,30 +38,61 @@
 /* The BLAS-3 form of the step's triangular solves, where the backend asks for it
  * (ps__use_l_inverse: cuBLAS's trsm is slow): the step's solves with L11 and U11 become products
  * with inv(L11) (formed on the panel's lane, LU's block rows' workspace, lu.c) and inv(U11)
- * (formed once per step on the rest's lane by a recursive solve on an identity, trsm_recursive.h).
- * transform: the products' destination where they cannot be written in place (n x nb, on the
- * rest's lane only). l.product NULL: plain trsm, and u_inverse unused. */
+ * (formed by a recursive solve on an identity, trsm_recursive.h). Both alternate between two
+ * slots by the step's parity, as the look-ahead lane forms the next step's while the other lane
+ * still reads the current one's. transform: M01 inv(U11) of the rest's lane's current step
+ * (k x nb of n x nb), the multipliers of the rows above. l.product NULL: plain trsm, and
+ * u_inverse and transform unused. */
 typedef struct gj_inverse {
     ps__l_inverse l;
-    void *u_inverse; /* nb x nb: inv(U11) of the rest's lane's current step */
+    void *u_inverse[2]; /* nb x nb each: inv(U11) by the step's parity */
     void *transform;
 } gj_inverse;
 
 /* U11 triangles no wider than this are solved by the backend's trsm when inv(U11) is formed. */
 #define PS__GJ_TRSM_LEAF 128
 
-static ps__mat u_inverse_of(const gj_inverse *inv) {
-    return (ps__mat){inv->u_inverse, 0, inv->l.nb};
+/* Step k's slot of inv(U11). */
+static ps__mat u_inverse_of(const gj_inverse *inv, int k) {
+    return (ps__mat){inv->u_inverse[k / inv->l.nb % 2], 0, inv->l.nb};
 }
 
-/* inv(U11) (b x b) from the saved factors' diagonal block lu, by a solve on an identity. */
-static ps_status form_u_inverse(ps_context *ctx, ps__dtype dt, int b, ps__mat lu,
-                                const gj_inverse *inv) {
-    ps__scalar one = ps__scalar_of(dt, 1.0);
-    ps__mat uinv = u_inverse_of(inv);
+/*
+ * The BLAS-3 form's part of the step-k panel's transform that needs only the panel's own
+ * factors: inv(U11) (b x b, from the saved factors' diagonal block lu, by a solve on an
+ * identity), then P2 = -L21 inv(L11) and P1 = inv(U11) inv(L11), written straight into the
+ * n x b panel p (the factors are read from saved). Columns of the panel become columns of the
+ * inverse; nothing else reads them this step.
+ */
+static ps_status panel_transform_factors(ps_context *ctx, ps__dtype dt, int n, int k, int b,
+                                         ps__mat p, ps__mat saved, const gj_inverse *inv) {
+    ps__backend *be = &ctx->be;
+    const ps__backend_ops *ops = be->ops;
+    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
+    ps__scalar zero = ps__scalar_of(dt, 0.0);
+    ps__mat lu = ps__mat_at(saved, k, 0), linv = ps__l_inverse_of(&inv->l, k);
+    ps__mat uinv = u_inverse_of(inv, k);
     PS__TRY(ps__fill_identity(ctx, dt, b, uinv));
-    return ps__trsm_recursive(&ctx->be, dt, PS__LEFT, PS__UPPER, PS__NONUNIT, b, b, &one, lu, uinv,
-                              PS__GJ_TRSM_LEAF);
+    PS__TRY(ps__trsm_recursive(be, dt, PS__LEFT, PS__UPPER, PS__NONUNIT, b, b, &one, lu, uinv,
+                               PS__GJ_TRSM_LEAF));
+    if (n - k - b > 0) /* P2 = -L21 inv(L11) */
+        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n - k - b, b, b, &minus_one,
+                          ps__mat_at(saved, k + b, 0), linv, &zero, ps__mat_at(p, k + b, 0)));
+    /* P1 = inv(U11) inv(L11) */
+    return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, b, b, b, &one, uinv, linv, &zero,
+                     ps__mat_at(p, k, 0));
+}
+
+/*
+ * Where the look-ahead forms step k's inv(U11), P2 and P1 (panel_transform_factors): on the
+ * panel's lane, right after the panel, once the panel lane has time to spare, else on the rest's
+ * lane before its update. GJ's update is about n x n x b flops at every step while the panel's LU
+ * shrinks with n - k, so the panel's lane is the longer one early and has slack late. On an H100
+ * at n = 16384 with the panel lane on 16 SMs of its own: 0.2498 / 0.2452 / 0.2561 s with the
+ * factors moved for no step / the second half / every step (docs/PERFORMANCE.md, session 21).
+ */
+static int factors_on_panel_lane(int n, int k) {
+    return 2 * k >= n;
 }
 
 /*
@@ -71,7 +102,9 @@ static ps_status form_u_inverse(ps_context *ctx, ps__dtype dt, int b, ps__mat lu
  * -L21 inv(L11), P1 as inv(U11) inv(L11) or solved from an identity) with no copy back. Only the
  * panel's own columns need this (they become columns of the inverse); the other columns'
  * updates read saved too, so the transform runs off the critical path, on the lane of the big
- * update, before that update reaches these columns (the next step's left part).
+ * update, before that update reaches these columns (the next step's left part). In the BLAS-3
+ * form this also forms the rows above' multipliers W = M01 inv(U11) into transform, which the
+ * updates use, and P0 = -W inv(L11).
  */
 static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, int b, ps__mat p,
                                  ps__mat saved, const gj_inverse *inv) {
@@ -80,20 +113,15 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__scalar zero = ps__scalar_of(dt, 0.0);
     ps__mat lu = ps__mat_at(saved, k, 0), p1 = ps__mat_at(p, k, 0), p2 = ps__mat_at(p, k + b, 0);
-    if (inv->l.product) { /* the BLAS-3 form: products with inv(U11) and inv(L11) */
-        ps__mat linv = ps__l_inverse_of(&inv->l, k), uinv = u_inverse_of(inv);
-        PS__TRY(form_u_inverse(ctx, dt, b, lu, inv));
-        if (k > 0) { /* P0 = (-M01 inv(U11)) inv(L11), the first product through transform */
-            ps__mat t = {inv->transform, 0, k};
-            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, b, b, &minus_one, p, uinv, &zero,
-                              t));
-            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, b, b, &one, t, linv, &zero, p));
-        }
-        if (n - k - b > 0) /* P2 = -L21 inv(L11) */
-            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n - k - b, b, b, &minus_one,
-                              ps__mat_at(saved, k + b, 0), linv, &zero, p2));
-        /* P1 = inv(U11) inv(L11) */
-        return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, b, b, b, &one, uinv, linv, &zero, p1);
+    if (inv->l.product) {
+        if (!factors_on_panel_lane(n, k))
+            PS__TRY(panel_transform_factors(ctx, dt, n, k, b, p, saved, inv));
+        if (k == 0) return PS_SUCCESS;
+        ps__mat w = {inv->transform, 0, k};
+        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, b, b, &one, saved,
+                          u_inverse_of(inv, k), &zero, w));
+        return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, b, b, &minus_one, w,
+                         ps__l_inverse_of(&inv->l, k), &zero, p);
     }
     if (k > 0) { /* P0 = -M01 inv(U11) inv(L11) */
         PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, k, b, &minus_one,
@@ -133,14 +161,18 @@ static ps_status update_below(ps_context *ctx, ps__dtype dt, int n, ps__mat a, i
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__mat lu = ps__mat_at(saved, k, 0), m1 = ps__mat_at(a, k, c0);
     PS__TRY(ops->laswp(be, dt, cw, ps__mat_at(a, 0, c0), k, k + b, ipiv, (size_t)k, 1));
+    ps__mat y = m1; /* Y: in place, or in the product workspace */
     if (inv->l.product) {
-        PS__TRY(ps__l_inverse_apply(ctx, dt, &inv->l, k, b, c0, cw, m1));
+        ps__scalar zero = ps__scalar_of(dt, 0.0);
+        y = ps__l_inverse_product_of(&inv->l, c0);
+        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, b, cw, b, &one,
+                          ps__l_inverse_of(&inv->l, k), m1, &zero, y));
     } else {
         PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, cw, &one, lu, m1));
     }
     if (n - k - b <= 0) return PS_SUCCESS;
     return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n - k - b, cw, b, &minus_one,
-                     ps__mat_at(saved, k + b, 0), m1, &one, ps__mat_at(a, k + b, c0));
+                     ps__mat_at(saved, k + b, 0), y, &one, ps__mat_at(a, k + b, c0));
 }
 
 static ps_status update_above(ps_context *ctx, ps__dtype dt, ps__mat a, int k, int b, int c0,
@@ -151,14 +183,13 @@ static ps_status update_above(ps_context *ctx, ps__dtype dt, ps__mat a, int k, i
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__scalar zero = ps__scalar_of(dt, 0.0);
     ps__mat m1 = ps__mat_at(a, k, c0), a0 = ps__mat_at(a, 0, c0);
-    if (inv->l.product) { /* M1j = inv(U11) Y through transform, M0j -= M01 M1j from there */
-        ps__mat t = {inv->transform, 0, b};
-        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, b, cw, b, &one, u_inverse_of(inv), m1,
-                          &zero, t));
-        if (k > 0)
-            PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, cw, b, &minus_one, saved, t,
-                              &one, a0));
-        return ops->copy2d(be, dt, b, cw, t, m1);
+    if (inv->l.product) { /* from Y in the product workspace: M1j = inv(U11) Y, M0j -= W Y */
+        ps__mat y = ps__l_inverse_product_of(&inv->l, c0);
+        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, b, cw, b, &one, u_inverse_of(inv, k), y,
+                          &zero, m1));
+        if (k == 0) return PS_SUCCESS;
+        return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, cw, b, &minus_one,
+                         (ps__mat){inv->transform, 0, k}, y, &one, a0);
     }
     PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, cw, &one,
                       ps__mat_at(saved, k, 0), m1));
@@ -206,7 +237,9 @@ static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, ps__mat a, i
     PS__TRY(be->ops->copy2d(be, dt, n - copy_from, b, ps__mat_at(p, copy_from, 0),
                             ps__mat_at(saved, copy_from, 0)));
     if (!ws->inv.l.product) return PS_SUCCESS;
-    return ps__l_inverse_form(ctx, dt, &ws->inv.l, k, b, ps__mat_at(saved, k, 0));
+    PS__TRY(ps__l_inverse_form(ctx, dt, &ws->inv.l, k, b, ps__mat_at(saved, k, 0)));
+    if (!factors_on_panel_lane(n, k)) return PS_SUCCESS;
+    return panel_transform_factors(ctx, dt, n, k, b, p, saved, &ws->inv);
 }
 
 /* No look-ahead: panel, update, one step after the other. */
@@ -233,7 +266,7 @@ static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, ps__mat a, in
  * the one the rest's update still reads. The transform of panel k into inverse columns runs on
  * the rest's lane before its update.
  */
-static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb,
+static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb,
                                  ps__gj_where where, void *ipiv, void *info, gj_work *ws) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
@@ -275,6 +308,21 @@ static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, ps__mat a
     return ops->lane_wait(be, 1, 0);
 }
 
+/* The device variant's lanes may split the device for the steps (the backend decides, as for
+ * LU: on CUDA the panel's lane gets SMs of its own, so its small kernels never queue behind the
+ * rest's GEMMs); they are joined again on every path out, the first error kept. */
+static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb,
+                                 ps__gj_where where, void *ipiv, void *info, gj_work *ws) {
+    ps__backend *be = &ctx->be;
+    if (where != PS__GJ_DEVICE) return lookahead_steps(ctx, dt, n, a, nb, where, ipiv, info, ws);
+    int split = 0;
+    ps_status st = be->ops->lanes_split(be, PS__ALGO_GJ, n, &split);
+    if (!st) st = lookahead_steps(ctx, dt, n, a, nb, where, ipiv, info, ws);
+    if (st) be->ops->use_lane(be, 0);
+    ps_status joined = be->ops->lanes_join(be);
+    return st ? st : joined;
+}
+
 ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps__gj_where where,
                     void *ipiv, int *info) {
     ps__backend *be = &ctx->be;
@@ -298,7 +346,8 @@ ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps_
     if (!st && ps__use_l_inverse(ctx, dt, n, nb)) {
         st = ps__l_inverse_open(&s, dt, nb, n, &ws.inv.l);
         if (!st) st = ps__scratch_dev(&s, (size_t)nb * n * es, &ws.inv.transform);
-        if (!st) st = ps__scratch_dev(&s, (size_t)nb * nb * es, &ws.inv.u_inverse);
+        for (int i = 0; i < 2 && !st; i++)
+            st = ps__scratch_dev(&s, (size_t)nb * nb * es, &ws.inv.u_inverse[i]);
     }
     if (!st) {
         /* hybrid is the paper's Hyb: panel and update one after the other */

@@ -106,11 +106,15 @@ ps_status ps__l_inverse_form(ps_context *ctx, ps__dtype dt, const ps__l_inverse 
     return be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, jb, &one, l, linv);
 }
 
+ps__mat ps__l_inverse_product_of(const ps__l_inverse *inv, int c0) {
+    return (ps__mat){inv->product, (size_t)c0 * inv->nb, inv->nb};
+}
+
 ps_status ps__l_inverse_apply(ps_context *ctx, ps__dtype dt, const ps__l_inverse *inv, int j,
                               int jb, int c0, int cw, ps__mat block) {
     ps__backend *be = &ctx->be;
     ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
-    ps__mat product = {inv->product, (size_t)c0 * inv->nb, inv->nb};
+    ps__mat product = ps__l_inverse_product_of(inv, c0);
     PS__TRY(be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, jb, cw, jb, &one,
                           ps__l_inverse_of(inv, j), block, &zero, product));
     return be->ops->copy2d(be, dt, jb, cw, product, block);

@@ -63,6 +63,8 @@ ps_status ps__l_inverse_form(ps_context *ctx, ps__dtype dt, const ps__l_inverse 
                              ps__mat l);
 /* Step j's slot (nb x nb; its leading jb x jb once formed). */
 ps__mat ps__l_inverse_of(const ps__l_inverse *inv, int j);
+/* The product workspace's slot of the matrix columns [c0, c0 + cw) (nb rows). */
+ps__mat ps__l_inverse_product_of(const ps__l_inverse *inv, int c0);
 /* block (jb x cw, at matrix columns [c0, c0 + cw)) = inv(L11 of step j) block, by a GEMM through
  * the product workspace. */
 ps_status ps__l_inverse_apply(ps_context *ctx, ps__dtype dt, const ps__l_inverse *inv, int j,
