@@ -91,6 +91,17 @@ static ps_status panel_transform_factors(ps_context *ctx, ps__dtype dt, int n, i
  * at n = 16384 with the panel lane on 16 SMs of its own: 0.2498 / 0.2452 / 0.2561 s with the
  * factors moved for no step / the second half / every step (docs/PERFORMANCE.md, session 21).
  */
+/*
+ * Whether the rest's lane also updates the next panel's rows below (its swaps, Y and GEMM) at
+ * step k, first, so the panel's lane only factors: in the first quarter, where the tall panels
+ * make the panel's lane the longer one (on 16 SMs of an H100 a 16384 x 512 panel takes about
+ * 6 ms, the rest's update about 5.5). n = 16384, three rounds: 0.2417 / 0.2415 / 0.2426 s never,
+ * 0.2399 / 0.2389 / 0.2404 s for k < n/4 (every step: no gain; docs/PERFORMANCE.md, session 21).
+ */
+static int next_on_rest_lane(int n, int k) {
+    return 4 * k < n;
+}
+
 static int factors_on_panel_lane(int n, int k) {
     return 2 * k >= n;
 }
@@ -264,7 +275,8 @@ static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, ps__mat a, in
  * panel, downloads it, the host factors it and lane 0 uploads it, all overlapping lane 1's
  * GEMMs. The saved panels alternate between two buffers, so the next panel's never overwrites
  * the one the rest's update still reads. The transform of panel k into inverse columns runs on
- * the rest's lane before its update.
+ * the rest's lane before its update. device, in the first quarter: the rest's lane updates the
+ * next panel's rows below too, first (next_on_rest_lane).
  */
 static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb,
                                  ps__gj_where where, void *ipiv, void *info, gj_work *ws) {
@@ -284,14 +296,21 @@ static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, ps__mat a
         /* the big update (after this panel's transform) first on its lane, so the next panel's
          * work overlaps it */
         PS__TRY(ops->use_lane(be, rest_lane));
-        ps_status st = panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), saved, &ws->inv);
+        int next_on_rest = where == PS__GJ_DEVICE && b2 > 0 && next_on_rest_lane(n, k);
+        ps_status st = PS_SUCCESS;
+        if (next_on_rest) {
+            st = update_below(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
+            if (!st) st = ops->lane_wait(be, panel_lane, rest_lane);
+        }
+        if (!st) st = panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), saved, &ws->inv);
         if (!st) st = update_rest(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
         if (!st) st = ops->use_lane(be, panel_lane);
         if (!st && b2 > 0) {
             /* the next panel's rows below: then its factorization can start, while the rest's
              * lane, after its big update, finishes the rows above (they wait for Y only) */
             ps__mat saved_next = ws->saved[(next / nb) % 2];
-            st = update_below(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
+            if (!next_on_rest)
+                st = update_below(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
             if (!st) st = ops->lane_wait(be, rest_lane, panel_lane);
             if (!st) st = ops->use_lane(be, rest_lane);
             if (!st) st = update_above(ctx, dt, a, k, b, next, b2, saved, &ws->inv);
