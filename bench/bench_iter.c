@@ -100,7 +100,7 @@ static double cut_solve_seconds(ps_context *ctx, int m, ps_matrix *dA, ps_matrix
  * them, one per iteration and, for GMRES, the restart's residual (the span holds one restart). */
 static double seconds_per_product(ps_context *ctx, int m, ps_matrix *dA, ps_matrix *db,
                                   ps_matrix *dx, const void *zeros, int n, int restart) {
-    int longer = ITER_SHORT + restart, products = restart + (m == 4 ? 1 : 0);
+    int longer = ITER_SHORT + restart, products = restart + (m == PS_ITER_GMRES ? 1 : 0);
     double t1 = cut_solve_seconds(ctx, m, dA, db, dx, zeros, n, restart, ITER_SHORT);
     double t2 = cut_solve_seconds(ctx, m, dA, db, dx, zeros, n, restart, longer);
     if (t1 < 0 || t2 <= t1) return -1;
@@ -241,19 +241,19 @@ int main(int argc, char **argv) {
                 if (st) tcpu = -1;
             }
             double gbps = es * (double)n * n / (best / (r.iterations + 2)) * 1e-9;
-            int bw = m == 2 || m == 4;
-            double per_it = -1, gbps_it = -1;
+            int bw = m == PS_ITER_CG || m == PS_ITER_GMRES;
+            double per_product = -1, gbps_product = -1;
             if (bw && !rc && !dS) dS = slow_matrix(ctx, single, n);
             if (bw && !rc && dS) {
                 memset(x, 0, es * (size_t)n);
-                per_it = seconds_per_product(ctx, m, dS, db, dx, x, n, restart);
-                if (per_it > 0) gbps_it = es * (double)n * n / per_it * 1e-9;
+                per_product = seconds_per_product(ctx, m, dS, db, dx, x, n, restart);
+                if (per_product > 0) gbps_product = es * (double)n * n / per_product * 1e-9;
             }
             char cpu_s[16] = "-", sp[16] = "-", bws[16] = "-", bwi[16] = "-", gs[16] = "-";
             if (tcpu > 0) snprintf(cpu_s, sizeof cpu_s, "%.4f", tcpu);
             if (tcpu > 0) snprintf(sp, sizeof sp, "%.1f", tcpu / best);
             if (bw) snprintf(bws, sizeof bws, "%.0f", gbps);
-            if (gbps_it > 0) snprintf(bwi, sizeof bwi, "%.0f", gbps_it);
+            if (gbps_product > 0) snprintf(bwi, sizeof bwi, "%.0f", gbps_product);
             if (bw && gemv_gbps > 0) snprintf(gs, sizeof gs, "%.0f", gemv_gbps);
             if (!rc)
                 printf("%-9s %6d %6d %11.5f %11s %8s %10.2e %9s %9s %9s\n", method_names[m], n,
@@ -262,7 +262,7 @@ int main(int argc, char **argv) {
                 fprintf(f, "%s,%s,\"%s\",%c,%d,%d,%.6g,%.6g,%.4g,%.3g,%.4g,%.4g,%.4g\n",
                         method_names[m], ps_context_backend_name(ctx), ps_context_device_name(ctx),
                         single ? 's' : 'd', n, r.iterations, best, tcpu,
-                        tcpu > 0 ? tcpu / best : -1, r.rel_residual, bw ? gbps : -1, gbps_it,
+                        tcpu > 0 ? tcpu / best : -1, r.rel_residual, bw ? gbps : -1, gbps_product,
                         gemv_gbps);
             fflush(stdout);
         }

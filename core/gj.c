@@ -29,6 +29,7 @@
  */
 #include "check.h"
 #include "gj.h"
+#include "lookahead.h"
 #include "lu.h"
 #include "trsm_recursive.h"
 
@@ -337,9 +338,7 @@ static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, ps__mat a
     int split = 0;
     ps_status st = be->ops->lanes_split(be, PS__ALGO_GJ, n, &split);
     if (!st) st = lookahead_steps(ctx, dt, n, a, nb, where, ipiv, info, ws);
-    if (st) be->ops->use_lane(be, 0);
-    ps_status joined = be->ops->lanes_join(be);
-    return st ? st : joined;
+    return ps__lanes_join_after(be, st);
 }
 
 ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps__gj_where where,

@@ -39,12 +39,11 @@ ps_status ps__lookahead(ps_context *ctx, int k, int n, int nb, const ps__lookahe
     ps__backend *be = &ctx->be;
     if (k <= 0) return PS_SUCCESS;
     if (nb < 1) nb = k; /* one block: never loop on a step of zero */
-    ps_status st = run_steps(ctx, k, n, nb, steps);
-    if (st) {
-        /* the join still runs (lanes_split's contract), but the first error is the one kept */
-        be->ops->use_lane(be, 0);
-        be->ops->lanes_join(be);
-        return st;
-    }
-    return be->ops->lanes_join(be);
+    return ps__lanes_join_after(be, run_steps(ctx, k, n, nb, steps));
+}
+
+ps_status ps__lanes_join_after(ps__backend *be, ps_status st) {
+    if (st) be->ops->use_lane(be, 0);
+    ps_status joined = be->ops->lanes_join(be);
+    return st ? st : joined;
 }

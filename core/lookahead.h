@@ -32,4 +32,9 @@ typedef struct ps__lookahead_steps {
  */
 ps_status ps__lookahead(ps_context *ctx, int k, int n, int nb, const ps__lookahead_steps *steps);
 
+/* Ends work run between lanes_split and lanes_join (ps__lookahead, gjinv's look-ahead): the
+ * join runs whatever st is (lanes_split's contract), after lane 0 is made current again on
+ * failure; returns the first error, st's before the join's. */
+ps_status ps__lanes_join_after(ps__backend *be, ps_status st);
+
 #endif
