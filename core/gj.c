@@ -92,6 +92,10 @@ static ps_status panel_transform_factors(ps_context *ctx, ps__dtype dt, int n, i
  * at n = 16384 with the panel lane on 16 SMs of its own: 0.2498 / 0.2452 / 0.2561 s with the
  * factors moved for no step / the second half / every step (docs/PERFORMANCE.md, session 21).
  */
+static int factors_on_panel_lane(int n, int k) {
+    return 2 * k >= n;
+}
+
 /*
  * Whether the rest's lane also updates the next panel's rows below (its swaps, Y and GEMM) at
  * step k, first, so the panel's lane only factors: in the first quarter, where the tall panels
@@ -101,10 +105,6 @@ static ps_status panel_transform_factors(ps_context *ctx, ps__dtype dt, int n, i
  */
 static int next_on_rest_lane(int n, int k) {
     return 4 * k < n;
-}
-
-static int factors_on_panel_lane(int n, int k) {
-    return 2 * k >= n;
 }
 
 /*
