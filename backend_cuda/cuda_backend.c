@@ -485,6 +485,9 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
      * 1.06 / 1.07x cuSOLVER against 1.02 / 1.02 by cuBLAS's trsm, sgesv at 16384 1.00 against
      * 0.99; at 8192 0.80 against 0.82, so from 12288 on. */
     if (algo == PS__ALGO_LU_INVERSE) return 12288;
+    /* gjinv held transposed: its row interchanges move contiguous columns (docs/PERFORMANCE.md,
+     * session 23) */
+    if (algo == PS__ALGO_GJ_TRANSPOSED) return 8192;
     if (algo != PS__ALGO_LU) return 0;
     /* sgesv at 32768 on split lanes (H100, session 12): nb 512 / 768 / 1024 gave 0.99 / 1.02 /
      * 1.02x cuSOLVER */
@@ -579,6 +582,7 @@ static const ps__backend_ops cuda_ops = {
     .vmul = cuda_vmul,
     .trmm = ps_cuda_trmm,
     .colswp = ps_cuda_colswp,
+    .transpose = ps_cuda_transpose,
     .gj_stripe_update = ps_cuda_gj_stripe_update,
     .convert = ps_cuda_convert,
     .norm_inf = ps_cuda_norm_inf,

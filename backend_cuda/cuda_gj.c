@@ -1,6 +1,6 @@
 /* The CUDA backend's inversion and Gauss-Jordan entries: trmm on cuBLAS (in place, B passed as
- * C, which cuBLAS documents as its in-place form), and the kernels of cuda_gj_kernels.cu (colswp:
- * cuda_colswp.c). */
+ * C, which cuBLAS documents as its in-place form), transpose (cuBLAS's geam), and the kernels of
+ * cuda_gj_kernels.cu (colswp: cuda_colswp.c). */
 #include "cuda_internal.h"
 
 static cublasSideMode_t side_of(ps__side s) {
@@ -25,6 +25,28 @@ ps_status ps_cuda_trmm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo up
                       cublasStrmm(st->blas, side_of(side), fill, op, dg, m, n, &alpha->s, pa, a.ld,
                                   pb, b.ld, pb, b.ld),
                       "cublasStrmm");
+    return PS_SUCCESS;
+}
+
+/* dst = src^T by cuBLAS's geam (C = 1 op(A) + 0 B, B = C, which geam allows in place). */
+ps_status ps_cuda_transpose(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                            ps__mat dst) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    ps_cuda_state *st = ps_cuda(be);
+    void *ps = ps_cuda_ptr(dt, src.buf, src.off), *pd = ps_cuda_ptr(dt, dst.buf, dst.off);
+    if (dt == PS__DOUBLE) {
+        const double one = 1, zero = 0;
+        PS_CUBLAS_TRY(be,
+                      cublasDgeam(st->blas, CUBLAS_OP_T, CUBLAS_OP_N, cols, rows, &one, ps, src.ld,
+                                  &zero, pd, dst.ld, pd, dst.ld),
+                      "cublasDgeam (transpose)");
+    } else {
+        const float one = 1, zero = 0;
+        PS_CUBLAS_TRY(be,
+                      cublasSgeam(st->blas, CUBLAS_OP_T, CUBLAS_OP_N, cols, rows, &one, ps, src.ld,
+                                  &zero, pd, dst.ld, pd, dst.ld),
+                      "cublasSgeam (transpose)");
+    }
     return PS_SUCCESS;
 }
 

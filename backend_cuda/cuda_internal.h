@@ -139,6 +139,12 @@ cudaError_t ps_cuda_launch_fill(cudaStream_t s, int dbl, int rows, int cols, con
                                 void *a, int lda);
 cudaError_t ps_cuda_launch_laswp(cudaStream_t s, int dbl, int ncols, void *a, int lda, int k1,
                                  int k2, const int *ipiv, int forward);
+/* Column interchanges by the same permutation kernel (colswp of a short list, all on the device;
+ * the columns' rows are contiguous). */
+cudaError_t ps_cuda_launch_colswp_steps(cudaStream_t s, int dbl, int nrows, void *a, int lda,
+                                        int k1, int k2, const int *ipiv, int forward);
+/* Longest interchange list colswp applies with it; longer ones are planned on the host. */
+#define PS_CUDA_COLSWP_ON_DEVICE 1024
 cudaError_t ps_cuda_launch_getrf_panel(cudaStream_t s, int dbl, int threads, int m, int n, void *a,
                                        int lda, int *ipiv, int row_base, int *info);
 /* Exchange flags carry the column in their low bits and the launch's epoch above them. */
@@ -252,6 +258,8 @@ ps_status ps_cuda_trmm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo up
                        ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b);
 ps_status ps_cuda_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
                          const void *ipiv, size_t ipiv_off, int forward);
+ps_status ps_cuda_transpose(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                            ps__mat dst);
 ps_status ps_cuda_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
                                    ps__mat ji, ps__mat ik, ps__mat jk);
 ps_status ps_cuda_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,

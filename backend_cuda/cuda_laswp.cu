@@ -15,6 +15,11 @@
 // resolved by pointer jumping. Rows below the positions that were swapped in end with g(s) of
 // the last step s that chose them. Pivot lists without q_t >= P_t (WZ's) take the sequential
 // loop. Backward application (getrs with a transpose) is the inverse permutation.
+//
+// The same permutation moves columns (the vtable's colswp for a step's interchanges, which
+// gjinv's transposed layout applies at every step, core/gj.c): then each move is a contiguous
+// run of a column, and the block's threads take 8 consecutive rows of 32 moves at a time, so
+// every load and store covers whole 32-byte sectors.
 #include "cuda_internal.h"
 
 namespace {
@@ -42,71 +47,85 @@ __device__ void swap_sequentially(T *a, int lda, int c0, int c1, int k1, int cou
     }
 }
 
-template <typename T>
-__global__ void __launch_bounds__(kChunk)
-    laswp_kernel(int ncols, T *a, int lda, int k1, int count, const int *ipiv, int forward) {
-    __shared__ int q[kChunk], next[kChunk], root[kChunk], last_write[kChunk];
-    __shared__ int dst[2 * kChunk], src[2 * kChunk];
-    __shared__ int moves, sequential;
+// Moves of one chunk of interchanges, in shared memory: what the block moves, and whether the
+// pivots need the sequential loop instead.
+struct Plan {
+    int q[kChunk], next[kChunk], root[kChunk], last_write[kChunk];
+    int dst[2 * kChunk], src[2 * kChunk];
+    int moves, sequential;
+};
+
+// Fills the plan of the count interchanges at positions k1.. (pivots ipiv) with the block's
+// threads; every thread returns after the plan is complete.
+__device__ void plan_moves(Plan &p, int k1, int count, const int *ipiv) {
     const int t = threadIdx.x, k2 = k1 + count;
-    const int per_block = max(kColumns, (ncols + gridDim.x - 1) / gridDim.x);
-    const int c0 = blockIdx.x * per_block, c1 = min(ncols, c0 + per_block);
-    if (t == 0) moves = sequential = 0;
+    if (t == 0) p.moves = p.sequential = 0;
     __syncthreads();
     if (t < count) {
-        q[t] = ipiv[t];
-        if (q[t] < k1 + t) sequential = 1;
+        p.q[t] = ipiv[t];
+        if (p.q[t] < k1 + t) p.sequential = 1;
     }
     __syncthreads();
-    if (sequential) {
-        swap_sequentially(a, lda, c0, c1, k1, count, q, forward);
-        return;
-    }
+    if (p.sequential) return;
     if (t < count) { // L(t) and M(t): the latest earlier steps that chose row P_t, row q_t
         int position = k1 + t, L = -1, M = -1;
         for (int s = t - 1; s >= 0 && (L < 0 || M < 0); s--) {
-            if (L < 0 && q[s] == position) L = s;
-            if (M < 0 && q[s] == q[t]) M = s;
+            if (L < 0 && p.q[s] == position) L = s;
+            if (M < 0 && p.q[s] == p.q[t]) M = s;
         }
-        next[t] = L;
-        root[t] = position;
-        last_write[t] = M;
+        p.next[t] = L;
+        p.root[t] = position;
+        p.last_write[t] = M;
     }
     __syncthreads();
     for (int round = 0; (1 << round) < kChunk; round++) { // root[t] becomes g(t)
         int r = 0, n = -1;
-        bool jump = t < count && next[t] >= 0;
+        bool jump = t < count && p.next[t] >= 0;
         if (jump) {
-            r = root[next[t]];
-            n = next[next[t]];
+            r = p.root[p.next[t]];
+            n = p.next[p.next[t]];
         }
         __syncthreads();
         if (jump) {
-            root[t] = r;
-            next[t] = n;
+            p.root[t] = r;
+            p.next[t] = n;
         }
         __syncthreads();
     }
     if (t < count) {
-        int position = k1 + t, from = last_write[t] >= 0 ? root[last_write[t]] : q[t];
+        int position = k1 + t, from = p.last_write[t] >= 0 ? p.root[p.last_write[t]] : p.q[t];
         if (from != position) {
-            int e = atomicAdd(&moves, 1);
-            dst[e] = position;
-            src[e] = from;
+            int e = atomicAdd(&p.moves, 1);
+            p.dst[e] = position;
+            p.src[e] = from;
         }
-        if (q[t] >= k2) { // a row below the positions: its final content, from its last chooser
+        if (p.q[t] >= k2) { // a row below the positions: its final content, from its last chooser
             bool last = true;
-            for (int u = t + 1; u < count && last; u++) last = q[u] != q[t];
-            if (last && root[t] != q[t]) {
-                int e = atomicAdd(&moves, 1);
-                dst[e] = q[t];
-                src[e] = root[t];
+            for (int u = t + 1; u < count && last; u++) last = p.q[u] != p.q[t];
+            if (last && p.root[t] != p.q[t]) {
+                int e = atomicAdd(&p.moves, 1);
+                p.dst[e] = p.q[t];
+                p.src[e] = p.root[t];
             }
         }
     }
     __syncthreads();
-    const int total = moves;
-    const int *to = forward ? dst : src, *from = forward ? src : dst;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kChunk)
+    laswp_kernel(int ncols, T *a, int lda, int k1, int count, const int *ipiv, int forward) {
+    __shared__ Plan p;
+    const int t = threadIdx.x;
+    const int per_block = max(kColumns, (ncols + gridDim.x - 1) / gridDim.x);
+    const int c0 = blockIdx.x * per_block, c1 = min(ncols, c0 + per_block);
+    plan_moves(p, k1, count, ipiv);
+    if (p.sequential) {
+        swap_sequentially(a, lda, c0, c1, k1, count, p.q, forward);
+        return;
+    }
+    const int total = p.moves;
+    const int *to = forward ? p.dst : p.src, *from = forward ? p.src : p.dst;
     for (int c = c0; c < c1; c += kBatch) {
         T v[2][kBatch];
         for (int h = 0; h < 2; h++) {
@@ -125,18 +144,74 @@ __global__ void __launch_bounds__(kChunk)
     }
 }
 
+// The column form: columns k and ipiv[k] of the nrows x ? matrix a swap, all rows. Rows of a
+// block, 8 at a time: thread t moves row (t mod 8) of the moves t / 8, t / 8 + 32, ... (a chunk
+// has at most 2 kChunk moves: 16 per thread, held in registers between one barrier).
+constexpr int kColRows = 8;
+constexpr int kColMoves = kChunk / kColRows;          // moves side by side in one pass
+constexpr int kColPerThread = 2 * kChunk / kColMoves; // 16
+
+template <typename T>
+__device__ void swap_columns_sequentially(T *a, int lda, int r0, int r1, int k1, int count,
+                                          const int *q, int forward) {
+    for (int r = r0 + (int)threadIdx.x; r < r1; r += blockDim.x)
+        for (int t = 0; t < count; t++) {
+            int s = forward ? t : count - 1 - t, k = k1 + s, p = q[s];
+            if (p != k) {
+                T tmp = a[r + (size_t)k * lda];
+                a[r + (size_t)k * lda] = a[r + (size_t)p * lda];
+                a[r + (size_t)p * lda] = tmp;
+            }
+        }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kChunk)
+    colswp_kernel(int nrows, T *a, int lda, int k1, int count, const int *ipiv, int forward) {
+    __shared__ Plan p;
+    const int t = threadIdx.x;
+    int per_block = (nrows + gridDim.x - 1) / gridDim.x;
+    per_block = (max(per_block, 4 * kColRows) + kColRows - 1) / kColRows * kColRows;
+    const int r0 = blockIdx.x * per_block, r1 = min(nrows, r0 + per_block);
+    plan_moves(p, k1, count, ipiv);
+    if (p.sequential) {
+        swap_columns_sequentially(a, lda, r0, r1, k1, count, p.q, forward);
+        return;
+    }
+    const int total = p.moves;
+    const int *to = forward ? p.dst : p.src, *from = forward ? p.src : p.dst;
+    const int lane_row = t % kColRows, first = t / kColRows;
+    for (int r = r0 + lane_row; r - lane_row < r1; r += kColRows) {
+        T v[kColPerThread];
+        for (int h = 0; h < kColPerThread; h++) {
+            int e = first + h * kColMoves;
+            if (e < total && r < r1) v[h] = a[r + (size_t)from[e] * lda];
+        }
+        __syncthreads();
+        for (int h = 0; h < kColPerThread; h++) {
+            int e = first + h * kColMoves;
+            if (e < total && r < r1) a[r + (size_t)to[e] * lda] = v[h];
+        } // the next pass's rows are others: no barrier needed before its loads
+    }
+}
+
 template <typename T>
 cudaError_t launch(cudaStream_t s, int ncols, T *a, int lda, int k1, int k2, const int *ipiv,
-                   int forward) {
-    int blocks = (ncols + kColumns - 1) / kColumns;
+                   int forward, int columns) {
+    int blocks =
+        columns ? (ncols + 4 * kColRows - 1) / (4 * kColRows) : (ncols + kColumns - 1) / kColumns;
     if (blocks > 512) blocks = 512;
     // chunks of kChunk interchanges, in the order the interchanges apply
     int chunks = (k2 - k1 + kChunk - 1) / kChunk;
     for (int i = 0; i < chunks; i++) {
         int c = forward ? i : chunks - 1 - i, first = k1 + c * kChunk;
         int count = min(kChunk, k2 - first);
-        laswp_kernel<T>
-            <<<blocks, kChunk, 0, s>>>(ncols, a, lda, first, count, ipiv + c * kChunk, forward);
+        if (columns)
+            colswp_kernel<T>
+                <<<blocks, kChunk, 0, s>>>(ncols, a, lda, first, count, ipiv + c * kChunk, forward);
+        else
+            laswp_kernel<T>
+                <<<blocks, kChunk, 0, s>>>(ncols, a, lda, first, count, ipiv + c * kChunk, forward);
         cudaError_t err = cudaGetLastError();
         if (err) return err;
     }
@@ -148,6 +223,14 @@ cudaError_t launch(cudaStream_t s, int ncols, T *a, int lda, int k1, int k2, con
 extern "C" cudaError_t ps_cuda_launch_laswp(cudaStream_t s, int dbl, int ncols, void *a, int lda,
                                             int k1, int k2, const int *ipiv, int forward) {
     if (ncols <= 0 || k2 <= k1) return cudaSuccess;
-    return dbl ? launch(s, ncols, static_cast<double *>(a), lda, k1, k2, ipiv, forward)
-               : launch(s, ncols, static_cast<float *>(a), lda, k1, k2, ipiv, forward);
+    return dbl ? launch(s, ncols, static_cast<double *>(a), lda, k1, k2, ipiv, forward, 0)
+               : launch(s, ncols, static_cast<float *>(a), lda, k1, k2, ipiv, forward, 0);
+}
+
+extern "C" cudaError_t ps_cuda_launch_colswp_steps(cudaStream_t s, int dbl, int nrows, void *a,
+                                                   int lda, int k1, int k2, const int *ipiv,
+                                                   int forward) {
+    if (nrows <= 0 || k2 <= k1) return cudaSuccess;
+    return dbl ? launch(s, nrows, static_cast<double *>(a), lda, k1, k2, ipiv, forward, 1)
+               : launch(s, nrows, static_cast<float *>(a), lda, k1, k2, ipiv, forward, 1);
 }

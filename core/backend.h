@@ -118,11 +118,14 @@ typedef enum ps__diag { PS__NONUNIT = 0, PS__UNIT = 1 } ps__diag;
 typedef enum ps__algo {
     PS__ALGO_LU = 0,
     PS__ALGO_WZ = 1,
-    PS__ALGO_GJ = 2,        /* blocked Gauss-Jordan inversion (gjinv) */
-    PS__ALGO_GJ_STRIPE = 3, /* stripe height of the striped Gauss-Jordan solver (gjsv) */
-    PS__ALGO_CHOL = 4,      /* block size of the blocked Cholesky; 0: the recursive one */
-    PS__ALGO_LU_INVERSE = 5 /* LU computes its block rows of U as inv(L11) A12 (a GEMM) instead
-                             * of by trsm from this order on; 0: never (core/lu.c) */
+    PS__ALGO_GJ = 2,           /* blocked Gauss-Jordan inversion (gjinv) */
+    PS__ALGO_GJ_STRIPE = 3,    /* stripe height of the striped Gauss-Jordan solver (gjsv) */
+    PS__ALGO_CHOL = 4,         /* block size of the blocked Cholesky; 0: the recursive one */
+    PS__ALGO_LU_INVERSE = 5,   /* LU computes its block rows of U as inv(L11) A12 (a GEMM)
+                                * instead of by trsm from this order on; 0: never (core/lu.c) */
+    PS__ALGO_GJ_TRANSPOSED = 6 /* gjinv's device variant holds the matrix transposed from this
+                                * order on, so that its row interchanges move contiguous
+                                * columns; 0: never (core/gj.c) */
 } ps__algo;
 
 /* How float gemm computes (the set_float_compute entry): in float, or with its inputs rounded to
@@ -466,6 +469,12 @@ struct ps__backend_ops {
      * when neither that nor plain memory can be had. Released by host_free before close. */
     ps_status (*host_alloc)(ps__backend *be, size_t bytes, void **ptr);
     void (*host_free)(ps__backend *be, void *ptr);
+    /* ---- Transposed copies (gjinv's transposed layout, core/gj.c); appended, so older modules
+     * get the default (a copy per row or column, whichever are fewer). ---- */
+    /* dst = src^T for the rows x cols view src and the cols x rows view dst, which do not
+     * overlap. */
+    ps_status (*transpose)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                           ps__mat dst);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

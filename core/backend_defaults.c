@@ -294,6 +294,7 @@ static const ps__backend_ops defaults = {
     .lanes_join = default_lanes_join,
     .host_alloc = default_host_alloc,
     .host_free = default_host_free,
+    .transpose = ps__default_transpose,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -348,6 +349,7 @@ static const entry_info optional[] = {
     PS__ENTRY(lanes_join),
     PS__ENTRY(host_alloc),
     PS__ENTRY(host_free),
+    PS__ENTRY(transpose),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

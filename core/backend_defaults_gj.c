@@ -1,7 +1,7 @@
 /*
- * Portable defaults of trmm, colswp and the Gauss-Jordan stripe update, from the required
- * entries. trmm recurses on the triangle (two half-size trmm and one gemm per level) down to
- * single rows or columns, whose diagonal element is read back: correct everywhere, fast nowhere;
+ * Portable defaults of trmm, colswp, transpose and the Gauss-Jordan stripe update, from the
+ * required entries. trmm recurses on the triangle (two half-size trmm and one gemm per level) down
+ * to single rows or columns, whose diagonal element is read back: correct everywhere, fast nowhere;
  * every shipped backend has a vendor trmm.
  */
 #include "backend_defaults_gj.h"
@@ -75,6 +75,19 @@ ps_status ps__default_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a
     }
     free(piv);
     return st;
+}
+
+ps_status ps__default_transpose(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                                ps__mat dst) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    if (cols <= rows) { /* column j of src becomes row j of dst */
+        for (int j = 0; j < cols; j++)
+            PS__TRY(be->ops->copy(be, dt, rows, ps__mat_col(src, 0, j), ps__mat_row(dst, j, 0)));
+        return PS_SUCCESS;
+    }
+    for (int i = 0; i < rows; i++) /* row i of src becomes column i of dst */
+        PS__TRY(be->ops->copy(be, dt, cols, ps__mat_row(src, i, 0), ps__mat_col(dst, 0, i)));
+    return PS_SUCCESS;
 }
 
 ps_status ps__default_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s,

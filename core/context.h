@@ -13,6 +13,13 @@ typedef enum ps__lu_block_row {
     PS__LU_BLOCK_ROW_INVERSE = 2
 } ps__lu_block_row;
 
+/* How gjinv's device variant holds the matrix (core/gj.c). */
+typedef enum ps__gj_layout {
+    PS__GJ_LAYOUT_AUTO = 0,      /* the backend's choice (block_size of PS__ALGO_GJ_TRANSPOSED) */
+    PS__GJ_LAYOUT_ROWS = 1,      /* as given: row interchanges move scattered rows */
+    PS__GJ_LAYOUT_TRANSPOSED = 2 /* transposed: row interchanges move contiguous columns */
+} ps__gj_layout;
+
 /* Where LU factors its panels (core/lu.c, core/lu_hybrid.c). */
 typedef enum ps__lu_panel_where {
     PS__LU_PANEL_DEVICE = 0,
@@ -35,6 +42,7 @@ struct ps_context {
     int gj_variant;           /* ps_gj_variant: PORTSOLVE_GJ_VARIANT or ps_context_set_gj_options */
     int gj_block_size;        /* 0: automatic (PORTSOLVE_GJ_NB) */
     int gj_stripe_size;       /* 0: automatic (PORTSOLVE_GJ_STRIPE) */
+    int gj_layout;            /* ps__gj_layout: PORTSOLVE_GJ_LAYOUT (tuning) */
     struct ps_context *host;  /* a CPU context for the hybrid variants, created on first use */
     ps_refine_options refine; /* PORTSOLVE_IR_* or ps_context_set_refine_options */
     ps_refine_result refine_result; /* what the last dsgesv did */

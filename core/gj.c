@@ -53,6 +53,103 @@ typedef struct gj_inverse {
 /* U11 triangles no wider than this are solved by the backend's trsm when inv(U11) is formed. */
 #define PS__GJ_TRSM_LEAF 128
 
+/*
+ * The transposed layout (PORTSOLVE_GJ_LAYOUT, the backend's PS__ALGO_GJ_TRANSPOSED): the
+ * device variant may hold the matrix transposed for the whole inversion (one in-place transpose
+ * at each end). Every row interchange of a step then moves two contiguous columns instead of
+ * two rows whose elements lie one per memory sector (on an H100 at n = 16384 the rows' laswp
+ * was about 25 ms of lane 0's 225; docs/PERFORMANCE.md, session 23). The algorithm, its pivots
+ * and its rounding are the same; only the storage differs. A gj_view is a block of the matrix
+ * as the algorithm sees it and how it is stored; the helpers below turn each operation on views
+ * into the one on storage (a product C = A B on transposed C is C^T = B^T A^T, a solve from
+ * the left becomes one from the right, row interchanges become column interchanges).
+ */
+typedef struct gj_view {
+    ps__mat m;
+    int t; /* 1: element (i, j) of the block is element (j, i) of m */
+} gj_view;
+
+static gj_view view_at(gj_view v, int i, int j) {
+    v.m = v.t ? ps__mat_at(v.m, j, i) : ps__mat_at(v.m, i, j);
+    return v;
+}
+
+static gj_view as_is(ps__mat m) {
+    return (gj_view){m, 0};
+}
+
+static ps__trans flipped(ps__trans t, int flip) {
+    return !flip ? t : t == PS__TRANS ? PS__NOTRANS : PS__TRANS;
+}
+
+/* c = alpha op(a) op(b) + beta c, c m x n. */
+static ps_status gemm_v(ps__backend *be, ps__dtype dt, int m, int n, int k, const ps__scalar *alpha,
+                        gj_view a, gj_view b, const ps__scalar *beta, gj_view c) {
+    ps__trans ta = flipped(PS__NOTRANS, a.t), tb = flipped(PS__NOTRANS, b.t);
+    if (!c.t) return be->ops->gemm(be, dt, ta, tb, m, n, k, alpha, a.m, b.m, beta, c.m);
+    return be->ops->gemm(be, dt, flipped(tb, 1), flipped(ta, 1), n, m, k, alpha, b.m, a.m, beta,
+                         c.m);
+}
+
+/* The triangular solve with a (stored as is) on the m x n view b, as the trsm entry. */
+static ps_status trsm_v(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__diag diag,
+                        int m, int n, const ps__scalar *alpha, ps__mat a, gj_view b) {
+    if (!b.t) return be->ops->trsm(be, dt, side, uplo, PS__NOTRANS, diag, m, n, alpha, a, b.m);
+    return be->ops->trsm(be, dt, side == PS__LEFT ? PS__RIGHT : PS__LEFT, uplo, PS__TRANS, diag, n,
+                         m, alpha, a, b.m);
+}
+
+/* dst = src, rows x cols views that do not overlap. */
+static ps_status copy_v(ps__backend *be, ps__dtype dt, int rows, int cols, gj_view src,
+                        gj_view dst) {
+    if (src.t == dst.t)
+        return src.t ? be->ops->copy2d(be, dt, cols, rows, src.m, dst.m)
+                     : be->ops->copy2d(be, dt, rows, cols, src.m, dst.m);
+    return src.t ? be->ops->transpose(be, dt, cols, rows, src.m, dst.m)
+                 : be->ops->transpose(be, dt, rows, cols, src.m, dst.m);
+}
+
+/* Step k's row interchanges (pivots k..k+b-1) on the ncols columns of the view a. */
+static ps_status swap_rows_v(ps__backend *be, ps__dtype dt, int ncols, gj_view a, int k, int b,
+                             const void *ipiv) {
+    if (a.t) return be->ops->colswp(be, dt, ncols, a.m, k, k + b, ipiv, (size_t)k, 1);
+    return be->ops->laswp(be, dt, ncols, a.m, k, k + b, ipiv, (size_t)k, 1);
+}
+
+/* Transposes the n x n view a in place, by strips of w columns: each diagonal block through work,
+ * and the strip below it with the one right of it (the first through work); work holds w x n. */
+static ps_status transpose_in_place(ps__backend *be, ps__dtype dt, int n, ps__mat a, void *work,
+                                    int w) {
+    for (int j = 0; j < n; j += w) {
+        int jw = n - j < w ? n - j : w, r = n - j - jw;
+        ps__mat tmp = {work, 0, jw}, d = ps__mat_at(a, j, j);
+        PS__TRY(be->ops->transpose(be, dt, jw, jw, d, tmp));
+        PS__TRY(be->ops->copy2d(be, dt, jw, jw, tmp, d));
+        if (r == 0) continue;
+        ps__mat below = ps__mat_at(a, j + jw, j), right = ps__mat_at(a, j, j + jw);
+        PS__TRY(be->ops->transpose(be, dt, r, jw, below, tmp));
+        PS__TRY(be->ops->transpose(be, dt, jw, r, right, below));
+        PS__TRY(be->ops->copy2d(be, dt, jw, r, tmp, right));
+    }
+    return PS_SUCCESS;
+}
+
+/* Whether gjinv's device variant at order n holds the matrix transposed: PORTSOLVE_GJ_LAYOUT,
+ * else the backend's measured choice. */
+static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
+    if (ctx->gj_layout != PS__GJ_LAYOUT_AUTO) return ctx->gj_layout == PS__GJ_LAYOUT_TRANSPOSED;
+    int from = ctx->be.ops->block_size(&ctx->be, PS__ALGO_GJ_TRANSPOSED, dt, n);
+    return from > 0 && n >= from;
+}
+
+/* The product workspace's slot of Y for the matrix columns [c0, c0 + cw): b x cw as is, or, when
+ * the matrix is transposed, stored transposed too (rows c0.. of an n x nb array), so that the
+ * products that read it stay in the form C = A B^T. */
+static gj_view product_of(const gj_inverse *inv, int c0, int transposed, int n) {
+    if (!transposed) return as_is(ps__l_inverse_product_of(&inv->l, c0));
+    return (gj_view){{inv->l.product, (size_t)c0, n}, 1};
+}
+
 /* Step k's slot of inv(U11). */
 static ps__mat u_inverse_of(const gj_inverse *inv, int k) {
     return (ps__mat){inv->u_inverse[k / inv->l.nb % 2], 0, inv->l.nb};
@@ -66,9 +163,8 @@ static ps__mat u_inverse_of(const gj_inverse *inv, int k) {
  * inverse; nothing else reads them this step.
  */
 static ps_status panel_transform_factors(ps_context *ctx, ps__dtype dt, int n, int k, int b,
-                                         ps__mat p, ps__mat saved, const gj_inverse *inv) {
+                                         gj_view p, ps__mat saved, const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
-    const ps__backend_ops *ops = be->ops;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__scalar zero = ps__scalar_of(dt, 0.0);
     ps__mat lu = ps__mat_at(saved, k, 0), linv = ps__l_inverse_of(&inv->l, k);
@@ -77,11 +173,10 @@ static ps_status panel_transform_factors(ps_context *ctx, ps__dtype dt, int n, i
     PS__TRY(ps__trsm_recursive(be, dt, PS__LEFT, PS__UPPER, PS__NONUNIT, b, b, &one, lu, uinv,
                                PS__GJ_TRSM_LEAF));
     if (n - k - b > 0) /* P2 = -L21 inv(L11) */
-        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n - k - b, b, b, &minus_one,
-                          ps__mat_at(saved, k + b, 0), linv, &zero, ps__mat_at(p, k + b, 0)));
+        PS__TRY(gemm_v(be, dt, n - k - b, b, b, &minus_one, as_is(ps__mat_at(saved, k + b, 0)),
+                       as_is(linv), &zero, view_at(p, k + b, 0)));
     /* P1 = inv(U11) inv(L11) */
-    return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, b, b, b, &one, uinv, linv, &zero,
-                     ps__mat_at(p, k, 0));
+    return gemm_v(be, dt, b, b, b, &one, as_is(uinv), as_is(linv), &zero, view_at(p, k, 0));
 }
 
 /*
@@ -118,13 +213,14 @@ static int next_on_rest_lane(int n, int k) {
  * form this also forms the rows above' multipliers W = M01 inv(U11) into transform, which the
  * updates use, and P0 = -W inv(L11).
  */
-static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, int b, ps__mat p,
+static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, int b, gj_view p,
                                  ps__mat saved, const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__scalar zero = ps__scalar_of(dt, 0.0);
-    ps__mat lu = ps__mat_at(saved, k, 0), p1 = ps__mat_at(p, k, 0), p2 = ps__mat_at(p, k + b, 0);
+    ps__mat lu = ps__mat_at(saved, k, 0);
+    gj_view p1 = view_at(p, k, 0), p2 = view_at(p, k + b, 0);
     if (inv->l.product) {
         if (!factors_on_panel_lane(n, k))
             PS__TRY(panel_transform_factors(ctx, dt, n, k, b, p, saved, inv));
@@ -132,21 +228,21 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
         ps__mat w = {inv->transform, 0, k};
         PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, b, b, &one, saved,
                           u_inverse_of(inv, k), &zero, w));
-        return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, b, b, &minus_one, w,
-                         ps__l_inverse_of(&inv->l, k), &zero, p);
+        return gemm_v(be, dt, k, b, b, &minus_one, as_is(w), as_is(ps__l_inverse_of(&inv->l, k)),
+                      &zero, p);
     }
     if (k > 0) { /* P0 = -M01 inv(U11) inv(L11) */
-        PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, k, b, &minus_one,
-                          lu, p));
-        PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, k, b, &one, lu, p));
+        PS__TRY(trsm_v(be, dt, PS__RIGHT, PS__UPPER, PS__NONUNIT, k, b, &minus_one, lu, p));
+        PS__TRY(trsm_v(be, dt, PS__RIGHT, PS__LOWER, PS__UNIT, k, b, &one, lu, p));
     }
-    if (n - k - b > 0) /* P2 = -L21 inv(L11) */
-        PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, n - k - b, b,
-                          &minus_one, lu, p2));
-    /* P1 = inv(U11) inv(L11), from an identity */
-    PS__TRY(ps__fill_identity(ctx, dt, b, p1));
-    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, b, &one, lu, p1));
-    return ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, b, &one, lu, p1);
+    if (n - k - b > 0) { /* P2 = -L21 inv(L11); the transposed layout factored a copy of L21 */
+        if (p.t) PS__TRY(copy_v(be, dt, n - k - b, b, as_is(ps__mat_at(saved, k + b, 0)), p2));
+        PS__TRY(trsm_v(be, dt, PS__RIGHT, PS__LOWER, PS__UNIT, n - k - b, b, &minus_one, lu, p2));
+    }
+    /* P1 = inv(U11) inv(L11), from an identity (which is its own transpose) */
+    PS__TRY(ps__fill_identity(ctx, dt, b, p1.m));
+    PS__TRY(trsm_v(be, dt, PS__LEFT, PS__LOWER, PS__UNIT, b, b, &one, lu, p1));
+    return trsm_v(be, dt, PS__LEFT, PS__UPPER, PS__NONUNIT, b, b, &one, lu, p1);
 }
 
 /*
@@ -165,59 +261,56 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
  * In two parts: the rows below (the swaps, Y and M2j: all the next panel's factorization needs)
  * and the rows above (M1j and M0j from Y), which look-ahead may run on the other lane.
  */
-static ps_status update_below(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int k, int b, int c0,
+static ps_status update_below(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b, int c0,
                               int cw, const void *ipiv, ps__mat saved, const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
-    const ps__backend_ops *ops = be->ops;
     if (cw <= 0) return PS_SUCCESS;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    ps__mat lu = ps__mat_at(saved, k, 0), m1 = ps__mat_at(a, k, c0);
-    PS__TRY(ops->laswp(be, dt, cw, ps__mat_at(a, 0, c0), k, k + b, ipiv, (size_t)k, 1));
-    ps__mat y = m1; /* Y: in place, or in the product workspace */
+    ps__mat lu = ps__mat_at(saved, k, 0);
+    gj_view m1 = view_at(a, k, c0);
+    PS__TRY(swap_rows_v(be, dt, cw, view_at(a, 0, c0), k, b, ipiv));
+    gj_view y = m1; /* Y: in place, or in the product workspace */
     if (inv->l.product) {
         ps__scalar zero = ps__scalar_of(dt, 0.0);
-        y = ps__l_inverse_product_of(&inv->l, c0);
-        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, b, cw, b, &one,
-                          ps__l_inverse_of(&inv->l, k), m1, &zero, y));
+        y = product_of(inv, c0, a.t, n);
+        PS__TRY(gemm_v(be, dt, b, cw, b, &one, as_is(ps__l_inverse_of(&inv->l, k)), m1, &zero, y));
     } else {
-        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, cw, &one, lu, m1));
+        PS__TRY(trsm_v(be, dt, PS__LEFT, PS__LOWER, PS__UNIT, b, cw, &one, lu, m1));
     }
     if (n - k - b <= 0) return PS_SUCCESS;
-    return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n - k - b, cw, b, &minus_one,
-                     ps__mat_at(saved, k + b, 0), y, &one, ps__mat_at(a, k + b, c0));
+    return gemm_v(be, dt, n - k - b, cw, b, &minus_one, as_is(ps__mat_at(saved, k + b, 0)), y, &one,
+                  view_at(a, k + b, c0));
 }
 
-static ps_status update_above(ps_context *ctx, ps__dtype dt, ps__mat a, int k, int b, int c0,
+static ps_status update_above(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b, int c0,
                               int cw, ps__mat saved, const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
-    const ps__backend_ops *ops = be->ops;
     if (cw <= 0) return PS_SUCCESS;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__scalar zero = ps__scalar_of(dt, 0.0);
-    ps__mat m1 = ps__mat_at(a, k, c0), a0 = ps__mat_at(a, 0, c0);
+    gj_view m1 = view_at(a, k, c0), a0 = view_at(a, 0, c0);
     if (inv->l.product) { /* from Y in the product workspace: M1j = inv(U11) Y, M0j -= W Y */
-        ps__mat y = ps__l_inverse_product_of(&inv->l, c0);
-        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, b, cw, b, &one, u_inverse_of(inv, k), y,
-                          &zero, m1));
+        gj_view y = product_of(inv, c0, a.t, n);
+        PS__TRY(gemm_v(be, dt, b, cw, b, &one, as_is(u_inverse_of(inv, k)), y, &zero, m1));
         if (k == 0) return PS_SUCCESS;
-        return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, cw, b, &minus_one,
-                         (ps__mat){inv->transform, 0, k}, y, &one, a0);
+        return gemm_v(be, dt, k, cw, b, &minus_one, as_is((ps__mat){inv->transform, 0, k}), y, &one,
+                      a0);
     }
-    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, cw, &one,
-                      ps__mat_at(saved, k, 0), m1));
+    PS__TRY(
+        trsm_v(be, dt, PS__LEFT, PS__UPPER, PS__NONUNIT, b, cw, &one, ps__mat_at(saved, k, 0), m1));
     if (k == 0) return PS_SUCCESS;
-    return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, cw, b, &minus_one, saved, m1, &one, a0);
+    return gemm_v(be, dt, k, cw, b, &minus_one, as_is(saved), m1, &one, a0);
 }
 
-static ps_status update_columns(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int k, int b,
+static ps_status update_columns(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b,
                                 int c0, int cw, const void *ipiv, ps__mat saved,
                                 const gj_inverse *inv) {
     PS__TRY(update_below(ctx, dt, n, a, k, b, c0, cw, ipiv, saved, inv));
-    return update_above(ctx, dt, a, k, b, c0, cw, saved, inv);
+    return update_above(ctx, dt, n, a, k, b, c0, cw, saved, inv);
 }
 
 /* Everything outside the panel and the next panel [next, next+b2): left of k, right of both. */
-static ps_status update_rest(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int k, int b,
+static ps_status update_rest(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b,
                              int next, int b2, const void *ipiv, ps__mat saved,
                              const gj_inverse *inv) {
     PS__TRY(update_columns(ctx, dt, n, a, k, b, 0, k, ipiv, saved, inv));
@@ -233,21 +326,27 @@ typedef struct gj_work {
 /* Step k's panel: the LU of its rows [k,n) with partial pivoting, on the device or on the host
  * with the transfers around it, then its copy into saved (n x b; rows from copy_from, the rest
  * copied by the caller), which the updates read, and inv(L11) when the updates use it. */
-static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int k, int b,
+static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b,
                               ps__gj_where where, void *ipiv, void *info, gj_work *ws,
                               ps__mat saved, int copy_from) {
     ps__backend *be = &ctx->be;
-    ps__mat p = ps__mat_at(a, 0, k);
-    if (where == PS__GJ_DEVICE) {
-        PS__TRY(ps__lu_panel(ctx, dt, n, a, k, b, ipiv, info));
+    gj_view p = view_at(a, 0, k);
+    if (a.t) { /* the panel is factored in its copy, which is stored as is */
+        PS__TRY(copy_v(be, dt, n - copy_from, b, view_at(p, copy_from, 0),
+                       as_is(ps__mat_at(saved, copy_from, 0))));
+        PS__TRY(ps__lu_panel(ctx, dt, n, ps__mat_global_columns(saved, k), k, b, ipiv, info));
     } else {
-        /* rows [k,n) travel; rows above the panel's diagonal block are not touched by its LU */
-        PS__TRY(ps__host_panel_download(ctx, dt, n, a, k, b, &ws->hp));
-        PS__TRY(ps__host_panel_factor(dt, n, k, b, &ws->hp));
-        PS__TRY(ps__host_panel_upload(ctx, dt, n, a, k, b, ipiv, &ws->hp));
+        if (where == PS__GJ_DEVICE) {
+            PS__TRY(ps__lu_panel(ctx, dt, n, a.m, k, b, ipiv, info));
+        } else {
+            /* rows [k,n) travel; rows above the panel's diagonal block are not touched by its LU */
+            PS__TRY(ps__host_panel_download(ctx, dt, n, a.m, k, b, &ws->hp));
+            PS__TRY(ps__host_panel_factor(dt, n, k, b, &ws->hp));
+            PS__TRY(ps__host_panel_upload(ctx, dt, n, a.m, k, b, ipiv, &ws->hp));
+        }
+        PS__TRY(be->ops->copy2d(be, dt, n - copy_from, b, ps__mat_at(p.m, copy_from, 0),
+                                ps__mat_at(saved, copy_from, 0)));
     }
-    PS__TRY(be->ops->copy2d(be, dt, n - copy_from, b, ps__mat_at(p, copy_from, 0),
-                            ps__mat_at(saved, copy_from, 0)));
     if (!ws->inv.l.product) return PS_SUCCESS;
     PS__TRY(ps__l_inverse_form(ctx, dt, &ws->inv.l, k, b, ps__mat_at(saved, k, 0)));
     if (!factors_on_panel_lane(n, k)) return PS_SUCCESS;
@@ -255,12 +354,12 @@ static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, ps__mat a, i
 }
 
 /* No look-ahead: panel, update, one step after the other. */
-static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb,
+static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, gj_view a, int nb,
                              ps__gj_where where, void *ipiv, void *info, gj_work *ws) {
     for (int k = 0; k < n; k += nb) {
         int b = n - k < nb ? n - k : nb;
         PS__TRY(factor_panel(ctx, dt, n, a, k, b, where, ipiv, info, ws, ws->saved[0], 0));
-        PS__TRY(panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), ws->saved[0], &ws->inv));
+        PS__TRY(panel_transform(ctx, dt, n, k, b, view_at(a, 0, k), ws->saved[0], &ws->inv));
         PS__TRY(update_rest(ctx, dt, n, a, k, b, k + b, 0, ipiv, ws->saved[0], &ws->inv));
     }
     return PS_SUCCESS;
@@ -279,7 +378,7 @@ static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, ps__mat a, in
  * the rest's lane before its update. device, in the first quarter: the rest's lane updates the
  * next panel's rows below too, first (next_on_rest_lane).
  */
-static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb,
+static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, gj_view a, int nb,
                                  ps__gj_where where, void *ipiv, void *info, gj_work *ws) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
@@ -303,7 +402,7 @@ static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, ps__mat a
             st = update_below(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
             if (!st) st = ops->lane_wait(be, panel_lane, rest_lane);
         }
-        if (!st) st = panel_transform(ctx, dt, n, k, b, ps__mat_at(a, 0, k), saved, &ws->inv);
+        if (!st) st = panel_transform(ctx, dt, n, k, b, view_at(a, 0, k), saved, &ws->inv);
         if (!st) st = update_rest(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
         if (!st) st = ops->use_lane(be, panel_lane);
         if (!st && b2 > 0) {
@@ -314,8 +413,8 @@ static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, ps__mat a
                 st = update_below(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
             if (!st) st = ops->lane_wait(be, rest_lane, panel_lane);
             if (!st) st = ops->use_lane(be, rest_lane);
-            if (!st) st = update_above(ctx, dt, a, k, b, next, b2, saved, &ws->inv);
-            if (!st) st = ops->copy2d(be, dt, next, b2, ps__mat_at(a, 0, next), saved_next);
+            if (!st) st = update_above(ctx, dt, n, a, k, b, next, b2, saved, &ws->inv);
+            if (!st) st = copy_v(be, dt, next, b2, view_at(a, 0, next), as_is(saved_next));
             if (!st) st = ops->use_lane(be, panel_lane);
             if (!st)
                 st = factor_panel(ctx, dt, n, a, next, b2, where, ipiv, info, ws, saved_next, next);
@@ -331,7 +430,7 @@ static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, ps__mat a
 /* The device variant's lanes may split the device for the steps (the backend decides, as for
  * LU: on CUDA the panel's lane gets SMs of its own, so its small kernels never queue behind the
  * rest's GEMMs); they are joined again on every path out, the first error kept. */
-static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb,
+static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, gj_view a, int nb,
                                  ps__gj_where where, void *ipiv, void *info, gj_work *ws) {
     ps__backend *be = &ctx->be;
     if (where != PS__GJ_DEVICE) return lookahead_steps(ctx, dt, n, a, nb, where, ipiv, info, ws);
@@ -367,13 +466,17 @@ ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps_
         for (int i = 0; i < 2 && !st; i++)
             st = ps__scratch_dev(&s, (size_t)nb * nb * es, &ws.inv.u_inverse[i]);
     }
+    /* the transposed layout's two transposes go through the saved panels' buffer */
+    gj_view av = {a, where == PS__GJ_DEVICE && n > nb && use_transposed_layout(ctx, dt, n)};
+    if (!st && av.t) st = transpose_in_place(be, dt, n, a, saved_buf, nb);
     if (!st) {
         /* hybrid is the paper's Hyb: panel and update one after the other */
         if (be->ops->lanes(be) >= 2 && n > nb && where != PS__GJ_HYBRID)
-            st = gjinv_lookahead(ctx, dt, n, a, nb, where, ipiv, dev_info, &ws);
+            st = gjinv_lookahead(ctx, dt, n, av, nb, where, ipiv, dev_info, &ws);
         else
-            st = gjinv_plain(ctx, dt, n, a, nb, where, ipiv, dev_info, &ws);
+            st = gjinv_plain(ctx, dt, n, av, nb, where, ipiv, dev_info, &ws);
     }
+    if (!st && av.t) st = transpose_in_place(be, dt, n, a, saved_buf, nb);
     if (!st) st = be->ops->colswp(be, dt, n, a, 0, n, ipiv, 0, 0);
     int dinfo = 0;
     if (!st) st = ps__read_info(ctx, dev_info, &dinfo);

@@ -89,6 +89,18 @@ ps_status ps__gj_options_from_env(ps_context *ctx, char *msg, size_t size) {
         }
         ctx->gj_variant = var;
     }
+    const char *l = getenv("PORTSOLVE_GJ_LAYOUT");
+    ctx->gj_layout = PS__GJ_LAYOUT_AUTO;
+    if (l && *l) {
+        if (ps__name_is("rows", l))
+            ctx->gj_layout = PS__GJ_LAYOUT_ROWS;
+        else if (ps__name_is("transposed", l))
+            ctx->gj_layout = PS__GJ_LAYOUT_TRANSPOSED;
+        else {
+            snprintf(msg, size, "PORTSOLVE_GJ_LAYOUT='%s' is neither rows nor transposed", l);
+            return PS_ERR_INVALID_ARGUMENT;
+        }
+    }
     PS__TRY(ps__size_from_env("PORTSOLVE_GJ_NB", PS__GJ_MAX_NB, &ctx->gj_block_size, msg, size));
     return ps__size_from_env("PORTSOLVE_GJ_STRIPE", PS__GJ_MAX_STRIPE, &ctx->gj_stripe_size, msg,
                              size);

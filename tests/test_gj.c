@@ -35,7 +35,11 @@ static ps_status gjsv(ps_context *ctx, ps_dtype dt, int n, int nrhs, void *A, in
                            : ps_sgjsv(ctx, n, nrhs, A, lda, B, ldb);
 }
 
+/* nb 0: the automatic block size, or PORTSOLVE_TEST_GJ_NB when set (the options replace what
+ * the context read from PORTSOLVE_GJ_NB, so ctest sets this one for its block-size runs). */
 static void set_options(ps_context *ctx, ps_gj_variant v, int nb, int stripe) {
+    const char *test_nb = getenv("PORTSOLVE_TEST_GJ_NB");
+    if (nb == 0 && test_nb) nb = atoi(test_nb);
     ps_gj_options o = {v, nb, stripe};
     CHECK_STATUS(ps_context_set_gj_options(ctx, &o), PS_SUCCESS);
 }
@@ -343,6 +347,20 @@ static void test_errors(ps_context *ctx) {
     setenv("PORTSOLVE_GJ_STRIPE", "0", 1);
     CHECK_STATUS(ps_context_create(&c2, &o), PS_ERR_INVALID_ARGUMENT);
     unsetenv("PORTSOLVE_GJ_VARIANT"), unsetenv("PORTSOLVE_GJ_NB"), unsetenv("PORTSOLVE_GJ_STRIPE");
+    const char *layout = getenv("PORTSOLVE_GJ_LAYOUT");
+    char *kept = layout ? strdup(layout) : NULL;
+    setenv("PORTSOLVE_GJ_LAYOUT", "diagonal", 1);
+    CHECK_STATUS(ps_context_create(&c2, &o), PS_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ps_last_create_error(), "PORTSOLVE_GJ_LAYOUT") != NULL, "message: %s",
+          ps_last_create_error());
+    setenv("PORTSOLVE_GJ_LAYOUT", "Transposed", 1);
+    CHECK_STATUS(ps_context_create(&c2, &o), PS_SUCCESS);
+    ps_context_destroy(c2);
+    if (kept)
+        setenv("PORTSOLVE_GJ_LAYOUT", kept, 1);
+    else
+        unsetenv("PORTSOLVE_GJ_LAYOUT");
+    free(kept);
 }
 
 int main(int argc, char **argv) {

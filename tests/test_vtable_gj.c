@@ -2,7 +2,8 @@
  * The inversion and Gauss-Jordan vtable entries on the backend given by --backend, and their
  * portable defaults, against naive loops on host mirrors: trmm (all 16 side/uplo/trans/diag
  * combinations, the triangle's other half filled with garbage that must not be read), colswp
- * (forward and backward, exact) and the stripe update jk -= ji ik (stripe heights 1..300,
+ * (forward and backward, any pivots and getrf's kind, exact), transpose (exact) and the stripe
+ * update jk -= ji ik (stripe heights 1..300,
  * including ones that do not divide the rows). Views have random offsets and leading dimensions,
  * and nothing outside a view may change.
  */
@@ -84,19 +85,27 @@ static void test_trmm(ps__dtype dt) {
         }
 }
 
+/* Pivots of colswp's list k1..k2-1 into piv[2 ..]: any column, or getrf's kind (column k swaps
+ * with one at or right of it), which the CUDA backend composes on the device for short lists. */
+static void draw_pivots(int *piv, int ncols, int k1, int k2, int getrf_kind) {
+    for (int k = k1; k < k2; k++)
+        piv[2 + k - k1] = getrf_kind ? k + ps_test_rand_int(ncols - k) : ps_test_rand_int(ncols);
+}
+
 static void test_colswp(ps__dtype dt) {
-    /* the last two: long cycles, which the CUDA backend cuts into pieces */
-    static const int dims[][2] = {{1, 1},   {5, 3},     {17, 9},  {70, 33},
-                                  {3, 130}, {300, 700}, {2, 2100}};
+    /* {2, 2100} and {300, 700}: long cycles, which the CUDA backend cuts into pieces; {1000, 300}
+     * and {37, 1030}: getrf's kind in chunks of 256 over many blocks of rows (1030 interchanges:
+     * planned on the host by CUDA, 1029 from k1 = 1 on the device) */
+    static const int dims[][2] = {{1, 1},     {5, 3},    {17, 9},     {70, 33},  {3, 130},
+                                  {300, 700}, {2, 2100}, {1000, 300}, {37, 1030}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
-        for (int which = 0; which < 4; which++) {
+        for (int which = 0; which < 8; which++) {
             int rows = dims[t][0], ncols = dims[t][1], forward = which & 1;
             const ps__backend_ops *ops = which & 2 ? ps__backend_defaults() : be->ops;
-            int k1 = ncols > 2 ? 1 : 0, k2 = ncols;
+            int k1 = ncols > 2 ? 1 : 0, k2 = ncols, getrf_kind = which & 4;
             int *piv = malloc(sizeof(int) * (size_t)(ncols + 2));
             for (int i = 0; i < ncols + 2; i++) piv[i] = -1;
-            for (int k = k1; k < k2; k++)
-                piv[2 + k - k1] = ps_test_rand_int(ncols); /* any column */
+            draw_pivots(piv, ncols, k1, k2, getrf_kind);
             tbuf ipiv = int_buffer(ncols + 2, piv);
             shape s = random_shape(rows, ncols);
             tbuf A = tb_random(dt, shape_count(s));
@@ -112,12 +121,39 @@ static void test_colswp(ps__dtype dt) {
             }
             ps_status st = ops->colswp(be, dt, rows, view(&A, s), k1, k2, ipiv.dev, 2, forward);
             CHECK(st == PS_SUCCESS, "colswp: %s", be->err);
-            char what[64];
-            snprintf(what, sizeof what, "%scolswp%s %dx%d forward=%d", dtname(dt),
-                     which & 2 ? " default" : "", rows, ncols, forward);
+            char what[96];
+            snprintf(what, sizeof what, "%scolswp%s %dx%d forward=%d%s", dtname(dt),
+                     which & 2 ? " default" : "", rows, ncols, forward,
+                     getrf_kind ? " getrf pivots" : "");
             expect_buffer(what, &A, e, NULL, 0);
             free(e), free(piv);
             tb_free(&A), tb_free(&ipiv);
+        }
+}
+
+/* dst = src^T, exact, between views with their own offsets and leading dimensions. */
+static void test_transpose(ps__dtype dt) {
+    static const int dims[][2] = {{0, 3}, {3, 0}, {1, 1},   {1, 7},
+                                  {7, 1}, {5, 3}, {33, 65}, {300, 40}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
+        for (int which = 0; which < 2; which++) {
+            int rows = dims[t][0], cols = dims[t][1];
+            const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+            shape ss = random_shape(rows, cols), sd = random_shape(cols, rows);
+            tbuf src = tb_random(dt, shape_count(ss)), dst = tb_random(dt, shape_count(sd));
+            double *e = copy_of(&dst), *e_src = copy_of(&src);
+            for (int j = 0; j < cols; j++)
+                for (int i = 0; i < rows; i++)
+                    e[sd.off + (size_t)j + (size_t)i * sd.ld] = AT(src, ss, i, j);
+            ps_status st = ops->transpose(be, dt, rows, cols, view(&src, ss), view(&dst, sd));
+            CHECK(st == PS_SUCCESS, "transpose: %s", be->err);
+            char what[64];
+            snprintf(what, sizeof what, "%stranspose%s %dx%d", dtname(dt), which ? " default" : "",
+                     rows, cols);
+            expect_buffer(what, &dst, e, NULL, 0);
+            expect_buffer(what, &src, e_src, NULL, 0); /* the source is left as it was */
+            free(e), free(e_src);
+            tb_free(&src), tb_free(&dst);
         }
 }
 
@@ -161,6 +197,7 @@ static void test_stripe_update(ps__dtype dt) {
 static void run_all(ps__dtype dt) {
     test_trmm(dt);
     test_colswp(dt);
+    test_transpose(dt);
     test_stripe_update(dt);
 }
 
