@@ -150,6 +150,13 @@ static gj_view product_of(const gj_inverse *inv, int c0, int transposed, int n) 
     return (gj_view){{inv->l.product, (size_t)c0, n}, 1};
 }
 
+/* W = M01 inv(U11) (k x b) in the transform buffer: as is (leading dimension k), or transposed
+ * (b x k, leading dimension nb) when the matrix is, so that M0j -= W Y is C = A B in storage. */
+static gj_view transform_of(const gj_inverse *inv, int k, int transposed) {
+    if (!transposed) return as_is((ps__mat){inv->transform, 0, k});
+    return (gj_view){{inv->transform, 0, inv->l.nb}, 1};
+}
+
 /* Step k's slot of inv(U11). */
 static ps__mat u_inverse_of(const gj_inverse *inv, int k) {
     return (ps__mat){inv->u_inverse[k / inv->l.nb % 2], 0, inv->l.nb};
@@ -214,9 +221,8 @@ static int next_on_rest_lane(int n, int k) {
  * updates use, and P0 = -W inv(L11).
  */
 static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, int b, gj_view p,
-                                 ps__mat saved, const gj_inverse *inv) {
+                                 ps__mat saved, gj_view f, const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
-    const ps__backend_ops *ops = be->ops;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__scalar zero = ps__scalar_of(dt, 0.0);
     ps__mat lu = ps__mat_at(saved, k, 0);
@@ -225,11 +231,10 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
         if (!factors_on_panel_lane(n, k))
             PS__TRY(panel_transform_factors(ctx, dt, n, k, b, p, saved, inv));
         if (k == 0) return PS_SUCCESS;
-        ps__mat w = {inv->transform, 0, k};
-        PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, k, b, b, &one, saved,
-                          u_inverse_of(inv, k), &zero, w));
-        return gemm_v(be, dt, k, b, b, &minus_one, as_is(w), as_is(ps__l_inverse_of(&inv->l, k)),
-                      &zero, p);
+        gj_view w = transform_of(inv, k, p.t);
+        PS__TRY(gemm_v(be, dt, k, b, b, &one, f, as_is(u_inverse_of(inv, k)), &zero, w));
+        return gemm_v(be, dt, k, b, b, &minus_one, w, as_is(ps__l_inverse_of(&inv->l, k)), &zero,
+                      p);
     }
     if (k > 0) { /* P0 = -M01 inv(U11) inv(L11) */
         PS__TRY(trsm_v(be, dt, PS__RIGHT, PS__UPPER, PS__NONUNIT, k, b, &minus_one, lu, p));
@@ -262,7 +267,8 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
  * and the rows above (M1j and M0j from Y), which look-ahead may run on the other lane.
  */
 static ps_status update_below(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b, int c0,
-                              int cw, const void *ipiv, ps__mat saved, const gj_inverse *inv) {
+                              int cw, const void *ipiv, ps__mat saved, gj_view f,
+                              const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
     if (cw <= 0) return PS_SUCCESS;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
@@ -278,12 +284,12 @@ static ps_status update_below(ps_context *ctx, ps__dtype dt, int n, gj_view a, i
         PS__TRY(trsm_v(be, dt, PS__LEFT, PS__LOWER, PS__UNIT, b, cw, &one, lu, m1));
     }
     if (n - k - b <= 0) return PS_SUCCESS;
-    return gemm_v(be, dt, n - k - b, cw, b, &minus_one, as_is(ps__mat_at(saved, k + b, 0)), y, &one,
+    return gemm_v(be, dt, n - k - b, cw, b, &minus_one, view_at(f, k + b, 0), y, &one,
                   view_at(a, k + b, c0));
 }
 
 static ps_status update_above(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b, int c0,
-                              int cw, ps__mat saved, const gj_inverse *inv) {
+                              int cw, ps__mat saved, gj_view f, const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
     if (cw <= 0) return PS_SUCCESS;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
@@ -293,32 +299,32 @@ static ps_status update_above(ps_context *ctx, ps__dtype dt, int n, gj_view a, i
         gj_view y = product_of(inv, c0, a.t, n);
         PS__TRY(gemm_v(be, dt, b, cw, b, &one, as_is(u_inverse_of(inv, k)), y, &zero, m1));
         if (k == 0) return PS_SUCCESS;
-        return gemm_v(be, dt, k, cw, b, &minus_one, as_is((ps__mat){inv->transform, 0, k}), y, &one,
-                      a0);
+        return gemm_v(be, dt, k, cw, b, &minus_one, transform_of(inv, k, a.t), y, &one, a0);
     }
     PS__TRY(
         trsm_v(be, dt, PS__LEFT, PS__UPPER, PS__NONUNIT, b, cw, &one, ps__mat_at(saved, k, 0), m1));
     if (k == 0) return PS_SUCCESS;
-    return gemm_v(be, dt, k, cw, b, &minus_one, as_is(saved), m1, &one, a0);
+    return gemm_v(be, dt, k, cw, b, &minus_one, f, m1, &one, a0);
 }
 
 static ps_status update_columns(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b,
-                                int c0, int cw, const void *ipiv, ps__mat saved,
+                                int c0, int cw, const void *ipiv, ps__mat saved, gj_view f,
                                 const gj_inverse *inv) {
-    PS__TRY(update_below(ctx, dt, n, a, k, b, c0, cw, ipiv, saved, inv));
-    return update_above(ctx, dt, n, a, k, b, c0, cw, saved, inv);
+    PS__TRY(update_below(ctx, dt, n, a, k, b, c0, cw, ipiv, saved, f, inv));
+    return update_above(ctx, dt, n, a, k, b, c0, cw, saved, f, inv);
 }
 
 /* Everything outside the panel and the next panel [next, next+b2): left of k, right of both. */
 static ps_status update_rest(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b,
-                             int next, int b2, const void *ipiv, ps__mat saved,
+                             int next, int b2, const void *ipiv, ps__mat saved, gj_view f,
                              const gj_inverse *inv) {
-    PS__TRY(update_columns(ctx, dt, n, a, k, b, 0, k, ipiv, saved, inv));
-    return update_columns(ctx, dt, n, a, k, b, next + b2, n - next - b2, ipiv, saved, inv);
+    PS__TRY(update_columns(ctx, dt, n, a, k, b, 0, k, ipiv, saved, f, inv));
+    return update_columns(ctx, dt, n, a, k, b, next + b2, n - next - b2, ipiv, saved, f, inv);
 }
 
 typedef struct gj_work {
     ps__mat saved[2];  /* device: n x b, the factored panel of even and odd steps */
+    ps__mat saved_t;   /* transposed layout: the current step's saved panel transposed (nb x n) */
     ps__host_panel hp; /* hybrid: n x b on the host, the pivots, the CPU context */
     gj_inverse inv;    /* block rows by inv(L11) (product NULL: by trsm) */
 } gj_work;
@@ -353,14 +359,33 @@ static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, gj_view a, i
     return panel_transform_factors(ctx, dt, n, k, b, p, saved, &ws->inv);
 }
 
+/*
+ * The factored panel as the rest's update reads it (M01 above, L21 below): saved itself, or, when
+ * the matrix is transposed, its transpose, formed here (an n x b transpose per step), so that
+ * the update's two big products read both operands as C = A B does. With saved read as B^T
+ * instead, cuBLAS's GEMMs on the rest's lane took 203 ms against 193 ms for the same flops
+ * untransposed (H100, n = 16384; docs/PERFORMANCE.md, session 23). Only the rest's lane reads
+ * the transpose (the next panel's update on the other lane reads saved), and it reads it before
+ * the next step's replaces it.
+ */
+static ps_status rest_factors(ps__backend *be, ps__dtype dt, int n, int b, const gj_work *ws,
+                              ps__mat saved, int transposed, gj_view *f) {
+    *f = as_is(saved);
+    if (!transposed) return PS_SUCCESS;
+    *f = (gj_view){ws->saved_t, 1};
+    return copy_v(be, dt, n, b, as_is(saved), *f);
+}
+
 /* No look-ahead: panel, update, one step after the other. */
 static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, gj_view a, int nb,
                              ps__gj_where where, void *ipiv, void *info, gj_work *ws) {
     for (int k = 0; k < n; k += nb) {
         int b = n - k < nb ? n - k : nb;
         PS__TRY(factor_panel(ctx, dt, n, a, k, b, where, ipiv, info, ws, ws->saved[0], 0));
-        PS__TRY(panel_transform(ctx, dt, n, k, b, view_at(a, 0, k), ws->saved[0], &ws->inv));
-        PS__TRY(update_rest(ctx, dt, n, a, k, b, k + b, 0, ipiv, ws->saved[0], &ws->inv));
+        gj_view f;
+        PS__TRY(rest_factors(&ctx->be, dt, n, b, ws, ws->saved[0], a.t, &f));
+        PS__TRY(panel_transform(ctx, dt, n, k, b, view_at(a, 0, k), ws->saved[0], f, &ws->inv));
+        PS__TRY(update_rest(ctx, dt, n, a, k, b, k + b, 0, ipiv, ws->saved[0], f, &ws->inv));
     }
     return PS_SUCCESS;
 }
@@ -398,22 +423,25 @@ static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, gj_view a
         PS__TRY(ops->use_lane(be, rest_lane));
         int next_on_rest = where == PS__GJ_DEVICE && b2 > 0 && next_on_rest_lane(n, k);
         ps_status st = PS_SUCCESS;
+        gj_view f = as_is(saved); /* the next panel's update reads saved, the rest's f */
         if (next_on_rest) {
-            st = update_below(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
+            st = update_below(ctx, dt, n, a, k, b, next, b2, ipiv, saved, f, &ws->inv);
             if (!st) st = ops->lane_wait(be, panel_lane, rest_lane);
         }
-        if (!st) st = panel_transform(ctx, dt, n, k, b, view_at(a, 0, k), saved, &ws->inv);
-        if (!st) st = update_rest(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
+        if (!st) st = rest_factors(be, dt, n, b, ws, saved, a.t, &f);
+        if (!st) st = panel_transform(ctx, dt, n, k, b, view_at(a, 0, k), saved, f, &ws->inv);
+        if (!st) st = update_rest(ctx, dt, n, a, k, b, next, b2, ipiv, saved, f, &ws->inv);
         if (!st) st = ops->use_lane(be, panel_lane);
         if (!st && b2 > 0) {
             /* the next panel's rows below: then its factorization can start, while the rest's
              * lane, after its big update, finishes the rows above (they wait for Y only) */
             ps__mat saved_next = ws->saved[(next / nb) % 2];
             if (!next_on_rest)
-                st = update_below(ctx, dt, n, a, k, b, next, b2, ipiv, saved, &ws->inv);
+                st = update_below(ctx, dt, n, a, k, b, next, b2, ipiv, saved, as_is(saved),
+                                  &ws->inv);
             if (!st) st = ops->lane_wait(be, rest_lane, panel_lane);
             if (!st) st = ops->use_lane(be, rest_lane);
-            if (!st) st = update_above(ctx, dt, n, a, k, b, next, b2, saved, &ws->inv);
+            if (!st) st = update_above(ctx, dt, n, a, k, b, next, b2, saved, f, &ws->inv);
             if (!st) st = copy_v(be, dt, next, b2, view_at(a, 0, next), as_is(saved_next));
             if (!st) st = ops->use_lane(be, panel_lane);
             if (!st)
@@ -440,21 +468,39 @@ static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, gj_view a
     return ps__lanes_join_after(be, st);
 }
 
-ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps__gj_where where,
-                    void *ipiv, int *info) {
+static int same_view(ps__mat x, ps__mat y) {
+    return x.buf == y.buf && x.off == y.off && x.ld == y.ld;
+}
+
+/* dst = src (n x n) as stored, or transposed; in place when they are one view (work: the
+ * in-place transpose's w x n workspace). */
+static ps_status move_matrix(ps__backend *be, ps__dtype dt, int n, ps__mat src, ps__mat dst,
+                             int transposed, void *work, int w) {
+    if (same_view(src, dst))
+        return transposed ? transpose_in_place(be, dt, n, dst, work, w) : PS_SUCCESS;
+    return transposed ? be->ops->transpose(be, dt, n, n, src, dst)
+                      : be->ops->copy2d(be, dt, n, n, src, dst);
+}
+
+ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat in, ps__mat work, ps__mat out,
+                    int nb, ps__gj_where where, void *ipiv, int *info) {
     ps__backend *be = &ctx->be;
     *info = 0;
     if (n == 0) return PS_SUCCESS;
     if (nb > n) nb = n;
     /* On a backend that computes in host memory, host and device are one: one computation. */
     void *alias;
-    if (be->ops->host_alias(be, a.buf, &alias) == PS_SUCCESS) where = PS__GJ_DEVICE;
+    if (be->ops->host_alias(be, work.buf, &alias) == PS_SUCCESS) where = PS__GJ_DEVICE;
     size_t es = ps__dtype_size(dt);
     gj_work ws;
     memset(&ws, 0, sizeof ws);
+    gj_view a = {work, where == PS__GJ_DEVICE && n > nb && use_transposed_layout(ctx, dt, n)};
     ps__scratch s = ps__scratch_begin(ctx);
     void *saved_buf, *dev_info;
-    ps_status st = ps__scratch_dev(&s, 2 * (size_t)nb * n * es, &saved_buf);
+    /* the saved panels, and after them the transposed layout's saved_t */
+    size_t panel_bytes = (size_t)nb * n * es;
+    ps_status st = ps__scratch_dev(&s, (size_t)(a.t ? 3 : 2) * panel_bytes, &saved_buf);
+    ws.saved_t = (ps__mat){saved_buf, 2 * (size_t)nb * n, nb};
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
     if (!st) st = ps__zero_info(ctx, dev_info);
     ws.saved[0] = (ps__mat){saved_buf, 0, n};
@@ -466,22 +512,24 @@ ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps_
         for (int i = 0; i < 2 && !st; i++)
             st = ps__scratch_dev(&s, (size_t)nb * nb * es, &ws.inv.u_inverse[i]);
     }
-    /* the transposed layout's two transposes go through the saved panels' buffer */
-    gj_view av = {a, where == PS__GJ_DEVICE && n > nb && use_transposed_layout(ctx, dt, n)};
-    if (!st && av.t) st = transpose_in_place(be, dt, n, a, saved_buf, nb);
+    /* in place, the transposes go through the saved panels' buffer (free before and after) */
+    if (!st) st = move_matrix(be, dt, n, in, work, a.t, saved_buf, nb);
     if (!st) {
         /* hybrid is the paper's Hyb: panel and update one after the other */
         if (be->ops->lanes(be) >= 2 && n > nb && where != PS__GJ_HYBRID)
-            st = gjinv_lookahead(ctx, dt, n, av, nb, where, ipiv, dev_info, &ws);
+            st = gjinv_lookahead(ctx, dt, n, a, nb, where, ipiv, dev_info, &ws);
         else
-            st = gjinv_plain(ctx, dt, n, av, nb, where, ipiv, dev_info, &ws);
+            st = gjinv_plain(ctx, dt, n, a, nb, where, ipiv, dev_info, &ws);
     }
-    if (!st && av.t) st = transpose_in_place(be, dt, n, a, saved_buf, nb);
-    if (!st) st = be->ops->colswp(be, dt, n, a, 0, n, ipiv, 0, 0);
     int dinfo = 0;
     if (!st) st = ps__read_info(ctx, dev_info, &dinfo);
     int32_t hinfo = ws.hp.info;
     if (!st) *info = dinfo && (!hinfo || dinfo < hinfo) ? dinfo : hinfo;
+    /* a singular matrix leaves out as it was, unless it is the workspace */
+    if (!st && !(*info && !same_view(out, work))) {
+        st = move_matrix(be, dt, n, work, out, a.t, saved_buf, nb);
+        if (!st) st = be->ops->colswp(be, dt, n, out, 0, n, ipiv, 0, 0);
+    }
     ps__scratch_end(&s);
     return st;
 }

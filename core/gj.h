@@ -25,12 +25,14 @@ typedef enum ps__gj_where {
 } ps__gj_where;
 
 /*
- * In-place inverse of the n x n view a by blocked Gauss-Jordan elimination with partial
- * pivoting (core/gj.c), block size nb. ipiv: device int32 scratch of n entries. *info: 0, or
- * the 1-based column whose pivot was exactly zero (a is then garbage).
+ * Inverse of the n x n view in by blocked Gauss-Jordan elimination with partial pivoting
+ * (core/gj.c), block size nb, computed in the n x n view work (which may be in) and written to
+ * out (which may be in or work) on success. ipiv: device int32 scratch of n entries. *info: 0,
+ * or the 1-based column whose pivot was exactly zero; out is then left as it was unless it is
+ * work (work is garbage). in is overwritten when it is work, else read only.
  */
-ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat a, int nb, ps__gj_where where,
-                    void *ipiv, int *info);
+ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat in, ps__mat work, ps__mat out,
+                    int nb, ps__gj_where where, void *ipiv, int *info);
 
 /*
  * Solves A X = B (n x nrhs) by the striped Gauss-Jordan algorithm with stripes of s rows

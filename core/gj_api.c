@@ -157,14 +157,16 @@ static ps_status run_getri(ps__scratch *s, ps__dtype dt, int n, ps__mat a, const
     return ps__getri(ctx, dt, n, a, dev_ipiv, ps__lu_block_size(ctx, dt, n, n));
 }
 
-/* gjinv on a private device copy w of the matrix; the caller copies w back on success. */
-static ps_status run_gjinv(ps__scratch *s, ps__dtype dt, int n, ps__mat w, const char *fn) {
+/* gjinv of the device view a, computed in work (a itself, or a private buffer, so that a is
+ * written only on success). */
+static ps_status run_gjinv(ps__scratch *s, ps__dtype dt, int n, ps__mat a, ps__mat work,
+                           const char *fn) {
     ps_context *ctx = s->ctx;
     void *dev_ipiv;
     int info = 0;
     PS__TRY(ps__scratch_dev(s, (size_t)n * sizeof(int32_t), &dev_ipiv));
-    PS__TRY(ps__gjinv(ctx, dt, n, w, ps__gj_block_size(ctx, dt, n), (ps__gj_where)ctx->gj_variant,
-                      dev_ipiv, &info));
+    PS__TRY(ps__gjinv(ctx, dt, n, a, work, a, ps__gj_block_size(ctx, dt, n),
+                      (ps__gj_where)ctx->gj_variant, dev_ipiv, &info));
     if (info) return singular(ctx, fn, info, "the Gauss-Jordan pivot of column");
     return PS_SUCCESS;
 }
@@ -217,10 +219,11 @@ ps_status ps_mat_gjinv(ps_context *ctx, ps_matrix *A) {
     int n = A->rows;
     if (n == 0) return PS_SUCCESS;
     ps__scratch s = ps__scratch_begin(ctx);
-    ps__mat w;
-    ps_status st = private_copy(&s, A->dt, n, n, ps__matrix_view(A), &w);
-    if (!st) st = run_gjinv(&s, A->dt, n, w, fn);
-    if (!st) st = ctx->be.ops->copy2d(&ctx->be, A->dt, n, n, w, ps__matrix_view(A));
+    void *buf;
+    ps_status st = ps__scratch_dev(&s, (size_t)n * (size_t)n * ps__dtype_size(A->dt), &buf);
+    /* the inverse is formed in the private buffer and copied to A (transposed back, when the
+     * layout is) only on success */
+    if (!st) st = run_gjinv(&s, A->dt, n, ps__matrix_view(A), (ps__mat){buf, 0, n}, fn);
     if (!st) st = ctx->be.ops->sync(&ctx->be);
     ps__scratch_end(&s);
     return st;
@@ -284,7 +287,7 @@ static ps_status host_gjinv(ps_context *ctx, ps__dtype dt, const char *fn, int n
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a;
     ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 0, &a);
-    if (!st) st = run_gjinv(&s, dt, n, a.dev, fn);
+    if (!st) st = run_gjinv(&s, dt, n, a.dev, a.dev, fn);
     if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
     ps__scratch_end(&s);
     return st;
