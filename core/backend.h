@@ -374,7 +374,10 @@ struct ps__backend_ops {
      * 0-based column indices of a). getri and the Gauss-Jordan inverse undo their row pivoting
      * with it, backwards, as their last step: a backend may read the pivots on the host (waiting
      * for its queue) and move the columns by the permutation's cycles (core/colswp_plan.h, as
-     * the CUDA and OpenCL backends do). */
+     * the CUDA and OpenCL backends do). gjinv's transposed layout also applies each step's
+     * interchanges (getrf's kind, ipiv[k] >= k, at most the block size) with it, forward, inside
+     * its look-ahead: there a host wait stalls the other lane, so a backend should apply short
+     * lists on the device (CUDA does up to 1024). */
     ps_status (*colswp)(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
                         const void *ipiv, size_t ipiv_off, int forward);
     /*
