@@ -363,6 +363,7 @@ static const ps__backend_ops cl_ops = {
     .trsm = ps_cl_trsm,
     .trmm = ps_cl_trmm,
     .colswp = ps_cl_colswp,
+    .transpose = ps_cl_transpose,
     .gj_stripe_update = ps_cl_gj_stripe_update,
     .convert = ps_cl_convert,
     .norm_inf = ps_cl_norm_inf,

@@ -1,5 +1,5 @@
-/* The OpenCL backend's inversion and Gauss-Jordan entries: trmm on CLBlast, and the kernels of
- * kernels_cl/gj.cl (column interchanges, the striped solver's tile update). */
+/* The OpenCL backend's inversion and Gauss-Jordan entries: trmm and transpose on CLBlast, the
+ * kernels of kernels_cl/gj.cl (column interchanges, the striped solver's tile update). */
 #include "../core/colswp_plan.h"
 #include "cl_internal.h"
 
@@ -23,14 +23,38 @@ ps_status ps_cl_trmm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo
     return ps_cl_fail(be, (cl_int)code, "CLBlast trmm");
 }
 
+/* dst = src^T by CLBlast's omatcopy (out of place, scaled by 1). */
+ps_status ps_cl_transpose(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                          ps__mat dst) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    cl_command_queue *q = &ps_cl(be)->queue;
+    CLBlastStatusCode code =
+        dt == PS__DOUBLE ? CLBlastDomatcopy(CLBlastLayoutColMajor, CLBlastTransposeYes, rows, cols,
+                                            1.0, (cl_mem)src.buf, src.off, src.ld, (cl_mem)dst.buf,
+                                            dst.off, dst.ld, q, NULL)
+                         : CLBlastSomatcopy(CLBlastLayoutColMajor, CLBlastTransposeYes, rows, cols,
+                                            1.0f, (cl_mem)src.buf, src.off, src.ld, (cl_mem)dst.buf,
+                                            dst.off, dst.ld, q, NULL);
+    if (code == CLBlastSuccess) return PS_SUCCESS;
+    return ps_cl_fail(be, (cl_int)code, "CLBlast omatcopy (transpose)");
+}
+
 /* Column interchanges as cycle rotations, planned on the host (core/colswp_plan.h; the CUDA
  * backend's reasoning, backend_cuda/cuda_colswp.c): one pass over the moved columns, a
  * work-item per row and per segment of the cycle list, instead of a work-item per row walking
- * every interchange. Reading the pivots waits for the queue: both callers (getri, gjinv) end
- * with this. */
+ * every interchange. Reading the pivots waits for the queue, which is right for getri's and
+ * gjinv's last step; a step's short list goes to the permutation kernel instead. */
+/* Longest interchange list colswp applies with the permutation kernel; longer ones (getri's
+ * and gjinv's final n) are planned on the host. */
+#define PS_CL_COLSWP_ON_DEVICE 1024
+
 ps_status ps_cl_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
                        const void *ipiv, size_t ipiv_off, int forward) {
     if (nrows <= 0 || k2 <= k1) return PS_SUCCESS;
+    /* a step's list (gjinv's transposed layout) stays on the device: a blocking read of the
+     * pivots here would stall the look-ahead's other queue at every step */
+    if (k2 - k1 <= PS_CL_COLSWP_ON_DEVICE)
+        return ps_cl_colswp_steps(be, dt, nrows, a, k1, k2, ipiv, ipiv_off, forward);
     ps_cl_state *st = ps_cl(be);
     int count = k2 - k1;
     int32_t *piv = malloc(sizeof(int32_t) * (size_t)count);

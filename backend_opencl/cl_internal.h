@@ -183,6 +183,8 @@ ps_status ps_cl_fill(ps__backend *be, ps__dtype dt, int rows, int cols, const ps
                      ps__mat a);
 ps_status ps_cl_trmm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
                      ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b);
+ps_status ps_cl_transpose(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                          ps__mat dst);
 ps_status ps_cl_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
                        const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps_cl_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s, ps__mat ji,
@@ -193,6 +195,10 @@ ps_status ps_cl_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__
                          double *result);
 ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,
                       const void *ipiv, size_t ipiv_off, int forward);
+/* Column interchanges by the same permutation kernel, all on the device (colswp of a short list:
+ * cl_gj.c). */
+ps_status ps_cl_colswp_steps(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
+                             const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps_cl_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                             size_t ipiv_off, int row_base, void *info);
 ps_status ps_cl_potrf_panel(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,

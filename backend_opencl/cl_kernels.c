@@ -67,19 +67,20 @@ ps_status ps_cl_iamax(ps__backend *be, ps__dtype dt, int n, ps__vec x, int *resu
 
 /* laswp by ps_laswp_perm (kernels_cl/lu.cl): chunks of PS_CL_PERM_CHUNK interchanges, in the
  * order they apply, each one launch over groups of columns (a few per group on GPUs, so that a
- * narrow laswp still spreads; on CPU devices, one work-item each, fewer and wider). */
+ * narrow laswp still spreads; on CPU devices, one work-item each, fewer and wider). columns 1:
+ * the interchanges are of columns, over nlines rows, grouped by rows. */
 #define PS_CL_PERM_CHUNK 256
-ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,
-                      const void *ipiv, size_t ipiv_off, int forward) {
-    if (ncols <= 0 || k2 <= k1) return PS_SUCCESS;
+static ps_status permute_lines(ps__backend *be, ps__dtype dt, int nlines, ps__mat a, int k1, int k2,
+                               const void *ipiv, size_t ipiv_off, int forward, int columns) {
+    if (nlines <= 0 || k2 <= k1) return PS_SUCCESS;
     ps_cl_state *st = ps_cl(be);
     cl_kernel k;
     PS__TRY(ps_cl_kernel(be, PS_CL_LU, dt, "ps_laswp_perm", &k));
     int max_groups = st->step_wg > 1 ? 512 : 16;
-    int per_group = (ncols + max_groups - 1) / max_groups;
-    if (per_group < 8) per_group = 8;
+    int per_group = (nlines + max_groups - 1) / max_groups, least = columns ? 32 : 8;
+    if (per_group < least) per_group = least;
     size_t local = (size_t)st->step_wg,
-           items = (size_t)((ncols + per_group - 1) / per_group) * local;
+           items = (size_t)((nlines + per_group - 1) / per_group) * local;
     cl_mem buf = (cl_mem)a.buf, piv = (cl_mem)ipiv;
     cl_ulong off = a.off;
     int chunks = (k2 - k1 + PS_CL_PERM_CHUNK - 1) / PS_CL_PERM_CHUNK;
@@ -87,14 +88,24 @@ ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k
         int c = forward ? i : chunks - 1 - i, first = k1 + c * PS_CL_PERM_CHUNK;
         int count = k2 - first < PS_CL_PERM_CHUNK ? k2 - first : PS_CL_PERM_CHUNK;
         cl_ulong poff = ipiv_off + (size_t)c * PS_CL_PERM_CHUNK;
-        const size_t sizes[] = {sizeof ncols, sizeof per_group, sizeof buf,   sizeof off,
-                                sizeof a.ld,  sizeof first,     sizeof count, sizeof piv,
-                                sizeof poff,  sizeof forward};
-        const void *const values[] = {&ncols, &per_group, &buf, &off,  &a.ld,
-                                      &first, &count,     &piv, &poff, &forward};
-        PS__TRY(ps_cl_launch(be, k, "ps_laswp_perm", 10, sizes, values, 1, &items, &local));
+        const size_t sizes[] = {sizeof nlines, sizeof per_group, sizeof buf,    sizeof off,
+                                sizeof a.ld,   sizeof first,     sizeof count,  sizeof piv,
+                                sizeof poff,   sizeof forward,   sizeof columns};
+        const void *const values[] = {&nlines, &per_group, &buf,  &off,     &a.ld,   &first,
+                                      &count,  &piv,       &poff, &forward, &columns};
+        PS__TRY(ps_cl_launch(be, k, "ps_laswp_perm", 11, sizes, values, 1, &items, &local));
     }
     return PS_SUCCESS;
+}
+
+ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,
+                      const void *ipiv, size_t ipiv_off, int forward) {
+    return permute_lines(be, dt, ncols, a, k1, k2, ipiv, ipiv_off, forward, 0);
+}
+
+ps_status ps_cl_colswp_steps(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
+                             const void *ipiv, size_t ipiv_off, int forward) {
+    return permute_lines(be, dt, nrows, a, k1, k2, ipiv, ipiv_off, forward, 1);
 }
 
 ps_status ps_cl_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,

@@ -90,13 +90,16 @@ ps_getrf_panel(int m, int n, __global real *a, ulong off, int lda, __global int 
  * where each affected row's content comes from (in local memory, pointer jumping), then moves a few
  * columns at a time: every load into local memory, a barrier, every store. A pivot list with
  * some q_t < k1 + t (WZ's) falls back to the swaps in order. forward 0 applies the inverse.
+ * columns 1: the same interchanges of columns instead (colswp of a step's list: gjinv's transposed
+ * layout), each work-group moving its own rows of them, PS_PERM_BATCH rows at a time, the
+ * work-items along the rows of a column so that the accesses are contiguous.
  */
 #define PS_PERM_CHUNK 256 /* PS_CL_PERM_CHUNK in backend_opencl/cl_kernels.c */
 #define PS_PERM_BATCH 4   /* columns moved per pass (local memory: 26 KB in double) */
 #define PS_PERM_LOADS 8   /* rows a work-item loads at once */
 __kernel __attribute__((reqd_work_group_size(PS_STEP_WG, 1, 1))) void
 ps_laswp_perm(int ncols, int per_group, __global real *a, ulong off, int lda, int k1, int count,
-              __global const int *ipiv, ulong ipiv_off, int forward) {
+              __global const int *ipiv, ulong ipiv_off, int forward, int columns) {
     __local int q[PS_PERM_CHUNK], last_write[PS_PERM_CHUNK];
     __local int next[2][PS_PERM_CHUNK], root[2][PS_PERM_CHUNK];
     __local int dst[2 * PS_PERM_CHUNK], src[2 * PS_PERM_CHUNK];
@@ -112,15 +115,16 @@ ps_laswp_perm(int ncols, int per_group, __global real *a, ulong off, int lda, in
         if (q[t] < k1 + t) sequential = 1;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (sequential) {
+    if (sequential) { /* c: a column of a (rows interchanged), or a row (columns interchanged) */
+        size_t line = columns ? 1 : (size_t)lda, elem = columns ? (size_t)lda : 1;
         for (int c = c0 + lid; c < c1; c += PS_STEP_WG) {
-            __global real *col = base + (size_t)c * lda;
+            __global real *v = base + (size_t)c * line;
             for (int u = 0; u < count; u++) {
                 int s = forward ? u : count - 1 - u, k = k1 + s, p = q[s];
                 if (p != k) {
-                    real tmp = col[k];
-                    col[k] = col[p];
-                    col[p] = tmp;
+                    real tmp = v[k * elem];
+                    v[k * elem] = v[p * elem];
+                    v[p * elem] = tmp;
                 }
             }
         }
@@ -176,7 +180,9 @@ ps_laswp_perm(int ncols, int per_group, __global real *a, ulong off, int lda, in
 #pragma unroll
             for (int u = 0; u < PS_PERM_LOADS; u++) {
                 int e = e0 + u * PS_STEP_WG;
-                if (e < total * width) v[u] = base[from[e % total] + (size_t)(c + e / total) * lda];
+                if (e < total * width)
+                    v[u] = columns ? base[c + e % width + (size_t)from[e / width] * lda]
+                                   : base[from[e % total] + (size_t)(c + e / total) * lda];
             }
 #pragma unroll
             for (int u = 0; u < PS_PERM_LOADS; u++) {
@@ -186,7 +192,10 @@ ps_laswp_perm(int ncols, int per_group, __global real *a, ulong off, int lda, in
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int e = lid; e < total * width; e += PS_STEP_WG)
-            base[to[e % total] + (size_t)(c + e / total) * lda] = staged[e];
+            if (columns)
+                base[c + e % width + (size_t)to[e / width] * lda] = staged[e];
+            else
+                base[to[e % total] + (size_t)(c + e / total) * lda] = staged[e];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
