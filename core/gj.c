@@ -55,8 +55,8 @@ typedef struct gj_inverse {
 
 /*
  * The transposed layout (PORTSOLVE_GJ_LAYOUT, the backend's PS__ALGO_GJ_TRANSPOSED): the
- * device variant may hold the matrix transposed for the whole inversion (one in-place transpose
- * at each end). Every row interchange of a step then moves two contiguous columns instead of
+ * device variant may hold the matrix transposed for the whole inversion (a transpose at each end,
+ * move_matrix). Every row interchange of a step then moves two contiguous columns instead of
  * two rows whose elements lie one per memory sector (on an H100 at n = 16384 the rows' laswp
  * was about 25 ms of lane 0's 225; docs/PERFORMANCE.md, session 23). The algorithm, its pivots
  * and its rounding are the same; only the storage differs. A gj_view is a block of the matrix
@@ -144,7 +144,7 @@ static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
 
 /* The product workspace's slot of Y for the matrix columns [c0, c0 + cw): b x cw as is, or, when
  * the matrix is transposed, stored transposed too (rows c0.. of an n x nb array), so that the
- * products that read it stay in the form C = A B^T. */
+ * rest's big products read it as the A of C = A B. */
 static gj_view product_of(const gj_inverse *inv, int c0, int transposed, int n) {
     if (!transposed) return as_is(ps__l_inverse_product_of(&inv->l, c0));
     return (gj_view){{inv->l.product, (size_t)c0, n}, 1};
