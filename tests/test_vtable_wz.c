@@ -84,6 +84,7 @@ static int wz_factors_ok(ps__dtype dt, int m, int w, shape s, const double *a0, 
         for (int i = 0; i < m && ok; i++) {
             if (skip_first_step && i >= 2 && j < 2) continue;
             int last = i < j + 1 ? i : j + 1; /* L(i, p) Z(p, j) is zero beyond p = last */
+            if (last > w - 1) last = w - 1;   /* (L has w columns) */
             double lz = 0, mag = 0;           /* (L Z)(i, j) and (|L||Z|)(i, j) */
             double corner = 0;                /* (|w| |L_C||U_C|)_j, below a step's corner */
             int c0 = j - j % 2;
