@@ -19,8 +19,8 @@ void upload_all(tbuf *b) {
     for (int i = 0; i < b->count; i++) {
         if (b->dt == PS__DOUBLE)
             ((double *)tmp)[i] = b->host[i];
-        else if (b->dt == PS__FLOAT)
-            ((float *)tmp)[i] = (float)b->host[i];
+        else if (b->dt == PS__FLOAT) /* the mirror keeps what the device holds */
+            ((float *)tmp)[i] = (float)(b->host[i] = round_to(PS__FLOAT, b->host[i]));
         else
             ((int32_t *)tmp)[i] = (int32_t)b->host[i];
     }

@@ -27,6 +27,8 @@ typedef struct {
 #define AT(b, s, i, j) ((b).host[(s).off + (size_t)(i) + (size_t)(j) * (size_t)(s).ld])
 
 double round_to(ps__dtype dt, double v);
+/* Uploads the mirror; a float buffer's mirror is rounded to float first, so it keeps what the
+ * device holds. */
 void upload_all(tbuf *b);
 tbuf tb_random(ps__dtype dt, int count);
 void tb_free(tbuf *b);
