@@ -31,17 +31,19 @@ constexpr int kBatch = 8;   // columns moved per pass
 // dgesv 2-4% faster at n = 16384 on an H100, the look-ahead lane's laswp time 19 -> 6 ms.
 constexpr int kColumns = 8;
 
+// The interchanges one after the other, a thread per line [c0, c1): a column of a when rows are
+// interchanged (line stride lda, element stride 1), a row when columns are (1, lda).
 template <typename T>
-__device__ void swap_sequentially(T *a, int lda, int c0, int c1, int k1, int count, const int *q,
-                                  int forward) {
+__device__ void swap_sequentially(T *a, size_t line, size_t elem, int c0, int c1, int k1, int count,
+                                  const int *q, int forward) {
     for (int c = c0 + (int)threadIdx.x; c < c1; c += blockDim.x) {
-        T *col = a + (size_t)c * lda;
+        T *v = a + (size_t)c * line;
         for (int t = 0; t < count; t++) {
             int s = forward ? t : count - 1 - t, k = k1 + s, p = q[s];
             if (p != k) {
-                T tmp = col[k];
-                col[k] = col[p];
-                col[p] = tmp;
+                T tmp = v[k * elem];
+                v[k * elem] = v[p * elem];
+                v[p * elem] = tmp;
             }
         }
     }
@@ -121,7 +123,7 @@ __global__ void __launch_bounds__(kChunk)
     const int c0 = blockIdx.x * per_block, c1 = min(ncols, c0 + per_block);
     plan_moves(p, k1, count, ipiv);
     if (p.sequential) {
-        swap_sequentially(a, lda, c0, c1, k1, count, p.q, forward);
+        swap_sequentially(a, (size_t)lda, 1, c0, c1, k1, count, p.q, forward);
         return;
     }
     const int total = p.moves;
@@ -152,20 +154,6 @@ constexpr int kColMoves = kChunk / kColRows;          // moves side by side in o
 constexpr int kColPerThread = 2 * kChunk / kColMoves; // 16
 
 template <typename T>
-__device__ void swap_columns_sequentially(T *a, int lda, int r0, int r1, int k1, int count,
-                                          const int *q, int forward) {
-    for (int r = r0 + (int)threadIdx.x; r < r1; r += blockDim.x)
-        for (int t = 0; t < count; t++) {
-            int s = forward ? t : count - 1 - t, k = k1 + s, p = q[s];
-            if (p != k) {
-                T tmp = a[r + (size_t)k * lda];
-                a[r + (size_t)k * lda] = a[r + (size_t)p * lda];
-                a[r + (size_t)p * lda] = tmp;
-            }
-        }
-}
-
-template <typename T>
 __global__ void __launch_bounds__(kChunk)
     colswp_kernel(int nrows, T *a, int lda, int k1, int count, const int *ipiv, int forward) {
     __shared__ Plan p;
@@ -175,7 +163,7 @@ __global__ void __launch_bounds__(kChunk)
     const int r0 = blockIdx.x * per_block, r1 = min(nrows, r0 + per_block);
     plan_moves(p, k1, count, ipiv);
     if (p.sequential) {
-        swap_columns_sequentially(a, lda, r0, r1, k1, count, p.q, forward);
+        swap_sequentially(a, 1, (size_t)lda, r0, r1, k1, count, p.q, forward);
         return;
     }
     const int total = p.moves;
