@@ -69,31 +69,32 @@ static ps_status block_size_from_env(int *nb, char *msg, size_t msg_size) {
     return tuning_from_env("PORTSOLVE_LU_NB", nb, msg, msg_size);
 }
 
+ps_status ps__word_from_env(const char *name, const char *const *words, int count, int *value,
+                            char *msg, size_t msg_size) {
+    const char *s = getenv(name);
+    *value = 0;
+    if (!s || !*s) return PS_SUCCESS;
+    for (int i = 0; i < count; i++)
+        if (ps__name_is(words[i], s)) {
+            *value = i + 1;
+            return PS_SUCCESS;
+        }
+    int n = snprintf(msg, msg_size, "%s='%s' is not one of:", name, s);
+    for (int i = 0; i < count && n >= 0 && (size_t)n < msg_size; i++)
+        n += snprintf(msg + n, msg_size - (size_t)n, "%s %s", i ? "," : "", words[i]);
+    return PS_ERR_INVALID_ARGUMENT;
+}
+
 /* PORTSOLVE_LU_BLOCK_ROW: trsm or inverse (core/lu.c); unset or empty: the backend's choice.
  * PORTSOLVE_LU_PANEL: device (default) or host (core/lu_hybrid.c). */
 static ps_status lu_options_from_env(ps_context *ctx, char *msg, size_t msg_size) {
-    const char *s = getenv("PORTSOLVE_LU_BLOCK_ROW");
-    ctx->lu_block_row = PS__LU_BLOCK_ROW_AUTO;
-    if (s && *s) {
-        if (ps__name_is("trsm", s))
-            ctx->lu_block_row = PS__LU_BLOCK_ROW_TRSM;
-        else if (ps__name_is("inverse", s))
-            ctx->lu_block_row = PS__LU_BLOCK_ROW_INVERSE;
-        else {
-            snprintf(msg, msg_size, "PORTSOLVE_LU_BLOCK_ROW='%s' is neither trsm nor inverse", s);
-            return PS_ERR_INVALID_ARGUMENT;
-        }
-    }
-    const char *p = getenv("PORTSOLVE_LU_PANEL");
-    ctx->lu_panel_where = PS__LU_PANEL_DEVICE;
-    if (p && *p) {
-        if (ps__name_is("host", p))
-            ctx->lu_panel_where = PS__LU_PANEL_HOST;
-        else if (!ps__name_is("device", p)) {
-            snprintf(msg, msg_size, "PORTSOLVE_LU_PANEL='%s' is neither device nor host", p);
-            return PS_ERR_INVALID_ARGUMENT;
-        }
-    }
+    static const char *const block_rows[] = {"trsm", "inverse"}; /* PS__LU_BLOCK_ROW_* - 1 */
+    static const char *const panels[] = {"device", "host"};      /* PS__LU_PANEL_* */
+    PS__TRY(ps__word_from_env("PORTSOLVE_LU_BLOCK_ROW", block_rows, 2, &ctx->lu_block_row, msg,
+                              msg_size));
+    int panel;
+    PS__TRY(ps__word_from_env("PORTSOLVE_LU_PANEL", panels, 2, &panel, msg, msg_size));
+    ctx->lu_panel_where = panel ? panel - 1 : PS__LU_PANEL_DEVICE;
     return PS_SUCCESS;
 }
 

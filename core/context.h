@@ -103,6 +103,10 @@ ps_status ps__wz_options_from_env(ps_context *ctx, char *msg, size_t size);
 ps_status ps__size_from_env(const char *name, int max, int *value, char *msg, size_t msg_size);
 /* Whether given spells the lower-case name, in any case (option and variant names). */
 int ps__name_is(const char *name, const char *given);
+/* The environment variable `name` as one of the count lower-case words (any case): *value = 1 +
+ * its index, or 0 when unset or empty; another value writes the reason into msg. */
+ps_status ps__word_from_env(const char *name, const char *const *words, int count, int *value,
+                            char *msg, size_t msg_size);
 
 /* Reads PORTSOLVE_GJ_VARIANT, PORTSOLVE_GJ_NB and PORTSOLVE_GJ_STRIPE (gj_api.c). */
 ps_status ps__gj_options_from_env(ps_context *ctx, char *msg, size_t size);

@@ -89,18 +89,8 @@ ps_status ps__gj_options_from_env(ps_context *ctx, char *msg, size_t size) {
         }
         ctx->gj_variant = var;
     }
-    const char *l = getenv("PORTSOLVE_GJ_LAYOUT");
-    ctx->gj_layout = PS__GJ_LAYOUT_AUTO;
-    if (l && *l) {
-        if (ps__name_is("rows", l))
-            ctx->gj_layout = PS__GJ_LAYOUT_ROWS;
-        else if (ps__name_is("transposed", l))
-            ctx->gj_layout = PS__GJ_LAYOUT_TRANSPOSED;
-        else {
-            snprintf(msg, size, "PORTSOLVE_GJ_LAYOUT='%s' is neither rows nor transposed", l);
-            return PS_ERR_INVALID_ARGUMENT;
-        }
-    }
+    static const char *const layouts[] = {"rows", "transposed"}; /* PS__GJ_LAYOUT_* - 1 */
+    PS__TRY(ps__word_from_env("PORTSOLVE_GJ_LAYOUT", layouts, 2, &ctx->gj_layout, msg, size));
     PS__TRY(ps__size_from_env("PORTSOLVE_GJ_NB", PS__GJ_MAX_NB, &ctx->gj_block_size, msg, size));
     return ps__size_from_env("PORTSOLVE_GJ_STRIPE", PS__GJ_MAX_STRIPE, &ctx->gj_stripe_size, msg,
                              size);

@@ -654,26 +654,9 @@ static void test_laswp(ps__dtype dt) {
  * factorizations' backward errors were 1 eps). */
 static int panel_factors_ok(ps__dtype dt, int m, int n, shape s, const double *a0, const int *piv,
                             const double *ga, int count) {
-    int ok = 1;
-    for (int e = 0; e < count && ok; e++) {
-        int in = e >= (int)s.off && (e - (int)s.off) % s.ld < m && (e - (int)s.off) / s.ld < n;
-        if (!in && a0[e] != ga[e]) ok = 0;
-    }
     int steps = m < n ? m : n;
-    double *pa = malloc(sizeof(double) * (size_t)m * (size_t)n); /* P a0, ld m */
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < m; i++)
-            pa[i + (size_t)j * m] = a0[s.off + (size_t)i + (size_t)j * (size_t)s.ld];
-    for (int k = 0; k < steps && ok; k++) {
-        if (piv[k] < k || piv[k] >= m)
-            ok = 0;
-        else
-            for (int j = 0; j < n; j++) {
-                double t = pa[k + (size_t)j * m];
-                pa[k + (size_t)j * m] = pa[piv[k] + (size_t)j * m];
-                pa[piv[k] + (size_t)j * m] = t;
-            }
-    }
+    double *pa = rows_interchanged(s, m, n, a0, piv, steps); /* P a0, ld m */
+    int ok = outside_view_kept(s, m, n, a0, ga, count) && pa;
 #define G(i, j) ga[s.off + (size_t)(i) + (size_t)(j) * (size_t)s.ld]
     for (int j = 0; j < n && ok; j++)
         for (int i = 0; i < m && ok; i++) {

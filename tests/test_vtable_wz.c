@@ -61,25 +61,9 @@ static void corner_magnitude(const double c[4], double mag[4]) {
  */
 static int wz_factors_ok(ps__dtype dt, int m, int w, shape s, const double *a0, const int *piv,
                          const double *ga, const double *z, int count, int skip_first_step) {
-    int ok = 1;
-    for (int e = 0; e < count && ok; e++) {
-        int in = e >= (int)s.off && (e - (int)s.off) % s.ld < m && (e - (int)s.off) / s.ld < w;
-        if (!in && a0[e] != ga[e]) ok = 0;
-    }
-    double *pa = malloc(sizeof(double) * (size_t)m * (size_t)w); /* P a0, ld m */
-    for (int j = 0; j < w; j++)
-        for (int i = 0; i < m; i++)
-            pa[i + (size_t)j * m] = a0[s.off + (size_t)i + (size_t)j * (size_t)s.ld];
-    for (int t = 0; t < w && ok; t++) { /* in the order recorded: t = 2s, then 2s + 1 */
-        if (piv[t] < t || piv[t] >= m)
-            ok = 0;
-        else
-            for (int j = 0; j < w; j++) {
-                double v = pa[t + (size_t)j * m];
-                pa[t + (size_t)j * m] = pa[piv[t] + (size_t)j * m];
-                pa[piv[t] + (size_t)j * m] = v;
-            }
-    }
+    /* P a0 (ld m), the interchanges in the order recorded: t = 2s, then 2s + 1 */
+    double *pa = rows_interchanged(s, m, w, a0, piv, w);
+    int ok = outside_view_kept(s, m, w, a0, ga, count) && pa;
 #define G(i, j) ga[s.off + (size_t)(i) + (size_t)(j) * (size_t)s.ld]
     for (int j = 0; j < w && ok; j++)
         for (int i = 0; i < m && ok; i++) {

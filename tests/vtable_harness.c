@@ -141,6 +141,33 @@ void *tb_native_copy(const tbuf *b) {
     return h;
 }
 
+int outside_view_kept(shape s, int m, int n, const double *a0, const double *ga, int count) {
+    for (int e = 0; e < count; e++) {
+        int in = e >= (int)s.off && (e - (int)s.off) % s.ld < m && (e - (int)s.off) / s.ld < n;
+        if (!in && a0[e] != ga[e]) return 0;
+    }
+    return 1;
+}
+
+double *rows_interchanged(shape s, int m, int n, const double *a0, const int *piv, int steps) {
+    double *pa = malloc(sizeof(double) * (size_t)m * (size_t)n);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+            pa[i + (size_t)j * m] = a0[s.off + (size_t)i + (size_t)j * (size_t)s.ld];
+    for (int t = 0; t < steps; t++) {
+        if (piv[t] < t || piv[t] >= m) {
+            free(pa);
+            return NULL;
+        }
+        for (int j = 0; j < n; j++) {
+            double v = pa[t + (size_t)j * m];
+            pa[t + (size_t)j * m] = pa[piv[t] + (size_t)j * m];
+            pa[piv[t] + (size_t)j * m] = v;
+        }
+    }
+    return pa;
+}
+
 int vtable_main(int argc, char **argv, const char *name, void (*per_dtype)(ps__dtype dt)) {
     ps_test_init(argc, argv);
     ps_context *ctx = ps_test_context(0);

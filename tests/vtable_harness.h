@@ -53,6 +53,13 @@ static inline double native_at(ps__dtype dt, const void *h, size_t e) {
     return dt == PS__DOUBLE ? ((const double *)h)[e] : (double)((const float *)h)[e];
 }
 
+/* For the factorization kernels' backward-error checks: whether ga (count elements) holds a0's
+ * values everywhere outside the m x n view s; and P a0, the view's m x n elements of a0 (ld m,
+ * malloc'd) with rows t and piv[t] interchanged for t = 0..steps-1 in that order, or NULL when
+ * some piv[t] is not in [t, m). */
+int outside_view_kept(shape s, int m, int n, const double *a0, const double *ga, int count);
+double *rows_interchanged(shape s, int m, int n, const double *a0, const int *piv, int steps);
+
 /* The vtable tests' main: opens the backend of --backend (setting be), runs per_dtype for double
  * and then float, reports as name and returns the exit status (nonzero on a failure or when no
  * check ran). */
