@@ -583,6 +583,7 @@ static const ps__backend_ops cuda_ops = {
     .trmm = ps_cuda_trmm,
     .colswp = ps_cuda_colswp,
     .transpose = ps_cuda_transpose,
+    .hold_matrix = ps_cuda_hold_matrix,
     .gj_stripe_update = ps_cuda_gj_stripe_update,
     .convert = ps_cuda_convert,
     .norm_inf = ps_cuda_norm_inf,

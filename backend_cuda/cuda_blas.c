@@ -98,14 +98,17 @@ ps_status ps_cuda_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, in
         x.inc == 1 && y.inc == 1) {
         ps_cuda_state *st = ps_cuda(be);
         int dbl = dt == PS__DOUBLE;
+        const void *ap = ps_cuda_ptr(dt, a.buf, a.off);
+        int ahead = st->iter.early >= 2 && st->held_rows > 0 && ap == st->held_ptr &&
+                    dt == st->held_dt && a.ld == st->held_ld && m <= st->held_rows &&
+                    n <= st->held_cols;
         PS_CUDA_TRY(be,
                     ps_cuda_launch_gemv_n(st->cur_stream, dbl, ps_cuda_lane_sms(st), m, n,
                                           dbl ? (const void *)&alpha->d : (const void *)&alpha->s,
-                                          ps_cuda_ptr(dt, a.buf, a.off), a.ld,
-                                          ps_cuda_ptr(dt, x.buf, x.off),
+                                          ap, a.ld, ps_cuda_ptr(dt, x.buf, x.off),
                                           dbl ? (const void *)&beta->d : (const void *)&beta->s,
                                           ps_cuda_ptr(dt, y.buf, y.off), st->gemv_partial[st->cur],
-                                          st->gemv_tickets[st->cur]),
+                                          st->gemv_tickets[st->cur], ahead),
                     "gemv kernel");
         return PS_SUCCESS;
     }

@@ -14,4 +14,24 @@ template <> struct ps_cuda_safe_min<float> {
     static __device__ float value() { return FLT_MIN; }
 };
 
+// Programmatic dependent launch (Hopper and later). A kernel launched with
+// cudaLaunchAttributeProgrammaticStreamSerialization may start once every block of the kernel
+// before it has called ps_cuda_launch_dependents (or ended); ps_cuda_grid_dependency_wait then
+// waits until that kernel has finished and its writes are visible. So a dependent may read,
+// before the wait, only what the kernel before it does not write; and a kernel calls
+// ps_cuda_launch_dependents only after its own wait, so that what its dependent reads ahead was
+// final before this kernel started (were it called earlier, a chain of early kernels could
+// overlap three deep). Both are no-ops on older devices and in kernels launched the ordinary
+// way.
+__device__ __forceinline__ void ps_cuda_grid_dependency_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void ps_cuda_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
+
 #endif

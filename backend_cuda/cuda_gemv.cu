@@ -12,13 +12,19 @@
 // cg_step): n = 2000 20.4 -> 17 us; but from n = 3000 on, where cuBLAS's grid fills the GPU, its
 // kernel ran faster than this one (CG at 3000 / 5000: 1.73-1.90 against 2.01-2.04 / 2.45-2.50
 // TB/s per iteration), hence PS_CUDA_GEMV_MAX_ROWS = 2048.
+//
+// On a matrix the caller holds constant (hold_matrix: the iterative solvers' A) the kernel is
+// launched ahead: as a programmatic dependent of the step kernel before it, each lane loads its
+// first kAhead elements of A while that kernel still runs and waits for it only to read x. The
+// sums are taken in the same order either way.
+#include "cuda_device.cuh"
 #include "cuda_internal.h"
 
 namespace {
 
-constexpr int kWarps = 8, kRows = 32, kUnroll = 8;
+constexpr int kWarps = 8, kRows = 32, kUnroll = 8, kAhead = 16;
 
-template <typename T>
+template <typename T, bool Ahead>
 __global__ void __launch_bounds__(kWarps * 32)
     gemv_n_kernel(int m, int n, T alpha, const T *a, int lda, const T *x, T beta, T *y, T *partial,
                   unsigned *tickets) {
@@ -30,9 +36,23 @@ __global__ void __launch_bounds__(kWarps * 32)
     const int per_warp = (c1 - c0 + kWarps - 1) / kWarps, w0 = c0 + warp * per_warp;
     const int w1 = min(c1, w0 + per_warp);
     T acc = 0;
+    int c = w0;
+    if (Ahead) { // the first kAhead columns' elements before the wait, summed in the same order
+        T av[kAhead];
+#pragma unroll
+        for (int u = 0; u < kAhead; u++)
+            av[u] = row < m && w0 + u < w1 ? a[row + (size_t)(w0 + u) * lda] : T(0);
+        ps_cuda_grid_dependency_wait(); // x (and y, partial, tickets) may be the last kernel's
+        // Only now may the next kernel start: everything before this one has finished, so what
+        // that kernel reads ahead (the rule is: not this kernel's output) is final.
+        ps_cuda_launch_dependents();
+#pragma unroll
+        for (int u = 0; u < kAhead; u++)
+            if (w0 + u < w1) acc += av[u] * x[w0 + u];
+        c = w0 + kAhead;
+    }
     if (row < m) {
         const T *ar = a + row;
-        int c = w0;
         for (; c + kUnroll <= w1; c += kUnroll) {
             T av[kUnroll];
 #pragma unroll
@@ -69,7 +89,7 @@ __global__ void __launch_bounds__(kWarps * 32)
 
 template <typename T>
 cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, int lda, const T *x,
-                   T beta, T *y, void *partial, unsigned *tickets) {
+                   T beta, T *y, void *partial, unsigned *tickets, int ahead) {
     const int tiles = (m + kRows - 1) / kRows;
     // about four blocks per SM, each warp at least 32 columns
     int slices = (4 * sms + tiles - 1) / tiles;
@@ -77,9 +97,24 @@ cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, i
     if (slices > most) slices = most;
     if (slices > PS_CUDA_GEMV_MAX_SLICES) slices = PS_CUDA_GEMV_MAX_SLICES;
     if (slices < 1) slices = 1;
-    gemv_n_kernel<T><<<dim3((unsigned)tiles, (unsigned)slices), kWarps * 32, 0, s>>>(
-        m, n, alpha, a, lda, x, beta, y, static_cast<T *>(partial), tickets);
-    return cudaGetLastError();
+    const dim3 grid((unsigned)tiles, (unsigned)slices);
+    T *part = static_cast<T *>(partial);
+    if (!ahead) {
+        gemv_n_kernel<T, false>
+            <<<grid, kWarps * 32, 0, s>>>(m, n, alpha, a, lda, x, beta, y, part, tickets);
+        return cudaGetLastError();
+    }
+    cudaLaunchConfig_t config = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.gridDim = grid;
+    config.blockDim = dim3(kWarps * 32);
+    config.stream = s;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, gemv_n_kernel<T, true>, m, n, alpha, a, lda, x, beta, y,
+                              part, tickets);
 }
 
 } // namespace
@@ -87,13 +122,13 @@ cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, i
 extern "C" cudaError_t ps_cuda_launch_gemv_n(cudaStream_t s, int dbl, int sms, int m, int n,
                                              const void *alpha, const void *a, int lda,
                                              const void *x, const void *beta, void *y,
-                                             void *partial, unsigned *tickets) {
+                                             void *partial, unsigned *tickets, int ahead) {
     if (dbl)
         return launch(s, sms, m, n, *static_cast<const double *>(alpha),
                       static_cast<const double *>(a), lda, static_cast<const double *>(x),
                       *static_cast<const double *>(beta), static_cast<double *>(y), partial,
-                      tickets);
+                      tickets, ahead);
     return launch(s, sms, m, n, *static_cast<const float *>(alpha), static_cast<const float *>(a),
                   lda, static_cast<const float *>(x), *static_cast<const float *>(beta),
-                  static_cast<float *>(y), partial, tickets);
+                  static_cast<float *>(y), partial, tickets, ahead);
 }

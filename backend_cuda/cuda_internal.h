@@ -27,8 +27,22 @@ typedef struct ps_cuda_coop_panel {
  * threads per block, at most PS_CUDA_ITER_BLOCKS_PER_SM blocks per SM. */
 #define PS_CUDA_ITER_THREADS       256
 #define PS_CUDA_ITER_BLOCKS_PER_SM 2
+/* Their cluster forms for short vectors (cuda_iter_cluster.cu): one cluster of at most
+ * PS_CUDA_CLUSTER_MAX_BLOCKS blocks of PS_CUDA_CLUSTER_THREADS threads. */
+#ifndef PS_CUDA_CLUSTER_THREADS
+#define PS_CUDA_CLUSTER_THREADS 1024
+#endif
+#define PS_CUDA_CLUSTER_MAX_BLOCKS 16
+/* Vectors up to this length take the cluster forms by default (PORTSOLVE_CUDA_CLUSTER_MAX_N
+ * overrides, up to 2^17, where a block's slice of w still fits its shared memory; 0 turns them
+ * off). */
+#define PS_CUDA_CLUSTER_MAX_N 8192
 typedef struct ps_cuda_iter_limits {
-    int max_blocks; /* co-resident blocks of every iteration kernel; 0: not available */
+    int max_blocks;     /* co-resident blocks of every iteration kernel; 0: not available */
+    int cluster_blocks; /* blocks of the cluster forms' one cluster; 0: no cluster launch */
+    int cluster_max_n;  /* the longest vectors the cluster forms take */
+    int early;          /* launch cg_step's one block and orthonormalize's cluster as
+                         * programmatic dependents of the product before them (Hopper) */
 } ps_cuda_iter_limits;
 /* Bytes of each pinned buffer fetch_start copies into. */
 #define PS_CUDA_FETCH_BYTES ((size_t)64 << 10)
@@ -69,6 +83,10 @@ typedef struct ps_cuda_state {
     int tensor_cores_32f;            /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
     ps__float_compute float_compute; /* how float gemm computes (set_float_compute) */
     ps_cuda_iter_limits iter;        /* the iteration kernels' grid */
+    /* hold_matrix's view (held_rows 0: none): gemv on it may be launched ahead */
+    const void *held_ptr;
+    int held_rows, held_cols, held_ld;
+    ps__dtype held_dt;
     double *iter_partial;  /* their per-block partial sums, (2 PS_CUDA_ORTH_MAX_K + 3) per block */
     void *gemv_partial[2]; /* per lane: the short-column gemv's slice sums (cuda_gemv.cu) */
     unsigned *gemv_tickets[2]; /* per lane: its tickets, one per row tile, zero between launches */
@@ -229,13 +247,14 @@ cudaError_t ps_cuda_launch_trsm_small(cudaStream_t s, int dbl, int left, int upp
                                       int ldb);
 /* The short-column gemv (cuda_gemv.cu): y = alpha A x + beta y, A m x n (m at most
  * PS_CUDA_GEMV_MAX_ROWS), contiguous x and y; partial holds PS_CUDA_GEMV_MAX_SLICES *
- * PS_CUDA_GEMV_MAX_ROWS elements, tickets PS_CUDA_GEMV_MAX_ROWS / 32 zeros. */
+ * PS_CUDA_GEMV_MAX_ROWS elements, tickets PS_CUDA_GEMV_MAX_ROWS / 32 zeros. ahead: A is not
+ * written by the kernel queued before, so the launch may load it while that kernel runs. */
 #define PS_CUDA_GEMV_MAX_ROWS   2048
 #define PS_CUDA_GEMV_MAX_SLICES 16
 #define PS_CUDA_GEMV_MIN_COLS   256 /* narrower products (GMRES's update of x) stay cuBLAS's */
 cudaError_t ps_cuda_launch_gemv_n(cudaStream_t s, int dbl, int sms, int m, int n, const void *alpha,
                                   const void *a, int lda, const void *x, const void *beta, void *y,
-                                  void *partial, unsigned *tickets);
+                                  void *partial, unsigned *tickets, int ahead);
 cudaError_t ps_cuda_launch_norm_inf(cudaStream_t s, int dbl, int rows, int cols, const void *a,
                                     int lda, double *sums, unsigned long long *out);
 /* The iterative solvers' kernels (cuda_iter_kernels.cu). */
@@ -249,6 +268,13 @@ cudaError_t ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_l
 cudaError_t ps_cuda_launch_orthonormalize(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim,
                                           int n, int k, const void *v, int ldv, void *w, void *col,
                                           double *partial, void *host_out);
+/* The cluster forms (cuda_iter_cluster.cu): init sets lim->cluster_blocks (0 where the device
+ * or the build has no clusters); the launches take n <= lim->cluster_max_n. */
+cudaError_t ps_cuda_iter_cluster_init(int device, ps_cuda_iter_limits *lim);
+cudaError_t ps_cuda_launch_orthonormalize_cluster(cudaStream_t s, int dbl,
+                                                  const ps_cuda_iter_limits *lim, int n, int k,
+                                                  const void *v, int ldv, void *w, void *col,
+                                                  void *host_out);
 #ifdef __cplusplus
 }
 #endif
@@ -303,6 +329,8 @@ ps_status ps_cuda_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vec
                           ps__vec out, double stop_rr, int fetch_slot);
 ps_status ps_cuda_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
                                  ps__vec col, int fetch_slot);
+/* hold_matrix: remembers the view that gemv may launch ahead on. */
+ps_status ps_cuda_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a);
 /* Sets up / releases the iteration kernels' state (cuda_iter.c), from open and close. */
 ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st);
 void ps_cuda_iter_release(ps_cuda_state *st);

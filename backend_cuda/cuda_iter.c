@@ -17,6 +17,17 @@ ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st) {
     cudaGetLastError();
     if (coop)
         PS_CUDA_TRY(be, ps_cuda_iter_init(st->device, &st->iter), "iteration kernels' occupancy");
+    /* Short vectors take the cluster forms where the device has clusters;
+     * PORTSOLVE_CUDA_CLUSTER_MAX_N sets how short (0: never). */
+    PS_CUDA_TRY(be, ps_cuda_iter_cluster_init(st->device, &st->iter), "iteration clusters");
+    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_CLUSTER_MAX_N", 0, 1 << 17,
+                                 PS_CUDA_CLUSTER_MAX_N, &st->iter.cluster_max_n));
+    int cluster_blocks = st->iter.cluster_blocks;
+    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_CLUSTER_BLOCKS", 1, 16, cluster_blocks,
+                                 &cluster_blocks));
+    if (cluster_blocks < st->iter.cluster_blocks) st->iter.cluster_blocks = cluster_blocks;
+    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_ITER_EARLY", 0, 2,
+                                 st->iter.cluster_blocks > 0 ? 2 : 0, &st->iter.early));
     size_t blocks = st->iter.max_blocks > 0 ? (size_t)st->iter.max_blocks : 1;
     PS_CUDA_TRY(be,
                 cudaMalloc((void **)&st->iter_partial,
@@ -151,4 +162,15 @@ ps_status ps_cuda_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps
                     target),
                 "orthonormalize kernel");
     return fetch_done(be, dt, fetch_slot, count, col, target);
+}
+
+ps_status ps_cuda_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a) {
+    ps_cuda_state *st = ps_cuda(be);
+    int held = rows > 0 && cols > 0 && a.buf;
+    st->held_ptr = held ? ps_cuda_ptr(dt, a.buf, a.off) : NULL;
+    st->held_rows = held ? rows : 0;
+    st->held_cols = held ? cols : 0;
+    st->held_ld = a.ld;
+    st->held_dt = dt;
+    return PS_SUCCESS;
 }

@@ -4,153 +4,29 @@
 // (alpha, beta, the norm) are formed on the device and the host never waits in the middle of an
 // iteration. Reductions accumulate in double and are summed in a fixed order (per block, then the
 // blocks' partials by one warp), so a launch is deterministic for a given grid.
-#include "cuda_internal.h"
+#include "cuda_iter_common.cuh"
 
 #include <cfloat>
-#include <cooperative_groups.h>
-
-namespace cg = cooperative_groups;
 
 namespace {
 
 constexpr int kThreads = PS_CUDA_ITER_THREADS;
 constexpr int kWarps = kThreads / 32;
 
-struct sum_op {
-    static __device__ double init() { return 0; }
-    static __device__ double apply(double a, double b) { return a + b; }
-};
-struct max_op {
-    static __device__ double init() { return 0; }
-    static __device__ double apply(double a, double b) { return fmax(a, b); }
-};
-
-// The block's combination of v (Warps warps), in thread 0; callable again right away. The
-// warps' values are combined by the first warp, in a fixed order.
-template <typename Op, int Warps = kWarps> __device__ double block_reduce(double v, double *sh) {
-    for (int off = 16; off > 0; off >>= 1) v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, off));
-    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
-    __syncthreads();
-    double s = Op::init();
-    if (threadIdx.x < 32) {
-        if ((int)threadIdx.x < Warps) s = sh[threadIdx.x];
-        for (int off = 16; off > 0; off >>= 1)
-            s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
-    }
-    __syncthreads();
-    return s;
-}
-
-// Publishes the block's values (K of them), syncs the grid, and returns in v the combination of
-// all blocks' (the same in every thread of every block). partial holds K * gridDim.x doubles;
-// each call needs its own partial area.
-template <typename Op, int K, int Warps = kWarps>
-__device__ void grid_reduce(cg::grid_group &grid, double *v, double *partial, double *sh,
-                            double *bcast) {
-    const int g = gridDim.x;
-    for (int k = 0; k < K; k++) {
-        double b = block_reduce<Op, Warps>(v[k], sh);
-        if (threadIdx.x == 0) {
-            if (g > 1)
-                partial[k * g + blockIdx.x] = b;
-            else // one block (no cooperative launch): the block's value is the grid's
-                bcast[k] = b;
-        }
-    }
-    if (g == 1) {
-        __syncthreads();
-        for (int k = 0; k < K; k++) v[k] = bcast[k];
-        __syncthreads();
-        return;
-    }
-    grid.sync();
-    if (threadIdx.x < 32) {
-        for (int k = 0; k < K; k++) {
-            double s = Op::init();
-            for (int b = threadIdx.x; b < g; b += 32) s = Op::apply(s, __ldcg(partial + k * g + b));
-            for (int off = 16; off > 0; off >>= 1)
-                s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
-            if (threadIdx.x == 0) bcast[k] = s;
-        }
-    }
-    __syncthreads();
-    for (int k = 0; k < K; k++) v[k] = bcast[k];
-    __syncthreads();
-}
-template <typename Op, int Warps = kWarps>
-__device__ double grid_reduce1(cg::grid_group &grid, double v, double *partial, double *sh,
-                               double *bcast) {
-    grid_reduce<Op, 1, Warps>(grid, &v, partial, sh, bcast);
-    return v;
-}
-
-// The step's scalars to out and, when the host is fetching them, to its mapped memory too.
-template <typename T> __device__ void put_scalars(const T *s, T *out, T *host_out) {
-    for (int k = 0; k < PS__CG_SCALARS; k++) {
-        out[k] = s[k];
-        if (host_out) host_out[k] = s[k];
-    }
-}
-
-// One CG step as core/backend.h defines cg_step. partial: 3 * gridDim.x doubles. z and r may be
-// the same vector (then dinv is null and z is never written). host_out: the fetch slot's mapped
-// host memory, or null. Threads: the block size, kThreads for the cooperative grid, or
-// kSmallThreads for the one-block launch of short vectors.
+// One CG step on a grid of blocks (Threads each). partial: 3 * gridDim.x doubles.
 template <typename T, int Threads>
 __global__ void __launch_bounds__(Threads)
     cg_step_kernel(int n, T *x, T *r, T *z, T *p, const T *q, const T *dinv, T *xbest, const T *in,
                    T *out, double stop_rr, double *partial, T *host_out) {
     constexpr int Warps = Threads / 32;
-    cg::grid_group grid = cg::this_grid();
     __shared__ double sh[Warps], bcast[2];
-    const int first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
-    T sc[PS__CG_SCALARS];
-    for (int k = 0; k < PS__CG_SCALARS; k++) sc[k] = in[k];
-    const double rz = sc[PS__CG_RZ];
-    // each thread owns elements first, first + stride, ... in every loop below
-    if (sc[PS__CG_SAVE] != T(0))
-        for (int i = first; i < n; i += stride) xbest[i] = x[i];
-    sc[PS__CG_SAVE] = 0;
-    if (sc[PS__CG_STOP] != T(0)) {
-        if (first == 0) put_scalars(sc, out, host_out);
-        return;
-    }
-    double acc = 0;
-    for (int i = first; i < n; i += stride) acc += (double)p[i] * (double)q[i];
-    const T pq = (T)grid_reduce1<sum_op, Warps>(grid, acc, partial, sh, bcast);
-    if (!(pq > T(0))) { // every block sees the same pq and leaves here
-        if (first == 0) {
-            sc[PS__CG_PQ] = pq;
-            sc[PS__CG_STOP] = T(PS__CG_STOP_PQ);
-            put_scalars(sc, out, host_out);
-        }
-        return;
-    }
-    const T alpha = (T)(rz / (double)pq);
-    double acc2[2] = {0, 0}; // (r, z), (r, r)
-    for (int i = first; i < n; i += stride) {
-        x[i] += alpha * p[i];
-        const T ri = r[i] - alpha * q[i];
-        r[i] = ri;
-        T zi = ri;
-        if (dinv) {
-            zi = dinv[i] * ri;
-            z[i] = zi;
-        }
-        acc2[0] += (double)ri * (double)zi;
-        acc2[1] += (double)ri * (double)ri;
-    }
-    grid_reduce<sum_op, 2, Warps>(grid, acc2, partial + gridDim.x, sh, bcast);
-    const T rz_new = (T)acc2[0], rr = dinv ? (T)acc2[1] : rz_new;
-    const T beta = (T)((double)rz_new / rz);
-    for (int i = first; i < n; i += stride) p[i] = (dinv ? z[i] : r[i]) + beta * p[i];
-    if (first == 0) {
-        double d[PS__CG_SCALARS];
-        for (int k = 0; k < PS__CG_SCALARS; k++) d[k] = sc[k];
-        ps__cg_finish(d, rz_new, rr, pq, stop_rr); // exact: every value is a T
-        for (int k = 0; k < PS__CG_SCALARS; k++) sc[k] = (T)d[k];
-        put_scalars(sc, out, host_out);
-    }
+    ps_cuda_grid_dependency_wait(); // q is the product just before (one block: launched early)
+    // the next product may now load its matrix while this step runs (not before: it would take
+    // SMs the product just before still needs)
+    ps_cuda_launch_dependents();
+    grid_reducer red(partial, sh, bcast);
+    cg_step_body<T, Warps>(red, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x, n, x,
+                           r, z, p, q, dinv, xbest, in, out, stop_rr, host_out);
 }
 
 // Block sums of cnt (<= kChunk) values at once, into partial[u * gridDim.x + blockIdx.x].
@@ -207,47 +83,6 @@ __device__ void cgs_pass(cg::grid_group &grid, int n, int k, const T *v, int ldv
     }
 }
 
-// ||w||_2 and w /= it when positive and finite; partial: 3 * gridDim.x doubles. The sum of
-// squares is taken directly (in double, which cannot overflow for float data); only when it
-// leaves the safe range of double does a second, scaled pass run (max |w_i|, then
-// sum (w_i / max)^2).
-template <typename T>
-__device__ T normalize(cg::grid_group &grid, int n, T *w, double *partial, double *sh,
-                       double *bcast) {
-    const int first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
-    const int g = gridDim.x;
-    double acc = 0;
-    for (int i = first; i < n; i += stride) acc += (double)w[i] * (double)w[i];
-    const double ss = grid_reduce1<sum_op>(grid, acc, partial, sh, bcast);
-    double nrm;
-    if (ss >= 0x1p-960 && ss <= 0x1p960) {
-        nrm = sqrt(ss);
-    } else { // underflow, overflow, zero, or NaN: scale by the largest magnitude
-        double mx = 0;
-        for (int i = first; i < n; i += stride) {
-            double a = fabs((double)w[i]);
-            mx = a > mx ? a : mx;
-        }
-        mx = grid_reduce1<max_op>(grid, mx, partial + g, sh, bcast);
-        if (!(mx > 0) || !(mx - mx == 0) || ss != ss) {
-            nrm = ss != ss ? ss : mx; // zero, Inf, NaN
-        } else {
-            double acc2 = 0;
-            for (int i = first; i < n; i += stride) {
-                double a = (double)w[i] / mx;
-                acc2 += a * a;
-            }
-            nrm = mx * sqrt(grid_reduce1<sum_op>(grid, acc2, partial + 2 * g, sh, bcast));
-        }
-    }
-    const T hn = (T)nrm;
-    if (hn > T(0) && (double)hn - (double)hn == 0) {
-        const T inv = (T)(1.0 / (double)hn);
-        for (int i = first; i < n; i += stride) w[i] *= inv;
-    }
-    return hn;
-}
-
 // GMRES's orthonormalize (core/backend.h) for k <= PS_CUDA_ORTH_MAX_K: two CGS passes and the
 // normalization, three grid-wide syncs in all; block 0 writes the column, and copies it to the
 // fetch slot's mapped host memory (host_out, or null). partial: (2k + 3) * gridDim.x doubles.
@@ -262,14 +97,10 @@ __global__ void __launch_bounds__(kThreads)
         cgs_pass(grid, n, k, v, ldv, w, partial, sh, h1);
         cgs_pass(grid, n, k, v, ldv, w, partial + (size_t)k * g, sh, h2);
     }
-    const T hn = normalize(grid, n, w, partial + 2 * (size_t)k * g, sh, bcast);
-    if (blockIdx.x == 0) {
-        for (int i = threadIdx.x; i <= 2 * k; i += blockDim.x) {
-            const T x = i == 2 * k ? hn : i < k ? (T)h1[i] : (T)h2[i - k];
-            col[i] = x;
-            if (host_out) host_out[i] = x;
-        }
-    }
+    grid_reducer red(partial + 2 * (size_t)k * g, sh, bcast);
+    const T hn = normalize<T, kWarps>(red, blockIdx.x * blockDim.x + threadIdx.x,
+                                      gridDim.x * blockDim.x, n, w);
+    if (blockIdx.x == 0) put_column(k, h1, h2, hn, col, host_out);
 }
 
 // Vectors up to this length take cg_step as one block of kSmallThreads: no grid-wide sync (two
@@ -321,7 +152,18 @@ ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim, 
     if (n <= kSmallCgMax) {
         const void *kernel = dbl ? (const void *)cg_step_kernel<double, kSmallThreads>
                                  : (const void *)cg_step_kernel<float, kSmallThreads>;
-        return cudaLaunchKernel(kernel, dim3(1), dim3(kSmallThreads), args, 0, s);
+        if (!lim->early) return cudaLaunchKernel(kernel, dim3(1), dim3(kSmallThreads), args, 0, s);
+        // as a programmatic dependent of the product: the launch overlaps its last blocks
+        cudaLaunchConfig_t config = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        config.gridDim = dim3(1);
+        config.blockDim = dim3(kSmallThreads);
+        config.stream = s;
+        config.attrs = attr;
+        config.numAttrs = 1;
+        return cudaLaunchKernelExC(&config, kernel, args);
     }
     const void *kernel = dbl ? (const void *)cg_step_kernel<double, kThreads>
                              : (const void *)cg_step_kernel<float, kThreads>;
@@ -332,6 +174,8 @@ extern "C" cudaError_t ps_cuda_launch_orthonormalize(cudaStream_t s, int dbl,
                                                      const ps_cuda_iter_limits *lim, int n, int k,
                                                      const void *v, int ldv, void *w, void *col,
                                                      double *partial, void *host_out) {
+    if (lim->cluster_blocks > 0 && n <= lim->cluster_max_n)
+        return ps_cuda_launch_orthonormalize_cluster(s, dbl, lim, n, k, v, ldv, w, col, host_out);
     void *args[] = {&n, &k, &v, &ldv, &w, &col, &partial, &host_out};
     const void *kernel = dbl ? (const void *)orthonormalize_kernel<double>
                              : (const void *)orthonormalize_kernel<float>;

@@ -447,7 +447,9 @@ struct ps__backend_ops {
      * w -= v h2 (each h rounded to dt before it is used); col[0 .. k) = h1, col[k .. 2k) = h2;
      * then col[2k] = ||w||_2 (rounded to dt) and w /= col[2k] when it is positive and finite.
      * Then, when fetch_slot >= 0, starts fetching col[0 .. 2k] as fetch_start would. k >= 0; w
-     * and col are contiguous and do not overlap v. */
+     * and col are contiguous and do not overlap v. A backend may start reading v before the
+     * operation queued just before this one has finished (CUDA, where GMRES queues the product
+     * into w there): that operation must not write v. */
     ps_status (*orthonormalize)(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
                                 ps__vec col, int fetch_slot);
     /* ---- Look-ahead on disjoint parts of the device (core/lookahead.c); appended, so older
@@ -478,6 +480,13 @@ struct ps__backend_ops {
      * overlap. */
     ps_status (*transpose)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
                            ps__mat dst);
+    /* ---- A matrix read again and again (the iterative solvers, core/iter.c); appended, so
+     * older modules get the default (nothing). ---- */
+    /* From now until the next call, nothing writes the rows x cols view a (rows or cols 0: no
+     * view; that call ends the previous one). A backend may then let gemv on a start reading a
+     * before the work queued ahead of it has finished (CUDA: the product's blocks load their
+     * part of a while the step kernel before them still runs, and wait only to read x). */
+    ps_status (*hold_matrix)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -243,6 +243,12 @@ static void default_host_free(ps__backend *be, void *ptr) {
     free(ptr);
 }
 
+/* Nothing reads ahead: the hint needs no action. */
+static ps_status default_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a) {
+    (void)be, (void)dt, (void)rows, (void)cols, (void)a;
+    return PS_SUCCESS;
+}
+
 static ps_status default_lanes_join(ps__backend *be) {
     (void)be;
     return PS_SUCCESS;
@@ -295,6 +301,7 @@ static const ps__backend_ops defaults = {
     .host_alloc = default_host_alloc,
     .host_free = default_host_free,
     .transpose = ps__default_transpose,
+    .hold_matrix = default_hold_matrix,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -350,6 +357,7 @@ static const entry_info optional[] = {
     PS__ENTRY(host_alloc),
     PS__ENTRY(host_free),
     PS__ENTRY(transpose),
+    PS__ENTRY(hold_matrix),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

@@ -271,10 +271,19 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     s.best = rel;
     if (!st && s.xbest.buf) st = ps__iter_copy(&s, x, s.xbest);
     s.end = rel <= o->tol ? PS__ITER_TOL_MET : PS__ITER_MAX_ITER;
+    /* A stays as it is for the whole loop: the backend may read it ahead of the work queued
+     * before each product */
+    int held = !st && rel > o->tol && o->max_iter > 0;
+    if (held) st = s.ops->hold_matrix(s.be, dt, n, n, a);
     for (int restart = 0; !st && rel > o->tol && s.iterations < o->max_iter; restart++) {
         st = run_method(method, &s);
         if (!st) st = true_residual(&s, x, rtrue, &rel);
         if (st || s.end != PS__ITER_TOL_MET || restart == PS__ITER_MAX_RESTARTS) break;
+    }
+    if (held) {
+        ps__mat none = {NULL, 0, 1};
+        ps_status released = s.ops->hold_matrix(s.be, dt, 0, 0, none);
+        if (!st) st = released;
     }
     /* Not converged: hand back the best iterate seen, judged by its true residual. */
     if (!st && !(rel <= o->tol) && s.xbest.buf && !(rel <= s.best)) {

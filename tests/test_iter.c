@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
     else
         CHECK_STATUS(ps_context_create(&cpu_ctx, &co), PS_SUCCESS);
     static const ps_dtype dtypes[] = {PS_DOUBLE, PS_FLOAT};
-    static const int orders[] = {0, 1, 2, 3, 10, 64, 200};
+    static const int orders[] = {0, 1, 2, 3, 10, 64, 200, 300, 1100};
     for (int d = 0; d < 2; d++) {
         ps_dtype dt = dtypes[d];
         for (size_t i = 0; i < sizeof orders / sizeof orders[0]; i++) {

@@ -1,0 +1,256 @@
+// What the iterative solvers' two launch shapes share: a grid of blocks that meets at grid-wide
+// syncs (cuda_iter_kernels.cu) and one thread-block cluster whose blocks read each other's
+// shared memory (cuda_iter_cluster.cu). The CG step and the normalization are written once
+// against a reducer, which sums the blocks' values in a fixed order (per block, then over the
+// blocks by one warp or in rank order), so a launch is deterministic for a given grid.
+#ifndef PS_BACKEND_CUDA_ITER_COMMON_CUH
+#define PS_BACKEND_CUDA_ITER_COMMON_CUH
+
+#include "cuda_device.cuh"
+#include "cuda_internal.h"
+
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+struct sum_op {
+    static __device__ double init() { return 0; }
+    static __device__ double apply(double a, double b) { return a + b; }
+};
+struct max_op {
+    static __device__ double init() { return 0; }
+    static __device__ double apply(double a, double b) { return fmax(a, b); }
+};
+
+// The block's combination of v (Warps warps), in thread 0; callable again right away. The
+// warps' values are combined by the first warp, in a fixed order. sh: Warps doubles.
+template <typename Op, int Warps> __device__ double block_reduce(double v, double *sh) {
+    for (int off = 16; off > 0; off >>= 1) v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, off));
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+    __syncthreads();
+    double s = Op::init();
+    if (threadIdx.x < 32) {
+        if ((int)threadIdx.x < Warps) s = sh[threadIdx.x];
+        for (int off = 16; off > 0; off >>= 1)
+            s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
+    }
+    __syncthreads();
+    return s;
+}
+
+// Reductions over a (cooperative) grid: each block publishes its values to partial, the grid
+// syncs, and every block combines all blocks' partials. Each reduction takes the next K *
+// gridDim.x doubles of partial, so none overwrites another a slow block may still be reading.
+// A grid of one block (no cooperative launch) never syncs the grid.
+struct grid_reducer {
+    cg::grid_group grid;
+    double *partial, *sh, *bcast; // sh: the block's warps' values; bcast: K doubles
+    int used;
+
+    __device__ grid_reducer(double *partial_, double *sh_, double *bcast_)
+        : grid(cg::this_grid()), partial(partial_), sh(sh_), bcast(bcast_), used(0) {}
+
+    // v[0 .. K) becomes the combination of every block's v (the same in every thread).
+    template <typename Op, int K, int Warps> __device__ void reduce(double *v) {
+        const int g = gridDim.x;
+        double *mine = partial + (size_t)used * g;
+        used += K;
+        for (int k = 0; k < K; k++) {
+            double b = block_reduce<Op, Warps>(v[k], sh);
+            if (threadIdx.x == 0) {
+                if (g > 1)
+                    mine[k * g + blockIdx.x] = b;
+                else // one block: the block's value is the grid's
+                    bcast[k] = b;
+            }
+        }
+        if (g > 1) {
+            grid.sync();
+            if (threadIdx.x < 32) {
+                for (int k = 0; k < K; k++) {
+                    double s = Op::init();
+                    for (int b = threadIdx.x; b < g; b += 32)
+                        s = Op::apply(s, __ldcg(mine + k * g + b));
+                    for (int off = 16; off > 0; off >>= 1)
+                        s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
+                    if (threadIdx.x == 0) bcast[k] = s;
+                }
+            }
+        }
+        __syncthreads();
+        for (int k = 0; k < K; k++) v[k] = bcast[k];
+        __syncthreads();
+    }
+    // Before a block leaves after a reduction: nothing to wait for (partials live in global
+    // memory).
+    __device__ void finish() {}
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define PS_CUDA_HAS_CLUSTERS 1
+// The combination of the value at p in every block's shared memory (p: an address in this
+// block's), in lane 0 of the calling warp: lane r reads block r's, all in flight at once (one
+// after another, each remote read's latency would add up), then the warp combines them in a
+// fixed order. At most 32 blocks.
+template <typename Op>
+__device__ double cluster_combine(cg::cluster_group &cluster, double *p, int lane) {
+    double s = (unsigned)lane < cluster.num_blocks() ? *cluster.map_shared_rank(p, (unsigned)lane)
+                                                     : Op::init();
+    for (int off = 16; off > 0; off >>= 1) s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
+    return s;
+}
+
+// Reductions over one thread-block cluster: each block's values go to its own slots in shared
+// memory, the cluster meets at its barrier, and every block combines all blocks' slots through
+// distributed shared memory (cluster_combine). Each reduction takes the next K slots (none is
+// rewritten in a launch), and finish() keeps a block's slots alive until every block has read
+// them.
+struct cluster_reducer {
+    double *slots, *sh, *bcast; // slots: every reduction's K values, in shared memory
+    int used;
+
+    __device__ cluster_reducer(double *slots_, double *sh_, double *bcast_)
+        : slots(slots_), sh(sh_), bcast(bcast_), used(0) {}
+
+    template <typename Op, int K, int Warps> __device__ void reduce(double *v) {
+        cg::cluster_group cluster = cg::this_cluster();
+        double *mine = slots + used;
+        used += K;
+        for (int k = 0; k < K; k++) {
+            double b = block_reduce<Op, Warps>(v[k], sh);
+            if (threadIdx.x == 0) mine[k] = b;
+        }
+        cluster.sync();
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+        if (warp < K) {
+            const double s = cluster_combine<Op>(cluster, mine + warp, lane);
+            if (lane == 0) bcast[warp] = s;
+        }
+        __syncthreads();
+        for (int k = 0; k < K; k++) v[k] = bcast[k];
+        __syncthreads();
+    }
+    __device__ void finish() { cg::this_cluster().sync(); }
+};
+#endif
+
+// The step's scalars to out and, when the host is fetching them, to its mapped memory too.
+template <typename T> __device__ void put_scalars(const T *s, T *out, T *host_out) {
+    for (int k = 0; k < PS__CG_SCALARS; k++) {
+        out[k] = s[k];
+        if (host_out) host_out[k] = s[k];
+    }
+}
+
+// One CG step as core/backend.h defines cg_step, over this thread's elements first, first +
+// stride, ... (2 reductions, 3 values, from red). z and r may be the same vector (then dinv is
+// null and z is never written). host_out: the fetch slot's mapped host memory, or null.
+template <typename T, int Warps, typename Reducer>
+__device__ void cg_step_body(Reducer &red, int first, int stride, int n, T *x, T *r, T *z, T *p,
+                             const T *q, const T *dinv, T *xbest, const T *in, T *out,
+                             double stop_rr, T *host_out) {
+    T sc[PS__CG_SCALARS];
+    for (int k = 0; k < PS__CG_SCALARS; k++) sc[k] = in[k];
+    const double rz = sc[PS__CG_RZ];
+    if (sc[PS__CG_SAVE] != T(0))
+        for (int i = first; i < n; i += stride) xbest[i] = x[i];
+    sc[PS__CG_SAVE] = 0;
+    if (sc[PS__CG_STOP] != T(0)) { // no reduction taken: nothing for red.finish to wait for
+        if (first == 0) put_scalars(sc, out, host_out);
+        return;
+    }
+    double pqd = 0;
+    for (int i = first; i < n; i += stride) pqd += (double)p[i] * (double)q[i];
+    red.template reduce<sum_op, 1, Warps>(&pqd);
+    const T pq = (T)pqd;
+    if (!(pq > T(0))) { // every block sees the same pq and leaves here
+        if (first == 0) {
+            sc[PS__CG_PQ] = pq;
+            sc[PS__CG_STOP] = T(PS__CG_STOP_PQ);
+            put_scalars(sc, out, host_out);
+        }
+        red.finish();
+        return;
+    }
+    const T alpha = (T)(rz / (double)pq);
+    double acc2[2] = {0, 0}; // (r, z), (r, r)
+    for (int i = first; i < n; i += stride) {
+        x[i] += alpha * p[i];
+        const T ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        T zi = ri;
+        if (dinv) {
+            zi = dinv[i] * ri;
+            z[i] = zi;
+        }
+        acc2[0] += (double)ri * (double)zi;
+        acc2[1] += (double)ri * (double)ri;
+    }
+    red.template reduce<sum_op, 2, Warps>(acc2);
+    const T rz_new = (T)acc2[0], rr = dinv ? (T)acc2[1] : rz_new;
+    const T beta = (T)((double)rz_new / rz);
+    for (int i = first; i < n; i += stride) p[i] = (dinv ? z[i] : r[i]) + beta * p[i];
+    if (first == 0) {
+        double d[PS__CG_SCALARS];
+        for (int k = 0; k < PS__CG_SCALARS; k++) d[k] = sc[k];
+        ps__cg_finish(d, rz_new, rr, pq, stop_rr); // exact: every value is a T
+        for (int k = 0; k < PS__CG_SCALARS; k++) sc[k] = (T)d[k];
+        put_scalars(sc, out, host_out);
+    }
+    red.finish();
+}
+
+// ||w||_2 over this thread's elements first, first + stride, ... < n, and w /= it when positive
+// and finite (at most 3 reductions from red). The sum of squares is taken directly (in double,
+// which cannot overflow for float data); only when it leaves the safe range of double does a
+// second, scaled pass run (max |w_i|, then sum (w_i / max)^2). Leaves red.finish to the caller.
+template <typename T, int Warps, typename Reducer>
+__device__ T normalize(Reducer &red, int first, int stride, int n, T *w) {
+    double ss = 0;
+    for (int i = first; i < n; i += stride) ss += (double)w[i] * (double)w[i];
+    red.template reduce<sum_op, 1, Warps>(&ss);
+    double nrm;
+    if (ss >= 0x1p-960 && ss <= 0x1p960) {
+        nrm = sqrt(ss);
+    } else { // underflow, overflow, zero, or NaN: scale by the largest magnitude
+        double mx = 0;
+        for (int i = first; i < n; i += stride) {
+            double a = fabs((double)w[i]);
+            mx = a > mx ? a : mx;
+        }
+        red.template reduce<max_op, 1, Warps>(&mx);
+        if (!(mx > 0) || !(mx - mx == 0) || ss != ss) {
+            nrm = ss != ss ? ss : mx; // zero, Inf, NaN
+        } else {
+            double acc2 = 0;
+            for (int i = first; i < n; i += stride) {
+                double a = (double)w[i] / mx;
+                acc2 += a * a;
+            }
+            red.template reduce<sum_op, 1, Warps>(&acc2);
+            nrm = mx * sqrt(acc2);
+        }
+    }
+    const T hn = (T)nrm;
+    if (hn > T(0) && (double)hn - (double)hn == 0) {
+        const T inv = (T)(1.0 / (double)hn);
+        for (int i = first; i < n; i += stride) w[i] *= inv;
+    }
+    return hn;
+}
+
+// GMRES's column: h1, h2 and the norm to col and, when fetched, to the host's mapped memory.
+template <typename T>
+__device__ void put_column(int k, const double *h1, const double *h2, T hn, T *col, T *host_out) {
+    for (int i = threadIdx.x; i <= 2 * k; i += blockDim.x) {
+        const T x = i == 2 * k ? hn : i < k ? (T)h1[i] : (T)h2[i - k];
+        col[i] = x;
+        if (host_out) host_out[i] = x;
+    }
+}
+
+} // namespace
+
+#endif
