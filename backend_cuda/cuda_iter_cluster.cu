@@ -106,25 +106,29 @@ __global__ void __launch_bounds__(kThreads)
 #endif
 }
 
-// One cluster of `blocks` blocks; early: as a programmatic dependent of the kernel before it.
-cudaError_t launch_cluster(const void *kernel, int blocks, size_t shared, int early, void **args,
-                           cudaStream_t s) {
+// The launch of one cluster of `blocks` blocks of kThreads, `shared` bytes of dynamic shared
+// memory each; early: as a programmatic dependent of the kernel before it. (Not to be copied:
+// config points at attr.)
+struct cluster_launch {
     cudaLaunchConfig_t config = {};
     cudaLaunchAttribute attr[2];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)blocks;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[1].val.programmaticStreamSerializationAllowed = 1;
-    config.gridDim = dim3((unsigned)blocks);
-    config.blockDim = dim3(kThreads);
-    config.dynamicSmemBytes = shared;
-    config.stream = s;
-    config.attrs = attr;
-    config.numAttrs = early ? 2 : 1;
-    return cudaLaunchKernelExC(&config, kernel, args);
-}
+
+    cluster_launch(int blocks, size_t shared, int early, cudaStream_t s) {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = (unsigned)blocks;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[1].val.programmaticStreamSerializationAllowed = 1;
+        config.gridDim = dim3((unsigned)blocks);
+        config.blockDim = dim3(kThreads);
+        config.dynamicSmemBytes = shared;
+        config.stream = s;
+        config.attrs = attr;
+        config.numAttrs = early ? 2 : 1;
+    }
+    cluster_launch(const cluster_launch &) = delete;
+};
 
 const void *cluster_kernels[] = {(const void *)orthonormalize_cluster_kernel<double>,
                                  (const void *)orthonormalize_cluster_kernel<float>};
@@ -142,30 +146,22 @@ extern "C" cudaError_t ps_cuda_iter_cluster_init(int device, ps_cuda_iter_limits
         err = cudaFuncGetAttributes(&fa, kernel);
         if (err) return err;
         if (fa.binaryVersion < 90 && fa.ptxVersion < 90) return cudaSuccess;
-        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-        if (!err)
-            err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)kSliceBytes);
-        if (err) return err;
+        // a device that refuses the sizes asked for keeps the cooperative-grid forms
+        if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ||
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)kSliceBytes)) {
+            cudaGetLastError();
+            return cudaSuccess;
+        }
     }
     // the largest cluster every kernel can run (16 on an H100 where the non-portable size is
     // allowed, else 8), with the largest dynamic shared memory orthonormalize asks for
     for (int blocks = PS_CUDA_CLUSTER_MAX_BLOCKS; blocks >= 2; blocks /= 2) {
         int fits = 1;
         for (const void *kernel : cluster_kernels) {
-            cudaLaunchConfig_t config = {};
-            cudaLaunchAttribute attr[1];
-            attr[0].id = cudaLaunchAttributeClusterDimension;
-            attr[0].val.clusterDim.x = (unsigned)blocks;
-            attr[0].val.clusterDim.y = 1;
-            attr[0].val.clusterDim.z = 1;
-            config.gridDim = dim3((unsigned)blocks);
-            config.blockDim = dim3(kThreads);
-            config.dynamicSmemBytes = kSliceBytes;
-            config.attrs = attr;
-            config.numAttrs = 1;
+            cluster_launch l(blocks, kSliceBytes, 0, 0);
             int clusters = 0;
-            if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess ||
+            if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &l.config) != cudaSuccess ||
                 clusters < 1)
                 fits = 0;
         }
@@ -191,6 +187,6 @@ extern "C" cudaError_t ps_cuda_launch_orthonormalize_cluster(cudaStream_t s, int
     int cache_v = w_bytes + (size_t)rows_cap * (size_t)k * elem <= kSliceBytes;
     const size_t shared = w_bytes + (cache_v ? (size_t)rows_cap * (size_t)k * elem : 0);
     void *args[] = {&n, &k, &v, &ldv, &w, &col, &host_out, &rows_cap, &cache_v};
-    return launch_cluster(dbl ? cluster_kernels[0] : cluster_kernels[1], blocks, shared, lim->early,
-                          args, s);
+    cluster_launch l(blocks, shared, lim->early, s);
+    return cudaLaunchKernelExC(&l.config, dbl ? cluster_kernels[0] : cluster_kernels[1], args);
 }
