@@ -1,6 +1,8 @@
 /* Device buffers with host mirrors for the vtable tests (see vtable_harness.h). */
 #include "vtable_harness.h"
 
+#include <float.h>
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -166,6 +168,29 @@ double *rows_interchanged(shape s, int m, int n, const double *a0, const int *pi
         }
     }
     return pa;
+}
+
+void reduced_column(shape s, int m, const double *pa, const double *ga, int k, int j, double *r,
+                    double *mag) {
+#define G(i, c) ga[s.off + (size_t)(i) + (size_t)(c) * (size_t)s.ld]
+    for (int i = k; i < m; i++) {
+        double v = pa[i + (size_t)j * m], a = fabs(v);
+        for (int p = 0; p < k; p++) {
+            v -= G(i, p) * G(p, j);
+            a += fabs(G(i, p) * G(p, j));
+        }
+        r[i] = v;
+        mag[i] = a;
+    }
+#undef G
+}
+
+int pivot_is_largest(ps__dtype dt, int m, int k, const double *metric, const double *slack) {
+    int best = k;
+    for (int i = k + 1; i < m; i++)
+        if (metric[i] > metric[best]) best = i;
+    double allowed = 4.0 * (k + 2) * eps_of(dt) * (slack[k] + slack[best]) + DBL_MIN;
+    return metric[k] >= metric[best] - allowed;
 }
 
 int vtable_main(int argc, char **argv, const char *name, void (*per_dtype)(ps__dtype dt)) {

@@ -60,6 +60,18 @@ static inline double native_at(ps__dtype dt, const void *h, size_t e) {
 int outside_view_kept(shape s, int m, int n, const double *a0, const double *ga, int count);
 double *rows_interchanged(shape s, int m, int n, const double *a0, const int *piv, int steps);
 
+/* Column j of the matrix a panel's step k chose its pivot from, rebuilt in double from the
+ * backend's own factors: r[i] = (P a0)(i, j) - sum_{p<k} L(i, p) U(p, j) for rows i >= k (pa:
+ * P a0, ld m; ga: the factored buffer, view s, multipliers below the diagonal and U on and
+ * above it), and mag[i] = |P a0(i, j)| + sum_{p<k} |L(i, p)||U(p, j)|, the scale of the rounding
+ * by which the backend's own column differs. Rows below k are left as they are. */
+void reduced_column(shape s, int m, const double *pa, const double *ga, int k, int j, double *r,
+                    double *mag);
+/* Whether metric[k] is the largest of metric[k .. m) up to the rounding a k-step elimination
+ * leaves in it (slack: each value's scale): where two rows' metrics differ by rounding, a
+ * backend may pick either, so its pivots are judged by this, not against the oracle's. */
+int pivot_is_largest(ps__dtype dt, int m, int k, const double *metric, const double *slack);
+
 /* The vtable tests' main: opens the backend of --backend (setting be), runs per_dtype for double
  * and then float, reports as name and returns the exit status (nonzero on a failure or when no
  * check ran). */
