@@ -146,6 +146,9 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     st->iter_work = clCreateBuffer(st->context, CL_MEM_READ_WRITE,
                                    sizeof(double) * (4 + 2 * PS_CL_CG_GROUPS), NULL, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (cg_step work)");
+    st->orth_part = clCreateBuffer(st->context, CL_MEM_READ_WRITE,
+                                   sizeof(double) * PS_CL_ORTH_MAX_K * PS_CL_CG_GROUPS, NULL, &err);
+    if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (orthonormalize work)");
     return PS_SUCCESS;
 }
 
@@ -157,6 +160,7 @@ static void release_state(ps_cl_state *st) {
     ps_cl_release_programs(st);
     if (st->scratch) clReleaseMemObject(st->scratch);
     if (st->iter_work) clReleaseMemObject(st->iter_work);
+    if (st->orth_part) clReleaseMemObject(st->orth_part);
     if (st->gemm_temp) clReleaseMemObject(st->gemm_temp);
     if (st->step_cand) clReleaseMemObject(st->step_cand);
     if (st->step_cand_row) clReleaseMemObject(st->step_cand_row);

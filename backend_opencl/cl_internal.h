@@ -24,6 +24,9 @@ typedef enum {
 
 /* The most work-groups of cg_step's reductions (cl_iter.c). */
 #define PS_CL_CG_GROUPS 64
+/* orthonormalize's projections by the kernels of kernels_cl/iter.cl for at most this many
+ * columns (their partial sums: PS_CL_ORTH_MAX_K * PS_CL_CG_GROUPS elements), by CLBlast beyond */
+#define PS_CL_ORTH_MAX_K 128
 
 /* The LU leaf by one launch per column (cl_lu_steps.c, kernels_cl/lu_steps.cl): the widest
  * leaf it takes (PS_STEP_MAX_N there) and the most work-groups it spreads the rows over. */
@@ -58,6 +61,7 @@ typedef struct ps_cl_state {
     int borrowed;     /* context and queue belong to the caller: never released */
     cl_mem scratch;   /* 64 bytes for dot/nrm2/iamax results */
     cl_mem iter_work; /* cg_step's scalars and partial sums (cl_iter.c) */
+    cl_mem orth_part; /* orthonormalize's per-group projections (cl_iter.c) */
     cl_mem gemm_temp; /* CLBlast's GEMM workspace, kept across calls (cl_blas.c) */
     size_t gemm_temp_bytes;
     int panel_wg;         /* work-group size of the panel kernel (a power of two) */

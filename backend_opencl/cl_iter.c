@@ -2,7 +2,8 @@
  * kernels_cl/iter.cl: launches on the in-order queue and no transfer, so the solvers' host loops
  * (one step behind the device, core/iter_krylov.c and core/iter_gmres.c) wait once per iteration,
  * for the block they fetch (cl_fetch.c), instead of once per dot product or norm, as the
- * portable defaults built from CLBlast calls do. */
+ * portable defaults built from CLBlast calls do. GMRES's projections are kernels of their own
+ * too: CLBlast's transposed gemv reads each column with one work-item. */
 #include "cl_internal.h"
 
 /* Work-items per group and the most groups (kernels_cl/iter.cl: PS_CG_LOCAL; the work buffer
@@ -70,13 +71,46 @@ ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vecto
 
 /* CGS2 by four CLBlast gemv calls (the default's projection), then the norm and the division on
  * the device: the default reads the norm back to divide on the host, a wait per Arnoldi step. */
+/* The two classical Gram-Schmidt passes of orthonormalize on the kernels of kernels_cl/iter.cl
+ * (k <= PS_CL_ORTH_MAX_K, n > 0): h = v' w into col, then w -= v h, twice. */
+static ps_status project(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
+                         ps__vec col, int groups) {
+    cl_mem part = ps_cl(be)->orth_part, vb = (cl_mem)v.buf, wb = (cl_mem)w.buf,
+           cb = (cl_mem)col.buf;
+    cl_ulong vo = v.off, wo = w.off;
+    int ldv = v.ld;
+    size_t m = sizeof(cl_mem), u = sizeof(cl_ulong), i = sizeof(int);
+    for (int pass = 0; pass < 2; pass++) {
+        cl_ulong ho = col.off + (size_t)pass * (size_t)k;
+        {
+            const size_t sizes[] = {i, i, m, u, i, m, u, m};
+            const void *const values[] = {&n, &k, &vb, &vo, &ldv, &wb, &wo, &part};
+            PS__TRY(launch(be, dt, "ps_orth_dots", 8, sizes, values, (size_t)groups));
+        }
+        {
+            const size_t sizes[] = {i, i, m, m, u};
+            const void *const values[] = {&k, &groups, &part, &cb, &ho};
+            PS__TRY(launch(be, dt, "ps_orth_sum", 5, sizes, values, 1));
+        }
+        {
+            const size_t sizes[] = {i, i, m, u, i, m, u, m, u};
+            const void *const values[] = {&n, &k, &vb, &vo, &ldv, &wb, &wo, &cb, &ho};
+            PS__TRY(launch(be, dt, "ps_orth_update", 9, sizes, values, (size_t)groups));
+        }
+    }
+    return PS_SUCCESS;
+}
+
 ps_status ps_cl_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
                                ps__vec col, int fetch_slot) {
-    PS__TRY(ps__orthonormalize_project(be, dt, n, k, v, w, col));
-    cl_mem work = ps_cl(be)->iter_work, wb = (cl_mem)w.buf, cb = (cl_mem)col.buf;
-    cl_ulong wo = w.off, co = col.off + 2 * (size_t)k;
     int groups = n / PS_CL_CG_LOCAL + 1;
     if (groups > PS_CL_CG_GROUPS) groups = PS_CL_CG_GROUPS;
+    if (n > 0 && k > 0 && k <= PS_CL_ORTH_MAX_K)
+        PS__TRY(project(be, dt, n, k, v, w, col, groups));
+    else
+        PS__TRY(ps__orthonormalize_project(be, dt, n, k, v, w, col));
+    cl_mem work = ps_cl(be)->iter_work, wb = (cl_mem)w.buf, cb = (cl_mem)col.buf;
+    cl_ulong wo = w.off, co = col.off + 2 * (size_t)k;
     size_t m = sizeof(cl_mem), u = sizeof(cl_ulong), i = sizeof(int);
     {
         const size_t sizes[] = {i, m, u, m};

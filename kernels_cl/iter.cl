@@ -137,8 +137,60 @@ __kernel void ps_cg_p(int n, __global const real *z, ulong zo, __global real *p,
         p[po + i] = z[zo + i] + beta * p[po + i];
 }
 
-/* GMRES's orthonormalize (after the two CGS passes, which are CLBlast gemv calls): the norm of w
- * and the division, without the host.
+/* GMRES's two classical Gram-Schmidt passes for k <= PS_CL_ORTH_MAX_K columns, each
+ *   ps_orth_dots   (grid)      per group, the partial sums of v(:, c)' w for every column c, in
+ *                              chunks of PS_ORTH_CHUNK columns, into part[c * groups + g]
+ *   ps_orth_sum    (one group) h[c] = the partials summed in group order, into col
+ *   ps_orth_update (grid)      w -= v h
+ * CLBlast's transposed gemv gave each of the k sums one work-item, which then read a whole
+ * column alone: about 1.8 ms an Arnoldi step at n = 20000 on an H100, 400 times what reading v
+ * costs (docs/PERFORMANCE.md, session 24). */
+#define PS_ORTH_CHUNK 8
+
+__kernel void ps_orth_dots(int n, int k, __global const real *v, ulong vo, int ldv,
+                           __global const real *w, ulong wo, __global real *part) {
+    __local real red[PS_ORTH_CHUNK][PS_CG_LOCAL];
+    int l = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
+    for (int c0 = 0; c0 < k; c0 += PS_ORTH_CHUNK) {
+        real acc[PS_ORTH_CHUNK];
+        for (int u = 0; u < PS_ORTH_CHUNK; u++) acc[u] = 0;
+        for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
+            real wi = w[wo + i];
+            for (int u = 0; u < PS_ORTH_CHUNK; u++)
+                if (c0 + u < k) acc[u] += v[vo + i + (ulong)(c0 + u) * (ulong)ldv] * wi;
+        }
+        for (int u = 0; u < PS_ORTH_CHUNK; u++) red[u][l] = acc[u];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int span = PS_CG_LOCAL / 2; span > 0; span /= 2) {
+            if (l < span)
+                for (int u = 0; u < PS_ORTH_CHUNK; u++) red[u][l] += red[u][l + span];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (l < PS_ORTH_CHUNK && c0 + l < k) part[(ulong)(c0 + l) * (ulong)groups + g] = red[l][0];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+__kernel void ps_orth_sum(int k, int groups, __global const real *part, __global real *col,
+                          ulong co) {
+    for (int c = get_local_id(0); c < k; c += get_local_size(0)) {
+        real s = 0;
+        for (int g = 0; g < groups; g++) s += part[(ulong)c * (ulong)groups + g];
+        col[co + c] = s;
+    }
+}
+
+__kernel void ps_orth_update(int n, int k, __global const real *v, ulong vo, int ldv,
+                             __global real *w, ulong wo, __global const real *h, ulong ho) {
+    for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
+        real s = 0;
+        for (int c = 0; c < k; c++) s += v[vo + i + (ulong)c * (ulong)ldv] * h[ho + c];
+        w[wo + i] -= s;
+    }
+}
+
+/* GMRES's orthonormalize after the two CGS passes: the norm of w and the division, without the
+ * host.
  *   ps_orth_partial (grid)      partial sums of w_i^2, one per group into work[PARTIAL + 2 g]
  *   ps_orth_norm    (one group) col[c] = sqrt(sum), in the data's precision
  *   ps_orth_scale   (grid)      w /= col[c] when it is positive and finite */
