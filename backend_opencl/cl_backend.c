@@ -119,6 +119,7 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_RESIDENT", 0, 1,
                                  st->nvidia || !gpu, &st->step_resident));
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_OWN_GEMM", 0, 2, 1, &st->own_gemm));
+    PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_OWN_GEMV", 0, 2, 1, &st->own_gemv));
     /* NVIDIA's FP64 tensor cores through PTX (kernels_cl/gemm.cl) from compute capability 8.0,
      * its 16 x 8 x 4 shape from 9.0; PORTSOLVE_CL_TENSOR_CORES=0 keeps the portable kernel. */
     int tensor_cores = 1;
@@ -135,6 +136,7 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
      * (tests: more than can run side by side, so the poll has to turn some away). */
     cl_uint units = 1;
     clGetDeviceInfo(st->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
+    st->compute_units = units < 1 ? 1 : units > 4096 ? 4096 : (int)units;
     int unit_groups = units < 1                       ? 1
                       : units > PS_CL_STEP_GROUPS_MAX ? PS_CL_STEP_GROUPS_MAX
                                                       : (int)units;
@@ -161,6 +163,7 @@ static void release_state(ps_cl_state *st) {
     if (st->scratch) clReleaseMemObject(st->scratch);
     if (st->iter_work) clReleaseMemObject(st->iter_work);
     if (st->orth_part) clReleaseMemObject(st->orth_part);
+    if (st->gemv_part) clReleaseMemObject(st->gemv_part);
     if (st->gemm_temp) clReleaseMemObject(st->gemm_temp);
     if (st->step_cand) clReleaseMemObject(st->step_cand);
     if (st->step_cand_row) clReleaseMemObject(st->step_cand_row);

@@ -36,7 +36,7 @@ typedef enum {
 /* The widest Cholesky block the ps_potrf_panel kernel takes (PS_POTRF_MAX in chol.cl). */
 #define PS_CL_POTRF_MAX 32
 
-#define PS_CL_KERNEL_CACHE 64 /* two dtypes of every kernel in kernels_cl/, with room */
+#define PS_CL_KERNEL_CACHE 96 /* two dtypes of every kernel in kernels_cl/, with room */
 
 typedef struct {
     const char *name; /* a string literal of the caller */
@@ -74,6 +74,11 @@ typedef struct ps_cl_state {
     cl_mem step_sync;     /* its poll and the exchange rows' ready flags */
     int own_gemm;         /* 0: CLBlast only; 1: kernels_cl/gemm.cl for large NN products on GPUs;
                            * 2: for every NN product (tests on CPU devices) */
+    int own_gemv;         /* 0: CLBlast only; 1: kernels_cl/blas.cl for contiguous N products
+                           * on GPUs (cl_gemv.c); 2: on every device (tests) */
+    int compute_units;    /* CL_DEVICE_MAX_COMPUTE_UNITS */
+    cl_mem gemv_part;     /* the own gemv's partial sums, kept across calls */
+    size_t gemv_part_bytes;
     int gpu;              /* the device is a GPU */
     int nvidia;           /* on NVIDIA's platform: kernels may use PTX (PS_NV_PTX) */
     int dmma;             /* FP64 tensor cores for the own GEMM: 0 none, 1 m8n8k4, 2 m16n8k4 */
@@ -150,6 +155,10 @@ void ps_cl_list_devices(char *buf, size_t size);
 /* Whether gemm takes this product to kernels_cl/gemm.cl rather than CLBlast, and that product
  * (cl_gemm.c), called by ps_cl_gemm only: both untransposed, m, n
  * and k positive, alpha nonzero. */
+/* gemv by kernels_cl/blas.cl (cl_gemv.c): whether it takes this product, and the product. */
+int ps_cl_own_gemv_takes(ps__backend *be, ps__trans trans, ps__vec x, ps__vec y);
+ps_status ps_cl_own_gemv(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
+                         ps__mat a, ps__vec x, const ps__scalar *beta, ps__vec y);
 int ps_cl_own_gemm_takes(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
                          int k);
 ps_status ps_cl_own_gemm(ps__backend *be, ps__dtype dt, int m, int n, int k,
