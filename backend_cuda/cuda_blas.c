@@ -92,6 +92,12 @@ ps_status ps_cuda_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, in
                        const ps__scalar *alpha, ps__mat a, ps__vec x, const ps__scalar *beta,
                        ps__vec y) {
     if (m <= 0 || n <= 0) return PS_SUCCESS; /* BLAS: y untouched, even for beta != 1 */
+    if (ps__scalar_value(dt, *alpha) == 0) { /* BLAS: A and x not read, y = beta y */
+        int len = trans == PS__NOTRANS ? m : n;
+        if (ps__scalar_value(dt, *beta) != 0) return ps_cuda_scal(be, dt, len, beta, y);
+        ps__mat ym = {y.buf, y.off, y.inc};
+        return be->ops->fill(be, dt, 1, len, beta, ym);
+    }
     /* short columns, many of them (the iterative solvers' products up to n = 2048): our kernel,
      * which spreads them over the whole GPU (cuda_gemv.cu) */
     if (trans == PS__NOTRANS && m <= PS_CUDA_GEMV_MAX_ROWS && n >= PS_CUDA_GEMV_MIN_COLS &&

@@ -118,6 +118,12 @@ ps_status ps_cl_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, int 
                      const ps__scalar *alpha, ps__mat a, ps__vec x, const ps__scalar *beta,
                      ps__vec y) {
     if (m <= 0 || n <= 0) return PS_SUCCESS; /* BLAS: y untouched, even for beta != 1 */
+    if (ps__scalar_value(dt, *alpha) == 0) { /* BLAS: A and x not read, y = beta y */
+        int len = trans == PS__NOTRANS ? m : n;
+        ps__mat ym = {y.buf, y.off, y.inc};
+        if (ps__scalar_value(dt, *beta) == 0) return clear_if_beta_zero(be, dt, beta, 1, len, ym);
+        return ps_cl_scal(be, dt, len, beta, y);
+    }
     if (ps_cl_own_gemv_takes(be, trans, x, y))
         return ps_cl_own_gemv(be, dt, m, n, alpha, a, x, beta, y);
     ps__mat ym = {y.buf, y.off, y.inc}; /* y as a 1 x len matrix */

@@ -206,15 +206,21 @@ static void test_gemv_contiguous(ps__dtype dt) {
     static const int dims[][2] = {{1, 256},    {33, 300},   {300, 2000}, {2000, 700},
                                   {2048, 257}, {2049, 300}, {4097, 1100}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
-        for (int zero_beta = 0; zero_beta < 2; zero_beta++) {
-            int m = dims[t][0], n = dims[t][1];
+        for (int mode = 0; mode < 3; mode++) {
+            /* 1: beta = 0 over a NaN y; 2: alpha = 0 over NaN in A and x (BLAS reads neither) */
+            int m = dims[t][0], n = dims[t][1], zero_beta = mode == 1, zero_alpha = mode == 2;
             shape s = random_shape(m, n);
             tbuf A = tb_random(dt, shape_count(s)), x = tb_random(dt, n), y = tb_random(dt, m);
             if (zero_beta) {
                 for (int i = 0; i < m; i++) y.host[i] = NAN;
                 upload_all(&y);
             }
-            ps__scalar alpha = ps__scalar_of(dt, ps_test_rand()),
+            if (zero_alpha) {
+                AT(A, s, m / 2, n / 2) = NAN;
+                x.host[n - 1] = NAN;
+                upload_all(&A), upload_all(&x);
+            }
+            ps__scalar alpha = ps__scalar_of(dt, zero_alpha ? 0.0 : ps_test_rand()),
                        beta = ps__scalar_of(dt, zero_beta ? 0.0 : ps_test_rand());
             double al = ps__scalar_value(dt, alpha), bt = ps__scalar_value(dt, beta);
             double *ey = malloc(sizeof(double) * (size_t)m),
@@ -225,15 +231,18 @@ static void test_gemv_contiguous(ps__dtype dt) {
                     sum += AT(A, s, i, k) * x.host[k];
                     sm += fabs(AT(A, s, i, k) * x.host[k]);
                 }
-                ey[i] = al * sum + (zero_beta ? 0.0 : bt * y.host[i]);
-                mag[i] = fabs(al) * sm + (zero_beta ? 0.0 : fabs(bt * y.host[i]));
+                ey[i] = (zero_alpha ? 0.0 : al * sum) + (zero_beta ? 0.0 : bt * y.host[i]);
+                mag[i] =
+                    (zero_alpha ? 0.0 : fabs(al) * sm) + (zero_beta ? 0.0 : fabs(bt * y.host[i]));
             }
             CHECK(be->ops->gemv(be, dt, PS__NOTRANS, m, n, &alpha, view(&A, s), vview(&x, 0, 1),
                                 &beta, vview(&y, 0, 1)) == 0,
                   "gemv: %s", be->err);
             char what[64];
             snprintf(what, sizeof what, "%sgemv N %dx%d contiguous%s", dtname(dt), m, n,
-                     zero_beta ? " beta 0" : "");
+                     zero_beta    ? " beta 0"
+                     : zero_alpha ? " alpha 0"
+                                  : "");
             expect_buffer(what, &y, ey, mag, 2.0 * (n + 2));
             free(ey), free(mag);
             tb_free(&A), tb_free(&x), tb_free(&y);
