@@ -27,22 +27,21 @@ typedef struct ps_cuda_coop_panel {
  * threads per block, at most PS_CUDA_ITER_BLOCKS_PER_SM blocks per SM. */
 #define PS_CUDA_ITER_THREADS       256
 #define PS_CUDA_ITER_BLOCKS_PER_SM 2
-/* Their cluster forms for short vectors (cuda_iter_cluster.cu): one cluster of at most
+/* GMRES's orthonormalize for short vectors on one cluster (cuda_iter_cluster.cu) of at most
  * PS_CUDA_CLUSTER_MAX_BLOCKS blocks of PS_CUDA_CLUSTER_THREADS threads. */
-#ifndef PS_CUDA_CLUSTER_THREADS
-#define PS_CUDA_CLUSTER_THREADS 1024
-#endif
+#define PS_CUDA_CLUSTER_THREADS    1024
 #define PS_CUDA_CLUSTER_MAX_BLOCKS 16
-/* Vectors up to this length take the cluster forms by default (PORTSOLVE_CUDA_CLUSTER_MAX_N
+/* Vectors up to this length take the cluster form by default (PORTSOLVE_CUDA_CLUSTER_MAX_N
  * overrides, up to 2^17, where a block's slice of w still fits its shared memory; 0 turns them
  * off). */
 #define PS_CUDA_CLUSTER_MAX_N 8192
 typedef struct ps_cuda_iter_limits {
     int max_blocks;     /* co-resident blocks of every iteration kernel; 0: not available */
-    int cluster_blocks; /* blocks of the cluster forms' one cluster; 0: no cluster launch */
-    int cluster_max_n;  /* the longest vectors the cluster forms take */
-    int early;          /* launch cg_step's one block and orthonormalize's cluster as
-                         * programmatic dependents of the product before them (Hopper) */
+    int cluster_blocks; /* blocks of orthonormalize's one cluster; 0: no cluster launch */
+    int cluster_max_n;  /* the longest vectors the cluster form takes */
+    int early;          /* PORTSOLVE_CUDA_ITER_EARLY: >= 1 launches cg_step's one block and
+                         * orthonormalize's cluster as programmatic dependents of the product
+                         * before them; 2 also the short-column gemv on a held matrix (Hopper) */
 } ps_cuda_iter_limits;
 /* Bytes of each pinned buffer fetch_start copies into. */
 #define PS_CUDA_FETCH_BYTES ((size_t)64 << 10)
@@ -268,8 +267,8 @@ cudaError_t ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_l
 cudaError_t ps_cuda_launch_orthonormalize(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim,
                                           int n, int k, const void *v, int ldv, void *w, void *col,
                                           double *partial, void *host_out);
-/* The cluster forms (cuda_iter_cluster.cu): init sets lim->cluster_blocks (0 where the device
- * or the build has no clusters); the launches take n <= lim->cluster_max_n. */
+/* The cluster form (cuda_iter_cluster.cu): init sets lim->cluster_blocks (0 where the device or
+ * the build has no clusters); the launch takes n <= lim->cluster_max_n. */
 cudaError_t ps_cuda_iter_cluster_init(int device, ps_cuda_iter_limits *lim);
 cudaError_t ps_cuda_launch_orthonormalize_cluster(cudaStream_t s, int dbl,
                                                   const ps_cuda_iter_limits *lim, int n, int k,

@@ -17,7 +17,7 @@ ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st) {
     cudaGetLastError();
     if (coop)
         PS_CUDA_TRY(be, ps_cuda_iter_init(st->device, &st->iter), "iteration kernels' occupancy");
-    /* Short vectors take the cluster forms where the device has clusters;
+    /* Short vectors take orthonormalize's cluster form where the device has clusters;
      * PORTSOLVE_CUDA_CLUSTER_MAX_N sets how short (0: never). */
     PS_CUDA_TRY(be, ps_cuda_iter_cluster_init(st->device, &st->iter), "iteration clusters");
     PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_CLUSTER_MAX_N", 0, 1 << 17,

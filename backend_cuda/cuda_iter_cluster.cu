@@ -1,14 +1,13 @@
-// The iterative solvers' kernels for short vectors, on one thread-block cluster (Hopper and
-// later: up to 16 blocks on as many SMs, each able to read the others' shared memory). A
-// reduction then costs a cluster barrier and a few distributed-shared-memory reads, where the
-// grid-wide kernels (cuda_iter_kernels.cu) pay a round trip through global memory and a
-// grid-wide sync, and a single block has one SM's bandwidth for the vector passes. At the short
-// lengths where the product itself takes 10-70 us (n = 2000-5000) those costs were a large part
-// of each iteration (docs/PERFORMANCE.md, sessions 15 and 20).
+// GMRES's orthonormalize for short vectors on one thread-block cluster (Hopper and later: up to
+// 16 blocks on as many SMs, each able to read the others' shared memory). A reduction then costs
+// a cluster barrier and a few distributed-shared-memory reads, where the grid-wide kernel
+// (cuda_iter_kernels.cu) pays a round trip through global memory and a grid-wide sync. At the
+// short lengths where the product itself takes 10-70 us (n = 2000-5000) those costs were a large
+// part of each Arnoldi step (docs/PERFORMANCE.md, sessions 20 and 24).
 //
-// orthonormalize gives each block a contiguous slice of the rows: the block keeps its slice of w
-// in shared memory for the whole call and, when it fits, its slice of V too, so V is read from
-// global memory once instead of four times (two products and two updates).
+// Each block takes a contiguous slice of the rows: it keeps its slice of w in shared memory for
+// the whole call and, when it fits, its slice of V too, so V is read from global memory once
+// instead of four times (two products and two updates).
 #include "cuda_iter_common.cuh"
 
 namespace {

@@ -1,8 +1,8 @@
 // What the iterative solvers' two launch shapes share: a grid of blocks that meets at grid-wide
 // syncs (cuda_iter_kernels.cu) and one thread-block cluster whose blocks read each other's
-// shared memory (cuda_iter_cluster.cu). The CG step and the normalization are written once
-// against a reducer, which sums the blocks' values in a fixed order (per block, then over the
-// blocks by one warp or in rank order), so a launch is deterministic for a given grid.
+// shared memory (cuda_iter_cluster.cu). The normalization is written once against a reducer,
+// which sums the blocks' values in a fixed order (per block, then over the blocks by one warp),
+// so a launch is deterministic for a given grid or cluster.
 #ifndef PS_BACKEND_CUDA_ITER_COMMON_CUH
 #define PS_BACKEND_CUDA_ITER_COMMON_CUH
 
@@ -135,72 +135,6 @@ struct cluster_reducer {
     __device__ void finish() { cg::this_cluster().sync(); }
 };
 #endif
-
-// The step's scalars to out and, when the host is fetching them, to its mapped memory too.
-template <typename T> __device__ void put_scalars(const T *s, T *out, T *host_out) {
-    for (int k = 0; k < PS__CG_SCALARS; k++) {
-        out[k] = s[k];
-        if (host_out) host_out[k] = s[k];
-    }
-}
-
-// One CG step as core/backend.h defines cg_step, over this thread's elements first, first +
-// stride, ... (2 reductions, 3 values, from red). z and r may be the same vector (then dinv is
-// null and z is never written). host_out: the fetch slot's mapped host memory, or null.
-template <typename T, int Warps, typename Reducer>
-__device__ void cg_step_body(Reducer &red, int first, int stride, int n, T *x, T *r, T *z, T *p,
-                             const T *q, const T *dinv, T *xbest, const T *in, T *out,
-                             double stop_rr, T *host_out) {
-    T sc[PS__CG_SCALARS];
-    for (int k = 0; k < PS__CG_SCALARS; k++) sc[k] = in[k];
-    const double rz = sc[PS__CG_RZ];
-    if (sc[PS__CG_SAVE] != T(0))
-        for (int i = first; i < n; i += stride) xbest[i] = x[i];
-    sc[PS__CG_SAVE] = 0;
-    if (sc[PS__CG_STOP] != T(0)) { // no reduction taken: nothing for red.finish to wait for
-        if (first == 0) put_scalars(sc, out, host_out);
-        return;
-    }
-    double pqd = 0;
-    for (int i = first; i < n; i += stride) pqd += (double)p[i] * (double)q[i];
-    red.template reduce<sum_op, 1, Warps>(&pqd);
-    const T pq = (T)pqd;
-    if (!(pq > T(0))) { // every block sees the same pq and leaves here
-        if (first == 0) {
-            sc[PS__CG_PQ] = pq;
-            sc[PS__CG_STOP] = T(PS__CG_STOP_PQ);
-            put_scalars(sc, out, host_out);
-        }
-        red.finish();
-        return;
-    }
-    const T alpha = (T)(rz / (double)pq);
-    double acc2[2] = {0, 0}; // (r, z), (r, r)
-    for (int i = first; i < n; i += stride) {
-        x[i] += alpha * p[i];
-        const T ri = r[i] - alpha * q[i];
-        r[i] = ri;
-        T zi = ri;
-        if (dinv) {
-            zi = dinv[i] * ri;
-            z[i] = zi;
-        }
-        acc2[0] += (double)ri * (double)zi;
-        acc2[1] += (double)ri * (double)ri;
-    }
-    red.template reduce<sum_op, 2, Warps>(acc2);
-    const T rz_new = (T)acc2[0], rr = dinv ? (T)acc2[1] : rz_new;
-    const T beta = (T)((double)rz_new / rz);
-    for (int i = first; i < n; i += stride) p[i] = (dinv ? z[i] : r[i]) + beta * p[i];
-    if (first == 0) {
-        double d[PS__CG_SCALARS];
-        for (int k = 0; k < PS__CG_SCALARS; k++) d[k] = sc[k];
-        ps__cg_finish(d, rz_new, rr, pq, stop_rr); // exact: every value is a T
-        for (int k = 0; k < PS__CG_SCALARS; k++) sc[k] = (T)d[k];
-        put_scalars(sc, out, host_out);
-    }
-    red.finish();
-}
 
 // ||w||_2 over this thread's elements first, first + stride, ... < n, and w /= it when positive
 // and finite (at most 3 reductions from red). The sum of squares is taken directly (in double,

@@ -137,9 +137,8 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     cl_uint units = 1;
     clGetDeviceInfo(st->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
     st->compute_units = units < 1 ? 1 : units > 4096 ? 4096 : (int)units;
-    int unit_groups = units < 1                       ? 1
-                      : units > PS_CL_STEP_GROUPS_MAX ? PS_CL_STEP_GROUPS_MAX
-                                                      : (int)units;
+    int unit_groups =
+        st->compute_units > PS_CL_STEP_GROUPS_MAX ? PS_CL_STEP_GROUPS_MAX : st->compute_units;
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_GROUPS", 1, PS_CL_STEP_GROUPS_MAX,
                                  unit_groups, &st->step_parts));
     cl_int err;

@@ -41,9 +41,8 @@ static ps_status part_buffer(ps__backend *be, size_t elements, cl_mem *out) {
 ps_status ps_cl_own_gemv(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
                          ps__mat a, ps__vec x, const ps__scalar *beta, ps__vec y) {
     ps_cl_state *st = ps_cl(be);
-    int tiles = (m + GEMV_ROWS - 1) / GEMV_ROWS,
-        units = st->compute_units > 0 ? st->compute_units : 1;
-    int slices = (4 * units + tiles - 1) / tiles;
+    int tiles = (m + GEMV_ROWS - 1) / GEMV_ROWS;
+    int slices = (4 * st->compute_units + tiles - 1) / tiles;
     int most = n / (GEMV_PARTS * 32); /* each work-item at least 32 columns */
     if (slices > most) slices = most;
     if (slices > GEMV_MAX_SLICES) slices = GEMV_MAX_SLICES;

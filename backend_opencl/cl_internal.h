@@ -152,13 +152,13 @@ ps_status ps_cl_select_device(ps__backend *be, const char *spec, cl_platform_id 
 void ps_cl_list_devices(char *buf, size_t size);
 
 /* Table entries implemented in other files. */
-/* Whether gemm takes this product to kernels_cl/gemm.cl rather than CLBlast, and that product
- * (cl_gemm.c), called by ps_cl_gemm only: both untransposed, m, n
- * and k positive, alpha nonzero. */
 /* gemv by kernels_cl/blas.cl (cl_gemv.c): whether it takes this product, and the product. */
 int ps_cl_own_gemv_takes(ps__backend *be, ps__trans trans, ps__vec x, ps__vec y);
 ps_status ps_cl_own_gemv(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
                          ps__mat a, ps__vec x, const ps__scalar *beta, ps__vec y);
+/* Whether gemm takes this product to kernels_cl/gemm.cl rather than CLBlast, and that product
+ * (cl_gemm.c), called by ps_cl_gemm only: both untransposed, m, n
+ * and k positive, alpha nonzero. */
 int ps_cl_own_gemm_takes(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb, int m, int n,
                          int k);
 ps_status ps_cl_own_gemm(ps__backend *be, ps__dtype dt, int m, int n, int k,

@@ -69,8 +69,6 @@ ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vecto
     return be->ops->fetch_start(be, dt, fetch_slot, PS__CG_SCALARS, out);
 }
 
-/* CGS2 by four CLBlast gemv calls (the default's projection), then the norm and the division on
- * the device: the default reads the norm back to divide on the host, a wait per Arnoldi step. */
 /* The two classical Gram-Schmidt passes of orthonormalize on the kernels of kernels_cl/iter.cl
  * (k <= PS_CL_ORTH_MAX_K, n > 0): h = v' w into col, then w -= v h, twice. */
 static ps_status project(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
@@ -101,6 +99,9 @@ static ps_status project(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v,
     return PS_SUCCESS;
 }
 
+/* CGS2 by project (or, beyond PS_CL_ORTH_MAX_K columns, the default's four CLBlast gemv calls),
+ * then the norm and the division on the device: the default reads the norm back to divide on
+ * the host, a wait per Arnoldi step. */
 ps_status ps_cl_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
                                ps__vec col, int fetch_slot) {
     int groups = n / PS_CL_CG_LOCAL + 1;
