@@ -258,10 +258,14 @@ cudaError_t ps_cuda_launch_norm_inf(cudaStream_t s, int dbl, int rows, int cols,
                                     int lda, double *sums, unsigned long long *out);
 /* The iterative solvers' kernels (cuda_iter_kernels.cu). */
 cudaError_t ps_cuda_iter_init(int device, ps_cuda_iter_limits *out);
+/* cg_step's vectors as device addresses (core/backend.h, ps__cg_vectors; u may equal r, dinv
+ * and xbest may be null). */
+typedef struct ps_cuda_cg_ptrs {
+    void *x, *r, *u, *w, *p, *s, *dinv, *xbest;
+} ps_cuda_cg_ptrs;
 cudaError_t ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim, int n,
-                                   void *x, void *r, void *z, void *p, const void *q,
-                                   const void *dinv, void *xbest, const void *in, void *out,
-                                   double stop_rr, double *partial, void *host_out);
+                                   ps_cuda_cg_ptrs v, const void *in, void *out, double stop_rr,
+                                   int last, double *partial, void *host_out);
 /* GMRES's orthonormalize for k <= PS_CUDA_ORTH_MAX_K (the projections live in shared memory). */
 #define PS_CUDA_ORTH_MAX_K 128
 cudaError_t ps_cuda_launch_orthonormalize(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim,
@@ -325,7 +329,7 @@ ps_status ps_cuda_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count
 ps_status ps_cuda_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src,
                              void *host);
 ps_status ps_cuda_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
-                          ps__vec out, double stop_rr, int fetch_slot);
+                          ps__vec out, double stop_rr, int last, int fetch_slot);
 ps_status ps_cuda_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
                                  ps__vec col, int fetch_slot);
 /* hold_matrix: remembers the view that gemv may launch ahead on. */

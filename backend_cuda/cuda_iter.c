@@ -110,21 +110,27 @@ static ps_status fetch_done(ps__backend *be, ps__dtype dt, int slot, int count, 
 }
 
 ps_status ps_cuda_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
-                          ps__vec out, double stop_rr, int fetch_slot) {
+                          ps__vec out, double stop_rr, int last, int fetch_slot) {
     ps_cuda_state *st = ps_cuda(be);
-    if (v->x.inc != 1 || v->r.inc != 1 || v->z.inc != 1 || v->p.inc != 1 || v->q.inc != 1 ||
-        v->xbest.inc != 1 || (v->dinv.buf && v->dinv.inc != 1))
+    if (v->x.inc != 1 || v->r.inc != 1 || v->u.inc != 1 || v->w.inc != 1 || v->p.inc != 1 ||
+        v->s.inc != 1 || v->xbest.inc != 1 || (v->dinv.buf && v->dinv.inc != 1))
         return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT, "cg_step: vectors must be contiguous");
     if (fetch_slot >= PS__FETCH_SLOTS)
         return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT, "cg_step: slot %d", fetch_slot);
     void *target = fetch_target(st, fetch_slot, PS__CG_SCALARS * ps__dtype_size(dt));
-#define PS_PTR(vec) ps_cuda_ptr(dt, (vec).buf, (vec).off)
+#define PS_PTR(vec) ((vec).buf ? ps_cuda_ptr(dt, (vec).buf, (vec).off) : NULL)
+    ps_cuda_cg_ptrs ptrs = {PS_PTR(v->x),
+                            PS_PTR(v->r),
+                            PS_PTR(v->u),
+                            PS_PTR(v->w),
+                            PS_PTR(v->p),
+                            PS_PTR(v->s),
+                            v->dinv.buf ? PS_PTR(v->dinv) : NULL,
+                            PS_PTR(v->xbest)};
     PS_CUDA_TRY(be,
-                ps_cuda_launch_cg_step(st->cur_stream, dt == PS__DOUBLE, &st->iter, n, PS_PTR(v->x),
-                                       PS_PTR(v->r), PS_PTR(v->z), PS_PTR(v->p), PS_PTR(v->q),
-                                       v->dinv.buf ? PS_PTR(v->dinv) : NULL,
-                                       v->xbest.buf ? PS_PTR(v->xbest) : NULL, PS_PTR(in),
-                                       PS_PTR(out), stop_rr, st->iter_partial, target),
+                ps_cuda_launch_cg_step(st->cur_stream, dt == PS__DOUBLE, &st->iter, n, ptrs,
+                                       PS_PTR(in), PS_PTR(out), stop_rr, last, st->iter_partial,
+                                       target),
                 "cg_step kernel");
 #undef PS_PTR
     return fetch_done(be, dt, fetch_slot, PS__CG_SCALARS, out, target);

@@ -40,13 +40,34 @@ template <typename Op, int Warps> __device__ double block_reduce(double v, doubl
     return s;
 }
 
+// The block's combinations of v[0 .. K) at once (one barrier pair for all), in thread 0's
+// out[0 .. K), in the same order as block_reduce. sh: K * Warps doubles.
+template <typename Op, int K, int Warps>
+__device__ void block_reduce_n(const double *v, double *out, double *sh) {
+    for (int k = 0; k < K; k++) {
+        double x = v[k];
+        for (int off = 16; off > 0; off >>= 1)
+            x = Op::apply(x, __shfl_down_sync(0xffffffffu, x, off));
+        if ((threadIdx.x & 31) == 0) sh[k * Warps + (threadIdx.x >> 5)] = x;
+    }
+    __syncthreads();
+    if (threadIdx.x < 32)
+        for (int k = 0; k < K; k++) {
+            double s = (int)threadIdx.x < Warps ? sh[k * Warps + threadIdx.x] : Op::init();
+            for (int off = 16; off > 0; off >>= 1)
+                s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
+            out[k] = s;
+        }
+    __syncthreads();
+}
+
 // Reductions over a (cooperative) grid: each block publishes its values to partial, the grid
 // syncs, and every block combines all blocks' partials. Each reduction takes the next K *
 // gridDim.x doubles of partial, so none overwrites another a slow block may still be reading.
 // A grid of one block (no cooperative launch) never syncs the grid.
 struct grid_reducer {
     cg::grid_group grid;
-    double *partial, *sh, *bcast; // sh: the block's warps' values; bcast: K doubles
+    double *partial, *sh, *bcast; // sh: K doubles per warp; bcast: K doubles
     int used;
 
     __device__ grid_reducer(double *partial_, double *sh_, double *bcast_)
@@ -57,15 +78,15 @@ struct grid_reducer {
         const int g = gridDim.x;
         double *mine = partial + (size_t)used * g;
         used += K;
-        for (int k = 0; k < K; k++) {
-            double b = block_reduce<Op, Warps>(v[k], sh);
-            if (threadIdx.x == 0) {
+        double b[K];
+        block_reduce_n<Op, K, Warps>(v, b, sh);
+        if (threadIdx.x == 0)
+            for (int k = 0; k < K; k++) {
                 if (g > 1)
-                    mine[k * g + blockIdx.x] = b;
+                    mine[k * g + blockIdx.x] = b[k];
                 else // one block: the block's value is the grid's
-                    bcast[k] = b;
+                    bcast[k] = b[k];
             }
-        }
         if (g > 1) {
             grid.sync();
             if (threadIdx.x < 32) {

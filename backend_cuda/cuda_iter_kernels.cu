@@ -14,85 +14,149 @@ constexpr int kThreads = PS_CUDA_ITER_THREADS;
 constexpr int kWarps = kThreads / 32;
 
 // The step's scalars to out and, when the host is fetching them, to its mapped memory too.
-template <typename T> __device__ void put_scalars(const T *s, T *out, T *host_out) {
+template <typename T> __device__ void put_scalars(const double *s, T *out, T *host_out) {
     for (int k = 0; k < PS__CG_SCALARS; k++) {
-        out[k] = s[k];
-        if (host_out) host_out[k] = s[k];
+        out[k] = (T)s[k];
+        if (host_out) host_out[k] = (T)s[k];
     }
 }
 
-// One CG step as core/backend.h defines cg_step, over this thread's elements first, first +
-// stride, ... (2 reductions, 3 values, from red). z and r may be the same vector (then dinv is
-// null and z is never written). host_out: the fetch slot's mapped host memory, or null.
+// cg_step's vectors, typed.
+template <typename T> struct cg_vectors {
+    T *x, *r, *u;
+    const T *w;
+    T *p, *s;
+    const T *dinv;
+    T *xbest;
+    __device__ explicit cg_vectors(const ps_cuda_cg_ptrs &v)
+        : x((T *)v.x), r((T *)v.r), u((T *)v.u), w((const T *)v.w), p((T *)v.p), s((T *)v.s),
+          dinv((const T *)v.dinv), xbest((T *)v.xbest) {}
+};
+
+// One CG step as core/backend.h defines cg_step (Chronopoulos and Gear's form: one reduction of
+// three values), over this thread's elements first, first + stride, ... u and r may be the same
+// vector (then dinv is null and u is never written). host_out: the fetch slot's mapped host
+// memory, or null.
 template <typename T, int Warps, typename Reducer>
-__device__ void cg_step_body(Reducer &red, int first, int stride, int n, T *x, T *r, T *z, T *p,
-                             const T *q, const T *dinv, T *xbest, const T *in, T *out,
-                             double stop_rr, T *host_out) {
-    T sc[PS__CG_SCALARS];
+__device__ void cg_step_body(Reducer &red, int first, int stride, int n, const cg_vectors<T> &v,
+                             const T *in, T *out, double stop_rr, int last, T *host_out) {
+    double sc[PS__CG_SCALARS];
     for (int k = 0; k < PS__CG_SCALARS; k++) sc[k] = in[k];
-    const double rz = sc[PS__CG_RZ];
-    if (sc[PS__CG_SAVE] != T(0))
-        for (int i = first; i < n; i += stride) xbest[i] = x[i];
-    sc[PS__CG_SAVE] = 0;
-    if (sc[PS__CG_STOP] != T(0)) { // no reduction taken: nothing for red.finish to wait for
+    if (sc[PS__CG_STOP] != 0) { // no reduction taken: nothing for red.finish to wait for
         if (first == 0) put_scalars(sc, out, host_out);
         return;
     }
-    double pqd = 0;
-    for (int i = first; i < n; i += stride) pqd += (double)p[i] * (double)q[i];
-    red.template reduce<sum_op, 1, Warps>(&pqd);
-    const T pq = (T)pqd;
-    if (!(pq > T(0))) { // every block sees the same pq and leaves here
-        if (first == 0) {
-            sc[PS__CG_PQ] = pq;
-            sc[PS__CG_STOP] = T(PS__CG_STOP_PQ);
-            put_scalars(sc, out, host_out);
-        }
-        red.finish();
-        return;
-    }
-    const T alpha = (T)(rz / (double)pq);
-    double acc2[2] = {0, 0}; // (r, z), (r, r)
+    double acc[3] = {0, 0, 0}; // (r, r), (r, u), (w, u)
     for (int i = first; i < n; i += stride) {
-        x[i] += alpha * p[i];
-        const T ri = r[i] - alpha * q[i];
-        r[i] = ri;
-        T zi = ri;
-        if (dinv) {
-            zi = dinv[i] * ri;
-            z[i] = zi;
-        }
-        acc2[0] += (double)ri * (double)zi;
-        acc2[1] += (double)ri * (double)ri;
+        const double ri = v.r[i], ui = v.dinv ? (double)v.u[i] : ri, wi = v.w[i];
+        acc[0] += ri * ri;
+        acc[1] += ri * ui;
+        acc[2] += wi * ui;
     }
-    red.template reduce<sum_op, 2, Warps>(acc2);
-    const T rz_new = (T)acc2[0], rr = dinv ? (T)acc2[1] : rz_new;
-    const T beta = (T)((double)rz_new / rz);
-    for (int i = first; i < n; i += stride) p[i] = (dinv ? z[i] : r[i]) + beta * p[i];
-    if (first == 0) {
-        double d[PS__CG_SCALARS];
-        for (int k = 0; k < PS__CG_SCALARS; k++) d[k] = sc[k];
-        ps__cg_finish(d, rz_new, rr, pq, stop_rr); // exact: every value is a T
-        for (int k = 0; k < PS__CG_SCALARS; k++) sc[k] = (T)d[k];
-        put_scalars(sc, out, host_out);
+    red.template reduce<sum_op, 3, Warps>(acc);
+    const double rr = (T)acc[0], gamma = v.dinv ? (double)(T)acc[1] : rr, delta = (T)acc[2];
+    const bool first_update = sc[PS__CG_ALPHA] == 0;
+    double alpha = 0, beta = 0;
+    int save = 0;
+    const int update =
+        ps__cg_scalars(sc, gamma, delta, rr, stop_rr, last, sizeof(T) == 4, &alpha, &beta, &save);
+    const T a = (T)alpha, b = (T)beta;
+    for (int i = first; i < n; i += stride) {
+        const T xi = v.x[i];
+        if (save) v.xbest[i] = xi;
+        if (!update) continue;
+        const T ui = v.dinv ? v.u[i] : v.r[i], wi = v.w[i];
+        const T pi = first_update ? ui : ui + b * v.p[i];
+        const T si = first_update ? wi : wi + b * v.s[i];
+        v.p[i] = pi;
+        v.s[i] = si;
+        v.x[i] = xi + a * pi;
+        const T ri = v.r[i] - a * si;
+        v.r[i] = ri;
+        if (v.dinv) v.u[i] = v.dinv[i] * ri;
     }
+    if (first == 0) put_scalars(sc, out, host_out);
     red.finish();
 }
 
 // One CG step on a grid of blocks (Threads each). partial: 3 * gridDim.x doubles.
 template <typename T, int Threads>
 __global__ void __launch_bounds__(Threads)
-    cg_step_kernel(int n, T *x, T *r, T *z, T *p, const T *q, const T *dinv, T *xbest, const T *in,
-                   T *out, double stop_rr, double *partial, T *host_out) {
+    cg_step_kernel(int n, ps_cuda_cg_ptrs ptrs, const T *in, T *out, double stop_rr, int last,
+                   double *partial, T *host_out) {
     constexpr int Warps = Threads / 32;
-    __shared__ double sh[Warps], bcast[2];
-    ps_cuda_grid_dependency_wait(); // q is the product just before (one block: launched early)
+    __shared__ double sh[3 * Warps], bcast[3];
+    ps_cuda_grid_dependency_wait(); // w is the product just before (one block: launched early)
     // the next product may now load its matrix while this step runs (not before: it would take
     // SMs the product just before still needs)
     ps_cuda_launch_dependents();
     grid_reducer red(partial, sh, bcast);
-    cg_step_body<T, Warps>(red, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x, n, x,
-                           r, z, p, q, dinv, xbest, in, out, stop_rr, host_out);
+    const cg_vectors<T> v(ptrs);
+    cg_step_body<T, Warps>(red, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x, n, v,
+                           in, out, stop_rr, last, host_out);
+}
+
+// The same step on one block of Threads for n <= E * Threads, each thread's elements held in
+// registers: everything but w is loaded before the wait, while the product ahead of this
+// launched-early step still runs (those vectors were final before the product started; see
+// cuda_device.cuh), so after the product ends the step waits for w and one reduction only. The
+// arithmetic is cg_step_body's, element for element.
+template <typename T, int Threads, int E>
+__global__ void __launch_bounds__(Threads)
+    cg_step_held_kernel(int n, ps_cuda_cg_ptrs ptrs, const T *in, T *out, double stop_rr, int last,
+                        double *partial, T *host_out) {
+    constexpr int Warps = Threads / 32;
+    __shared__ double sh[3 * Warps], bcast[3];
+    const cg_vectors<T> v(ptrs);
+    const bool pre = v.dinv != nullptr;
+    T x[E], r[E], u[E], p[E], s[E];
+    for (int k = 0; k < E; k++) {
+        const int i = threadIdx.x + k * Threads;
+        if (i >= n) continue;
+        x[k] = v.x[i], r[k] = v.r[i], u[k] = pre ? v.u[i] : r[k], p[k] = v.p[i], s[k] = v.s[i];
+    }
+    double sc[PS__CG_SCALARS];
+    for (int k = 0; k < PS__CG_SCALARS; k++) sc[k] = in[k];
+    ps_cuda_grid_dependency_wait();
+    ps_cuda_launch_dependents();
+    if (sc[PS__CG_STOP] != 0) {
+        if (threadIdx.x == 0) put_scalars(sc, out, host_out);
+        return;
+    }
+    T w[E];
+    double acc[3] = {0, 0, 0}; // (r, r), (r, u), (w, u)
+    for (int k = 0; k < E; k++) {
+        const int i = threadIdx.x + k * Threads;
+        if (i >= n) continue;
+        w[k] = v.w[i];
+        acc[0] += (double)r[k] * (double)r[k];
+        acc[1] += (double)r[k] * (double)u[k];
+        acc[2] += (double)w[k] * (double)u[k];
+    }
+    grid_reducer red(partial, sh, bcast); // one block: no grid sync
+    red.template reduce<sum_op, 3, Warps>(acc);
+    const double rr = (T)acc[0], gamma = pre ? (double)(T)acc[1] : rr, delta = (T)acc[2];
+    const bool first_update = sc[PS__CG_ALPHA] == 0;
+    double alpha = 0, beta = 0;
+    int save = 0;
+    const int update =
+        ps__cg_scalars(sc, gamma, delta, rr, stop_rr, last, sizeof(T) == 4, &alpha, &beta, &save);
+    const T a = (T)alpha, b = (T)beta;
+    for (int k = 0; k < E; k++) {
+        const int i = threadIdx.x + k * Threads;
+        if (i >= n) continue;
+        if (save) v.xbest[i] = x[k];
+        if (!update) continue;
+        const T pi = first_update ? u[k] : u[k] + b * p[k];
+        const T si = first_update ? w[k] : w[k] + b * s[k];
+        v.p[i] = pi;
+        v.s[i] = si;
+        v.x[i] = x[k] + a * pi;
+        const T ri = r[k] - a * si;
+        v.r[i] = ri;
+        if (pre) v.u[i] = v.dinv[i] * ri;
+    }
+    if (threadIdx.x == 0) put_scalars(sc, out, host_out);
 }
 
 // Block sums of cnt (<= kChunk) values at once, into partial[u * gridDim.x + blockIdx.x].
@@ -175,6 +239,10 @@ __global__ void __launch_bounds__(kThreads)
 // 0.60-0.62 -> 0.63, 3000 0.72-0.76 -> 0.79-0.80, 5000 0.88-0.89 -> 0.89-0.90.
 constexpr int kSmallThreads = 1024;
 constexpr int kSmallCgMax = 6144;
+// Up to this length the one block holds its elements in registers (cg_step_held_kernel): two
+// per thread, where the product before it is launched ahead too (cuda_gemv.cu, up to 2048 rows).
+constexpr int kHeldPerThread = 2;
+constexpr int kHeldCgMax = kHeldPerThread * kSmallThreads;
 
 int grid_for(const ps_cuda_iter_limits *lim, int n) {
     int blocks = (n + kThreads - 1) / kThreads;
@@ -209,15 +277,19 @@ extern "C" cudaError_t ps_cuda_iter_init(int device, ps_cuda_iter_limits *out) {
     return cudaSuccess;
 }
 
-extern "C" cudaError_t
-ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim, int n, void *x,
-                       void *r, void *z, void *p, const void *q, const void *dinv, void *xbest,
-                       const void *in, void *out, double stop_rr, double *partial, void *host_out) {
-    void *args[] = {&n,     &x,  &r,   &z,       &p,       &q,       &dinv,
-                    &xbest, &in, &out, &stop_rr, &partial, &host_out};
+extern "C" cudaError_t ps_cuda_launch_cg_step(cudaStream_t s, int dbl,
+                                              const ps_cuda_iter_limits *lim, int n,
+                                              ps_cuda_cg_ptrs v, const void *in, void *out,
+                                              double stop_rr, int last, double *partial,
+                                              void *host_out) {
+    void *args[] = {&n, &v, &in, &out, &stop_rr, &last, &partial, &host_out};
     if (n <= kSmallCgMax) {
-        const void *kernel = dbl ? (const void *)cg_step_kernel<double, kSmallThreads>
-                                 : (const void *)cg_step_kernel<float, kSmallThreads>;
+        const void *kernel =
+            n <= kHeldCgMax
+                ? (dbl ? (const void *)cg_step_held_kernel<double, kSmallThreads, kHeldPerThread>
+                       : (const void *)cg_step_held_kernel<float, kSmallThreads, kHeldPerThread>)
+                : (dbl ? (const void *)cg_step_kernel<double, kSmallThreads>
+                       : (const void *)cg_step_kernel<float, kSmallThreads>);
         if (!lim->early) return cudaLaunchKernel(kernel, dim3(1), dim3(kSmallThreads), args, 0, s);
         // as a programmatic dependent of the product: the launch overlaps its last blocks
         cudaLaunchConfig_t config = {};

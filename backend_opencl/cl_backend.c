@@ -144,8 +144,8 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     cl_int err;
     st->scratch = clCreateBuffer(st->context, CL_MEM_READ_WRITE, 64, NULL, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (scratch)");
-    st->iter_work = clCreateBuffer(st->context, CL_MEM_READ_WRITE,
-                                   sizeof(double) * (4 + 2 * PS_CL_CG_GROUPS), NULL, &err);
+    st->iter_work = clCreateBuffer(st->context, CL_MEM_READ_WRITE, sizeof(double) * PS_CL_ITER_WORK,
+                                   NULL, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (cg_step work)");
     st->orth_part = clCreateBuffer(st->context, CL_MEM_READ_WRITE,
                                    sizeof(double) * PS_CL_ORTH_MAX_K * PS_CL_CG_GROUPS, NULL, &err);

@@ -24,6 +24,9 @@ typedef enum {
 
 /* The most work-groups of cg_step's reductions (cl_iter.c). */
 #define PS_CL_CG_GROUPS 64
+/* Elements of the iteration work buffer: a header of 8, then three partial sums per group (CG;
+ * the norm's take two). */
+#define PS_CL_ITER_WORK (8 + 3 * PS_CL_CG_GROUPS)
 /* orthonormalize's projections by the kernels of kernels_cl/iter.cl for at most this many
  * columns (their partial sums: PS_CL_ORTH_MAX_K * PS_CL_CG_GROUPS elements), by CLBlast beyond */
 #define PS_CL_ORTH_MAX_K 128
@@ -167,7 +170,7 @@ ps_status ps_cl_own_gemm(ps__backend *be, ps__dtype dt, int m, int n, int k,
 ps_status ps_cl_getrf_steps(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                             size_t ipiv_off, int row_base, void *info);
 ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
-                        ps__vec out, double stop_rr, int fetch_slot);
+                        ps__vec out, double stop_rr, int last, int fetch_slot);
 ps_status ps_cl_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
                                ps__vec col, int fetch_slot);
 ps_status ps_cl_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);

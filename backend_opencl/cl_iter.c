@@ -7,7 +7,7 @@
 #include "cl_internal.h"
 
 /* Work-items per group and the most groups (kernels_cl/iter.cl: PS_CG_LOCAL; the work buffer
- * holds 4 + 2 * PS_CL_CG_GROUPS elements). */
+ * holds PS_CL_ITER_WORK elements). */
 #define PS_CL_CG_LOCAL 64
 
 static ps_status launch(ps__backend *be, ps__dtype dt, const char *name, int nargs,
@@ -19,19 +19,19 @@ static ps_status launch(ps__backend *be, ps__dtype dt, const char *name, int nar
 }
 
 ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
-                        ps__vec out, double stop_rr, int fetch_slot) {
+                        ps__vec out, double stop_rr, int last, int fetch_slot) {
     cl_mem work = ps_cl(be)->iter_work;
     int groups = n / PS_CL_CG_LOCAL + 1;
     if (groups > PS_CL_CG_GROUPS) groups = PS_CL_CG_GROUPS;
     int has_dinv = v->dinv.buf != NULL;
     cl_mem inb = (cl_mem)in.buf, outb = (cl_mem)out.buf, xb = (cl_mem)v->x.buf,
-           rb = (cl_mem)v->r.buf, zb = (cl_mem)(has_dinv ? v->z.buf : v->r.buf),
-           pb = (cl_mem)v->p.buf, qb = (cl_mem)v->q.buf, xbb = (cl_mem)v->xbest.buf,
-           db = (cl_mem)(has_dinv ? v->dinv.buf : v->r.buf);
+           rb = (cl_mem)v->r.buf, ub = (cl_mem)(has_dinv ? v->u.buf : v->r.buf),
+           wb = (cl_mem)v->w.buf, pb = (cl_mem)v->p.buf, sb = (cl_mem)v->s.buf,
+           xbb = (cl_mem)v->xbest.buf, db = (cl_mem)(has_dinv ? v->dinv.buf : v->r.buf);
     cl_ulong ino = in.off, oo = out.off, xo = v->x.off, ro = v->r.off,
-             zo = has_dinv ? v->z.off : v->r.off, po = v->p.off, qo = v->q.off, xbo = v->xbest.off,
-             dio = has_dinv ? v->dinv.off : v->r.off;
-    /* xbest may be absent when SAVE is never set; the kernel then never writes it */
+             uo = has_dinv ? v->u.off : v->r.off, wo = v->w.off, po = v->p.off, so = v->s.off,
+             xbo = v->xbest.off, dio = has_dinv ? v->dinv.off : v->r.off;
+    /* xbest may be absent when no iterate improves on BEST; the kernel then never writes it */
     if (!xbb) xbb = xb, xbo = xo;
     double stop_d = stop_rr;
     float stop_f = (float)stop_rr;
@@ -39,31 +39,22 @@ ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vecto
     size_t stop_size = dt == PS__DOUBLE ? sizeof stop_d : sizeof stop_f, m = sizeof(cl_mem),
            u = sizeof(cl_ulong), i = sizeof(int);
     {
-        const size_t sizes[] = {i, m, u, m, u, m, u, m, u, m, u, m};
-        const void *const values[] = {&n,   &inb, &ino, &xb, &xo, &xbb,
-                                      &xbo, &pb,  &po,  &qb, &qo, &work};
-        PS__TRY(launch(be, dt, "ps_cg_begin", 12, sizes, values, (size_t)groups));
+        const size_t sizes[] = {i, i, m, u, m, u, m, u, m, u, m};
+        const void *const values[] = {&n,  &has_dinv, &inb, &ino, &rb,  &ro,
+                                      &ub, &uo,       &wb,  &wo,  &work};
+        PS__TRY(launch(be, dt, "ps_cg_dots", 11, sizes, values, (size_t)groups));
     }
     {
-        const size_t sizes[] = {i, m, u, m, u, m};
-        const void *const values[] = {&groups, &inb, &ino, &outb, &oo, &work};
-        PS__TRY(launch(be, dt, "ps_cg_alpha", 6, sizes, values, 1));
+        const size_t sizes[] = {i, i, i, stop_size, m, u, m, u, m};
+        const void *const values[] = {&groups, &has_dinv, &last, stop_p, &inb,
+                                      &ino,    &outb,     &oo,   &work};
+        PS__TRY(launch(be, dt, "ps_cg_scalars", 9, sizes, values, 1));
     }
     {
-        const size_t sizes[] = {i, m, u, m, u, m, u, m, u, m, u, m, u, i, m};
-        const void *const values[] = {&n,  &xb, &xo, &rb, &ro,  &zb,       &zo,  &pb,
-                                      &po, &qb, &qo, &db, &dio, &has_dinv, &work};
-        PS__TRY(launch(be, dt, "ps_cg_update", 15, sizes, values, (size_t)groups));
-    }
-    {
-        const size_t sizes[] = {i, i, stop_size, m, u, m, u, m};
-        const void *const values[] = {&groups, &has_dinv, stop_p, &inb, &ino, &outb, &oo, &work};
-        PS__TRY(launch(be, dt, "ps_cg_finish", 8, sizes, values, 1));
-    }
-    {
-        const size_t sizes[] = {i, m, u, m, u, m};
-        const void *const values[] = {&n, &zb, &zo, &pb, &po, &work};
-        PS__TRY(launch(be, dt, "ps_cg_p", 6, sizes, values, (size_t)groups));
+        const size_t sizes[] = {i, i, m, u, m, u, m, u, m, u, m, u, m, u, m, u, m, u, m};
+        const void *const values[] = {&n,  &has_dinv, &xb, &xo, &xbb, &xbo, &rb, &ro,  &ub,  &uo,
+                                      &wb, &wo,       &pb, &po, &sb,  &so,  &db, &dio, &work};
+        PS__TRY(launch(be, dt, "ps_cg_update", 19, sizes, values, (size_t)groups));
     }
     if (fetch_slot < 0) return PS_SUCCESS;
     return be->ops->fetch_start(be, dt, fetch_slot, PS__CG_SCALARS, out);

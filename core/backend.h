@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PS__BACKEND_ABI_VERSION  1
+#define PS__BACKEND_ABI_VERSION  2
 #define PS__BACKEND_ENTRY_SYMBOL "ps_backend_module_v1"
 
 /* Element types a backend buffer can hold. The first two equal ps_dtype. */
@@ -153,19 +153,19 @@ typedef struct ps__backend {
     size_t err_size;
 } ps__backend;
 
-/* The conjugate-gradient step's vectors (cg_step); z.buf may equal r.buf (no preconditioner,
- * dinv.buf NULL). */
+/* The conjugate-gradient step's vectors (cg_step): w = A u on entry, s carries A p; u.buf may
+ * equal r.buf (no preconditioner, dinv.buf NULL). */
 typedef struct ps__cg_vectors {
-    ps__vec x, r, z, p, q, dinv, xbest;
+    ps__vec x, r, u, w, p, s, dinv, xbest;
 } ps__cg_vectors;
 /* The conjugate-gradient step's scalar block, by element. */
 enum {
-    PS__CG_RZ = 0, /* (r, z) */
-    PS__CG_RR,     /* (r, r) */
-    PS__CG_PQ,     /* (p, A p) of the step */
-    PS__CG_BEST,   /* the smallest rr of an iterate so far */
-    PS__CG_SAVE,   /* nonzero: x is that iterate and xbest does not hold it yet */
-    PS__CG_STOP,   /* why the iteration stopped (PS__CG_STOP_*), 0 while it runs */
+    PS__CG_GAMMA = 0, /* (r, u) of the last step */
+    PS__CG_RR,        /* (r, r): the residual of the iterate the last step measured */
+    PS__CG_DENOM,     /* (p, A p) of the last step's update */
+    PS__CG_BEST,      /* the smallest rr of an iterate so far */
+    PS__CG_ALPHA,     /* the last step's alpha; 0 before the first update */
+    PS__CG_STOP,      /* why the iteration stopped (PS__CG_STOP_*), 0 while it runs */
     PS__CG_SCALARS
 };
 enum { PS__CG_STOP_CONVERGED = 1, PS__CG_STOP_PQ, PS__CG_STOP_NOT_FINITE, PS__CG_STOP_RZ };
@@ -174,20 +174,41 @@ enum { PS__CG_STOP_CONVERGED = 1, PS__CG_STOP_PQ, PS__CG_STOP_NOT_FINITE, PS__CG
 #else
 #define PS__HOST_DEVICE
 #endif
-/* The end of a conjugate-gradient step as cg_step defines it, on the scalars s[PS__CG_*] (rz_new
- * and rr already rounded to the data's precision): one definition for the portable default and
- * the GPU kernels. */
-static inline PS__HOST_DEVICE void ps__cg_finish(double *s, double rz_new, double rr, double pq,
-                                                 double stop_rr) {
-    s[PS__CG_RZ] = rz_new;
+/* The scalar part of a conjugate-gradient step as cg_step defines it: from the block s (in, and
+ * out on return) and the step's dot products gamma = (r, u), delta = (w, u), rr = (r, r), each
+ * already rounded to the data's precision, sets the block and returns whether the vectors are
+ * to be updated, with *alpha and *beta (beta 0 on the first update: p = u, s = w), and whether
+ * x is the best iterate so far (*save). single: the data are float (alpha, beta and the
+ * denominator are rounded to it). One definition for the portable default and the kernels. */
+static inline PS__HOST_DEVICE double ps__cg_round(int single, double v) {
+    return single ? (double)(float)v : v;
+}
+static inline PS__HOST_DEVICE int ps__cg_scalars(double *s, double gamma, double delta, double rr,
+                                                 double stop_rr, int last, int single,
+                                                 double *alpha, double *beta, int *save) {
+    *save = rr < s[PS__CG_BEST];
+    if (*save) s[PS__CG_BEST] = rr;
+    const double alpha_old = s[PS__CG_ALPHA], gamma_old = s[PS__CG_GAMMA];
+    s[PS__CG_GAMMA] = gamma;
     s[PS__CG_RR] = rr;
-    s[PS__CG_PQ] = pq;
-    s[PS__CG_SAVE] = rr < s[PS__CG_BEST];
-    if (rr < s[PS__CG_BEST]) s[PS__CG_BEST] = rr;
     s[PS__CG_STOP] = rr <= stop_rr     ? PS__CG_STOP_CONVERGED
                      : !(rr - rr == 0) ? PS__CG_STOP_NOT_FINITE
-                     : rz_new == 0     ? PS__CG_STOP_RZ
+                     : gamma == 0      ? PS__CG_STOP_RZ
                                        : 0;
+    if (s[PS__CG_STOP] != 0 || last) return 0;
+    /* (p, A p) = (u, w) + beta (u, A p_old) and (u, A p_old) = -gamma / alpha_old, since r is
+     * M^-1-orthogonal to r_old and A p_old = (r_old - r) / alpha_old (Chronopoulos and Gear) */
+    *beta = alpha_old != 0 ? ps__cg_round(single, gamma / gamma_old) : 0;
+    const double denom =
+        alpha_old != 0 ? ps__cg_round(single, delta - *beta * gamma / alpha_old) : delta;
+    s[PS__CG_DENOM] = denom;
+    if (!(denom > 0)) {
+        s[PS__CG_STOP] = PS__CG_STOP_PQ;
+        return 0;
+    }
+    *alpha = ps__cg_round(single, gamma / denom);
+    s[PS__CG_ALPHA] = *alpha;
+    return 1;
 }
 /* Slots of fetch_start / fetch_wait. */
 #define PS__FETCH_SLOTS 2
@@ -426,22 +447,27 @@ struct ps__backend_ops {
     ps_status (*fetch_start)(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src);
     ps_status (*fetch_wait)(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src,
                             void *host);
-    /* Custom kernel: one conjugate-gradient iteration after q = A p, its scalars read from the
-     * device block in and written to the block out (PS__CG_SCALARS elements of dt each, distinct):
-     *   if in[SAVE]: xbest = x (whatever else happens).
-     *   if in[STOP]: nothing else; out = in with SAVE cleared.
-     *   pq = (p, q); if !(pq > 0): out = in, out[PQ] = pq, out[STOP] = PS__CG_STOP_PQ, SAVE clear.
-     *   else alpha = rz / pq; x += alpha p; r -= alpha q; z = dinv .* r (or z is r when dinv.buf
-     *   is NULL); rz' = (r, z), rr = (r, r) (each rounded to dt before anything compares them);
-     *   p = z + (rz' / rz) p; out[RZ] = rz', out[RR] = rr, out[PQ] = pq; out[BEST] = rr and
-     *   out[SAVE] = 1 when rr < in[BEST], else out[BEST] = in[BEST], SAVE clear; out[STOP] =
-     *   CONVERGED when rr <= stop_rr, else NOT_FINITE when rr is not finite, else RZ when
-     *   rz' = 0, else 0.
-     * Then, when fetch_slot >= 0, starts fetching out through that slot as fetch_start would
-     * (a backend can do it from inside the kernel). Reductions may run in any order (backends
-     * differ in the last bits). Vectors are contiguous (inc 1). */
+    /* Custom kernel: one step of conjugate gradients in Chronopoulos and Gear's form, after
+     * w = A u: one reduction phase per iteration (three dot products at once) instead of the
+     * two of Hestenes and Stiefel's. Scalars are read from the device block in and written to
+     * the block out (PS__CG_SCALARS elements of dt each, distinct):
+     *   if in[STOP]: nothing else; out = in.
+     *   gamma = (r, u), delta = (w, u), rr = (r, r), each rounded to dt;
+     *   out = in, then ps__cg_scalars(out, gamma, delta, rr, stop_rr, last): out[GAMMA] = gamma,
+     *   out[RR] = rr; when rr < in[BEST]: out[BEST] = rr and xbest = x (this x, before any
+     *   update); out[STOP] = CONVERGED when rr <= stop_rr, else NOT_FINITE when rr is not
+     *   finite, else RZ when gamma = 0. Unless stopped or last: beta = gamma / in[GAMMA] and
+     *   denom = delta - beta gamma / in[ALPHA] (the first update, in[ALPHA] = 0: beta = 0,
+     *   denom = delta), out[DENOM] = denom; !(denom > 0) sets out[STOP] = PQ; else alpha =
+     *   gamma / denom, out[ALPHA] = alpha, and p = u + beta p, s = w + beta s (the first
+     *   update: p = u, s = w, whatever p and s held), x += alpha p, r -= alpha s, u = dinv .* r
+     *   (u is r when dinv.buf is NULL).
+     * last: measure x (rr, the best iterate, the stop) without updating it. Then, when
+     * fetch_slot >= 0, starts fetching out through that slot as fetch_start would (a backend can
+     * do it from inside the kernel). Reductions may run in any order (backends differ in the
+     * last bits). Vectors are contiguous (inc 1). */
     ps_status (*cg_step)(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
-                         ps__vec out, double stop_rr, int fetch_slot);
+                         ps__vec out, double stop_rr, int last, int fetch_slot);
     /* Custom kernel, GMRES's Arnoldi step after w = A M^-1 v_j: classical Gram-Schmidt twice
      * (CGS2) against the k columns of the n x k view v: h1 = v' w, w -= v h1, h2 = v' w,
      * w -= v h2 (each h rounded to dt before it is used); col[0 .. k) = h1, col[k .. 2k) = h2;

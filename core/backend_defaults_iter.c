@@ -45,39 +45,43 @@ static ps_status dot(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y,
 
 /* The step itself (without the fetch). */
 static ps_status cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
-                         ps__vec out, double stop_rr) {
-    double s[PS__CG_SCALARS], pq;
+                         ps__vec out, double stop_rr, int last) {
+    double s[PS__CG_SCALARS], gamma, delta, rr, alpha = 0, beta = 0;
     PS__TRY(read_block(be, dt, in, s));
-    if (s[PS__CG_SAVE] != 0) PS__TRY(be->ops->copy(be, dt, n, v->x, v->xbest));
-    s[PS__CG_SAVE] = 0;
     if (s[PS__CG_STOP] != 0) return write_block(be, dt, s, out);
-    PS__TRY(dot(be, dt, n, v->p, v->q, &pq));
-    if (!(pq > 0)) {
-        s[PS__CG_PQ] = pq;
-        s[PS__CG_STOP] = PS__CG_STOP_PQ;
-        return write_block(be, dt, s, out);
-    }
-    double alpha = s[PS__CG_RZ] / pq, rz_new, rr;
-    ps__scalar a = ps__scalar_of(dt, alpha), minus_a = ps__scalar_of(dt, -alpha);
-    PS__TRY(be->ops->axpy(be, dt, n, &a, v->p, v->x));
-    PS__TRY(be->ops->axpy(be, dt, n, &minus_a, v->q, v->r));
+    int preconditioned = v->dinv.buf != NULL, first = s[PS__CG_ALPHA] == 0, save;
     PS__TRY(dot(be, dt, n, v->r, v->r, &rr));
-    if (v->dinv.buf) {
-        PS__TRY(be->ops->copy(be, dt, n, v->r, v->z));
-        PS__TRY(be->ops->vmul(be, dt, n, v->dinv, v->z));
-        PS__TRY(dot(be, dt, n, v->r, v->z, &rz_new));
-    } else {
-        rz_new = rr;
+    if (preconditioned)
+        PS__TRY(dot(be, dt, n, v->r, v->u, &gamma));
+    else
+        gamma = rr;
+    PS__TRY(dot(be, dt, n, v->w, v->u, &delta));
+    int update =
+        ps__cg_scalars(s, gamma, delta, rr, stop_rr, last, dt == PS__FLOAT, &alpha, &beta, &save);
+    if (save) PS__TRY(be->ops->copy(be, dt, n, v->x, v->xbest));
+    if (update) {
+        if (first) { /* p and s may hold anything, NaN included */
+            PS__TRY(be->ops->copy(be, dt, n, v->u, v->p));
+            PS__TRY(be->ops->copy(be, dt, n, v->w, v->s));
+        } else {
+            ps__scalar one = ps__scalar_of(dt, 1.0), b = ps__scalar_of(dt, beta);
+            PS__TRY(be->ops->axpby(be, dt, n, &one, v->u, &b, v->p));
+            PS__TRY(be->ops->axpby(be, dt, n, &one, v->w, &b, v->s));
+        }
+        ps__scalar a = ps__scalar_of(dt, alpha), minus_a = ps__scalar_of(dt, -alpha);
+        PS__TRY(be->ops->axpy(be, dt, n, &a, v->p, v->x));
+        PS__TRY(be->ops->axpy(be, dt, n, &minus_a, v->s, v->r));
+        if (preconditioned) {
+            PS__TRY(be->ops->copy(be, dt, n, v->r, v->u));
+            PS__TRY(be->ops->vmul(be, dt, n, v->dinv, v->u));
+        }
     }
-    ps__scalar one = ps__scalar_of(dt, 1.0), beta = ps__scalar_of(dt, rz_new / s[PS__CG_RZ]);
-    PS__TRY(be->ops->axpby(be, dt, n, &one, v->dinv.buf ? v->z : v->r, &beta, v->p));
-    ps__cg_finish(s, rz_new, rr, pq, stop_rr);
     return write_block(be, dt, s, out);
 }
 
 ps_status ps__default_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v,
-                              ps__vec in, ps__vec out, double stop_rr, int fetch_slot) {
-    PS__TRY(cg_step(be, dt, n, v, in, out, stop_rr));
+                              ps__vec in, ps__vec out, double stop_rr, int last, int fetch_slot) {
+    PS__TRY(cg_step(be, dt, n, v, in, out, stop_rr, last));
     if (fetch_slot < 0) return PS_SUCCESS;
     return be->ops->fetch_start(be, dt, fetch_slot, PS__CG_SCALARS, out);
 }

@@ -9,7 +9,7 @@ ps_status ps__default_fetch_start(ps__backend *be, ps__dtype dt, int slot, int c
 ps_status ps__default_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src,
                                  void *host);
 ps_status ps__default_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v,
-                              ps__vec in, ps__vec out, double stop_rr, int fetch_slot);
+                              ps__vec in, ps__vec out, double stop_rr, int last, int fetch_slot);
 ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v,
                                      ps__vec w, ps__vec col, int fetch_slot);
 

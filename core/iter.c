@@ -27,7 +27,7 @@ int ps__iter_vectors(ps_iter_method method, int n, int restart, int flexible, in
         return 1; /* r */
     case PS_ITER_CG:
         *extra = 2 * PS__CG_SCALARS; /* the step's two scalar blocks */
-        return 4;                    /* r, z, p, q */
+        return 5;                    /* r, u, w, p, s */
     case PS_ITER_BICGSTAB:
         return 7; /* r, rhat, p, v, phat, shat, t */
     case PS_ITER_GMRES: {
@@ -50,6 +50,12 @@ ps_status ps__iter_residual(ps__solver *s, ps__vec x, ps__vec r) {
     ps__scalar one = ps__scalar_of(s->dt, 1.0), minus_one = ps__scalar_of(s->dt, -1.0);
     PS__TRY(s->ops->copy(s->be, s->dt, s->n, s->b, r));
     return s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, s->n, &minus_one, s->a, x, &one, r);
+}
+
+ps_status ps__iter_start_residual(ps__solver *s, ps__vec r) {
+    if (!s->rstart_valid) return ps__iter_residual(s, s->x, r);
+    s->rstart_valid = 0;
+    return ps__iter_copy(s, s->rstart, r);
 }
 
 ps_status ps__iter_dot(ps__solver *s, ps__vec x, ps__vec y, double *out) {
@@ -101,9 +107,12 @@ static ps_status record_step(ps__solver *s, double rel, int met, int copy_best, 
     ps_iter_result *res = s->res;
     s->iterations++;
     if (res->history_length < o->history_capacity) o->history[res->history_length++] = rel;
-    if (s->xbest.buf && rel < s->best) {
-        s->best = rel;
-        if (copy_best) PS__TRY(ps__iter_copy(s, s->x, s->xbest));
+    if (s->xbest.buf) {
+        s->x_is_best = rel < s->best;
+        if (s->x_is_best) {
+            s->best = rel;
+            if (copy_best) PS__TRY(ps__iter_copy(s, s->x, s->xbest));
+        }
     }
     *done = 1;
     if (!isfinite(rel))
@@ -269,6 +278,8 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     double rel = 0;
     if (!st) st = true_residual(&s, x, rtrue, &rel);
     s.best = rel;
+    s.x_is_best = 1;
+    s.rstart = rtrue;
     if (!st && s.xbest.buf) st = ps__iter_copy(&s, x, s.xbest);
     s.end = rel <= o->tol ? PS__ITER_TOL_MET : PS__ITER_MAX_ITER;
     /* A stays as it is for the whole loop: the backend may read it ahead of the work queued
@@ -276,6 +287,7 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     int held = !st && rel > o->tol && o->max_iter > 0;
     if (held) st = s.ops->hold_matrix(s.be, dt, n, n, a);
     for (int restart = 0; !st && rel > o->tol && s.iterations < o->max_iter; restart++) {
+        s.rstart_valid = 1; /* rtrue is b - A x */
         st = run_method(method, &s);
         if (!st) st = true_residual(&s, x, rtrue, &rel);
         if (st || s.end != PS__ITER_TOL_MET || restart == PS__ITER_MAX_RESTARTS) break;
@@ -285,8 +297,9 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
         ps_status released = s.ops->hold_matrix(s.be, dt, 0, 0, none);
         if (!st) st = released;
     }
-    /* Not converged: hand back the best iterate seen, judged by its true residual. */
-    if (!st && !(rel <= o->tol) && s.xbest.buf && !(rel <= s.best)) {
+    /* Not converged: hand back the best iterate seen, judged by its true residual (unless x is
+     * that iterate). */
+    if (!st && !(rel <= o->tol) && s.xbest.buf && !s.x_is_best && !(rel <= s.best)) {
         double best_rel;
         st = true_residual(&s, s.xbest, rtrue, &best_rel);
         if (!st && !(best_rel >= rel)) { /* also taken when rel is NaN */

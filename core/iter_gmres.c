@@ -110,7 +110,7 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
     ps__vec zbuf = ps__solver_vec(s, m + 1);
     double beta;
     ps__vec v0 = ps__mat_col(V, 0, 0);
-    PS__TRY(ps__iter_residual(s, s->x, v0));
+    PS__TRY(ps__iter_start_residual(s, v0));
     /* beta = ||r|| and v0 = r / beta on the device (orthonormalize against no columns; r is left
      * as it is when beta is 0 or not finite), read through fetch slot 1 while step 0 is already
      * queued behind it, so the device does not idle while the host waits for beta (cuBLAS's

@@ -30,7 +30,10 @@ typedef struct ps__solver {
     const ps__precond *pc; /* the caller's preconditioner instead (NULL: none) */
     ps__vec dinv;          /* 1 / diag(A), set up when a method or the preconditioner needs it */
     ps__vec xbest;
-    double best;   /* relative residual estimate of xbest */
+    double best;    /* relative residual estimate of xbest */
+    int x_is_best;  /* x is the iterate in xbest (its last recorded step was the best so far) */
+    ps__vec rstart; /* b - A x for x at the method's entry, while rstart_valid (the driver's) */
+    int rstart_valid;
     void *work;    /* the device workspace the vectors are carved from */
     size_t stride; /* elements between vectors (n rounded up, for aligned access) */
     ps__vec extra; /* the method's extra elements after the vectors (GMRES: h) */
@@ -51,6 +54,9 @@ int ps__iter_vectors(ps_iter_method method, int n, int restart, int flexible, in
 
 /* y = b - A x. */
 ps_status ps__iter_residual(ps__solver *s, ps__vec x, ps__vec r);
+/* r = b - A x for s->x at the method's entry: the driver's true residual when it still holds
+ * (once per entry, before x changes), else a product. */
+ps_status ps__iter_start_residual(ps__solver *s, ps__vec r);
 /* y = A x. */
 ps_status ps__iter_matvec(ps__solver *s, ps__vec x, ps__vec y);
 ps_status ps__iter_dot(ps__solver *s, ps__vec x, ps__vec y, double *out);

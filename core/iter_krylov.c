@@ -8,71 +8,72 @@
 
 #include <math.h>
 
-/* Enqueues CG step t: q = A p, then the step kernel from scalar block t % 2 into (t + 1) % 2,
- * whose values the host will fetch through slot (t + 1) % 2. */
+/* Enqueues CG step t: w = A u, then the step kernel from scalar block t % 2 into (t + 1) % 2,
+ * whose values the host will fetch through slot (t + 1) % 2. last: the step measures only. */
 static ps_status cg_enqueue(ps__solver *s, const ps__cg_vectors *v, const ps__vec *blk, int t,
-                            double stop_rr) {
+                            int last, double stop_rr) {
     int out = (t + 1) % 2;
-    PS__TRY(ps__iter_matvec(s, v->p, v->q));
-    return s->ops->cg_step(s->be, s->dt, s->n, v, blk[t % 2], blk[out], stop_rr, out);
+    PS__TRY(ps__iter_matvec(s, v->u, v->w));
+    return s->ops->cg_step(s->be, s->dt, s->n, v, blk[t % 2], blk[out], stop_rr, last, out);
 }
 
-/* Preconditioned CG (Saad, Algorithm 9.1). Each iteration is one gemv and one cg_step, whose
- * scalars stay on the device; the host runs one iteration behind the device, reading step t's
- * scalars while step t + 1 is queued, so the device never waits for the host. A step the host
- * queued past the end finds the stop flag its predecessor set and changes nothing, so every
- * backend takes the same iterations as a host-driven loop would. The best iterate is tracked on
- * the device too (cg_step's SAVE). */
+/* Preconditioned CG (Saad, Algorithm 9.1) in Chronopoulos and Gear's form (1989): the step after
+ * w = A u takes (r, u), (w, u) and (r, r) together and carries s = A p by a recurrence, so an
+ * iteration is one gemv and one cg_step with a single reduction phase, whose scalars stay on
+ * the device. Step t measures x_t (its residual norm, the best iterate, the stop tests) and then
+ * forms x_{t+1}; step 0 measures the initial guess. The host runs one step behind the device,
+ * reading step t's scalars while step t + 1 is queued, so the device never waits for the host.
+ * A step queued past the end finds the stop flag its predecessor set and changes nothing, and
+ * the step that reaches max_iter measures without updating, so every backend takes the same
+ * iterations as a host-driven loop would. */
 ps_status ps__iter_cg(ps__solver *s) {
     if (s->pc)
         return ps__fail(s->ctx, PS_ERR_NOT_SUPPORTED, "CG takes the Jacobi preconditioner only");
-    ps__vec r = ps__solver_vec(s, 0), zbuf = ps__solver_vec(s, 1), p = ps__solver_vec(s, 2),
-            q = ps__solver_vec(s, 3), z;
+    ps__vec r = ps__solver_vec(s, 0), ubuf = ps__solver_vec(s, 1), w = ps__solver_vec(s, 2),
+            p = ps__solver_vec(s, 3), sv = ps__solver_vec(s, 4), u;
     ps__vec blk[2] = {s->extra, ps__vec_at(s->extra, PS__CG_SCALARS)};
-    ps__cg_vectors v = {s->x, r, s->precond ? zbuf : r, p, q, {NULL, 0, 1}, s->xbest};
+    PS__TRY(ps__iter_start_residual(s, r));
+    PS__TRY(ps__iter_precond(s, r, ubuf, &u));
+    ps__cg_vectors v = {s->x, r, u, w, p, sv, {NULL, 0, 1}, s->xbest};
     if (s->precond) v.dinv = s->dinv;
     double sc[PS__CG_SCALARS] = {0};
     ps__scalar raw[PS__CG_SCALARS];
-    PS__TRY(ps__iter_residual(s, s->x, r));
-    PS__TRY(ps__iter_precond(s, r, zbuf, &z));
-    PS__TRY(ps__iter_copy(s, z, p));
-    PS__TRY(ps__iter_dot(s, r, z, &sc[PS__CG_RZ]));
-    if (s->precond)
-        PS__TRY(ps__iter_dot(s, r, r, &sc[PS__CG_RR]));
-    else
-        sc[PS__CG_RR] = sc[PS__CG_RZ];
     double best = s->best * s->bnorm;
     sc[PS__CG_BEST] = best * best;
     PS__TRY(ps__iter_upload_scalars(s, sc, PS__CG_SCALARS, blk[0]));
     double stop = s->o->tol * s->bnorm, stop_rr = stop * stop;
 
-    int queued = 0, taken = 0, save = 0;
-    int breakdown = 0; /* PS__CG_STOP_PQ or PS__CG_STOP_RZ when the loop broke down */
-    PS__TRY(cg_enqueue(s, &v, blk, queued++, stop_rr));
+    /* steps 0 .. budget: step t > 0 measures iteration t, the last one without updating */
+    const int budget = s->o->max_iter - s->iterations;
+    int queued = 0, taken = 0;
+    PS__TRY(cg_enqueue(s, &v, blk, queued, queued == budget, stop_rr));
+    queued++;
     for (;;) {
-        if (s->iterations + (queued - taken) < s->o->max_iter)
-            PS__TRY(cg_enqueue(s, &v, blk, queued++, stop_rr));
-        int slot = (taken + 1) % 2;
+        if (queued <= budget) {
+            PS__TRY(cg_enqueue(s, &v, blk, queued, queued == budget, stop_rr));
+            queued++;
+        }
+        int t = taken++, slot = taken % 2, done = 0;
         PS__TRY(ps__iter_fetch(s, slot, PS__CG_SCALARS, blk[slot], raw, sc));
-        taken++;
-        save = sc[PS__CG_SAVE] != 0;
         int stop = (int)sc[PS__CG_STOP];
-        if (stop == PS__CG_STOP_PQ) { /* the step changed nothing: not an iteration */
-            breakdown = stop;
+        if (t > 0) {
+            /* rr is a sum of squares: NaN or Inf only when the iteration diverged */
+            PS__TRY(ps__iter_step_met(s, sqrt(sc[PS__CG_RR]) / s->bnorm,
+                                      stop == PS__CG_STOP_CONVERGED, &done));
+        } else if (stop == PS__CG_STOP_CONVERGED) { /* the recursive residual of the start */
+            s->end = PS__ITER_TOL_MET;
+            done = 1;
+        }
+        if (done) break;
+        if (stop == PS__CG_STOP_PQ)
+            return ps__iter_breakdown(s, "p'Ap = %.3g: A is not positive definite",
+                                      sc[PS__CG_DENOM]);
+        if (stop == PS__CG_STOP_RZ) return ps__iter_breakdown(s, "r'z = 0 with r nonzero");
+        if (stop != 0) { /* not finite at the start: as a diverged iteration */
+            s->end = PS__ITER_DIVERGED;
             break;
         }
-        int done;
-        /* rr is a sum of squares: NaN or Inf only when the iteration diverged */
-        PS__TRY(ps__iter_step_met(s, sqrt(sc[PS__CG_RR]) / s->bnorm, stop == PS__CG_STOP_CONVERGED,
-                                  &done));
-        if (!done && stop == PS__CG_STOP_RZ) breakdown = stop;
-        if (done || breakdown) break;
     }
-    /* x is the best iterate and no queued step will save it */
-    if (save && queued == taken) PS__TRY(ps__iter_copy(s, s->x, s->xbest));
-    if (breakdown == PS__CG_STOP_PQ)
-        return ps__iter_breakdown(s, "p'Ap = %.3g: A is not positive definite", sc[PS__CG_PQ]);
-    if (breakdown == PS__CG_STOP_RZ) return ps__iter_breakdown(s, "r'z = 0 with r nonzero");
     return PS_SUCCESS;
 }
 
@@ -83,7 +84,7 @@ ps_status ps__iter_bicgstab(ps__solver *s) {
             v = ps__solver_vec(s, 3), phat_buf = ps__solver_vec(s, 4),
             shat_buf = ps__solver_vec(s, 5), t = ps__solver_vec(s, 6), phat, shat;
     double rho = 1, alpha = 1, omega = 1;
-    PS__TRY(ps__iter_residual(s, s->x, r));
+    PS__TRY(ps__iter_start_residual(s, r));
     PS__TRY(ps__iter_copy(s, r, rhat));
     for (int first = 1;; first = 0) {
         double rho_new;

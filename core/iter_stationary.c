@@ -12,7 +12,7 @@
  * residual, whose norm is the convergence test. */
 static ps_status sweep(ps__solver *s, int gauss_seidel) {
     ps__vec r = ps__solver_vec(s, 0);
-    PS__TRY(ps__iter_residual(s, s->x, r));
+    PS__TRY(ps__iter_start_residual(s, r));
     for (;;) {
         if (gauss_seidel)
             PS__TRY(s->ops->trsv(s->be, s->dt, PS__LOWER, PS__NOTRANS, PS__NONUNIT, s->n, s->a, r));

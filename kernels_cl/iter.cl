@@ -1,32 +1,35 @@
-/* The conjugate-gradient step (the cg_step entry, -DPS_DOUBLE selects double) as five kernels
- * on one in-order queue, its scalars never leaving the device: OpenCL 1.2 has no grid-wide
- * barrier, so each reduction ends a kernel and a one-group kernel finishes it. The host then
- * reads the scalar block a step late (iter_krylov.c) instead of waiting for every dot product.
- *   ps_cg_begin  (grid)      xbest = x when in[SAVE]; partial sums of (p, q) unless in[STOP]
- *   ps_cg_alpha  (one group) pq, out = in with SAVE clear, the PQ stop, alpha = rz / pq
- *   ps_cg_update (grid)      x += alpha p, r -= alpha q, z = dinv .* r; partials of rr and rz
- *   ps_cg_finish (one group) rr, rz', beta and the end of the step (ps__cg_finish in backend.h)
- *   ps_cg_p      (grid)      p = z + beta p
- * work holds [run, alpha, beta] (run: 1 while the step proceeds past ps_cg_alpha) and then the
- * partial sums, two per group. Every kernel is launched with PS_CG_LOCAL work-items per group. */
+/* The conjugate-gradient step (the cg_step entry in Chronopoulos and Gear's form, core/backend.h;
+ * -DPS_DOUBLE selects double) as three kernels on one in-order queue, its scalars never leaving
+ * the device: OpenCL 1.2 has no grid-wide barrier, so the reduction ends a kernel and a
+ * one-group kernel finishes it. The host then reads the scalar block a step late
+ * (iter_krylov.c) instead of waiting for every dot product.
+ *   ps_cg_dots    (grid)      partial sums of (r, r), (r, u), (w, u) unless in[STOP]
+ *   ps_cg_scalars (one group) the sums, the block out (ps__cg_scalars in backend.h), alpha, beta
+ *   ps_cg_update  (grid)      xbest = x when it is the best iterate; p = u + beta p,
+ *                             s = w + beta s, x += alpha p, r -= alpha s, u = dinv .* r
+ * work holds [update, alpha, beta, save, first] and from CG_PARTIAL on the partial sums, three
+ * per group. Every kernel is launched with PS_CG_LOCAL work-items per group. */
 
 #define PS_CG_LOCAL 64
 /* the scalar block (core/backend.h, PS__CG_*) */
-#define RZ              0
+#define GAMMA           0
 #define RR              1
-#define PQ              2
+#define DENOM           2
 #define BEST            3
-#define SAVE            4
+#define ALPHA           4
 #define STOP            5
 #define STOP_CONVERGED  1
 #define STOP_PQ         2
 #define STOP_NOT_FINITE 3
 #define STOP_RZ         4
 /* work */
-#define RUN     0
-#define ALPHA   1
-#define BETA    2
-#define PARTIAL 4
+#define W_UPDATE   0
+#define W_ALPHA    1
+#define W_BETA     2
+#define W_SAVE     3
+#define W_FIRST    4
+#define CG_PARTIAL 8
+#define PARTIAL    4 /* the norm's partial sums (ps_orth_partial), two per group */
 
 /* Sums v over the group into red[0] (every work-item passes the barriers). */
 static void group_sum(__local real *red, real v) {
@@ -39,102 +42,107 @@ static void group_sum(__local real *red, real v) {
     }
 }
 
-__kernel void ps_cg_begin(int n, __global const real *in, ulong ino, __global const real *x,
-                          ulong xo, __global real *xbest, ulong xbo, __global const real *p,
-                          ulong po, __global const real *q, ulong qo, __global real *work) {
-    __local real red[PS_CG_LOCAL];
-    int save = in[ino + SAVE] != 0, run = in[ino + STOP] == 0;
-    real acc = 0;
-    for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
-        if (save) xbest[xbo + i] = x[xo + i];
-        if (run) acc += p[po + i] * q[qo + i];
+/* Sums three values over the group into red[0][0], red[1][0], red[2][0]. */
+static void group_sum3(__local real red[3][PS_CG_LOCAL], real a, real b, real c) {
+    int l = get_local_id(0);
+    red[0][l] = a, red[1][l] = b, red[2][l] = c;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = PS_CG_LOCAL / 2; w > 0; w /= 2) {
+        if (l < w) {
+            red[0][l] += red[0][l + w];
+            red[1][l] += red[1][l + w];
+            red[2][l] += red[2][l + w];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
-    group_sum(red, acc);
-    if (get_local_id(0) == 0) work[PARTIAL + 2 * get_group_id(0)] = red[0];
 }
 
-__kernel void ps_cg_alpha(int groups, __global const real *in, ulong ino, __global real *out,
-                          ulong oo, __global real *work) {
-    __local real red[PS_CG_LOCAL];
-    real acc = 0;
-    for (int g = get_local_id(0); g < groups; g += PS_CG_LOCAL) acc += work[PARTIAL + 2 * g];
-    group_sum(red, acc);
-    if (get_local_id(0) != 0) return;
-    real pq = red[0];
-    for (int e = 0; e <= STOP; e++) out[oo + e] = in[ino + e];
-    out[oo + SAVE] = 0;
+__kernel void ps_cg_dots(int n, int has_dinv, __global const real *in, ulong ino,
+                         __global const real *r, ulong ro, __global const real *u, ulong uo,
+                         __global const real *w, ulong wo, __global real *work) {
+    __local real red[3][PS_CG_LOCAL];
     int run = in[ino + STOP] == 0;
-    if (run) {
-        out[oo + PQ] = pq;
-        if (!(pq > 0)) {
-            out[oo + STOP] = STOP_PQ;
-            run = 0;
-        }
-    }
-    work[RUN] = run;
-    work[ALPHA] = run ? in[ino + RZ] / pq : 0;
-}
-
-__kernel void ps_cg_update(int n, __global real *x, ulong xo, __global real *r, ulong ro,
-                           __global real *z, ulong zo, __global const real *p, ulong po,
-                           __global const real *q, ulong qo, __global const real *dinv, ulong dio,
-                           int has_dinv, __global real *work) {
-    __local real red[PS_CG_LOCAL];
-    int run = work[RUN] != 0;
-    real alpha = work[ALPHA], rr = 0, rz = 0;
+    real rr = 0, ru = 0, wu = 0;
     for (int i = get_global_id(0); run && i < n; i += get_global_size(0)) {
-        x[xo + i] += alpha * p[po + i];
-        real ri = r[ro + i] - alpha * q[qo + i];
-        r[ro + i] = ri;
+        real ri = r[ro + i], ui = has_dinv ? u[uo + i] : ri;
         rr += ri * ri;
-        if (has_dinv) {
-            real zi = dinv[dio + i] * ri;
-            z[zo + i] = zi;
-            rz += ri * zi;
-        }
+        ru += ri * ui;
+        wu += w[wo + i] * ui;
     }
-    group_sum(red, rr);
-    if (get_local_id(0) == 0) work[PARTIAL + 2 * get_group_id(0)] = red[0];
-    barrier(CLK_LOCAL_MEM_FENCE); /* red is reused */
-    group_sum(red, rz);
-    if (get_local_id(0) == 0) work[PARTIAL + 2 * get_group_id(0) + 1] = red[0];
+    group_sum3(red, rr, ru, wu);
+    if (get_local_id(0) < 3)
+        work[CG_PARTIAL + 3 * get_group_id(0) + get_local_id(0)] = red[get_local_id(0)][0];
 }
 
 /* stop_rr arrives in the program's precision; rr <= stop_rr compares as the host does unless
  * stop_rr is not a float, which moves the boundary by one rounding. */
-__kernel void ps_cg_finish(int groups, int has_dinv, real stop_rr, __global const real *in,
-                           ulong ino, __global real *out, ulong oo, __global real *work) {
-    __local real red[PS_CG_LOCAL];
-    real acc_rr = 0, acc_rz = 0;
+__kernel void ps_cg_scalars(int groups, int has_dinv, int last, real stop_rr,
+                            __global const real *in, ulong ino, __global real *out, ulong oo,
+                            __global real *work) {
+    __local real red[3][PS_CG_LOCAL];
+    real a0 = 0, a1 = 0, a2 = 0;
     for (int g = get_local_id(0); g < groups; g += PS_CG_LOCAL) {
-        acc_rr += work[PARTIAL + 2 * g];
-        acc_rz += work[PARTIAL + 2 * g + 1];
+        a0 += work[CG_PARTIAL + 3 * g];
+        a1 += work[CG_PARTIAL + 3 * g + 1];
+        a2 += work[CG_PARTIAL + 3 * g + 2];
     }
-    group_sum(red, acc_rr);
-    real rr = red[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    group_sum(red, acc_rz);
-    real rz = has_dinv ? red[0] : rr;
-    if (get_local_id(0) != 0 || work[RUN] == 0) return;
-    /* ps__cg_finish */
-    real best = in[ino + BEST];
-    work[BETA] = rz / in[ino + RZ];
-    out[oo + RZ] = rz;
+    group_sum3(red, a0, a1, a2);
+    if (get_local_id(0) != 0) return;
+    for (int e = 0; e <= STOP; e++) out[oo + e] = in[ino + e];
+    work[W_UPDATE] = 0;
+    work[W_SAVE] = 0;
+    if (in[ino + STOP] != 0) return;
+    /* ps__cg_scalars */
+    real rr = red[0][0], gamma = has_dinv ? red[1][0] : rr, delta = red[2][0];
+    real best = in[ino + BEST], alpha_old = in[ino + ALPHA], gamma_old = in[ino + GAMMA];
+    int save = rr < best;
+    work[W_SAVE] = save;
+    if (save) out[oo + BEST] = rr;
+    out[oo + GAMMA] = gamma;
     out[oo + RR] = rr;
-    out[oo + SAVE] = rr < best;
-    out[oo + BEST] = rr < best ? rr : best;
-    out[oo + STOP] = rr <= stop_rr     ? STOP_CONVERGED
-                     : !(rr - rr == 0) ? STOP_NOT_FINITE
-                     : rz == 0         ? STOP_RZ
-                                       : 0;
+    int stop = rr <= stop_rr     ? STOP_CONVERGED
+               : !(rr - rr == 0) ? STOP_NOT_FINITE
+               : gamma == 0      ? STOP_RZ
+                                 : 0;
+    out[oo + STOP] = stop;
+    if (stop != 0 || last) return;
+    real beta = alpha_old != 0 ? gamma / gamma_old : 0;
+    real denom = alpha_old != 0 ? delta - beta * gamma / alpha_old : delta;
+    out[oo + DENOM] = denom;
+    if (!(denom > 0)) {
+        out[oo + STOP] = STOP_PQ;
+        return;
+    }
+    real alpha = gamma / denom;
+    out[oo + ALPHA] = alpha;
+    work[W_UPDATE] = 1;
+    work[W_ALPHA] = alpha;
+    work[W_BETA] = beta;
+    work[W_FIRST] = alpha_old == 0;
 }
 
-__kernel void ps_cg_p(int n, __global const real *z, ulong zo, __global real *p, ulong po,
-                      __global const real *work) {
-    if (work[RUN] == 0) return;
-    real beta = work[BETA];
-    for (int i = get_global_id(0); i < n; i += get_global_size(0))
-        p[po + i] = z[zo + i] + beta * p[po + i];
+__kernel void ps_cg_update(int n, int has_dinv, __global real *x, ulong xo, __global real *xbest,
+                           ulong xbo, __global real *r, ulong ro, __global real *u, ulong uo,
+                           __global const real *w, ulong wo, __global real *p, ulong po,
+                           __global real *s, ulong so, __global const real *dinv, ulong dio,
+                           __global const real *work) {
+    int update = work[W_UPDATE] != 0, save = work[W_SAVE] != 0, first = work[W_FIRST] != 0;
+    if (!update && !save) return;
+    real alpha = work[W_ALPHA], beta = work[W_BETA];
+    for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
+        real xi = x[xo + i];
+        if (save) xbest[xbo + i] = xi;
+        if (!update) continue;
+        real ri = r[ro + i], ui = has_dinv ? u[uo + i] : ri, wi = w[wo + i];
+        real pi = first ? ui : ui + beta * p[po + i];
+        real si = first ? wi : wi + beta * s[so + i];
+        p[po + i] = pi;
+        s[so + i] = si;
+        x[xo + i] = xi + alpha * pi;
+        ri -= alpha * si;
+        r[ro + i] = ri;
+        if (has_dinv) u[uo + i] = dinv[dio + i] * ri;
+    }
 }
 
 /* GMRES's two classical Gram-Schmidt passes for k <= PS_CL_ORTH_MAX_K columns, each
