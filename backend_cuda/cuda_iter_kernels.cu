@@ -33,6 +33,41 @@ template <typename T> struct cg_vectors {
           dinv((const T *)v.dinv), xbest((T *)v.xbest) {}
 };
 
+// What a step decides from its reduced (r, r), (r, u), (w, u) (acc, in double) and the scalar
+// block sc (updated in place): ps__cg_scalars on the values rounded to T.
+template <typename T> struct cg_decision {
+    bool first_update; // p and s are u and w (they may hold anything before)
+    int update, save;  // the vectors are updated; x is the best iterate
+    T alpha, beta;
+};
+template <typename T>
+__device__ cg_decision<T> cg_decide(double *sc, const double *acc, bool preconditioned,
+                                    double stop_rr, int last) {
+    const double rr = (T)acc[0], gamma = preconditioned ? (double)(T)acc[1] : rr, delta = (T)acc[2];
+    cg_decision<T> d;
+    d.first_update = sc[PS__CG_ALPHA] == 0;
+    double alpha = 0, beta = 0;
+    d.update =
+        ps__cg_scalars(sc, gamma, delta, rr, stop_rr, last, sizeof(T) == 4, &alpha, &beta, &d.save);
+    d.alpha = (T)alpha, d.beta = (T)beta;
+    return d;
+}
+
+// Element i's update from its old values: p = u + beta p, s = w + beta s, x += alpha p,
+// r -= alpha s, u = dinv .* r.
+template <typename T>
+__device__ void cg_update(const cg_vectors<T> &v, const cg_decision<T> &d, int i, T x, T r, T u,
+                          T w, T p, T s) {
+    const T pi = d.first_update ? u : u + d.beta * p;
+    const T si = d.first_update ? w : w + d.beta * s;
+    v.p[i] = pi;
+    v.s[i] = si;
+    v.x[i] = x + d.alpha * pi;
+    const T ri = r - d.alpha * si;
+    v.r[i] = ri;
+    if (v.dinv) v.u[i] = v.dinv[i] * ri;
+}
+
 // One CG step as core/backend.h defines cg_step (Chronopoulos and Gear's form: one reduction of
 // three values), over this thread's elements first, first + stride, ... u and r may be the same
 // vector (then dinv is null and u is never written). host_out: the fetch slot's mapped host
@@ -54,26 +89,12 @@ __device__ void cg_step_body(Reducer &red, int first, int stride, int n, const c
         acc[2] += wi * ui;
     }
     red.template reduce<sum_op, 3, Warps>(acc);
-    const double rr = (T)acc[0], gamma = v.dinv ? (double)(T)acc[1] : rr, delta = (T)acc[2];
-    const bool first_update = sc[PS__CG_ALPHA] == 0;
-    double alpha = 0, beta = 0;
-    int save = 0;
-    const int update =
-        ps__cg_scalars(sc, gamma, delta, rr, stop_rr, last, sizeof(T) == 4, &alpha, &beta, &save);
-    const T a = (T)alpha, b = (T)beta;
+    const cg_decision<T> d = cg_decide<T>(sc, acc, v.dinv != nullptr, stop_rr, last);
     for (int i = first; i < n; i += stride) {
         const T xi = v.x[i];
-        if (save) v.xbest[i] = xi;
-        if (!update) continue;
-        const T ui = v.dinv ? v.u[i] : v.r[i], wi = v.w[i];
-        const T pi = first_update ? ui : ui + b * v.p[i];
-        const T si = first_update ? wi : wi + b * v.s[i];
-        v.p[i] = pi;
-        v.s[i] = si;
-        v.x[i] = xi + a * pi;
-        const T ri = v.r[i] - a * si;
-        v.r[i] = ri;
-        if (v.dinv) v.u[i] = v.dinv[i] * ri;
+        if (d.save) v.xbest[i] = xi;
+        if (d.update)
+            cg_update(v, d, i, xi, v.r[i], v.dinv ? v.u[i] : v.r[i], v.w[i], v.p[i], v.s[i]);
     }
     if (first == 0) put_scalars(sc, out, host_out);
     red.finish();
@@ -135,26 +156,12 @@ __global__ void __launch_bounds__(Threads)
     }
     grid_reducer red(partial, sh, bcast); // one block: no grid sync
     red.template reduce<sum_op, 3, Warps>(acc);
-    const double rr = (T)acc[0], gamma = pre ? (double)(T)acc[1] : rr, delta = (T)acc[2];
-    const bool first_update = sc[PS__CG_ALPHA] == 0;
-    double alpha = 0, beta = 0;
-    int save = 0;
-    const int update =
-        ps__cg_scalars(sc, gamma, delta, rr, stop_rr, last, sizeof(T) == 4, &alpha, &beta, &save);
-    const T a = (T)alpha, b = (T)beta;
+    const cg_decision<T> d = cg_decide<T>(sc, acc, pre, stop_rr, last);
     for (int k = 0; k < E; k++) {
         const int i = threadIdx.x + k * Threads;
         if (i >= n) continue;
-        if (save) v.xbest[i] = x[k];
-        if (!update) continue;
-        const T pi = first_update ? u[k] : u[k] + b * p[k];
-        const T si = first_update ? w[k] : w[k] + b * s[k];
-        v.p[i] = pi;
-        v.s[i] = si;
-        v.x[i] = x[k] + a * pi;
-        const T ri = r[k] - a * si;
-        v.r[i] = ri;
-        if (pre) v.u[i] = v.dinv[i] * ri;
+        if (d.save) v.xbest[i] = x[k];
+        if (d.update) cg_update(v, d, i, x[k], r[k], u[k], w[k], p[k], s[k]);
     }
     if (threadIdx.x == 0) put_scalars(sc, out, host_out);
 }

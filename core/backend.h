@@ -462,7 +462,9 @@ struct ps__backend_ops {
      *   gamma / denom, out[ALPHA] = alpha, and p = u + beta p, s = w + beta s (the first
      *   update: p = u, s = w, whatever p and s held), x += alpha p, r -= alpha s, u = dinv .* r
      *   (u is r when dinv.buf is NULL).
-     * last: measure x (rr, the best iterate, the stop) without updating it. Then, when
+     * last: measure x (rr, the best iterate, the stop) without updating it. A backend may read
+     * every vector but w before the operation queued just before this one has finished (CUDA,
+     * where CG queues the product into w there): that operation must write w alone. Then, when
      * fetch_slot >= 0, starts fetching out through that slot as fetch_start would (a backend can
      * do it from inside the kernel). Reductions may run in any order (backends differ in the
      * last bits). Vectors are contiguous (inc 1). */

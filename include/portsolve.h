@@ -312,7 +312,7 @@ PS_API ps_status ps_dgjsv(ps_context *ctx, int n, int nrhs, double *A, int lda, 
 typedef enum ps_iter_method {
     PS_ITER_JACOBI = 0,       /* x += D^-1 (b - A x) */
     PS_ITER_GAUSS_SEIDEL = 1, /* x += (D + L)^-1 (b - A x): a gemv and a triangular solve */
-    PS_ITER_CG = 2,           /* conjugate gradients: A symmetric positive definite */
+    PS_ITER_CG = 2,           /* conjugate gradients (Chronopoulos-Gear form): A SPD */
     PS_ITER_BICGSTAB = 3,     /* BiCGSTAB (van der Vorst) for nonsymmetric A */
     PS_ITER_GMRES = 4         /* GMRES(restart), classical Gram-Schmidt applied twice */
 } ps_iter_method;
