@@ -119,14 +119,8 @@ ps_status ps_cuda_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vec
         return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT, "cg_step: slot %d", fetch_slot);
     void *target = fetch_target(st, fetch_slot, PS__CG_SCALARS * ps__dtype_size(dt));
 #define PS_PTR(vec) ((vec).buf ? ps_cuda_ptr(dt, (vec).buf, (vec).off) : NULL)
-    ps_cuda_cg_ptrs ptrs = {PS_PTR(v->x),
-                            PS_PTR(v->r),
-                            PS_PTR(v->u),
-                            PS_PTR(v->w),
-                            PS_PTR(v->p),
-                            PS_PTR(v->s),
-                            v->dinv.buf ? PS_PTR(v->dinv) : NULL,
-                            PS_PTR(v->xbest)};
+    ps_cuda_cg_ptrs ptrs = {PS_PTR(v->x), PS_PTR(v->r), PS_PTR(v->u),    PS_PTR(v->w),
+                            PS_PTR(v->p), PS_PTR(v->s), PS_PTR(v->dinv), PS_PTR(v->xbest)};
     PS_CUDA_TRY(be,
                 ps_cuda_launch_cg_step(st->cur_stream, dt == PS__DOUBLE, &st->iter, n, ptrs,
                                        PS_PTR(in), PS_PTR(out), stop_rr, last, st->iter_partial,

@@ -53,6 +53,13 @@ __device__ cg_decision<T> cg_decide(double *sc, const double *acc, bool precondi
     return d;
 }
 
+// Element i's terms of (r, r), (r, u), (w, u), added to acc in double.
+__device__ __forceinline__ void cg_dots(double *acc, double r, double u, double w) {
+    acc[0] += r * r;
+    acc[1] += r * u;
+    acc[2] += w * u;
+}
+
 // Element i's update from its old values: p = u + beta p, s = w + beta s, x += alpha p,
 // r -= alpha s, u = dinv .* r.
 template <typename T>
@@ -83,10 +90,8 @@ __device__ void cg_step_body(Reducer &red, int first, int stride, int n, const c
     }
     double acc[3] = {0, 0, 0}; // (r, r), (r, u), (w, u)
     for (int i = first; i < n; i += stride) {
-        const double ri = v.r[i], ui = v.dinv ? (double)v.u[i] : ri, wi = v.w[i];
-        acc[0] += ri * ri;
-        acc[1] += ri * ui;
-        acc[2] += wi * ui;
+        const double ri = v.r[i];
+        cg_dots(acc, ri, v.dinv ? (double)v.u[i] : ri, v.w[i]);
     }
     red.template reduce<sum_op, 3, Warps>(acc);
     const cg_decision<T> d = cg_decide<T>(sc, acc, v.dinv != nullptr, stop_rr, last);
@@ -150,9 +155,7 @@ __global__ void __launch_bounds__(Threads)
         const int i = threadIdx.x + k * Threads;
         if (i >= n) continue;
         w[k] = v.w[i];
-        acc[0] += (double)r[k] * (double)r[k];
-        acc[1] += (double)r[k] * (double)u[k];
-        acc[2] += (double)w[k] * (double)u[k];
+        cg_dots(acc, r[k], u[k], w[k]);
     }
     grid_reducer red(partial, sh, bcast); // one block: no grid sync
     red.template reduce<sum_op, 3, Warps>(acc);
