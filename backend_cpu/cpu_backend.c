@@ -200,6 +200,7 @@ static const ps__backend_ops cpu_ops = {
     .gj_stripe_update = ps__cpu_gj_stripe_update,
     .convert = ps__cpu_convert,
     .norm_inf = ps__cpu_norm_inf,
+    .butterfly = ps__cpu_butterfly,
 };
 
 const ps__backend_ops *ps__cpu_backend_ops(void) {

@@ -68,5 +68,8 @@ ps_status ps__cpu_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, i
                           double alpha, ps__mat src, ps__mat dst, void *info);
 ps_status ps__cpu_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
                            double *result);
+ps_status ps__cpu_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                            double alpha, const void *left, const void *right, ps__mat src,
+                            ps__mat dst, void *info);
 
 #endif

@@ -54,3 +54,32 @@ ps_status ps__cpu_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps
     *result = best;
     return PS_SUCCESS;
 }
+
+ps_status ps__cpu_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                            double alpha, const void *left, const void *right, ps__mat src,
+                            ps__mat dst, void *info) {
+    (void)be;
+    int overflow = 0, rslots = ps__butterfly_slots(rows, left);
+    int cslots = ps__butterfly_slots(cols, right);
+    for (int cs = 0; cs < cslots; cs++) {
+        int ci[4], nc = ps__butterfly_slot(cols, right, cs, ci);
+        for (int rs = 0; rs < rslots; rs++) {
+            int ri[4], nr = ps__butterfly_slot(rows, left, rs, ri);
+            double x[4][4];
+            for (int b = 0; b < nc; b++)
+                for (int a = 0; a < nr; a++) x[a][b] = alpha * element(src_dt, src, ri[a], ci[b]);
+            ps__butterfly_block(left, rows, rs, nr, right, cols, cs, nc, x);
+            for (int b = 0; b < nc; b++)
+                for (int a = 0; a < nr; a++) {
+                    double v = ps__convert_value(dst_dt, 1.0, x[a][b], &overflow);
+                    size_t k = dst.off + (size_t)ri[a] + (size_t)ci[b] * (size_t)dst.ld;
+                    if (dst_dt == PS__DOUBLE)
+                        ((double *)dst.buf)[k] = v;
+                    else
+                        ((float *)dst.buf)[k] = (float)v;
+                }
+        }
+    }
+    if (overflow) *(int32_t *)info = 1;
+    return PS_SUCCESS;
+}

@@ -586,6 +586,7 @@ static const ps__backend_ops cuda_ops = {
     .hold_matrix = ps_cuda_hold_matrix,
     .gj_stripe_update = ps_cuda_gj_stripe_update,
     .convert = ps_cuda_convert,
+    .butterfly = ps_cuda_butterfly,
     .norm_inf = ps_cuda_norm_inf,
     .set_float_compute = ps_cuda_set_float_compute,
     .block_size = cuda_block_size,

@@ -225,6 +225,9 @@ cudaError_t ps_cuda_launch_stripe_update(cudaStream_t s, int dbl, int tensor_cor
                                          const void *ik, int ldik, void *jk, int ldjk);
 /* The mixed-precision kernels (cuda_ir_kernels.cu). norm_inf: sums holds rows doubles, out one
  * word that receives the norm's bits. */
+cudaError_t ps_cuda_launch_butterfly(cudaStream_t s, int src_dbl, int dst_dbl, int rows, int cols,
+                                     double alpha, const double *left, const double *right,
+                                     const void *src, int lds, void *dst, int ldd, int *info);
 cudaError_t ps_cuda_launch_convert(cudaStream_t s, int src_dbl, int dst_dbl, int rows, int cols,
                                    double alpha, const void *src, int lds, void *dst, int ldd,
                                    int *info);
@@ -291,6 +294,9 @@ ps_status ps_cuda_transpose(ps__backend *be, ps__dtype dt, int rows, int cols, p
                             ps__mat dst);
 ps_status ps_cuda_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
                                    ps__mat ji, ps__mat ik, ps__mat jk);
+ps_status ps_cuda_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                            double alpha, const void *left, const void *right, ps__mat src,
+                            ps__mat dst, void *info);
 ps_status ps_cuda_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
                           double alpha, ps__mat src, ps__mat dst, void *info);
 ps_status ps_cuda_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,

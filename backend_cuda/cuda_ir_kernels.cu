@@ -1,5 +1,6 @@
 // The mixed-precision refinement kernels: precision conversion with LAPACK dlag2s's overflow
-// test, and the infinity norm (row sums by column chunks, then a NaN-propagating maximum).
+// test, the random butterfly transformation, and the infinity norm (row sums by column chunks,
+// then a NaN-propagating maximum).
 #include "cuda_internal.h"
 
 #include <cuda_bf16.h>
@@ -17,6 +18,92 @@ __global__ void convert_kernel(int rows, int cols, double alpha, const S *src, i
         D v = static_cast<D>(alpha * static_cast<double>(src[i + (size_t)j * lds]));
         bad |= !isfinite(v); // beyond the narrow type's range rounds to Inf; NaN stays NaN
         dst[i + (size_t)j * ldd] = v;
+    }
+    if (bad) *info = 1; // a benign race: every writer writes 1
+}
+
+// The butterfly entry (core/backend.h; ps__butterfly_orbit in core/backend_defaults_ir.h is the
+// definition this restates). Slot s of a dimension of order n with q orbits: orbit s's four
+// indices, or one index beyond them.
+__device__ __forceinline__ int butterfly_slot(int q, int s, int idx[4]) {
+    if (s >= q) {
+        idx[0] = 4 * q + (s - q);
+        return 1;
+    }
+#pragma unroll
+    for (int a = 0; a < 4; a++) idx[a] = s + a * q;
+    return 4;
+}
+
+__device__ __forceinline__ void butterfly_pair(bool transposed, double wa, double wb, double &xa,
+                                               double &xb) {
+    constexpr double kHalf = 0.70710678118654752440; // sqrt(1/2)
+    double a = xa, b = xb;
+    if (transposed) {
+        xa = wa * (a + b) * kHalf;
+        xb = wb * (a - b) * kHalf;
+    } else {
+        xa = (wa * a + wb * b) * kHalf;
+        xb = (wa * a - wb * b) * kHalf;
+    }
+}
+
+// x = T x (transposed: T^T x) on orbit p of the butterfly of order n, q = n / 4.
+__device__ __forceinline__ void butterfly_orbit(const double *w, int n, int q, int p,
+                                                bool transposed, double &x0, double &x1, double &x2,
+                                                double &x3) {
+    const double *u = w + p, *v = w + n + p;
+    if (!transposed) {
+        butterfly_pair(false, u[0], u[2 * q], x0, x2);
+        butterfly_pair(false, u[q], u[3 * q], x1, x3);
+        butterfly_pair(false, v[0], v[q], x0, x1);
+        butterfly_pair(false, v[2 * q], v[3 * q], x2, x3);
+    } else {
+        butterfly_pair(true, v[0], v[q], x0, x1);
+        butterfly_pair(true, v[2 * q], v[3 * q], x2, x3);
+        butterfly_pair(true, u[0], u[2 * q], x0, x2);
+        butterfly_pair(true, u[q], u[3 * q], x1, x3);
+    }
+}
+
+// A thread per row slot and column slot (the y dimension strides over column slots): its up to
+// 4 x 4 elements are read, transformed on both sides and written, so in place is safe.
+// Consecutive threads take consecutive row slots, so each of the 16 loads is coalesced.
+template <typename S, typename D>
+__global__ void butterfly_kernel(int rows, int cols, double alpha, const double *left, int qr,
+                                 const double *right, int qc, const S *src, int lds, D *dst,
+                                 int ldd, int *info) {
+    int rs = blockIdx.x * blockDim.x + threadIdx.x;
+    if (rs >= rows - 3 * qr) return;
+    int ri[4], nr = butterfly_slot(qr, rs, ri);
+    bool bad = false;
+    for (int cs = blockIdx.y; cs < cols - 3 * qc; cs += gridDim.y) {
+        int ci[4], nc = butterfly_slot(qc, cs, ci);
+        double x[4][4];
+#pragma unroll
+        for (int b = 0; b < 4; b++)
+#pragma unroll
+            for (int a = 0; a < 4; a++)
+                x[a][b] = a < nr && b < nc
+                              ? alpha * static_cast<double>(src[ri[a] + (size_t)ci[b] * lds])
+                              : 0.0;
+        if (nr == 4)
+#pragma unroll
+            for (int b = 0; b < 4; b++)
+                butterfly_orbit(left, rows, qr, rs, false, x[0][b], x[1][b], x[2][b], x[3][b]);
+        if (nc == 4)
+#pragma unroll
+            for (int a = 0; a < 4; a++)
+                butterfly_orbit(right, cols, qc, cs, true, x[a][0], x[a][1], x[a][2], x[a][3]);
+#pragma unroll
+        for (int b = 0; b < 4; b++)
+#pragma unroll
+            for (int a = 0; a < 4; a++)
+                if (a < nr && b < nc) {
+                    D v = static_cast<D>(x[a][b]);
+                    bad |= !isfinite(v);
+                    dst[ri[a] + (size_t)ci[b] * ldd] = v;
+                }
     }
     if (bad) *info = 1; // a benign race: every writer writes 1
 }
@@ -137,6 +224,36 @@ extern "C" cudaError_t ps_cuda_launch_convert(cudaStream_t s, int src_dbl, int d
                                                             static_cast<const float *>(src), lds,
                                                             static_cast<float *>(dst), ldd, info);
     return cudaGetLastError();
+}
+
+template <typename S, typename D>
+static cudaError_t launch_butterfly(cudaStream_t s, int rows, int cols, double alpha,
+                                    const double *left, const double *right, const void *src,
+                                    int lds, void *dst, int ldd, int *info) {
+    int qr = left ? rows / 4 : 0, qc = right ? cols / 4 : 0;
+    int rslots = rows - 3 * qr, cslots = cols - 3 * qc;
+    dim3 block(128), grid((rslots + 127) / 128, cslots < 65535 ? cslots : 65535);
+    butterfly_kernel<S, D><<<grid, block, 0, s>>>(rows, cols, alpha, left, qr, right, qc,
+                                                  static_cast<const S *>(src), lds,
+                                                  static_cast<D *>(dst), ldd, info);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t ps_cuda_launch_butterfly(cudaStream_t s, int src_dbl, int dst_dbl, int rows,
+                                                int cols, double alpha, const double *left,
+                                                const double *right, const void *src, int lds,
+                                                void *dst, int ldd, int *info) {
+    if (src_dbl && dst_dbl)
+        return launch_butterfly<double, double>(s, rows, cols, alpha, left, right, src, lds, dst,
+                                                ldd, info);
+    if (src_dbl)
+        return launch_butterfly<double, float>(s, rows, cols, alpha, left, right, src, lds, dst,
+                                               ldd, info);
+    if (dst_dbl)
+        return launch_butterfly<float, double>(s, rows, cols, alpha, left, right, src, lds, dst,
+                                               ldd, info);
+    return launch_butterfly<float, float>(s, rows, cols, alpha, left, right, src, lds, dst, ldd,
+                                          info);
 }
 
 extern "C" cudaError_t ps_cuda_launch_norm_inf(cudaStream_t s, int dbl, int rows, int cols,

@@ -3,7 +3,8 @@
  * references, in one run:
  *
  *   portsolve-bench-ir --backend cuda|opencl|cpu --sizes 4096,...,32768 [--conds 1e2,1e4,1e6]
- *                      [--precisions float,tf32,fp16,bf16,tf32x3] [--repeats R] [--csv F]
+ *                      [--precisions float,tf32,fp16,bf16,tf32x3[-rbt],...] [--repeats R]
+ *                      [--csv F]
  *                      [--references yes|no]
  *
  * Per order n and condition number: A = Q1 diag(sigma) Q2^T with sigma geometric from 1 to
@@ -11,7 +12,8 @@
  * uniform in [-1, 1). Device level (matrices uploaded before the clock starts), one right-hand
  * side, median of R runs after one warm-up:
  *   ps-dgesv           portsolve's double LU solve (ps_mat_gesv)
- *   ps-<p>             ps_mat_dsgesv with the lower precision p
+ *   ps-<p>             ps_mat_dsgesv with the lower precision p (p-rbt: the RBT
+ *                      factorization, PS_REFINE_RBT; no reference runs for these)
  *   ref-dgesv          cuSOLVER dgetrf+dgetrs (CUDA) or LAPACKE_dgesv (CPU)
  *   ref-ir-<p>         cusolverDnIRSXgesv, classical then GMRES refinement (CUDA), or
  *                      LAPACKE_dsgesv (CPU, float only)
@@ -31,7 +33,7 @@
 #include <string.h>
 
 enum { PS_DGESV, PS_IR, REF_DGESV, REF_IR };
-#define MAX_PREC 4
+#define MAX_PREC 8
 
 typedef struct {
     const char *backend, *csv;
@@ -39,6 +41,7 @@ typedef struct {
     double conds[8];
     int nconds;
     ps_lowprec precs[MAX_PREC];
+    ps_refine_factor factors[MAX_PREC];
     int nprecs;
     int references; /* run the vendor references (--references no: portsolve only) */
 } options;
@@ -85,6 +88,15 @@ static int parse(int argc, char **argv, options *o) {
     snprintf(buf, sizeof buf, "%s", precs);
     for (char *t = strtok_r(buf, ",", &save); t && o->nprecs < MAX_PREC;
          t = strtok_r(NULL, ",", &save)) {
+        char *dash = strchr(t, '-');
+        o->factors[o->nprecs] = PS_REFINE_PARTIAL_PIVOTING;
+        if (dash) {
+            *dash = '\0';
+            if (ps_refine_factor_from_name(dash + 1, &o->factors[o->nprecs])) {
+                fprintf(stderr, "portsolve-bench-ir: '-%s' is not -rbt or -partial\n", dash + 1);
+                return 0;
+            }
+        }
         if (ps_lowprec_from_name(t, &o->precs[o->nprecs])) {
             fprintf(stderr, "portsolve-bench-ir: '%s' is not float, tf32, fp16, bf16 or tf32x3\n",
                     t);
@@ -130,13 +142,14 @@ static double backward_error(int n, const double *A, double anrm, const double *
 }
 
 /* One timed portsolve run: double LU (method PS_DGESV) or dsgesv in precision p. */
-static int run_portsolve(ps_context *ctx, int method, ps_lowprec p, int n, const double *A0,
-                         const double *B0, double *X, double *seconds, int *iter,
+static int run_portsolve(ps_context *ctx, int method, ps_lowprec p, ps_refine_factor f, int n,
+                         const double *A0, const double *B0, double *X, double *seconds, int *iter,
                          ps_refine_result *res) {
     ps_matrix *A = NULL, *B = NULL, *Xm = NULL;
     int *ipiv = malloc(sizeof(int) * (size_t)n);
     ps_refine_options o = ps_refine_options_default();
     o.precision = p;
+    o.factorization = f;
     ps_status st = ps_matrix_create(ctx, PS_DOUBLE, n, n, n, &A);
     if (!st) st = ps_matrix_create(ctx, PS_DOUBLE, n, 1, n, &B);
     if (!st) st = ps_matrix_create(ctx, PS_DOUBLE, n, 1, n, &Xm);
@@ -239,12 +252,14 @@ int main(int argc, char **argv) {
                 if (!o.references && (m == REF_DGESV || m == REF_IR)) continue;
                 for (int q = 0; q < np && !rc; q++) {
                     ps_lowprec p = o.precs[q];
+                    ps_refine_factor f = o.factors[q];
+                    if (m == REF_IR && f != PS_REFINE_PARTIAL_PIVOTING) continue;
                     double times[16], t = 0;
                     int r, iter = 0, e = 0;
                     ps_refine_result res = {0};
                     for (r = -1; r < o.repeats; r++) {
                         e = m == PS_DGESV || m == PS_IR
-                                ? run_portsolve(ctx, m, p, n, A0, B0, X, &t, &iter, &res)
+                                ? run_portsolve(ctx, m, p, f, n, A0, B0, X, &t, &iter, &res)
                                 : run_reference(ctx, m, p, n, A0, B0, X, &t, &iter);
                         if (e) break;
                         if (r >= 0) times[r] = t;
@@ -252,8 +267,9 @@ int main(int argc, char **argv) {
                     if (e < 0) continue; /* no such reference here */
                     static const char *const prefix[] = {"ps-dgesv", "ps-", "ref-dgesv", "ref-ir-"};
                     char name[32];
-                    snprintf(name, sizeof name, "%s%s", prefix[m],
-                             m == PS_IR || m == REF_IR ? ps_lowprec_name(p) : "");
+                    snprintf(name, sizeof name, "%s%s%s", prefix[m],
+                             m == PS_IR || m == REF_IR ? ps_lowprec_name(p) : "",
+                             m == PS_IR && f == PS_REFINE_RBT ? "-rbt" : "");
                     if (e) {
                         printf("%6d %6.0e %-14s failed\n", n, cond, name);
                         continue; /* a failing reference does not stop the others */

@@ -515,6 +515,21 @@ struct ps__backend_ops {
      * before the work queued ahead of it has finished (CUDA: the product's blocks load their
      * part of a while the step kernel before them still runs, and wait only to read x). */
     ps_status (*hold_matrix)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a);
+    /* ---- Random butterfly transformation (the refinement's RBT factorization, core/refine.c);
+     * appended, so older modules get the default (host round trips, a few columns at a time).
+     * ---- */
+    /* dst = alpha * T_left src T_right, rounded to dst_dt as convert does (overflow sets info[0]
+     * to 1 and leaves dst unspecified). T_left is the depth-2 butterfly of order rows given by
+     * left, T_right that of order cols given by right; a NULL one is the identity. A butterfly of
+     * order n is given by 2n device doubles w (level 0 in w[0..n), level 1 in w[n..2n)) and acts
+     * on the first 4q indices, q = n / 4, as orbits {p, p+q, p+2q, p+3q} (p < q): level 0 pairs
+     * (p, p+2q) and (p+q, p+3q), then level 1 pairs (p, p+q) and (p+2q, p+3q), each pair (a, b)
+     * mapped to ((w_a x_a + w_b x_b) / sqrt 2, (w_a x_a - w_b x_b) / sqrt 2); the last n - 4q
+     * indices are left as they are. ps__butterfly_orbit (backend_defaults_ir.h) is the
+     * definition. src and dst are the same view (in place, dst_dt = src_dt) or do not overlap. */
+    ps_status (*butterfly)(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                           double alpha, const void *left, const void *right, ps__mat src,
+                           ps__mat dst, void *info);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

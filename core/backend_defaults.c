@@ -302,6 +302,7 @@ static const ps__backend_ops defaults = {
     .host_free = default_host_free,
     .transpose = ps__default_transpose,
     .hold_matrix = default_hold_matrix,
+    .butterfly = ps__default_butterfly,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -358,6 +359,7 @@ static const entry_info optional[] = {
     PS__ENTRY(host_free),
     PS__ENTRY(transpose),
     PS__ENTRY(hold_matrix),
+    PS__ENTRY(butterfly),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

@@ -74,3 +74,69 @@ ps_status ps__default_set_float_compute(ps__backend *be, ps__float_compute mode)
                             "TF32/FP16/BF16 mode)",
                             be->ops->name);
 }
+
+/* The weights of a butterfly of order n to the host (NULL stays NULL). */
+static ps_status butterfly_weights(ps__backend *be, int n, const void *dev, double **host) {
+    *host = NULL;
+    if (!dev || n < 4) return PS_SUCCESS;
+    *host = malloc(2 * (size_t)n * sizeof(double));
+    if (!*host)
+        return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "butterfly: out of host memory");
+    ps__mat w = {(void *)dev, 0, 2 * n};
+    return be->ops->download(be, PS__DOUBLE, 2 * n, 1, w, *host, 2 * n);
+}
+
+/* One column slot (its 1 or 4 columns) at a time through host memory. */
+ps_status ps__default_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows,
+                                int cols, double alpha, const void *left, const void *right,
+                                ps__mat src, ps__mat dst, void *info) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    double *lw = NULL, *rw = NULL, *in = NULL, *out = NULL;
+    ps_status st = butterfly_weights(be, rows, left, &lw);
+    if (st == PS_SUCCESS) st = butterfly_weights(be, cols, right, &rw);
+    if (st == PS_SUCCESS) {
+        in = malloc(4 * (size_t)rows * sizeof(double));
+        out = malloc(4 * (size_t)rows * sizeof(double));
+        if (!in || !out)
+            st = ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "butterfly: out of host memory");
+    }
+    int overflow = 0, cslots = ps__butterfly_slots(cols, rw),
+        rslots = ps__butterfly_slots(rows, lw);
+    for (int cs = 0; cs < cslots && st == PS_SUCCESS; cs++) {
+        int ci[4], nc = ps__butterfly_slot(cols, rw, cs, ci);
+        size_t es = src_dt == PS__DOUBLE ? sizeof(double) : sizeof(float);
+        for (int b = 0; b < nc && st == PS_SUCCESS; b++)
+            st = be->ops->download(be, src_dt, rows, 1, ps__mat_at(src, 0, ci[b]),
+                                   (char *)in + (size_t)b * (size_t)rows * es, rows);
+        for (int rs = 0; rs < rslots && st == PS_SUCCESS; rs++) {
+            int ri[4], nr = ps__butterfly_slot(rows, lw, rs, ri);
+            double x[4][4];
+            for (int b = 0; b < nc; b++)
+                for (int a = 0; a < nr; a++)
+                    x[a][b] =
+                        alpha * host_at(src_dt, (char *)in + (size_t)b * (size_t)rows * es, ri[a]);
+            ps__butterfly_block(lw, rows, rs, nr, rw, cols, cs, nc, x);
+            for (int b = 0; b < nc; b++)
+                for (int a = 0; a < nr; a++) {
+                    double v = ps__convert_value(dst_dt, 1.0, x[a][b], &overflow);
+                    size_t k = (size_t)b * (size_t)rows + (size_t)ri[a];
+                    if (dst_dt == PS__DOUBLE)
+                        out[k] = v;
+                    else
+                        ((float *)out)[k] = (float)v;
+                }
+        }
+        for (int b = 0; b < nc && st == PS_SUCCESS; b++) {
+            size_t ds = dst_dt == PS__DOUBLE ? sizeof(double) : sizeof(float);
+            st = be->ops->upload(be, dst_dt, rows, 1, (char *)out + (size_t)b * (size_t)rows * ds,
+                                 rows, ps__mat_at(dst, 0, ci[b]));
+        }
+    }
+    if (st == PS_SUCCESS && overflow) {
+        int32_t one = 1;
+        ps__mat word = {info, 0, 1};
+        st = be->ops->upload(be, PS__INT32, 1, 1, &one, 1, word);
+    }
+    free(lw), free(rw), free(in), free(out);
+    return st;
+}

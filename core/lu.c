@@ -30,6 +30,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* ps__getrf_window searches each column's pivot within this many block rows. One (pivots within
+ * the diagonal block) left refinement GEMV-bound or worse: float factors of dlatms-like matrices
+ * needed 5-6 classical steps at cond 1e2 where partial pivoting needs 2, and fell back at cond
+ * 1e6 (CPU, n = 2000, nb = 128; TF32X3 at n = 32768 needed GMRES-IR at cond 1e4). Two gave
+ * partial pivoting's step counts (2 / 3 / 6 at cond 1e2 / 1e4 / 1e6; TF32X3 at 32768: 4 and 6
+ * at cond 1e2 and 1e4), and on the H100 cost no more time than one. Four and eight gave the same
+ * counts (CPU); four was 3-4% slower at n = 32768 on the H100. */
+#define PS__LU_WINDOW_BLOCKS 2
+
 int ps__lu_block_size(ps_context *ctx, ps__dtype dt, int m, int n) {
     if (ctx->lu_block_size > 0) return ctx->lu_block_size;
     int k = m < n ? m : n;
@@ -150,11 +159,23 @@ typedef struct {
     void *ipiv, *info;
     const ps__factor_kind *kind;
     const ps__l_inverse *inv; /* NULL: block rows of U by trsm */
+    int window;               /* > 0: pivots searched within this many rows from the diagonal */
 } factor_args;
 
+/* Panel j: its partial-pivoting LU; or, with a window, the partial-pivoting LU of its first
+ * window rows alone and L21 = A21 U11^-1 below them by a triangular solve, which has no
+ * sequential search down the rest of the column. */
 static ps_status step_panel(void *arg, int j, int jb) {
     factor_args *f = arg;
-    PS__TRY(panel_factor(f->ctx, f->dt, f->m, f->a, j, jb, f->ipiv, f->info, f->kind));
+    int rows = f->window > 0 && f->m - j > f->window ? j + f->window : f->m;
+    PS__TRY(panel_factor(f->ctx, f->dt, rows, f->a, j, jb, f->ipiv, f->info, f->kind));
+    if (f->m > rows) {
+        ps__backend *be = &f->ctx->be;
+        ps__scalar one = ps__scalar_of(f->dt, 1.0);
+        PS__TRY(be->ops->trsm(be, f->dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT,
+                              f->m - rows, jb, &one, ps__mat_at(f->a, j, j),
+                              ps__mat_at(f->a, rows, j)));
+    }
     if (!f->inv) return PS_SUCCESS;
     return ps__l_inverse_form(f->ctx, f->dt, f->inv, j, jb, ps__mat_at(f->a, j, j));
 }
@@ -202,8 +223,8 @@ static ps_status run_blocked(factor_args *f, int k, int n, int nb) {
     return PS_SUCCESS;
 }
 
-ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
-                             void *info, int nb, const ps__factor_kind *kind) {
+static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                                void *info, int nb, const ps__factor_kind *kind, int window) {
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
     ps__l_inverse inv_ws, *inv = NULL;
@@ -213,10 +234,23 @@ ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__ma
         st = ps__l_inverse_open(&s, dt, nb, n, &inv_ws);
         inv = &inv_ws;
     }
-    factor_args f = {ctx, dt, m, a, ipiv, info, kind, inv};
+    factor_args f = {ctx, dt, m, a, ipiv, info, kind, inv, window};
     if (!st) st = run_blocked(&f, k, n, nb);
     ps__scratch_end(&s); /* as every scratch: released behind the queued work that reads it */
     return st;
+}
+
+ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                             void *info, int nb, const ps__factor_kind *kind) {
+    return blocked_factor(ctx, dt, m, n, a, ipiv, info, nb, kind, 0);
+}
+
+ps_status ps__getrf_window(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void *ipiv,
+                           void *info) {
+    PS__TRY(ps__zero_info(ctx, info));
+    if (n == 0) return PS_SUCCESS;
+    int nb = ps__lu_block_size(ctx, dt, n, n);
+    return blocked_factor(ctx, dt, n, n, a, ipiv, info, nb, &lu_kind, PS__LU_WINDOW_BLOCKS * nb);
 }
 
 ps_status ps__zero_info(ps_context *ctx, void *info) {

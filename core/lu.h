@@ -12,6 +12,16 @@
  * index of the first exactly zero pivot, if any. The factorization always runs to the end.
  */
 ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv, void *info);
+/*
+ * ps__getrf of the n x n view a with each column's pivot searched within a window of rows below
+ * the diagonal (PS__LU_WINDOW_BLOCKS block rows, core/lu.c) instead of the whole column: the
+ * panel's partial-pivoting LU covers only the window, the rows below get L21 = A21 U11^-1 by a
+ * triangular solve, and the entries of L below the window are not bounded by 1. Stable only with
+ * high probability, on a matrix randomized first (the refinement's RBT factorization,
+ * core/refine.c). Pivots and info as ps__getrf (every pivot within its window); ps__getrs solves
+ * with the factors.
+ */
+ps_status ps__getrf_window(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void *ipiv, void *info);
 /* Solves op(A) X = B (n x nrhs) with ps__getrf's factors and its device pivots. */
 ps_status ps__getrs(ps_context *ctx, ps__dtype dt, ps__trans trans, int n, int nrhs, ps__mat a,
                     const void *ipiv, ps__mat b);

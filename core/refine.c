@@ -21,6 +21,11 @@
  *    The outer test stays LAPACK's (GMRES's own 2-norm tolerance cannot express it: the test
  *    sits at the rounding floor of the residual).
  * 5. Otherwise the double LU of A in place and its solve (dgesv), ITER = -31 (LAPACK's).
+ *
+ * With the RBT factorization, step 2 factors L A R instead (L, R random butterflies of depth 2,
+ * applied while narrowing) with each pivot searched within a window of two block rows
+ * (ps__getrf_window), and every low-precision solve becomes d = R (LU)^-1 L r. Only the
+ * preconditioner changes: residuals, the test and the fallback are A's own.
  */
 #include "refine.h"
 
@@ -59,6 +64,7 @@ typedef struct refine {
     void *ipiv;           /* device pivots */
     void *flag;           /* device int32: getrf's info, convert's overflow */
     double scale;         /* what A and every right-hand side are multiplied by before narrowing */
+    void *rbt[2];         /* RBT: device weights of L and of R (2n doubles each); NULL: no RBT */
     double anrm;          /* ||A||_inf */
     double cte;           /* ||A||_inf eps sqrt(n): LAPACK's test */
     double *rnrm;         /* host, per column: ||r_j||_inf */
@@ -67,12 +73,49 @@ typedef struct refine {
     int converged;        /* every column passes the test */
 } refine;
 
-/* dst = narrow(scale * src) (float n x cols). With overflow, *overflow says whether a value
- * did not fit (a device flag read back: one synchronization); without, nothing is checked. */
+/* The butterflies' weights, 2n each, from a fixed seed: the transformation only has to be
+ * independent of A, and a fixed one makes every solve reproducible. Each weight is
+ * exp(r / 10), r uniform in [-1/2, 1/2) (Baboulin et al.; MAGMA's dgesv_rbt). */
+static ps_status rbt_weights(refine *w) {
+    int count = 2 * w->n;
+    double *weights; /* both sides' at once: an upload may still read its source after it returns */
+    PS__TRY(ps__scratch_host(w->scratch, 2 * (size_t)count * sizeof(double), (void **)&weights));
+    uint64_t state = 0x9e3779b97f4a7c15u;
+    for (int side = 0; side < 2; side++) {
+        double *host = weights + (size_t)side * (size_t)count;
+        for (int i = 0; i < count; i++) {
+            state ^= state << 13, state ^= state >> 7, state ^= state << 17; /* xorshift64 */
+            double r = (double)(state >> 11) * 0x1p-53 - 0.5;
+            host[i] = exp(r / 10);
+        }
+        PS__TRY(ps__scratch_dev(w->scratch, (size_t)count * sizeof(double), &w->rbt[side]));
+        ps__mat dev = {w->rbt[side], 0, count};
+        PS__TRY(w->ops->upload(w->be, PS__DOUBLE, count, 1, host, count, dev));
+    }
+    return PS_SUCCESS;
+}
+
+/* dst = narrow(scale * L src) (float n x cols; L = I without RBT). With overflow, *overflow says
+ * whether a value did not fit (a device flag read back: one synchronization); without, nothing
+ * is checked. */
 static ps_status narrow(refine *w, int cols, ps__mat src, ps__mat dst, int *overflow) {
     if (overflow) PS__TRY(ps__zero_info(w->ctx, w->flag));
-    PS__TRY(w->ops->convert(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale, src, dst, w->flag));
+    if (w->rbt[0])
+        PS__TRY(w->ops->butterfly(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale, w->rbt[0],
+                                  NULL, src, dst, w->flag));
+    else
+        PS__TRY(
+            w->ops->convert(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale, src, dst, w->flag));
     return overflow ? ps__read_info(w->ctx, w->flag, overflow) : PS_SUCCESS;
+}
+
+/* dst = R src, widened to double (src float), or in place in double (R = I without RBT). */
+static ps_status widen(refine *w, ps__dtype src_dt, int cols, ps__mat src, ps__mat dst) {
+    if (w->rbt[0])
+        return w->ops->butterfly(w->be, src_dt, PS__DOUBLE, w->n, cols, 1.0, w->rbt[1], NULL, src,
+                                 dst, w->flag);
+    if (src_dt == PS__DOUBLE) return PS_SUCCESS;
+    return w->ops->convert(w->be, src_dt, PS__DOUBLE, w->n, cols, 1.0, src, dst, w->flag);
 }
 
 /* r = b - A x over every column, with the per-column norms and the test. */
@@ -109,24 +152,28 @@ static ps_status low_solve(refine *w, int cols, ps__mat src, ps__mat dst, int *o
     PS__TRY(narrow(w, cols, src, w->rf, overflow));
     if (overflow && *overflow) return PS_SUCCESS;
     PS__TRY(ps__getrs(w->ctx, PS__FLOAT, PS__NOTRANS, w->n, cols, w->af, w->ipiv, w->rf));
-    return w->ops->convert(w->be, PS__FLOAT, PS__DOUBLE, w->n, cols, 1.0, w->rf, dst, w->flag);
+    return widen(w, PS__FLOAT, cols, w->rf, dst);
 }
 
-/* The GMRES-IR preconditioner: z = (LU)^-1 (scale v) by the widened factors in double, or, without
- * them, in the low precision, unchecked, so an Arnoldi step costs no synchronization here: a value
- * beyond float's range narrows to Inf, which makes the iterate non-finite, fails the test and
- * leads to the fallback. */
+/* The GMRES-IR preconditioner: z = R (LU)^-1 L (scale v) by the widened factors in double, or,
+ * without them, in the low precision, unchecked, so an Arnoldi step costs no synchronization here:
+ * a value beyond float's range narrows to Inf, which makes the iterate non-finite, fails the test
+ * and leads to the fallback. */
 static ps_status precondition(void *arg, ps__vec v, ps__vec z) {
     refine *w = arg;
     ps__mat vm = {v.buf, v.off, w->n}, zm = {z.buf, z.off, w->n};
     if (!w->ad.buf) return low_solve(w, 1, vm, zm, NULL);
     if (v.buf != z.buf || v.off != z.off)
         PS__TRY(w->ops->copy2d(w->be, PS__DOUBLE, w->n, 1, vm, zm));
-    if (w->scale != 1) {
+    if (w->rbt[0]) {
+        PS__TRY(w->ops->butterfly(w->be, PS__DOUBLE, PS__DOUBLE, w->n, 1, w->scale, w->rbt[0], NULL,
+                                  zm, zm, w->flag));
+    } else if (w->scale != 1) {
         ps__scalar sc = ps__scalar_of(PS__DOUBLE, w->scale);
         PS__TRY(w->ops->scal(w->be, PS__DOUBLE, w->n, &sc, z));
     }
-    return ps__getrs(w->ctx, PS__DOUBLE, PS__NOTRANS, w->n, 1, w->ad, w->ipiv, zm);
+    PS__TRY(ps__getrs(w->ctx, PS__DOUBLE, PS__NOTRANS, w->n, 1, w->ad, w->ipiv, zm));
+    return widen(w, PS__DOUBLE, 1, zm, zm);
 }
 
 /* Classical refinement from x0 = (LU)^-1 b. Ends converged, stalled (when GMRES may take over),
@@ -231,17 +278,27 @@ static ps_status fallback(refine *w, ps_refine_result *res, int code) {
     return ps__getrs(ctx, PS__DOUBLE, PS__NOTRANS, w->n, w->nrhs, w->a, w->ipiv, w->x);
 }
 
-/* The low-precision LU of scale * A into w->af; *code < 0 when it cannot be used. */
+/* The low-precision LU of scale * A (RBT: of scale * L A R, pivoting within a window) into
+ * w->af; *code < 0 when it cannot be used. */
 static ps_status factor_low(refine *w, const ps_refine_options *o, int *code) {
     int overflow, info = 0;
     *code = 0;
-    PS__TRY(narrow(w, w->n, w->a, w->af, &overflow));
+    if (o->factorization == PS_REFINE_RBT) {
+        PS__TRY(rbt_weights(w));
+        PS__TRY(ps__zero_info(w->ctx, w->flag));
+        PS__TRY(w->ops->butterfly(w->be, PS__DOUBLE, PS__FLOAT, w->n, w->n, w->scale, w->rbt[0],
+                                  w->rbt[1], w->a, w->af, w->flag));
+        PS__TRY(ps__read_info(w->ctx, w->flag, &overflow));
+    } else {
+        PS__TRY(narrow(w, w->n, w->a, w->af, &overflow));
+    }
     if (overflow) {
         *code = PS_REFINE_OVERFLOW;
         return PS_SUCCESS;
     }
     PS__TRY(w->ops->set_float_compute(w->be, (ps__float_compute)o->precision));
-    ps_status st = ps__getrf(w->ctx, PS__FLOAT, w->n, w->n, w->af, w->ipiv, w->flag);
+    ps_status st = w->rbt[0] ? ps__getrf_window(w->ctx, PS__FLOAT, w->n, w->af, w->ipiv, w->flag)
+                             : ps__getrf(w->ctx, PS__FLOAT, w->n, w->n, w->af, w->ipiv, w->flag);
     /* Back to plain float GEMMs whatever happened, so later float work is unaffected. */
     ps_status reset = w->ops->set_float_compute(w->be, PS__COMPUTE_FP32);
     if (st == PS_SUCCESS) st = reset;
@@ -270,7 +327,7 @@ static ps_status solve(refine *w, const ps_refine_options *o, ps_refine_result *
 
 ps_status ps__dsgesv(ps_context *ctx, const char *fn, int n, int nrhs, ps__mat a, void *ipiv,
                      ps__mat b, ps__mat x, const ps_refine_options *o, ps_refine_result *res) {
-    *res = (ps_refine_result){PS_REFINE_NONE, o->precision, 0, 0, 0, 0.0};
+    *res = (ps_refine_result){PS_REFINE_NONE, o->precision, o->factorization, 0, 0, 0, 0.0};
     if (n == 0) return PS_SUCCESS;
     refine w = {0};
     w.ctx = ctx, w.be = &ctx->be, w.ops = ctx->be.ops, w.fn = fn;

@@ -47,6 +47,28 @@ ps_status ps_lowprec_from_name(const char *name, ps_lowprec *p) {
     return PS_ERR_INVALID_ARGUMENT;
 }
 
+const char *ps_refine_factor_name(ps_refine_factor f) {
+    switch (f) {
+    case PS_REFINE_PARTIAL_PIVOTING:
+        return "partial";
+    case PS_REFINE_RBT:
+        return "rbt";
+    }
+    return "unknown";
+}
+
+ps_status ps_refine_factor_from_name(const char *name, ps_refine_factor *f) {
+    static const ps_refine_factor all[] = {PS_REFINE_PARTIAL_PIVOTING, PS_REFINE_RBT};
+    if (!name || !f) return PS_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (ps__name_is(ps_refine_factor_name(all[i]), name)) {
+            *f = all[i];
+            return PS_SUCCESS;
+        }
+    }
+    return PS_ERR_INVALID_ARGUMENT;
+}
+
 const char *ps_refine_path_name(ps_refine_path p) {
     switch (p) {
     case PS_REFINE_NONE:
@@ -62,7 +84,7 @@ const char *ps_refine_path_name(ps_refine_path p) {
 }
 
 ps_refine_options ps_refine_options_default(void) {
-    ps_refine_options o = {PS_LOWPREC_FLOAT, 30, 1, 30};
+    ps_refine_options o = {PS_LOWPREC_FLOAT, 30, 1, 30, PS_REFINE_PARTIAL_PIVOTING};
     return o;
 }
 
@@ -71,7 +93,8 @@ ps_refine_options ps_context_refine_options(const ps_context *ctx) {
 }
 
 ps_refine_result ps_context_refine_result(const ps_context *ctx) {
-    ps_refine_result r = {PS_REFINE_NONE, PS_LOWPREC_FLOAT, 0, 0, 0, 0.0};
+    ps_refine_result r = {
+        PS_REFINE_NONE, PS_LOWPREC_FLOAT, PS_REFINE_PARTIAL_PIVOTING, 0, 0, 0, 0.0};
     return ctx ? ctx->refine_result : r;
 }
 
@@ -91,6 +114,9 @@ ps_status ps_context_set_refine_options(ps_context *ctx, const ps_refine_options
     if (opts->restart < 1 || opts->restart > PS__REFINE_MAX_RESTART)
         return ps__bad_arg(ctx, 2, "%s: restart=%d is not in 1..%d", fn, opts->restart,
                            PS__REFINE_MAX_RESTART);
+    if (!strcmp(ps_refine_factor_name(opts->factorization), "unknown"))
+        return ps__bad_arg(ctx, 2, "%s: factorization=%d is not a ps_refine_factor", fn,
+                           (int)opts->factorization);
     ctx->refine = *opts;
     return PS_SUCCESS;
 }
@@ -104,6 +130,12 @@ ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size) {
                  "PORTSOLVE_IR_PRECISION='%s' is not a refinement precision; accepted: float, "
                  "tf32, fp16, bf16, tf32x3",
                  v);
+        return PS_ERR_INVALID_ARGUMENT;
+    }
+    v = getenv("PORTSOLVE_IR_FACTOR");
+    if (v && *v && ps_refine_factor_from_name(v, &ctx->refine.factorization)) {
+        snprintf(msg, size,
+                 "PORTSOLVE_IR_FACTOR='%s' is not a factorization; accepted: partial, rbt", v);
         return PS_ERR_INVALID_ARGUMENT;
     }
     v = getenv("PORTSOLVE_IR_GMRES");
@@ -157,6 +189,7 @@ ps_status ps_mat_dsgesv(ps_context *ctx, ps_matrix *A, int *ipiv, const ps_matri
     if (!iter) return ps__bad_arg(ctx, 6, "%s: iter is NULL", fn);
     *iter = 0;
     ctx->refine_result.precision = ctx->refine.precision;
+    ctx->refine_result.factorization = ctx->refine.factorization;
     if (n == 0) return PS_SUCCESS;
     ps__scratch s = ps__scratch_begin(ctx);
     ps_status st = run(&s, fn, n, B->cols, ps__matrix_view(A), ipiv, ps__matrix_view(B),
@@ -182,6 +215,7 @@ ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *i
         return ps__bad_arg(ctx, 9, "%s: X is B; they must not overlap", fn);
     *iter = 0;
     ctx->refine_result.precision = ctx->refine.precision;
+    ctx->refine_result.factorization = ctx->refine.factorization;
     PS__TRY(ps__check_dtype_supported(ctx, PS__DOUBLE, fn));
     if (n == 0) return PS_SUCCESS;
     PS__TRY(ps__check_finite(ctx, PS__DOUBLE, n, n, A, lda, fn, "A", 4));

@@ -399,12 +399,24 @@ typedef enum ps_lowprec {
                              about float's accuracy at tensor-core speed (CUDA, sm_80+) */
 } ps_lowprec;
 
+/* How the low-precision factorization pivots (docs/IR.md). */
+typedef enum ps_refine_factor {
+    PS_REFINE_PARTIAL_PIVOTING = 0, /* LU with partial pivoting of A, as LAPACK's dsgesv */
+    PS_REFINE_RBT = 1 /* LU of L A R, L and R random butterfly transformations of depth 2
+                         (Parker; Baboulin et al.), each pivot searched only within two block
+                         rows below the diagonal, the rows further down solved for by a
+                         triangular solve: the panel's sequential pivot search, which bounds
+                         the GPU LU, covers a small window. Refinement corrects what the weaker
+                         pivoting loses, and falls back as always when it cannot */
+} ps_refine_factor;
+
 typedef struct ps_refine_options {
     ps_lowprec precision; /* PORTSOLVE_IR_PRECISION=float|tf32|fp16|bf16|tf32x3; default float */
     int max_iter;         /* refinement steps before falling back (LAPACK's ITERMAX, 30) */
     int gmres;            /* 1 (default): GMRES-IR when classical refinement stalls; 0: classical
                              only, as LAPACK (PORTSOLVE_IR_GMRES=0) */
     int restart;          /* GMRES's m for GMRES-IR (default 30) */
+    ps_refine_factor factorization; /* PORTSOLVE_IR_FACTOR=partial|rbt; default partial */
 } ps_refine_options;
 
 typedef enum ps_refine_path {
@@ -416,10 +428,11 @@ typedef enum ps_refine_path {
 
 typedef struct ps_refine_result {
     ps_refine_path path;
-    ps_lowprec precision;  /* the precision the factorization ran in */
-    int iter;              /* as the iter argument */
-    int classical_steps;   /* classical refinement steps (each right-hand side at once) */
-    int gmres_iterations;  /* Arnoldi steps, summed over the right-hand sides */
+    ps_lowprec precision;           /* the precision the factorization ran in */
+    ps_refine_factor factorization; /* how the low-precision factorization pivoted */
+    int iter;                       /* as the iter argument */
+    int classical_steps;            /* classical refinement steps (each right-hand side at once) */
+    int gmres_iterations;           /* Arnoldi steps, summed over the right-hand sides */
     double backward_error; /* max_j ||b_j - A x_j||_inf / (||A||_inf ||x_j||_inf) of the returned
                               X when refinement met the test; NaN after a fallback, where A
                               holds the factors (the answer is then dgesv's) */
@@ -435,6 +448,9 @@ PS_API ps_refine_result ps_context_refine_result(const ps_context *ctx);
 /* "float", "tf32", "fp16", "bf16", "tf32x3"; "unknown" otherwise. */
 PS_API const char *ps_lowprec_name(ps_lowprec p);
 PS_API ps_status ps_lowprec_from_name(const char *name, ps_lowprec *p);
+/* "partial", "rbt"; "unknown" otherwise. */
+PS_API const char *ps_refine_factor_name(ps_refine_factor f);
+PS_API ps_status ps_refine_factor_from_name(const char *name, ps_refine_factor *f);
 /* "none", "classical", "gmres", "fallback". */
 PS_API const char *ps_refine_path_name(ps_refine_path p);
 

@@ -35,12 +35,21 @@ static int offers(ps_lowprec p) {
     return p == PS_LOWPREC_FLOAT || !strcmp(ps_test_backend_name(), "cuda");
 }
 
-static void set_options(ps_context *ctx, ps_lowprec p, int max_iter, int gmres) {
+static void set_factored(ps_context *ctx, ps_lowprec p, int max_iter, int gmres,
+                         ps_refine_factor f) {
     ps_refine_options o = ps_refine_options_default();
     o.precision = p;
     o.max_iter = max_iter;
     o.gmres = gmres;
+    o.factorization = f;
     CHECK_STATUS(ps_context_set_refine_options(ctx, &o), PS_SUCCESS);
+    /* RBT: blocks of 16, so its pivot window (two block rows) is far shorter than the matrices
+     * here and the rows below it take the triangular-solve path */
+    ctx->lu_block_size = f == PS_REFINE_RBT ? 16 : 0;
+}
+
+static void set_options(ps_context *ctx, ps_lowprec p, int max_iter, int gmres) {
+    set_factored(ctx, p, max_iter, gmres, PS_REFINE_PARTIAL_PIVOTING);
 }
 
 static double *latms(int n, int lda, double cond) {
@@ -92,6 +101,8 @@ static int check_solve(ps_context *ctx, const double *A0, int n, int lda, int nr
     CHECK(iter == r.iter, "%s: iter %d but the result says %d", what, iter, r.iter);
     CHECK(r.precision == ps_context_refine_options(ctx).precision, "%s: result precision %s", what,
           ps_lowprec_name(r.precision));
+    CHECK(r.factorization == ps_context_refine_options(ctx).factorization,
+          "%s: result factorization %s", what, ps_refine_factor_name(r.factorization));
     double ratio = ps_check_solve_ratio(PS_DOUBLE, 'N', n, nrhs, A0, lda, X, ldx, B, ldb);
     CHECK(ratio < PS_TEST_THRESHOLD, "%s n=%d nrhs=%d iter=%d path=%s: residual ratio %.3g", what,
           n, nrhs, iter, ps_refine_path_name(r.path), ratio);
@@ -131,10 +142,13 @@ static int check_solve(ps_context *ctx, const double *A0, int n, int lda, int nr
 static void test_solve(ps_context *ctx) {
     static const int orders[] = {1, 2, 3, 31, 100, 257};
     static const double conds[] = {1e1, 1e4, 1e8};
-    for (size_t p = 0; p < sizeof all_precisions / sizeof all_precisions[0]; p++) {
-        ps_lowprec prec = all_precisions[p];
+    for (size_t p = 0; p < 2 * sizeof all_precisions / sizeof all_precisions[0]; p++) {
+        ps_lowprec prec = all_precisions[p % (sizeof all_precisions / sizeof all_precisions[0])];
+        ps_refine_factor f = p < sizeof all_precisions / sizeof all_precisions[0]
+                                 ? PS_REFINE_PARTIAL_PIVOTING
+                                 : PS_REFINE_RBT;
         if (!offers(prec)) continue; /* test_errors checks the refusal */
-        set_options(ctx, prec, 30, 1);
+        set_factored(ctx, prec, 30, 1, f);
         for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++)
             for (size_t k = 0; k <= sizeof orders / sizeof orders[0]; k++) {
                 /* TF32X3 splits only GEMMs of 512 x 512 or more: one order large enough that
@@ -144,7 +158,8 @@ static void test_solve(ps_context *ctx) {
                 double *A0 = latms(n, lda, conds[c]);
                 for (int nrhs = 1; nrhs <= 3; nrhs += 2) {
                     char what[96];
-                    snprintf(what, sizeof what, "%s cond %.0e", ps_lowprec_name(prec), conds[c]);
+                    snprintf(what, sizeof what, "%s %s cond %.0e", ps_lowprec_name(prec),
+                             ps_refine_factor_name(f), conds[c]);
                     int iter = check_solve(ctx, A0, n, lda, nrhs, what);
                     int must_refine =
                         conds[c] <=
@@ -160,6 +175,30 @@ static void test_solve(ps_context *ctx) {
                 free(A0);
             }
     }
+    set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
+}
+
+/* RBT on matrices whose pivots lie far outside the window: the anti-identity (a depth-2
+ * butterfly maps its orbits onto other orbits, so L A R keeps tiny leading blocks), with noise,
+ * and a matrix whose first rows are tiny. Either refinement meets the test or the call falls
+ * back and says so; never a wrong answer. */
+static void test_rbt_hard(ps_context *ctx) {
+    int n = 203, lda = 205;
+    for (int kind = 0; kind < 2; kind++) {
+        double *A0 = ps_test_random_array(PS_DOUBLE, lda, n);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                double *a = &A0[i + (size_t)j * lda];
+                if (kind == 0)
+                    *a = (i + j == n - 1 ? 1.0 : 0.0) + 1e-3 * *a;
+                else if (i < 40)
+                    *a *= 1e-9;
+            }
+        set_factored(ctx, PS_LOWPREC_FLOAT, 30, 1, PS_REFINE_RBT);
+        check_solve(ctx, A0, n, lda, 2, kind == 0 ? "rbt anti-identity" : "rbt tiny top rows");
+        free(A0);
+    }
+    set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
 }
 
 /* Each allocation of a GMRES-IR solve of a cond-1e8 system failing in turn: the call fails with an
@@ -391,7 +430,16 @@ static void test_errors(ps_context *ctx) {
     CHECK_STATUS(ps_context_set_refine_options(ctx, &bad), PS_ERR_INVALID_ARGUMENT);
     bad = o, bad.restart = 0;
     CHECK_STATUS(ps_context_set_refine_options(ctx, &bad), PS_ERR_INVALID_ARGUMENT);
+    bad = o, bad.factorization = (ps_refine_factor)2;
+    CHECK_STATUS(ps_context_set_refine_options(ctx, &bad), PS_ERR_INVALID_ARGUMENT);
+    CHECK(o.factorization == PS_REFINE_PARTIAL_PIVOTING, "default factorization %d",
+          (int)o.factorization);
     CHECK_STATUS(ps_context_set_refine_options(ctx, NULL), PS_ERR_INVALID_ARGUMENT);
+    ps_refine_factor rf;
+    CHECK_STATUS(ps_refine_factor_from_name("RBT", &rf), PS_SUCCESS);
+    CHECK(rf == PS_REFINE_RBT && !strcmp(ps_refine_factor_name(rf), "rbt"), "rbt parsed as %d",
+          (int)rf);
+    CHECK_STATUS(ps_refine_factor_from_name("none", &rf), PS_ERR_INVALID_ARGUMENT);
     ps_lowprec p;
     CHECK_STATUS(ps_lowprec_from_name("BF16", &p), PS_SUCCESS);
     CHECK(p == PS_LOWPREC_BF16, "bf16 parsed as %d", (int)p);
@@ -421,13 +469,24 @@ static void test_errors(ps_context *ctx) {
     /* the environment, read at context creation */
     setenv("PORTSOLVE_IR_PRECISION", "fp16", 1);
     setenv("PORTSOLVE_IR_GMRES", "0", 1);
+    setenv("PORTSOLVE_IR_FACTOR", "rbt", 1);
     ps_context *c2 = ps_test_context(0);
     if (c2) {
         ps_refine_options e = ps_context_refine_options(c2);
-        CHECK(e.precision == PS_LOWPREC_FP16 && e.gmres == 0, "env: %s gmres %d",
-              ps_lowprec_name(e.precision), e.gmres);
+        CHECK(e.precision == PS_LOWPREC_FP16 && e.gmres == 0 && e.factorization == PS_REFINE_RBT,
+              "env: %s gmres %d %s", ps_lowprec_name(e.precision), e.gmres,
+              ps_refine_factor_name(e.factorization));
         ps_context_destroy(c2);
     }
+    setenv("PORTSOLVE_IR_FACTOR", "tournament", 1);
+    ps_context *c4 = NULL;
+    ps_context_options co4 = ps_context_options_default();
+    co4.backend = ps_test_backend_kind();
+    CHECK_STATUS(ps_context_create(&c4, &co4), PS_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ps_last_create_error(), "PORTSOLVE_IR_FACTOR") != NULL, "env error: %s",
+          ps_last_create_error());
+    ps_context_destroy(c4);
+    unsetenv("PORTSOLVE_IR_FACTOR");
     setenv("PORTSOLVE_IR_PRECISION", "half", 1);
     ps_context_options co = ps_context_options_default();
     co.backend = ps_test_backend_kind();
@@ -447,6 +506,7 @@ int main(int argc, char **argv) {
     if (!ctx) return ps_test_finish("test_ir");
     const char *c = ps_test_case();
     if (!c || !strcmp(c, "solve")) test_solve(ctx);
+    if (!c || !strcmp(c, "rbt")) test_rbt_hard(ctx);
     if (!c || !strcmp(c, "gmres")) test_gmres(ctx);
     if (!c || !strcmp(c, "cond12")) test_cond12(ctx);
     if (!c || !strcmp(c, "special")) test_special(ctx);

@@ -2,6 +2,8 @@
  * The mixed-precision vtable entries on the backend given by --backend, and their portable
  * defaults, against host loops: convert (double <-> float and same-type, scaled by powers of
  * two, exact; values beyond FLT_MAX and NaN set the overflow word, which is never cleared),
+ * butterfly (against dense butterfly matrices built from the entry's definition, every side and
+ * precision combination, in place, orders that are and are not multiples of 4, overflow),
  * norm_inf (odd shapes, NaN propagated) and set_float_compute (float always; the tensor-core
  * modes on CUDA, where a float GEMM of at least 512 x 512 in each must agree with the float
  * GEMM to its format's rounding and a smaller one must be float's; refused elsewhere). Views have
@@ -75,6 +77,95 @@ static void test_convert(void) {
                 tb_free(&W2);
             }
             tb_free(&S), tb_free(&D), tb_free(&W);
+        }
+}
+
+/* The dense butterfly of order n from weights w (2n), built from the definition in backend.h
+ * as the product of its two levels, independently of the code under test. */
+static double *dense_butterfly(int n, const double *w) {
+    size_t nn = (size_t)n * (size_t)n;
+    double *level[2], *t = calloc(nn ? nn : 1, sizeof(double));
+    int q = n / 4;
+    for (int l = 0; l < 2; l++) {
+        level[l] = calloc(nn ? nn : 1, sizeof(double));
+        for (int i = 4 * q; i < n; i++) level[l][i + (size_t)i * n] = 1;
+        for (int p = 0; p < q; p++)
+            for (int k = 0; k < 2; k++) {
+                /* level 0 pairs (p, p+2q), (p+q, p+3q); level 1 (p, p+q), (p+2q, p+3q) */
+                int a = l == 0 ? p + k * q : p + 2 * k * q, b = l == 0 ? a + 2 * q : a + q;
+                double wa = w[(size_t)l * n + a] * sqrt(0.5), wb = w[(size_t)l * n + b] * sqrt(0.5);
+                level[l][a + (size_t)a * n] = wa, level[l][a + (size_t)b * n] = wb;
+                level[l][b + (size_t)a * n] = wa, level[l][b + (size_t)b * n] = -wb;
+            }
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < n; k++)
+                t[i + (size_t)j * n] += level[1][i + (size_t)k * n] * level[0][k + (size_t)j * n];
+    free(level[0]), free(level[1]);
+    return t;
+}
+
+static void test_butterfly(void) {
+    static const int dims[][2] = {{0, 3}, {3, 0}, {1, 1},  {2, 5},   {4, 4},
+                                  {5, 7}, {8, 1}, {17, 9}, {70, 33}, {130, 4}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
+        for (int combo = 0; combo < 64; combo++) {
+            const ps__backend_ops *ops = combo & 32 ? ps__backend_defaults() : be->ops;
+            ps__dtype from = combo & 1 ? PS__FLOAT : PS__DOUBLE;
+            ps__dtype to = combo & 2 ? PS__FLOAT : PS__DOUBLE;
+            int use_left = (combo & 4) != 0, use_right = (combo & 8) != 0;
+            int in_place = (combo & 16) && from == to;
+            int m = dims[t][0], n = dims[t][1];
+            shape ss = random_shape(m, n), sd = in_place ? ss : random_shape(m, n);
+            tbuf S = tb_random(from, shape_count(ss)),
+                 D = in_place ? S : tb_random(to, shape_count(sd));
+            tbuf L = tb_random(PS__DOUBLE, 2 * m + 1), R = tb_random(PS__DOUBLE, 2 * n + 1);
+            for (int i = 0; i < L.count; i++) L.host[i] = 0.9 + 0.2 * fabs(L.host[i]);
+            for (int i = 0; i < R.count; i++) R.host[i] = 0.9 + 0.2 * fabs(R.host[i]);
+            upload_all(&L), upload_all(&R);
+            int32_t zero = 0;
+            tbuf W = int_buffer(1, &zero);
+            double alpha = combo & 4 ? 0.5 : 1.0;
+            double *tl = dense_butterfly(m, L.host), *tr = dense_butterfly(n, R.host);
+            double *e = copy_of(&D), *mag = calloc((size_t)D.count, sizeof(double));
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < m; i++) {
+                    double v = 0, a = 0;
+                    for (int k = 0; k < m; k++)
+                        for (int l = 0; l < n; l++) {
+                            double lk = use_left ? tl[i + (size_t)k * m] : (i == k);
+                            double rl = use_right ? tr[l + (size_t)j * n] : (l == j);
+                            v += lk * AT(S, ss, k, l) * rl;
+                            a += fabs(lk * AT(S, ss, k, l) * rl);
+                        }
+                    e[sd.off + i + (size_t)j * sd.ld] = round_to(to, alpha * v);
+                    mag[sd.off + i + (size_t)j * sd.ld] = alpha * a;
+                }
+            ps_status st =
+                ops->butterfly(be, from, to, m, n, alpha, use_left ? L.dev : NULL,
+                               use_right ? R.dev : NULL, view(&S, ss), view(&D, sd), W.dev);
+            CHECK(st == PS_SUCCESS, "butterfly: %s", be->err);
+            char what[128];
+            snprintf(what, sizeof what, "butterfly %s->%s %dx%d%s%s%s%s", dtname(from), dtname(to),
+                     m, n, use_left ? " left" : "", use_right ? " right" : "",
+                     in_place ? " in place" : "", combo & 32 ? " (default)" : "");
+            expect_buffer(what, &D, e, mag, 8);
+            CHECK(read_word(&W) == 0, "%s: overflow word set", what);
+            /* beyond FLT_MAX (or NaN in double) sets the word */
+            if (m * n > 0 && !in_place) {
+                AT(S, ss, m - 1, n - 1) =
+                    from == PS__DOUBLE ? (to == PS__FLOAT ? 1e300 : NAN) : NAN;
+                upload_all(&S);
+                CHECK(ops->butterfly(be, from, to, m, n, alpha, use_left ? L.dev : NULL,
+                                     use_right ? R.dev : NULL, view(&S, ss), view(&D, sd),
+                                     W.dev) == PS_SUCCESS,
+                      "butterfly: %s", be->err);
+                CHECK(read_word(&W) == 1, "%s: overflow not reported", what);
+            }
+            free(tl), free(tr), free(e), free(mag);
+            if (!in_place) tb_free(&D);
+            tb_free(&S), tb_free(&L), tb_free(&R), tb_free(&W);
         }
 }
 
@@ -210,6 +301,7 @@ int main(int argc, char **argv) {
     if (!ctx) return ps_test_finish("test_vtable_ir");
     be = &ctx->be;
     test_convert();
+    test_butterfly();
     test_norm_inf(PS__DOUBLE);
     test_norm_inf(PS__FLOAT);
     test_float_compute(!strcmp(ps_test_backend_name(), "cuda"));
