@@ -372,6 +372,7 @@ static const ps__backend_ops cl_ops = {
     .transpose = ps_cl_transpose,
     .gj_stripe_update = ps_cl_gj_stripe_update,
     .convert = ps_cl_convert,
+    .butterfly = ps_cl_butterfly,
     .norm_inf = ps_cl_norm_inf,
     .cg_step = ps_cl_cg_step,
     .orthonormalize = ps_cl_orthonormalize,

@@ -205,6 +205,9 @@ ps_status ps_cl_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int 
                        const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps_cl_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s, ps__mat ji,
                                  ps__mat ik, ps__mat jk);
+ps_status ps_cl_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                          double alpha, const void *left, const void *right, ps__mat src,
+                          ps__mat dst, void *info);
 ps_status ps_cl_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
                         double alpha, ps__mat src, ps__mat dst, void *info);
 ps_status ps_cl_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,

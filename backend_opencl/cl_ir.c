@@ -35,6 +35,33 @@ ps_status ps_cl_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int
     return ps_cl_launch(be, k, name, 11, sizes, values, 2, items, local);
 }
 
+ps_status ps_cl_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                          double alpha, const void *left, const void *right, ps__mat src,
+                          ps__mat dst, void *info) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    /* the weights are double: every variant lives in the double program */
+    if (!be->has_double)
+        return ps__backend_fail(be, PS_ERR_NO_DOUBLE, "%s has no double precision (cl_khr_fp64)",
+                                be->device_name);
+    static const char *const names[2][2] = {{"ps_butterfly_ff", "ps_butterfly_fd"},
+                                            {"ps_butterfly_df", "ps_butterfly_dd"}};
+    const char *name = names[src_dt == PS__DOUBLE][dst_dt == PS__DOUBLE];
+    cl_kernel k;
+    PS__TRY(ps_cl_kernel(be, PS_CL_IR, PS__DOUBLE, name, &k));
+    cl_mem lb = (cl_mem)left, rb = (cl_mem)right, sb = (cl_mem)src.buf, db = (cl_mem)dst.buf;
+    cl_mem ib = (cl_mem)info;
+    int qr = left ? rows / 4 : 0, qc = right ? cols / 4 : 0;
+    cl_ulong so = src.off, dof = dst.off, io = 0;
+    const size_t sizes[] = {sizeof rows, sizeof cols, sizeof alpha,  sizeof lb, sizeof qr,
+                            sizeof rb,   sizeof qc,   sizeof sb,     sizeof so, sizeof src.ld,
+                            sizeof db,   sizeof dof,  sizeof dst.ld, sizeof ib, sizeof io};
+    const void *const values[] = {&rows, &cols,   &alpha, &lb,  &qr,     &rb, &qc, &sb,
+                                  &so,   &src.ld, &db,    &dof, &dst.ld, &ib, &io};
+    size_t rslots = (size_t)(rows - 3 * qr), cslots = (size_t)(cols - 3 * qc);
+    const size_t items[2] = {rslots, cslots < 4096 ? cslots : 4096}, local[2] = {64, 1};
+    return ps_cl_launch(be, k, name, 15, sizes, values, 2, items, local);
+}
+
 ps_status ps_cl_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
                          double *result) {
     *result = 0;

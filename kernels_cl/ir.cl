@@ -1,5 +1,6 @@
 /* Mixed-precision refinement kernels (-DPS_DOUBLE selects double): precision conversion with
- * LAPACK dlag2s's overflow test, and the row sums of the infinity norm. The conversions between
+ * LAPACK dlag2s's overflow test, the random butterfly transformation, and the row sums of the
+ * infinity norm. The conversions between
  * float and double exist in the double program only (a device without fp64 has no double). */
 
 /* dst = alpha * src over rows x cols, one work-item per row of a column chunk; *info = 1 when a
@@ -34,3 +35,87 @@ __kernel void ps_row_sums(int rows, int cols, __global const real *a, ulong off,
     for (int j = 0; j < cols; j++) s += fabs(a[off + (ulong)i + (ulong)j * (ulong)lda]);
     sums[i] = s;
 }
+
+#ifdef PS_DOUBLE
+/* The butterfly entry (core/backend.h; ps__butterfly_orbit in core/backend_defaults_ir.h is the
+ * definition restated here). Slot s of a dimension with q orbits: orbit s's four indices, or one
+ * index beyond them; returns the count. */
+inline int ps_butterfly_slot(int q, int s, int *idx) {
+    if (s >= q) {
+        idx[0] = 4 * q + (s - q);
+        return 1;
+    }
+    for (int a = 0; a < 4; a++) idx[a] = s + a * q;
+    return 4;
+}
+
+inline void ps_butterfly_pair(int transposed, double wa, double wb, double *x, int a, int b,
+                              int stride) {
+    const double root_half = 0.70710678118654752440; /* sqrt(1/2) */
+    double xa = x[a * stride], xb = x[b * stride];
+    if (transposed) {
+        x[a * stride] = wa * (xa + xb) * root_half;
+        x[b * stride] = wb * (xa - xb) * root_half;
+    } else {
+        x[a * stride] = (wa * xa + wb * xb) * root_half;
+        x[b * stride] = (wa * xa - wb * xb) * root_half;
+    }
+}
+
+/* x = T x (transposed: T^T x) on orbit p of the butterfly of order n with q = n / 4 orbits, the
+ * four values at x[0], x[stride], x[2 stride], x[3 stride]. */
+inline void ps_butterfly_orbit(__global const double *w, int n, int q, int p, int transposed,
+                               double *x, int stride) {
+    __global const double *u = w + p, *v = w + n + p;
+    if (!transposed) {
+        ps_butterfly_pair(0, u[0], u[2 * q], x, 0, 2, stride);
+        ps_butterfly_pair(0, u[q], u[3 * q], x, 1, 3, stride);
+        ps_butterfly_pair(0, v[0], v[q], x, 0, 1, stride);
+        ps_butterfly_pair(0, v[2 * q], v[3 * q], x, 2, 3, stride);
+    } else {
+        ps_butterfly_pair(1, v[0], v[q], x, 0, 1, stride);
+        ps_butterfly_pair(1, v[2 * q], v[3 * q], x, 2, 3, stride);
+        ps_butterfly_pair(1, u[0], u[2 * q], x, 0, 2, stride);
+        ps_butterfly_pair(1, u[q], u[3 * q], x, 1, 3, stride);
+    }
+}
+
+/* One work-item per row slot and column slot (the second dimension strides over column slots):
+ * its up to 4 x 4 elements are read, transformed on both sides and written, so in place is safe;
+ * consecutive work-items take consecutive row slots, so each load is coalesced. x[a + 4 b] holds
+ * element (a, b) of the block. */
+#define PS_BUTTERFLY_KERNEL(name, S, D)                                                            \
+    __kernel void name(int rows, int cols, double alpha, __global const double *left, int qr,      \
+                       __global const double *right, int qc, __global const S *src, ulong soff,    \
+                       int lds, __global D *dst, ulong doff, int ldd, __global int *info,          \
+                       ulong ioff) {                                                               \
+        int rs = get_global_id(0);                                                                 \
+        if (rs >= rows - 3 * qr) return;                                                           \
+        int ri[4], ci[4], nr = ps_butterfly_slot(qr, rs, ri), bad = 0;                             \
+        for (int cs = get_global_id(1); cs < cols - 3 * qc; cs += get_global_size(1)) {            \
+            int nc = ps_butterfly_slot(qc, cs, ci);                                                \
+            double x[16];                                                                          \
+            for (int b = 0; b < nc; b++)                                                           \
+                for (int a = 0; a < nr; a++)                                                       \
+                    x[a + 4 * b] =                                                                 \
+                        alpha * (double)src[soff + (ulong)ri[a] + (ulong)ci[b] * (ulong)lds];      \
+            if (nr == 4)                                                                           \
+                for (int b = 0; b < nc; b++)                                                       \
+                    ps_butterfly_orbit(left, rows, qr, rs, 0, x + 4 * b, 1);                       \
+            if (nc == 4)                                                                           \
+                for (int a = 0; a < nr; a++) ps_butterfly_orbit(right, cols, qc, cs, 1, x + a, 4); \
+            for (int b = 0; b < nc; b++)                                                           \
+                for (int a = 0; a < nr; a++) {                                                     \
+                    D v = (D)x[a + 4 * b];                                                         \
+                    bad |= !isfinite(v);                                                           \
+                    dst[doff + (ulong)ri[a] + (ulong)ci[b] * (ulong)ldd] = v;                      \
+                }                                                                                  \
+        }                                                                                          \
+        if (bad) info[ioff] = 1;                                                                   \
+    }
+
+PS_BUTTERFLY_KERNEL(ps_butterfly_dd, double, double)
+PS_BUTTERFLY_KERNEL(ps_butterfly_df, double, float)
+PS_BUTTERFLY_KERNEL(ps_butterfly_fd, float, double)
+PS_BUTTERFLY_KERNEL(ps_butterfly_ff, float, float)
+#endif
