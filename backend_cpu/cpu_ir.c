@@ -14,6 +14,15 @@ static double element(ps__dtype dt, ps__mat a, int i, int j) {
     return dt == PS__DOUBLE ? ((const double *)a.buf)[k] : (double)((const float *)a.buf)[k];
 }
 
+/* a(i,j) = v, already rounded to dt */
+static void store(ps__dtype dt, ps__mat a, int i, int j, double v) {
+    size_t k = a.off + (size_t)i + (size_t)j * (size_t)a.ld;
+    if (dt == PS__DOUBLE)
+        ((double *)a.buf)[k] = v;
+    else
+        ((float *)a.buf)[k] = (float)v;
+}
+
 ps_status ps__cpu_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
                           double alpha, ps__mat src, ps__mat dst, void *info) {
     (void)be;
@@ -21,11 +30,7 @@ ps_status ps__cpu_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, i
     for (int j = 0; j < cols; j++)
         for (int i = 0; i < rows; i++) {
             double v = ps__convert_value(dst_dt, alpha, element(src_dt, src, i, j), &overflow);
-            size_t k = dst.off + (size_t)i + (size_t)j * (size_t)dst.ld;
-            if (dst_dt == PS__DOUBLE)
-                ((double *)dst.buf)[k] = v;
-            else
-                ((float *)dst.buf)[k] = (float)v;
+            store(dst_dt, dst, i, j, v);
         }
     if (overflow) *(int32_t *)info = 1;
     return PS_SUCCESS;
@@ -71,12 +76,8 @@ ps_status ps__cpu_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt,
             ps__butterfly_block(left, rows, rs, nr, right, cols, cs, nc, x);
             for (int b = 0; b < nc; b++)
                 for (int a = 0; a < nr; a++) {
-                    double v = ps__convert_value(dst_dt, 1.0, x[a][b], &overflow);
-                    size_t k = dst.off + (size_t)ri[a] + (size_t)ci[b] * (size_t)dst.ld;
-                    if (dst_dt == PS__DOUBLE)
-                        ((double *)dst.buf)[k] = v;
-                    else
-                        ((float *)dst.buf)[k] = (float)v;
+                    store(dst_dt, dst, ri[a], ci[b],
+                          ps__convert_value(dst_dt, 1.0, x[a][b], &overflow));
                 }
         }
     }
