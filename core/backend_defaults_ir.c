@@ -14,6 +14,14 @@ static double host_at(ps__dtype dt, const void *col, int i) {
     return dt == PS__DOUBLE ? ((const double *)col)[i] : (double)((const float *)col)[i];
 }
 
+/* Stores v (already rounded to dt) as element i of a host column of either precision. */
+static void host_store(ps__dtype dt, void *col, size_t i, double v) {
+    if (dt == PS__DOUBLE)
+        ((double *)col)[i] = v;
+    else
+        ((float *)col)[i] = (float)v;
+}
+
 ps_status ps__default_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows,
                               int cols, double alpha, ps__mat src, ps__mat dst, void *info) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
@@ -25,11 +33,8 @@ ps_status ps__default_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_d
     for (int j = 0; j < cols && st == PS_SUCCESS; j++) {
         st = be->ops->download(be, src_dt, rows, 1, ps__mat_at(src, 0, j), in, rows);
         for (int i = 0; i < rows && st == PS_SUCCESS; i++) {
-            double v = ps__convert_value(dst_dt, alpha, host_at(src_dt, in, i), &overflow);
-            if (dst_dt == PS__DOUBLE)
-                ((double *)out)[i] = v;
-            else
-                ((float *)out)[i] = (float)v;
+            host_store(dst_dt, out, (size_t)i,
+                       ps__convert_value(dst_dt, alpha, host_at(src_dt, in, i), &overflow));
         }
         if (st == PS_SUCCESS)
             st = be->ops->upload(be, dst_dt, rows, 1, out, rows, ps__mat_at(dst, 0, j));
@@ -102,9 +107,9 @@ ps_status ps__default_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst
     }
     int overflow = 0, cslots = ps__butterfly_slots(cols, rw),
         rslots = ps__butterfly_slots(rows, lw);
+    size_t es = ps__dtype_size(src_dt), ds = ps__dtype_size(dst_dt);
     for (int cs = 0; cs < cslots && st == PS_SUCCESS; cs++) {
         int ci[4], nc = ps__butterfly_slot(cols, rw, cs, ci);
-        size_t es = src_dt == PS__DOUBLE ? sizeof(double) : sizeof(float);
         for (int b = 0; b < nc && st == PS_SUCCESS; b++)
             st = be->ops->download(be, src_dt, rows, 1, ps__mat_at(src, 0, ci[b]),
                                    (char *)in + (size_t)b * (size_t)rows * es, rows);
@@ -117,17 +122,11 @@ ps_status ps__default_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst
                         alpha * host_at(src_dt, (char *)in + (size_t)b * (size_t)rows * es, ri[a]);
             ps__butterfly_block(lw, rows, rs, nr, rw, cols, cs, nc, x);
             for (int b = 0; b < nc; b++)
-                for (int a = 0; a < nr; a++) {
-                    double v = ps__convert_value(dst_dt, 1.0, x[a][b], &overflow);
-                    size_t k = (size_t)b * (size_t)rows + (size_t)ri[a];
-                    if (dst_dt == PS__DOUBLE)
-                        out[k] = v;
-                    else
-                        ((float *)out)[k] = (float)v;
-                }
+                for (int a = 0; a < nr; a++)
+                    host_store(dst_dt, out, (size_t)b * (size_t)rows + (size_t)ri[a],
+                               ps__convert_value(dst_dt, 1.0, x[a][b], &overflow));
         }
         for (int b = 0; b < nc && st == PS_SUCCESS; b++) {
-            size_t ds = dst_dt == PS__DOUBLE ? sizeof(double) : sizeof(float);
             st = be->ops->upload(be, dst_dt, rows, 1, (char *)out + (size_t)b * (size_t)rows * ds,
                                  rows, ps__mat_at(dst, 0, ci[b]));
         }

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 
 /* ps__getrf_window searches each column's pivot within this many block rows. One (pivots within
- * the diagonal block) left refinement GEMV-bound or worse: float factors of dlatms-like matrices
+ * the diagonal block) made refinement much slower: float factors of dlatms-like matrices
  * needed 5-6 classical steps at cond 1e2 where partial pivoting needs 2, and fell back at cond
  * 1e6 (CPU, n = 2000, nb = 128; TF32X3 at n = 32768 needed GMRES-IR at cond 1e4). Two gave
  * partial pivoting's step counts (2 / 3 / 6 at cond 1e2 / 1e4 / 1e6; TF32X3 at 32768: 4 and 6

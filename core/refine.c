@@ -95,14 +95,15 @@ static ps_status rbt_weights(refine *w) {
     return PS_SUCCESS;
 }
 
-/* dst = narrow(scale * L src) (float n x cols; L = I without RBT). With overflow, *overflow says
- * whether a value did not fit (a device flag read back: one synchronization); without, nothing
- * is checked. */
-static ps_status narrow(refine *w, int cols, ps__mat src, ps__mat dst, int *overflow) {
+/* dst = narrow(scale * L src R) (float n x cols; L = I without RBT, R = I unless right is given:
+ * the matrix's own transformation). With overflow, *overflow says whether a value did not fit (a
+ * device flag read back: one synchronization); without, nothing is checked. */
+static ps_status narrow(refine *w, int cols, ps__mat src, ps__mat dst, const void *right,
+                        int *overflow) {
     if (overflow) PS__TRY(ps__zero_info(w->ctx, w->flag));
     if (w->rbt[0])
         PS__TRY(w->ops->butterfly(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale, w->rbt[0],
-                                  NULL, src, dst, w->flag));
+                                  right, src, dst, w->flag));
     else
         PS__TRY(
             w->ops->convert(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale, src, dst, w->flag));
@@ -149,7 +150,7 @@ static ps_status residual(refine *w) {
 /* dst = (LU)^-1 (scale * src) over cols columns, in the low precision, widened to double in dst
  * (which may be src). overflow as narrow; after an overflow dst is not written. */
 static ps_status low_solve(refine *w, int cols, ps__mat src, ps__mat dst, int *overflow) {
-    PS__TRY(narrow(w, cols, src, w->rf, overflow));
+    PS__TRY(narrow(w, cols, src, w->rf, NULL, overflow));
     if (overflow && *overflow) return PS_SUCCESS;
     PS__TRY(ps__getrs(w->ctx, PS__FLOAT, PS__NOTRANS, w->n, cols, w->af, w->ipiv, w->rf));
     return widen(w, PS__FLOAT, cols, w->rf, dst);
@@ -283,15 +284,8 @@ static ps_status fallback(refine *w, ps_refine_result *res, int code) {
 static ps_status factor_low(refine *w, const ps_refine_options *o, int *code) {
     int overflow, info = 0;
     *code = 0;
-    if (o->factorization == PS_REFINE_RBT) {
-        PS__TRY(rbt_weights(w));
-        PS__TRY(ps__zero_info(w->ctx, w->flag));
-        PS__TRY(w->ops->butterfly(w->be, PS__DOUBLE, PS__FLOAT, w->n, w->n, w->scale, w->rbt[0],
-                                  w->rbt[1], w->a, w->af, w->flag));
-        PS__TRY(ps__read_info(w->ctx, w->flag, &overflow));
-    } else {
-        PS__TRY(narrow(w, w->n, w->a, w->af, &overflow));
-    }
+    if (o->factorization == PS_REFINE_RBT) PS__TRY(rbt_weights(w));
+    PS__TRY(narrow(w, w->n, w->a, w->af, w->rbt[1], &overflow));
     if (overflow) {
         *code = PS_REFINE_OVERFLOW;
         return PS_SUCCESS;

@@ -385,6 +385,17 @@ static void test_device_level(ps_context *ctx) {
     free(A0), free(B0), free(X), free(Aback), free(An);
 }
 
+/* Creating a context fails, naming the variable whose value it refused. */
+static void expect_env_refused(const char *variable) {
+    ps_context_options co = ps_context_options_default();
+    co.backend = ps_test_backend_kind();
+    ps_context *c = NULL;
+    CHECK_STATUS(ps_context_create(&c, &co), PS_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ps_last_create_error(), variable) != NULL, "env error for %s: %s", variable,
+          ps_last_create_error());
+    ps_context_destroy(c);
+}
+
 static void test_errors(ps_context *ctx) {
     int n = 5, ipiv[5], iter = 7;
     double *A = latms(n, n, 10), *B = ps_test_random_array(PS_DOUBLE, n, 1);
@@ -479,22 +490,10 @@ static void test_errors(ps_context *ctx) {
         ps_context_destroy(c2);
     }
     setenv("PORTSOLVE_IR_FACTOR", "tournament", 1);
-    ps_context *c4 = NULL;
-    ps_context_options co4 = ps_context_options_default();
-    co4.backend = ps_test_backend_kind();
-    CHECK_STATUS(ps_context_create(&c4, &co4), PS_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(ps_last_create_error(), "PORTSOLVE_IR_FACTOR") != NULL, "env error: %s",
-          ps_last_create_error());
-    ps_context_destroy(c4);
+    expect_env_refused("PORTSOLVE_IR_FACTOR");
     unsetenv("PORTSOLVE_IR_FACTOR");
     setenv("PORTSOLVE_IR_PRECISION", "half", 1);
-    ps_context_options co = ps_context_options_default();
-    co.backend = ps_test_backend_kind();
-    ps_context *c3 = NULL;
-    CHECK_STATUS(ps_context_create(&c3, &co), PS_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(ps_last_create_error(), "PORTSOLVE_IR_PRECISION") != NULL, "env error: %s",
-          ps_last_create_error());
-    ps_context_destroy(c3);
+    expect_env_refused("PORTSOLVE_IR_PRECISION");
     unsetenv("PORTSOLVE_IR_PRECISION");
     unsetenv("PORTSOLVE_IR_GMRES");
     free(A), free(B), free(X);
