@@ -190,37 +190,52 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
     return PS_SUCCESS;
 }
 
-/* The TF32X3 mode (float accuracy from TF32 tensor cores, as CUTLASS's 3xTF32): with each
- * operand split as x = hi + lo (cuda_ir_kernels.cu), op(A) op(B) ~ Ahi Bhi + Ahi Blo + Alo Bhi,
- * the dropped Alo Blo being 2^-20 of the product. The three products are one GEMM of inner
- * dimension 3k on [Ahi Ahi Alo] and [Bhi; Blo; Bhi], built in stream-ordered buffers of the
- * current lane. */
-static ps_status tf32x3_gemm(ps__backend *be, ps__trans ta, ps__trans tb, int m, int n, int k,
-                             const ps__scalar *alpha, ps__mat a, ps__mat b, const ps__scalar *beta,
-                             ps__mat c) {
+/* The TF32X3 and FP16X3 modes (float accuracy from TF32 or FP16 tensor cores, as CUTLASS's
+ * 3xTF32): with each operand split as x = hi + lo (cuda_ir_kernels.cu), op(A) op(B) ~ Ahi Bhi +
+ * Ahi Blo + Alo Bhi, the dropped Alo Blo being 2^-20 of the product (2^-22 in FP16, which
+ * rounds where TF32 truncates). The three products are one GEMM of inner dimension 3k on
+ * [Ahi Ahi Alo] and [Bhi; Blo; Bhi], built in stream-ordered buffers of the current lane.
+ * FP16 holds each lo as lo 2^11 (FP16's subnormals start at 2^-14, TF32's range is float's), so
+ * its hi copies are scaled to match: [Ahi 2^6, Ahi, Alo 2^11] and [Bhi 2^5; Blo 2^11; Bhi] make
+ * every product 2^11 times its own, which alpha 2^-11 undoes exactly. FP16 on H100 runs at twice
+ * TF32's rate; its range (65504, so |A| up to about 1000 and |B| up to 2000 here) is why
+ * refinement scales the matrix to max |a(i,j)| < 1 for it (core/refine.c). */
+static ps_status split3_gemm(ps__backend *be, int fp16, ps__trans ta, ps__trans tb, int m, int n,
+                             int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
+                             const ps__scalar *beta, ps__mat c) {
     cudaStream_t s = ps_cuda(be)->cur_stream;
     int ar = ta == PS__NOTRANS ? m : k, ac = ta == PS__NOTRANS ? k : m;
     int br = tb == PS__NOTRANS ? k : n, bc = tb == PS__NOTRANS ? n : k;
-    size_t afloats = 3 * (size_t)ar * ac, bfloats = 3 * (size_t)br * bc;
-    size_t boff = (afloats + 63) / 64 * 64;
-    float *w = NULL;
-    PS_CUDA_TRY(be, cudaMallocAsync((void **)&w, (boff + bfloats) * sizeof(float), s),
-                "TF32X3 GEMM operands");
+    size_t es = fp16 ? 2 : 4, aparts = 3 * (size_t)ar * ac, bparts = 3 * (size_t)br * bc;
+    size_t boff = (aparts * es + 255) / 256 * 256;
+    char *w = NULL;
+    PS_CUDA_TRY(be, cudaMallocAsync((void **)&w, boff + bparts * es, s),
+                fp16 ? "FP16X3 GEMM operands" : "TF32X3 GEMM operands");
     /* k runs down A's columns unless A is transposed, and down B's rows unless B is. */
     int a_rows = ta != PS__NOTRANS, b_rows = tb == PS__NOTRANS;
-    cudaError_t e = ps_cuda_launch_split_tf32(s, ar, ac, SP(a), a.ld, w, a_rows, 4u);
+    static const float a_scale[3] = {64.0f, 1.0f, 1.0f}, b_scale[3] = {32.0f, 1.0f, 1.0f};
+    cudaError_t e = fp16
+                        ? ps_cuda_launch_split_fp16(s, ar, ac, SP(a), a.ld, w, a_rows, 4u, a_scale)
+                        : ps_cuda_launch_split_tf32(s, ar, ac, SP(a), a.ld, (float *)w, a_rows, 4u);
     if (e == cudaSuccess)
-        e = ps_cuda_launch_split_tf32(s, br, bc, SP(b), b.ld, w + boff, b_rows, 2u);
+        e = fp16 ? ps_cuda_launch_split_fp16(s, br, bc, SP(b), b.ld, w + boff, b_rows, 2u, b_scale)
+                 : ps_cuda_launch_split_tf32(s, br, bc, SP(b), b.ld, (float *)(w + boff), b_rows,
+                                             2u);
     cublasStatus_t cs = CUBLAS_STATUS_SUCCESS;
+    float scaled_alpha = fp16 ? alpha->s * 0x1p-11f : alpha->s;
     if (e == cudaSuccess)
-        cs = cublasGemmEx(H(be), op(ta), op(tb), m, n, 3 * k, &alpha->s, w, CUDA_R_32F,
-                          a_rows ? 3 * ar : ar, w + boff, CUDA_R_32F, b_rows ? 3 * br : br,
-                          &beta->s, SP(c), CUDA_R_32F, c.ld, CUBLAS_COMPUTE_32F_FAST_TF32,
-                          CUBLAS_GEMM_DEFAULT);
+        cs = cublasGemmEx(
+            H(be), op(ta), op(tb), m, n, 3 * k, &scaled_alpha, w, fp16 ? CUDA_R_16F : CUDA_R_32F,
+            a_rows ? 3 * ar : ar, w + boff, fp16 ? CUDA_R_16F : CUDA_R_32F, b_rows ? 3 * br : br,
+            &beta->s, SP(c), CUDA_R_32F, c.ld,
+            fp16 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
     cudaError_t f = cudaFreeAsync(w, s);
-    if (e != cudaSuccess) return ps_cuda_fail(be, e, "TF32X3 operand split");
-    if (cs != CUBLAS_STATUS_SUCCESS) return gemm_fail(be, cs, "TF32X3", m, n, 3 * k);
-    if (f != cudaSuccess) return ps_cuda_fail(be, f, "TF32X3 GEMM operands");
+    if (e != cudaSuccess)
+        return ps_cuda_fail(be, e, fp16 ? "FP16X3 operand split" : "TF32X3 operand split");
+    if (cs != CUBLAS_STATUS_SUCCESS)
+        return gemm_fail(be, cs, fp16 ? "FP16X3" : "TF32X3", m, n, 3 * k);
+    if (f != cudaSuccess)
+        return ps_cuda_fail(be, f, fp16 ? "FP16X3 GEMM operands" : "TF32X3 GEMM operands");
     return PS_SUCCESS;
 }
 
@@ -229,15 +244,16 @@ ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb
                        ps__mat c) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     ps__float_compute mode = ps_cuda(be)->float_compute;
-    /* The TF32 modes apply to the big products (LU's trailing update) only; those of the panel
-     * (at most nb/2 wide) run in float. TF32X3 gains nothing on them; for TF32 this keeps
-     * cuBLAS's TF32 kernels off the split panel lane, where at m = 6272, n = k = 384 on 32 SMs
-     * cublasGemmEx (FAST_TF32) failed to launch (CUBLAS_STATUS_EXECUTION_FAILED, H100, CUDA
+    /* The TF32 modes and FP16X3 apply to the big products (LU's trailing update) only; those of
+     * the panel (at most nb/2 wide) run in float. TF32X3 and FP16X3 gain nothing on them; for TF32
+     * this keeps cuBLAS's TF32 kernels off the split panel lane, where at m = 6272, n = k = 384 on
+     * 32 SMs cublasGemmEx (FAST_TF32) failed to launch (CUBLAS_STATUS_EXECUTION_FAILED, H100, CUDA
      * 13.0). FP16/BF16 keep every product in their format: the same limit there made refinement
      * slower (n = 32768, cond 1e2: 30 classical + 9 GMRES steps, 0.77 s, against 28 classical
      * steps, 0.61 s, with the panel in FP16 too). */
-    int tf32_family = mode == PS__COMPUTE_TF32 || mode == PS__COMPUTE_TF32X3;
-    if (k <= 0 || (tf32_family && (m < PS_CUDA_LOWPREC_MIN || n < PS_CUDA_LOWPREC_MIN)))
+    int big_only =
+        mode == PS__COMPUTE_TF32 || mode == PS__COMPUTE_TF32X3 || mode == PS__COMPUTE_FP16X3;
+    if (k <= 0 || (big_only && (m < PS_CUDA_LOWPREC_MIN || n < PS_CUDA_LOWPREC_MIN)))
         mode = PS__COMPUTE_FP32;
     if (dt == PS__FLOAT && mode == PS__COMPUTE_TF32) { /* inputs rounded to TF32 by cuBLAS */
         cublasStatus_t cs =
@@ -246,8 +262,8 @@ ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb
                          CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
         return cs == CUBLAS_STATUS_SUCCESS ? PS_SUCCESS : gemm_fail(be, cs, "TF32", m, n, k);
     }
-    if (dt == PS__FLOAT && mode == PS__COMPUTE_TF32X3)
-        return tf32x3_gemm(be, ta, tb, m, n, k, alpha, a, b, beta, c);
+    if (dt == PS__FLOAT && (mode == PS__COMPUTE_TF32X3 || mode == PS__COMPUTE_FP16X3))
+        return split3_gemm(be, mode == PS__COMPUTE_FP16X3, ta, tb, m, n, k, alpha, a, b, beta, c);
     if (dt == PS__FLOAT && mode != PS__COMPUTE_FP32)
         return half_gemm(be, mode == PS__COMPUTE_BF16, ta, tb, m, n, k, alpha, a, b, beta, c);
     return check(be,
@@ -276,8 +292,10 @@ ps_status ps_cuda_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans t
  * right-hand sides cuBLAS's dtrsm took 302 us for a triangle of 128 (left, upper) and 64 us for
  * one of 64, the kernel 27 us for 64; with 8192, 34 against 23 us, with 4096 20 against 23 (the
  * kernel's launch costs 20-40 us whatever the count: its substitution is a chain of dependent
- * steps), so fewer right-hand sides stay with cuBLAS. */
-#define PS_CUDA_TRSM_OWN_MAX         512
+ * steps), so fewer right-hand sides stay with cuBLAS. Up to 1024 covers the RBT LU's
+ * L21 = A21 U11^-1 (core/lu.c; 768-column blocks, the right side), which cuBLAS's strsm ran at
+ * about 4 TFLOP/s. */
+#define PS_CUDA_TRSM_OWN_MAX         1024
 #define PS_CUDA_TRSM_OWN_MIN_VECTORS 8192
 
 static ps_status trsm_small(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo,

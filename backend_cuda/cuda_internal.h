@@ -239,6 +239,11 @@ cudaError_t ps_cuda_launch_to_half(cudaStream_t s, int bf16, int rows, int cols,
  * where bit p of lo_blocks is set, the high part otherwise (cuda_ir_kernels.cu says how). */
 cudaError_t ps_cuda_launch_split_tf32(cudaStream_t s, int rows, int cols, const float *src, int lds,
                                       float *dst, int by_rows, unsigned lo_blocks);
+/* The same in FP16 (dst: 3 rows x cols halves): copy p is the low part times 2^11 where bit p of
+ * lo_blocks is set, the high part times hi_scale[p] otherwise. */
+cudaError_t ps_cuda_launch_split_fp16(cudaStream_t s, int rows, int cols, const float *src, int lds,
+                                      void *dst, int by_rows, unsigned lo_blocks,
+                                      const float hi_scale[3]);
 /* Triangular solves with a small triangle (cuda_trsm.cu): B = alpha inv(T) B (left; T m x m)
  * or alpha B inv(T) (right; T n x n), T not transposed, of order at most PS_CUDA_TRSM_SMALL_MAX;
  * two threads per column (left) or row (right) of B. init: once per device, before any launch. */

@@ -181,7 +181,41 @@ __global__ void split_tf32_kernel(int rows, int cols, const float *src, int lds,
     }
 }
 
+// The FP16X3 operands: x = hi + lo with hi = x rounded to FP16 and lo = x - hi (exact in float),
+// which FP16 holds as lo * 2^11 (rounded: an error of at most 2^-22 |x|) so that it stays clear
+// of FP16's subnormals. dst holds three FP16 copies as split_tf32_kernel's: block p is lo * 2^11
+// where bit p of lo_blocks is set, else hi * hi_scale[p], the scales chosen by the caller so
+// that every product of corresponding blocks carries the same factor (the GEMM's alpha undoes
+// it). Inf and NaN travel in hi alone; values beyond FP16's range become Inf there.
+__global__ void split_fp16_kernel(int rows, int cols, const float *src, int lds, __half *dst,
+                                  int by_rows, unsigned lo_blocks, float3 hi_scale) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    size_t ldd = by_rows ? 3 * (size_t)rows : (size_t)rows;
+    size_t step = by_rows ? (size_t)rows : (size_t)rows * cols;
+    const float scale[3] = {hi_scale.x, hi_scale.y, hi_scale.z};
+    for (int j = blockIdx.y; j < cols; j += gridDim.y) {
+        float x = src[i + (size_t)j * lds];
+        __half hi = __float2half_rn(x);
+        float hf = __half2float(hi);
+        __half lo = __float2half_rn(isfinite(hf) ? (x - hf) * 2048.0f : 0.0f);
+        __half *d = dst + i + (size_t)j * ldd;
+        for (int p = 0; p < 3; p++)
+            d[p * step] = (lo_blocks >> p & 1u) ? lo : __float2half_rn(hf * scale[p]);
+    }
+}
+
 } // namespace
+
+extern "C" cudaError_t ps_cuda_launch_split_fp16(cudaStream_t s, int rows, int cols,
+                                                 const float *src, int lds, void *dst, int by_rows,
+                                                 unsigned lo_blocks, const float hi_scale[3]) {
+    dim3 block(256), grid((rows + 255) / 256, cols < 65535 ? cols : 65535);
+    split_fp16_kernel<<<grid, block, 0, s>>>(rows, cols, src, lds, static_cast<__half *>(dst),
+                                             by_rows, lo_blocks,
+                                             make_float3(hi_scale[0], hi_scale[1], hi_scale[2]));
+    return cudaGetLastError();
+}
 
 extern "C" cudaError_t ps_cuda_launch_split_tf32(cudaStream_t s, int rows, int cols,
                                                  const float *src, int lds, float *dst, int by_rows,

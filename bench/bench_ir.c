@@ -3,7 +3,7 @@
  * references, in one run:
  *
  *   portsolve-bench-ir --backend cuda|opencl|cpu --sizes 4096,...,32768 [--conds 1e2,1e4,1e6]
- *                      [--precisions float,tf32,fp16,bf16,tf32x3[-rbt],...] [--repeats R]
+ *                      [--precisions float,tf32,fp16,bf16,tf32x3,fp16x3[-rbt],...] [--repeats R]
  *                      [--csv F]
  *                      [--references yes|no]
  *
@@ -98,7 +98,8 @@ static int parse(int argc, char **argv, options *o) {
             }
         }
         if (ps_lowprec_from_name(t, &o->precs[o->nprecs])) {
-            fprintf(stderr, "portsolve-bench-ir: '%s' is not float, tf32, fp16, bf16 or tf32x3\n",
+            fprintf(stderr,
+                    "portsolve-bench-ir: '%s' is not float, tf32, fp16, bf16, tf32x3 or fp16x3\n",
                     t);
             return 0;
         }

@@ -84,7 +84,7 @@ int bench_ir_cuda_irs(ps_context *ctx, int n, const double *A, const double *B, 
                       ps_lowprec lowest, double *seconds, int *niters) {
     static const cusolverPrecType_t prec[] = {CUSOLVER_R_32F, CUSOLVER_R_TF32, CUSOLVER_R_16F,
                                               CUSOLVER_R_16BF};
-    /* TF32X3 has no cuSOLVER counterpart: no reference */
+    /* TF32X3 and FP16X3 have no cuSOLVER counterpart: no reference */
     if ((size_t)lowest >= sizeof prec / sizeof prec[0]) return -1;
     cudaStream_t s = ps_context_cuda_stream(ctx);
     cusolverDnHandle_t h = NULL;

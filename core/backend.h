@@ -135,7 +135,9 @@ typedef enum ps__float_compute {
     PS__COMPUTE_TF32 = 1,
     PS__COMPUTE_FP16 = 2,
     PS__COMPUTE_BF16 = 3,
-    PS__COMPUTE_TF32X3 = 4 /* three TF32 products on split operands: about float's accuracy */
+    PS__COMPUTE_TF32X3 = 4, /* three TF32 products on split operands: about float's accuracy */
+    PS__COMPUTE_FP16X3 = 5  /* the same on FP16, the parts scaled into its range (operands of
+                             * magnitude up to about 1000) */
 } ps__float_compute;
 
 typedef struct ps__backend_ops ps__backend_ops;

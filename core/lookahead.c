@@ -14,6 +14,7 @@ static ps_status run_steps(ps_context *ctx, int k, int n, int nb,
         int rest0 = next + nb2;
         if (j > 0) PS__TRY(ops->lanes_split(be, steps->algo, k - j, &split));
         PS__TRY(ops->lane_wait(be, 0, 1));
+        if (steps->finish) PS__TRY(steps->finish(steps->arg, j, jb));
         /* On split lanes lane 0 has most of the device, so it also updates the next block
          * column (a GEMM of nb columns) and lane 1 factors the panel, then takes the row swaps
          * left of it (columns no other work touches), since lane 0's chain is the longer one

@@ -163,21 +163,27 @@ typedef struct {
 } factor_args;
 
 /* Panel j: its partial-pivoting LU; or, with a window, the partial-pivoting LU of its first
- * window rows alone and L21 = A21 U11^-1 below them by a triangular solve, which has no
- * sequential search down the rest of the column. */
+ * window rows alone (the rows below are solved for in step_finish). */
 static ps_status step_panel(void *arg, int j, int jb) {
     factor_args *f = arg;
     int rows = f->window > 0 && f->m - j > f->window ? j + f->window : f->m;
     PS__TRY(panel_factor(f->ctx, f->dt, rows, f->a, j, jb, f->ipiv, f->info, f->kind));
-    if (f->m > rows) {
-        ps__backend *be = &f->ctx->be;
-        ps__scalar one = ps__scalar_of(f->dt, 1.0);
-        PS__TRY(be->ops->trsm(be, f->dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT,
-                              f->m - rows, jb, &one, ps__mat_at(f->a, j, j),
-                              ps__mat_at(f->a, rows, j)));
-    }
     if (!f->inv) return PS_SUCCESS;
     return ps__l_inverse_form(f->ctx, f->dt, f->inv, j, jb, ps__mat_at(f->a, j, j));
+}
+
+/* With a window: L21 = A21 U11^-1 for the rows below it, a triangular solve with no sequential
+ * search down the column. It runs on lane 0, which on split lanes has most of the device: on
+ * the panel's lane (32 of an H100's SMs) cuBLAS's strsm for it took 66 ms of the panel lane's
+ * critical path at n = 32768 (docs/PERFORMANCE.md, session 26). */
+static ps_status step_finish(void *arg, int j, int jb) {
+    factor_args *f = arg;
+    int rows = j + f->window;
+    if (f->window <= 0 || f->m <= rows) return PS_SUCCESS;
+    ps__backend *be = &f->ctx->be;
+    ps__scalar one = ps__scalar_of(f->dt, 1.0);
+    return be->ops->trsm(be, f->dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, f->m - rows, jb,
+                         &one, ps__mat_at(f->a, j, j), ps__mat_at(f->a, rows, j));
 }
 
 /* Panel j's row swaps for the columns left of it. */
@@ -210,12 +216,14 @@ static ps_status run_blocked(factor_args *f, int k, int n, int nb) {
     ps__backend *be = &f->ctx->be;
     if (be->ops->lanes(be) >= 2 && k > nb) {
         /* look-ahead: the next panel hides behind the trailing update */
-        ps__lookahead_steps steps = {f, step_panel, step_left, step_update, f->kind->algo};
+        ps__lookahead_steps steps = {f,         step_panel,  step_finish,
+                                     step_left, step_update, f->kind->algo};
         return ps__lookahead(f->ctx, k, n, nb, &steps);
     }
     for (int j = 0; j < k; j += nb) {
         int jb = k - j < nb ? k - j : nb;
         PS__TRY(step_panel(f, j, jb));
+        PS__TRY(step_finish(f, j, jb));
         /* Swaps of this panel for the columns on its left, then everything on its right. */
         PS__TRY(step_left(f, j, jb));
         if (n - j - jb > 0) PS__TRY(step_update(f, j, jb, j + jb, n));

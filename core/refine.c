@@ -4,7 +4,8 @@
  *
  * 1. ||A||_inf on the device; A narrowed to a float copy (scaled by a power of two below
  *    1/||A||_inf for FP16, whose range ends at 65504, so that every |a(i,j)| <= 1 and the LU's
- *    entries stay within a growth factor of 1). Overflow is LAPACK's ITER = -2.
+ *    entries stay within a growth factor of 1; for FP16X3 the float copy is then scaled to
+ *    max |a(i,j)| in [1/2, 1)). Overflow is LAPACK's ITER = -2.
  * 2. The float LU of the copy, its GEMMs in the requested compute mode (float, or TF32/FP16/BF16
  *    tensor cores: set_float_compute). An exactly zero pivot is ITER = -3.
  * 3. x0 = (LU)^-1 b, then classical refinement in double: r = b - A x (double GEMV/GEMM on the
@@ -34,6 +35,7 @@
 #include "lu.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -279,6 +281,36 @@ static ps_status fallback(refine *w, ps_refine_result *res, int code) {
     return ps__getrs(ctx, PS__DOUBLE, PS__NOTRANS, w->n, w->nrhs, w->a, w->ipiv, w->x);
 }
 
+/* FP16X3 holds its operands' parts in FP16 (largest 65504, and the GEMM scales them by up to
+ * 2^6): the narrowed matrix is multiplied by the power of two that brings max |a(i,j)| into
+ * [1/2, 1). This also keeps a dense matrix's typical entries far above FP16's subnormals, where
+ * the scaling by ||A||_inf of the FP16 mode would put them near 1/n and leave them few
+ * significant bits. Exact; every right-hand side is multiplied alike, so it cancels. */
+static ps_status scale_to_unit_max(refine *w) {
+    int n = w->n, cols = INT_MAX / n; /* columns per iamax call: its count is an int */
+    double amax = 0;
+    for (int c0 = 0; c0 < n; c0 += cols) {
+        int cw = n - c0 < cols ? n - c0 : cols, at;
+        ps__vec chunk = {w->af.buf, (size_t)c0 * (size_t)n, 1};
+        PS__TRY(w->ops->iamax(w->be, PS__FLOAT, cw * n, chunk, &at));
+        size_t off = chunk.off + (size_t)at;
+        float v;
+        PS__TRY(w->ops->read_elements(w->be, PS__FLOAT, w->af.buf, 1, &off, &v));
+        if (fabs(v) > amax) amax = fabs(v);
+    }
+    if (amax == 0) return PS_SUCCESS;
+    int e;
+    frexp(amax, &e); /* 2^(e-1) <= amax < 2^e */
+    w->scale = ldexp(1.0, -e);
+    ps__scalar s = ps__scalar_of(PS__FLOAT, w->scale);
+    for (int c0 = 0; c0 < n; c0 += cols) {
+        int cw = n - c0 < cols ? n - c0 : cols;
+        ps__vec chunk = {w->af.buf, (size_t)c0 * (size_t)n, 1};
+        PS__TRY(w->ops->scal(w->be, PS__FLOAT, cw * n, &s, chunk));
+    }
+    return PS_SUCCESS;
+}
+
 /* The low-precision LU of scale * A (RBT: of scale * L A R, pivoting within a window) into
  * w->af; *code < 0 when it cannot be used. */
 static ps_status factor_low(refine *w, const ps_refine_options *o, int *code) {
@@ -290,6 +322,7 @@ static ps_status factor_low(refine *w, const ps_refine_options *o, int *code) {
         *code = PS_REFINE_OVERFLOW;
         return PS_SUCCESS;
     }
+    if (o->precision == PS_LOWPREC_FP16X3) PS__TRY(scale_to_unit_max(w));
     PS__TRY(w->ops->set_float_compute(w->be, (ps__float_compute)o->precision));
     ps_status st = w->rbt[0] ? ps__getrf_window(w->ctx, PS__FLOAT, w->n, w->af, w->ipiv, w->flag)
                              : ps__getrf(w->ctx, PS__FLOAT, w->n, w->n, w->af, w->ipiv, w->flag);

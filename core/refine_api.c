@@ -30,13 +30,15 @@ const char *ps_lowprec_name(ps_lowprec p) {
         return "bf16";
     case PS_LOWPREC_TF32X3:
         return "tf32x3";
+    case PS_LOWPREC_FP16X3:
+        return "fp16x3";
     }
     return "unknown";
 }
 
 ps_status ps_lowprec_from_name(const char *name, ps_lowprec *p) {
-    static const ps_lowprec all[] = {PS_LOWPREC_FLOAT, PS_LOWPREC_TF32, PS_LOWPREC_FP16,
-                                     PS_LOWPREC_BF16, PS_LOWPREC_TF32X3};
+    static const ps_lowprec all[] = {PS_LOWPREC_FLOAT, PS_LOWPREC_TF32,   PS_LOWPREC_FP16,
+                                     PS_LOWPREC_BF16,  PS_LOWPREC_TF32X3, PS_LOWPREC_FP16X3};
     if (!name || !p) return PS_ERR_INVALID_ARGUMENT;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         if (ps__name_is(ps_lowprec_name(all[i]), name)) {
@@ -128,7 +130,7 @@ ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size) {
     if (v && *v && ps_lowprec_from_name(v, &ctx->refine.precision)) {
         snprintf(msg, size,
                  "PORTSOLVE_IR_PRECISION='%s' is not a refinement precision; accepted: float, "
-                 "tf32, fp16, bf16, tf32x3",
+                 "tf32, fp16, bf16, tf32x3, fp16x3",
                  v);
         return PS_ERR_INVALID_ARGUMENT;
     }

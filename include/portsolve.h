@@ -390,13 +390,16 @@ PS_API ps_status ps_dgmres(ps_context *ctx, int n, const double *A, int lda, con
              (LAPACK's -(ITERMAX + 1), whatever max_iter is) */
 
 typedef enum ps_lowprec {
-    PS_LOWPREC_FLOAT = 0, /* the factorization in float (every backend) */
-    PS_LOWPREC_TF32 = 1,  /* float storage, GEMMs on TF32 tensor cores (CUDA, sm_80+) */
-    PS_LOWPREC_FP16 = 2,  /* float storage, GEMMs on FP16 tensor cores; A scaled to |a| <= 1 */
-    PS_LOWPREC_BF16 = 3,  /* float storage, GEMMs on BF16 tensor cores (CUDA, sm_80+) */
-    PS_LOWPREC_TF32X3 = 4 /* float storage, each large GEMM as three TF32 tensor-core products
-                             on operands split into high and low parts (CUTLASS's 3xTF32):
-                             about float's accuracy at tensor-core speed (CUDA, sm_80+) */
+    PS_LOWPREC_FLOAT = 0,  /* the factorization in float (every backend) */
+    PS_LOWPREC_TF32 = 1,   /* float storage, GEMMs on TF32 tensor cores (CUDA, sm_80+) */
+    PS_LOWPREC_FP16 = 2,   /* float storage, GEMMs on FP16 tensor cores; A scaled to |a| <= 1 */
+    PS_LOWPREC_BF16 = 3,   /* float storage, GEMMs on BF16 tensor cores (CUDA, sm_80+) */
+    PS_LOWPREC_TF32X3 = 4, /* float storage, each large GEMM as three TF32 tensor-core products
+                              on operands split into high and low parts (CUTLASS's 3xTF32):
+                              about float's accuracy at tensor-core speed (CUDA, sm_80+) */
+    PS_LOWPREC_FP16X3 = 5  /* as TF32X3, the three products on FP16 tensor cores (twice TF32's
+                              rate on Hopper) with the parts scaled into FP16's range; A scaled
+                              to max |a| <= 1 (CUDA, sm_80+) */
 } ps_lowprec;
 
 /* How the low-precision factorization pivots (docs/IR.md). */
@@ -411,7 +414,8 @@ typedef enum ps_refine_factor {
 } ps_refine_factor;
 
 typedef struct ps_refine_options {
-    ps_lowprec precision; /* PORTSOLVE_IR_PRECISION=float|tf32|fp16|bf16|tf32x3; default float */
+    ps_lowprec precision; /* PORTSOLVE_IR_PRECISION=float|tf32|fp16|bf16|tf32x3|fp16x3;
+                             default float */
     int max_iter;         /* refinement steps before falling back (LAPACK's ITERMAX, 30) */
     int gmres;            /* 1 (default): GMRES-IR when classical refinement stalls; 0: classical
                              only, as LAPACK (PORTSOLVE_IR_GMRES=0) */
@@ -445,7 +449,7 @@ PS_API ps_refine_options ps_context_refine_options(const ps_context *ctx);
 PS_API ps_status ps_context_set_refine_options(ps_context *ctx, const ps_refine_options *opts);
 /* What the context's last dsgesv did (zeroed, path NONE, before the first). */
 PS_API ps_refine_result ps_context_refine_result(const ps_context *ctx);
-/* "float", "tf32", "fp16", "bf16", "tf32x3"; "unknown" otherwise. */
+/* "float", "tf32", "fp16", "bf16", "tf32x3", "fp16x3"; "unknown" otherwise. */
 PS_API const char *ps_lowprec_name(ps_lowprec p);
 PS_API ps_status ps_lowprec_from_name(const char *name, ps_lowprec *p);
 /* "partial", "rbt"; "unknown" otherwise. */

@@ -168,11 +168,11 @@ int main(int argc, char **argv) {
     /* At n = 32768 the failing product was m = 6272, n = k = 384: the second half of a
      * 768-column panel 6656 rows tall. Both ways of forming U's block rows. */
     static const ps_lowprec modes[] = {PS_LOWPREC_TF32, PS_LOWPREC_FP16, PS_LOWPREC_BF16,
-                                       PS_LOWPREC_TF32X3};
+                                       PS_LOWPREC_TF32X3, PS_LOWPREC_FP16X3};
     setenv("PORTSOLVE_LU_NB", "768", 1);
     for (int inverse = 0; inverse < 2; inverse++) {
         setenv("PORTSOLVE_LU_BLOCK_ROW", inverse ? "inverse" : "trsm", 1);
-        for (int i = 0; i < 4; i++)
+        for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
             check_dsgesv(modes[i], 6656, inverse ? "split, nb 768, inverse" : "split, nb 768");
     }
     unsetenv("PORTSOLVE_LU_BLOCK_ROW");

@@ -27,8 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ps_lowprec all_precisions[] = {PS_LOWPREC_FLOAT, PS_LOWPREC_TF32, PS_LOWPREC_FP16,
-                                            PS_LOWPREC_BF16, PS_LOWPREC_TF32X3};
+static const ps_lowprec all_precisions[] = {PS_LOWPREC_FLOAT, PS_LOWPREC_TF32,   PS_LOWPREC_FP16,
+                                            PS_LOWPREC_BF16,  PS_LOWPREC_TF32X3, PS_LOWPREC_FP16X3};
+
+/* The modes of three products on split operands: about float's accuracy. */
+static int split3(ps_lowprec p) {
+    return p == PS_LOWPREC_TF32X3 || p == PS_LOWPREC_FP16X3;
+}
 
 /* The backend offers the tensor-core precisions: CUDA. */
 static int offers(ps_lowprec p) {
@@ -151,9 +156,9 @@ static void test_solve(ps_context *ctx) {
         set_factored(ctx, prec, 30, 1, f);
         for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++)
             for (size_t k = 0; k <= sizeof orders / sizeof orders[0]; k++) {
-                /* TF32X3 splits only GEMMs of 512 x 512 or more: one order large enough that
-                 * the LU's trailing updates take that path */
-                if (k == sizeof orders / sizeof orders[0] && prec != PS_LOWPREC_TF32X3) break;
+                /* TF32X3 and FP16X3 split only GEMMs of 512 x 512 or more: one order large
+                 * enough that the LU's trailing updates take that path */
+                if (k == sizeof orders / sizeof orders[0] && !split3(prec)) break;
                 int n = k < sizeof orders / sizeof orders[0] ? orders[k] : 1100, lda = n + 3;
                 double *A0 = latms(n, lda, conds[c]);
                 for (int nrhs = 1; nrhs <= 3; nrhs += 2) {
@@ -162,14 +167,14 @@ static void test_solve(ps_context *ctx) {
                              ps_refine_factor_name(f), conds[c]);
                     int iter = check_solve(ctx, A0, n, lda, nrhs, what);
                     int must_refine =
-                        conds[c] <=
-                        (prec == PS_LOWPREC_FLOAT || prec == PS_LOWPREC_TF32X3 ? 1e4 : 1e1);
+                        conds[c] <= (prec == PS_LOWPREC_FLOAT || split3(prec) ? 1e4 : 1e1);
                     if (must_refine)
                         CHECK(iter >= 0, "%s n=%d nrhs=%d fell back (iter %d)", what, n, nrhs,
                               iter);
-                    /* TF32X3's factors are about float's: a handful of classical steps where
-                     * plain TF32 (kappa u = 5 at cond 1e4) needs GMRES or falls back */
-                    if (prec == PS_LOWPREC_TF32X3 && conds[c] <= 1e4)
+                    /* TF32X3's and FP16X3's factors are about float's: a handful of classical
+                     * steps where plain TF32 (kappa u = 5 at cond 1e4) needs GMRES or falls
+                     * back */
+                    if (split3(prec) && conds[c] <= 1e4)
                         CHECK(iter <= 15, "%s n=%d nrhs=%d took %d steps", what, n, nrhs, iter);
                 }
                 free(A0);
@@ -457,6 +462,9 @@ static void test_errors(ps_context *ctx) {
     CHECK_STATUS(ps_lowprec_from_name("half", &p), PS_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(ps_lowprec_from_name("tf32x3", &p), PS_SUCCESS);
     CHECK(p == PS_LOWPREC_TF32X3 && !strcmp(ps_lowprec_name(p), "tf32x3"), "tf32x3 parsed as %d",
+          (int)p);
+    CHECK_STATUS(ps_lowprec_from_name("FP16X3", &p), PS_SUCCESS);
+    CHECK(p == PS_LOWPREC_FP16X3 && !strcmp(ps_lowprec_name(p), "fp16x3"), "fp16x3 parsed as %d",
           (int)p);
 
     /* the tensor-core precisions: CUDA offers them, the others refuse before touching anything */

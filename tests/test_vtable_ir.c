@@ -201,7 +201,8 @@ static void test_norm_inf(ps__dtype dt) {
 }
 
 /* Unit roundoff of each compute mode's GEMM input format (TF32X3: the dropped low-by-low
- * product and the low part's own rounding to TF32, 2^-20 at most). */
+ * product and the low part's own rounding to TF32, 2^-20 at most; FP16X3 rounds both parts,
+ * 2^-22). */
 static double mode_eps(ps__float_compute c) {
     switch (c) {
     case PS__COMPUTE_TF32:
@@ -212,19 +213,26 @@ static double mode_eps(ps__float_compute c) {
         return ldexp(1, -8);
     case PS__COMPUTE_TF32X3:
         return ldexp(1, -20);
+    case PS__COMPUTE_FP16X3:
+        return ldexp(1, -22);
     default:
         return FLT_EPSILON / 2;
     }
 }
 
 /* The largest relative error (to sum |a||b|) of one float gemm C = op(A) op(B) in the current
- * mode, on random operands with random leading dimensions. */
-static double gemm_error(ps__float_compute c, ps__trans ta, ps__trans tb, int m, int n, int k) {
+ * mode, on random operands with random leading dimensions, A's multiplied by a_scale and B's by
+ * b_scale (powers of two, so the operands stay exact floats). */
+static double gemm_error(ps__float_compute c, ps__trans ta, ps__trans tb, int m, int n, int k,
+                         double a_scale, double b_scale) {
     int nt = ta == PS__NOTRANS, ntb = tb == PS__NOTRANS;
     shape sa = nt ? random_shape(m, k) : random_shape(k, m);
     shape sb = ntb ? random_shape(k, n) : random_shape(n, k), sc = random_shape(m, n);
     tbuf A = tb_random(PS__FLOAT, shape_count(sa)), B = tb_random(PS__FLOAT, shape_count(sb));
     tbuf C = tb_random(PS__FLOAT, shape_count(sc));
+    for (int i = 0; i < A.count; i++) A.host[i] *= a_scale;
+    for (int i = 0; i < B.count; i++) B.host[i] *= b_scale;
+    upload_all(&A), upload_all(&B);
     ps__scalar one = ps__scalar_of(PS__FLOAT, 1.0), zero = ps__scalar_of(PS__FLOAT, 0.0);
     ps_status st = be->ops->gemm(be, PS__FLOAT, ta, tb, m, n, k, &one, view(&A, sa), view(&B, sb),
                                  &zero, view(&C, sc));
@@ -242,8 +250,9 @@ static double gemm_error(ps__float_compute c, ps__trans ta, ps__trans tb, int m,
 }
 
 static void test_float_compute(int tensor_cores) {
-    static const ps__float_compute modes[] = {PS__COMPUTE_FP32, PS__COMPUTE_TF32, PS__COMPUTE_FP16,
-                                              PS__COMPUTE_BF16, PS__COMPUTE_TF32X3};
+    static const ps__float_compute modes[] = {PS__COMPUTE_FP32,   PS__COMPUTE_TF32,
+                                              PS__COMPUTE_FP16,   PS__COMPUTE_BF16,
+                                              PS__COMPUTE_TF32X3, PS__COMPUTE_FP16X3};
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         ps__float_compute c = modes[i];
         ps_status st = be->ops->set_float_compute(be, c);
@@ -256,7 +265,8 @@ static void test_float_compute(int tensor_cores) {
         /* The TF32 modes apply only to products of at least 512 x 512 (smaller ones, the LU's
          * panel, run in float); FP16 and BF16 to all. Each is tried on both sides of that line
          * and, above it, with every transposition. */
-        int lowprec = c != PS__COMPUTE_FP32, tf32x3 = c == PS__COMPUTE_TF32X3;
+        int lowprec = c != PS__COMPUTE_FP32;
+        int split3 = c == PS__COMPUTE_TF32X3 || c == PS__COMPUTE_FP16X3;
         for (int shape_case = 0; shape_case < (lowprec ? 5 : 1); shape_case++) {
             int big = lowprec && shape_case > 0;
             ps__trans ta = shape_case >= 3 ? PS__TRANS : PS__NOTRANS;
@@ -264,10 +274,10 @@ static void test_float_compute(int tensor_cores) {
             int m = big ? 512 + ps_test_rand_int(40) : 70 + ps_test_rand_int(400),
                 n = big ? 512 + ps_test_rand_int(40) : 45;
             int k = big ? 1 + ps_test_rand_int(200) : 130;
-            double worst = gemm_error(c, ta, tb, m, n, k);
+            double worst = gemm_error(c, ta, tb, m, n, k, 1, 1);
             /* inputs rounded (2 u), products accumulated in float (k eps) */
-            int tf32_family = c == PS__COMPUTE_TF32 || tf32x3;
-            ps__float_compute applied = big || !tf32_family ? c : PS__COMPUTE_FP32;
+            int big_only = c == PS__COMPUTE_TF32 || split3;
+            ps__float_compute applied = big || !big_only ? c : PS__COMPUTE_FP32;
             double allowed = 4 * mode_eps(applied) + k * FLT_EPSILON;
             CHECK(worst <= allowed, "gemm %c%c %dx%dx%d in mode %d: relative error %.3g above %.3g",
                   ta == PS__NOTRANS ? 'N' : 'T', tb == PS__NOTRANS ? 'N' : 'T', m, n, k, (int)c,
@@ -280,11 +290,31 @@ static void test_float_compute(int tensor_cores) {
             if (applied == PS__COMPUTE_FP32)
                 CHECK(worst <= k * FLT_EPSILON, "float gemm %dx%dx%d (mode %d) error %.3g", m, n, k,
                       (int)c, worst);
-            else if (!tf32_family)
+            else if (!big_only)
                 CHECK(worst >= mode_eps(c) / 16,
                       "gemm %dx%dx%d in mode %d: error %.3g is too small for its "
                       "format (the mode was not applied?)",
                       m, n, k, (int)c, worst);
+        }
+        if (c == PS__COMPUTE_FP16X3) {
+            /* FP16's range: operands far from 1 either way keep the mode's accuracy (its parts
+             * are scaled), while one beyond it (|A| above 65504 / 2^6) overflows visibly. */
+            static const double scales[][2] = {{0x1p9, 0x1p-12}, {0x1p-12, 0x1p10}, {0x1p12, 1}};
+            for (int s = 0; s < 3; s++) {
+                int m = 512 + ps_test_rand_int(40), n = 512 + ps_test_rand_int(40);
+                int k = 1 + ps_test_rand_int(200);
+                double worst =
+                    gemm_error(c, PS__NOTRANS, PS__NOTRANS, m, n, k, scales[s][0], scales[s][1]);
+                double allowed = 4 * mode_eps(c) + k * FLT_EPSILON;
+                if (s < 2)
+                    CHECK(worst <= allowed,
+                          "FP16X3 gemm, operands scaled by %g and %g: relative "
+                          "error %.3g above %.3g",
+                          scales[s][0], scales[s][1], worst, allowed);
+                else
+                    CHECK(!(worst <= 1), "FP16X3 gemm beyond FP16's range: error %.3g, not visible",
+                          worst);
+            }
         }
     }
     CHECK(be->ops->set_float_compute(be, PS__COMPUTE_FP32) == PS_SUCCESS, "reset: %s", be->err);
