@@ -160,7 +160,8 @@ ps_status ps__potrf(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__mat
     int nb = chol_block_size(ctx, dt, n);
     if (nb > 0 && nb < n) {
         chol_args c = {ctx, dt, uplo, n, leaf, a, info};
-        ps__lookahead_steps steps = {&c, step_panel, NULL, NULL, step_update, PS__ALGO_CHOL};
+        ps__lookahead_steps steps = {
+            .arg = &c, .panel = step_panel, .update = step_update, .algo = PS__ALGO_CHOL};
         return ps__lookahead(ctx, n, n, nb, &steps);
     }
     return potrf_rec(ctx, dt, uplo, n, a, 0, info, leaf);

@@ -216,8 +216,12 @@ static ps_status run_blocked(factor_args *f, int k, int n, int nb) {
     ps__backend *be = &f->ctx->be;
     if (be->ops->lanes(be) >= 2 && k > nb) {
         /* look-ahead: the next panel hides behind the trailing update */
-        ps__lookahead_steps steps = {f,         step_panel,  step_finish,
-                                     step_left, step_update, f->kind->algo};
+        ps__lookahead_steps steps = {.arg = f,
+                                     .panel = step_panel,
+                                     .finish = step_finish,
+                                     .left = step_left,
+                                     .update = step_update,
+                                     .algo = f->kind->algo};
         return ps__lookahead(f->ctx, k, n, nb, &steps);
     }
     for (int j = 0; j < k; j += nb) {
