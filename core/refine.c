@@ -300,7 +300,8 @@ static ps_status scale_to_unit_max(refine *w) {
     }
     if (amax == 0) return PS_SUCCESS;
     int e;
-    frexp(amax, &e); /* 2^(e-1) <= amax < 2^e */
+    frexp(amax, &e);        /* 2^(e-1) <= amax < 2^e */
+    if (e < -100) e = -100; /* the scale stays a float (such a copy has underflowed anyway) */
     w->scale = ldexp(1.0, -e);
     ps__scalar s = ps__scalar_of(PS__FLOAT, w->scale);
     for (int c0 = 0; c0 < n; c0 += cols) {

@@ -342,6 +342,22 @@ static void test_special(ps_context *ctx) {
           ps_context_last_info(ctx));
     CHECK(memcmp(X, X0, sizeof(double) * n) == 0, "singular: X written");
     free(A0), free(B), free(X), free(X0);
+    /* FP16X3 on matrices far outside FP16's range either way: refinement scales the float copy
+     * to max |a| < 1, so both refine (unscaled, one would overflow FP16 and the other vanish).
+     * Order 1100, so that the LU's trailing updates are large enough to take that path. */
+    if (offers(PS_LOWPREC_FP16X3)) {
+        set_options(ctx, PS_LOWPREC_FP16X3, 30, 1);
+        for (int big = 0; big < 2; big++) {
+            int m = 1100, ldm = m + 2;
+            A0 = latms(m, ldm, 1e2);
+            for (size_t i = 0; i < (size_t)ldm * m; i++) A0[i] *= big ? 1e20 : 1e-20;
+            const char *what = big ? "fp16x3, |a| near 1e20" : "fp16x3, |a| near 1e-20";
+            int it = check_solve(ctx, A0, m, ldm, 1, what);
+            CHECK(it >= 0 && it <= 15, "%s: iter %d", what, it);
+            free(A0);
+        }
+        set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
+    }
     /* n = 0 and nrhs = 0 */
     iter = -5;
     CHECK_STATUS(ps_dsgesv(ctx, 0, 1, NULL, 1, NULL, NULL, 1, NULL, 1, &iter), PS_SUCCESS);
