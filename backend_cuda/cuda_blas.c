@@ -200,42 +200,63 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
  * every product 2^11 times its own, which alpha 2^-11 undoes exactly. FP16 on H100 runs at twice
  * TF32's rate; its range (65504, so |A| up to about 1000 and |B| up to 2000 here) is why
  * refinement scales the matrix to max |a(i,j)| < 1 for it (core/refine.c). */
-static ps_status split3_gemm(ps__backend *be, int fp16, ps__trans ta, ps__trans tb, int m, int n,
-                             int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
+typedef struct split3_mode {
+    const char *name;
+    size_t part_size; /* bytes per element of the parts */
+    cudaDataType_t part_type;
+    cublasComputeType_t compute;
+    float alpha_scale;    /* undoes the parts' scaling */
+    float hi_scale[2][3]; /* FP16X3: A's and B's copies of hi (split_fp16's hi_scale) */
+} split3_mode;
+
+static const split3_mode split3_modes[2] = {
+    {"TF32X3", sizeof(float), CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 1.0f, {{0}}},
+    {"FP16X3",
+     2,
+     CUDA_R_16F,
+     CUBLAS_COMPUTE_32F,
+     0x1p-11f,
+     {{64.0f, 1.0f, 1.0f}, {32.0f, 1.0f, 1.0f}}},
+};
+
+/* One operand's three parts (lo_blocks: which copies hold the low part). */
+static cudaError_t split3_operand(cudaStream_t s, const split3_mode *md, int side, int rows,
+                                  int cols, ps__mat x, void *dst, int by_rows, unsigned lo_blocks) {
+    if (md->part_type == CUDA_R_16F)
+        return ps_cuda_launch_split_fp16(s, rows, cols, SP(x), x.ld, dst, by_rows, lo_blocks,
+                                         md->hi_scale[side]);
+    return ps_cuda_launch_split_tf32(s, rows, cols, SP(x), x.ld, (float *)dst, by_rows, lo_blocks);
+}
+
+static ps_status split3_gemm(ps__backend *be, const split3_mode *md, ps__trans ta, ps__trans tb,
+                             int m, int n, int k, const ps__scalar *alpha, ps__mat a, ps__mat b,
                              const ps__scalar *beta, ps__mat c) {
     cudaStream_t s = ps_cuda(be)->cur_stream;
     int ar = ta == PS__NOTRANS ? m : k, ac = ta == PS__NOTRANS ? k : m;
     int br = tb == PS__NOTRANS ? k : n, bc = tb == PS__NOTRANS ? n : k;
-    size_t es = fp16 ? 2 : 4, aparts = 3 * (size_t)ar * ac, bparts = 3 * (size_t)br * bc;
+    size_t es = md->part_size, aparts = 3 * (size_t)ar * ac, bparts = 3 * (size_t)br * bc;
     size_t boff = (aparts * es + 255) / 256 * 256;
+    char what[64];
     char *w = NULL;
-    PS_CUDA_TRY(be, cudaMallocAsync((void **)&w, boff + bparts * es, s),
-                fp16 ? "FP16X3 GEMM operands" : "TF32X3 GEMM operands");
+    snprintf(what, sizeof what, "%s GEMM operands", md->name);
+    PS_CUDA_TRY(be, cudaMallocAsync((void **)&w, boff + bparts * es, s), what);
     /* k runs down A's columns unless A is transposed, and down B's rows unless B is. */
     int a_rows = ta != PS__NOTRANS, b_rows = tb == PS__NOTRANS;
-    static const float a_scale[3] = {64.0f, 1.0f, 1.0f}, b_scale[3] = {32.0f, 1.0f, 1.0f};
-    cudaError_t e = fp16
-                        ? ps_cuda_launch_split_fp16(s, ar, ac, SP(a), a.ld, w, a_rows, 4u, a_scale)
-                        : ps_cuda_launch_split_tf32(s, ar, ac, SP(a), a.ld, (float *)w, a_rows, 4u);
-    if (e == cudaSuccess)
-        e = fp16 ? ps_cuda_launch_split_fp16(s, br, bc, SP(b), b.ld, w + boff, b_rows, 2u, b_scale)
-                 : ps_cuda_launch_split_tf32(s, br, bc, SP(b), b.ld, (float *)(w + boff), b_rows,
-                                             2u);
+    cudaError_t e = split3_operand(s, md, 0, ar, ac, a, w, a_rows, 4u);
+    if (e == cudaSuccess) e = split3_operand(s, md, 1, br, bc, b, w + boff, b_rows, 2u);
     cublasStatus_t cs = CUBLAS_STATUS_SUCCESS;
-    float scaled_alpha = fp16 ? alpha->s * 0x1p-11f : alpha->s;
+    float scaled_alpha = alpha->s * md->alpha_scale;
     if (e == cudaSuccess)
-        cs = cublasGemmEx(
-            H(be), op(ta), op(tb), m, n, 3 * k, &scaled_alpha, w, fp16 ? CUDA_R_16F : CUDA_R_32F,
-            a_rows ? 3 * ar : ar, w + boff, fp16 ? CUDA_R_16F : CUDA_R_32F, b_rows ? 3 * br : br,
-            &beta->s, SP(c), CUDA_R_32F, c.ld,
-            fp16 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+        cs = cublasGemmEx(H(be), op(ta), op(tb), m, n, 3 * k, &scaled_alpha, w, md->part_type,
+                          a_rows ? 3 * ar : ar, w + boff, md->part_type, b_rows ? 3 * br : br,
+                          &beta->s, SP(c), CUDA_R_32F, c.ld, md->compute, CUBLAS_GEMM_DEFAULT);
     cudaError_t f = cudaFreeAsync(w, s);
-    if (e != cudaSuccess)
-        return ps_cuda_fail(be, e, fp16 ? "FP16X3 operand split" : "TF32X3 operand split");
-    if (cs != CUBLAS_STATUS_SUCCESS)
-        return gemm_fail(be, cs, fp16 ? "FP16X3" : "TF32X3", m, n, 3 * k);
-    if (f != cudaSuccess)
-        return ps_cuda_fail(be, f, fp16 ? "FP16X3 GEMM operands" : "TF32X3 GEMM operands");
+    if (e != cudaSuccess) {
+        snprintf(what, sizeof what, "%s operand split", md->name);
+        return ps_cuda_fail(be, e, what);
+    }
+    if (cs != CUBLAS_STATUS_SUCCESS) return gemm_fail(be, cs, md->name, m, n, 3 * k);
+    if (f != cudaSuccess) return ps_cuda_fail(be, f, what);
     return PS_SUCCESS;
 }
 
@@ -263,7 +284,8 @@ ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb
         return cs == CUBLAS_STATUS_SUCCESS ? PS_SUCCESS : gemm_fail(be, cs, "TF32", m, n, k);
     }
     if (dt == PS__FLOAT && (mode == PS__COMPUTE_TF32X3 || mode == PS__COMPUTE_FP16X3))
-        return split3_gemm(be, mode == PS__COMPUTE_FP16X3, ta, tb, m, n, k, alpha, a, b, beta, c);
+        return split3_gemm(be, &split3_modes[mode == PS__COMPUTE_FP16X3], ta, tb, m, n, k, alpha, a,
+                           b, beta, c);
     if (dt == PS__FLOAT && mode != PS__COMPUTE_FP32)
         return half_gemm(be, mode == PS__COMPUTE_BF16, ta, tb, m, n, k, alpha, a, b, beta, c);
     return check(be,

@@ -162,11 +162,16 @@ typedef struct {
     int window;               /* > 0: pivots searched within this many rows from the diagonal */
 } factor_args;
 
+/* Where panel j's pivot search ends (one past its last row): m, or the window's end. */
+static int search_end(const factor_args *f, int j) {
+    return f->window > 0 && f->m - j > f->window ? j + f->window : f->m;
+}
+
 /* Panel j: its partial-pivoting LU; or, with a window, the partial-pivoting LU of its first
  * window rows alone (the rows below are solved for in step_finish). */
 static ps_status step_panel(void *arg, int j, int jb) {
     factor_args *f = arg;
-    int rows = f->window > 0 && f->m - j > f->window ? j + f->window : f->m;
+    int rows = search_end(f, j);
     PS__TRY(panel_factor(f->ctx, f->dt, rows, f->a, j, jb, f->ipiv, f->info, f->kind));
     if (!f->inv) return PS_SUCCESS;
     return ps__l_inverse_form(f->ctx, f->dt, f->inv, j, jb, ps__mat_at(f->a, j, j));
@@ -178,8 +183,8 @@ static ps_status step_panel(void *arg, int j, int jb) {
  * critical path at n = 32768 (docs/PERFORMANCE.md, session 26). */
 static ps_status step_finish(void *arg, int j, int jb) {
     factor_args *f = arg;
-    int rows = j + f->window;
-    if (f->window <= 0 || f->m <= rows) return PS_SUCCESS;
+    int rows = search_end(f, j);
+    if (rows == f->m) return PS_SUCCESS;
     ps__backend *be = &f->ctx->be;
     ps__scalar one = ps__scalar_of(f->dt, 1.0);
     return be->ops->trsm(be, f->dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, f->m - rows, jb,
