@@ -201,6 +201,7 @@ static const ps__backend_ops cpu_ops = {
     .convert = ps__cpu_convert,
     .norm_inf = ps__cpu_norm_inf,
     .butterfly = ps__cpu_butterfly,
+    .permute_rows = ps__cpu_permute_rows,
 };
 
 const ps__backend_ops *ps__cpu_backend_ops(void) {

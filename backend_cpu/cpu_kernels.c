@@ -56,6 +56,19 @@ ps_status ps__cpu_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int
     return PS_SUCCESS;
 }
 
+ps_status ps__cpu_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,
+                               size_t perm_off, ps__mat src, ps__mat dst) {
+    (void)be;
+    const int32_t *p = (const int32_t *)perm + perm_off;
+    size_t es = ps__dtype_size(dt);
+    for (int j = 0; j < cols; j++) {
+        const char *from = (const char *)src.buf + (src.off + (size_t)j * (size_t)src.ld) * es;
+        char *to = (char *)dst.buf + (dst.off + (size_t)j * (size_t)dst.ld) * es;
+        for (int i = 0; i < rows; i++) memcpy(to + (size_t)i * es, from + (size_t)p[i] * es, es);
+    }
+    return PS_SUCCESS;
+}
+
 extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 extern void sgetrf_(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
 

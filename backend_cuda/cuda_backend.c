@@ -376,6 +376,18 @@ static ps_status cuda_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a,
     return PS_SUCCESS;
 }
 
+static ps_status cuda_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols,
+                                   const void *perm, size_t perm_off, ps__mat src, ps__mat dst) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_permute_rows(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, rows, cols,
+                                            (const int *)perm + perm_off,
+                                            ps_cuda_ptr(dt, src.buf, src.off), src.ld,
+                                            ps_cuda_ptr(dt, dst.buf, dst.off), dst.ld),
+                "permute_rows kernel");
+    return PS_SUCCESS;
+}
+
 ps_status ps_cuda_coop_next_epoch(ps__backend *be) {
     ps_cuda_state *st = ps_cuda(be);
     if (++st->coop_epoch >= PS_CUDA_COOP_EPOCHS) {
@@ -587,6 +599,7 @@ static const ps__backend_ops cuda_ops = {
     .gj_stripe_update = ps_cuda_gj_stripe_update,
     .convert = ps_cuda_convert,
     .butterfly = ps_cuda_butterfly,
+    .permute_rows = cuda_permute_rows,
     .norm_inf = ps_cuda_norm_inf,
     .set_float_compute = ps_cuda_set_float_compute,
     .block_size = cuda_block_size,

@@ -156,6 +156,10 @@ cudaError_t ps_cuda_launch_fill(cudaStream_t s, int dbl, int rows, int cols, con
                                 void *a, int lda);
 cudaError_t ps_cuda_launch_laswp(cudaStream_t s, int dbl, int ncols, void *a, int lda, int k1,
                                  int k2, const int *ipiv, int forward);
+/* dst(i, j) = src(perm[i], j): a row permutation by gathering (the vtable's permute_rows). */
+cudaError_t ps_cuda_launch_permute_rows(cudaStream_t s, int dbl, int rows, int cols,
+                                        const int *perm, const void *src, int lds, void *dst,
+                                        int ldd);
 /* Column interchanges by the same permutation kernel (colswp of a short list, all on the device;
  * the columns' rows are contiguous). */
 cudaError_t ps_cuda_launch_colswp_steps(cudaStream_t s, int dbl, int nrows, void *a, int lda,

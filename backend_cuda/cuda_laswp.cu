@@ -206,7 +206,36 @@ cudaError_t launch(cudaStream_t s, int ncols, T *a, int lda, int k1, int k2, con
     return cudaSuccess;
 }
 
+// A gather: a thread per element, consecutive threads on consecutive rows of a column, so the
+// stores are contiguous and the loads are as scattered as the permutation.
+template <typename T>
+__global__ void permute_rows_kernel(int rows, int cols, const int *perm, const T *src, int lds,
+                                    T *dst, int ldd) {
+    size_t total = (size_t)rows * (size_t)cols;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < total;
+         e += (size_t)gridDim.x * blockDim.x) {
+        int i = (int)(e % (size_t)rows), j = (int)(e / (size_t)rows);
+        dst[i + (size_t)j * ldd] = src[perm[i] + (size_t)j * lds];
+    }
+}
+
 } // namespace
+
+extern "C" cudaError_t ps_cuda_launch_permute_rows(cudaStream_t s, int dbl, int rows, int cols,
+                                                   const int *perm, const void *src, int lds,
+                                                   void *dst, int ldd) {
+    if (rows <= 0 || cols <= 0) return cudaSuccess;
+    size_t total = (size_t)rows * (size_t)cols, blocks = (total + 255) / 256;
+    if (blocks > 4096) blocks = 4096;
+    if (dbl)
+        permute_rows_kernel<double>
+            <<<(unsigned)blocks, 256, 0, s>>>(rows, cols, perm, static_cast<const double *>(src),
+                                              lds, static_cast<double *>(dst), ldd);
+    else
+        permute_rows_kernel<float><<<(unsigned)blocks, 256, 0, s>>>(
+            rows, cols, perm, static_cast<const float *>(src), lds, static_cast<float *>(dst), ldd);
+    return cudaGetLastError();
+}
 
 extern "C" cudaError_t ps_cuda_launch_laswp(cudaStream_t s, int dbl, int ncols, void *a, int lda,
                                             int k1, int k2, const int *ipiv, int forward) {

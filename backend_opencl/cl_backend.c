@@ -383,6 +383,7 @@ static const ps__backend_ops cl_ops = {
     .fill = ps_cl_fill,
     .read_elements = cl_read_elements,
     .laswp = ps_cl_laswp,
+    .permute_rows = ps_cl_permute_rows,
     .getrf_panel = ps_cl_getrf_panel,
     .potrf_panel = ps_cl_potrf_panel,
     .potrf_width = cl_potrf_width,

@@ -532,6 +532,15 @@ struct ps__backend_ops {
     ps_status (*butterfly)(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
                            double alpha, const void *left, const void *right, ps__mat src,
                            ps__mat dst, void *info);
+    /* ---- Row permutations by gathering (the refinement's solves, core/refine.c); appended, so
+     * older modules get the default (a copy per row). ---- */
+    /* dst(i, j) = src(perm[i], j) for i < rows, j < cols, where perm (an int32 buffer, entry 0 at
+     * element perm_off) holds a permutation of 0..rows-1; src and dst are rows x cols views that
+     * do not overlap. laswp applies a pivot list as interchanges that may chain, a chunk of them
+     * per pass; once a factorization's list has been turned into the permutation it amounts to
+     * (ps__pivots_to_perm, core/lu.h), every later solve moves its rows in one pass. */
+    ps_status (*permute_rows)(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,
+                              size_t perm_off, ps__mat src, ps__mat dst);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -59,6 +59,21 @@ static ps_status default_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat
     return st;
 }
 
+/* One row copy per row, the permutation read on the host. */
+static ps_status default_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols,
+                                      const void *perm, size_t perm_off, ps__mat src, ps__mat dst) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    int32_t *host = malloc((size_t)rows * sizeof *host);
+    if (!host)
+        return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "permute_rows: out of host memory");
+    ps__mat pm = {(void *)perm, perm_off, rows};
+    ps_status st = be->ops->download(be, PS__INT32, rows, 1, pm, host, rows);
+    for (int i = 0; i < rows && st == PS_SUCCESS; i++)
+        st = be->ops->copy2d(be, dt, 1, cols, ps__mat_at(src, host[i], 0), ps__mat_at(dst, i, 0));
+    free(host);
+    return st;
+}
+
 /* Sets info[0] = value unless an earlier zero pivot already set it. */
 static ps_status record_zero_pivot(ps__backend *be, void *info, int value) {
     int32_t cur;
@@ -303,6 +318,7 @@ static const ps__backend_ops defaults = {
     .transpose = ps__default_transpose,
     .hold_matrix = default_hold_matrix,
     .butterfly = ps__default_butterfly,
+    .permute_rows = default_permute_rows,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -360,6 +376,7 @@ static const entry_info optional[] = {
     PS__ENTRY(transpose),
     PS__ENTRY(hold_matrix),
     PS__ENTRY(butterfly),
+    PS__ENTRY(permute_rows),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

@@ -78,7 +78,7 @@ void ps__host_free(ps_context *ctx, void *ptr);
 /* Allocations of one call, released together on every exit path. */
 typedef struct ps__scratch {
     ps_context *ctx;
-    void *dev[8];
+    void *dev[12];
     void *host[8];
     void *transfer[2]; /* the backend's host_alloc */
     int ndev, nhost, ntransfer;

@@ -289,6 +289,42 @@ ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void
                               &lu_kind);
 }
 
+ps_status ps__pivots_to_perm(ps_context *ctx, int n, const void *ipiv, void *perm) {
+    if (n <= 0) return PS_SUCCESS;
+    ps__backend *be = &ctx->be;
+    int32_t *host;
+    PS__TRY(ps__host_alloc(ctx, 2 * (size_t)n * sizeof *host, (void **)&host));
+    int32_t *piv = host, *order = host + n;
+    ps__mat pm = {(void *)ipiv, 0, n}, om = {perm, 0, n};
+    ps_status st = be->ops->download(be, PS__INT32, n, 1, pm, piv, n);
+    /* the interchanges applied to the row numbers themselves */
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int k = 0; k < n && st == PS_SUCCESS; k++) {
+        int p = piv[k];
+        if (p < 0 || p >= n) {
+            st = ps__fail(ctx, PS_ERR_BACKEND, "pivot %d of %d is %d, not a row index", k, n, p);
+            break;
+        }
+        int32_t t = order[k];
+        order[k] = order[p];
+        order[p] = t;
+    }
+    if (st == PS_SUCCESS) st = be->ops->upload(be, PS__INT32, n, 1, order, n, om);
+    ps__host_free(ctx, host);
+    return st;
+}
+
+ps_status ps__getrs_perm(ps_context *ctx, ps__dtype dt, int n, int nrhs, ps__mat a,
+                         const void *perm, ps__mat src, ps__mat dst) {
+    ps__backend *be = &ctx->be;
+    const ps__backend_ops *ops = be->ops;
+    if (n == 0 || nrhs == 0) return PS_SUCCESS;
+    ps__scalar one = ps__scalar_of(dt, 1.0);
+    PS__TRY(ops->permute_rows(be, dt, n, nrhs, perm, 0, src, dst));
+    PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, n, nrhs, &one, a, dst));
+    return ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, n, nrhs, &one, a, dst);
+}
+
 ps_status ps__getrs(ps_context *ctx, ps__dtype dt, ps__trans trans, int n, int nrhs, ps__mat a,
                     const void *ipiv, ps__mat b) {
     ps__backend *be = &ctx->be;

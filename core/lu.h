@@ -25,6 +25,15 @@ ps_status ps__getrf_window(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void
 /* Solves op(A) X = B (n x nrhs) with ps__getrf's factors and its device pivots. */
 ps_status ps__getrs(ps_context *ctx, ps__dtype dt, ps__trans trans, int n, int nrhs, ps__mat a,
                     const void *ipiv, ps__mat b);
+/* perm (an int32 device vector of n) = the row permutation getrf's device pivots ipiv amount to:
+ * row i of P^T B is row perm[i] of B. Reads the pivots on the host once (a synchronization). */
+ps_status ps__pivots_to_perm(ps_context *ctx, int n, const void *ipiv, void *perm);
+/* dst = (LU)^-1 P^T src (n x nrhs), ps__getrs's NOTRANS solve with the pivots given as
+ * ps__pivots_to_perm's permutation: one gather (permute_rows) instead of the interchanges a chunk
+ * after another, for callers that solve with one factorization many times. src and dst do not
+ * overlap; src is left as it was. */
+ps_status ps__getrs_perm(ps_context *ctx, ps__dtype dt, int n, int nrhs, ps__mat a,
+                         const void *perm, ps__mat src, ps__mat dst);
 /*
  * What the blocked right-looking factorization (ps__blocked_factor) is instantiated with: LU,
  * or WZ in its step order (core/wz.c), which is the same algorithm with two-column steps.

@@ -60,10 +60,13 @@ typedef struct refine {
     ps__mat af; /* the low-precision factors, n x n float */
     ps__mat r;  /* double n x nrhs: residuals, then corrections */
     ps__mat rf; /* float n x nrhs: the right-hand sides of the low-precision solves */
+    ps__mat rp; /* float n x nrhs: the same with the pivots' permutation applied */
+    ps__mat dv; /* double n: GMRES-IR's preconditioner's transformed vector */
     ps__mat d;  /* double n x nrhs: GMRES-IR's corrections */
     ps__mat ad; /* GMRES-IR: the low-precision factors widened to double (NULL: not made) */
     ps__scratch *scratch; /* the call's allocations */
     void *ipiv;           /* device pivots */
+    void *perm;           /* device int32 n: the pivots as the permutation they amount to */
     void *flag;           /* device int32: getrf's info, convert's overflow */
     double scale;         /* what A and every right-hand side are multiplied by before narrowing */
     void *rbt[2];         /* RBT: device weights of L and of R (2n doubles each); NULL: no RBT */
@@ -154,8 +157,8 @@ static ps_status residual(refine *w) {
 static ps_status low_solve(refine *w, int cols, ps__mat src, ps__mat dst, int *overflow) {
     PS__TRY(narrow(w, cols, src, w->rf, NULL, overflow));
     if (overflow && *overflow) return PS_SUCCESS;
-    PS__TRY(ps__getrs(w->ctx, PS__FLOAT, PS__NOTRANS, w->n, cols, w->af, w->ipiv, w->rf));
-    return widen(w, PS__FLOAT, cols, w->rf, dst);
+    PS__TRY(ps__getrs_perm(w->ctx, PS__FLOAT, w->n, cols, w->af, w->perm, w->rf, w->rp));
+    return widen(w, PS__FLOAT, cols, w->rp, dst);
 }
 
 /* The GMRES-IR preconditioner: z = R (LU)^-1 L (scale v) by the widened factors in double, or,
@@ -166,16 +169,14 @@ static ps_status precondition(void *arg, ps__vec v, ps__vec z) {
     refine *w = arg;
     ps__mat vm = {v.buf, v.off, w->n}, zm = {z.buf, z.off, w->n};
     if (!w->ad.buf) return low_solve(w, 1, vm, zm, NULL);
-    if (v.buf != z.buf || v.off != z.off)
-        PS__TRY(w->ops->copy2d(w->be, PS__DOUBLE, w->n, 1, vm, zm));
-    if (w->rbt[0]) {
+    /* dv = L (scale v), then z = (LU)^-1 P^T dv; v (a GMRES basis vector) is left as it was */
+    if (w->rbt[0])
         PS__TRY(w->ops->butterfly(w->be, PS__DOUBLE, PS__DOUBLE, w->n, 1, w->scale, w->rbt[0], NULL,
-                                  zm, zm, w->flag));
-    } else if (w->scale != 1) {
-        ps__scalar sc = ps__scalar_of(PS__DOUBLE, w->scale);
-        PS__TRY(w->ops->scal(w->be, PS__DOUBLE, w->n, &sc, z));
-    }
-    PS__TRY(ps__getrs(w->ctx, PS__DOUBLE, PS__NOTRANS, w->n, 1, w->ad, w->ipiv, zm));
+                                  vm, w->dv, w->flag));
+    else
+        PS__TRY(
+            w->ops->convert(w->be, PS__DOUBLE, PS__DOUBLE, w->n, 1, w->scale, vm, w->dv, w->flag));
+    PS__TRY(ps__getrs_perm(w->ctx, PS__DOUBLE, w->n, 1, w->ad, w->perm, w->dv, zm));
     return widen(w, PS__DOUBLE, 1, zm, zm);
 }
 
@@ -340,6 +341,10 @@ static ps_status solve(refine *w, const ps_refine_options *o, ps_refine_result *
     PS__TRY(factor_low(w, o, &code));
     if (code) return fallback(w, res, code);
     if (w->nrhs == 0) return PS_SUCCESS; /* LAPACK still factors: ipiv is defined */
+    /* Every solve from here on moves its rows in one gather: laswp would apply the n interchanges
+     * a chunk after another (on an H100 at n = 32768, 128 launches and 3.2 ms per solve of one
+     * column, as long as the residual's product). */
+    PS__TRY(ps__pivots_to_perm(w->ctx, w->n, w->ipiv, w->perm));
     PS__TRY(classical(w, o, res, &overflow));
     if (overflow) return fallback(w, res, PS_REFINE_OVERFLOW);
     res->path = PS_REFINE_CLASSICAL;
@@ -386,8 +391,12 @@ ps_status ps__dsgesv(ps_context *ctx, const char *fn, int n, int nrhs, ps__mat a
     w.d = (ps__mat){NULL, 0, n};
     ps_status st = ps__scratch_dev(&s, nn * sizeof(float), &w.af.buf);
     if (!st) st = ps__scratch_dev(&s, nr * sizeof(double), &w.r.buf);
-    if (!st) st = ps__scratch_dev(&s, nr * sizeof(float), &w.rf.buf);
-    if (!st && o->gmres) st = ps__scratch_dev(&s, nr * sizeof(double), &w.d.buf);
+    if (!st) st = ps__scratch_dev(&s, 2 * nr * sizeof(float), &w.rf.buf); /* rf, then rp */
+    w.rp = (ps__mat){w.rf.buf, nr, n};
+    if (!st) st = ps__scratch_dev(&s, (size_t)n * sizeof(int32_t), &w.perm);
+    if (!st && o->gmres) /* d, then dv */
+        st = ps__scratch_dev(&s, (nr + (size_t)n) * sizeof(double), &w.d.buf);
+    w.dv = (ps__mat){w.d.buf, nr, n};
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &w.flag);
     if (!st) st = ps__scratch_host(&s, 2 * nr / (size_t)n * sizeof(double), (void **)&w.rnrm);
     w.xnrm = w.rnrm + nr / (size_t)n;

@@ -6,10 +6,13 @@
  * precision combination, in place, orders that are and are not multiples of 4, overflow),
  * norm_inf (odd shapes, NaN propagated) and set_float_compute (float always; the tensor-core
  * modes on CUDA, where a float GEMM of at least 512 x 512 in each must agree with the float
- * GEMM to its format's rounding and a smaller one must be float's; refused elsewhere). Views have
+ * GEMM to its format's rounding and a smaller one must be float's; refused elsewhere), and
+ * permute_rows (a gather; with ps__pivots_to_perm, the rows laswp moves). Views have
  * random offsets and leading dimensions, and nothing outside a view may change.
  */
 #include "vtable_harness.h"
+
+#include "lu.h"
 
 #include <float.h>
 #include <math.h>
@@ -203,6 +206,91 @@ static void test_norm_inf(ps__dtype dt) {
 /* Unit roundoff of each compute mode's GEMM input format (TF32X3: the dropped low-by-low
  * product and the low part's own rounding to TF32, 2^-20 at most; FP16X3 rounds both parts,
  * 2^-22). */
+/* permute_rows against a host gather: random permutations (every element of the pivot buffer
+ * around them too, at an offset), odd shapes and one long column, the backend's entry and the
+ * default; then the permutation ps__pivots_to_perm makes from getrf-style pivots (chains of
+ * interchanges, which laswp applies a chunk at a time) must move rows exactly as laswp does, and
+ * a pivot outside 0..n-1 must be refused. */
+static void test_permute_rows(ps__dtype dt) {
+    static const int dims[][2] = {{0, 3}, {3, 0},  {1, 1},   {2, 5},
+                                  {3, 2}, {17, 9}, {70, 33}, {1000, 1}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
+        for (int which = 0; which < 2; which++) {
+            const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+            int m = dims[t][0], n = dims[t][1], poff = ps_test_rand_int(4);
+            int *perm = malloc(sizeof(int) * (size_t)(m + poff + 3));
+            for (int i = 0; i < m + poff + 3; i++) perm[i] = -1 - ps_test_rand_int(5);
+            for (int i = 0; i < m; i++) perm[poff + i] = i;
+            for (int i = m - 1; i > 0; i--) { /* Fisher-Yates */
+                int k = ps_test_rand_int(i + 1), tmp = perm[poff + i];
+                perm[poff + i] = perm[poff + k];
+                perm[poff + k] = tmp;
+            }
+            tbuf P = int_buffer(m + poff + 3, perm);
+            shape ss = random_shape(m, n), sd = random_shape(m, n);
+            tbuf S = tb_random(dt, shape_count(ss)), D = tb_random(dt, shape_count(sd));
+            CHECK(ops->permute_rows(be, dt, m, n, P.dev, (size_t)poff, view(&S, ss),
+                                    view(&D, sd)) == PS_SUCCESS,
+                  "permute_rows: %s", be->err);
+            double *e = copy_of(&D);
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < m; i++)
+                    e[sd.off + i + (size_t)j * sd.ld] = AT(S, ss, perm[poff + i], j);
+            char what[96];
+            snprintf(what, sizeof what, "permute_rows %s %dx%d%s", dtname(dt), m, n,
+                     which ? " (default)" : "");
+            expect_buffer(what, &D, e, NULL, 0);
+            double *src_now = tb_download(&S);
+            CHECK(!memcmp(src_now, S.host, sizeof(double) * (size_t)S.count), "%s: src changed",
+                  what);
+            free(src_now), free(e), free(perm);
+            tb_free(&P), tb_free(&S), tb_free(&D);
+        }
+    /* ps__pivots_to_perm + permute_rows against laswp, with pivots that chain */
+    static const int orders[] = {1, 2, 3, 31, 300, 1100};
+    for (size_t t = 0; t < sizeof orders / sizeof orders[0]; t++) {
+        int n = orders[t], cols = 1 + ps_test_rand_int(3);
+        int *piv = malloc(sizeof(int) * (size_t)n);
+        for (int k = 0; k < n; k++) { /* often a row swapped in before, so the swaps chain */
+            int r = ps_test_rand_int(3);
+            piv[k] = r == 0             ? k
+                     : r == 1 || k == 0 ? k + ps_test_rand_int(n - k)
+                                        : (piv[k - 1] > k ? piv[k - 1] : k);
+        }
+        tbuf I = int_buffer(n, piv), Q = int_buffer(n, piv);
+        shape s = random_shape(n, cols);
+        tbuf S = tb_random(dt, shape_count(s)), L = tb_random(dt, shape_count(s)),
+             D = tb_random(dt, shape_count(s));
+        memcpy(L.host, S.host, sizeof(double) * (size_t)S.count);
+        upload_all(&L);
+        CHECK(ps__pivots_to_perm(ctx_under_test, n, I.dev, Q.dev) == PS_SUCCESS,
+              "pivots_to_perm: %s", ps_context_last_error(ctx_under_test));
+        CHECK(be->ops->permute_rows(be, dt, n, cols, Q.dev, 0, view(&S, s), view(&D, s)) ==
+                  PS_SUCCESS,
+              "permute_rows: %s", be->err);
+        CHECK(be->ops->laswp(be, dt, cols, view(&L, s), 0, n, I.dev, 0, 1) == PS_SUCCESS,
+              "laswp: %s", be->err);
+        double *swapped = tb_download(&L), *expect = copy_of(&D);
+        for (int j = 0; j < cols; j++)
+            for (int i = 0; i < n; i++) {
+                size_t e = s.off + (size_t)i + (size_t)j * (size_t)s.ld;
+                expect[e] = swapped[e];
+            }
+        free(swapped);
+        char what[96];
+        snprintf(what, sizeof what, "pivots_to_perm + permute_rows %s n=%d, against laswp",
+                 dtname(dt), n);
+        expect_buffer(what, &D, expect, NULL, 0);
+        free(expect);
+        piv[n - 1] = n; /* not a row */
+        tbuf B = int_buffer(n, piv);
+        CHECK(ps__pivots_to_perm(ctx_under_test, n, B.dev, Q.dev) == PS_ERR_BACKEND,
+              "pivots_to_perm n=%d: a pivot of n accepted", n);
+        tb_free(&B), tb_free(&I), tb_free(&Q), tb_free(&S), tb_free(&L), tb_free(&D);
+        free(piv);
+    }
+}
+
 static double mode_eps(ps__float_compute c) {
     switch (c) {
     case PS__COMPUTE_TF32:
@@ -330,12 +418,16 @@ int main(int argc, char **argv) {
     ps_context *ctx = ps_test_context(0);
     if (!ctx) return ps_test_finish("test_vtable_ir");
     be = &ctx->be;
+    ctx_under_test = ctx;
     test_convert();
     test_butterfly();
     test_norm_inf(PS__DOUBLE);
     test_norm_inf(PS__FLOAT);
+    test_permute_rows(PS__DOUBLE);
+    test_permute_rows(PS__FLOAT);
     test_float_compute(!strcmp(ps_test_backend_name(), "cuda"));
     int rc = ps_test_finish("test_vtable_ir");
+    ctx_under_test = NULL;
     ps_context_destroy(ctx);
     return rc;
 }
