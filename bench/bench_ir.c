@@ -5,7 +5,7 @@
  *   portsolve-bench-ir --backend cuda|opencl|cpu --sizes 4096,...,32768 [--conds 1e2,1e4,1e6]
  *                      [--precisions float,tf32,fp16,bf16,tf32x3,fp16x3[-rbt],...] [--repeats R]
  *                      [--csv F]
- *                      [--references yes|no]
+ *                      [--references yes|no] [--restart M] [--max-iter K]
  *
  * Per order n and condition number: A = Q1 diag(sigma) Q2^T with sigma geometric from 1 to
  * 1/cond (dlatms mode 3; built on the GPU for CUDA, with LAPACKE on the host otherwise), b
@@ -21,6 +21,8 @@
  * refinement steps and path (for ps-<p> also its classical and GMRES steps, counted even when it
  * fell back), and the backward error ||b - A x||_inf / (||A||_inf ||x||_inf)
  * recomputed on the host from the returned x (LAPACK's test passes below sqrt(n) 2^-53).
+ * --restart and --max-iter set ps_refine_options' restart and max_iter (GMRES-IR's m, and the
+ * refinement steps and Arnoldi steps per correction; defaults 30 and 30).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_ir.h"
@@ -43,7 +45,8 @@ typedef struct {
     ps_lowprec precs[MAX_PREC];
     ps_refine_factor factors[MAX_PREC];
     int nprecs;
-    int references; /* run the vendor references (--references no: portsolve only) */
+    int references;        /* run the vendor references (--references no: portsolve only) */
+    int restart, max_iter; /* ps_refine_options' (0: the default) */
 } options;
 
 static int parse(int argc, char **argv, options *o) {
@@ -66,6 +69,10 @@ static int parse(int argc, char **argv, options *o) {
             conds = v;
         else if (!strcmp(k, "--precisions"))
             precs = v;
+        else if (!strcmp(k, "--restart"))
+            o->restart = atoi(v);
+        else if (!strcmp(k, "--max-iter"))
+            o->max_iter = atoi(v);
         else if (!strcmp(k, "--references") && (!strcmp(v, "yes") || !strcmp(v, "no")))
             o->references = !strcmp(v, "yes");
         else {
@@ -143,14 +150,16 @@ static double backward_error(int n, const double *A, double anrm, const double *
 }
 
 /* One timed portsolve run: double LU (method PS_DGESV) or dsgesv in precision p. */
-static int run_portsolve(ps_context *ctx, int method, ps_lowprec p, ps_refine_factor f, int n,
-                         const double *A0, const double *B0, double *X, double *seconds, int *iter,
-                         ps_refine_result *res) {
+static int run_portsolve(ps_context *ctx, const options *opt, int method, ps_lowprec p,
+                         ps_refine_factor f, int n, const double *A0, const double *B0, double *X,
+                         double *seconds, int *iter, ps_refine_result *res) {
     ps_matrix *A = NULL, *B = NULL, *Xm = NULL;
     int *ipiv = malloc(sizeof(int) * (size_t)n);
     ps_refine_options o = ps_refine_options_default();
     o.precision = p;
     o.factorization = f;
+    if (opt->restart) o.restart = opt->restart;
+    if (opt->max_iter) o.max_iter = opt->max_iter;
     ps_status st = ps_matrix_create(ctx, PS_DOUBLE, n, n, n, &A);
     if (!st) st = ps_matrix_create(ctx, PS_DOUBLE, n, 1, n, &B);
     if (!st) st = ps_matrix_create(ctx, PS_DOUBLE, n, 1, n, &Xm);
@@ -260,7 +269,7 @@ int main(int argc, char **argv) {
                     ps_refine_result res = {0};
                     for (r = -1; r < o.repeats; r++) {
                         e = m == PS_DGESV || m == PS_IR
-                                ? run_portsolve(ctx, m, p, f, n, A0, B0, X, &t, &iter, &res)
+                                ? run_portsolve(ctx, &o, m, p, f, n, A0, B0, X, &t, &iter, &res)
                                 : run_reference(ctx, m, p, n, A0, B0, X, &t, &iter);
                         if (e) break;
                         if (r >= 0) times[r] = t;
