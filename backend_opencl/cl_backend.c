@@ -279,17 +279,30 @@ static void cl_free(ps__backend *be, void *buf) {
     if (buf) clReleaseMemObject((cl_mem)buf);
 }
 
+/* A rectangle for all columns but the last and a contiguous copy for the last one, as the
+ * transfers do (cl_transfer.c): NVIDIA's OpenCL rejects a rectangle whose last column lacks a
+ * full pitch of buffer after its start, which a view ending near the end of its buffer (a row
+ * of the last columns: permute_rows's default) runs into. */
 static ps_status cl_copy2d(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
                            ps__mat dst) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    cl_command_queue q = ps_cl(be)->queue;
     size_t es = ps__dtype_size(dt), so[3], dO[3], sp, dp;
-    size_t region[3] = {(size_t)rows * es, (size_t)cols, 1};
-    ps_cl_rect_of(src, es, so, &sp);
-    ps_cl_rect_of(dst, es, dO, &dp);
+    if (cols > 1) {
+        size_t region[3] = {(size_t)rows * es, (size_t)cols - 1, 1};
+        ps_cl_rect_of(src, es, so, &sp);
+        ps_cl_rect_of(dst, es, dO, &dp);
+        PS_CL_TRY(be,
+                  clEnqueueCopyBufferRect(q, (cl_mem)src.buf, (cl_mem)dst.buf, so, dO, region, sp,
+                                          0, dp, 0, 0, NULL, NULL),
+                  "clEnqueueCopyBufferRect");
+    }
+    size_t last = (size_t)(cols - 1);
     PS_CL_TRY(be,
-              clEnqueueCopyBufferRect(ps_cl(be)->queue, (cl_mem)src.buf, (cl_mem)dst.buf, so, dO,
-                                      region, sp, 0, dp, 0, 0, NULL, NULL),
-              "clEnqueueCopyBufferRect");
+              clEnqueueCopyBuffer(
+                  q, (cl_mem)src.buf, (cl_mem)dst.buf, (src.off + last * (size_t)src.ld) * es,
+                  (dst.off + last * (size_t)dst.ld) * es, (size_t)rows * es, 0, NULL, NULL),
+              "clEnqueueCopyBuffer");
     return PS_SUCCESS;
 }
 
