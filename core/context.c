@@ -65,6 +65,23 @@ int ps__name_is(const char *name, const char *given) {
     return !*name && !*given;
 }
 
+const char *ps__enum_to_name(const ps__enum_name *table, size_t count, int value,
+                             const char *fallback) {
+    for (size_t i = 0; i < count; i++)
+        if (table[i].value == value) return table[i].name;
+    return fallback;
+}
+
+ps_status ps__enum_from_name(const ps__enum_name *table, size_t count, const char *given,
+                             int *value) {
+    for (size_t i = 0; given && i < count; i++)
+        if (ps__name_is(table[i].name, given)) {
+            *value = table[i].value;
+            return PS_SUCCESS;
+        }
+    return PS_ERR_INVALID_ARGUMENT;
+}
+
 static ps_status block_size_from_env(int *nb, char *msg, size_t msg_size) {
     return tuning_from_env("PORTSOLVE_LU_NB", nb, msg, msg_size);
 }

@@ -103,6 +103,19 @@ ps_status ps__wz_options_from_env(ps_context *ctx, char *msg, size_t size);
 ps_status ps__size_from_env(const char *name, int max, int *value, char *msg, size_t msg_size);
 /* Whether given spells the lower-case name, in any case (option and variant names). */
 int ps__name_is(const char *name, const char *given);
+/* A public enum's names, one entry per value, for its *_name and *_from_name functions. */
+typedef struct ps__enum_name {
+    const char *name; /* lower case */
+    int value;
+} ps__enum_name;
+#define PS__COUNT(table) (sizeof(table) / sizeof((table)[0]))
+/* The name of value in the count entries of table, or fallback when none has it. */
+const char *ps__enum_to_name(const ps__enum_name *table, size_t count, int value,
+                             const char *fallback);
+/* *value = the entry given spells (any case): PS_SUCCESS; otherwise (given NULL included)
+ * PS_ERR_INVALID_ARGUMENT and *value unchanged. */
+ps_status ps__enum_from_name(const ps__enum_name *table, size_t count, const char *given,
+                             int *value);
 /* The environment variable `name` as one of the count lower-case words (any case): *value = 1 +
  * its index, or 0 when unset or empty; another value writes the reason into msg. */
 ps_status ps__word_from_env(const char *name, const char *const *words, int count, int *value,

@@ -16,28 +16,19 @@
 
 /* ---- options ---- */
 
+static const ps__enum_name variant_names[] = {
+    {"device", PS_GJ_DEVICE}, {"hybrid", PS_GJ_HYBRID}, {"concurrent", PS_GJ_CONCURRENT}};
+
 const char *ps_gj_variant_name(ps_gj_variant v) {
-    switch (v) {
-    case PS_GJ_DEVICE:
-        return "device";
-    case PS_GJ_HYBRID:
-        return "hybrid";
-    case PS_GJ_CONCURRENT:
-        return "concurrent";
-    }
-    return "unknown";
+    return ps__enum_to_name(variant_names, PS__COUNT(variant_names), (int)v, "unknown");
 }
 
 ps_status ps_gj_variant_from_name(const char *name, ps_gj_variant *v) {
-    static const ps_gj_variant all[] = {PS_GJ_DEVICE, PS_GJ_HYBRID, PS_GJ_CONCURRENT};
-    if (!name || !v) return PS_ERR_INVALID_ARGUMENT;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (ps__name_is(ps_gj_variant_name(all[i]), name)) {
-            *v = all[i];
-            return PS_SUCCESS;
-        }
-    }
-    return PS_ERR_INVALID_ARGUMENT;
+    int value;
+    if (!v || ps__enum_from_name(variant_names, PS__COUNT(variant_names), name, &value))
+        return PS_ERR_INVALID_ARGUMENT;
+    *v = (ps_gj_variant)value;
+    return PS_SUCCESS;
 }
 
 ps_gj_options ps_context_gj_options(const ps_context *ctx) {

@@ -11,20 +11,14 @@ ps_iter_options ps_iter_options_default(void) {
     return o;
 }
 
+static const ps__enum_name method_names[] = {{"jacobi", PS_ITER_JACOBI},
+                                             {"gauss-seidel", PS_ITER_GAUSS_SEIDEL},
+                                             {"cg", PS_ITER_CG},
+                                             {"bicgstab", PS_ITER_BICGSTAB},
+                                             {"gmres", PS_ITER_GMRES}};
+
 const char *ps_iter_method_name(ps_iter_method method) {
-    switch (method) {
-    case PS_ITER_JACOBI:
-        return "jacobi";
-    case PS_ITER_GAUSS_SEIDEL:
-        return "gauss-seidel";
-    case PS_ITER_CG:
-        return "cg";
-    case PS_ITER_BICGSTAB:
-        return "bicgstab";
-    case PS_ITER_GMRES:
-        return "gmres";
-    }
-    return NULL;
+    return ps__enum_to_name(method_names, PS__COUNT(method_names), (int)method, NULL);
 }
 
 /* Checks the method and the options (argument position pos); NULL options are the defaults. */

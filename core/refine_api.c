@@ -18,71 +18,42 @@
 
 /* ---- options and names ---- */
 
+static const ps__enum_name lowprec_names[] = {
+    {"float", PS_LOWPREC_FLOAT}, {"tf32", PS_LOWPREC_TF32},     {"fp16", PS_LOWPREC_FP16},
+    {"bf16", PS_LOWPREC_BF16},   {"tf32x3", PS_LOWPREC_TF32X3}, {"fp16x3", PS_LOWPREC_FP16X3}};
+static const ps__enum_name factor_names[] = {{"partial", PS_REFINE_PARTIAL_PIVOTING},
+                                             {"rbt", PS_REFINE_RBT}};
+static const ps__enum_name path_names[] = {{"none", PS_REFINE_NONE},
+                                           {"classical", PS_REFINE_CLASSICAL},
+                                           {"gmres", PS_REFINE_GMRES},
+                                           {"fallback", PS_REFINE_FALLBACK}};
+
 const char *ps_lowprec_name(ps_lowprec p) {
-    switch (p) {
-    case PS_LOWPREC_FLOAT:
-        return "float";
-    case PS_LOWPREC_TF32:
-        return "tf32";
-    case PS_LOWPREC_FP16:
-        return "fp16";
-    case PS_LOWPREC_BF16:
-        return "bf16";
-    case PS_LOWPREC_TF32X3:
-        return "tf32x3";
-    case PS_LOWPREC_FP16X3:
-        return "fp16x3";
-    }
-    return "unknown";
+    return ps__enum_to_name(lowprec_names, PS__COUNT(lowprec_names), (int)p, "unknown");
 }
 
 ps_status ps_lowprec_from_name(const char *name, ps_lowprec *p) {
-    static const ps_lowprec all[] = {PS_LOWPREC_FLOAT, PS_LOWPREC_TF32,   PS_LOWPREC_FP16,
-                                     PS_LOWPREC_BF16,  PS_LOWPREC_TF32X3, PS_LOWPREC_FP16X3};
-    if (!name || !p) return PS_ERR_INVALID_ARGUMENT;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (ps__name_is(ps_lowprec_name(all[i]), name)) {
-            *p = all[i];
-            return PS_SUCCESS;
-        }
-    }
-    return PS_ERR_INVALID_ARGUMENT;
+    int v;
+    if (!p || ps__enum_from_name(lowprec_names, PS__COUNT(lowprec_names), name, &v))
+        return PS_ERR_INVALID_ARGUMENT;
+    *p = (ps_lowprec)v;
+    return PS_SUCCESS;
 }
 
 const char *ps_refine_factor_name(ps_refine_factor f) {
-    switch (f) {
-    case PS_REFINE_PARTIAL_PIVOTING:
-        return "partial";
-    case PS_REFINE_RBT:
-        return "rbt";
-    }
-    return "unknown";
+    return ps__enum_to_name(factor_names, PS__COUNT(factor_names), (int)f, "unknown");
 }
 
 ps_status ps_refine_factor_from_name(const char *name, ps_refine_factor *f) {
-    static const ps_refine_factor all[] = {PS_REFINE_PARTIAL_PIVOTING, PS_REFINE_RBT};
-    if (!name || !f) return PS_ERR_INVALID_ARGUMENT;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (ps__name_is(ps_refine_factor_name(all[i]), name)) {
-            *f = all[i];
-            return PS_SUCCESS;
-        }
-    }
-    return PS_ERR_INVALID_ARGUMENT;
+    int v;
+    if (!f || ps__enum_from_name(factor_names, PS__COUNT(factor_names), name, &v))
+        return PS_ERR_INVALID_ARGUMENT;
+    *f = (ps_refine_factor)v;
+    return PS_SUCCESS;
 }
 
 const char *ps_refine_path_name(ps_refine_path p) {
-    switch (p) {
-    case PS_REFINE_NONE:
-        return "none";
-    case PS_REFINE_CLASSICAL:
-        return "classical";
-    case PS_REFINE_GMRES:
-        return "gmres";
-    case PS_REFINE_FALLBACK:
-        return "fallback";
-    }
-    return "unknown";
+    return ps__enum_to_name(path_names, PS__COUNT(path_names), (int)p, "unknown");
 }
 
 ps_refine_options ps_refine_options_default(void) {

@@ -15,28 +15,19 @@
 
 /* ---- options ---- */
 
+static const ps__enum_name variant_names[] = {
+    {"blocked", PS_WZ_BLOCKED}, {"vector", PS_WZ_VECTOR}, {"vector-host", PS_WZ_VECTOR_HOST}};
+
 const char *ps_wz_variant_name(ps_wz_variant v) {
-    switch (v) {
-    case PS_WZ_BLOCKED:
-        return "blocked";
-    case PS_WZ_VECTOR:
-        return "vector";
-    case PS_WZ_VECTOR_HOST:
-        return "vector-host";
-    }
-    return "unknown";
+    return ps__enum_to_name(variant_names, PS__COUNT(variant_names), (int)v, "unknown");
 }
 
 ps_status ps_wz_variant_from_name(const char *name, ps_wz_variant *v) {
-    static const ps_wz_variant all[] = {PS_WZ_BLOCKED, PS_WZ_VECTOR, PS_WZ_VECTOR_HOST};
-    if (!name || !v) return PS_ERR_INVALID_ARGUMENT;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (ps__name_is(ps_wz_variant_name(all[i]), name)) {
-            *v = all[i];
-            return PS_SUCCESS;
-        }
-    }
-    return PS_ERR_INVALID_ARGUMENT;
+    int value;
+    if (!v || ps__enum_from_name(variant_names, PS__COUNT(variant_names), name, &value))
+        return PS_ERR_INVALID_ARGUMENT;
+    *v = (ps_wz_variant)value;
+    return PS_SUCCESS;
 }
 
 ps_wz_options ps_context_wz_options(const ps_context *ctx) {

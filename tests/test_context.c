@@ -11,6 +11,7 @@
 #include "test_util.h"
 
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 static void test_env_backend(void) {
@@ -64,6 +65,44 @@ static void test_env_backend(void) {
     CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_UNKNOWN_BACKEND);
     unsetenv("PORTSOLVE_BACKEND");
     CHECK_STATUS(ps_context_create(NULL, NULL), PS_ERR_INVALID_ARGUMENT);
+}
+
+/* Every public enum's name parses back to its value, in any case; a value outside the enum is
+ * "unknown" (NULL for the iterative methods, which the solvers use as their check), and a name
+ * that is not one, or NULL, is refused with the output left alone. */
+static void test_enum_names(void) {
+    char upper[32];
+#define ROUND_TRIP(type, first, last, name_fn, parse_fn)                                           \
+    for (int v = first; v <= last; v++) {                                                          \
+        const char *name = name_fn((type)v);                                                       \
+        size_t len = strlen(name);                                                                 \
+        for (size_t c = 0; c <= len && c < sizeof upper; c++) upper[c] = (char)toupper(name[c]);   \
+        type got = (type)-1;                                                                       \
+        CHECK(parse_fn(upper, &got) == PS_SUCCESS && (int)got == v, #parse_fn "(%s) gave %d",      \
+              upper, (int)got);                                                                    \
+    }                                                                                              \
+    {                                                                                              \
+        type kept = (type)first;                                                                   \
+        CHECK(!strcmp(name_fn((type)(last + 1)), "unknown"), #name_fn " of %d", last + 1);         \
+        CHECK_STATUS(parse_fn("no-such-name", &kept), PS_ERR_INVALID_ARGUMENT);                    \
+        CHECK_STATUS(parse_fn(NULL, &kept), PS_ERR_INVALID_ARGUMENT);                              \
+        CHECK((int)kept == first, #parse_fn " wrote its output on a failure");                     \
+    }
+    ROUND_TRIP(ps_lowprec, PS_LOWPREC_FLOAT, PS_LOWPREC_FP16X3, ps_lowprec_name,
+               ps_lowprec_from_name)
+    ROUND_TRIP(ps_refine_factor, PS_REFINE_PARTIAL_PIVOTING, PS_REFINE_RBT, ps_refine_factor_name,
+               ps_refine_factor_from_name)
+    ROUND_TRIP(ps_gj_variant, PS_GJ_DEVICE, PS_GJ_CONCURRENT, ps_gj_variant_name,
+               ps_gj_variant_from_name)
+    ROUND_TRIP(ps_wz_variant, PS_WZ_BLOCKED, PS_WZ_VECTOR_HOST, ps_wz_variant_name,
+               ps_wz_variant_from_name)
+#undef ROUND_TRIP
+    CHECK(!strcmp(ps_refine_path_name(PS_REFINE_FALLBACK), "fallback") &&
+              !strcmp(ps_refine_path_name((ps_refine_path)99), "unknown"),
+          "refine path names");
+    CHECK(!strcmp(ps_iter_method_name(PS_ITER_GAUSS_SEIDEL), "gauss-seidel") &&
+              ps_iter_method_name((ps_iter_method)99) == NULL,
+          "iterative method names");
 }
 
 /* A backend this build lacks, or whose module, runtime or device is missing here, must be
@@ -273,6 +312,7 @@ static void test_lu_lookahead_schedule(void) {
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     test_env_backend();
+    test_enum_names();
     test_unavailable_backends();
     test_env_tuning();
     test_status_strings();
