@@ -21,6 +21,12 @@ static double dot_host(ps__dtype dt, const double *a, const double *b, int n) {
     return round_to(dt, s);
 }
 
+static double abs_dot_host(const double *a, const double *b, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += fabs(a[i] * b[i]);
+    return s;
+}
+
 /* Runs one cg_step of ops on fresh vectors; `mode` picks the case: 0 a plain step, 1 with the
  * Jacobi scaling, 2 (p, A p) <= 0 (w = -u), 3 stopped on entry, 4 converged (stop_rr huge), 5
  * no improvement of best (best tiny), 6 (r, u) = 0 (u zero), 7 the first update (alpha 0 in,
@@ -59,12 +65,20 @@ static void run_cg_case(const ps__backend_ops *ops, const char *who, ps__dtype d
     double *x = e[VX], *r = e[VR], *uu = e[precond ? VU : VR], *p = e[VP], *sv = e[VS];
     const double *w = v[VW].host, *dinv = v[VD].host;
     double out[PS__CG_SCALARS], alpha = 0, beta = 0;
+    /* each scalar's error bound in units of (n + 4) eps, propagated from the sums of the terms'
+     * magnitudes: the dots cancel (r and u are independent with the Jacobi scaling), so a bound
+     * relative to the result alone is too tight; kappa carries alpha's and beta's relative
+     * errors into the vectors */
+    double bound[PS__CG_SCALARS] = {0}, kappa = 1;
     for (int i = 0; i < PS__CG_SCALARS; i++) out[i] = in[i];
     int update = 0;
     if (mode != 3) {
         double rr = dot_host(dt, r, r, n), gamma = precond ? dot_host(dt, r, uu, n) : rr,
                delta = dot_host(dt, w, uu, n);
+        double gamma_mag = precond ? abs_dot_host(r, uu, n) : rr,
+               delta_mag = abs_dot_host(w, uu, n);
         out[PS__CG_GAMMA] = gamma, out[PS__CG_RR] = rr;
+        bound[PS__CG_GAMMA] = gamma_mag, bound[PS__CG_RR] = bound[PS__CG_BEST] = rr;
         if (rr < in[PS__CG_BEST]) {
             out[PS__CG_BEST] = rr;
             for (int i = 0; i < n; i++) e[VB][i] = x[i];
@@ -74,11 +88,19 @@ static void run_cg_case(const ps__backend_ops *ops, const char *who, ps__dtype d
             beta = first ? 0 : gamma / in[PS__CG_GAMMA];
             double denom = first ? delta : delta - beta * gamma / in[PS__CG_ALPHA];
             out[PS__CG_DENOM] = denom;
+            /* beta gamma / alpha_old = gamma^2 / (gamma_old alpha_old): twice gamma's error */
+            double rel_gamma = gamma_mag / fabs(gamma);
+            bound[PS__CG_DENOM] =
+                delta_mag +
+                (first ? 0 : fabs(beta * gamma / in[PS__CG_ALPHA]) * (2 * rel_gamma + 3));
             if (!(denom > 0)) {
                 out[PS__CG_STOP] = PS__CG_STOP_PQ;
             } else {
                 alpha = gamma / denom;
                 out[PS__CG_ALPHA] = alpha;
+                double rel_alpha = rel_gamma + bound[PS__CG_DENOM] / denom + 1;
+                bound[PS__CG_ALPHA] = fabs(alpha) * rel_alpha;
+                kappa = 1 + rel_alpha + (first ? 0 : rel_gamma);
                 update = 1;
             }
         }
@@ -114,7 +136,8 @@ static void run_cg_case(const ps__backend_ops *ops, const char *who, ps__dtype d
     double *mag = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     double scale = (1 + fabs(alpha)) * (1 + fabs(beta));
     for (int i = 0; i < n; i++)
-        mag[i] = 4 * scale * scale * (fabs(x[i]) + fabs(r[i]) + fabs(uu[i]) + fabs(w[i]) + 1) * n;
+        mag[i] = 4 * kappa * scale * scale *
+                 (fabs(x[i]) + fabs(r[i]) + fabs(uu[i]) + fabs(w[i]) + 1) * n;
     char what[96];
     for (int k = 0; k < NV; k++) {
         if (k == VD || k == VW || (k == VU && !precond)) continue; /* read only */
@@ -126,7 +149,7 @@ static void run_cg_case(const ps__backend_ops *ops, const char *who, ps__dtype d
         double ex = out[i], g = got[PS__CG_SCALARS + i];
         int computed = ex != in[i] || i == PS__CG_GAMMA || i == PS__CG_RR;
         double tol = i != PS__CG_STOP && computed && mode != 3
-                         ? 32 * (n + 4) * eps_of(dt) * (fabs(ex) + 1e-300)
+                         ? 32 * (n + 4) * eps_of(dt) * (bound[i] + 1e-300)
                          : 0;
         CHECK(fabs(g - ex) <= tol, "%s cg_step mode %d %s n=%d: scalar %d is %.17g, expected %.17g",
               who, mode, dtname(dt), n, i, g, ex);
