@@ -202,12 +202,19 @@ int main(int argc, char **argv) {
                     results[si][a][2] = accuracy(n, Ad, F, ipiv);
                 }
             }
-            printf("%7d %-15s %10.4f %9.1f %9.2f\n", n, alg_names[a], results[si][a][0],
-                   results[si][a][1], results[si][a][2]);
+            /* the accuracy column is "-" (CSV: empty) where it was not measured: LU, or n
+             * above --accuracy-max */
+            char acc[32] = "-", acc_csv[32] = "";
+            if (!isnan(results[si][a][2])) {
+                snprintf(acc, sizeof acc, "%.2f", results[si][a][2]);
+                snprintf(acc_csv, sizeof acc_csv, "%.4g", results[si][a][2]);
+            }
+            printf("%7d %-15s %10.4f %9.1f %9s\n", n, alg_names[a], results[si][a][0],
+                   results[si][a][1], acc);
             if (csv)
-                fprintf(csv, "%s,\"%s\",%c,%d,%s,%.6g,%.6g,%.4g\n", ps_context_backend_name(ctx),
+                fprintf(csv, "%s,\"%s\",%c,%d,%s,%.6g,%.6g,%s\n", ps_context_backend_name(ctx),
                         device, o.single ? 's' : 'd', n, alg_names[a], results[si][a][0],
-                        results[si][a][1], results[si][a][2]);
+                        results[si][a][1], acc_csv);
         }
         if (!rc && active[VECTOR])
             printf("%7d blocked/LU rate %.2f, blocked over vector %.1fx, over vector-host %.1fx\n",
