@@ -1,6 +1,7 @@
 /* OpenCL device enumeration: a flat index over all platforms' devices, or "platform:device". */
 #include "cl_internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,14 @@ typedef struct {
     int platform_index, device_index;
 } device_entry;
 
+/* Contexts created at once in several threads enumerate one after another: the ICD loader
+ * reads its vendor files on the first call, and ocl-icd 2.3.1 (Debian 12's) does so without
+ * a lock: a thread calling during another's first call found no platform at all (test_threads
+ * on POCL: 3 of 4 contexts failed). */
+static pthread_mutex_t enumerate_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Every device of every platform, in platform order. Returns the count. */
-static int enumerate(device_entry *out, int max) {
+static int enumerate_locked(device_entry *out, int max) {
     cl_platform_id platforms[MAX_PLATFORMS];
     cl_uint np = 0;
     if (clGetPlatformIDs(MAX_PLATFORMS, platforms, &np) != CL_SUCCESS) return 0;
@@ -29,6 +36,13 @@ static int enumerate(device_entry *out, int max) {
         for (cl_uint d = 0; d < nd && d < MAX_DEVICES && count < max; d++)
             out[count++] = (device_entry){platforms[p], devices[d], (int)p, (int)d};
     }
+    return count;
+}
+
+static int enumerate(device_entry *out, int max) {
+    pthread_mutex_lock(&enumerate_lock);
+    int count = enumerate_locked(out, max);
+    pthread_mutex_unlock(&enumerate_lock);
     return count;
 }
 

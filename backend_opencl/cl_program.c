@@ -100,17 +100,21 @@ static void save_binary(ps_cl_state *st, cl_program p, const char *path) {
     unsigned char *bin = malloc(size);
     if (!bin) return;
     unsigned char *bins[1] = {bin};
+    /* A temporary file of its own (mkstemp), renamed into place when complete: two contexts
+     * saving the same program at once, in two processes or two threads of one, never write
+     * into one file, and a reader never sees half of one. */
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS) {
-        FILE *f = fopen(tmp, "wb");
+        int fd = mkstemp(tmp);
+        FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+        if (fd >= 0 && !f) close(fd);
         if (f) {
             int ok = fwrite(bin, 1, size, f) == size;
             ok &= fclose(f) == 0;
-            if (ok)
-                rename(tmp, path); /* atomic: concurrent processes never see half a file */
-            else
-                remove(tmp);
+            if (!ok || rename(tmp, path) != 0) remove(tmp);
+        } else if (fd >= 0) {
+            remove(tmp);
         }
     }
     (void)st;
