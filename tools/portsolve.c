@@ -1,10 +1,15 @@
 /*
  * portsolve: the command-line program.
  *   portsolve info
- *   portsolve solve --method lu|wz [--backend B] [--n N | --matrix A.mtx [--rhs B.mtx]]
+ *   portsolve solve [--method M] [--backend B] [--n N | --matrix A.mtx [--rhs B.mtx]]
  *                   [--precision s|d] [--nrhs K] [--seed S] [--solution X.mtx]
+ *                   [--tol T] [--max-iter K] [--restart M] [--precond none|jacobi]
+ * M is any of the library's solvers (cli_methods.c); the last four options are the iterative
+ * methods'.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "cli_methods.h"
+#include "cli_system.h"
 #include "mmio.h"
 #include "portsolve.h"
 
@@ -16,11 +21,20 @@
 #include <time.h>
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: portsolve info\n"
-               "       portsolve solve --method lu|wz [--backend auto|cpu|cuda|opencl]\n"
-               "                       [--n N | --matrix A.mtx [--rhs B.mtx]] [--nrhs K]\n"
-               "                       [--precision s|d] [--seed S] [--solution X.mtx]\n"
-               "Without --backend the environment decides (PORTSOLVE_BACKEND, default auto).\n");
+    fprintf(
+        f,
+        "usage: portsolve info\n"
+        "       portsolve solve [--method M] [--backend auto|cpu|cuda|opencl]\n"
+        "                       [--n N | --matrix A.mtx [--rhs B.mtx]] [--nrhs K]\n"
+        "                       [--precision s|d] [--seed S] [--solution X.mtx]\n"
+        "                       [--tol T] [--max-iter K] [--restart M] [--precond none|jacobi]\n"
+        "M is one of %s (default lu).\n"
+        "Without --backend the environment decides (PORTSOLVE_BACKEND, default auto).\n"
+        "With --n the system is random; for chol and the iterative methods strictly\n"
+        "diagonally dominant (symmetric for chol and cg). Without --rhs, b = A * ones. The\n"
+        "iterative methods start from x = 0 and stop at the relative residual --tol\n"
+        "(default 1e-8 in double, 1e-4 in single).\n",
+        cli_method_names());
 }
 
 static int cmd_info(void) {
@@ -55,25 +69,31 @@ static int cmd_info(void) {
 }
 
 typedef struct {
-    const char *method, *backend, *matrix, *rhs, *solution;
-    int n, nrhs, single;
-    unsigned long seed;
+    cli_system_spec sys;
+    const char *backend, *solution;
+    /* the iterative methods' settings; given: which were on the command line */
+    double tol;
+    int max_iter, restart, precond, given_iter_option;
 } solve_args;
 
 static int parse_int(const char *s, int lo, int *out) {
     char *end;
     long v = strtol(s, &end, 10);
-    if (*end || v < lo || v > 1000000) return 0;
+    if (end == s || *end || v < lo || v > 1000000) return 0;
     *out = (int)v;
     return 1;
 }
 
 static int parse_solve_args(int argc, char **argv, solve_args *a) {
     memset(a, 0, sizeof *a);
-    a->method = "lu";
-    a->n = -1;
-    a->nrhs = 1;
-    a->seed = (unsigned long)time(NULL);
+    a->sys.method = cli_find_method("lu");
+    a->sys.n = -1;
+    a->sys.nrhs = 1;
+    a->sys.seed = (unsigned long)time(NULL);
+    a->tol = -1;
+    ps_iter_options defaults = ps_iter_options_default();
+    a->max_iter = defaults.max_iter;
+    a->restart = defaults.restart;
     for (int i = 2; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
@@ -81,25 +101,34 @@ static int parse_solve_args(int argc, char **argv, solve_args *a) {
             return 0;
         }
         i++;
-        if (!strcmp(k, "--method"))
-            a->method = v;
-        else if (!strcmp(k, "--backend"))
+        char *end;
+        if (!strcmp(k, "--method")) {
+            if (!(a->sys.method = cli_find_method(v))) {
+                fprintf(stderr, "portsolve solve: --method '%s' is not a method (methods: %s)\n", v,
+                        cli_method_names());
+                return 0;
+            }
+        } else if (!strcmp(k, "--backend")) {
             a->backend = v;
-        else if (!strcmp(k, "--matrix"))
-            a->matrix = v;
-        else if (!strcmp(k, "--rhs"))
-            a->rhs = v;
-        else if (!strcmp(k, "--solution"))
+        } else if (!strcmp(k, "--matrix")) {
+            a->sys.matrix = v;
+        } else if (!strcmp(k, "--rhs")) {
+            a->sys.rhs = v;
+        } else if (!strcmp(k, "--solution")) {
             a->solution = v;
-        else if (!strcmp(k, "--seed"))
-            a->seed = strtoul(v, NULL, 10);
-        else if (!strcmp(k, "--n")) {
-            if (!parse_int(v, 0, &a->n)) {
+        } else if (!strcmp(k, "--seed")) {
+            a->sys.seed = strtoul(v, &end, 10);
+            if (end == v || *end) {
+                fprintf(stderr, "portsolve solve: --seed '%s' is not a number\n", v);
+                return 0;
+            }
+        } else if (!strcmp(k, "--n")) {
+            if (!parse_int(v, 0, &a->sys.n)) {
                 fprintf(stderr, "portsolve solve: --n '%s' is not an order from 0 to 1000000\n", v);
                 return 0;
             }
         } else if (!strcmp(k, "--nrhs")) {
-            if (!parse_int(v, 1, &a->nrhs)) {
+            if (!parse_int(v, 1, &a->sys.nrhs)) {
                 fprintf(stderr, "portsolve solve: --nrhs '%s' is not a count from 1\n", v);
                 return 0;
             }
@@ -108,25 +137,62 @@ static int parse_solve_args(int argc, char **argv, solve_args *a) {
                 fprintf(stderr, "portsolve solve: --precision '%s' is neither s nor d\n", v);
                 return 0;
             }
-            a->single = v[0] == 's';
+            a->sys.single = v[0] == 's';
+        } else if (!strcmp(k, "--tol")) {
+            a->tol = strtod(v, &end);
+            a->given_iter_option = 1;
+            if (end == v || *end || !(a->tol > 0 && a->tol < 1)) {
+                fprintf(stderr, "portsolve solve: --tol '%s' is not a number in (0, 1)\n", v);
+                return 0;
+            }
+        } else if (!strcmp(k, "--max-iter") || !strcmp(k, "--restart")) {
+            int *out = !strcmp(k, "--max-iter") ? &a->max_iter : &a->restart;
+            a->given_iter_option = 1;
+            if (!parse_int(v, 1, out)) {
+                fprintf(stderr, "portsolve solve: %s '%s' is not a count from 1\n", k, v);
+                return 0;
+            }
+        } else if (!strcmp(k, "--precond")) {
+            a->given_iter_option = 1;
+            if (strcasecmp(v, "none") && strcasecmp(v, "jacobi")) {
+                fprintf(stderr, "portsolve solve: --precond '%s' is neither none nor jacobi\n", v);
+                return 0;
+            }
+            a->precond = strcasecmp(v, "jacobi") == 0;
         } else {
             fprintf(stderr, "portsolve solve: unknown option '%s'\n", k);
             return 0;
         }
     }
-    if (strcasecmp(a->method, "lu") != 0 && strcasecmp(a->method, "wz") != 0) {
-        fprintf(stderr, "portsolve solve: --method '%s' is not available (methods: lu, wz)\n",
-                a->method);
-        return 0;
-    }
-    if ((a->n >= 0) == (a->matrix != NULL)) {
+    const cli_method *m = a->sys.method;
+    if ((a->sys.n >= 0) == (a->sys.matrix != NULL)) {
         fprintf(stderr, "portsolve solve: give exactly one of --n and --matrix\n");
         return 0;
     }
-    if (a->rhs && !a->matrix) {
+    if (a->sys.rhs && !a->sys.matrix) {
         fprintf(stderr, "portsolve solve: --rhs needs --matrix\n");
         return 0;
     }
+    if (m->iterative && a->sys.nrhs != 1) {
+        fprintf(stderr, "portsolve solve: --method %s solves one right-hand side, not %d\n",
+                m->name, a->sys.nrhs);
+        return 0;
+    }
+    if (!m->iterative && a->given_iter_option) {
+        fprintf(stderr,
+                "portsolve solve: --tol, --max-iter, --restart and --precond are the iterative "
+                "methods' (jacobi, gs, cg, bicgstab, gmres), not %s's\n",
+                m->name);
+        return 0;
+    }
+    if (m->double_only && a->sys.single) {
+        fprintf(stderr,
+                "portsolve solve: --method %s takes and returns double (it factors in a lower "
+                "precision and refines); leave out --precision s\n",
+                m->name);
+        return 0;
+    }
+    if (a->tol < 0) a->tol = a->sys.single ? 1e-4 : 1e-8;
     return 1;
 }
 
@@ -153,137 +219,79 @@ static double now_seconds(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* max_j ||b_j - A x_j||_1 / (||A||_1 ||x_j||_1 n eps), A and b in double. */
-static double scaled_residual(int n, int nrhs, const double *A, const double *B, const double *X,
-                              double eps) {
-    double anorm = 0, worst = 0;
-    for (int j = 0; j < n; j++) {
-        double s = 0;
-        for (int i = 0; i < n; i++) s += fabs(A[i + (size_t)j * n]);
-        anorm = fmax(anorm, s);
-    }
-    double *r = malloc(sizeof *r * (size_t)(n > 0 ? n : 1));
-    for (int c = 0; c < nrhs; c++) {
-        const double *x = X + (size_t)c * n;
-        double xnorm = 0, rnorm = 0;
-        for (int i = 0; i < n; i++) r[i] = B[i + (size_t)c * n];
-        for (int k = 0; k < n; k++) {
-            xnorm += fabs(x[k]);
-            for (int i = 0; i < n; i++) r[i] -= A[i + (size_t)k * n] * x[k];
-        }
-        for (int i = 0; i < n; i++) rnorm += fabs(r[i]);
-        double q = anorm > 0 && xnorm > 0 ? rnorm / (anorm * xnorm * n * eps) : rnorm;
-        if (!(q <= worst)) worst = q;
-    }
-    free(r);
-    return worst;
-}
-
 static int cmd_solve(int argc, char **argv) {
     solve_args a;
     if (!parse_solve_args(argc, argv, &a)) {
         usage(stderr);
         return 2;
     }
-    char err[512];
-    int n, nrhs = a.nrhs;
-    double *A = NULL, *B = NULL;
-    if (a.matrix) {
-        mm_dense m;
-        if (mm_read_dense(a.matrix, &m, err, sizeof err)) {
-            fprintf(stderr, "portsolve: %s\n", err);
-            return 1;
-        }
-        if (m.rows != m.cols) {
-            fprintf(stderr, "portsolve: %s is %d x %d; solving needs a square matrix\n", a.matrix,
-                    m.rows, m.cols);
-            free(m.values);
-            return 1;
-        }
-        n = m.rows;
-        A = m.values;
-        if (a.rhs) {
-            mm_dense b;
-            if (mm_read_dense(a.rhs, &b, err, sizeof err)) {
-                fprintf(stderr, "portsolve: %s\n", err);
-                free(A);
-                return 1;
-            }
-            if (b.rows != n) {
-                fprintf(stderr, "portsolve: %s has %d rows, the matrix has %d\n", a.rhs, b.rows, n);
-                free(A), free(b.values);
-                return 1;
-            }
-            nrhs = b.cols;
-            B = b.values;
-        }
-    } else {
-        n = a.n;
-        srand((unsigned)a.seed);
-        A = malloc(sizeof *A * (size_t)n * (size_t)n + 1);
-        for (size_t i = 0; i < (size_t)n * (size_t)n; i++) A[i] = 2.0 * rand() / RAND_MAX - 1.0;
-    }
-    if (!B) { /* b = A * ones, so the exact solution is all ones */
-        B = calloc((size_t)n * (size_t)nrhs + 1, sizeof *B);
-        for (int c = 0; c < nrhs; c++)
-            for (int k = 0; k < n; k++)
-                for (int i = 0; i < n; i++) B[i + (size_t)c * n] += A[i + (size_t)k * n];
-    }
+    const cli_method *m = a.sys.method;
+    int n, nrhs;
+    double *A, *B;
+    if (!cli_load_system(&a.sys, &n, &nrhs, &A, &B)) return 1;
     ps_context *ctx = NULL;
-    if (!open_context(a.backend, &ctx)) {
-        free(A), free(B);
+    double *X = malloc(sizeof *X * ((size_t)n * (size_t)nrhs + 1));
+    if (!X) fprintf(stderr, "portsolve: out of memory for the solution\n");
+    if (!X || !open_context(a.backend, &ctx)) {
+        free(A), free(B), free(X);
         return 1;
     }
-    size_t nn = (size_t)n * (size_t)n, nb = (size_t)n * (size_t)nrhs;
-    int *ipiv = malloc(sizeof *ipiv * (size_t)(n + 1));
-    double *X = malloc(sizeof *X * (nb + 1));
-    ps_status st;
-    double t0, t1;
-    int wz = strcasecmp(a.method, "wz") == 0;
-    const char *driver = wz ? "wzsv" : "gesv";
-    if (a.single) {
-        float *Af = malloc(sizeof *Af * (nn + 1)), *Bf = malloc(sizeof *Bf * (nb + 1));
-        for (size_t i = 0; i < nn; i++) Af[i] = (float)A[i];
-        for (size_t i = 0; i < nb; i++) Bf[i] = (float)B[i];
-        t0 = now_seconds();
-        st = wz ? ps_swzsv(ctx, n, nrhs, Af, n > 0 ? n : 1, ipiv, Bf, n > 0 ? n : 1)
-                : ps_sgesv(ctx, n, nrhs, Af, n > 0 ? n : 1, ipiv, Bf, n > 0 ? n : 1);
-        t1 = now_seconds();
-        for (size_t i = 0; i < nb; i++) X[i] = Bf[i];
-        free(Af), free(Bf);
-    } else {
-        double *Ad = malloc(sizeof *Ad * (nn + 1));
-        memcpy(Ad, A, sizeof *Ad * nn);
-        memcpy(X, B, sizeof *X * nb);
-        t0 = now_seconds();
-        st = wz ? ps_dwzsv(ctx, n, nrhs, Ad, n > 0 ? n : 1, ipiv, X, n > 0 ? n : 1)
-                : ps_dgesv(ctx, n, nrhs, Ad, n > 0 ? n : 1, ipiv, X, n > 0 ? n : 1);
-        t1 = now_seconds();
-        free(Ad);
-    }
+    cli_iter it = {ps_iter_options_default(), {0, 0, 0, 0}};
+    it.opts.tol = a.tol;
+    it.opts.max_iter = a.max_iter;
+    it.opts.restart = a.restart;
+    it.opts.precond = a.precond ? PS_PRECOND_JACOBI : PS_PRECOND_NONE;
+    int refine_iter = 0;
+    char p = a.sys.single ? 's' : 'd';
+    double t0 = now_seconds();
+    ps_status st = cli_run(ctx, m, a.sys.single, n, nrhs, A, B, X, &it, &refine_iter);
+    double secs = now_seconds() - t0;
+
     int rc = 0;
     printf("backend    %s\ndevice     %s\nmethod     %s (%c%s)\nn          %d\nnrhs       %d\n",
-           ps_context_backend_name(ctx), ps_context_device_name(ctx), wz ? "wz" : "lu",
-           a.single ? 's' : 'd', driver, n, nrhs);
+           ps_context_backend_name(ctx), ps_context_device_name(ctx), m->name, p, m->driver, n,
+           nrhs);
     if (st != PS_SUCCESS) {
         printf("status     %s: %s\n", ps_status_string(st), ps_context_last_error(ctx));
+        if (m->iterative && (st == PS_ERR_NO_CONVERGENCE || st == PS_ERR_BREAKDOWN))
+            printf("iterations %d (relative residual %.3g, tol %.3g)\n", it.res.iterations,
+                   it.res.rel_residual, a.tol);
         rc = 1;
     } else {
-        double secs = t1 - t0, flops = 2.0 / 3.0 * n * (double)n * n + 2.0 * n * (double)n * nrhs;
-        double eps = a.single ? 0x1.0p-24 : 0x1.0p-53;
-        double res = scaled_residual(n, nrhs, A, B, X, eps);
-        printf("time       %.6f s (the whole %c%s call: checks, transfers, factor, solve)\n", secs,
-               a.single ? 's' : 'd', driver);
-        printf("GFLOP/s    %.2f\n", secs > 0 ? flops / secs * 1e-9 : 0.0);
-        printf("residual   %.3g  (||b-Ax||_1 / (||A||_1 ||x||_1 n eps); below 30 passes)\n", res);
-        if (!(res < 30)) rc = 1;
+        printf("time       %.6f s (the whole %c%s call: checks, transfers, %s)\n", secs, p,
+               m->driver, m->iterative ? "iterations" : "factor, solve");
+        if (m->flops_n3 > 0) {
+            double flops = m->flops_n3 * n * (double)n * n + 2.0 * n * (double)n * nrhs;
+            printf("GFLOP/s    %.2f (%.3g n^3 + 2 n^2 nrhs flops)\n",
+                   secs > 0 ? flops / secs * 1e-9 : 0.0, m->flops_n3);
+        }
+        if (m->double_only) {
+            ps_refine_result r = ps_context_refine_result(ctx);
+            printf("refinement %d (%s: %d classical steps, %d GMRES-IR steps, factored in %s)\n",
+                   refine_iter, ps_refine_path_name(r.path), r.classical_steps, r.gmres_iterations,
+                   ps_lowprec_name(r.precision));
+        }
+        if (m->iterative) {
+            double res = cli_residual(n, 1, A, B, X, 0, 1);
+            printf("iterations %d\n", it.res.iterations);
+            printf("residual   %.3g  (||b-Ax||_2 / ||b||_2; at most tol = %.3g passes)\n", res,
+                   a.tol);
+            /* recomputed here in double: allow the rounding of the solver's own in float */
+            if (!(res <= a.tol * (a.sys.single ? 1.5 : 1.05))) rc = 1;
+        } else {
+            double eps = a.sys.single ? 0x1.0p-24 : 0x1.0p-53;
+            double res = cli_residual(n, nrhs, A, B, X, eps, 0);
+            printf("residual   %.3g  (||b-Ax||_1 / (||A||_1 ||x||_1 n eps); below 30 passes)\n",
+                   res);
+            if (!(res < 30)) rc = 1;
+        }
         if (a.solution && mm_write_dense(a.solution, n, nrhs, X, n > 0 ? n : 1)) {
             fprintf(stderr, "portsolve: cannot write %s\n", a.solution);
             rc = 1;
         }
     }
     ps_context_destroy(ctx);
-    free(A), free(B), free(X), free(ipiv);
+    free(A), free(B), free(X);
     return rc;
 }
 
