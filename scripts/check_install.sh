@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the build into a scratch prefix and builds the example against it twice: through
-# find_package(portsolve) and through pkg-config; then runs both.
+# Installs the build into a scratch prefix and builds the examples against it: all of them
+# through find_package(portsolve), the README's through pkg-config too; then runs them on the
+# CPU backend.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix=$(mktemp -d)
@@ -8,7 +9,9 @@ trap 'rm -rf "$prefix"' EXIT
 cmake --install build --prefix "$prefix" >/dev/null
 cmake -S examples -B "$prefix/cmake-consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$prefix/cmake-consumer" >/dev/null
-LD_LIBRARY_PATH="$prefix/lib" PORTSOLVE_BACKEND=cpu "$prefix/cmake-consumer/solve_dense"
+for example in solve_dense factor_once iterative; do
+  LD_LIBRARY_PATH="$prefix/lib" PORTSOLVE_BACKEND=cpu "$prefix/cmake-consumer/$example"
+done
 libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -1)
 PKG_CONFIG_PATH="$libdir" cc -std=c11 examples/solve_dense.c -o "$prefix/pc-consumer" \
   $(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs portsolve)
