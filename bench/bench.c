@@ -15,6 +15,7 @@
  * matrices already on the device.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_args.h"
 #include "bench_refs.h"
 
 #include <math.h>
@@ -27,7 +28,7 @@
 #define MAX_SIZES 32
 
 typedef struct {
-    const char *method, *backend, *csv, *plot, *reference;
+    const char *backend, *csv, *plot, *reference;
     int sizes[MAX_SIZES], nsizes, nrhs, repeats, single, device_level, chol;
 } options;
 
@@ -40,70 +41,28 @@ typedef struct {
 
 static int parse(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
-    o->method = "lu";
     o->backend = "cpu";
     o->nrhs = 1;
     o->repeats = 5;
-    static const int default_sizes[] = {1024, 2048, 4096};
-    for (int i = 1; i < argc; i++) {
-        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) {
-            fprintf(stderr, "portsolve-bench: %s needs a value\n", k);
-            return 0;
-        }
-        i++;
-        if (!strcmp(k, "--method"))
-            o->method = v;
-        else if (!strcmp(k, "--backend"))
-            o->backend = v;
-        else if (!strcmp(k, "--reference"))
-            o->reference = v;
-        else if (!strcmp(k, "--csv"))
-            o->csv = v;
-        else if (!strcmp(k, "--plot"))
-            o->plot = v;
-        else if (!strcmp(k, "--nrhs"))
-            o->nrhs = atoi(v);
-        else if (!strcmp(k, "--repeats"))
-            o->repeats = atoi(v);
-        else if (!strcmp(k, "--level")) {
-            if (strcmp(v, "host") && strcmp(v, "device")) {
-                fprintf(stderr, "portsolve-bench: --level is host or device\n");
-                return 0;
-            }
-            o->device_level = v[0] == 'd';
-        } else if (!strcmp(k, "--precision")) {
-            if (strcmp(v, "d") && strcmp(v, "s")) {
-                fprintf(stderr, "portsolve-bench: --precision is d or s\n");
-                return 0;
-            }
-            o->single = v[0] == 's';
-        } else if (!strcmp(k, "--sizes")) {
-            if ((o->nsizes = bench_int_list(v, o->sizes, MAX_SIZES, 1)) < 0) {
-                fprintf(stderr, "portsolve-bench: bad --sizes '%s'\n", v);
-                return 0;
-            }
-        } else {
-            fprintf(stderr, "portsolve-bench: unknown option %s\n", k);
-            return 0;
-        }
-    }
+    const bench_arg args[] = {
+        BENCH_ARG_CHOICE("--method", &o->chol, "lu|chol"),
+        BENCH_ARG_STRING("--backend", &o->backend),
+        BENCH_ARG_STRING("--reference", &o->reference),
+        BENCH_ARG_STRING("--csv", &o->csv),
+        BENCH_ARG_STRING("--plot", &o->plot),
+        BENCH_ARG_INT("--nrhs", &o->nrhs, 1, 1 << 20),
+        BENCH_ARG_INT("--repeats", &o->repeats, 1, 1000),
+        BENCH_ARG_CHOICE("--level", &o->device_level, "host|device"),
+        BENCH_ARG_CHOICE("--precision", &o->single, "d|s"),
+        BENCH_ARG_INTS("--sizes", o->sizes, MAX_SIZES, &o->nsizes, 1),
+    };
+    if (!bench_parse_args("portsolve-bench", argc, argv, args, sizeof args / sizeof args[0]))
+        return 0;
     if (o->nsizes == 0) {
+        static const int default_sizes[] = {1024, 2048, 4096};
         memcpy(o->sizes, default_sizes, sizeof default_sizes);
         o->nsizes = 3;
     }
-    if (o->nrhs < 1 || o->repeats < 1) {
-        fprintf(stderr, "portsolve-bench: --nrhs and --repeats must be positive\n");
-        return 0;
-    }
-    if (strcasecmp(o->method, "lu") != 0 && strcasecmp(o->method, "chol") != 0) {
-        fprintf(stderr,
-                "portsolve-bench: --method '%s' is not available (methods: lu, chol; the "
-                "iterative solvers are in portsolve-bench-iter)\n",
-                o->method);
-        return 0;
-    }
-    o->chol = strcasecmp(o->method, "chol") == 0;
     return 1;
 }
 

@@ -16,6 +16,7 @@
  * ||I - A inv(A)||_1 / (n ||A||_1 ||inv(A)||_1 eps).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_args.h"
 #include "bench_refs.h"
 
 #include <cblas.h>
@@ -44,48 +45,23 @@ static int parse(int argc, char **argv, options *o) {
     o->repeats = 3;
     o->hybrid_max = 8192;
     o->accuracy_max = 2048;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const char *k = argv[i], *v = argv[i + 1];
-        if (!strcmp(k, "--backend"))
-            o->backend = v;
-        else if (!strcmp(k, "--csv"))
-            o->csv = v;
-        else if (!strcmp(k, "--plot"))
-            o->plot = v;
-        else if (!strcmp(k, "--repeats"))
-            o->repeats = atoi(v);
-        else if (!strcmp(k, "--hybrid-max"))
-            o->hybrid_max = atoi(v);
-        else if (!strcmp(k, "--accuracy-max"))
-            o->accuracy_max = atoi(v);
-        else if (!strcmp(k, "--precision"))
-            o->single = v[0] == 's';
-        else if (!strcmp(k, "--sizes") || !strcmp(k, "--nbs") || !strcmp(k, "--stripes")) {
-            int count;
-            if (!strcmp(k, "--sizes"))
-                count = o->nsizes = bench_int_list(v, o->sizes, 32, 1);
-            else if (!strcmp(k, "--nbs")) /* 0: the automatic choice */
-                count = o->nnbs = bench_int_list(v, o->nbs, 16, 0);
-            else
-                count = o->nstripes = bench_int_list(v, o->stripes, 16, 0);
-            if (count < 0) {
-                fprintf(stderr, "portsolve-bench-gj: bad %s '%s'\n", k, v);
-                return 0;
-            }
-        } else {
-            fprintf(stderr, "portsolve-bench-gj: unknown option %s\n", k);
-            return 0;
-        }
-    }
-    if (argc % 2 == 0) {
-        fprintf(stderr, "portsolve-bench-gj: %s needs a value\n", argv[argc - 1]);
+    const bench_arg args[] = {
+        BENCH_ARG_STRING("--backend", &o->backend),
+        BENCH_ARG_STRING("--csv", &o->csv),
+        BENCH_ARG_STRING("--plot", &o->plot),
+        BENCH_ARG_INT("--repeats", &o->repeats, 1, 15),
+        BENCH_ARG_INT("--hybrid-max", &o->hybrid_max, 0, 1 << 30),
+        BENCH_ARG_INT("--accuracy-max", &o->accuracy_max, 0, 1 << 30),
+        BENCH_ARG_CHOICE("--precision", &o->single, "d|s"),
+        BENCH_ARG_INTS("--sizes", o->sizes, 32, &o->nsizes, 1),
+        BENCH_ARG_INTS("--nbs", o->nbs, 16, &o->nnbs, 0),             /* 0: the automatic choice */
+        BENCH_ARG_INTS("--stripes", o->stripes, 16, &o->nstripes, 0), /* likewise */
+    };
+    if (!bench_parse_args("portsolve-bench-gj", argc, argv, args, sizeof args / sizeof args[0]))
         return 0;
-    }
     if (!o->nsizes) o->nsizes = bench_int_list("256,512,1024,2048", o->sizes, 32, 1);
-    if (!o->nnbs) o->nnbs = bench_int_list("0", o->nbs, 16, 0); /* 0: the automatic choice */
+    if (!o->nnbs) o->nnbs = bench_int_list("0", o->nbs, 16, 0);
     if (!o->nstripes) o->nstripes = bench_int_list("0", o->stripes, 16, 0);
-    if (o->repeats < 1) o->repeats = 1;
-    if (o->repeats > 15) o->repeats = 15;
     return 1;
 }
 

@@ -25,6 +25,7 @@
  * refinement steps and Arnoldi steps per correction; defaults 30 and 30).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_args.h"
 #include "bench_ir.h"
 
 #include <cblas.h>
@@ -53,48 +54,37 @@ static int parse(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->backend = "auto";
     o->repeats = 3;
-    o->references = 1;
-    const char *sizes = "1024,2048", *conds = "1e2,1e4,1e6", *precs = "float";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const char *k = argv[i], *v = argv[i + 1];
-        if (!strcmp(k, "--backend"))
-            o->backend = v;
-        else if (!strcmp(k, "--csv"))
-            o->csv = v;
-        else if (!strcmp(k, "--repeats"))
-            o->repeats = atoi(v);
-        else if (!strcmp(k, "--sizes"))
-            sizes = v;
-        else if (!strcmp(k, "--conds"))
-            conds = v;
-        else if (!strcmp(k, "--precisions"))
-            precs = v;
-        else if (!strcmp(k, "--restart"))
-            o->restart = atoi(v);
-        else if (!strcmp(k, "--max-iter"))
-            o->max_iter = atoi(v);
-        else if (!strcmp(k, "--references") && (!strcmp(v, "yes") || !strcmp(v, "no")))
-            o->references = !strcmp(v, "yes");
-        else {
-            fprintf(stderr, "portsolve-bench-ir: unknown option %s\n", k);
+    int no_references = 0;
+    const char *precs = "float";
+    const bench_arg args[] = {
+        BENCH_ARG_STRING("--backend", &o->backend),
+        BENCH_ARG_STRING("--csv", &o->csv),
+        BENCH_ARG_INT("--repeats", &o->repeats, 1, 15),
+        BENCH_ARG_INTS("--sizes", o->sizes, 16, &o->nsizes, 1),
+        BENCH_ARG_DOUBLES("--conds", o->conds, 8, &o->nconds, 1, 1e300),
+        BENCH_ARG_STRING("--precisions", &precs),
+        BENCH_ARG_INT("--restart", &o->restart, 1, 1 << 20),
+        BENCH_ARG_INT("--max-iter", &o->max_iter, 1, 1 << 20),
+        BENCH_ARG_CHOICE("--references", &no_references, "yes|no"),
+    };
+    if (!bench_parse_args("portsolve-bench-ir", argc, argv, args, sizeof args / sizeof args[0]))
+        return 0;
+    o->references = !no_references;
+    if (!o->nsizes) o->nsizes = bench_int_list("1024,2048", o->sizes, 16, 1);
+    if (!o->nconds) {
+        static const double def[] = {1e2, 1e4, 1e6};
+        memcpy(o->conds, def, sizeof def);
+        o->nconds = 3;
+    }
+    /* --precisions: a comma-separated list of lower precisions, each with an optional
+     * -partial or -rbt (the factorization's pivoting) */
+    char buf[256], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", precs);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (o->nprecs == MAX_PREC) {
+            fprintf(stderr, "portsolve-bench-ir: more than %d --precisions\n", MAX_PREC);
             return 0;
         }
-    }
-    if (argc % 2 == 0) {
-        fprintf(stderr, "portsolve-bench-ir: %s needs a value\n", argv[argc - 1]);
-        return 0;
-    }
-    if ((o->nsizes = bench_int_list(sizes, o->sizes, 16, 1)) < 0) {
-        fprintf(stderr, "portsolve-bench-ir: bad --sizes '%s'\n", sizes);
-        return 0;
-    }
-    char buf[256], *save = NULL;
-    snprintf(buf, sizeof buf, "%s", conds);
-    for (char *t = strtok_r(buf, ",", &save); t && o->nconds < 8; t = strtok_r(NULL, ",", &save))
-        o->conds[o->nconds++] = atof(t);
-    snprintf(buf, sizeof buf, "%s", precs);
-    for (char *t = strtok_r(buf, ",", &save); t && o->nprecs < MAX_PREC;
-         t = strtok_r(NULL, ",", &save)) {
         char *dash = strchr(t, '-');
         o->factors[o->nprecs] = PS_REFINE_PARTIAL_PIVOTING;
         if (dash) {
@@ -112,8 +102,10 @@ static int parse(int argc, char **argv, options *o) {
         }
         o->nprecs++;
     }
-    if (o->repeats < 1) o->repeats = 1;
-    if (o->repeats > 15) o->repeats = 15;
+    if (o->nprecs == 0) {
+        fprintf(stderr, "portsolve-bench-ir: --precisions '%s' names none\n", precs);
+        return 0;
+    }
     return 1;
 }
 

@@ -24,6 +24,7 @@
  * both bandwidths are shown beside cuBLAS ?gemv's own at the same n.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_args.h"
 #include "bench_refs.h"
 
 #include <cblas.h>
@@ -35,7 +36,8 @@
 /* The shorter cut solve of the per-iteration measurement (the longer adds a restart length). */
 #define ITER_SHORT 5
 
-static const char *const method_names[] = {"jacobi", "gs", "cg", "bicgstab", "gmres"};
+enum { NMETHODS = 5 };
+static const char *const method_names[NMETHODS] = {"jacobi", "gs", "cg", "bicgstab", "gmres"};
 
 static void *make_matrix(int single, int n, unsigned seed) {
     size_t es = single ? sizeof(float) : sizeof(double);
@@ -130,35 +132,22 @@ static ps_matrix *slow_matrix(ps_context *ctx, int single, int n) {
 }
 
 int main(int argc, char **argv) {
-    const char *backend = "auto", *csv = NULL, *methods = "jacobi,gs,cg,bicgstab,gmres";
+    const char *backend = "auto", *csv = NULL;
+    int methods = (1 << NMETHODS) - 1; /* a bit per method_names entry */
     int sizes[MAX_SIZES], nsizes = 0, single = 0, restart = 35, cpu_max = 10000;
     double tol = 1e-4;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const char *k = argv[i], *v = argv[i + 1];
-        if (!strcmp(k, "--backend"))
-            backend = v;
-        else if (!strcmp(k, "--csv"))
-            csv = v;
-        else if (!strcmp(k, "--methods"))
-            methods = v;
-        else if (!strcmp(k, "--precision"))
-            single = v[0] == 's';
-        else if (!strcmp(k, "--tol"))
-            tol = atof(v);
-        else if (!strcmp(k, "--restart"))
-            restart = atoi(v);
-        else if (!strcmp(k, "--cpu-max"))
-            cpu_max = atoi(v);
-        else if (!strcmp(k, "--sizes")) {
-            if ((nsizes = bench_int_list(v, sizes, MAX_SIZES, 1)) < 0) {
-                fprintf(stderr, "portsolve-bench-iter: bad --sizes '%s'\n", v);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "portsolve-bench-iter: unknown option %s\n", k);
-            return 2;
-        }
-    }
+    const bench_arg args[] = {
+        BENCH_ARG_STRING("--backend", &backend),
+        BENCH_ARG_STRING("--csv", &csv),
+        BENCH_ARG_CHOICE_SET("--methods", &methods, "jacobi|gs|cg|bicgstab|gmres"),
+        BENCH_ARG_CHOICE("--precision", &single, "d|s"),
+        BENCH_ARG_DOUBLE("--tol", &tol, 1e-16, 0.5),
+        BENCH_ARG_INT("--restart", &restart, 1, 1 << 20),
+        BENCH_ARG_INT("--cpu-max", &cpu_max, 0, 1 << 30),
+        BENCH_ARG_INTS("--sizes", sizes, MAX_SIZES, &nsizes, 1),
+    };
+    if (!bench_parse_args("portsolve-bench-iter", argc, argv, args, sizeof args / sizeof args[0]))
+        return 2;
     if (nsizes == 0) sizes[nsizes++] = 2000;
     ps_context_options co = ps_context_options_default();
     ps_context *ctx = NULL, *cpu = NULL;
@@ -207,8 +196,8 @@ int main(int argc, char **argv) {
             fprintf(stderr, "portsolve-bench-iter: n=%d: %s\n", n, ps_context_last_error(ctx));
             rc = 1;
         }
-        for (int m = 0; m < 5 && !rc; m++) {
-            if (!strstr(methods, method_names[m])) continue;
+        for (int m = 0; m < NMETHODS && !rc; m++) {
+            if (!(methods >> m & 1)) continue;
             ps_iter_options o = ps_iter_options_default();
             o.tol = tol, o.restart = restart, o.max_iter = 5000;
             ps_iter_result r, rcpu;

@@ -9,6 +9,7 @@
  *       [--repeats 3]
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#include "bench_args.h"
 #include "bench_refs.h"
 #include "portsolve.h"
 
@@ -88,32 +89,18 @@ int main(int argc, char **argv) {
     int rows[MAX_LIST] = {16384}, widths[MAX_LIST] = {16, 64, 256, 512},
         leaves[MAX_LIST] = {8, 16, 32, 64}, square[MAX_LIST] = {0}, nbs[MAX_LIST] = {256, 512};
     int nrows = 1, nwidths = 4, nleaves = 4, nsquare = 0, nnbs = 2;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const char *opt = argv[i], *val = argv[i + 1];
-        int bad = 0;
-        if (!strcmp(opt, "--backend"))
-            r.backend = val;
-        else if (!strcmp(opt, "--precision"))
-            r.single = val[0] == 's';
-        else if (!strcmp(opt, "--repeats"))
-            r.repeats = atoi(val) > 0 ? atoi(val) : 1;
-        else if (!strcmp(opt, "--rows"))
-            bad = (nrows = bench_int_list(val, rows, MAX_LIST, 1)) <= 0;
-        else if (!strcmp(opt, "--widths"))
-            bad = (nwidths = bench_int_list(val, widths, MAX_LIST, 1)) <= 0;
-        else if (!strcmp(opt, "--leaves"))
-            bad = (nleaves = bench_int_list(val, leaves, MAX_LIST, 1)) <= 0;
-        else if (!strcmp(opt, "--square"))
-            bad = (nsquare = bench_int_list(val, square, MAX_LIST, 1)) <= 0;
-        else if (!strcmp(opt, "--nbs"))
-            bad = (nnbs = bench_int_list(val, nbs, MAX_LIST, 1)) <= 0;
-        else
-            bad = 1;
-        if (bad) {
-            fprintf(stderr, "%s: bad option %s %s\n", argv[0], opt, val);
-            return 2;
-        }
-    }
+    const bench_arg args[] = {
+        BENCH_ARG_STRING("--backend", &r.backend),
+        BENCH_ARG_CHOICE("--precision", &r.single, "d|s"),
+        BENCH_ARG_INT("--repeats", &r.repeats, 1, 1000),
+        BENCH_ARG_INTS("--rows", rows, MAX_LIST, &nrows, 1),
+        BENCH_ARG_INTS("--widths", widths, MAX_LIST, &nwidths, 1),
+        BENCH_ARG_INTS("--leaves", leaves, MAX_LIST, &nleaves, 1),
+        BENCH_ARG_INTS("--square", square, MAX_LIST, &nsquare, 1),
+        BENCH_ARG_INTS("--nbs", nbs, MAX_LIST, &nnbs, 1),
+    };
+    if (!bench_parse_args("portsolve-bench-panel", argc, argv, args, sizeof args / sizeof args[0]))
+        return 2;
     printf("# one panel: ps_mat_getrf on m x w with block size w (seconds, median of %d)\n",
            r.repeats);
     printf("%8s %6s %6s %12s %12s\n", "m", "w", "leaf", "seconds", "us/column");

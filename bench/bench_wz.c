@@ -13,6 +13,7 @@
  * (W*Z is formed on the host). Inputs are uniform random in [-1, 1).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_args.h"
 #include "bench_refs.h"
 
 #include <cblas.h>
@@ -40,47 +41,24 @@ static int parse(int argc, char **argv, options *o) {
     o->repeats = 3;
     o->vector_max = 8192;
     o->accuracy_max = 4096;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const char *k = argv[i], *v = argv[i + 1];
-        if (!strcmp(k, "--backend"))
-            o->backend = v;
-        else if (!strcmp(k, "--csv"))
-            o->csv = v;
-        else if (!strcmp(k, "--plot"))
-            o->plot = v;
-        else if (!strcmp(k, "--repeats"))
-            o->repeats = atoi(v);
-        else if (!strcmp(k, "--vector-max"))
-            o->vector_max = atoi(v);
-        else if (!strcmp(k, "--accuracy-max"))
-            o->accuracy_max = atoi(v);
-        else if (!strcmp(k, "--precision"))
-            o->single = v[0] == 's';
-        else if (!strcmp(k, "--sizes")) {
-            if ((o->nsizes = bench_int_list(v, o->sizes, 32, 1)) < 0) {
-                fprintf(stderr, "portsolve-bench-wz: bad --sizes '%s'\n", v);
-                return 0;
-            }
-        } else {
-            fprintf(stderr, "portsolve-bench-wz: unknown option %s\n", k);
-            return 0;
-        }
-    }
-    if (argc % 2 == 0) {
-        fprintf(stderr, "portsolve-bench-wz: %s needs a value\n", argv[argc - 1]);
+    const bench_arg args[] = {
+        BENCH_ARG_STRING("--backend", &o->backend),
+        BENCH_ARG_STRING("--csv", &o->csv),
+        BENCH_ARG_STRING("--plot", &o->plot),
+        BENCH_ARG_INT("--repeats", &o->repeats, 1, 16),
+        BENCH_ARG_INT("--vector-max", &o->vector_max, 0, 1 << 30),
+        BENCH_ARG_INT("--accuracy-max", &o->accuracy_max, 0, 1 << 30),
+        BENCH_ARG_CHOICE("--precision", &o->single, "d|s"),
+        BENCH_ARG_INTS("--sizes", o->sizes, 32, &o->nsizes, 1),
+    };
+    if (!bench_parse_args("portsolve-bench-wz", argc, argv, args, sizeof args / sizeof args[0]))
         return 0;
-    }
     if (o->nsizes == 0) {
         static const int def[] = {128, 256, 512, 1024, 2048, 4096};
         memcpy(o->sizes, def, sizeof def);
         o->nsizes = 6;
     }
-    for (int i = 0; i < o->nsizes; i++)
-        if (o->sizes[i] < 1) {
-            fprintf(stderr, "portsolve-bench-wz: bad --sizes\n");
-            return 0;
-        }
-    return o->repeats >= 1;
+    return 1;
 }
 
 /* -log10(||PA - WZ||_F / (n ||A||_F)) from the packed factors (host, double). */

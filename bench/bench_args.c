@@ -1,0 +1,137 @@
+/* The benchmark programs' strict command-line parser (bench_args.h). */
+#include "bench_args.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The number in text (all of it), or 0 when text is not one. */
+static int read_number(const char *text, double *out) {
+    char *end;
+    *out = strtod(text, &end);
+    return end != text && *end == '\0' && isfinite(*out);
+}
+
+static int in_range(const bench_arg *a, double v) {
+    return v >= a->lo && v <= a->hi;
+}
+
+/* Reads a comma-separated list into a's array; the count, or -1. */
+static int read_list(const bench_arg *a, const char *text) {
+    char buf[1024];
+    if (strlen(text) >= sizeof buf) return -1;
+    memcpy(buf, text, strlen(text) + 1);
+    int count = 0;
+    for (char *s = buf;;) {
+        char *comma = strchr(s, ',');
+        if (comma) *comma = '\0';
+        double v;
+        if (count == a->cap || !read_number(s, &v)) return -1;
+        if (a->kind == BENCH_INT_LIST) {
+            if (v != floor(v) || v < a->lo || v > 1 << 30) return -1;
+            ((int *)a->out)[count++] = (int)v;
+        } else {
+            if (!in_range(a, v)) return -1;
+            ((double *)a->out)[count++] = v;
+        }
+        if (!comma) return count;
+        s = comma + 1;
+    }
+}
+
+/* The index of value (its first len characters) among a's '|'-separated choices, or -1. */
+static int read_choice(const bench_arg *a, const char *value, size_t len) {
+    const char *c = a->choices;
+    for (int index = 0; *c; index++) {
+        size_t n = strcspn(c, "|");
+        if (n == len && strncmp(c, value, n) == 0) return index;
+        c += n + (c[n] == '|');
+    }
+    return -1;
+}
+
+/* Reads value into a; 0 (after saying why) when it is not what a accepts. */
+static int read_value(const char *prog, const bench_arg *a, const char *value) {
+    double v;
+    int index;
+    switch (a->kind) {
+    case BENCH_STRING:
+        *(const char **)a->out = value;
+        return 1;
+    case BENCH_INT:
+        if (read_number(value, &v) && v == floor(v) && in_range(a, v)) {
+            *(int *)a->out = (int)v;
+            return 1;
+        }
+        fprintf(stderr, "%s: %s '%s' is not an integer from %.0f to %.0f\n", prog, a->name, value,
+                a->lo, a->hi);
+        return 0;
+    case BENCH_DOUBLE:
+        if (read_number(value, &v) && in_range(a, v)) {
+            *(double *)a->out = v;
+            return 1;
+        }
+        fprintf(stderr, "%s: %s '%s' is not a number from %g to %g\n", prog, a->name, value, a->lo,
+                a->hi);
+        return 0;
+    case BENCH_INT_LIST:
+    case BENCH_DOUBLE_LIST:
+        if ((index = read_list(a, value)) > 0) {
+            *a->count = index;
+            return 1;
+        }
+        if (a->kind == BENCH_INT_LIST)
+            fprintf(stderr,
+                    "%s: %s '%s' is not a list of at most %d integers, each at least %.0f\n", prog,
+                    a->name, value, a->cap, a->lo);
+        else
+            fprintf(stderr, "%s: %s '%s' is not a list of at most %d numbers from %g to %g\n", prog,
+                    a->name, value, a->cap, a->lo, a->hi);
+        return 0;
+    case BENCH_CHOICE:
+        if ((index = read_choice(a, value, strlen(value))) >= 0) {
+            *(int *)a->out = index;
+            return 1;
+        }
+        fprintf(stderr, "%s: %s '%s' is not one of %s\n", prog, a->name, value, a->choices);
+        return 0;
+    case BENCH_CHOICE_SET: {
+        int set = 0;
+        for (const char *s = value;; s++) {
+            size_t len = strcspn(s, ",");
+            if ((index = read_choice(a, s, len)) < 0) {
+                fprintf(stderr, "%s: %s '%s' is not a comma-separated list of %s\n", prog, a->name,
+                        value, a->choices);
+                return 0;
+            }
+            set |= 1 << index;
+            s += len;
+            if (!*s) break;
+        }
+        *(int *)a->out = set;
+        return 1;
+    }
+    }
+    return 0;
+}
+
+int bench_parse_args(const char *prog, int argc, char **argv, const bench_arg *args, size_t nargs) {
+    for (int i = 1; i < argc; i += 2) {
+        const bench_arg *a = NULL;
+        for (size_t k = 0; k < nargs && !a; k++)
+            if (strcmp(argv[i], args[k].name) == 0) a = &args[k];
+        if (!a) {
+            fprintf(stderr, "%s: unknown option %s; the options are", prog, argv[i]);
+            for (size_t k = 0; k < nargs; k++) fprintf(stderr, " %s", args[k].name);
+            fputc('\n', stderr);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "%s: %s needs a value\n", prog, argv[i]);
+            return 0;
+        }
+        if (!read_value(prog, a, argv[i + 1])) return 0;
+    }
+    return 1;
+}
