@@ -11,7 +11,7 @@
 // Measured on an H100 (docs/PERFORMANCE.md, session 15), per CG iteration (this product and
 // cg_step): n = 2000 20.4 -> 17 us; but from n = 3000 on, where cuBLAS's grid fills the GPU, its
 // kernel ran faster than this one (CG at 3000 / 5000: 1.73-1.90 against 2.01-2.04 / 2.45-2.50
-// TB/s per iteration), hence PS_CUDA_GEMV_MAX_ROWS = 2048.
+// TB/s per iteration), hence PS_CUDA_GEMV_ROWS_DEFAULT = 2048.
 //
 // On a matrix the caller holds constant (hold_matrix: the iterative solvers' A) the kernel is
 // launched ahead: as a programmatic dependent of the step kernel before it, each lane loads its

@@ -89,6 +89,7 @@ typedef struct ps_cuda_state {
     double *iter_partial;  /* their per-block partial sums, (2 PS_CUDA_ORTH_MAX_K + 3) per block */
     void *gemv_partial[2]; /* per lane: the short-column gemv's slice sums (cuda_gemv.cu) */
     unsigned *gemv_tickets[2]; /* per lane: its tickets, one per row tile, zero between launches */
+    int gemv_max_rows;         /* the longest columns the short-column gemv takes (knob) */
     void *fetch_host[PS__FETCH_SLOTS]; /* pinned and mapped, PS_CUDA_FETCH_BYTES each */
     void *fetch_dev[PS__FETCH_SLOTS];  /* the same memory as kernels address it */
     cudaEvent_t fetch_done[PS__FETCH_SLOTS];
@@ -259,10 +260,14 @@ cudaError_t ps_cuda_launch_trsm_small(cudaStream_t s, int dbl, int left, int upp
 /* The short-column gemv (cuda_gemv.cu): y = alpha A x + beta y, A m x n (m at most
  * PS_CUDA_GEMV_MAX_ROWS), contiguous x and y; partial holds PS_CUDA_GEMV_MAX_SLICES *
  * PS_CUDA_GEMV_MAX_ROWS elements, tickets PS_CUDA_GEMV_MAX_ROWS / 32 zeros. ahead: A is not
- * written by the kernel queued before, so the launch may load it while that kernel runs. */
-#define PS_CUDA_GEMV_MAX_ROWS   2048
-#define PS_CUDA_GEMV_MAX_SLICES 16
-#define PS_CUDA_GEMV_MIN_COLS   256 /* narrower products (GMRES's update of x) stay cuBLAS's */
+ * written by the kernel queued before, so the launch may load it while that kernel runs.
+ * gemv takes it for columns up to PS_CUDA_GEMV_ROWS_DEFAULT long (measured in session 15);
+ * PORTSOLVE_CUDA_GEMV_MAX_ROWS sets another length up to PS_CUDA_GEMV_MAX_ROWS (0: never), for
+ * measuring it against cuBLAS at n = 2048..8192 with the launch ahead it has gained since. */
+#define PS_CUDA_GEMV_MAX_ROWS     8192
+#define PS_CUDA_GEMV_ROWS_DEFAULT 2048
+#define PS_CUDA_GEMV_MAX_SLICES   16
+#define PS_CUDA_GEMV_MIN_COLS     256 /* narrower products (GMRES's update of x) stay cuBLAS's */
 cudaError_t ps_cuda_launch_gemv_n(cudaStream_t s, int dbl, int sms, int m, int n, const void *alpha,
                                   const void *a, int lda, const void *x, const void *beta, void *y,
                                   void *partial, unsigned *tickets, int ahead);
