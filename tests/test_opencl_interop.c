@@ -64,8 +64,10 @@ int main(int argc, char **argv) {
                         0, NULL, NULL);
     double r = ps_check_solve_ratio(PS_DOUBLE, 'N', n, nrhs, A0, lda, X, n, B0, n);
     CHECK(r < PS_TEST_THRESHOLD, "solve through wrapped cl_mem: residual ratio %g", r);
-    CHECK_STATUS(ps_matrix_wrap_cl(ctx, PS_DOUBLE, n, n, n - 1, buf, 0, &A),
+    ps_matrix *refused = A; /* a refused wrap sets its out to NULL */
+    CHECK_STATUS(ps_matrix_wrap_cl(ctx, PS_DOUBLE, n, n, n - 1, buf, 0, &refused),
                  PS_ERR_INVALID_ARGUMENT);
+    CHECK(refused == NULL, "a refused wrap leaves its out NULL");
     ps_matrix_destroy(A);
     ps_matrix_destroy(B);
     ps_context_destroy(ctx);
