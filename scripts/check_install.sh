@@ -16,4 +16,6 @@ libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -1)
 PKG_CONFIG_PATH="$libdir" cc -std=c11 examples/solve_dense.c -o "$prefix/pc-consumer" \
   $(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs portsolve)
 LD_LIBRARY_PATH="$(dirname "$libdir")" PORTSOLVE_BACKEND=cpu "$prefix/pc-consumer"
-echo "install check: find_package and pkg-config consumers built and ran"
+# the installed command-line program finds the library in its own prefix
+"$prefix/bin/portsolve" solve --backend cpu --n 50 >/dev/null
+echo "install check: find_package and pkg-config consumers built and ran, and the installed CLI"
