@@ -2,13 +2,14 @@
  * Separate contexts in separate threads, all at once (DESIGN.md: a context is used by one
  * thread at a time; separate contexts may run side by side). THREADS threads on the backend
  * given by --backend, each creating and destroying a context of its own inside the thread,
- * solve their own systems ROUNDS times: LU (gesv), Cholesky (posv), CG and mixed-precision
- * refinement (dsgesv), in both precisions across the threads, with a refused call (lda < n)
- * between whose message must name this thread's own argument. The main thread draws every
- * input before the threads start (the harness's generator is not thread-safe); the threads
- * judge each round by LAPACK's ratios (pure functions over CBLAS) and keep the worst, and the
- * main thread checks them after the join. On OpenCL the run starts with an empty program cache
- * folder of its own, so the contexts compile and save the same programs at the same time.
+ * solve their own systems ROUNDS times: LU (gesv), WZ (wzsv), Gauss-Jordan (gjsv), Cholesky
+ * (posv), CG, GMRES and mixed-precision refinement (dsgesv), in both precisions across the threads,
+ * with a refused call (lda < n) between whose message must name this thread's own argument. The
+ * main thread draws every input before the threads start (the harness's generator is not
+ * thread-safe); the threads judge each round by LAPACK's ratios (pure functions over CBLAS) and
+ * keep the worst, and the main thread checks them after the join. On OpenCL the run starts with an
+ * empty program cache folder of its own, so the contexts compile and save the same programs at the
+ * same time.
  */
 #define _XOPEN_SOURCE 700 /* mkdtemp, setenv, nftw */
 #include "checks.h"
@@ -25,6 +26,10 @@
 
 enum { THREADS = 4, ROUNDS = 3, NRHS = 2 };
 
+/* The general direct solvers, each on A and B in place. */
+enum { GESV, WZSV, GJSV, DIRECT };
+static const char *const direct_names[DIRECT] = {"gesv", "wzsv", "gjsv"};
+
 typedef struct job {
     int index;
     ps_dtype dt;
@@ -33,7 +38,7 @@ typedef struct job {
     double *D0, *DB0;        /* dsgesv's double system (every thread) */
     /* what the thread saw: the first failure's text, and the worst ratio of each kind */
     char failure[512];
-    double gesv_ratio, posv_ratio, cg_residual, dsgesv_ratio;
+    double direct_ratio[DIRECT], posv_ratio, iter_residual[2], dsgesv_ratio;
     int rounds_done;
 } job;
 
@@ -47,9 +52,19 @@ static double worst(double a, double b) {
     return isnan(b) || b > a ? b : a; /* NaN wins: it must fail the check */
 }
 
-static ps_status gesv(ps_context *ctx, job *j, void *A, int *ipiv, void *B) {
-    return j->dt == PS_DOUBLE ? ps_dgesv(ctx, j->n, NRHS, A, j->lda, ipiv, B, j->ldb)
-                              : ps_sgesv(ctx, j->n, NRHS, A, j->lda, ipiv, B, j->ldb);
+/* Solver `which` on A and B in place. */
+static ps_status direct(ps_context *ctx, job *j, int which, void *A, int *ipiv, void *B) {
+    int n = j->n, lda = j->lda, ldb = j->ldb, d = j->dt == PS_DOUBLE;
+    switch (which) {
+    case GESV:
+        return d ? ps_dgesv(ctx, n, NRHS, A, lda, ipiv, B, ldb)
+                 : ps_sgesv(ctx, n, NRHS, A, lda, ipiv, B, ldb);
+    case WZSV:
+        return d ? ps_dwzsv(ctx, n, NRHS, A, lda, ipiv, B, ldb)
+                 : ps_swzsv(ctx, n, NRHS, A, lda, ipiv, B, ldb);
+    default:
+        return d ? ps_dgjsv(ctx, n, NRHS, A, lda, B, ldb) : ps_sgjsv(ctx, n, NRHS, A, lda, B, ldb);
+    }
 }
 
 static ps_status posv(ps_context *ctx, job *j, void *P, void *B) {
@@ -57,12 +72,17 @@ static ps_status posv(ps_context *ctx, job *j, void *P, void *B) {
                               : ps_sposv(ctx, 'U', j->n, NRHS, P, j->lda, B, j->ldb);
 }
 
-static ps_status cg(ps_context *ctx, job *j, void *x, ps_iter_result *res) {
+/* CG (gmres = 0) or GMRES on P x = c from x = 0. */
+static ps_status iterate(ps_context *ctx, job *j, int gmres, void *x, ps_iter_result *res) {
     ps_iter_options o = ps_iter_options_default();
     o.tol = j->dt == PS_DOUBLE ? 1e-10 : 1e-5;
     o.max_iter = 10 * j->n;
-    return j->dt == PS_DOUBLE ? ps_dcg(ctx, j->n, j->P0, j->lda, j->c0, x, &o, res)
-                              : ps_scg(ctx, j->n, j->P0, j->lda, j->c0, x, &o, res);
+    memset(x, 0, ps_test_esize(j->dt) * (size_t)j->n);
+    if (j->dt == PS_DOUBLE)
+        return gmres ? ps_dgmres(ctx, j->n, j->P0, j->lda, j->c0, x, &o, res)
+                     : ps_dcg(ctx, j->n, j->P0, j->lda, j->c0, x, &o, res);
+    return gmres ? ps_sgmres(ctx, j->n, j->P0, j->lda, j->c0, x, &o, res)
+                 : ps_scg(ctx, j->n, j->P0, j->lda, j->c0, x, &o, res);
 }
 
 /* One round of everything on the thread's own context; 0 when a call failed. */
@@ -76,12 +96,18 @@ static int round_of_work(ps_context *ctx, job *j) {
     int ok = A && B && x && ipiv && D && X;
     if (!ok) snprintf(j->failure, sizeof j->failure, "thread %d: out of memory", j->index);
 
-    ps_status st = ok ? gesv(ctx, j, A, ipiv, B) : PS_SUCCESS;
-    if (ok && st) fail(j, "gesv", st, ctx), ok = 0;
-    if (ok)
-        j->gesv_ratio =
-            worst(j->gesv_ratio, ps_check_solve_ratio(j->dt, 'N', j->n, NRHS, j->A0, j->lda, B,
-                                                      j->ldb, j->B0, j->ldb));
+    ps_status st;
+    for (int d = 0; d < DIRECT && ok; d++) {
+        memcpy(A, j->A0, es * n * (size_t)j->lda);
+        memcpy(B, j->B0, es * (size_t)j->ldb * NRHS);
+        if ((st = direct(ctx, j, d, A, ipiv, B)) != PS_SUCCESS) {
+            fail(j, direct_names[d], st, ctx), ok = 0;
+            break;
+        }
+        j->direct_ratio[d] =
+            worst(j->direct_ratio[d], ps_check_solve_ratio(j->dt, 'N', j->n, NRHS, j->A0, j->lda, B,
+                                                           j->ldb, j->B0, j->ldb));
+    }
 
     /* a refused call: the context's message names this call's own argument */
     if (ok) {
@@ -110,9 +136,14 @@ static int round_of_work(ps_context *ctx, job *j) {
             worst(j->posv_ratio, ps_check_solve_ratio(j->dt, 'N', j->n, NRHS, j->P0, j->lda, B,
                                                       j->ldb, j->B0, j->ldb));
 
-    ps_iter_result res;
-    if (ok && (st = cg(ctx, j, x, &res)) != PS_SUCCESS) fail(j, "cg", st, ctx), ok = 0;
-    if (ok) j->cg_residual = worst(j->cg_residual, res.rel_residual);
+    for (int g = 0; g < 2 && ok; g++) {
+        ps_iter_result res;
+        if ((st = iterate(ctx, j, g, x, &res)) != PS_SUCCESS) {
+            fail(j, g ? "gmres" : "cg", st, ctx), ok = 0;
+            break;
+        }
+        j->iter_residual[g] = worst(j->iter_residual[g], res.rel_residual);
+    }
 
     if (ok) {
         int iter = 0;
@@ -205,16 +236,18 @@ int main(int argc, char **argv) {
     for (int t = 0; t < THREADS; t++) {
         job *j = &jobs[t];
         const char *p = j->dt == PS_DOUBLE ? "d" : "s";
-        double cg_tol = j->dt == PS_DOUBLE ? 1e-10 : 1e-5;
+        double iter_tol = j->dt == PS_DOUBLE ? 1e-10 : 1e-5;
         CHECK(j->rounds_done == ROUNDS && !j->failure[0],
               "thread %d (%s, n = %d): %d of %d rounds: %s", t, p, j->n, j->rounds_done, ROUNDS,
               j->failure);
-        CHECK(j->gesv_ratio < PS_TEST_THRESHOLD, "thread %d %sgesv residual ratio %g", t, p,
-              j->gesv_ratio);
+        for (int d = 0; d < DIRECT; d++)
+            CHECK(j->direct_ratio[d] < PS_TEST_THRESHOLD, "thread %d %s%s residual ratio %g", t, p,
+                  direct_names[d], j->direct_ratio[d]);
         CHECK(j->posv_ratio < PS_TEST_THRESHOLD, "thread %d %sposv residual ratio %g", t, p,
               j->posv_ratio);
-        CHECK(j->cg_residual <= cg_tol, "thread %d %scg true residual %g above %g", t, p,
-              j->cg_residual, cg_tol);
+        for (int g = 0; g < 2; g++)
+            CHECK(j->iter_residual[g] <= iter_tol, "thread %d %s%s true residual %g above %g", t, p,
+                  g ? "gmres" : "cg", j->iter_residual[g], iter_tol);
         CHECK(j->dsgesv_ratio < PS_TEST_THRESHOLD, "thread %d dsgesv residual ratio %g", t,
               j->dsgesv_ratio);
         free(j->A0), free(j->B0), free(j->P0), free(j->c0), free(j->D0), free(j->DB0);
