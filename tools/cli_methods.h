@@ -28,8 +28,10 @@ typedef struct cli_iter {
 /* Solves A X = B with method m in single or double precision: A n x n and B n x nrhs,
  * column-major with leading dimension n, are not changed (the drivers work on copies); X
  * (n x nrhs) receives the solution. it: the iterative methods' options in, result out.
- * refine_iter: dsgesv's iter. A host allocation that fails is PS_ERR_OUT_OF_HOST_MEMORY. */
+ * refine_iter: dsgesv's iter. seconds: the driver call's, without the copies and conversions
+ * around it. A host allocation that fails is PS_ERR_OUT_OF_HOST_MEMORY. */
 ps_status cli_run(ps_context *ctx, const cli_method *m, int single, int n, int nrhs,
-                  const double *A, const double *B, double *X, cli_iter *it, int *refine_iter);
+                  const double *A, const double *B, double *X, cli_iter *it, int *refine_iter,
+                  double *seconds);
 
 #endif

@@ -213,12 +213,6 @@ static int open_context(const char *backend, ps_context **ctx) {
     return 1;
 }
 
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static int cmd_solve(int argc, char **argv) {
     solve_args a;
     if (!parse_solve_args(argc, argv, &a)) {
@@ -243,9 +237,8 @@ static int cmd_solve(int argc, char **argv) {
     it.opts.precond = a.precond ? PS_PRECOND_JACOBI : PS_PRECOND_NONE;
     int refine_iter = 0;
     char p = a.sys.single ? 's' : 'd';
-    double t0 = now_seconds();
-    ps_status st = cli_run(ctx, m, a.sys.single, n, nrhs, A, B, X, &it, &refine_iter);
-    double secs = now_seconds() - t0;
+    double secs;
+    ps_status st = cli_run(ctx, m, a.sys.single, n, nrhs, A, B, X, &it, &refine_iter, &secs);
 
     int rc = 0;
     printf("backend    %s\ndevice     %s\nmethod     %s (%c%s)\nn          %d\nnrhs       %d\n",
