@@ -34,7 +34,7 @@ typedef struct job {
     int index;
     ps_dtype dt;
     int n, lda, ldb;
-    void *A0, *B0, *P0, *c0; /* pristine: nonsymmetric A, its B; SPD P; CG's right-hand side */
+    void *A0, *B0, *P0, *c0; /* pristine: nonsymmetric A, its B; SPD P; CG's and GMRES's b */
     double *D0, *DB0;        /* dsgesv's double system (every thread) */
     /* what the thread saw: the first failure's text, and the worst ratio of each kind */
     char failure[512];
