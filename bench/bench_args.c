@@ -1,5 +1,6 @@
 /* The benchmark programs' strict command-line parser (bench_args.h). */
 #include "bench_args.h"
+#include "bench_refs.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,8 +18,9 @@ static int in_range(const bench_arg *a, double v) {
     return v >= a->lo && v <= a->hi;
 }
 
-/* Reads a comma-separated list into a's array; the count, or -1. */
-static int read_list(const bench_arg *a, const char *text) {
+/* Reads a comma-separated list of numbers into a's array; the count, or -1. (Integer lists are
+ * bench_int_list's.) */
+static int read_doubles(const bench_arg *a, const char *text) {
     char buf[1024];
     if (strlen(text) >= sizeof buf) return -1;
     memcpy(buf, text, strlen(text) + 1);
@@ -27,14 +29,8 @@ static int read_list(const bench_arg *a, const char *text) {
         char *comma = strchr(s, ',');
         if (comma) *comma = '\0';
         double v;
-        if (count == a->cap || !read_number(s, &v)) return -1;
-        if (a->kind == BENCH_INT_LIST) {
-            if (v != floor(v) || v < a->lo || v > 1 << 30) return -1;
-            ((int *)a->out)[count++] = (int)v;
-        } else {
-            if (!in_range(a, v)) return -1;
-            ((double *)a->out)[count++] = v;
-        }
+        if (count == a->cap || !read_number(s, &v) || !in_range(a, v)) return -1;
+        ((double *)a->out)[count++] = v;
         if (!comma) return count;
         s = comma + 1;
     }
@@ -77,7 +73,9 @@ static int read_value(const char *prog, const bench_arg *a, const char *value) {
         return 0;
     case BENCH_INT_LIST:
     case BENCH_DOUBLE_LIST:
-        if ((index = read_list(a, value)) > 0) {
+        index = a->kind == BENCH_INT_LIST ? bench_int_list(value, a->out, a->cap, (int)a->lo)
+                                          : read_doubles(a, value);
+        if (index > 0) {
             *a->count = index;
             return 1;
         }

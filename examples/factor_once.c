@@ -21,7 +21,10 @@ int main(void) {
     /* A = a random matrix plus N on the diagonal (well conditioned), column-major */
     double *A = malloc(sizeof(double) * N * N), b[N], x[N];
     int ipiv[N], rc = 0;
-    if (!A) return 1;
+    if (!A) {
+        ps_context_destroy(ctx);
+        return 1;
+    }
     srand(1);
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++) A[i + j * N] = (i == j ? N : 0) + (double)rand() / RAND_MAX;

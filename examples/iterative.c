@@ -15,7 +15,10 @@ int main(void) {
     /* A convection-diffusion-like matrix: 4 on the diagonal, -1.5 and -0.5 beside it, and a
      * little random coupling everywhere, with rows scaled 1..10 (the preconditioner undoes it) */
     double *A = malloc(sizeof(double) * N * N), b[N], x[N];
-    if (!A) return 1;
+    if (!A) {
+        ps_context_destroy(ctx);
+        return 1;
+    }
     srand(2);
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++) {
