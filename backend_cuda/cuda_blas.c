@@ -197,9 +197,10 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
  * [Ahi Ahi Alo] and [Bhi; Blo; Bhi], built in stream-ordered buffers of the current lane.
  * FP16 holds each lo as lo 2^11 (FP16's subnormals start at 2^-14, TF32's range is float's), so
  * its hi copies are scaled to match: [Ahi 2^6, Ahi, Alo 2^11] and [Bhi 2^5; Blo 2^11; Bhi] make
- * every product 2^11 times its own, which alpha 2^-11 undoes exactly. FP16 on H100 runs at twice
- * TF32's rate; its range (65504, so |A| up to about 1000 and |B| up to 2000 here) is why
- * refinement scales the matrix to max |a(i,j)| < 1 for it (core/refine.c). */
+ * every product 2^11 times its own, which alpha 2^-11 undoes exactly (a lo 2^11 below 2^-14 is
+ * subnormal, so each term keeps an absolute error of up to 2^-35 (|a| + |b|); docs/IR.md).
+ * FP16 on H100 runs at twice TF32's rate; its range (65504, so |A| up to about 1000 and |B| up
+ * to 2000 here) is why refinement scales the matrix to max |a(i,j)| < 1 for it (core/refine.c). */
 typedef struct split3_mode {
     const char *name;
     size_t part_size; /* bytes per element of the parts */

@@ -310,9 +310,11 @@ static double mode_eps(ps__float_compute c) {
 
 /* The largest relative error (to sum |a||b|) of one float gemm C = op(A) op(B) in the current
  * mode, on random operands with random leading dimensions, A's multiplied by a_scale and B's by
- * b_scale (powers of two, so the operands stay exact floats). */
+ * b_scale (powers of two, so the operands stay exact floats). An error of up to floor times
+ * sum (|a| + |b|) is forgiven first: FP16X3's absolute floor (FP16's subnormals under each low
+ * part), which float's range does not have. */
 static double gemm_error(ps__float_compute c, ps__trans ta, ps__trans tb, int m, int n, int k,
-                         double a_scale, double b_scale) {
+                         double a_scale, double b_scale, double floor) {
     int nt = ta == PS__NOTRANS, ntb = tb == PS__NOTRANS;
     shape sa = nt ? random_shape(m, k) : random_shape(k, m);
     shape sb = ntb ? random_shape(k, n) : random_shape(n, k), sc = random_shape(m, n);
@@ -328,9 +330,13 @@ static double gemm_error(ps__float_compute c, ps__trans ta, ps__trans tb, int m,
     double *got = tb_download(&C), worst = 0;
     for (int j = 0; j < n; j++)
         for (int r = 0; r < m; r++) {
-            double mag, want = oracle_dot(&A, sa, ta, &B, sb, tb, r, j, k, &mag);
-            double err = fabs(got[sc.off + r + (size_t)j * sc.ld] - want) / mag;
-            if (!(err <= worst)) worst = err; /* NaN sticks */
+            double mag, want = oracle_dot(&A, sa, ta, &B, sb, tb, r, j, k, &mag), terms = 0;
+            for (int p = 0; floor > 0 && p < k; p++)
+                terms += fabs(ta == PS__NOTRANS ? AT(A, sa, r, p) : AT(A, sa, p, r)) +
+                         fabs(tb == PS__NOTRANS ? AT(B, sb, p, j) : AT(B, sb, j, p));
+            double excess = fabs(got[sc.off + r + (size_t)j * sc.ld] - want) - floor * terms;
+            double err = excess <= 0 ? 0 : excess / mag; /* NaN stays NaN */
+            if (!(err <= worst)) worst = err;            /* NaN sticks */
         }
     free(got);
     tb_free(&A), tb_free(&B), tb_free(&C);
@@ -362,7 +368,7 @@ static void test_float_compute(int tensor_cores) {
             int m = big ? 512 + ps_test_rand_int(40) : 70 + ps_test_rand_int(400),
                 n = big ? 512 + ps_test_rand_int(40) : 45;
             int k = big ? 1 + ps_test_rand_int(200) : 130;
-            double worst = gemm_error(c, ta, tb, m, n, k, 1, 1);
+            double worst = gemm_error(c, ta, tb, m, n, k, 1, 1, 0);
             /* inputs rounded (2 u), products accumulated in float (k eps) */
             int big_only = c == PS__COMPUTE_TF32 || split3;
             ps__float_compute applied = big || !big_only ? c : PS__COMPUTE_FP32;
@@ -386,13 +392,20 @@ static void test_float_compute(int tensor_cores) {
         }
         if (c == PS__COMPUTE_FP16X3) {
             /* FP16's range: operands far from 1 either way keep the mode's accuracy (its parts
-             * are scaled), while one beyond it (|A| above 65504 / 2^6) overflows visibly. */
+             * are scaled), while one beyond it (|A| above 65504 / 2^6) overflows visibly. Each
+             * term a b also carries an absolute error of up to 2^-35 (|a| + |b|) (docs/IR.md:
+             * a low part held as lo 2^11 among FP16's subnormals, and the dropped Alo Blo where
+             * a hi is itself subnormal): with |B| near 2^-12 an entry whose few terms all have
+             * tiny b (k of 1 or 2) misses float's relative accuracy by that (H200, cuBLAS 13.1:
+             * 2.5e-5 at k <= 2, against 1.2e-6). The check forgives that floor and nothing
+             * more, and half the time draws k of 1 or 2, where it binds. */
             static const double scales[][2] = {{0x1p9, 0x1p-12}, {0x1p-12, 0x1p10}, {0x1p12, 1}};
             for (int s = 0; s < 3; s++) {
                 int m = 512 + ps_test_rand_int(40), n = 512 + ps_test_rand_int(40);
-                int k = 1 + ps_test_rand_int(200);
-                double worst =
-                    gemm_error(c, PS__NOTRANS, PS__NOTRANS, m, n, k, scales[s][0], scales[s][1]);
+                int k = s < 2 && ps_test_rand_int(2) ? 1 + ps_test_rand_int(2)
+                                                     : 1 + ps_test_rand_int(200);
+                double worst = gemm_error(c, PS__NOTRANS, PS__NOTRANS, m, n, k, scales[s][0],
+                                          scales[s][1], 0x1p-35);
                 double allowed = 4 * mode_eps(c) + k * FLT_EPSILON;
                 if (s < 2)
                     CHECK(worst <= allowed,
