@@ -28,23 +28,30 @@ __device__ double warp_sum(double v) {
 #ifdef PS_CUDA_HAS_CLUSTERS
 // One classical Gram-Schmidt pass on the block's slice ws (rows values) against the slice of V
 // at vs (leading dimension ldvs, in shared or global memory), h = V' w then w -= V h, h rounded
-// to T and the same in every block. part: this block's k products, read by every block through
-// distributed shared memory.
+// to T and the same in every block. part: this block's k products (k + 1 with sq), read by
+// every block through distributed shared memory. sq, when given: ||w||^2 before the update, in
+// the same reduction (the second pass's, so that the norm needs no reduction of its own).
 template <typename T>
 __device__ void cluster_cgs_pass(cg::cluster_group &cluster, int rows, int k, const T *vs,
-                                 size_t ldvs, T *ws, double *part, double *h) {
+                                 size_t ldvs, T *ws, double *part, double *h, double *sq) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int c = warp; c < k; c += kWarps) { // a warp per column, its lanes down the rows
-        const T *vc = vs + (size_t)c * ldvs;
+    const int dots = sq ? k + 1 : k;            // column k: w itself
+    for (int c = warp; c < dots; c += kWarps) { // a warp per column, its lanes down the rows
+        const T *vc = c < k ? vs + (size_t)c * ldvs : ws;
         double s = 0;
         for (int i = lane; i < rows; i += 32) s += (double)vc[i] * (double)ws[i];
         s = warp_sum(s);
         if (lane == 0) part[c] = s;
     }
     cluster.sync();
-    for (int c = warp; c < k; c += kWarps) { // every block sums all blocks' products
+    for (int c = warp; c < dots; c += kWarps) { // every block sums all blocks' products
         const double s = cluster_combine<sum_op>(cluster, part + c, lane);
-        if (lane == 0) h[c] = (double)(T)s;
+        if (lane == 0) {
+            if (c < k)
+                h[c] = (double)(T)s;
+            else
+                *sq = s;
+        }
     }
     __syncthreads();
     for (int i = threadIdx.x; i < rows; i += blockDim.x) {
@@ -65,8 +72,8 @@ __global__ void __launch_bounds__(kThreads)
 #ifdef PS_CUDA_HAS_CLUSTERS
     cg::cluster_group cluster = cg::this_cluster();
     extern __shared__ double dyn[]; // double-aligned
-    __shared__ double sh[kWarps], bcast[1], slots[3];
-    __shared__ double part1[PS_CUDA_ORTH_MAX_K], part2[PS_CUDA_ORTH_MAX_K];
+    __shared__ double sh[kWarps], bcast[1], slots[3], sq[1];
+    __shared__ double part1[PS_CUDA_ORTH_MAX_K], part2[PS_CUDA_ORTH_MAX_K + 1];
     __shared__ double h1[PS_CUDA_ORTH_MAX_K], h2[PS_CUDA_ORTH_MAX_K];
     const int row0 = (int)cluster.block_rank() * rows_cap;
     const int rows = n - row0 < 0 ? 0 : n - row0 < rows_cap ? n - row0 : rows_cap;
@@ -90,11 +97,28 @@ __global__ void __launch_bounds__(kThreads)
     for (int i = threadIdx.x; i < rows; i += blockDim.x) ws[i] = w[row0 + i];
     __syncthreads();
     if (k > 0) {
-        cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, part1, h1);
-        cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, part2, h2);
+        cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, part1, h1, nullptr);
+        cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, part2, h2, sq);
     }
     cluster_reducer red(slots, sh, bcast);
-    const T hn = normalize<T, kWarps>(red, threadIdx.x, blockDim.x, rows, ws);
+    // The norm after the second pass without a reduction of its own: ||w - V h2||^2 = ||w||^2 -
+    // ||h2||^2 for the orthonormal V, accurate to a few units of the data's precision while the
+    // second pass removes at most half of ||w||^2 (it removes rounding-sized parts: after the
+    // first pass w is orthogonal to V up to rounding). Otherwise, and for k = 0 or a sum of
+    // squares outside double's safe range, normalize's own reductions. Every block decides
+    // alike: the reduced values are the same in all of them.
+    double removed = 0;
+    for (int c = 0; c < k; c++) removed += h2[c] * h2[c];
+    T hn;
+    if (k > 0 && sq[0] >= 0x1p-960 && sq[0] <= 0x1p960 && removed <= 0.5 * sq[0]) {
+        hn = (T)sqrt(sq[0] - removed);
+        if (hn > T(0) && (double)hn - (double)hn == 0) {
+            const T inv = (T)(1.0 / (double)hn);
+            for (int i = threadIdx.x; i < rows; i += blockDim.x) ws[i] *= inv;
+        }
+    } else {
+        hn = normalize<T, kWarps>(red, threadIdx.x, blockDim.x, rows, ws);
+    }
     for (int i = threadIdx.x; i < rows; i += blockDim.x) w[row0 + i] = ws[i];
     if (cluster.block_rank() == 0) put_column(k, h1, h2, hn, col, host_out);
     red.finish(); // the other blocks may still be reading this block's part and slots

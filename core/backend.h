@@ -476,8 +476,12 @@ struct ps__backend_ops {
      * (CGS2) against the k columns of the n x k view v: h1 = v' w, w -= v h1, h2 = v' w,
      * w -= v h2 (each h rounded to dt before it is used); col[0 .. k) = h1, col[k .. 2k) = h2;
      * then col[2k] = ||w||_2 (rounded to dt) and w /= col[2k] when it is positive and finite.
-     * Then, when fetch_slot >= 0, starts fetching col[0 .. 2k] as fetch_start would. k >= 0; w
-     * and col are contiguous and do not overlap v. A backend may start reading v before the
+     * The norm is specified only when v's columns are orthonormal to working precision (GMRES's
+     * basis; k <= n): a backend may then take it without a reduction of its own as
+     * sqrt(||w||^2 - ||h2||^2), ||w|| before the second pass, when that pass removes at most
+     * half of ||w||^2 (CUDA's cluster kernel; docs/PERFORMANCE.md, session 31). Then, when
+     * fetch_slot >= 0, starts fetching col[0 .. 2k] as fetch_start would. k >= 0; w and col are
+     * contiguous and do not overlap v. A backend may start reading v before the
      * operation queued just before this one has finished (CUDA, where GMRES queues the product
      * into w there): that operation must not write v. */
     ps_status (*orthonormalize)(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
