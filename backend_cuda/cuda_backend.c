@@ -414,7 +414,8 @@ static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, p
     ps_cuda_state *st = ps_cuda(be);
     ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
     int blocks = st->coop_scratch
-                     ? ps_cuda_coop_panel_blocks(&cp, dt == PS__DOUBLE, m, n, PS_CUDA_LU_ROWS_OF_N)
+                     ? ps_cuda_coop_panel_blocks(&cp, dt == PS__DOUBLE, m, n, PS_CUDA_LU_ROWS_OF_N,
+                                                 PS_CUDA_LU_COOP_ROWS)
                      : 0;
     if (blocks > 0) {
         PS__TRY(ps_cuda_coop_next_epoch(be));
@@ -517,7 +518,8 @@ static int cuda_panel_width(ps__backend *be, ps__dtype dt, int m) {
     ps_cuda_state *st = ps_cuda(be);
     if (!st->coop_scratch) return 4;
     ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
-    int w = ps_cuda_coop_panel_max_width(&cp, dt == PS__DOUBLE, m, PS_CUDA_LU_ROWS_OF_N);
+    int w = ps_cuda_coop_panel_max_width(&cp, dt == PS__DOUBLE, m, PS_CUDA_LU_ROWS_OF_N,
+                                         PS_CUDA_LU_COOP_ROWS);
     if (w > PS_CUDA_LU_LEAF) w = PS_CUDA_LU_LEAF;
     return w >= 8 ? w / 8 * 8 : (w > 0 ? w : 4);
 }
@@ -528,7 +530,8 @@ static int cuda_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
     ps_cuda_state *st = ps_cuda(be);
     if (!st->coop_scratch || !st->wz_coop) return 4;
     ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
-    int w = ps_cuda_coop_panel_max_width(&cp, dt == PS__DOUBLE, m, PS_CUDA_WZ_ROWS_OF_N);
+    int w = ps_cuda_coop_panel_max_width(&cp, dt == PS__DOUBLE, m, PS_CUDA_WZ_ROWS_OF_N,
+                                         PS_CUDA_WZ_COOP_ROWS);
     if (w > PS_CUDA_WZ_LEAF) w = PS_CUDA_WZ_LEAF;
     return w >= 8 ? w / 8 * 8 : (w >= 2 ? w / 2 * 2 : 4);
 }

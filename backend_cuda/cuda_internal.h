@@ -16,12 +16,18 @@
 #define PS_CUDA_COOP_MAX_WIDTH 256 /* widest leaf; sizes the exchange scratch */
 #define PS_CUDA_LU_LEAF        64  /* default leaf width (PORTSOLVE_LU_PANEL_WIDTH overrides) */
 #define PS_CUDA_WZ_LEAF        64  /* the WZ leaf's (PORTSOLVE_WZ_PANEL_WIDTH overrides) */
-/* rows per block the grid is sized for (fewer blocks when m is small) */
-#define PS_CUDA_COOP_ROWS 128
+/* Rows per block the grid is sized for (fewer blocks when m is small; PORTSOLVE_CUDA_PANEL_ROWS
+ * overrides both). LU's leaf: 64, which gives the panels of the factorization's last few thousand
+ * rows more blocks than 128 did: dgesv / sgesv 5% faster at n = 8192 and 1-2% at 16384 on an
+ * H100 and an H200, equal at 32768, the RBT window's 1536-row leaf 5% faster (fp16x3-rbt at
+ * 16384); the WZ leaf keeps 128, where 64 made blocked WZ at 16384 3% slower (H100,
+ * docs/PERFORMANCE.md, session 31). */
+#define PS_CUDA_LU_COOP_ROWS 64
+#define PS_CUDA_WZ_COOP_ROWS 128
 typedef struct ps_cuda_coop_panel {
     int max_blocks;     /* co-resident blocks (one per SM); 0: no cooperative launch */
     size_t max_shared;  /* dynamic shared memory a block may use */
-    int rows_per_block; /* 0: PS_CUDA_COOP_ROWS */
+    int rows_per_block; /* 0: the leaf's default (PS_CUDA_LU_COOP_ROWS, PS_CUDA_WZ_COOP_ROWS) */
 } ps_cuda_coop_panel;
 /* The iterative solvers' cooperative kernels (cuda_iter_kernels.cu): PS_CUDA_ITER_THREADS
  * threads per block, at most PS_CUDA_ITER_BLOCKS_PER_SM blocks per SM. */
@@ -179,11 +185,14 @@ static inline size_t ps_cuda_coop_scratch_bytes(int blocks) { /* 64-bit words, 2
 cudaError_t ps_cuda_coop_panel_init(int device, ps_cuda_coop_panel *out);
 /* Blocks for an m x n leaf, 0 when it does not fit; the widest leaf that fits for m rows.
  * rows_of_n: the rows of n elements a block keeps beside its slice (PS_CUDA_LU_ROWS_OF_N for
- * the LU leaf, PS_CUDA_WZ_ROWS_OF_N for the WZ leaf). */
+ * the LU leaf, PS_CUDA_WZ_ROWS_OF_N for the WZ leaf); default_rows: the leaf's rows per block
+ * when cp sets none. */
 #define PS_CUDA_LU_ROWS_OF_N 2
 #define PS_CUDA_WZ_ROWS_OF_N 4
-int ps_cuda_coop_panel_blocks(const ps_cuda_coop_panel *cp, int dbl, int m, int n, int rows_of_n);
-int ps_cuda_coop_panel_max_width(const ps_cuda_coop_panel *cp, int dbl, int m, int rows_of_n);
+int ps_cuda_coop_panel_blocks(const ps_cuda_coop_panel *cp, int dbl, int m, int n, int rows_of_n,
+                              int default_rows);
+int ps_cuda_coop_panel_max_width(const ps_cuda_coop_panel *cp, int dbl, int m, int rows_of_n,
+                                 int default_rows);
 cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int blocks, int m, int n,
                                             void *a, int lda, int *ipiv, int row_base, int *info,
                                             unsigned epoch, void *scratch);

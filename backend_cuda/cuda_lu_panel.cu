@@ -189,9 +189,9 @@ extern "C" cudaError_t ps_cuda_coop_panel_init(int device, ps_cuda_coop_panel *o
 }
 
 extern "C" int ps_cuda_coop_panel_blocks(const ps_cuda_coop_panel *cp, int dbl, int m, int n,
-                                         int rows_of_n) {
+                                         int rows_of_n, int default_rows) {
     if (cp->max_blocks <= 0 || m <= 0 || n <= 0 || n > PS_CUDA_COOP_MAX_WIDTH) return 0;
-    int rows = cp->rows_per_block > 0 ? cp->rows_per_block : PS_CUDA_COOP_ROWS;
+    int rows = cp->rows_per_block > 0 ? cp->rows_per_block : default_rows;
     int blocks = (m + rows - 1) / rows;
     if (blocks > cp->max_blocks) blocks = cp->max_blocks;
     int per = (m + blocks - 1) / blocks;
@@ -200,11 +200,11 @@ extern "C" int ps_cuda_coop_panel_blocks(const ps_cuda_coop_panel *cp, int dbl, 
 }
 
 extern "C" int ps_cuda_coop_panel_max_width(const ps_cuda_coop_panel *cp, int dbl, int m,
-                                            int rows_of_n) {
+                                            int rows_of_n, int default_rows) {
     int lo = 0, hi = PS_CUDA_COOP_MAX_WIDTH; // the widest n that fits, by bisection
     while (lo < hi) {
         int mid = (lo + hi + 1) / 2;
-        if (ps_cuda_coop_panel_blocks(cp, dbl, m, mid, rows_of_n) > 0)
+        if (ps_cuda_coop_panel_blocks(cp, dbl, m, mid, rows_of_n, default_rows) > 0)
             lo = mid;
         else
             hi = mid - 1;
