@@ -531,7 +531,7 @@ static int cuda_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
     if (!st->coop_scratch || !st->wz_coop) return 4;
     ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
     int w = ps_cuda_coop_panel_max_width(&cp, dt == PS__DOUBLE, m, PS_CUDA_WZ_ROWS_OF_N,
-                                         PS_CUDA_WZ_COOP_ROWS);
+                                         ps_cuda_wz_coop_rows(st));
     if (w > PS_CUDA_WZ_LEAF) w = PS_CUDA_WZ_LEAF;
     return w >= 8 ? w / 8 * 8 : (w >= 2 ? w / 2 * 2 : 4);
 }

@@ -20,10 +20,12 @@
  * overrides both). LU's leaf: 64, which gives the panels of the factorization's last few thousand
  * rows more blocks than 128 did: dgesv / sgesv 5% faster at n = 8192 and 1-2% at 16384 on an
  * H100 and an H200, equal at 32768, the RBT window's 1536-row leaf 5% faster (fp16x3-rbt at
- * 16384); the WZ leaf keeps 128, where 64 made blocked WZ at 16384 3% slower (H100,
- * docs/PERFORMANCE.md, session 31). */
-#define PS_CUDA_LU_COOP_ROWS 64
-#define PS_CUDA_WZ_COOP_ROWS 128
+ * 16384). The WZ leaf: 128 on the shared device, where 64 made blocked WZ at 16384 3% slower
+ * (H100, docs/PERFORMANCE.md, session 31), and 64 on split lanes (ps_cuda_wz_coop_rows), where
+ * it was 1-3% faster (session 32). */
+#define PS_CUDA_LU_COOP_ROWS       64
+#define PS_CUDA_WZ_COOP_ROWS       128
+#define PS_CUDA_WZ_COOP_ROWS_SPLIT 64
 typedef struct ps_cuda_coop_panel {
     int max_blocks;     /* co-resident blocks (one per SM); 0: no cooperative launch */
     size_t max_shared;  /* dynamic shared memory a block may use */
@@ -126,7 +128,12 @@ static inline ps_cuda_coop_panel ps_cuda_lane_coop(const ps_cuda_state *st) {
     return cp;
 }
 
-/* LU splits its lanes for the last this many columns (cuda_partition.c says why). */
+/* The WZ leaf's default rows per block on the current lanes. */
+static inline int ps_cuda_wz_coop_rows(const ps_cuda_state *st) {
+    return st->split ? PS_CUDA_WZ_COOP_ROWS_SPLIT : PS_CUDA_WZ_COOP_ROWS;
+}
+
+/* LU and WZ split their lanes for the last this many columns (cuda_partition.c says why). */
 #define PS_CUDA_SPLIT_BELOW 24576
 /* Splitting and joining the lanes (the lanes_split and lanes_join entries), and the partition's
  * release (cuda_partition.c). */

@@ -153,14 +153,19 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
  * 0.0683 s) and lost at 32768 (1.72 -> 1.75 s). So an eighth of the SMs for orders up to
  * PS_CUDA_SPLIT_BELOW.
  * Cholesky lost on split lanes (dposv 0.99 -> 0.81 on 32 SMs at 16384: its leaf and small syrk
- * need the whole device), and so did WZ (0.98 -> 0.49 of LU's rate): they keep sharing.
- * PORTSOLVE_CUDA_PANEL_SMS overrides the SM count for LU and GJ.
+ * need the whole device): it keeps sharing. WZ lost too when the lanes came (session 12: 0.98 ->
+ * 0.49 of LU's rate); measured again with today's leaf and look-ahead it gains as LU does
+ * (session 32, H100, dwztrf at 8192 / 16384: shared 0.0536 / 0.1628 s; lane 1 on 24 / 32 / 48
+ * SMs 0.0542 / 0.1453, 0.0486 / 0.1378, 0.0512 / 0.1488 s; 32 SMs with 64 rows per leaf block
+ * 0.0471 / 0.1359), so it splits as LU does.
+ * PORTSOLVE_CUDA_PANEL_SMS overrides the SM count for LU, WZ and GJ.
  */
 static int panel_sms_for(const ps_cuda_state *st, ps__algo algo, int n) {
-    if ((algo != PS__ALGO_LU && algo != PS__ALGO_GJ) || n > st->split_below) return 0;
+    int lu_like = algo == PS__ALGO_LU || algo == PS__ALGO_WZ;
+    if ((!lu_like && algo != PS__ALGO_GJ) || n > st->split_below) return 0;
     if (st->partition_failed && st->panel_sms_request < 0) return 0;
     if (st->panel_sms_request >= 0) return st->panel_sms_request;
-    int share = st->sms / (algo == PS__ALGO_GJ ? 8 : 4) / 8 * 8; /* 132 SMs: 16, 32 */
+    int share = st->sms / (lu_like ? 4 : 8) / 8 * 8; /* 132 SMs: 32 (LU, WZ), 16 (GJ) */
     return share >= 8 ? share : 0;
 }
 

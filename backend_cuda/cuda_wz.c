@@ -21,7 +21,7 @@ ps_status ps_cuda_wz_panel(ps__backend *be, ps__dtype dt, int m, int w, ps__mat 
     ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
     int blocks = st->coop_scratch && st->wz_coop
                      ? ps_cuda_coop_panel_blocks(&cp, dt == PS__DOUBLE, m, w, PS_CUDA_WZ_ROWS_OF_N,
-                                                 PS_CUDA_WZ_COOP_ROWS)
+                                                 ps_cuda_wz_coop_rows(st))
                      : 0;
     if (blocks > 0) {
         PS__TRY(ps_cuda_coop_next_epoch(be));
