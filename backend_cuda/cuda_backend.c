@@ -106,9 +106,10 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
         st->wz_coop = ps_cuda_wz_panel_coop_init(&st->coop) == cudaSuccess;
     }
     cudaGetLastError();
-    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_GEMV_MAX_ROWS", 0,
-                                 PS_CUDA_GEMV_MAX_ROWS, PS_CUDA_GEMV_ROWS_DEFAULT,
-                                 &st->gemv_max_rows));
+    int gemv_rows = PS_CUDA_GEMV_ROWS_PER_SM * st->sms;
+    PS__TRY(ps__backend_int_knob(
+        be, "cuda", "PORTSOLVE_CUDA_GEMV_MAX_ROWS", 0, PS_CUDA_GEMV_MAX_ROWS,
+        gemv_rows < PS_CUDA_GEMV_MAX_ROWS ? gemv_rows : PS_CUDA_GEMV_MAX_ROWS, &st->gemv_max_rows));
     for (int i = 0; i < 2; i++) {
         size_t tiles = PS_CUDA_GEMV_MAX_ROWS / 32 * sizeof(unsigned);
         PS_CUDA_TRY(be,

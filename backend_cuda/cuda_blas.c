@@ -98,8 +98,8 @@ ps_status ps_cuda_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, in
         ps__mat ym = {y.buf, y.off, y.inc};
         return be->ops->fill(be, dt, 1, len, beta, ym);
     }
-    /* short columns, many of them (the iterative solvers' products up to n = 2048): our kernel,
-     * which spreads them over the whole GPU (cuda_gemv.cu) */
+    /* short columns, many of them (the iterative solvers' products up to n = 32 per SM): our
+     * kernel, which spreads them over the whole GPU and loads a held matrix ahead (cuda_gemv.cu) */
     if (trans == PS__NOTRANS && m <= ps_cuda(be)->gemv_max_rows && n >= PS_CUDA_GEMV_MIN_COLS &&
         x.inc == 1 && y.inc == 1) {
         ps_cuda_state *st = ps_cuda(be);

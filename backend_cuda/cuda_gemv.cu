@@ -1,17 +1,24 @@
 // y = alpha A x + beta y for short columns (m <= PS_CUDA_GEMV_MAX_ROWS) and contiguous vectors.
 //
 // cuBLAS's DGEMV gives an n = 2000 matrix 63 blocks on an H100's 132 SMs (32 rows each): 13 us,
-// 2.2-2.4 TB/s, and the iterative solvers read that matrix every iteration. Here a block is 32
-// rows times a slice of the columns, its 8 warps splitting the slice (a lane a row, so every
-// load is a coalesced 256-byte column segment, 8 in flight per lane), and enough slices that the
-// grid holds about four blocks per SM. The slices' sums meet in a per-lane scratch: the last
-// block of a row tile to finish (a ticket per tile) adds them in slice order, so the result does
-// not depend on which block finished when.
+// 2.2-2.4 TB/s, and the iterative solvers read that matrix every iteration. Here a block is a
+// 32-row tile of A (a lane a row, so every load is a coalesced 256-byte column segment, 8 in
+// flight per lane), its warps splitting the columns, in one of two shapes:
+// - fewer tiles than half the SMs: blocks of 8 warps on a slice of the columns each, as many
+//   slices as keep the grid within four blocks per SM (what fits at 64 registers a thread; with
+//   the slices rounded up, a few blocks ran in a second wave: 29.4 against 24.8 us at n = 3000
+//   on an H200). The slices' sums meet in a per-lane scratch: the last block of a row tile to
+//   finish (a ticket per tile) adds them in slice order, so the result does not depend on which
+//   block finished when.
+// - up to one tile per SM: one block of 32 warps per tile, all the columns, no slices to meet:
+//   one wave, without the tickets' fence, atomic and reads of the slices' sums at the end.
 //
 // Measured on an H100 (docs/PERFORMANCE.md, session 15), per CG iteration (this product and
-// cg_step): n = 2000 20.4 -> 17 us; but from n = 3000 on, where cuBLAS's grid fills the GPU, its
-// kernel ran faster than this one (CG at 3000 / 5000: 1.73-1.90 against 2.01-2.04 / 2.45-2.50
-// TB/s per iteration), hence PS_CUDA_GEMV_ROWS_DEFAULT = 2048.
+// cg_step): n = 2000 20.4 -> 17 us; but from n = 3000 on cuBLAS's kernel was faster, so it took
+// up to 2048 rows. With the launch ahead (below) and the shapes above (session 32, H200, GB/s
+// per product over DGEMV's): GMRES 0.68 -> 0.75 at 3000 and 0.78 -> 0.90 at 4096, CG 0.80 at
+// 3000 either way and 0.86 -> 0.93 at 4096; so it takes columns up to 32 rows per SM (one wave of
+// the second shape: 4224 on 132 SMs; cuda_backend.c).
 //
 // On a matrix the caller holds constant (hold_matrix: the iterative solvers' A) the kernel is
 // launched ahead: as a programmatic dependent of the step kernel before it, each lane loads its
@@ -22,9 +29,9 @@
 
 namespace {
 
-constexpr int kWarps = 8, kRows = 32, kUnroll = 8, kAhead = 16;
+constexpr int kSliceWarps = 8, kTileWarps = 32, kRows = 32, kUnroll = 8, kAhead = 16;
 
-template <typename T, bool Ahead>
+template <typename T, bool Ahead, int kWarps>
 __global__ void __launch_bounds__(kWarps * 32)
     gemv_n_kernel(int m, int n, T alpha, const T *a, int lda, const T *x, T beta, T *y, T *partial,
                   unsigned *tickets) {
@@ -91,17 +98,25 @@ template <typename T>
 cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, int lda, const T *x,
                    T beta, T *y, void *partial, unsigned *tickets, int ahead) {
     const int tiles = (m + kRows - 1) / kRows;
-    // about four blocks per SM, each warp at least 32 columns
-    int slices = (4 * sms + tiles - 1) / tiles;
-    const int most = n / (kWarps * 32);
-    if (slices > most) slices = most;
-    if (slices > PS_CUDA_GEMV_MAX_SLICES) slices = PS_CUDA_GEMV_MAX_SLICES;
-    if (slices < 1) slices = 1;
+    const bool tile_blocks = 2 * tiles >= sms && tiles <= sms; // the second shape (see above)
+    int slices = 1;
+    if (!tile_blocks) {
+        // at most four blocks per SM, each warp at least 32 columns
+        slices = 4 * sms / tiles;
+        const int most = n / (kSliceWarps * 32);
+        if (slices > most) slices = most;
+        if (slices > PS_CUDA_GEMV_MAX_SLICES) slices = PS_CUDA_GEMV_MAX_SLICES;
+        if (slices < 1) slices = 1;
+    }
     const dim3 grid((unsigned)tiles, (unsigned)slices);
+    const int threads = (tile_blocks ? kTileWarps : kSliceWarps) * 32;
     T *part = static_cast<T *>(partial);
+    auto kernel =
+        tile_blocks
+            ? (ahead ? gemv_n_kernel<T, true, kTileWarps> : gemv_n_kernel<T, false, kTileWarps>)
+            : (ahead ? gemv_n_kernel<T, true, kSliceWarps> : gemv_n_kernel<T, false, kSliceWarps>);
     if (!ahead) {
-        gemv_n_kernel<T, false>
-            <<<grid, kWarps * 32, 0, s>>>(m, n, alpha, a, lda, x, beta, y, part, tickets);
+        kernel<<<grid, threads, 0, s>>>(m, n, alpha, a, lda, x, beta, y, part, tickets);
         return cudaGetLastError();
     }
     cudaLaunchConfig_t config = {};
@@ -109,12 +124,11 @@ cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, i
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[0].val.programmaticStreamSerializationAllowed = 1;
     config.gridDim = grid;
-    config.blockDim = dim3(kWarps * 32);
+    config.blockDim = dim3(threads);
     config.stream = s;
     config.attrs = attr;
     config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, gemv_n_kernel<T, true>, m, n, alpha, a, lda, x, beta, y,
-                              part, tickets);
+    return cudaLaunchKernelEx(&config, kernel, m, n, alpha, a, lda, x, beta, y, part, tickets);
 }
 
 } // namespace

@@ -277,13 +277,13 @@ cudaError_t ps_cuda_launch_trsm_small(cudaStream_t s, int dbl, int left, int upp
  * PS_CUDA_GEMV_MAX_ROWS), contiguous x and y; partial holds PS_CUDA_GEMV_MAX_SLICES *
  * PS_CUDA_GEMV_MAX_ROWS elements, tickets PS_CUDA_GEMV_MAX_ROWS / 32 zeros. ahead: A is not
  * written by the kernel queued before, so the launch may load it while that kernel runs.
- * gemv takes it for columns up to PS_CUDA_GEMV_ROWS_DEFAULT long (measured in session 15);
- * PORTSOLVE_CUDA_GEMV_MAX_ROWS sets another length up to PS_CUDA_GEMV_MAX_ROWS (0: never), for
- * measuring it against cuBLAS at n = 2048..8192 with the launch ahead it has gained since. */
-#define PS_CUDA_GEMV_MAX_ROWS     8192
-#define PS_CUDA_GEMV_ROWS_DEFAULT 2048
-#define PS_CUDA_GEMV_MAX_SLICES   16
-#define PS_CUDA_GEMV_MIN_COLS     256 /* narrower products (GMRES's update of x) stay cuBLAS's */
+ * gemv takes it for columns up to PS_CUDA_GEMV_ROWS_PER_SM rows per SM long (one wave of its
+ * one-block-per-tile shape; measured in session 32, cuda_gemv.cu); PORTSOLVE_CUDA_GEMV_MAX_ROWS
+ * sets another length up to PS_CUDA_GEMV_MAX_ROWS (0: never). */
+#define PS_CUDA_GEMV_MAX_ROWS    8192
+#define PS_CUDA_GEMV_ROWS_PER_SM 32
+#define PS_CUDA_GEMV_MAX_SLICES  16
+#define PS_CUDA_GEMV_MIN_COLS    256 /* narrower products (GMRES's update of x) stay cuBLAS's */
 cudaError_t ps_cuda_launch_gemv_n(cudaStream_t s, int dbl, int sms, int m, int n, const void *alpha,
                                   const void *a, int lda, const void *x, const void *beta, void *y,
                                   void *partial, unsigned *tickets, int ahead);

@@ -250,7 +250,7 @@ __global__ void __launch_bounds__(kThreads)
 constexpr int kSmallThreads = 1024;
 constexpr int kSmallCgMax = 6144;
 // Up to this length the one block holds its elements in registers (cg_step_held_kernel): two
-// per thread, where the product before it is launched ahead too (cuda_gemv.cu, up to 2048 rows).
+// per thread, where the product before it is launched ahead too (cuda_gemv.cu).
 constexpr int kHeldPerThread = 2;
 constexpr int kHeldCgMax = kHeldPerThread * kSmallThreads;
 

@@ -200,11 +200,13 @@ static void test_level1(ps__dtype dt) {
 }
 
 /* gemv N with contiguous vectors over shapes where the CUDA backend runs its own kernel (up to
- * 2048 rows, at least 256 columns, column slices that do not divide n) and past it;
- * beta = 0 with y full of NaN, which BLAS must not read. */
+ * 32 rows per SM by default, at least 256 columns; column slices that do not divide n, and one
+ * block per 32-row tile from half the SMs' tiles on) and past it; beta = 0 with y full of NaN,
+ * which BLAS must not read. */
 static void test_gemv_contiguous(ps__dtype dt) {
     static const int dims[][2] = {{1, 256},    {33, 300},   {300, 2000},  {2000, 700},
-                                  {2048, 257}, {2049, 300}, {4097, 1100}, {8192, 260}};
+                                  {2048, 257}, {2049, 300}, {3001, 1001}, {4097, 1100},
+                                  {4224, 300}, {4225, 257}, {8192, 260}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
         for (int mode = 0; mode < 3; mode++) {
             /* 1: beta = 0 over a NaN y; 2: alpha = 0 over NaN in A and x (BLAS reads neither) */
