@@ -249,10 +249,12 @@ __global__ void __launch_bounds__(kThreads)
 // 0.60-0.62 -> 0.63, 3000 0.72-0.76 -> 0.79-0.80, 5000 0.88-0.89 -> 0.89-0.90.
 constexpr int kSmallThreads = 1024;
 constexpr int kSmallCgMax = 6144;
-// Up to this length the one block holds its elements in registers (cg_step_held_kernel): two
-// per thread, where the product before it is launched ahead too (cuda_gemv.cu).
-constexpr int kHeldPerThread = 2;
-constexpr int kHeldCgMax = kHeldPerThread * kSmallThreads;
+// Up to these lengths the one block holds its elements in registers (cg_step_held_kernel),
+// loaded while the product before it still runs: two per thread up to 2048, three up to 3072 (64
+// registers, no spill; four spill in double). With two only, CG at n = 3000 read the matrix at
+// 0.81 of DGEMV's bandwidth per product on an H100, with three at 0.96 (docs/PERFORMANCE.md,
+// session 32).
+constexpr int kHeldCgMax2 = 2 * kSmallThreads, kHeldCgMax3 = 3 * kSmallThreads;
 
 int grid_for(const ps_cuda_iter_limits *lim, int n) {
     int blocks = (n + kThreads - 1) / kThreads;
@@ -295,11 +297,12 @@ extern "C" cudaError_t ps_cuda_launch_cg_step(cudaStream_t s, int dbl,
     void *args[] = {&n, &v, &in, &out, &stop_rr, &last, &partial, &host_out};
     if (n <= kSmallCgMax) {
         const void *kernel =
-            n <= kHeldCgMax
-                ? (dbl ? (const void *)cg_step_held_kernel<double, kSmallThreads, kHeldPerThread>
-                       : (const void *)cg_step_held_kernel<float, kSmallThreads, kHeldPerThread>)
-                : (dbl ? (const void *)cg_step_kernel<double, kSmallThreads>
-                       : (const void *)cg_step_kernel<float, kSmallThreads>);
+            n <= kHeldCgMax2   ? (dbl ? (const void *)cg_step_held_kernel<double, kSmallThreads, 2>
+                                      : (const void *)cg_step_held_kernel<float, kSmallThreads, 2>)
+            : n <= kHeldCgMax3 ? (dbl ? (const void *)cg_step_held_kernel<double, kSmallThreads, 3>
+                                      : (const void *)cg_step_held_kernel<float, kSmallThreads, 3>)
+                               : (dbl ? (const void *)cg_step_kernel<double, kSmallThreads>
+                                      : (const void *)cg_step_kernel<float, kSmallThreads>);
         if (!lim->early) return cudaLaunchKernel(kernel, dim3(1), dim3(kSmallThreads), args, 0, s);
         // as a programmatic dependent of the product: the launch overlaps its last blocks
         cudaLaunchConfig_t config = {};

@@ -164,9 +164,9 @@ static void run_cg_case(const ps__backend_ops *ops, const char *who, ps__dtype d
 }
 
 static void test_cg_step(ps__dtype dt) {
-    /* CUDA: up to 2048 one block holding its elements in registers, up to 6144 one block,
+    /* CUDA: up to 3072 one block holding its elements in registers, up to 6144 one block,
      * above it the cooperative grid */
-    static const int lengths[] = {1, 7, 100, 2048, 3001, 9001};
+    static const int lengths[] = {1, 7, 100, 2048, 3001, 3072, 3073, 9001};
     for (int which = 0; which < 2; which++) {
         const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
         const char *who = which ? "default" : "backend";
