@@ -3,7 +3,10 @@
 // a cluster barrier and a few distributed-shared-memory reads, where the grid-wide kernel
 // (cuda_iter_kernels.cu) pays a round trip through global memory and a grid-wide sync. At the
 // short lengths where the product itself takes 10-70 us (n = 2000-5000) those costs were a large
-// part of each Arnoldi step (docs/PERFORMANCE.md, sessions 20 and 24).
+// part of each Arnoldi step (docs/PERFORMANCE.md, sessions 20 and 24). The blocks' products go
+// out by remote stores into every block's inbox and V's slice comes in by bulk copies (session
+// 32: each call had grown by 0.2-0.3 us per column of V, now 0.1-0.2; GMRES at n = 5000 on an
+// H200 0.82 -> 0.85 of DGEMV's bandwidth per product).
 //
 // Each block takes a contiguous slice of the rows: it keeps its slice of w in shared memory for
 // the whole call and, when it fits, its slice of V too, so V is read from global memory once
@@ -16,9 +19,50 @@ constexpr int kThreads = PS_CUDA_CLUSTER_THREADS;
 constexpr int kWarps = kThreads / 32;
 // Shared memory a block may use for its slices of w and V (the rest of the SM's 227 KB holds
 // the static arrays).
-constexpr size_t kSliceBytes = 192 << 10;
+constexpr size_t kSliceBytes = 188 << 10;
+// Columns of a block's inbox of products: k projections and ||w||^2.
+constexpr int kInboxCols = PS_CUDA_ORTH_MAX_K + 1;
 
 #ifdef PS_CUDA_HAS_CLUSTERS
+// The slice of V by the tensor memory accelerator (bulk copies, one per column, completing on an
+// mbarrier) instead of a load and a store per element and thread: where the product before this
+// kernel is cuBLAS's, which cannot let it start early, that load is on the step's path (n = 5000
+// on an H200: 16.5 -> 14.4 us per call at k = 35; docs/PERFORMANCE.md, session 32).
+__device__ unsigned smem_addr(const void *p) {
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+__device__ void bulk_barrier_init(unsigned long long *bar) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// Arrives on bar expecting bytes in all, then queues cols copies of bytes_col bytes each from
+// src (column stride ld_bytes) to dst (column stride dst_bytes). One thread.
+__device__ void bulk_copy_columns(unsigned long long *bar, void *dst, size_t dst_bytes,
+                                  const void *src, size_t ld_bytes, unsigned bytes_col, int cols) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+                 "r"(bytes_col * (unsigned)cols)
+                 : "memory");
+    for (int c = 0; c < cols; c++)
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+            "%2, [%3];" ::"r"(smem_addr((char *)dst + (size_t)c * dst_bytes)),
+            "l"((const char *)src + (size_t)c * ld_bytes), "r"(bytes_col), "r"(smem_addr(bar))
+            : "memory");
+}
+
+__device__ void bulk_barrier_wait(unsigned long long *bar) {
+    unsigned done = 0;
+    while (!done)
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n"
+                     " selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(smem_addr(bar))
+                     : "memory");
+}
+
 __device__ double warp_sum(double v) {
     for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
     return v;
@@ -28,24 +72,31 @@ __device__ double warp_sum(double v) {
 #ifdef PS_CUDA_HAS_CLUSTERS
 // One classical Gram-Schmidt pass on the block's slice ws (rows values) against the slice of V
 // at vs (leading dimension ldvs, in shared or global memory), h = V' w then w -= V h, h rounded
-// to T and the same in every block. part: this block's k products (k + 1 with sq), read by
-// every block through distributed shared memory. sq, when given: ||w||^2 before the update, in
-// the same reduction (the second pass's, so that the norm needs no reduction of its own).
+// to T and the same in every block. Each block sends its k products (k + 1 with sq) to every
+// block's inbox (row: the sender) by remote stores, and after the cluster barrier sums its own
+// inbox: stores go out without waiting, where every block reading every block's products took
+// a remote round trip per warp and column, which made each call grow by about 0.2 us per column
+// (docs/PERFORMANCE.md, session 32). The sums run in the same order as cluster_combine's. sq,
+// when given: ||w||^2 before the update, in the same reduction (the second pass's, so that the
+// norm needs no reduction of its own).
 template <typename T>
 __device__ void cluster_cgs_pass(cg::cluster_group &cluster, int rows, int k, const T *vs,
-                                 size_t ldvs, T *ws, double *part, double *h, double *sq) {
+                                 size_t ldvs, T *ws, double (*inbox)[kInboxCols], double *h,
+                                 double *sq) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int dots = sq ? k + 1 : k;            // column k: w itself
+    const int dots = sq ? k + 1 : k; // column k: w itself
+    const unsigned nb = cluster.num_blocks(), me = cluster.block_rank();
     for (int c = warp; c < dots; c += kWarps) { // a warp per column, its lanes down the rows
         const T *vc = c < k ? vs + (size_t)c * ldvs : ws;
         double s = 0;
         for (int i = lane; i < rows; i += 32) s += (double)vc[i] * (double)ws[i];
-        s = warp_sum(s);
-        if (lane == 0) part[c] = s;
+        s = __shfl_sync(0xffffffffu, warp_sum(s), 0);
+        if ((unsigned)lane < nb) *cluster.map_shared_rank(&inbox[me][c], (unsigned)lane) = s;
     }
     cluster.sync();
-    for (int c = warp; c < dots; c += kWarps) { // every block sums all blocks' products
-        const double s = cluster_combine<sum_op>(cluster, part + c, lane);
+    for (int c = warp; c < dots; c += kWarps) { // this block's sum of all blocks' products
+        double s = (unsigned)lane < nb ? inbox[lane][c] : 0.0;
+        for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
         if (lane == 0) {
             if (c < k)
                 h[c] = (double)(T)s;
@@ -71,9 +122,11 @@ __global__ void __launch_bounds__(kThreads)
                                   int rows_cap, int cache_v) {
 #ifdef PS_CUDA_HAS_CLUSTERS
     cg::cluster_group cluster = cg::this_cluster();
-    extern __shared__ double dyn[]; // double-aligned
+    extern __shared__ __align__(16) double dyn[];
+    __shared__ unsigned long long bulk_bar;
     __shared__ double sh[kWarps], bcast[1], slots[3], sq[1];
-    __shared__ double part1[PS_CUDA_ORTH_MAX_K], part2[PS_CUDA_ORTH_MAX_K + 1];
+    __shared__ double inbox1[PS_CUDA_CLUSTER_MAX_BLOCKS][kInboxCols];
+    __shared__ double inbox2[PS_CUDA_CLUSTER_MAX_BLOCKS][kInboxCols];
     __shared__ double h1[PS_CUDA_ORTH_MAX_K], h2[PS_CUDA_ORTH_MAX_K];
     const int row0 = (int)cluster.block_rank() * rows_cap;
     const int rows = n - row0 < 0 ? 0 : n - row0 < rows_cap ? n - row0 : rows_cap;
@@ -81,7 +134,27 @@ __global__ void __launch_bounds__(kThreads)
     T *cache = cache_v ? ws + ((rows_cap + 1) & ~1) : nullptr; // double-aligned after ws
     const T *vs = v + row0;
     size_t ldvs = (size_t)ldv;
-    if (cache) { // every load in flight at once, not a warp's column at a time
+    // Bulk copies need 16-byte alignment: V's columns and the slices (rows_cap, set by the
+    // launch) are; the last few elements of a column past a multiple of 16 bytes are loaded by
+    // the threads.
+    const bool bulk = cache && k > 0 && ((size_t)v & 15) == 0 &&
+                      ((size_t)ldv * sizeof(T)) % 16 == 0 &&
+                      ((size_t)rows_cap * sizeof(T)) % 16 == 0;
+    if (bulk) {
+        const unsigned bytes_col = (unsigned)((size_t)rows * sizeof(T)) & ~15u;
+        const int done_rows = (int)(bytes_col / sizeof(T)), rest = rows - done_rows;
+        if (threadIdx.x == 0) {
+            bulk_barrier_init(&bulk_bar);
+            bulk_copy_columns(&bulk_bar, cache, (size_t)rows_cap * sizeof(T), vs, ldvs * sizeof(T),
+                              bytes_col, bytes_col ? k : 0);
+        }
+        for (int e = threadIdx.x; e < rest * k; e += blockDim.x) {
+            const int c = e / rest, i = done_rows + (e - c * rest);
+            cache[(size_t)c * rows_cap + i] = vs[i + (size_t)c * ldvs];
+        }
+        vs = cache;
+        ldvs = (size_t)rows_cap;
+    } else if (cache) { // every load in flight at once, not a warp's column at a time
         for (int e = threadIdx.x; e < rows * k; e += blockDim.x) {
             const int c = e / rows, i = e - c * rows;
             cache[(size_t)c * rows_cap + i] = vs[i + (size_t)c * ldvs];
@@ -95,10 +168,11 @@ __global__ void __launch_bounds__(kThreads)
     ps_cuda_grid_dependency_wait();
     ps_cuda_launch_dependents(); // the next product may load its matrix while this runs
     for (int i = threadIdx.x; i < rows; i += blockDim.x) ws[i] = w[row0 + i];
-    __syncthreads();
+    __syncthreads(); // also: bulk_bar is initialized before anyone waits on it
+    if (bulk) bulk_barrier_wait(&bulk_bar);
     if (k > 0) {
-        cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, part1, h1, nullptr);
-        cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, part2, h2, sq);
+        cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, inbox1, h1, nullptr);
+        cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, inbox2, h2, sq);
     }
     cluster_reducer red(slots, sh, bcast);
     // The norm after the second pass without a reduction of its own: ||w - V h2||^2 = ||w||^2 -
@@ -203,7 +277,11 @@ extern "C" cudaError_t ps_cuda_launch_orthonormalize_cluster(cudaStream_t s, int
                                                              void *col, void *host_out) {
     const int blocks = lim->cluster_blocks;
     const size_t elem = dbl ? sizeof(double) : sizeof(float);
+    // rows per block a multiple of 16 bytes' elements, so every slice starts 16-byte aligned
+    // (the bulk copies of V's slice)
+    const int align = 16 / (int)elem;
     int rows_cap = (n + blocks - 1) / blocks;
+    rows_cap = (rows_cap + align - 1) / align * align;
     if (rows_cap < 1) rows_cap = 1;
     const size_t w_bytes = (size_t)((rows_cap + 1) & ~1) * elem;
     if (w_bytes > kSliceBytes) return cudaErrorInvalidValue; // the caller keeps n in range
