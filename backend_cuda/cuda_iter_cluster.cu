@@ -1,6 +1,6 @@
 // GMRES's orthonormalize for short vectors on one thread-block cluster (Hopper and later: up to
-// 16 blocks on as many SMs, each able to read the others' shared memory). A reduction then costs
-// a cluster barrier and a few distributed-shared-memory reads, where the grid-wide kernel
+// 16 blocks on as many SMs, each able to reach the others' shared memory). A reduction then costs
+// a cluster barrier and a few distributed-shared-memory accesses, where the grid-wide kernel
 // (cuda_iter_kernels.cu) pays a round trip through global memory and a grid-wide sync. At the
 // short lengths where the product itself takes 10-70 us (n = 2000-5000) those costs were a large
 // part of each Arnoldi step (docs/PERFORMANCE.md, sessions 20 and 24). The blocks' products go
