@@ -110,6 +110,13 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     PS__TRY(ps__backend_int_knob(
         be, "cuda", "PORTSOLVE_CUDA_GEMV_MAX_ROWS", 0, PS_CUDA_GEMV_MAX_ROWS,
         gemv_rows < PS_CUDA_GEMV_MAX_ROWS ? gemv_rows : PS_CUDA_GEMV_MAX_ROWS, &st->gemv_max_rows));
+    int l2_bytes = 0;
+    PS_CUDA_TRY(be, cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, st->device),
+                "cudaDeviceGetAttribute (L2 size)");
+    int l2_keep_mib = 0;
+    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_GEMV_L2_KEEP", 0, 1 << 20,
+                                 l2_bytes / 2 >> 20, &l2_keep_mib));
+    st->gemv_l2_keep = (size_t)l2_keep_mib << 20;
     for (int i = 0; i < 2; i++) {
         size_t tiles = PS_CUDA_GEMV_MAX_ROWS / 32 * sizeof(unsigned);
         PS_CUDA_TRY(be,

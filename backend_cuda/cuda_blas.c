@@ -105,16 +105,24 @@ ps_status ps_cuda_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, in
         ps_cuda_state *st = ps_cuda(be);
         int dbl = dt == PS__DOUBLE;
         const void *ap = ps_cuda_ptr(dt, a.buf, a.off);
-        int ahead = st->iter.early >= 2 && st->held_rows > 0 && ap == st->held_ptr &&
-                    dt == st->held_dt && a.ld == st->held_ld && m <= st->held_rows &&
-                    n <= st->held_cols;
+        int held = st->held_rows > 0 && ap == st->held_ptr && dt == st->held_dt &&
+                   a.ld == st->held_ld && m <= st->held_rows && n <= st->held_cols;
+        int ahead = held && st->iter.early >= 2;
+        /* a held matrix too large for L2 keeps a fixed share of it there (cuda_gemv.cu) */
+        double bytes = (double)m * (double)n * (double)(dbl ? sizeof(double) : sizeof(float));
+        float keep = 0;
+        if (held && bytes * 10 > (double)st->gemv_l2_keep * PS_CUDA_GEMV_L2_KEEP_ABOVE &&
+            st->gemv_l2_keep > 0) {
+            keep = (float)((double)st->gemv_l2_keep / bytes);
+            st->held_in_l2 = 1;
+        }
         PS_CUDA_TRY(be,
                     ps_cuda_launch_gemv_n(st->cur_stream, dbl, ps_cuda_lane_sms(st), m, n,
                                           dbl ? (const void *)&alpha->d : (const void *)&alpha->s,
                                           ap, a.ld, ps_cuda_ptr(dt, x.buf, x.off),
                                           dbl ? (const void *)&beta->d : (const void *)&beta->s,
                                           ps_cuda_ptr(dt, y.buf, y.off), st->gemv_partial[st->cur],
-                                          st->gemv_tickets[st->cur], ahead),
+                                          st->gemv_tickets[st->cur], ahead, keep),
                     "gemv kernel");
         return PS_SUCCESS;
     }

@@ -24,6 +24,16 @@
 // launched ahead: as a programmatic dependent of the step kernel before it, each lane loads its
 // first kAhead elements of A while that kernel still runs and waits for it only to read x. The
 // sums are taken in the same order either way.
+//
+// On such a matrix larger than the L2 cache, a fixed share of its lines (about half the L2's
+// size; the fraction, `keep`, is chosen by the caller) is loaded with the L2 eviction priority
+// evict_last and the rest with evict_first, so that share stays in L2 from one product to the
+// next instead of every line being evicted before its next use (the cyclic access defeats
+// LRU). H100, repeated products, n = 2500 / 3000 / 4096: 24.2 / 31.3 / 49.9 us with plain loads,
+// 17.9 / 25.4 / 43.5 with 20-28 MB kept, cuBLAS DGEMV 20.0 / 27.6 / 47.9 (docs/PERFORMANCE.md,
+// session 33). Without a set-aside of persisting L2 lines the hint still works; the priority
+// outlives the kernel, so the caller's release of the held matrix puts it back to normal
+// (ps_cuda_launch_l2_normal).
 #include "cuda_device.cuh"
 #include "cuda_internal.h"
 
@@ -31,11 +41,51 @@ namespace {
 
 constexpr int kSliceWarps = 8, kTileWarps = 32, kRows = 32, kUnroll = 8, kAhead = 16;
 
-template <typename T, bool Ahead, int kWarps>
+// The L2 policy that keeps the share `keep` of the lines loaded with it (see above).
+__device__ __forceinline__ unsigned long long keep_policy(float keep) {
+    unsigned long long pol = 0;
+#if __CUDA_ARCH__ >= 800
+    asm volatile("createpolicy.fractional.L2::evict_last.L2::evict_first.b64 %0, %1;"
+                 : "=l"(pol)
+                 : "f"(keep));
+#else
+    (void)keep;
+#endif
+    return pol;
+}
+
+// An element of A: with Keep, under the L2 policy pol.
+template <bool Keep>
+__device__ __forceinline__ double load_a(const double *p, unsigned long long pol) {
+#if __CUDA_ARCH__ >= 800
+    if (Keep) {
+        double v;
+        asm volatile("ld.global.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
+        return v;
+    }
+#endif
+    (void)pol;
+    return *p;
+}
+template <bool Keep>
+__device__ __forceinline__ float load_a(const float *p, unsigned long long pol) {
+#if __CUDA_ARCH__ >= 800
+    if (Keep) {
+        float v;
+        asm volatile("ld.global.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol));
+        return v;
+    }
+#endif
+    (void)pol;
+    return *p;
+}
+
+template <typename T, bool Ahead, bool Keep, int kWarps>
 __global__ void __launch_bounds__(kWarps * 32)
     gemv_n_kernel(int m, int n, T alpha, const T *a, int lda, const T *x, T beta, T *y, T *partial,
-                  unsigned *tickets) {
+                  unsigned *tickets, float keep) {
     __shared__ T sums[kWarps][kRows];
+    const unsigned long long pol = Keep ? keep_policy(keep) : 0;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int row = blockIdx.x * kRows + lane, slices = gridDim.y;
     const int per_slice = (n + slices - 1) / slices, c0 = blockIdx.y * per_slice;
@@ -48,7 +98,8 @@ __global__ void __launch_bounds__(kWarps * 32)
         T av[kAhead];
 #pragma unroll
         for (int u = 0; u < kAhead; u++)
-            av[u] = row < m && w0 + u < w1 ? a[row + (size_t)(w0 + u) * lda] : T(0);
+            av[u] =
+                row < m && w0 + u < w1 ? load_a<Keep>(a + row + (size_t)(w0 + u) * lda, pol) : T(0);
         ps_cuda_grid_dependency_wait(); // x (and y, partial, tickets) may be the last kernel's
         // Only now may the next kernel start: everything before this one has finished, so what
         // that kernel reads ahead (the rule is: not this kernel's output) is final.
@@ -63,11 +114,11 @@ __global__ void __launch_bounds__(kWarps * 32)
         for (; c + kUnroll <= w1; c += kUnroll) {
             T av[kUnroll];
 #pragma unroll
-            for (int u = 0; u < kUnroll; u++) av[u] = ar[(size_t)(c + u) * lda];
+            for (int u = 0; u < kUnroll; u++) av[u] = load_a<Keep>(ar + (size_t)(c + u) * lda, pol);
 #pragma unroll
             for (int u = 0; u < kUnroll; u++) acc += av[u] * x[c + u];
         }
-        for (; c < w1; c++) acc += ar[(size_t)c * lda] * x[c];
+        for (; c < w1; c++) acc += load_a<Keep>(ar + (size_t)c * lda, pol) * x[c];
     }
     sums[warp][lane] = acc;
     __syncthreads();
@@ -94,9 +145,17 @@ __global__ void __launch_bounds__(kWarps * 32)
     if (lane == 0) tickets[blockIdx.x] = 0; // ready for the next launch on this lane
 }
 
+// The kernel for a shape, launched ahead or not, with the L2 policy or not.
+template <typename T, bool Ahead, bool Keep>
+void (*pick(bool tile_blocks))(int, int, T, const T *, int, const T *, T, T *, T *, unsigned *,
+                               float) {
+    return tile_blocks ? gemv_n_kernel<T, Ahead, Keep, kTileWarps>
+                       : gemv_n_kernel<T, Ahead, Keep, kSliceWarps>;
+}
+
 template <typename T>
 cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, int lda, const T *x,
-                   T beta, T *y, void *partial, unsigned *tickets, int ahead) {
+                   T beta, T *y, void *partial, unsigned *tickets, int ahead, float keep) {
     const int tiles = (m + kRows - 1) / kRows;
     const bool tile_blocks = 2 * tiles >= sms && tiles <= sms; // the second shape (see above)
     int slices = 1;
@@ -111,12 +170,12 @@ cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, i
     const dim3 grid((unsigned)tiles, (unsigned)slices);
     const int threads = (tile_blocks ? kTileWarps : kSliceWarps) * 32;
     T *part = static_cast<T *>(partial);
+    const bool kept = keep > 0;
     auto kernel =
-        tile_blocks
-            ? (ahead ? gemv_n_kernel<T, true, kTileWarps> : gemv_n_kernel<T, false, kTileWarps>)
-            : (ahead ? gemv_n_kernel<T, true, kSliceWarps> : gemv_n_kernel<T, false, kSliceWarps>);
+        ahead ? (kept ? pick<T, true, true>(tile_blocks) : pick<T, true, false>(tile_blocks))
+              : (kept ? pick<T, false, true>(tile_blocks) : pick<T, false, false>(tile_blocks));
     if (!ahead) {
-        kernel<<<grid, threads, 0, s>>>(m, n, alpha, a, lda, x, beta, y, part, tickets);
+        kernel<<<grid, threads, 0, s>>>(m, n, alpha, a, lda, x, beta, y, part, tickets, keep);
         return cudaGetLastError();
     }
     cudaLaunchConfig_t config = {};
@@ -128,7 +187,20 @@ cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, i
     config.stream = s;
     config.attrs = attr;
     config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, kernel, m, n, alpha, a, lda, x, beta, y, part, tickets);
+    return cudaLaunchKernelEx(&config, kernel, m, n, alpha, a, lda, x, beta, y, part, tickets,
+                              keep);
+}
+
+// Puts the L2 lines of bytes at p back to the normal eviction priority (a no-op for lines not
+// in L2).
+__global__ void l2_normal_kernel(const char *p, size_t bytes) {
+    const size_t step = (size_t)gridDim.x * blockDim.x * 128;
+    for (size_t off = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 128; off < bytes;
+         off += step) {
+#if __CUDA_ARCH__ >= 800
+        asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p + off) : "memory");
+#endif
+    }
 }
 
 } // namespace
@@ -136,13 +208,23 @@ cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, i
 extern "C" cudaError_t ps_cuda_launch_gemv_n(cudaStream_t s, int dbl, int sms, int m, int n,
                                              const void *alpha, const void *a, int lda,
                                              const void *x, const void *beta, void *y,
-                                             void *partial, unsigned *tickets, int ahead) {
+                                             void *partial, unsigned *tickets, int ahead,
+                                             float keep) {
     if (dbl)
         return launch(s, sms, m, n, *static_cast<const double *>(alpha),
                       static_cast<const double *>(a), lda, static_cast<const double *>(x),
                       *static_cast<const double *>(beta), static_cast<double *>(y), partial,
-                      tickets, ahead);
+                      tickets, ahead, keep);
     return launch(s, sms, m, n, *static_cast<const float *>(alpha), static_cast<const float *>(a),
                   lda, static_cast<const float *>(x), *static_cast<const float *>(beta),
-                  static_cast<float *>(y), partial, tickets, ahead);
+                  static_cast<float *>(y), partial, tickets, ahead, keep);
+}
+
+extern "C" cudaError_t ps_cuda_launch_l2_normal(cudaStream_t s, int sms, const void *p,
+                                                size_t bytes) {
+    if (bytes == 0) return cudaSuccess;
+    // whole 128-byte lines, from the one p lies in
+    const size_t lead = (size_t)p & 127;
+    l2_normal_kernel<<<(unsigned)(2 * sms), 256, 0, s>>>((const char *)p - lead, bytes + lead);
+    return cudaGetLastError();
 }

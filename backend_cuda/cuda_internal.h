@@ -94,6 +94,8 @@ typedef struct ps_cuda_state {
     const void *held_ptr;
     int held_rows, held_cols, held_ld;
     ps__dtype held_dt;
+    int held_in_l2;        /* a product gave the held matrix's lines the evict_last priority */
+    size_t gemv_l2_keep;   /* bytes of L2 a held matrix's products keep it in (0: none) */
     double *iter_partial;  /* their per-block partial sums, (2 PS_CUDA_ORTH_MAX_K + 3) per block */
     void *gemv_partial[2]; /* per lane: the short-column gemv's slice sums (cuda_gemv.cu) */
     unsigned *gemv_tickets[2]; /* per lane: its tickets, one per row tile, zero between launches */
@@ -279,14 +281,23 @@ cudaError_t ps_cuda_launch_trsm_small(cudaStream_t s, int dbl, int left, int upp
  * written by the kernel queued before, so the launch may load it while that kernel runs.
  * gemv takes it for columns up to PS_CUDA_GEMV_ROWS_PER_SM rows per SM long (one wave of its
  * one-block-per-tile shape; measured in session 32, cuda_gemv.cu); PORTSOLVE_CUDA_GEMV_MAX_ROWS
- * sets another length up to PS_CUDA_GEMV_MAX_ROWS (0: never). */
+ * sets another length up to PS_CUDA_GEMV_MAX_ROWS (0: never). keep > 0: load the share keep of A's
+ * L2 lines with the evict_last priority and the rest with evict_first (a held matrix larger than
+ * the L2; the lines keep that priority until ps_cuda_launch_l2_normal). */
 #define PS_CUDA_GEMV_MAX_ROWS    8192
 #define PS_CUDA_GEMV_ROWS_PER_SM 32
 #define PS_CUDA_GEMV_MAX_SLICES  16
 #define PS_CUDA_GEMV_MIN_COLS    256 /* narrower products (GMRES's update of x) stay cuBLAS's */
 cudaError_t ps_cuda_launch_gemv_n(cudaStream_t s, int dbl, int sms, int m, int n, const void *alpha,
                                   const void *a, int lda, const void *x, const void *beta, void *y,
-                                  void *partial, unsigned *tickets, int ahead);
+                                  void *partial, unsigned *tickets, int ahead, float keep);
+/* Puts the L2 lines of the bytes at p back to the normal eviction priority. */
+cudaError_t ps_cuda_launch_l2_normal(cudaStream_t s, int sms, const void *p, size_t bytes);
+/* The held matrix's share of L2 a product on it keeps there (PORTSOLVE_CUDA_GEMV_L2_KEEP, in
+ * MiB): half of the L2 (measured, cuda_gemv.cu), taken only by a matrix larger than this many
+ * tenths of it (smaller ones stay in L2 with plain loads: n = 2000 in double, 32 MB on a 50 MB
+ * L2, was 2% slower with the policy). */
+#define PS_CUDA_GEMV_L2_KEEP_ABOVE 14
 cudaError_t ps_cuda_launch_norm_inf(cudaStream_t s, int dbl, int rows, int cols, const void *a,
                                     int lda, double *sums, unsigned long long *out);
 /* The iterative solvers' kernels (cuda_iter_kernels.cu). */
