@@ -106,10 +106,6 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
         st->wz_coop = ps_cuda_wz_panel_coop_init(&st->coop) == cudaSuccess;
     }
     cudaGetLastError();
-    int gemv_rows = PS_CUDA_GEMV_ROWS_PER_SM * st->sms;
-    PS__TRY(ps__backend_int_knob(
-        be, "cuda", "PORTSOLVE_CUDA_GEMV_MAX_ROWS", 0, PS_CUDA_GEMV_MAX_ROWS,
-        gemv_rows < PS_CUDA_GEMV_MAX_ROWS ? gemv_rows : PS_CUDA_GEMV_MAX_ROWS, &st->gemv_max_rows));
     int l2_bytes = 0;
     PS_CUDA_TRY(be, cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, st->device),
                 "cudaDeviceGetAttribute (L2 size)");
@@ -117,6 +113,16 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_GEMV_L2_KEEP", 0, 1 << 20,
                                  l2_bytes / 2 >> 20, &l2_keep_mib));
     st->gemv_l2_keep = (size_t)l2_keep_mib << 20;
+    /* unset: 32 rows per SM, and on a held matrix kept in L2 PS_CUDA_GEMV_MAX_ROWS (measured,
+     * cuda_internal.h) */
+    int gemv_rows = PS_CUDA_GEMV_ROWS_PER_SM * st->sms, rows_knob = -1;
+    if (gemv_rows > PS_CUDA_GEMV_MAX_ROWS) gemv_rows = PS_CUDA_GEMV_MAX_ROWS;
+    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_GEMV_MAX_ROWS", 0,
+                                 PS_CUDA_GEMV_MAX_ROWS, -1, &rows_knob));
+    st->gemv_max_rows = rows_knob >= 0 ? rows_knob : gemv_rows;
+    st->gemv_held_max_rows = rows_knob >= 0         ? rows_knob
+                             : st->gemv_l2_keep > 0 ? PS_CUDA_GEMV_MAX_ROWS
+                                                    : gemv_rows;
     for (int i = 0; i < 2; i++) {
         size_t tiles = PS_CUDA_GEMV_MAX_ROWS / 32 * sizeof(unsigned);
         PS_CUDA_TRY(be,

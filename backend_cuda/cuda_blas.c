@@ -98,17 +98,18 @@ ps_status ps_cuda_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, in
         ps__mat ym = {y.buf, y.off, y.inc};
         return be->ops->fill(be, dt, 1, len, beta, ym);
     }
-    /* short columns, many of them (the iterative solvers' products up to n = 32 per SM): our
-     * kernel, which spreads them over the whole GPU and loads a held matrix ahead (cuda_gemv.cu) */
-    if (trans == PS__NOTRANS && m <= ps_cuda(be)->gemv_max_rows && n >= PS_CUDA_GEMV_MIN_COLS &&
-        x.inc == 1 && y.inc == 1) {
-        ps_cuda_state *st = ps_cuda(be);
+    /* short columns, many of them (the iterative solvers' products up to n = 32 per SM, or 8192
+     * on their held matrix): our kernel, which spreads them over the whole GPU, loads a held
+     * matrix ahead and keeps a share of it in L2 (cuda_gemv.cu) */
+    ps_cuda_state *st = ps_cuda(be);
+    const void *ap = ps_cuda_ptr(dt, a.buf, a.off);
+    int held = st->held_rows > 0 && ap == st->held_ptr && dt == st->held_dt &&
+               a.ld == st->held_ld && m <= st->held_rows && n <= st->held_cols;
+    if (trans == PS__NOTRANS && m <= (held ? st->gemv_held_max_rows : st->gemv_max_rows) &&
+        n >= PS_CUDA_GEMV_MIN_COLS && x.inc == 1 && y.inc == 1) {
         int dbl = dt == PS__DOUBLE;
-        const void *ap = ps_cuda_ptr(dt, a.buf, a.off);
-        int held = st->held_rows > 0 && ap == st->held_ptr && dt == st->held_dt &&
-                   a.ld == st->held_ld && m <= st->held_rows && n <= st->held_cols;
         int ahead = held && st->iter.early >= 2;
-        /* a held matrix too large for L2 keeps a fixed share of it there (cuda_gemv.cu) */
+        /* a held matrix too large for L2 keeps a fixed share of it there */
         double bytes = (double)m * (double)n * (double)(dbl ? sizeof(double) : sizeof(float));
         float keep = 0;
         if (held && bytes * 10 > (double)st->gemv_l2_keep * PS_CUDA_GEMV_L2_KEEP_ABOVE &&

@@ -100,6 +100,7 @@ typedef struct ps_cuda_state {
     void *gemv_partial[2]; /* per lane: the short-column gemv's slice sums (cuda_gemv.cu) */
     unsigned *gemv_tickets[2]; /* per lane: its tickets, one per row tile, zero between launches */
     int gemv_max_rows;         /* the longest columns the short-column gemv takes (knob) */
+    int gemv_held_max_rows;    /* the same on the held matrix */
     void *fetch_host[PS__FETCH_SLOTS]; /* pinned and mapped, PS_CUDA_FETCH_BYTES each */
     void *fetch_dev[PS__FETCH_SLOTS];  /* the same memory as kernels address it */
     cudaEvent_t fetch_done[PS__FETCH_SLOTS];
@@ -280,8 +281,11 @@ cudaError_t ps_cuda_launch_trsm_small(cudaStream_t s, int dbl, int left, int upp
  * PS_CUDA_GEMV_MAX_ROWS elements, tickets PS_CUDA_GEMV_MAX_ROWS / 32 zeros. ahead: A is not
  * written by the kernel queued before, so the launch may load it while that kernel runs.
  * gemv takes it for columns up to PS_CUDA_GEMV_ROWS_PER_SM rows per SM long (one wave of its
- * one-block-per-tile shape; measured in session 32, cuda_gemv.cu); PORTSOLVE_CUDA_GEMV_MAX_ROWS
- * sets another length up to PS_CUDA_GEMV_MAX_ROWS (0: never). keep > 0: load the share keep of A's
+ * one-block-per-tile shape; measured in session 32, cuda_gemv.cu), and on a held matrix with its
+ * share of L2 (below) up to PS_CUDA_GEMV_MAX_ROWS (session 33: GMRES at n = 5000 / 8000 0.85 /
+ * 0.92 -> 0.90 / 0.98 of DGEMV's bandwidth on an H200, 6000-7000 within 0.03 either way);
+ * PORTSOLVE_CUDA_GEMV_MAX_ROWS sets another length for both, up to PS_CUDA_GEMV_MAX_ROWS (0:
+ * never). keep > 0: load the share keep of A's
  * L2 lines with the evict_last priority and the rest with evict_first (a held matrix larger than
  * the L2; the lines keep that priority until ps_cuda_launch_l2_normal). */
 #define PS_CUDA_GEMV_MAX_ROWS    8192

@@ -519,7 +519,9 @@ struct ps__backend_ops {
     /* From now until the next call, nothing writes the rows x cols view a (rows or cols 0: no
      * view; that call ends the previous one). A backend may then let gemv on a start reading a
      * before the work queued ahead of it has finished (CUDA: the product's blocks load their
-     * part of a while the step kernel before them still runs, and wait only to read x). */
+     * part of a while the step kernel before them still runs, and wait only to read x), and
+     * may keep part of a in a cache from one product to the next (CUDA: a share of its lines
+     * at a high L2 priority, put back to normal by the call that ends the hold). */
     ps_status (*hold_matrix)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a);
     /* ---- Random butterfly transformation (the refinement's RBT factorization, core/refine.c);
      * appended, so older modules get the default (host round trips, a few columns at a time).
