@@ -135,28 +135,21 @@ __global__ void __launch_bounds__(kThreads)
     const T *vs = v + row0;
     size_t ldvs = (size_t)ldv;
     // Bulk copies need 16-byte alignment: V's columns and the slices (rows_cap, set by the
-    // launch) are; the last few elements of a column past a multiple of 16 bytes are loaded by
-    // the threads.
+    // launch) are. They bring each column's first bulk_rows rows; the threads load the rest
+    // (all of it without bulk copies), every load in flight at once.
     const bool bulk = cache && k > 0 && ((size_t)v & 15) == 0 &&
                       ((size_t)ldv * sizeof(T)) % 16 == 0 &&
                       ((size_t)rows_cap * sizeof(T)) % 16 == 0;
-    if (bulk) {
-        const unsigned bytes_col = (unsigned)((size_t)rows * sizeof(T)) & ~15u;
-        const int done_rows = (int)(bytes_col / sizeof(T)), rest = rows - done_rows;
-        if (threadIdx.x == 0) {
+    if (cache) {
+        const unsigned bytes_col = bulk ? (unsigned)((size_t)rows * sizeof(T)) & ~15u : 0;
+        const int bulk_rows = (int)(bytes_col / sizeof(T)), rest = rows - bulk_rows;
+        if (bulk && threadIdx.x == 0) {
             bulk_barrier_init(&bulk_bar);
             bulk_copy_columns(&bulk_bar, cache, (size_t)rows_cap * sizeof(T), vs, ldvs * sizeof(T),
                               bytes_col, bytes_col ? k : 0);
         }
         for (int e = threadIdx.x; e < rest * k; e += blockDim.x) {
-            const int c = e / rest, i = done_rows + (e - c * rest);
-            cache[(size_t)c * rows_cap + i] = vs[i + (size_t)c * ldvs];
-        }
-        vs = cache;
-        ldvs = (size_t)rows_cap;
-    } else if (cache) { // every load in flight at once, not a warp's column at a time
-        for (int e = threadIdx.x; e < rows * k; e += blockDim.x) {
-            const int c = e / rows, i = e - c * rows;
+            const int c = e / rest, i = bulk_rows + (e - c * rest);
             cache[(size_t)c * rows_cap + i] = vs[i + (size_t)c * ldvs];
         }
         vs = cache;
