@@ -6,7 +6,10 @@
 // part of each Arnoldi step (docs/PERFORMANCE.md, sessions 20 and 24). The blocks' products go
 // out by remote stores into every block's inbox and V's slice comes in by bulk copies (session
 // 32: each call had grown by 0.2-0.3 us per column of V, now 0.1-0.2; GMRES at n = 5000 on an
-// H200 0.82 -> 0.85 of DGEMV's bandwidth per product).
+// H200 0.82 -> 0.85 of DGEMV's bandwidth per product); the stores are asynchronous and counted
+// on the receiver's mbarrier, so a block waits for its own inbox instead of a cluster barrier
+// (session 33: GMRES 2000-2185 -> 2294-2434 GB/s per product at n = 2000, 3381-3448 ->
+// 3725-3821 at 3000, +3-5% at 5000-7000, H200).
 //
 // Each block takes a contiguous slice of the rows: it keeps its slice of w in shared memory for
 // the whole call and, when it fits, its slice of V too, so V is read from global memory once
@@ -63,6 +66,36 @@ __device__ void bulk_barrier_wait(unsigned long long *bar) {
                      : "memory");
 }
 
+// Waits for phase 0 of bar, with the data that completed it (remote st.async stores) visible.
+__device__ void inbox_wait(unsigned long long *bar) {
+    unsigned done = 0;
+    while (!done)
+        asm volatile("{\n .reg .pred p;\n"
+                     " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n"
+                     " selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(smem_addr(bar))
+                     : "memory");
+}
+
+// Stores v into block rank's copy of *local (shared memory), counting its 8 bytes on that
+// block's copy of *bar: the receiver learns the data has come from its own mbarrier, with no
+// cluster barrier.
+__device__ void push_async(const double *local, const unsigned long long *bar, unsigned rank,
+                           double v) {
+    unsigned dst, dst_bar;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(dst)
+                 : "r"(smem_addr(local)), "r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(dst_bar)
+                 : "r"(smem_addr(bar)), "r"(rank));
+    asm volatile(
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.f64 [%0], %1, [%2];" ::"r"(dst),
+        "d"(v), "r"(dst_bar)
+        : "memory");
+}
+
 __device__ double warp_sum(double v) {
     for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
     return v;
@@ -73,27 +106,32 @@ __device__ double warp_sum(double v) {
 // One classical Gram-Schmidt pass on the block's slice ws (rows values) against the slice of V
 // at vs (leading dimension ldvs, in shared or global memory), h = V' w then w -= V h, h rounded
 // to T and the same in every block. Each block sends its k products (k + 1 with sq) to every
-// block's inbox (row: the sender) by remote stores, and after the cluster barrier sums its own
-// inbox: stores go out without waiting, where every block reading every block's products took
-// a remote round trip per warp and column, which made each call grow by about 0.2 us per column
-// (docs/PERFORMANCE.md, session 32). The sums run in the same order as cluster_combine's. sq,
-// when given: ||w||^2 before the update, in the same reduction (the second pass's, so that the
-// norm needs no reduction of its own).
+// block's inbox (row: the sender) by asynchronous remote stores that count their bytes on the
+// receiver's mbarrier bar, and sums its own inbox once its mbarrier says all have come: stores
+// go out without waiting, where every block reading every block's products took a remote round
+// trip per warp and column, which made each call grow by about 0.2 us per column, and no
+// cluster barrier is needed (docs/PERFORMANCE.md, sessions 32 and 33). The sums run in the same
+// order as cluster_combine's. sq, when given: ||w||^2 before the update, in the same reduction
+// (the second pass's, so that the norm needs no reduction of its own).
 template <typename T>
 __device__ void cluster_cgs_pass(cg::cluster_group &cluster, int rows, int k, const T *vs,
-                                 size_t ldvs, T *ws, double (*inbox)[kInboxCols], double *h,
-                                 double *sq) {
+                                 size_t ldvs, T *ws, double (*inbox)[kInboxCols],
+                                 unsigned long long *bar, double *h, double *sq) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int dots = sq ? k + 1 : k; // column k: w itself
     const unsigned nb = cluster.num_blocks(), me = cluster.block_rank();
+    if (threadIdx.x == 0) // this block's inbox is full once every block's dots have come
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+                     "r"((unsigned)(nb * (unsigned)dots * sizeof(double)))
+                     : "memory");
     for (int c = warp; c < dots; c += kWarps) { // a warp per column, its lanes down the rows
         const T *vc = c < k ? vs + (size_t)c * ldvs : ws;
         double s = 0;
         for (int i = lane; i < rows; i += 32) s += (double)vc[i] * (double)ws[i];
         s = __shfl_sync(0xffffffffu, warp_sum(s), 0);
-        if ((unsigned)lane < nb) *cluster.map_shared_rank(&inbox[me][c], (unsigned)lane) = s;
+        if ((unsigned)lane < nb) push_async(&inbox[me][c], bar, (unsigned)lane, s);
     }
-    cluster.sync();
+    inbox_wait(bar);
     for (int c = warp; c < dots; c += kWarps) { // this block's sum of all blocks' products
         double s = (unsigned)lane < nb ? inbox[lane][c] : 0.0;
         for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
@@ -123,7 +161,7 @@ __global__ void __launch_bounds__(kThreads)
 #ifdef PS_CUDA_HAS_CLUSTERS
     cg::cluster_group cluster = cg::this_cluster();
     extern __shared__ __align__(16) double dyn[];
-    __shared__ unsigned long long bulk_bar;
+    __shared__ unsigned long long bulk_bar, inbox_bar[2];
     __shared__ double sh[kWarps], bcast[1], slots[3], sq[1];
     __shared__ double inbox1[PS_CUDA_CLUSTER_MAX_BLOCKS][kInboxCols];
     __shared__ double inbox2[PS_CUDA_CLUSTER_MAX_BLOCKS][kInboxCols];
@@ -155,6 +193,13 @@ __global__ void __launch_bounds__(kThreads)
         vs = cache;
         ldvs = (size_t)rows_cap;
     }
+    // The inboxes' mbarriers, ready before any block stores into them (this barrier passes
+    // while the product before still runs).
+    if (threadIdx.x == 0) {
+        bulk_barrier_init(&inbox_bar[0]);
+        bulk_barrier_init(&inbox_bar[1]);
+    }
+    cluster.sync();
     // Launched as a programmatic dependent of the kernel before it (the product into w), this
     // block may have started while that kernel was still running: v is not its output
     // (core/backend.h), w is, so wait for it only now.
@@ -164,8 +209,8 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads(); // also: bulk_bar is initialized before anyone waits on it
     if (bulk) bulk_barrier_wait(&bulk_bar);
     if (k > 0) {
-        cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, inbox1, h1, nullptr);
-        cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, inbox2, h2, sq);
+        cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, inbox1, &inbox_bar[0], h1, nullptr);
+        cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, inbox2, &inbox_bar[1], h2, sq);
     }
     cluster_reducer red(slots, sh, bcast);
     // The norm after the second pass without a reduction of its own: ||w - V h2||^2 = ||w||^2 -
@@ -190,9 +235,9 @@ __global__ void __launch_bounds__(kThreads)
     for (int i = threadIdx.x; i < rows; i += blockDim.x) w[row0 + i] = ws[i];
     if (cluster.block_rank() == 0) put_column(k, h1, h2, hn, col, host_out);
     // normalize's reductions read the other blocks' slots, so no block may leave before all have
-    // read; the passes only store into other blocks, and their barriers saw those stores done,
-    // so after them alone no block touches another's shared memory and none need wait here (one
-    // cluster barrier fewer per call; docs/PERFORMANCE.md, session 32)
+    // read; the passes only store into other blocks, and each block waited for everything sent
+    // to it, so after them alone no block's shared memory is touched once it leaves and none
+    // need wait here (one cluster barrier fewer per call; docs/PERFORMANCE.md, session 32)
     if (!from_sq) red.finish();
 #else
     (void)n, (void)k, (void)v, (void)ldv, (void)w, (void)col, (void)host_out, (void)rows_cap,
