@@ -55,24 +55,15 @@ __device__ __forceinline__ unsigned long long keep_policy(float keep) {
 }
 
 // An element of A: with Keep, under the L2 policy pol.
-template <bool Keep>
-__device__ __forceinline__ double load_a(const double *p, unsigned long long pol) {
+template <bool Keep, typename T>
+__device__ __forceinline__ T load_a(const T *p, unsigned long long pol) {
 #if __CUDA_ARCH__ >= 800
-    if (Keep) {
-        double v;
-        asm volatile("ld.global.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
-        return v;
-    }
-#endif
-    (void)pol;
-    return *p;
-}
-template <bool Keep>
-__device__ __forceinline__ float load_a(const float *p, unsigned long long pol) {
-#if __CUDA_ARCH__ >= 800
-    if (Keep) {
-        float v;
-        asm volatile("ld.global.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol));
+    if constexpr (Keep) {
+        T v;
+        if constexpr (sizeof(T) == sizeof(double))
+            asm volatile("ld.global.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
+        else
+            asm volatile("ld.global.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol));
         return v;
     }
 #endif
