@@ -285,9 +285,9 @@ cudaError_t ps_cuda_launch_trsm_small(cudaStream_t s, int dbl, int left, int upp
  * share of L2 (below) up to PS_CUDA_GEMV_MAX_ROWS (session 33: GMRES at n = 5000 / 8000 0.85 /
  * 0.92 -> 0.90 / 0.98 of DGEMV's bandwidth on an H200, 6000-7000 within 0.03 either way);
  * PORTSOLVE_CUDA_GEMV_MAX_ROWS sets another length for both, up to PS_CUDA_GEMV_MAX_ROWS (0:
- * never). keep > 0: load the share keep of A's
- * L2 lines with the evict_last priority and the rest with evict_first (a held matrix larger than
- * the L2; the lines keep that priority until ps_cuda_launch_l2_normal). */
+ * never). keep > 0: load the share keep of A's L2 lines with the evict_last priority and the
+ * rest with evict_first (a held matrix larger than the L2; the lines keep that priority until
+ * ps_cuda_launch_l2_normal). */
 #define PS_CUDA_GEMV_MAX_ROWS    8192
 #define PS_CUDA_GEMV_ROWS_PER_SM 32
 #define PS_CUDA_GEMV_MAX_SLICES  16

@@ -167,18 +167,22 @@ ps_status ps_cuda_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps
 ps_status ps_cuda_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a) {
     ps_cuda_state *st = ps_cuda(be);
     int held = rows > 0 && cols > 0 && a.buf;
-    if (st->held_in_l2) { /* the matrix held until now leaves L2 at the normal priority */
-        size_t elem = st->held_dt == PS__DOUBLE ? sizeof(double) : sizeof(float);
-        size_t span =
-            ((size_t)st->held_ld * (size_t)(st->held_cols - 1) + (size_t)st->held_rows) * elem;
-        st->held_in_l2 = 0;
-        PS_CUDA_TRY(be, ps_cuda_launch_l2_normal(st->cur_stream, st->sms, st->held_ptr, span),
-                    "L2 priority kernel");
-    }
+    /* the matrix held until now (if a product kept part of it in L2) */
+    const void *was = st->held_in_l2 ? st->held_ptr : NULL;
+    size_t span = 0;
+    if (was)
+        span = ((size_t)st->held_ld * (size_t)(st->held_cols - 1) + (size_t)st->held_rows) *
+               (st->held_dt == PS__DOUBLE ? sizeof(double) : sizeof(float));
+    st->held_in_l2 = 0;
     st->held_ptr = held ? ps_cuda_ptr(dt, a.buf, a.off) : NULL;
     st->held_rows = held ? rows : 0;
     st->held_cols = held ? cols : 0;
     st->held_ld = a.ld;
     st->held_dt = dt;
+    /* ... leaves L2 at the normal priority (after the hold has changed, so that a failure here
+     * leaves no stale hold behind) */
+    if (was)
+        PS_CUDA_TRY(be, ps_cuda_launch_l2_normal(st->cur_stream, st->sms, was, span),
+                    "L2 priority kernel");
     return PS_SUCCESS;
 }
