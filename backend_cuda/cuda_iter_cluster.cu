@@ -35,7 +35,9 @@ __device__ unsigned smem_addr(const void *p) {
     return (unsigned)__cvta_generic_to_shared(p);
 }
 
-__device__ void bulk_barrier_init(unsigned long long *bar) {
+// An mbarrier expecting one arrival per phase (and the bytes it is told of), visible to the
+// cluster and to the bulk copies.
+__device__ void barrier_init(unsigned long long *bar) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -56,18 +58,9 @@ __device__ void bulk_copy_columns(unsigned long long *bar, void *dst, size_t dst
             : "memory");
 }
 
-__device__ void bulk_barrier_wait(unsigned long long *bar) {
-    unsigned done = 0;
-    while (!done)
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n"
-                     " selp.u32 %0, 1, 0, p;\n}"
-                     : "=r"(done)
-                     : "r"(smem_addr(bar))
-                     : "memory");
-}
-
-// Waits for phase 0 of bar, with the data that completed it (remote st.async stores) visible.
-__device__ void inbox_wait(unsigned long long *bar) {
+// Waits for phase 0 of bar, with the data that completed it visible: the bulk copies' and the
+// other blocks' asynchronous stores (hence the cluster scope).
+__device__ void barrier_wait(unsigned long long *bar) {
     unsigned done = 0;
     while (!done)
         asm volatile("{\n .reg .pred p;\n"
@@ -131,7 +124,7 @@ __device__ void cluster_cgs_pass(cg::cluster_group &cluster, int rows, int k, co
         s = __shfl_sync(0xffffffffu, warp_sum(s), 0);
         if ((unsigned)lane < nb) push_async(&inbox[me][c], bar, (unsigned)lane, s);
     }
-    inbox_wait(bar);
+    barrier_wait(bar);
     for (int c = warp; c < dots; c += kWarps) { // this block's sum of all blocks' products
         double s = (unsigned)lane < nb ? inbox[lane][c] : 0.0;
         for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
@@ -182,7 +175,7 @@ __global__ void __launch_bounds__(kThreads)
         const unsigned bytes_col = bulk ? (unsigned)((size_t)rows * sizeof(T)) & ~15u : 0;
         const int bulk_rows = (int)(bytes_col / sizeof(T)), rest = rows - bulk_rows;
         if (bulk && threadIdx.x == 0) {
-            bulk_barrier_init(&bulk_bar);
+            barrier_init(&bulk_bar);
             bulk_copy_columns(&bulk_bar, cache, (size_t)rows_cap * sizeof(T), vs, ldvs * sizeof(T),
                               bytes_col, bytes_col ? k : 0);
         }
@@ -196,8 +189,8 @@ __global__ void __launch_bounds__(kThreads)
     // The inboxes' mbarriers, ready before any block stores into them (this barrier passes
     // while the product before still runs).
     if (threadIdx.x == 0) {
-        bulk_barrier_init(&inbox_bar[0]);
-        bulk_barrier_init(&inbox_bar[1]);
+        barrier_init(&inbox_bar[0]);
+        barrier_init(&inbox_bar[1]);
     }
     cluster.sync();
     // Launched as a programmatic dependent of the kernel before it (the product into w), this
@@ -207,7 +200,7 @@ __global__ void __launch_bounds__(kThreads)
     ps_cuda_launch_dependents(); // the next product may load its matrix while this runs
     for (int i = threadIdx.x; i < rows; i += blockDim.x) ws[i] = w[row0 + i];
     __syncthreads(); // also: bulk_bar is initialized before anyone waits on it
-    if (bulk) bulk_barrier_wait(&bulk_bar);
+    if (bulk) barrier_wait(&bulk_bar);
     if (k > 0) {
         cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, inbox1, &inbox_bar[0], h1, nullptr);
         cluster_cgs_pass(cluster, rows, k, vs, ldvs, ws, inbox2, &inbox_bar[1], h2, sq);
