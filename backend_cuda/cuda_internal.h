@@ -51,6 +51,19 @@ typedef struct ps_cuda_iter_limits {
                          * orthonormalize's cluster as programmatic dependents of the product
                          * before them; 2 also the short-column gemv on a held matrix (Hopper) */
 } ps_cuda_iter_limits;
+/* GMRES's Arnoldi steps with the matrix resident on the chip (cuda_iter_resident.cu): one
+ * cooperative block of PS_CUDA_RESIDENT_THREADS threads per SM, each holding at most
+ * PS_CUDA_RESIDENT_MAX_ROWS rows of a matrix of order at most PS_CUDA_RESIDENT_MAX_N, against at
+ * most PS_CUDA_RESIDENT_MAX_K columns of V. */
+#define PS_CUDA_RESIDENT_THREADS    512
+#define PS_CUDA_RESIDENT_MAX_N      2048
+#define PS_CUDA_RESIDENT_MAX_ROWS   16
+#define PS_CUDA_RESIDENT_MAX_K      64
+#define PS_CUDA_RESIDENT_MAX_BLOCKS 160
+typedef struct ps_cuda_resident_limits {
+    int blocks;        /* blocks of the grid (the SMs); 0: no resident path */
+    size_t max_shared; /* dynamic shared memory a block may take */
+} ps_cuda_resident_limits;
 /* Bytes of each pinned buffer fetch_start copies into. */
 #define PS_CUDA_FETCH_BYTES ((size_t)64 << 10)
 /* Look-ahead on disjoint SMs (cuda_partition.c): two green contexts, lane 0's (the rest of the
@@ -81,15 +94,17 @@ typedef struct ps_cuda_state {
     int potrf_max_blocks;    /* potrf_tall's co-resident blocks (its grid's cap) */
     void *staging[2];        /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
-    int panel_threads;               /* block size of the one-block panel kernel */
-    ps_cuda_coop_panel coop;         /* the cooperative LU leaf's limits */
-    void *coop_scratch;              /* its candidate exchange area; NULL: not available */
-    unsigned coop_epoch;             /* the last launch's epoch (exchange flags) */
-    int wz_coop;                     /* the cooperative WZ leaf is available */
-    int fp64_tensor_cores;           /* sm_80 or later: the stripe kernel runs DMMA */
-    int tensor_cores_32f;            /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
-    ps__float_compute float_compute; /* how float gemm computes (set_float_compute) */
-    ps_cuda_iter_limits iter;        /* the iteration kernels' grid */
+    int panel_threads;                /* block size of the one-block panel kernel */
+    ps_cuda_coop_panel coop;          /* the cooperative LU leaf's limits */
+    void *coop_scratch;               /* its candidate exchange area; NULL: not available */
+    unsigned coop_epoch;              /* the last launch's epoch (exchange flags) */
+    int wz_coop;                      /* the cooperative WZ leaf is available */
+    int fp64_tensor_cores;            /* sm_80 or later: the stripe kernel runs DMMA */
+    int tensor_cores_32f;             /* sm_80 or later: TF32, FP16 and BF16 float GEMM modes */
+    ps__float_compute float_compute;  /* how float gemm computes (set_float_compute) */
+    ps_cuda_iter_limits iter;         /* the iteration kernels' grid */
+    ps_cuda_resident_limits resident; /* the resident Arnoldi steps' (blocks 0: none) */
+    double *resident_partial;         /* their reductions' scratch */
     /* hold_matrix's view (held_rows 0: none): gemv on it may be launched ahead */
     const void *held_ptr;
     int held_rows, held_cols, held_ld;
@@ -326,6 +341,18 @@ cudaError_t ps_cuda_launch_orthonormalize_cluster(cudaStream_t s, int dbl,
                                                   const ps_cuda_iter_limits *lim, int n, int k,
                                                   const void *v, int ldv, void *w, void *col,
                                                   void *host_out);
+/* The resident Arnoldi steps (cuda_iter_resident.cu): init fills lim (blocks 0 where the device
+ * has no cooperative launch); fits says whether order n against cols columns of V fits the
+ * chip; the launch runs steps j0 .. j1 - 1 (core/backend.h, arnoldi_steps), partial holding
+ * ps_cuda_resident_partial_doubles doubles. */
+cudaError_t ps_cuda_iter_resident_init(int device, ps_cuda_resident_limits *lim);
+int ps_cuda_resident_fits(const ps_cuda_resident_limits *lim, int dbl, int n, int cols);
+size_t ps_cuda_resident_partial_doubles(const ps_cuda_resident_limits *lim);
+cudaError_t ps_cuda_launch_arnoldi_resident(cudaStream_t s, int dbl,
+                                            const ps_cuda_resident_limits *lim, int n,
+                                            const void *a, int lda, const void *dinv, void *v,
+                                            int ldv, int j0, int j1, void *col, int col_stride,
+                                            void *host_out, double *partial);
 #ifdef __cplusplus
 }
 #endif
@@ -385,6 +412,9 @@ ps_status ps_cuda_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps
                                  ps__vec col, int fetch_slot);
 /* hold_matrix: remembers the view that gemv may launch ahead on. */
 ps_status ps_cuda_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a);
+ps_status ps_cuda_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
+                                ps__mat v, int j0, int j1, ps__vec col, int col_stride,
+                                int fetch_slot);
 /* Sets up / releases the iteration kernels' state (cuda_iter.c), from open and close. */
 ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st);
 void ps_cuda_iter_release(ps_cuda_state *st);

@@ -28,6 +28,20 @@ ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st) {
     if (cluster_blocks < st->iter.cluster_blocks) st->iter.cluster_blocks = cluster_blocks;
     PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_ITER_EARLY", 0, 2,
                                  st->iter.cluster_blocks > 0 ? 2 : 0, &st->iter.early));
+    /* GMRES's steps with the matrix resident on the SMs where it fits (PORTSOLVE_CUDA_RESIDENT=0
+     * turns them off) */
+    int resident = 1;
+    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_RESIDENT", 0, 1, 1, &resident));
+    if (coop && resident) {
+        PS_CUDA_TRY(be, ps_cuda_iter_resident_init(st->device, &st->resident),
+                    "resident Arnoldi kernels");
+        if (st->resident.blocks > 0)
+            PS_CUDA_TRY(
+                be,
+                cudaMalloc((void **)&st->resident_partial,
+                           ps_cuda_resident_partial_doubles(&st->resident) * sizeof(double)),
+                "cudaMalloc (resident Arnoldi partial sums)");
+    }
     size_t blocks = st->iter.max_blocks > 0 ? (size_t)st->iter.max_blocks : 1;
     PS_CUDA_TRY(be,
                 cudaMalloc((void **)&st->iter_partial,
@@ -46,6 +60,7 @@ ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st) {
 
 void ps_cuda_iter_release(ps_cuda_state *st) {
     if (st->iter_partial) cudaFree(st->iter_partial);
+    if (st->resident_partial) cudaFree(st->resident_partial);
     for (int i = 0; i < PS__FETCH_SLOTS; i++) {
         if (st->fetch_host[i]) cudaFreeHost(st->fetch_host[i]);
         if (st->fetch_done[i]) cudaEventDestroy(st->fetch_done[i]);
@@ -161,6 +176,27 @@ ps_status ps_cuda_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps
                     ps_cuda_ptr(dt, col.buf, col.off + 2 * (size_t)(k - kk)), st->iter_partial,
                     target),
                 "orthonormalize kernel");
+    return fetch_done(be, dt, fetch_slot, count, col, target);
+}
+
+ps_status ps_cuda_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
+                                ps__mat v, int j0, int j1, ps__vec col, int col_stride,
+                                int fetch_slot) {
+    ps_cuda_state *st = ps_cuda(be);
+    const int dbl = dt == PS__DOUBLE;
+    if (!st->resident_partial || j0 < 0 || j1 <= j0 || col_stride < 2 * j1 + 1 || col.inc != 1 ||
+        (dinv.buf && dinv.inc != 1) || fetch_slot >= PS__FETCH_SLOTS ||
+        !ps_cuda_resident_fits(&st->resident, dbl, n, j1))
+        return PS_ERR_NOT_SUPPORTED;
+    const int count = (j1 - j0) * col_stride;
+    void *target = fetch_target(st, fetch_slot, (size_t)count * ps__dtype_size(dt));
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_arnoldi_resident(
+                    st->cur_stream, dbl, &st->resident, n, ps_cuda_ptr(dt, a.buf, a.off), a.ld,
+                    dinv.buf ? ps_cuda_ptr(dt, dinv.buf, dinv.off) : NULL,
+                    ps_cuda_ptr(dt, v.buf, v.off), v.ld, j0, j1, ps_cuda_ptr(dt, col.buf, col.off),
+                    col_stride, target, st->resident_partial),
+                "resident Arnoldi kernel");
     return fetch_done(be, dt, fetch_slot, count, col, target);
 }
 

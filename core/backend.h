@@ -547,6 +547,25 @@ struct ps__backend_ops {
      * (ps__pivots_to_perm, core/lu.h), every later solve moves its rows in one pass. */
     ps_status (*permute_rows)(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,
                               size_t perm_off, ps__mat src, ps__mat dst);
+    /* ---- Several Arnoldi steps in one call (core/iter_gmres.c); appended, so older modules get
+     * the default (PS_ERR_NOT_SUPPORTED: GMRES then queues a product and orthonormalize per
+     * step; with PORTSOLVE_ARNOLDI_STEPS=composed, for tests, those calls in a loop). ---- */
+    /* Custom kernel, GMRES's Arnoldi steps j0 .. j1 - 1 (0 <= j0 < j1) on the n x n matrix a:
+     * each w = A (dinv .* v_j) (dinv.buf NULL: A v_j), orthonormalized against v(:, 0 .. j] as
+     * orthonormalize does (k = j + 1) into v(:, j + 1), step j's column (2 (j + 1) + 1 values)
+     * at col + (j - j0) col_stride; after a step whose norm is not positive and finite nothing
+     * more is written. v(:, 0 .. j0] must be orthonormal. Then, when fetch_slot >= 0, starts
+     * fetching the (j1 - j0) col_stride elements at col as fetch_start would (the columns' own
+     * values; the fetched copy of what lies between them is unspecified). A backend may take
+     * the products in another order or form (CUDA: A v_{j+1} as (A w1 - A V h2) / norm, from the
+     * first pass's result w1, while the second pass removes rounding-sized parts), so results
+     * agree with per-step calls to rounding, not bitwise. PS_ERR_NOT_SUPPORTED, with nothing
+     * queued and no message, when the backend has no such path for these arguments (the
+     * default, and CUDA past the order whose matrix fits its SMs: n <= 2048 in double on an
+     * H100). dinv, v and col are contiguous columns; col does not overlap v. */
+    ps_status (*arnoldi_steps)(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
+                               ps__mat v, int j0, int j1, ps__vec col, int col_stride,
+                               int fetch_slot);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -319,6 +319,7 @@ static const ps__backend_ops defaults = {
     .hold_matrix = default_hold_matrix,
     .butterfly = ps__default_butterfly,
     .permute_rows = default_permute_rows,
+    .arnoldi_steps = ps__default_arnoldi_steps,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -377,6 +378,7 @@ static const entry_info optional[] = {
     PS__ENTRY(hold_matrix),
     PS__ENTRY(butterfly),
     PS__ENTRY(permute_rows),
+    PS__ENTRY(arnoldi_steps),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

@@ -7,6 +7,8 @@
 #include "backend_defaults_iter.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 ps_status ps__default_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src) {
     (void)be, (void)dt, (void)slot, (void)count, (void)src;
@@ -100,4 +102,32 @@ ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k
     PS__TRY(be->ops->upload(be, dt, 1, 1, &nrm, 1, m));
     if (fetch_slot < 0) return PS_SUCCESS;
     return be->ops->fetch_start(be, dt, fetch_slot, 2 * k + 1, col);
+}
+
+/* A product and orthonormalize per step (the backend's own entries), each step's norm read back
+ * so that nothing is written after a breakdown. Only when PORTSOLVE_ARNOLDI_STEPS=composed asks
+ * for it, so that tests can run GMRES's path for fused steps on backends that have none;
+ * otherwise, and with dinv (the product would need a vector apart from its result),
+ * PS_ERR_NOT_SUPPORTED: per-step calls cost the same without the waste of steps queued past
+ * convergence. */
+ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
+                                    ps__mat v, int j0, int j1, ps__vec col, int col_stride,
+                                    int fetch_slot) {
+    const char *mode = getenv("PORTSOLVE_ARNOLDI_STEPS");
+    if (!mode || strcmp(mode, "composed") != 0 || dinv.buf) return PS_ERR_NOT_SUPPORTED;
+    ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0);
+    for (int j = j0; j < j1; j++) {
+        ps__vec vj = {v.buf, v.off + (size_t)j * (size_t)v.ld, 1};
+        ps__vec w = {v.buf, v.off + (size_t)(j + 1) * (size_t)v.ld, 1};
+        ps__vec cj = ps__vec_at(col, (size_t)(j - j0) * (size_t)col_stride);
+        PS__TRY(be->ops->gemv(be, dt, PS__NOTRANS, n, n, &one, a, vj, &zero, w));
+        PS__TRY(be->ops->orthonormalize(be, dt, n, j + 1, v, w, cj, -1));
+        ps__scalar raw;
+        ps__mat hm = {cj.buf, cj.off + 2 * (size_t)(j + 1), 1};
+        PS__TRY(be->ops->download(be, dt, 1, 1, hm, &raw, 1));
+        double h = ps__scalar_value(dt, raw);
+        if (!(h > 0 && isfinite(h))) break;
+    }
+    if (fetch_slot < 0) return PS_SUCCESS;
+    return be->ops->fetch_start(be, dt, fetch_slot, (j1 - j0) * col_stride, col);
 }

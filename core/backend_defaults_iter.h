@@ -12,5 +12,8 @@ ps_status ps__default_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg
                               ps__vec in, ps__vec out, double stop_rr, int last, int fetch_slot);
 ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v,
                                      ps__vec w, ps__vec col, int fetch_slot);
+ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
+                                    ps__mat v, int j0, int j1, ps__vec col, int col_stride,
+                                    int fetch_slot);
 
 #endif

@@ -15,11 +15,22 @@
  * a float LU solve on a matrix with kappa u_low near 1 is off by O(1) relative, so that x could
  * have a residual many times the one GMRES minimized (measured: 126x b at cond 1e8). Z y has
  * the residual the Arnoldi relation says, up to double rounding.
+ *
+ * A backend with a fused path for several steps (arnoldi_steps; CUDA keeps a short matrix in
+ * its SMs for a whole launch) gets them as one call: the first 8 steps of a solve, so that a
+ * solve that converges at once does not pay for a whole cycle, then the rest of each cycle. The
+ * next call is queued before the host waits for the columns of the one before, as with single
+ * steps; steps queued past convergence are simply not used.
  */
 #include "iter_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+/* Steps in a solve's first fused call. */
+#define PS__GMRES_FIRST_STEPS 8
+/* The longest cycle whose steps may go to arnoldi_steps (the host keeps all its columns). */
+#define PS__GMRES_FUSED_MAX_M 128
 
 typedef struct {
     int m;
@@ -27,8 +38,10 @@ typedef struct {
     double *cs, *sn; /* Givens rotations */
     double *g;       /* rotated right-hand side beta e1 */
     double *y;       /* least-squares solution */
-    double *coefs;   /* a step's column: 2 (j + 1) Gram-Schmidt coefficients and the norm */
+    double *coefs;   /* a step's column: 2 (j + 1) Gram-Schmidt coefficients and the norm; with
+                      * fused steps, a cycle's columns, 2 m + 3 apart */
     void *coef;      /* the same (or y) in the data's precision, for transfers */
+    int fused;       /* coefs holds a whole cycle: arnoldi_steps may be tried */
 } host_state;
 
 #define H_(i, j) h->H[(size_t)(i) + (size_t)(j) * (size_t)(h->m + 1)]
@@ -103,6 +116,52 @@ static ps_status arnoldi_enqueue(ps__solver *s, int m, ps__mat V, int j, ps__vec
     return s->ops->orthonormalize(s->be, s->dt, s->n, j + 1, V, w, step_column(s, m, j), j % 2);
 }
 
+/* Queues steps lo .. hi - 1 as one backend call (arnoldi_steps), their columns fetched through
+ * slot; PS_ERR_NOT_SUPPORTED when the backend has no such path for them (nothing queued). */
+static ps_status steps_enqueue(ps__solver *s, int m, ps__mat V, int lo, int hi, int slot) {
+    ps__vec dinv = {NULL, 0, 1};
+    if (s->precond) dinv = s->dinv;
+    return s->ops->arnoldi_steps(s->be, s->dt, s->n, s->a, dinv, V, lo, hi, step_column(s, m, lo),
+                                 2 * m + 3, slot);
+}
+
+/* Steps j's column into H, its rotation, and the iteration's bookkeeping; *stop on a breakdown
+ * (the Krylov space holds the solution: hn = 0) or a norm that is not finite. */
+static ps_status take_column(ps__solver *s, host_state *h, int j, const double *coefs, int *done,
+                             int *stop) {
+    for (int i = 0; i <= j; i++) H_(i, j) = coefs[i] + coefs[j + 1 + i];
+    double hn = coefs[2 * j + 2];
+    H_(j + 1, j) = hn;
+    givens(h, j);
+    PS__TRY(ps__iter_step(s, fabs(h->g[j + 1]) / s->bnorm, done));
+    *stop = hn == 0 || !isfinite(hn);
+    return PS_SUCCESS;
+}
+
+/* The cycle's steps by arnoldi_steps, steps 0 .. first - 1 already queued through slot 0: then
+ * the rest up to limit in one more call. Returns the steps taken in *k. */
+static ps_status fused_steps(ps__solver *s, host_state *h, ps__mat V, int first, int limit,
+                             int *done, int *k) {
+    int m = h->m, stride = 2 * m + 3, lo = 0, hi = first, slot = 0;
+    *k = 0;
+    while (lo < hi) {
+        if (hi < limit) PS__TRY(steps_enqueue(s, m, V, hi, limit, 1 - slot)); /* while we wait */
+        PS__TRY(
+            ps__iter_fetch(s, slot, (hi - lo) * stride, step_column(s, m, lo), h->coef, h->coefs));
+        for (int j = lo; j < hi; j++) {
+            int stop;
+            PS__TRY(
+                take_column(s, h, j, h->coefs + (size_t)(j - lo) * (size_t)stride, done, &stop));
+            *k = j + 1;
+            if (*done || stop) return PS_SUCCESS;
+        }
+        lo = hi;
+        hi = limit;
+        slot = 1 - slot;
+    }
+    return PS_SUCCESS;
+}
+
 /* One restart cycle from x: at most m Arnoldi steps, then the update of x. */
 static ps_status cycle(ps__solver *s, host_state *h, int *done) {
     int m = h->m;
@@ -118,7 +177,12 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
      * step 0 queued for a cycle that does not run is simply not used. */
     ps__vec beta_col = restart_norm(s, m);
     PS__TRY(s->ops->orthonormalize(s->be, s->dt, s->n, 0, V, v0, beta_col, 1));
-    PS__TRY(arnoldi_enqueue(s, m, V, 0, zbuf));
+    /* the steps this cycle may take, and the first call's */
+    int limit = s->o->max_iter - s->iterations < m ? s->o->max_iter - s->iterations : m;
+    int first = s->iterations == 0 && limit > PS__GMRES_FIRST_STEPS ? PS__GMRES_FIRST_STEPS : limit;
+    ps_status fst = h->fused && !s->pc ? steps_enqueue(s, m, V, 0, first, 0) : PS_ERR_NOT_SUPPORTED;
+    if (fst != PS_SUCCESS && fst != PS_ERR_NOT_SUPPORTED) return fst;
+    if (fst != PS_SUCCESS) PS__TRY(arnoldi_enqueue(s, m, V, 0, zbuf));
     PS__TRY(ps__iter_fetch(s, 1, 1, beta_col, h->coef, &beta));
     if (!isfinite(beta)) {
         s->end = PS__ITER_DIVERGED;
@@ -135,6 +199,11 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
 
     int k = 0, queued = 1;
     *done = 0;
+    if (fst == PS_SUCCESS) {
+        PS__TRY(fused_steps(s, h, V, first, limit, done, &k));
+        back_substitute(h, k);
+        return update_x(s, h, V, k, zbuf);
+    }
     double *coefs = h->coefs;
     while (k < m && !*done) {
         int j = k;
@@ -144,14 +213,10 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
             queued++;
         }
         PS__TRY(ps__iter_fetch(s, j % 2, 2 * j + 3, step_column(s, m, j), h->coef, coefs));
-        for (int i = 0; i <= j; i++) H_(i, j) = coefs[i] + coefs[j + 1 + i];
-        double hn = coefs[2 * j + 2];
-        H_(j + 1, j) = hn;
-        givens(h, j);
+        int stop;
+        PS__TRY(take_column(s, h, j, coefs, done, &stop));
         k = j + 1;
-        PS__TRY(ps__iter_step(s, fabs(h->g[j + 1]) / s->bnorm, done));
-        /* hn = 0: the Krylov space holds the solution (a "happy" breakdown). */
-        if (hn == 0 || !isfinite(hn)) break;
+        if (stop) break;
     }
     back_substitute(h, k);
     return update_x(s, h, V, k, zbuf);
@@ -159,9 +224,11 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
 
 ps_status ps__iter_gmres(ps__solver *s) {
     int m = s->o->restart < s->n ? s->o->restart : s->n;
-    host_state h = {m, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    host_state h = {m, NULL, NULL, NULL, NULL, NULL, NULL, NULL, m <= PS__GMRES_FUSED_MAX_M};
+    size_t columns = h.fused ? (size_t)m : 1; /* the columns coefs and coef hold */
     size_t doubles = (size_t)(m + 1) * (size_t)m /* H */ + 2 * (size_t)m /* cs, sn */ +
-                     2 * ((size_t)m + 1) /* g, y */ + 2 * (2 * (size_t)m + 3) /* coefs, coef */;
+                     2 * ((size_t)m + 1) /* g, y */ +
+                     2 * columns * (2 * (size_t)m + 3) /* coefs, coef */;
     double *block;
     PS__TRY(ps__host_alloc(s->ctx, doubles * sizeof(double), (void **)&block));
     h.H = block;
@@ -170,7 +237,7 @@ ps_status ps__iter_gmres(ps__solver *s) {
     h.g = h.sn + m;
     h.y = h.g + (m + 1);
     h.coefs = h.y + (m + 1);
-    h.coef = h.coefs + 2 * m + 3;
+    h.coef = h.coefs + columns * (2 * (size_t)m + 3);
     ps_status st = PS_SUCCESS;
     int done = 0;
     while (!st && !done) {

@@ -5,13 +5,16 @@
  * the last step, the best iterate's save), orthonormalize against CGS2 on the host (k = 0..130
  * columns, at n = 5000 k = 100 too many for CUDA's cluster to keep V's slices in shared
  * memory, a zero vector left as it is), each with and without fetching its results, and
- * fetch_start / fetch_wait through both slots with the source overwritten after the wait, and
- * products on a matrix held by hold_matrix right behind kernels that rewrite their x.
+ * fetch_start / fetch_wait through both slots with the source overwritten after the wait,
+ * products on a matrix held by hold_matrix right behind kernels that rewrite their x, and
+ * arnoldi_steps against the host's CGS2 step by step (or its refusal, leaving everything as it
+ * was).
  */
 #include "vtable_harness.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { VX, VR, VU, VW, VP, VS, VD, VB, NV }; /* x, r, u, w, p, s, dinv, xbest */
 
@@ -374,7 +377,132 @@ static void test_hold_matrix(ps__dtype dt) {
     }
 }
 
+/* Whether the backend under test must take arnoldi_steps at order n: CUDA at n <= 1000 (whose
+ * matrix fits any device with 64 SMs) unless PORTSOLVE_CUDA_RESIDENT=0 turned the path off. */
+static int arnoldi_steps_expected(int n) {
+    const char *off = getenv("PORTSOLVE_CUDA_RESIDENT");
+    return strcmp(be->ops->name, "cuda") == 0 && n <= 1000 && !(off && strcmp(off, "0") == 0);
+}
+
+/* arnoldi_steps against CGS2 on the host, each step judged from the backend's own basis (so
+ * that one step's rounding does not carry into the next one's check): steps 0 .. j1 - 1 in two
+ * calls as GMRES makes them (0 .. j0 - 1 and j0 .. j1 - 1), with and without dinv, through a
+ * fetch slot or not, V and A as views with lda > n. A backend without the path for a case must
+ * say PS_ERR_NOT_SUPPORTED and leave V and the columns as they were. */
+static void test_arnoldi_steps(ps__dtype dt) {
+    static const int orders[] = {1, 2, 3, 7, 300, 1000, 2000, 2048, 2049};
+    for (size_t t = 0; t < sizeof orders / sizeof orders[0]; t++)
+        for (int pc = 0; pc < 2; pc++) {
+            int n = orders[t];
+            int j1 = n < 36 ? n : 20 + ps_test_rand_int(17);
+            int j0 = j1 > 1 ? ps_test_rand_int(j1) : 0; /* 0: one call */
+            int stride = 2 * j1 + 1 + ps_test_rand_int(3), slot = ps_test_rand_int(3) - 1;
+            shape as = random_shape(n, n), vs = random_shape(n, j1 + 1);
+            tbuf A = tb_random(dt, shape_count(as)), V = tb_random(dt, shape_count(vs)),
+                 D = tb_random(dt, n), C = tb_random(dt, stride * j1 + 2);
+            for (int i = 0; i < n; i++) D.host[i] = 0.5 + fabs(D.host[i]);
+            orthonormal_columns(dt, &V, vs, n, 1);
+            upload_all(&A), upload_all(&V), upload_all(&D), upload_all(&C);
+            double *v_before = copy_of(&V), *c_before = copy_of(&C);
+            ps__vec dinv = {NULL, 0, 1};
+            if (pc) dinv = vview(&D, 0, 1);
+            char what[96];
+            snprintf(what, sizeof what, "arnoldi_steps %s n=%d steps 0..%d..%d%s", dtname(dt), n,
+                     j0, j1, pc ? " dinv" : "");
+            ps_status st = PS_SUCCESS;
+            double *fetched = malloc(sizeof(double) * (size_t)(stride * j1));
+            int lo = 0, hi = j0 ? j0 : j1;
+            while (lo < j1 && st == PS_SUCCESS) {
+                st = be->ops->arnoldi_steps(be, dt, n, view(&A, as), dinv, view(&V, vs), lo, hi,
+                                            vview(&C, 1 + (size_t)lo * (size_t)stride, 1), stride,
+                                            slot);
+                if (st == PS_SUCCESS && slot >= 0) {
+                    ps__vec src = vview(&C, 1 + (size_t)lo * (size_t)stride, 1);
+                    double raw[8192];
+                    CHECK(be->ops->fetch_wait(be, dt, slot, (hi - lo) * stride, src, raw) ==
+                              PS_SUCCESS,
+                          "%s: fetch_wait: %s", what, be->err);
+                    for (int e = 0; e < (hi - lo) * stride; e++)
+                        fetched[lo * stride + e] = native_at(dt, raw, (size_t)e);
+                }
+                lo = hi, hi = j1;
+            }
+            double *vg = tb_download(&V), *cg = tb_download(&C);
+            if (st == PS_ERR_NOT_SUPPORTED) {
+                CHECK(!arnoldi_steps_expected(n), "%s: declined (the path is expected)", what);
+                int same = 1;
+                for (int e = 0; e < V.count; e++) same &= vg[e] == v_before[e];
+                for (int e = 0; e < C.count; e++) same &= cg[e] == c_before[e];
+                CHECK(same, "%s: declined but wrote V or the columns", what);
+            } else {
+                CHECK(st == PS_SUCCESS, "%s: %s", what, be->err);
+                CHECK(cg[0] == c_before[0] && cg[1 + stride * j1] == c_before[1 + stride * j1],
+                      "%s: wrote outside the columns", what);
+                double *x = malloc(sizeof(double) * (size_t)n), *w = malloc(sizeof(double) * n),
+                       *h = malloc(sizeof(double) * (size_t)(2 * j1 + 1));
+                for (int j = 0; j < j1; j++) {
+                    int k = j + 1;
+                    const double *col = cg + 1 + (size_t)j * (size_t)stride;
+                    double wmag = 1;
+                    for (int i = 0; i < n; i++)
+                        x[i] = round_to(dt, vg[vs.off + i + (size_t)j * vs.ld] *
+                                                (pc ? D.host[i] : 1.0));
+                    for (int i = 0; i < n; i++) {
+                        double sum = 0;
+                        for (int c = 0; c < n; c++) {
+                            sum += AT(A, as, i, c) * x[c];
+                            wmag += fabs(AT(A, as, i, c) * x[c]);
+                        }
+                        w[i] = sum;
+                    }
+                    for (int pass = 0; pass < 2; pass++) {
+                        for (int c = 0; c < k; c++) {
+                            double d = 0;
+                            for (int i = 0; i < n; i++)
+                                d += vg[vs.off + i + (size_t)c * vs.ld] * w[i];
+                            h[pass * k + c] = round_to(dt, d);
+                        }
+                        for (int i = 0; i < n; i++)
+                            for (int c = 0; c < k; c++)
+                                w[i] -= vg[vs.off + i + (size_t)c * vs.ld] * h[pass * k + c];
+                    }
+                    double ss = 0;
+                    for (int i = 0; i < n; i++) ss += w[i] * w[i];
+                    double nrm = sqrt(ss);
+                    /* as test_orthonormalize's bounds, the first pass's sum and the second's
+                     * split judged together (a backend may form the product otherwise) */
+                    double tol_h = 8 * (n + k + 2) * eps_of(dt) * wmag * (1 + k);
+                    int bad = 0;
+                    for (int c = 0; c < k; c++)
+                        bad += !(fabs(col[c] + col[k + c] - h[c] - h[k + c]) <= tol_h);
+                    double tol_w = 16 * (n + k + 2) * eps_of(dt) * wmag * (1 + k) * (1 + k);
+                    double tol_nrm = (n + 2) * eps_of(dt) * nrm + sqrt((double)n) * tol_w;
+                    CHECK(!bad && fabs(col[2 * k] - nrm) <= tol_nrm,
+                          "%s step %d: %d of %d coefficients off (first %.17g vs %.17g), norm "
+                          "%.17g vs %.17g (tol %.3g)",
+                          what, j, bad, k, col[0] + col[k], h[0] + h[k], col[2 * k], nrm, tol_nrm);
+                    if (k == n) break; /* the space is exhausted: v_{j+1} is rounding */
+                    double err = 0;
+                    for (int i = 0; i < n; i++) {
+                        double e = fabs(vg[vs.off + i + (size_t)k * vs.ld] * nrm - w[i]);
+                        if (!(e <= err)) err = e;
+                    }
+                    CHECK(err <= tol_w, "%s step %d: v_{j+1} off by %.3g (tol %.3g)", what, j, err,
+                          tol_w);
+                }
+                for (int j = 0; slot >= 0 && j < j1; j++) /* the columns, not what lies between */
+                    for (int e = j * stride; e < j * stride + 2 * j + 3; e++)
+                        CHECK(fetched[e] == cg[1 + e], "%s: fetched element %d is %.17g, not %.17g",
+                              what, e, fetched[e], cg[1 + e]);
+                free(x), free(w), free(h);
+            }
+            free(vg), free(cg), free(v_before), free(c_before), free(fetched);
+            tb_free(&A), tb_free(&V), tb_free(&D), tb_free(&C);
+        }
+}
+
 static void run_all(ps__dtype dt) {
+    test_arnoldi_steps(dt);
     test_hold_matrix(dt);
     test_cg_step(dt);
     test_orthonormalize(dt);

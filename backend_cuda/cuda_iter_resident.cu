@@ -1,0 +1,436 @@
+// GMRES's Arnoldi steps with the matrix resident on the chip: one cooperative kernel runs several
+// steps (product, CGS2, normalization) back to back, each block holding its slice of A's rows in
+// registers and shared memory for the whole launch. At n = 2000 in double the 32 MB matrix fits
+// the H100's 132 SMs (about 200 KB of shared memory and 32 KB of registers each), so a product
+// reads no matrix from L2 or HBM at all, and a step costs its three grid-wide syncs (the two
+// passes' reductions and the new vector's broadcast) and a little arithmetic. The step-by-step
+// path (a product, then orthonormalize's cluster kernel) paid the product's 9-10 us of L2 reads
+// and 5-7 us of Gram-Schmidt after it, which kept GMRES at about 0.7 of cuBLAS DGEMV's
+// bandwidth there (docs/PERFORMANCE.md, session 34).
+//
+// Block b takes rows [b rows_cap, (b + 1) rows_cap): the first kRegRows in registers (thread t
+// holding columns t, t + kThreads, ...), the rest in shared memory, row-major. The products
+// need no reduction across blocks (each block owns whole rows); the projections do. Every
+// reduction sums the blocks' values in a fixed order, the same in every block, so all blocks
+// take the same decisions and the result does not depend on timing.
+#include "cuda_iter_common.cuh"
+
+// A probe may define PS_RESIDENT_TRACE(i) to time the phases of a step; the library does not.
+#ifndef PS_RESIDENT_TRACE
+#define PS_RESIDENT_TRACE(i)
+#endif
+
+namespace {
+
+constexpr int kThreads = PS_CUDA_RESIDENT_THREADS;
+constexpr int kWarps = kThreads / 32;
+constexpr int kCols = PS_CUDA_RESIDENT_MAX_N / kThreads; // columns of A a thread holds
+constexpr int kRegRows = 4;                              // rows of a slice in registers
+constexpr int kMaxRows = PS_CUDA_RESIDENT_MAX_ROWS;
+constexpr int kMaxK = PS_CUDA_RESIDENT_MAX_K;
+// Doubles of one step's reductions per block: the two passes (k and k + 1 values) and at most
+// three for the explicit norm.
+constexpr int kStepSums = 2 * kMaxK + 4;
+static_assert(kCols * kThreads == PS_CUDA_RESIDENT_MAX_N, "a thread's columns cover the order");
+
+__device__ __forceinline__ double warp_total(double v) {
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    return v;
+}
+
+// One halving of warp_total_rows: lanes whose bit Half * 2 is set keep the upper Half values
+// and receive them from the partner lane, which keeps the lower ones.
+template <int Half> __device__ __forceinline__ void halve_rows(double (&acc)[kMaxRows]) {
+    const bool upper = threadIdx.x & (2 * Half);
+#pragma unroll
+    for (int i = 0; i < Half; i++) {
+        // values first, then selects (a select of the elements' addresses would put acc in
+        // local memory)
+        const double lo = acc[i], hi = acc[i + Half];
+        const double keep = upper ? hi : lo, give = upper ? lo : hi;
+        acc[i] = keep + __shfl_xor_sync(0xffffffffu, give, 2 * Half);
+    }
+}
+
+// The sums over a warp's lanes of kMaxRows values each, in 16 shuffles instead of 5 per value
+// (each exchange halves the values a lane carries): afterwards lanes 2r and 2r + 1 hold row r's.
+__device__ __forceinline__ double warp_total_rows(double (&acc)[kMaxRows]) {
+    static_assert(kMaxRows == 16, "the halvings below are written for 16 rows");
+    halve_rows<8>(acc);
+    halve_rows<4>(acc);
+    halve_rows<2>(acc);
+    halve_rows<1>(acc);
+    return acc[0] + __shfl_xor_sync(0xffffffffu, acc[0], 1);
+}
+
+// The values every block published to region (region[c * gridDim.x + b], c < cols) combined
+// over the blocks into out[c], in a fixed order, the same in every block. A warp per value, all
+// of a warp's loads in flight before it sums. Call after the grid has synced.
+template <typename Op>
+__device__ __forceinline__ void grid_gather(const double *region, int cols, double *out) {
+    const int g = gridDim.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    constexpr int kPerLane = (PS_CUDA_RESIDENT_MAX_BLOCKS + 31) / 32;
+    constexpr int kPerWarp = (kMaxK + 2 + kWarps - 1) / kWarps;
+    double got[kPerWarp][kPerLane];
+#pragma unroll
+    for (int r = 0; r < kPerWarp; r++)
+#pragma unroll
+        for (int i = 0; i < kPerLane; i++) {
+            const int c = warp + r * kWarps, b = lane + 32 * i;
+            got[r][i] = c < cols && b < g ? __ldcg(region + (size_t)c * g + b) : Op::init();
+        }
+#pragma unroll
+    for (int r = 0; r < kPerWarp; r++) {
+        double s = got[r][0];
+#pragma unroll
+        for (int i = 1; i < kPerLane; i++) s = Op::apply(s, got[r][i]);
+        for (int off = 16; off > 0; off >>= 1)
+            s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
+        const int c = warp + r * kWarps;
+        if (lane == 0 && c < cols) out[c] = s;
+    }
+}
+
+// This block's value mine[c] to its place in region, for c < cols.
+__device__ __forceinline__ void grid_publish(const double *mine, int cols, double *region) {
+    for (int c = threadIdx.x; c < cols; c += blockDim.x)
+        __stcg(region + (size_t)c * gridDim.x + blockIdx.x, mine[c]);
+}
+
+// A thread's elements of x for the product (columns t, t + kThreads, ...), read from global
+// memory (complete before the call: after a grid sync or a launch boundary), times dinv when
+// given (rounded to T, as vmul does).
+template <typename T>
+__device__ __forceinline__ void load_x(int n, const T *x_global, const T *dinv, T (&x)[kCols]) {
+#pragma unroll
+    for (int i = 0; i < kCols; i++) {
+        const int c = (int)threadIdx.x + i * kThreads;
+        T xi = T(0);
+        if (c < n) {
+            xi = __ldcg(x_global + c);
+            if (dinv) xi = xi * dinv[c];
+        }
+        x[i] = xi;
+    }
+}
+
+// The block's rows of the product A x (rows values into y, rounded to T), x from load_x. ra: the
+// registers' rows; sa: the rest, leading dimension sld. warp_rows: kMaxRows x kWarps doubles.
+template <typename T>
+__device__ __forceinline__ void block_product(int n, int rows, const T (&ra)[kRegRows][kCols],
+                                              const T *sa, int sld, const T (&x)[kCols],
+                                              double *warp_rows, double *y) {
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    double acc[kMaxRows];
+#pragma unroll
+    for (int q = 0; q < kMaxRows; q++) {
+        double s = 0;
+        if (q < kRegRows) {
+#pragma unroll
+            for (int i = 0; i < kCols; i++) s += (double)ra[q < kRegRows ? q : 0][i] * (double)x[i];
+        } else if (q < rows) { // the same in every thread of the block
+            const T *row = sa + (size_t)(q - kRegRows) * sld;
+#pragma unroll
+            for (int i = 0; i < kCols; i++) {
+                const int c = t + i * kThreads;
+                if (c < n) s += (double)row[c] * (double)x[i];
+            }
+        }
+        acc[q] = s;
+    }
+    const double mine = warp_total_rows(acc);
+    if ((lane & 1) == 0) warp_rows[(lane >> 1) * kWarps + warp] = mine;
+    __syncthreads();
+    if (t < 32) { // lane pair 2r, 2r + 1 sums row r's warps, half each
+        const int r = t >> 1;
+        double s = 0;
+        for (int w = t & 1; w < kWarps; w += 2) s += warp_rows[r * kWarps + w];
+        s += __shfl_xor_sync(0xffffffffu, s, 1);
+        if ((t & 1) == 0 && r < rows) y[r] = (double)(T)s;
+    }
+    __syncthreads();
+}
+
+// mine[c] = sum over the block's rows of vs(:, c) .* w for c < k, and mine[k] = ||w||^2 when
+// with_sq: 16 threads per column, all columns at once.
+template <typename T>
+__device__ __forceinline__ void block_dots(int rows, int k, const T *vs, int ldvs, const double *w,
+                                           bool with_sq, double *mine) {
+    const int dots = with_sq ? k + 1 : k, q = threadIdx.x & 15;
+    for (int base = 0; base < dots; base += kThreads / 16) {
+        const int c = base + (int)(threadIdx.x >> 4);
+        double s = 0;
+        if (c < dots && q < rows) s = (c < k ? (double)vs[(size_t)c * ldvs + q] : w[q]) * w[q];
+        for (int off = 8; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
+        if (q == 0 && c < dots) mine[c] = s;
+    }
+    __syncthreads();
+}
+
+// out[r] = (in[r] - sum_c basis(r, c) h[c]) * scale for the block's rows, r < rows, c < k, the
+// result rounded to T: a warp per row.
+template <typename T, typename B>
+__device__ __forceinline__ void block_update(int rows, int k, const B *basis, int ldb,
+                                             const double *h, const double *in, double scale,
+                                             double *out) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int r = warp; r < rows; r += kWarps) {
+        double s = 0;
+        for (int c = lane; c < k; c += 32) s += (double)basis[(size_t)c * ldb + r] * h[c];
+        s = warp_total(s);
+        if (lane == 0) out[r] = (double)(T)((in[r] - s) * scale);
+    }
+    __syncthreads();
+}
+
+// ||w|| over the grid's rows by explicit reductions, as normalize does (cuda_iter_common.cuh):
+// the sum of squares in double, scaled by the largest magnitude only outside double's safe
+// range. region: three doubles per block. Every block must call it.
+__device__ double grid_norm(cg::grid_group &grid, int rows, const double *w, double *region,
+                            double *mine, double *tot) {
+    const int g = gridDim.x;
+    if (threadIdx.x == 0) {
+        double ss = 0;
+        for (int i = 0; i < rows; i++) ss += w[i] * w[i];
+        mine[0] = ss;
+        grid_publish(mine, 1, region);
+    }
+    grid.sync();
+    grid_gather<sum_op>(region, 1, tot);
+    __syncthreads();
+    const double ss = tot[0];
+    if (ss >= 0x1p-960 && ss <= 0x1p960) return sqrt(ss);
+    if (threadIdx.x == 0) {
+        double mx = 0;
+        for (int i = 0; i < rows; i++) mx = fmax(mx, fabs(w[i]));
+        mine[0] = mx;
+        grid_publish(mine, 1, region + g);
+    }
+    grid.sync();
+    grid_gather<max_op>(region + g, 1, tot);
+    __syncthreads();
+    const double mx = tot[0];
+    if (!(mx > 0) || !(mx - mx == 0) || ss != ss) return ss != ss ? ss : mx;
+    if (threadIdx.x == 0) {
+        double acc2 = 0;
+        for (int i = 0; i < rows; i++) {
+            const double a = w[i] / mx;
+            acc2 += a * a;
+        }
+        mine[0] = acc2;
+        grid_publish(mine, 1, region + 2 * (size_t)g);
+    }
+    grid.sync();
+    grid_gather<sum_op>(region + 2 * (size_t)g, 1, tot);
+    __syncthreads();
+    return mx * sqrt(tot[0]);
+}
+
+// Steps j0 .. j1 - 1 (core/backend.h, arnoldi_steps). Each step takes two grid syncs: the first
+// pass's products, then the second pass's together with the first pass's result w1, which every
+// block reads whole to form A w1 from its rows; the next step's product A v_{j+1} is then
+// (A w1 - sum_c h2_c A v_c) / norm, from the products A v_c this block kept for its rows. Since
+// the second pass removes only rounding-sized parts (h2 of the order of u ||w1||), that differs
+// from a product of v_{j+1} by O(u^2): the step's result is CGS2's to rounding, for a sync fewer
+// (the new vector's broadcast). When the second pass removes more (the norm then comes from
+// explicit reductions too), the step broadcasts v_{j+1} and multiplies it, as the step-by-step
+// path does. Dynamic shared memory: the slice's rows past the first kRegRows (smem_rows of them,
+// leading dimension sld), the slice of V (rows_cap x (j1 + 1)), then the block's rows of the
+// products A v_c (rows_cap x (j1 + 1), double).
+template <typename T>
+__global__ void __launch_bounds__(kThreads, 1)
+    arnoldi_resident_kernel(int n, const T *a, int lda, const T *dinv, T *v, int ldv, int j0,
+                            int j1, T *col, int col_stride, T *host_out, int rows_cap,
+                            int smem_rows, int sld, double *partial, T *w1_global) {
+    cg::grid_group grid = cg::this_grid();
+    extern __shared__ __align__(16) double dyn[];
+    __shared__ double warp_rows[kMaxRows * kWarps];
+    __shared__ double mine[kMaxK + 2], tot[kMaxK + 2], h1[kMaxK], h2[kMaxK];
+    __shared__ double z[kMaxRows], w1[kMaxRows], w2[kMaxRows], y[kMaxRows], removed_sq[1];
+    double *av = dyn; // A v_c for the block's rows, column c at av + c * rows_cap
+    T *sa = (T *)(dyn + (size_t)rows_cap * (j1 + 1));
+    T *sv = sa + (size_t)smem_rows * sld;
+    const int t = threadIdx.x, row0 = (int)blockIdx.x * rows_cap, g = gridDim.x;
+    const int rows = n - row0 < 0 ? 0 : n - row0 < rows_cap ? n - row0 : rows_cap;
+
+    // The slice: the first kRegRows rows into registers, the rest into shared memory (a column's
+    // rows are contiguous in A, so consecutive threads take consecutive rows of a column).
+    T ra[kRegRows][kCols];
+#pragma unroll
+    for (int r = 0; r < kRegRows; r++)
+#pragma unroll
+        for (int i = 0; i < kCols; i++) {
+            const int c = t + i * kThreads;
+            ra[r][i] = r < rows && c < n ? a[(size_t)(row0 + r) + (size_t)c * lda] : T(0);
+        }
+    const int srows = rows > kRegRows ? rows - kRegRows : 0;
+    for (int e = t; e < srows * n; e += kThreads) {
+        const int c = e / srows, q = e - c * srows;
+        sa[(size_t)q * sld + c] = a[(size_t)(row0 + kRegRows + q) + (size_t)c * lda];
+    }
+    for (int e = t; e < rows * (j0 + 1); e += kThreads) {
+        const int c = e / rows, q = e - c * rows;
+        sv[(size_t)c * rows_cap + q] = v[(size_t)(row0 + q) + (size_t)c * ldv];
+    }
+    __syncthreads();
+
+    // The product each step starts with: of v_j0 (complete: the launch before wrote it), then
+    // by the recurrence from A w1, or of v_{j+1} after its broadcast. (Loading w1 right after
+    // the second sync, to overlap the sums' loads, measured no faster.)
+    T x[kCols];
+    load_x(n, v + (size_t)j0 * ldv, dinv, x);
+    block_product(n, rows, ra, sa, sld, x, warp_rows, z);
+    for (int j = j0; j < j1; j++) {
+        const int k = j + 1;
+        const bool more = k < j1; // a step after this one
+        double *region = partial + (size_t)((j - j0) & 1) * kStepSums * g;
+        PS_RESIDENT_TRACE(0);
+        if (t < rows) av[(size_t)j * rows_cap + t] = z[t];
+        // first pass: h1 = V' z, w1 = z - V h1
+        block_dots(rows, k, sv, rows_cap, z, false, mine);
+        PS_RESIDENT_TRACE(1);
+        grid_publish(mine, k, region);
+        grid.sync();
+        PS_RESIDENT_TRACE(2);
+        grid_gather<sum_op>(region, k, tot);
+        __syncthreads();
+        PS_RESIDENT_TRACE(3);
+        for (int c = t; c < k; c += kThreads) h1[c] = (double)(T)tot[c];
+        __syncthreads();
+        block_update<T>(rows, k, sv, rows_cap, h1, z, 1.0, w1);
+        PS_RESIDENT_TRACE(4);
+        // second pass with ||w1||^2, and w1 out for every block's next product
+        block_dots(rows, k, sv, rows_cap, w1, true, mine);
+        grid_publish(mine, k + 1, region + (size_t)k * g);
+        if (t < rows) __stcg(w1_global + row0 + t, (T)w1[t]);
+        grid.sync();
+        PS_RESIDENT_TRACE(5);
+        grid_gather<sum_op>(region + (size_t)k * g, k + 1, tot);
+        __syncthreads();
+        PS_RESIDENT_TRACE(6);
+        if (t < 32) { // h2 rounded to T, and ||h2||^2 in a fixed order
+            double part = 0;
+            for (int c = t; c < k; c += 32) {
+                const double hc = (double)(T)tot[c];
+                h2[c] = hc;
+                part += hc * hc;
+            }
+            part = warp_total(part);
+            if (t == 0) removed_sq[0] = part;
+        }
+        __syncthreads();
+        const double sq = tot[k], removed = removed_sq[0];
+        PS_RESIDENT_TRACE(7);
+        // The norm as orthonormalize takes it (cuda_iter_cluster.cu): from the second pass's
+        // reduction while that pass removes at most half of ||w1||^2, else explicitly. The
+        // next product by the recurrence only while the pass removes rounding-sized parts (h2
+        // below 2^-20 of ||w1||: A v_c's rounding then enters at 2^-20 u).
+        const bool from_sq = sq >= 0x1p-960 && sq <= 0x1p960 && removed <= 0.5 * sq;
+        block_update<T>(rows, k, sv, rows_cap, h2, w1, 1.0, w2); // w2 = w1 - V h2
+        T hn;
+        if (from_sq)
+            hn = (T)sqrt(sq - removed);
+        else
+            hn = (T)grid_norm(grid, rows, w2, region + (size_t)(2 * k + 1) * g, mine, tot);
+        const bool scale = hn > T(0) && (double)hn - (double)hn == 0;
+        const double inv = scale ? (double)(T)(1.0 / (double)hn) : 1.0;
+        if (t < rows) {
+            const T vi = (T)(w2[t] * inv);
+            sv[(size_t)k * rows_cap + t] = vi;
+            __stcg(v + (size_t)(row0 + t) + (size_t)k * ldv, vi);
+        }
+        if (blockIdx.x == 0) {
+            T *cj = col + (size_t)(j - j0) * col_stride;
+            T *hj = host_out ? host_out + (size_t)(j - j0) * col_stride : nullptr;
+            put_column(k, h1, h2, hn, cj, hj);
+        }
+        PS_RESIDENT_TRACE(8);
+        if (!scale || !more) break; // every block alike: the reduced values are the same in all
+        if (from_sq && removed <= 0x1p-40 * sq) { // z = A v_{j+1} = (A w1 - A V h2) / norm
+            load_x(n, w1_global, dinv, x);
+            block_product(n, rows, ra, sa, sld, x, warp_rows, y);
+            block_update<T>(rows, k, av, rows_cap, h2, y, 1.0 / (double)hn, z);
+        } else { // v_{j+1} complete in every block, then its product
+            grid.sync();
+            load_x(n, v + (size_t)k * ldv, dinv, x);
+            block_product(n, rows, ra, sa, sld, x, warp_rows, z);
+        }
+        PS_RESIDENT_TRACE(9);
+    }
+}
+
+const void *resident_kernels[] = {(const void *)arnoldi_resident_kernel<double>,
+                                  (const void *)arnoldi_resident_kernel<float>};
+
+} // namespace
+
+extern "C" cudaError_t ps_cuda_iter_resident_init(int device, ps_cuda_resident_limits *out) {
+    out->blocks = 0;
+    out->max_shared = 0;
+    int coop = 0, sms = 0, optin = 0;
+    cudaError_t err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device);
+    if (!err) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (!err) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (err || !coop) return err;
+    for (const void *kernel : resident_kernels) {
+        cudaFuncAttributes fa;
+        err = cudaFuncGetAttributes(&fa, kernel);
+        if (err) return err;
+        const int dyn = optin - (int)fa.sharedSizeBytes;
+        if (dyn <= 0 ||
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn)) {
+            cudaGetLastError(); // no resident path on this device
+            return cudaSuccess;
+        }
+        int per_sm = 0;
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, (size_t)dyn);
+        if (err) return err;
+        if (per_sm < 1) return cudaSuccess;
+        if (out->max_shared == 0 || (size_t)dyn < out->max_shared) out->max_shared = (size_t)dyn;
+    }
+    out->blocks = sms < PS_CUDA_RESIDENT_MAX_BLOCKS ? sms : PS_CUDA_RESIDENT_MAX_BLOCKS;
+    return cudaSuccess;
+}
+
+// Dynamic shared memory of a launch: A v_c (double), the slice's rows past the registers', V.
+static size_t resident_shared(int dbl, int n, int rows_cap, int cols) {
+    const size_t elem = dbl ? sizeof(double) : sizeof(float);
+    const int smem_rows = rows_cap > kRegRows ? rows_cap - kRegRows : 0;
+    return (size_t)rows_cap * (size_t)(cols + 1) * sizeof(double) +
+           ((size_t)smem_rows * (size_t)(n | 1) + (size_t)rows_cap * (size_t)(cols + 1)) * elem;
+}
+
+extern "C" int ps_cuda_resident_fits(const ps_cuda_resident_limits *lim, int dbl, int n, int cols) {
+    if (lim->blocks < 1 || n < 1 || n > PS_CUDA_RESIDENT_MAX_N || cols < 1 ||
+        cols > PS_CUDA_RESIDENT_MAX_K)
+        return 0;
+    const int rows_cap = (n + lim->blocks - 1) / lim->blocks;
+    return rows_cap <= PS_CUDA_RESIDENT_MAX_ROWS &&
+           resident_shared(dbl, n, rows_cap, cols) <= lim->max_shared;
+}
+
+extern "C" size_t ps_cuda_resident_partial_doubles(const ps_cuda_resident_limits *lim) {
+    return 2 * (size_t)kStepSums * (size_t)(lim->blocks > 0 ? lim->blocks : 1) +
+           PS_CUDA_RESIDENT_MAX_N;
+}
+
+extern "C" cudaError_t ps_cuda_launch_arnoldi_resident(cudaStream_t s, int dbl,
+                                                       const ps_cuda_resident_limits *lim, int n,
+                                                       const void *a, int lda, const void *dinv,
+                                                       void *v, int ldv, int j0, int j1, void *col,
+                                                       int col_stride, void *host_out,
+                                                       double *partial) {
+    if (j1 <= j0) return cudaSuccess;
+    if (j0 < 0 || !ps_cuda_resident_fits(lim, dbl, n, j1)) return cudaErrorInvalidValue;
+    int rows_cap = (n + lim->blocks - 1) / lim->blocks;
+    int smem_rows = rows_cap > kRegRows ? rows_cap - kRegRows : 0;
+    int sld = n | 1; // odd: a column's rows fall in different banks when loaded
+    const size_t shared = resident_shared(dbl, n, rows_cap, j1);
+    const int blocks = (n + rows_cap - 1) / rows_cap;
+    // the first pass's result every block reads whole, after the reductions' regions
+    void *w1 = partial + 2 * (size_t)kStepSums * (size_t)lim->blocks;
+    void *args[] = {&n,   &a,          &lda,      &dinv,     &v,         &ldv, &j0,      &j1,
+                    &col, &col_stride, &host_out, &rows_cap, &smem_rows, &sld, &partial, &w1};
+    return cudaLaunchCooperativeKernel(dbl ? resident_kernels[0] : resident_kernels[1],
+                                       dim3((unsigned)blocks), dim3(kThreads), args, shared, s);
+}
