@@ -64,30 +64,39 @@ __device__ __forceinline__ double warp_total_rows(double (&acc)[kMaxRows]) {
 }
 
 // The values every block published to region (region[c * gridDim.x + b], c < cols) combined
-// over the blocks into out[c], in a fixed order, the same in every block. A warp per value, all
-// of a warp's loads in flight before it sums. Call after the grid has synced.
+// over the blocks into out[c], in a fixed order, the same in every block. A warp takes
+// kGatherCols values a round (c, c + kWarps, ...), every load of a round in flight before it
+// sums: up to 48 values in one round of loads. The loads are predicated, not branched around:
+// an earlier form that chose between a load and a constant per element measured 4 us for one
+// value on an H100, against 0.7 us for this one (docs/PERFORMANCE.md, session 34).
+constexpr int kGatherCols = 3;
 template <typename Op>
 __device__ __forceinline__ void grid_gather(const double *region, int cols, double *out) {
     const int g = gridDim.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     constexpr int kPerLane = (PS_CUDA_RESIDENT_MAX_BLOCKS + 31) / 32;
-    constexpr int kPerWarp = (kMaxK + 2 + kWarps - 1) / kWarps;
-    double got[kPerWarp][kPerLane];
+    for (int c0 = warp; c0 < cols; c0 += kGatherCols * kWarps) {
+        double got[kGatherCols][kPerLane];
 #pragma unroll
-    for (int r = 0; r < kPerWarp; r++)
+        for (int r = 0; r < kGatherCols; r++) {
+            const int c = c0 + r * kWarps;
+            const double *rc = region + (size_t)c * g;
 #pragma unroll
-        for (int i = 0; i < kPerLane; i++) {
-            const int c = warp + r * kWarps, b = lane + 32 * i;
-            got[r][i] = c < cols && b < g ? __ldcg(region + (size_t)c * g + b) : Op::init();
+            for (int i = 0; i < kPerLane; i++) {
+                const int blk = lane + 32 * i;
+                got[r][i] = blk < g && c < cols ? __ldcg(rc + blk) : Op::init();
+            }
         }
 #pragma unroll
-    for (int r = 0; r < kPerWarp; r++) {
-        double s = got[r][0];
+        for (int r = 0; r < kGatherCols; r++) {
+            double s = got[r][0];
 #pragma unroll
-        for (int i = 1; i < kPerLane; i++) s = Op::apply(s, got[r][i]);
-        for (int off = 16; off > 0; off >>= 1)
-            s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
-        const int c = warp + r * kWarps;
-        if (lane == 0 && c < cols) out[c] = s;
+            for (int i = 1; i < kPerLane; i++) s = Op::apply(s, got[r][i]);
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1)
+                s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
+            const int c = c0 + r * kWarps;
+            if (lane == 0 && c < cols) out[c] = s;
+        }
     }
 }
 
