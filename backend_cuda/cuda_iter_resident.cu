@@ -192,6 +192,31 @@ __device__ __forceinline__ void block_update(int rows, int k, const B *basis, in
     __syncthreads();
 }
 
+// The rows x cols block at src (leading dimension lds) into shared memory at dst: row-major
+// (dst[q * ldd + c]) or column-major (dst[c * ldd + q]). Consecutive threads read consecutive
+// rows of a column (contiguous in src), kLoadBatch loads in flight per thread before any store:
+// a load and its store per iteration kept one load in flight, and the launch's load of A's
+// slice took most of its time.
+constexpr int kLoadBatch = 8;
+template <typename T>
+__device__ __forceinline__ void load_slice(int rows, int cols, const T *src, int lds, T *dst,
+                                           int ldd, bool row_major) {
+    const int total = rows * cols;
+    for (int e0 = (int)threadIdx.x; e0 < total; e0 += kThreads * kLoadBatch) {
+        T got[kLoadBatch];
+#pragma unroll
+        for (int u = 0; u < kLoadBatch; u++) {
+            const int e = e0 + u * kThreads, c = e / rows, q = e - c * rows;
+            got[u] = e < total ? src[(size_t)q + (size_t)c * lds] : T(0);
+        }
+#pragma unroll
+        for (int u = 0; u < kLoadBatch; u++) {
+            const int e = e0 + u * kThreads, c = e / rows, q = e - c * rows;
+            if (e < total) dst[row_major ? (size_t)q * ldd + c : (size_t)c * ldd + q] = got[u];
+        }
+    }
+}
+
 // ||w|| over the grid's rows by explicit reductions, as normalize does (cuda_iter_common.cuh):
 // the sum of squares in double, scaled by the largest magnitude only outside double's safe
 // range. region: three doubles per block. Every block must call it.
@@ -273,14 +298,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             ra[r][i] = r < rows && c < n ? a[(size_t)(row0 + r) + (size_t)c * lda] : T(0);
         }
     const int srows = rows > kRegRows ? rows - kRegRows : 0;
-    for (int e = t; e < srows * n; e += kThreads) {
-        const int c = e / srows, q = e - c * srows;
-        sa[(size_t)q * sld + c] = a[(size_t)(row0 + kRegRows + q) + (size_t)c * lda];
-    }
-    for (int e = t; e < rows * (j0 + 1); e += kThreads) {
-        const int c = e / rows, q = e - c * rows;
-        sv[(size_t)c * rows_cap + q] = v[(size_t)(row0 + q) + (size_t)c * ldv];
-    }
+    load_slice(srows, n, a + row0 + kRegRows, lda, sa, sld, true);
+    load_slice(rows, j0 + 1, v + row0, ldv, sv, rows_cap, false);
     __syncthreads();
 
     // The product each step starts with: of v_j0 (complete: the launch before wrote it), then
