@@ -66,12 +66,14 @@ __device__ __forceinline__ double warp_total_rows(double (&acc)[kMaxRows]) {
 // The values every block published to region (region[c * gridDim.x + b], c < cols) combined
 // over the blocks into out[c], in a fixed order, the same in every block. A warp takes
 // kGatherCols values a round (c, c + kWarps, ...), every load of a round in flight before it
-// sums: up to 48 values in one round of loads. The loads are predicated, not branched around:
+// sums: up to 48 values in one round of loads, the first `rounded` of them rounded to T (the
+// projections, as orthonormalize rounds them). The loads are predicated, not branched around:
 // an earlier form that chose between a load and a constant per element measured 4 us for one
 // value on an H100, against 0.7 us for this one (docs/PERFORMANCE.md, session 34).
 constexpr int kGatherCols = 3;
-template <typename Op>
-__device__ __forceinline__ void grid_gather(const double *region, int cols, double *out) {
+template <typename Op, typename T = double>
+__device__ __forceinline__ void grid_gather(const double *region, int cols, double *out,
+                                            int rounded = 0) {
     const int g = gridDim.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     constexpr int kPerLane = (PS_CUDA_RESIDENT_MAX_BLOCKS + 31) / 32;
     for (int c0 = warp; c0 < cols; c0 += kGatherCols * kWarps) {
@@ -95,7 +97,7 @@ __device__ __forceinline__ void grid_gather(const double *region, int cols, doub
             for (int off = 16; off > 0; off >>= 1)
                 s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
             const int c = c0 + r * kWarps;
-            if (lane == 0 && c < cols) out[c] = s;
+            if (lane == 0 && c < cols) out[c] = c < rounded ? (double)(T)s : s;
         }
     }
 }
@@ -279,7 +281,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     cg::grid_group grid = cg::this_grid();
     extern __shared__ __align__(16) double dyn[];
     __shared__ double warp_rows[kMaxRows * kWarps];
-    __shared__ double mine[kMaxK + 2], tot[kMaxK + 2], h1[kMaxK], h2[kMaxK];
+    __shared__ double mine[kMaxK + 2], tot[kMaxK + 2], h1[kMaxK], h2[kMaxK + 1];
     __shared__ double z[kMaxRows], w1[kMaxRows], w2[kMaxRows], y[kMaxRows], removed_sq[1];
     double *av = dyn; // A v_c for the block's rows, column c at av + c * rows_cap
     T *sa = (T *)(dyn + (size_t)rows_cap * (j1 + 1));
@@ -320,11 +322,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         grid_publish(mine, k, region);
         grid.sync();
         PS_RESIDENT_TRACE(2);
-        grid_gather<sum_op>(region, k, tot);
+        grid_gather<sum_op, T>(region, k, h1, k);
         __syncthreads();
         PS_RESIDENT_TRACE(3);
-        for (int c = t; c < k; c += kThreads) h1[c] = (double)(T)tot[c];
-        __syncthreads();
         block_update<T>(rows, k, sv, rows_cap, h1, z, 1.0, w1);
         PS_RESIDENT_TRACE(4);
         // second pass with ||w1||^2, and w1 out for every block's next product
@@ -333,21 +333,17 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (t < rows) __stcg(w1_global + row0 + t, (T)w1[t]);
         grid.sync();
         PS_RESIDENT_TRACE(5);
-        grid_gather<sum_op>(region + (size_t)k * g, k + 1, tot);
+        grid_gather<sum_op, T>(region + (size_t)k * g, k + 1, h2, k); // h2[k]: ||w1||^2
         __syncthreads();
         PS_RESIDENT_TRACE(6);
-        if (t < 32) { // h2 rounded to T, and ||h2||^2 in a fixed order
+        if (t < 32) { // ||h2||^2 in a fixed order
             double part = 0;
-            for (int c = t; c < k; c += 32) {
-                const double hc = (double)(T)tot[c];
-                h2[c] = hc;
-                part += hc * hc;
-            }
+            for (int c = t; c < k; c += 32) part += h2[c] * h2[c];
             part = warp_total(part);
             if (t == 0) removed_sq[0] = part;
         }
         __syncthreads();
-        const double sq = tot[k], removed = removed_sq[0];
+        const double sq = h2[k], removed = removed_sq[0];
         PS_RESIDENT_TRACE(7);
         // The norm as orthonormalize takes it (cuda_iter_cluster.cu): from the second pass's
         // reduction while that pass removes at most half of ||w1||^2, else explicitly. The
