@@ -621,6 +621,7 @@ static const ps__backend_ops cuda_ops = {
     .butterfly = ps_cuda_butterfly,
     .permute_rows = cuda_permute_rows,
     .arnoldi_steps = ps_cuda_arnoldi_steps,
+    .arnoldi_cancel = ps_cuda_arnoldi_cancel,
     .norm_inf = ps_cuda_norm_inf,
     .set_float_compute = ps_cuda_set_float_compute,
     .block_size = cuda_block_size,

@@ -105,6 +105,9 @@ typedef struct ps_cuda_state {
     ps_cuda_iter_limits iter;         /* the iteration kernels' grid */
     ps_cuda_resident_limits resident; /* the resident Arnoldi steps' (blocks 0: none) */
     double *resident_partial;         /* their reductions' scratch */
+    int *resident_cancel_host;        /* arnoldi_cancel's flag (pinned, mapped): the last */
+    int *resident_cancel_dev;         /* generation cancelled, as the kernel reads it */
+    int resident_generation;          /* the last launch's */
     /* hold_matrix's view (held_rows 0: none): gemv on it may be launched ahead */
     const void *held_ptr;
     int held_rows, held_cols, held_ld;
@@ -352,7 +355,8 @@ cudaError_t ps_cuda_launch_arnoldi_resident(cudaStream_t s, int dbl,
                                             const ps_cuda_resident_limits *lim, int n,
                                             const void *a, int lda, const void *dinv, void *v,
                                             int ldv, int j0, int j1, void *col, int col_stride,
-                                            void *host_out, double *partial);
+                                            void *host_out, double *partial, const int *cancel,
+                                            int generation);
 #ifdef __cplusplus
 }
 #endif
@@ -415,6 +419,7 @@ ps_status ps_cuda_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols,
 ps_status ps_cuda_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                 ps__mat v, int j0, int j1, ps__vec col, int col_stride,
                                 int fetch_slot);
+void ps_cuda_arnoldi_cancel(ps__backend *be);
 /* Sets up / releases the iteration kernels' state (cuda_iter.c), from open and close. */
 ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st);
 void ps_cuda_iter_release(ps_cuda_state *st);

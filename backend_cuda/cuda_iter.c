@@ -35,12 +35,22 @@ ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st) {
     if (coop && resident) {
         PS_CUDA_TRY(be, ps_cuda_iter_resident_init(st->device, &st->resident),
                     "resident Arnoldi kernels");
-        if (st->resident.blocks > 0)
+        if (st->resident.blocks > 0) {
             PS_CUDA_TRY(
                 be,
                 cudaMalloc((void **)&st->resident_partial,
                            ps_cuda_resident_partial_doubles(&st->resident) * sizeof(double)),
                 "cudaMalloc (resident Arnoldi partial sums)");
+            PS_CUDA_TRY(
+                be,
+                cudaHostAlloc((void **)&st->resident_cancel_host, sizeof(int), cudaHostAllocMapped),
+                "cudaHostAlloc (resident Arnoldi cancel flag)");
+            *(volatile int *)st->resident_cancel_host = 0;
+            PS_CUDA_TRY(be,
+                        cudaHostGetDevicePointer((void **)&st->resident_cancel_dev,
+                                                 st->resident_cancel_host, 0),
+                        "cudaHostGetDevicePointer (resident Arnoldi cancel flag)");
+        }
     }
     size_t blocks = st->iter.max_blocks > 0 ? (size_t)st->iter.max_blocks : 1;
     PS_CUDA_TRY(be,
@@ -61,6 +71,7 @@ ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st) {
 void ps_cuda_iter_release(ps_cuda_state *st) {
     if (st->iter_partial) cudaFree(st->iter_partial);
     if (st->resident_partial) cudaFree(st->resident_partial);
+    if (st->resident_cancel_host) cudaFreeHost(st->resident_cancel_host);
     for (int i = 0; i < PS__FETCH_SLOTS; i++) {
         if (st->fetch_host[i]) cudaFreeHost(st->fetch_host[i]);
         if (st->fetch_done[i]) cudaEventDestroy(st->fetch_done[i]);
@@ -184,9 +195,9 @@ ps_status ps_cuda_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
                                 int fetch_slot) {
     ps_cuda_state *st = ps_cuda(be);
     const int dbl = dt == PS__DOUBLE;
-    if (!st->resident_partial || j0 < 0 || j1 <= j0 || col_stride < 2 * j1 + 1 || col.inc != 1 ||
-        (dinv.buf && dinv.inc != 1) || fetch_slot >= PS__FETCH_SLOTS ||
-        !ps_cuda_resident_fits(&st->resident, dbl, n, j1))
+    if (!st->resident_partial || !st->resident_cancel_dev || j0 < 0 || j1 <= j0 ||
+        col_stride < 2 * j1 + 1 || col.inc != 1 || (dinv.buf && dinv.inc != 1) ||
+        fetch_slot >= PS__FETCH_SLOTS || !ps_cuda_resident_fits(&st->resident, dbl, n, j1))
         return PS_ERR_NOT_SUPPORTED;
     const int count = (j1 - j0) * col_stride;
     void *target = fetch_target(st, fetch_slot, (size_t)count * ps__dtype_size(dt));
@@ -195,9 +206,18 @@ ps_status ps_cuda_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
                     st->cur_stream, dbl, &st->resident, n, ps_cuda_ptr(dt, a.buf, a.off), a.ld,
                     dinv.buf ? ps_cuda_ptr(dt, dinv.buf, dinv.off) : NULL,
                     ps_cuda_ptr(dt, v.buf, v.off), v.ld, j0, j1, ps_cuda_ptr(dt, col.buf, col.off),
-                    col_stride, target, st->resident_partial),
+                    col_stride, target, st->resident_partial, st->resident_cancel_dev,
+                    st->resident_generation + 1),
                 "resident Arnoldi kernel");
+    st->resident_generation++; /* a launch that failed takes no generation */
     return fetch_done(be, dt, fetch_slot, count, col, target);
+}
+
+void ps_cuda_arnoldi_cancel(ps__backend *be) {
+    ps_cuda_state *st = ps_cuda(be);
+    /* every launch so far: a kernel stops once the flag reaches its generation */
+    if (st->resident_cancel_host)
+        *(volatile int *)st->resident_cancel_host = st->resident_generation;
 }
 
 ps_status ps_cuda_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a) {

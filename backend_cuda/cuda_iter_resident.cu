@@ -28,9 +28,9 @@ constexpr int kCols = PS_CUDA_RESIDENT_MAX_N / kThreads; // columns of A a threa
 constexpr int kRegRows = 4;                              // rows of a slice in registers
 constexpr int kMaxRows = PS_CUDA_RESIDENT_MAX_ROWS;
 constexpr int kMaxK = PS_CUDA_RESIDENT_MAX_K;
-// Doubles of one step's reductions per block: the two passes (k and k + 1 values) and at most
-// three for the explicit norm.
-constexpr int kStepSums = 2 * kMaxK + 4;
+// Doubles of one step's reductions per block: the two passes (k + 1 values each: the first's
+// carries the cancel flag) and at most three for the explicit norm.
+constexpr int kStepSums = 2 * kMaxK + 6;
 static_assert(kCols * kThreads == PS_CUDA_RESIDENT_MAX_N, "a thread's columns cover the order");
 
 __device__ __forceinline__ double warp_total(double v) {
@@ -277,11 +277,12 @@ template <typename T>
 __global__ void __launch_bounds__(kThreads, 1)
     arnoldi_resident_kernel(int n, const T *a, int lda, const T *dinv, T *v, int ldv, int j0,
                             int j1, T *col, int col_stride, T *host_out, int rows_cap,
-                            int smem_rows, int sld, double *partial, T *w1_global) {
+                            int smem_rows, int sld, double *partial, T *w1_global,
+                            const volatile int *cancel, int generation) {
     cg::grid_group grid = cg::this_grid();
     extern __shared__ __align__(16) double dyn[];
     __shared__ double warp_rows[kMaxRows * kWarps];
-    __shared__ double mine[kMaxK + 2], tot[kMaxK + 2], h1[kMaxK], h2[kMaxK + 1];
+    __shared__ double mine[kMaxK + 2], tot[kMaxK + 2], h1[kMaxK + 1], h2[kMaxK + 1];
     __shared__ double z[kMaxRows], w1[kMaxRows], w2[kMaxRows], y[kMaxRows], removed_sq[1];
     double *av = dyn; // A v_c for the block's rows, column c at av + c * rows_cap
     T *sa = (T *)(dyn + (size_t)rows_cap * (j1 + 1));
@@ -310,30 +311,35 @@ __global__ void __launch_bounds__(kThreads, 1)
     T x[kCols];
     load_x(n, v + (size_t)j0 * ldv, dinv, x);
     block_product(n, rows, ra, sa, sld, x, warp_rows, z);
+    // arnoldi_cancel's flag as block 0's thread 0 read it a step before (the read crosses the
+    // bus, so it is consumed a step after it is issued), shared through the first pass's sums
+    int cancelled = 0;
     for (int j = j0; j < j1; j++) {
         const int k = j + 1;
         const bool more = k < j1; // a step after this one
         double *region = partial + (size_t)((j - j0) & 1) * kStepSums * g;
         PS_RESIDENT_TRACE(0);
         if (t < rows) av[(size_t)j * rows_cap + t] = z[t];
-        // first pass: h1 = V' z, w1 = z - V h1
+        // first pass: h1 = V' z, w1 = z - V h1; h1[k]: whether to stop
+        if (t == 0) mine[k] = blockIdx.x == 0 && cancelled ? 1.0 : 0.0;
         block_dots(rows, k, sv, rows_cap, z, false, mine);
         PS_RESIDENT_TRACE(1);
-        grid_publish(mine, k, region);
+        grid_publish(mine, k + 1, region);
         grid.sync();
         PS_RESIDENT_TRACE(2);
-        grid_gather<sum_op, T>(region, k, h1, k);
+        grid_gather<sum_op, T>(region, k + 1, h1, k);
         __syncthreads();
         PS_RESIDENT_TRACE(3);
+        if (h1[k] != 0) break; // every block alike; nothing of this step is written
         block_update<T>(rows, k, sv, rows_cap, h1, z, 1.0, w1);
         PS_RESIDENT_TRACE(4);
         // second pass with ||w1||^2, and w1 out for every block's next product
         block_dots(rows, k, sv, rows_cap, w1, true, mine);
-        grid_publish(mine, k + 1, region + (size_t)k * g);
+        grid_publish(mine, k + 1, region + (size_t)(k + 1) * g);
         if (t < rows) __stcg(w1_global + row0 + t, (T)w1[t]);
         grid.sync();
         PS_RESIDENT_TRACE(5);
-        grid_gather<sum_op, T>(region + (size_t)k * g, k + 1, h2, k); // h2[k]: ||w1||^2
+        grid_gather<sum_op, T>(region + (size_t)(k + 1) * g, k + 1, h2, k); // h2[k]: ||w1||^2
         __syncthreads();
         PS_RESIDENT_TRACE(6);
         if (t < 32) { // ||h2||^2 in a fixed order
@@ -355,7 +361,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (from_sq)
             hn = (T)sqrt(sq - removed);
         else
-            hn = (T)grid_norm(grid, rows, w2, region + (size_t)(2 * k + 1) * g, mine, tot);
+            hn = (T)grid_norm(grid, rows, w2, region + (size_t)(2 * k + 2) * g, mine, tot);
         const bool scale = hn > T(0) && (double)hn - (double)hn == 0;
         const double inv = scale ? (double)(T)(1.0 / (double)hn) : 1.0;
         if (t < rows) {
@@ -368,6 +374,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             T *hj = host_out ? host_out + (size_t)(j - j0) * col_stride : nullptr;
             put_column(k, h1, h2, hn, cj, hj);
         }
+        if (blockIdx.x == 0 && t == 0 && cancel) cancelled = *cancel >= generation;
         PS_RESIDENT_TRACE(8);
         if (!scale || !more) break; // every block alike: the reduced values are the same in all
         if (from_sq && removed <= 0x1p-40 * sq) { // z = A v_{j+1} = (A w1 - A V h2) / norm
@@ -438,12 +445,11 @@ extern "C" size_t ps_cuda_resident_partial_doubles(const ps_cuda_resident_limits
            PS_CUDA_RESIDENT_MAX_N;
 }
 
-extern "C" cudaError_t ps_cuda_launch_arnoldi_resident(cudaStream_t s, int dbl,
-                                                       const ps_cuda_resident_limits *lim, int n,
-                                                       const void *a, int lda, const void *dinv,
-                                                       void *v, int ldv, int j0, int j1, void *col,
-                                                       int col_stride, void *host_out,
-                                                       double *partial) {
+extern "C" cudaError_t
+ps_cuda_launch_arnoldi_resident(cudaStream_t s, int dbl, const ps_cuda_resident_limits *lim, int n,
+                                const void *a, int lda, const void *dinv, void *v, int ldv, int j0,
+                                int j1, void *col, int col_stride, void *host_out, double *partial,
+                                const int *cancel, int generation) {
     if (j1 <= j0) return cudaSuccess;
     if (j0 < 0 || !ps_cuda_resident_fits(lim, dbl, n, j1)) return cudaErrorInvalidValue;
     int rows_cap = (n + lim->blocks - 1) / lim->blocks;
@@ -453,8 +459,9 @@ extern "C" cudaError_t ps_cuda_launch_arnoldi_resident(cudaStream_t s, int dbl,
     const int blocks = (n + rows_cap - 1) / rows_cap;
     // the first pass's result every block reads whole, after the reductions' regions
     void *w1 = partial + 2 * (size_t)kStepSums * (size_t)lim->blocks;
-    void *args[] = {&n,   &a,          &lda,      &dinv,     &v,         &ldv, &j0,      &j1,
-                    &col, &col_stride, &host_out, &rows_cap, &smem_rows, &sld, &partial, &w1};
+    void *args[] = {&n,         &a,   &lda,     &dinv,       &v,        &ldv,
+                    &j0,        &j1,  &col,     &col_stride, &host_out, &rows_cap,
+                    &smem_rows, &sld, &partial, &w1,         &cancel,   &generation};
     return cudaLaunchCooperativeKernel(dbl ? resident_kernels[0] : resident_kernels[1],
                                        dim3((unsigned)blocks), dim3(kThreads), args, shared, s);
 }

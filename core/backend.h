@@ -566,6 +566,12 @@ struct ps__backend_ops {
     ps_status (*arnoldi_steps)(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                ps__mat v, int j0, int j1, ps__vec col, int col_stride,
                                int fetch_slot);
+    /* Asks every arnoldi_steps call queued so far to stop soon (GMRES has converged within
+     * steps already queued): a step it does not take writes nothing, and later calls are not
+     * affected. A hint: a backend may take any number of the steps (the default, whose steps
+     * are done by the time arnoldi_steps returns, does nothing; CUDA's kernel reads a flag in
+     * mapped host memory each step and stops within two steps of seeing it). */
+    void (*arnoldi_cancel)(ps__backend *be);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -264,6 +264,11 @@ static ps_status default_hold_matrix(ps__backend *be, ps__dtype dt, int rows, in
     return PS_SUCCESS;
 }
 
+/* arnoldi_steps' default has finished its steps when it returns: nothing to stop. */
+static void default_arnoldi_cancel(ps__backend *be) {
+    (void)be;
+}
+
 static ps_status default_lanes_join(ps__backend *be) {
     (void)be;
     return PS_SUCCESS;
@@ -320,6 +325,7 @@ static const ps__backend_ops defaults = {
     .butterfly = ps__default_butterfly,
     .permute_rows = default_permute_rows,
     .arnoldi_steps = ps__default_arnoldi_steps,
+    .arnoldi_cancel = default_arnoldi_cancel,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -379,6 +385,7 @@ static const entry_info optional[] = {
     PS__ENTRY(butterfly),
     PS__ENTRY(permute_rows),
     PS__ENTRY(arnoldi_steps),
+    PS__ENTRY(arnoldi_cancel),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

@@ -384,10 +384,42 @@ static int arnoldi_steps_expected(int n) {
     return strcmp(be->ops->name, "cuda") == 0 && n <= 1000 && !(off && strcmp(off, "0") == 0);
 }
 
+/* Steps 0 .. j1 - 1 queued and at once cancelled (arnoldi_cancel): the steps taken must be a
+ * prefix, 0 .. *taken - 1, with nothing written past it (their columns and V's columns as they
+ * were). The caller then queues the rest from *taken, which the cancel must not stop. */
+static ps_status cancelled_call(ps__dtype dt, int n, const tbuf *A, shape as, ps__vec dinv, tbuf *V,
+                                shape vs, tbuf *C, int stride, int j1, const double *v_before,
+                                const double *c_before, const char *what, int *taken) {
+    *taken = 0;
+    ps_status st = be->ops->arnoldi_steps(be, dt, n, view(A, as), dinv, view(V, vs), 0, j1,
+                                          vview(C, 1, 1), stride, -1);
+    if (st != PS_SUCCESS) return st;
+    be->ops->arnoldi_cancel(be);
+    double *vg = tb_download(V), *cg = tb_download(C);
+    int t = 0; /* the first step whose norm is still the buffer's old value */
+    while (t < j1 && cg[1 + (size_t)t * stride + 2 * (t + 1)] !=
+                         c_before[1 + (size_t)t * stride + 2 * (t + 1)])
+        t++;
+    int same = 1;
+    for (int j = t; j < j1; j++) {
+        for (int e = 0; e < 2 * (j + 1) + 1; e++)
+            same &= cg[1 + (size_t)j * stride + e] == c_before[1 + (size_t)j * stride + e];
+        for (int i = 0; i < n; i++) {
+            size_t e = vs.off + (size_t)i + (size_t)(j + 1) * (size_t)vs.ld;
+            same &= vg[e] == v_before[e];
+        }
+    }
+    CHECK(same, "%s: the cancelled call took %d of %d steps, then wrote past them", what, t, j1);
+    free(vg), free(cg);
+    *taken = t;
+    return PS_SUCCESS;
+}
+
 /* arnoldi_steps against CGS2 on the host, each step judged from the backend's own basis (so
  * that one step's rounding does not carry into the next one's check): steps 0 .. j1 - 1 in two
- * calls as GMRES makes them (0 .. j0 - 1 and j0 .. j1 - 1), with and without dinv, through a
- * fetch slot or not, V and A as views with lda > n. A backend without the path for a case must
+ * calls as GMRES makes them (0 .. j0 - 1 and j0 .. j1 - 1) or as a cancelled call and the rest
+ * (cancelled_call), with and without dinv, through a fetch slot or not, V and A as views with
+ * lda > n. A backend without the path for a case must
  * say PS_ERR_NOT_SUPPORTED and leave V and the columns as they were. */
 static void test_arnoldi_steps(ps__dtype dt) {
     static const int orders[] = {1, 2, 3, 7, 300, 1000, 2000, 2048, 2049};
@@ -397,6 +429,7 @@ static void test_arnoldi_steps(ps__dtype dt) {
             int j1 = n < 36 ? n : 20 + ps_test_rand_int(17);
             int j0 = j1 > 1 ? ps_test_rand_int(j1) : 0; /* 0: one call */
             int stride = 2 * j1 + 1 + ps_test_rand_int(3), slot = ps_test_rand_int(3) - 1;
+            int cancel = ps_test_rand_int(3) == 0; /* a call cancelled, then the rest */
             shape as = random_shape(n, n), vs = random_shape(n, j1 + 1);
             tbuf A = tb_random(dt, shape_count(as)), V = tb_random(dt, shape_count(vs)),
                  D = tb_random(dt, n), C = tb_random(dt, stride * j1 + 2);
@@ -407,11 +440,16 @@ static void test_arnoldi_steps(ps__dtype dt) {
             ps__vec dinv = {NULL, 0, 1};
             if (pc) dinv = vview(&D, 0, 1);
             char what[96];
-            snprintf(what, sizeof what, "arnoldi_steps %s n=%d steps 0..%d..%d%s", dtname(dt), n,
-                     j0, j1, pc ? " dinv" : "");
+            snprintf(what, sizeof what, "arnoldi_steps %s n=%d steps 0..%d..%d%s%s", dtname(dt), n,
+                     j0, j1, pc ? " dinv" : "", cancel && j1 > 1 ? " cancelled" : "");
             ps_status st = PS_SUCCESS;
             double *fetched = malloc(sizeof(double) * (size_t)(stride * j1));
             int lo = 0, hi = j0 ? j0 : j1;
+            if (cancel && j1 > 1)
+                st = cancelled_call(dt, n, &A, as, dinv, &V, vs, &C, stride, j1, v_before, c_before,
+                                    what, &lo);
+            if (lo > 0) hi = j1;          /* the rest in one call */
+            const int first_fetched = lo; /* the steps fetched through the slot: from here */
             while (lo < j1 && st == PS_SUCCESS) {
                 st = be->ops->arnoldi_steps(be, dt, n, view(&A, as), dinv, view(&V, vs), lo, hi,
                                             vview(&C, 1 + (size_t)lo * (size_t)stride, 1), stride,
@@ -490,7 +528,8 @@ static void test_arnoldi_steps(ps__dtype dt) {
                     CHECK(err <= tol_w, "%s step %d: v_{j+1} off by %.3g (tol %.3g)", what, j, err,
                           tol_w);
                 }
-                for (int j = 0; slot >= 0 && j < j1; j++) /* the columns, not what lies between */
+                /* the columns, not what lies between */
+                for (int j = first_fetched; slot >= 0 && j < j1; j++)
                     for (int e = j * stride; e < j * stride + 2 * j + 3; e++)
                         CHECK(fetched[e] == cg[1 + e], "%s: fetched element %d is %.17g, not %.17g",
                               what, e, fetched[e], cg[1 + e]);
