@@ -2,11 +2,12 @@
 // steps (product, CGS2, normalization) back to back, each block holding its slice of A's rows in
 // registers and shared memory for the whole launch. At n = 2000 in double the 32 MB matrix fits
 // the H100's 132 SMs (about 200 KB of shared memory and 32 KB of registers each), so a product
-// reads no matrix from L2 or HBM at all, and a step costs its three grid-wide syncs (the two
-// passes' reductions and the new vector's broadcast) and a little arithmetic. The step-by-step
-// path (a product, then orthonormalize's cluster kernel) paid the product's 9-10 us of L2 reads
-// and 5-7 us of Gram-Schmidt after it, which kept GMRES at about 0.7 of cuBLAS DGEMV's
-// bandwidth there (docs/PERFORMANCE.md, session 34).
+// reads no matrix from L2 or HBM at all, and a step costs its two grid-wide syncs (the two
+// passes' reductions; the second also carries the first pass's result, from which the next
+// product is formed) and a little arithmetic: about 10 us at n = 2000 on an H100 or H200. The
+// step-by-step path (a product, then orthonormalize's cluster kernel) paid the product's 9-10 us
+// of L2 reads and 5-7 us of Gram-Schmidt after it, which kept GMRES at about 0.7 of cuBLAS
+// DGEMV's bandwidth there (docs/PERFORMANCE.md, session 34).
 //
 // Block b takes rows [b rows_cap, (b + 1) rows_cap): the first kRegRows in registers (thread t
 // holding columns t, t + kThreads, ...), the rest in shared memory, row-major. The products

@@ -140,13 +140,20 @@ static ps_status take_column(ps__solver *s, host_state *h, int j, const double *
 }
 
 /* The cycle's steps by arnoldi_steps, steps 0 .. first - 1 already queued through slot 0: then
- * the rest up to limit in one more call. Returns the steps taken in *k. */
+ * the rest up to limit in one more call. Returns the steps taken in *k, and in *more whether
+ * the cycle must go on step by step from there (the backend declined the second call: a
+ * longer basis may not fit where the first call's did). */
 static ps_status fused_steps(ps__solver *s, host_state *h, ps__mat V, int first, int limit,
-                             int *done, int *k) {
+                             int *done, int *k, int *more) {
     int m = h->m, stride = 2 * m + 3, lo = 0, hi = first, slot = 0;
     *k = 0;
+    *more = 0;
     while (lo < hi) {
-        if (hi < limit) PS__TRY(steps_enqueue(s, m, V, hi, limit, 1 - slot)); /* while we wait */
+        if (hi < limit) { /* queued while we wait */
+            ps_status st = steps_enqueue(s, m, V, hi, limit, 1 - slot);
+            if (st != PS_SUCCESS && st != PS_ERR_NOT_SUPPORTED) return st;
+            *more = st == PS_ERR_NOT_SUPPORTED;
+        }
         PS__TRY(
             ps__iter_fetch(s, slot, (hi - lo) * stride, step_column(s, m, lo), h->coef, h->coefs));
         for (int j = lo; j < hi; j++) {
@@ -155,10 +162,12 @@ static ps_status fused_steps(ps__solver *s, host_state *h, ps__mat V, int first,
                 take_column(s, h, j, h->coefs + (size_t)(j - lo) * (size_t)stride, done, &stop));
             *k = j + 1;
             if (*done || stop) {
-                if (hi < limit) s->ops->arnoldi_cancel(s->be); /* the next call's steps */
+                if (hi < limit && !*more) s->ops->arnoldi_cancel(s->be); /* the next call's */
+                *more = 0;
                 return PS_SUCCESS;
             }
         }
+        if (*more) return PS_SUCCESS;
         lo = hi;
         hi = limit;
         slot = 1 - slot;
@@ -206,9 +215,14 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
     int k = 0, queued = 1;
     *done = 0;
     if (fst == PS_SUCCESS) {
-        PS__TRY(fused_steps(s, h, V, first, limit, done, &k));
-        back_substitute(h, k);
-        return update_x(s, h, V, k, zbuf);
+        int more;
+        PS__TRY(fused_steps(s, h, V, first, limit, done, &k, &more));
+        if (!more) {
+            back_substitute(h, k);
+            return update_x(s, h, V, k, zbuf);
+        }
+        PS__TRY(arnoldi_enqueue(s, m, V, k, zbuf)); /* the rest step by step */
+        queued = k + 1;
     }
     double *coefs = h->coefs;
     while (k < m && !*done) {

@@ -293,14 +293,16 @@ int main(int argc, char **argv) {
                             35);
             check_converges(ctx, PS_ITER_GMRES, dt, NONSYMMETRIC, n, lda, PS_PRECOND_NONE, 1, 35);
         }
-        /* Badly scaled matrices with the Jacobi preconditioner; GMRES with a short restart and
-         * with a restart above n. */
+        /* Badly scaled matrices with the Jacobi preconditioner; GMRES with a short restart, with
+         * a restart above n, and with one whose basis is too long for CUDA's resident steps
+         * (64 columns) after a first call that fits (the cycle goes on step by step). */
         check_converges(ctx, PS_ITER_CG, dt, SPD, 150, 151, PS_PRECOND_JACOBI, 2, 35);
         check_converges(ctx, PS_ITER_BICGSTAB, dt, NONSYMMETRIC, 150, 150, PS_PRECOND_JACOBI, 2,
                         35);
         check_converges(ctx, PS_ITER_GMRES, dt, NONSYMMETRIC, 150, 152, PS_PRECOND_JACOBI, 2, 35);
         check_converges(ctx, PS_ITER_GMRES, dt, NONSYMMETRIC, 150, 150, PS_PRECOND_NONE, 1, 5);
         check_converges(ctx, PS_ITER_GMRES, dt, SPD, 40, 40, PS_PRECOND_NONE, 1, 100);
+        check_converges(ctx, PS_ITER_GMRES, dt, NONSYMMETRIC, 300, 301, PS_PRECOND_NONE, 1, 100);
         check_no_convergence(ctx, dt);
         check_breakdowns(ctx, dt);
         check_trivial(ctx, dt);
