@@ -105,8 +105,9 @@ typedef struct ps_cuda_state {
     ps_cuda_iter_limits iter;         /* the iteration kernels' grid */
     ps_cuda_resident_limits resident; /* the resident Arnoldi steps' (blocks 0: none) */
     double *resident_partial;         /* their reductions' scratch */
-    int *resident_cancel_host;        /* arnoldi_cancel's flag (pinned, mapped): the last */
-    int *resident_cancel_dev;         /* generation cancelled, as the kernel reads it */
+    int *resident_cancel_dev;         /* arnoldi_cancel's flag: the last generation cancelled */
+    int *resident_cancel_host;        /* its pinned source */
+    cudaStream_t cancel_stream;       /* the flag's copies (they run beside the kernel) */
     int resident_generation;          /* the last launch's */
     /* hold_matrix's view (held_rows 0: none): gemv on it may be launched ahead */
     const void *held_ptr;

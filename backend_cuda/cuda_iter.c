@@ -41,15 +41,17 @@ ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st) {
                 cudaMalloc((void **)&st->resident_partial,
                            ps_cuda_resident_partial_doubles(&st->resident) * sizeof(double)),
                 "cudaMalloc (resident Arnoldi partial sums)");
-            PS_CUDA_TRY(
-                be,
-                cudaHostAlloc((void **)&st->resident_cancel_host, sizeof(int), cudaHostAllocMapped),
-                "cudaHostAlloc (resident Arnoldi cancel flag)");
-            *(volatile int *)st->resident_cancel_host = 0;
-            PS_CUDA_TRY(be,
-                        cudaHostGetDevicePointer((void **)&st->resident_cancel_dev,
-                                                 st->resident_cancel_host, 0),
-                        "cudaHostGetDevicePointer (resident Arnoldi cancel flag)");
+            /* arnoldi_cancel's flag in device memory, written by a copy on a stream of its own
+             * while the kernel runs: read each step from mapped host memory instead, it cost
+             * about 1 us a step (the next grid sync's fence waited for the read across the bus) */
+            PS_CUDA_TRY(be, cudaMalloc((void **)&st->resident_cancel_dev, sizeof(int)),
+                        "cudaMalloc (resident Arnoldi cancel flag)");
+            PS_CUDA_TRY(be, cudaMemset(st->resident_cancel_dev, 0, sizeof(int)),
+                        "cudaMemset (resident Arnoldi cancel flag)");
+            PS_CUDA_TRY(be, cudaHostAlloc((void **)&st->resident_cancel_host, sizeof(int), 0),
+                        "cudaHostAlloc (resident Arnoldi cancel flag)");
+            PS_CUDA_TRY(be, cudaStreamCreateWithFlags(&st->cancel_stream, cudaStreamNonBlocking),
+                        "cudaStreamCreate (resident Arnoldi cancel)");
         }
     }
     size_t blocks = st->iter.max_blocks > 0 ? (size_t)st->iter.max_blocks : 1;
@@ -71,6 +73,9 @@ ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st) {
 void ps_cuda_iter_release(ps_cuda_state *st) {
     if (st->iter_partial) cudaFree(st->iter_partial);
     if (st->resident_partial) cudaFree(st->resident_partial);
+    if (st->cancel_stream) cudaStreamSynchronize(st->cancel_stream);
+    if (st->cancel_stream) cudaStreamDestroy(st->cancel_stream);
+    if (st->resident_cancel_dev) cudaFree(st->resident_cancel_dev);
     if (st->resident_cancel_host) cudaFreeHost(st->resident_cancel_host);
     for (int i = 0; i < PS__FETCH_SLOTS; i++) {
         if (st->fetch_host[i]) cudaFreeHost(st->fetch_host[i]);
@@ -195,7 +200,7 @@ ps_status ps_cuda_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
                                 int fetch_slot) {
     ps_cuda_state *st = ps_cuda(be);
     const int dbl = dt == PS__DOUBLE;
-    if (!st->resident_partial || !st->resident_cancel_dev || j0 < 0 || j1 <= j0 ||
+    if (!st->resident_partial || !st->cancel_stream || j0 < 0 || j1 <= j0 ||
         col_stride < 2 * j1 + 1 || col.inc != 1 || (dinv.buf && dinv.inc != 1) ||
         fetch_slot >= PS__FETCH_SLOTS || !ps_cuda_resident_fits(&st->resident, dbl, n, j1))
         return PS_ERR_NOT_SUPPORTED;
@@ -215,9 +220,14 @@ ps_status ps_cuda_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
 
 void ps_cuda_arnoldi_cancel(ps__backend *be) {
     ps_cuda_state *st = ps_cuda(be);
-    /* every launch so far: a kernel stops once the flag reaches its generation */
-    if (st->resident_cancel_host)
-        *(volatile int *)st->resident_cancel_host = st->resident_generation;
+    if (!st->cancel_stream) return;
+    /* every launch so far: a kernel stops once the flag reaches its generation. The pinned
+     * source only grows, so a copy that reads a later value than it was queued with is right
+     * too. A failed copy only lets the steps run to their end (a hint): its error is dropped. */
+    *(volatile int *)st->resident_cancel_host = st->resident_generation;
+    if (cudaMemcpyAsync(st->resident_cancel_dev, st->resident_cancel_host, sizeof(int),
+                        cudaMemcpyHostToDevice, st->cancel_stream) != cudaSuccess)
+        cudaGetLastError();
 }
 
 ps_status ps_cuda_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a) {

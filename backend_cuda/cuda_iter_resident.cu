@@ -312,8 +312,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     T x[kCols];
     load_x(n, v + (size_t)j0 * ldv, dinv, x);
     block_product(n, rows, ra, sa, sld, x, warp_rows, z);
-    // arnoldi_cancel's flag as block 0's thread 0 read it a step before (the read crosses the
-    // bus, so it is consumed a step after it is issued), shared through the first pass's sums
+    // arnoldi_cancel's flag as block 0's thread 0 read it a step before (consumed a step after
+    // it is issued, so its latency is hidden), shared through the first pass's sums
     int cancelled = 0;
     for (int j = j0; j < j1; j++) {
         const int k = j + 1;

@@ -569,8 +569,9 @@ struct ps__backend_ops {
     /* Asks every arnoldi_steps call queued so far to stop soon (GMRES has converged within
      * steps already queued): a step it does not take writes nothing, and later calls are not
      * affected. A hint: a backend may take any number of the steps (the default, whose steps
-     * are done by the time arnoldi_steps returns, does nothing; CUDA's kernel reads a flag in
-     * mapped host memory each step and stops within two steps of seeing it). */
+     * are done by the time arnoldi_steps returns, does nothing; CUDA copies a flag into device
+     * memory on a stream of its own, which the kernel reads each step, and stops within two
+     * steps of seeing it). */
     void (*arnoldi_cancel)(ps__backend *be);
 };
 
