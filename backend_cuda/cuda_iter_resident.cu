@@ -16,11 +16,6 @@
 // take the same decisions and the result does not depend on timing.
 #include "cuda_iter_common.cuh"
 
-// A probe may define PS_RESIDENT_TRACE(i) to time the phases of a step; the library does not.
-#ifndef PS_RESIDENT_TRACE
-#define PS_RESIDENT_TRACE(i)
-#endif
-
 namespace {
 
 constexpr int kThreads = PS_CUDA_RESIDENT_THREADS;
@@ -319,30 +314,23 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int k = j + 1;
         const bool more = k < j1; // a step after this one
         double *region = partial + (size_t)((j - j0) & 1) * kStepSums * g;
-        PS_RESIDENT_TRACE(0);
         if (t < rows) av[(size_t)j * rows_cap + t] = z[t];
         // first pass: h1 = V' z, w1 = z - V h1; h1[k]: whether to stop
         if (t == 0) mine[k] = blockIdx.x == 0 && cancelled ? 1.0 : 0.0;
         block_dots(rows, k, sv, rows_cap, z, false, mine);
-        PS_RESIDENT_TRACE(1);
         grid_publish(mine, k + 1, region);
         grid.sync();
-        PS_RESIDENT_TRACE(2);
         grid_gather<sum_op, T>(region, k + 1, h1, k);
         __syncthreads();
-        PS_RESIDENT_TRACE(3);
         if (h1[k] != 0) break; // every block alike; nothing of this step is written
         block_update<T>(rows, k, sv, rows_cap, h1, z, 1.0, w1);
-        PS_RESIDENT_TRACE(4);
         // second pass with ||w1||^2, and w1 out for every block's next product
         block_dots(rows, k, sv, rows_cap, w1, true, mine);
         grid_publish(mine, k + 1, region + (size_t)(k + 1) * g);
         if (t < rows) __stcg(w1_global + row0 + t, (T)w1[t]);
         grid.sync();
-        PS_RESIDENT_TRACE(5);
         grid_gather<sum_op, T>(region + (size_t)(k + 1) * g, k + 1, h2, k); // h2[k]: ||w1||^2
         __syncthreads();
-        PS_RESIDENT_TRACE(6);
         if (t < 32) { // ||h2||^2 in a fixed order
             double part = 0;
             for (int c = t; c < k; c += 32) part += h2[c] * h2[c];
@@ -351,7 +339,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         __syncthreads();
         const double sq = h2[k], removed = removed_sq[0];
-        PS_RESIDENT_TRACE(7);
         // The norm as orthonormalize takes it (cuda_iter_cluster.cu): from the second pass's
         // reduction while that pass removes at most half of ||w1||^2, else explicitly. The
         // next product by the recurrence only while the pass removes rounding-sized parts (h2
@@ -376,7 +363,6 @@ __global__ void __launch_bounds__(kThreads, 1)
             put_column(k, h1, h2, hn, cj, hj);
         }
         if (blockIdx.x == 0 && t == 0 && cancel) cancelled = *cancel >= generation;
-        PS_RESIDENT_TRACE(8);
         if (!scale || !more) break; // every block alike: the reduced values are the same in all
         if (from_sq && removed <= 0x1p-40 * sq) { // z = A v_{j+1} = (A w1 - A V h2) / norm
             load_x(n, w1_global, dinv, x);
@@ -387,7 +373,6 @@ __global__ void __launch_bounds__(kThreads, 1)
             load_x(n, v + (size_t)k * ldv, dinv, x);
             block_product(n, rows, ra, sa, sld, x, warp_rows, z);
         }
-        PS_RESIDENT_TRACE(9);
     }
 }
 
