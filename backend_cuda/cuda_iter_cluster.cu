@@ -88,11 +88,6 @@ __device__ void push_async(const double *local, const unsigned long long *bar, u
         "d"(v), "r"(dst_bar)
         : "memory");
 }
-
-__device__ double warp_sum(double v) {
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    return v;
-}
 #endif
 
 #ifdef PS_CUDA_HAS_CLUSTERS
@@ -121,13 +116,13 @@ __device__ void cluster_cgs_pass(cg::cluster_group &cluster, int rows, int k, co
         const T *vc = c < k ? vs + (size_t)c * ldvs : ws;
         double s = 0;
         for (int i = lane; i < rows; i += 32) s += (double)vc[i] * (double)ws[i];
-        s = __shfl_sync(0xffffffffu, warp_sum(s), 0);
+        s = __shfl_sync(0xffffffffu, warp_combine(s), 0);
         if ((unsigned)lane < nb) push_async(&inbox[me][c], bar, (unsigned)lane, s);
     }
     barrier_wait(bar);
     for (int c = warp; c < dots; c += kWarps) { // this block's sum of all blocks' products
         double s = (unsigned)lane < nb ? inbox[lane][c] : 0.0;
-        for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
+        s = warp_combine(s);
         if (lane == 0) {
             if (c < k)
                 h[c] = (double)(T)s;

@@ -24,17 +24,24 @@ struct max_op {
     static __device__ double apply(double a, double b) { return fmax(a, b); }
 };
 
+// The combination of v over a warp's lanes, in lane 0 (the order is fixed: halves, then
+// quarters, ...).
+template <typename Op = sum_op> __device__ __forceinline__ double warp_combine(double v) {
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, off));
+    return v;
+}
+
 // The block's combination of v (Warps warps), in thread 0; callable again right away. The
 // warps' values are combined by the first warp, in a fixed order. sh: Warps doubles.
 template <typename Op, int Warps> __device__ double block_reduce(double v, double *sh) {
-    for (int off = 16; off > 0; off >>= 1) v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, off));
+    v = warp_combine<Op>(v);
     if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
     __syncthreads();
     double s = Op::init();
     if (threadIdx.x < 32) {
         if ((int)threadIdx.x < Warps) s = sh[threadIdx.x];
-        for (int off = 16; off > 0; off >>= 1)
-            s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
+        s = warp_combine<Op>(s);
     }
     __syncthreads();
     return s;
@@ -45,18 +52,14 @@ template <typename Op, int Warps> __device__ double block_reduce(double v, doubl
 template <typename Op, int K, int Warps>
 __device__ void block_reduce_n(const double *v, double *out, double *sh) {
     for (int k = 0; k < K; k++) {
-        double x = v[k];
-        for (int off = 16; off > 0; off >>= 1)
-            x = Op::apply(x, __shfl_down_sync(0xffffffffu, x, off));
+        double x = warp_combine<Op>(v[k]);
         if ((threadIdx.x & 31) == 0) sh[k * Warps + (threadIdx.x >> 5)] = x;
     }
     __syncthreads();
     if (threadIdx.x < 32)
         for (int k = 0; k < K; k++) {
-            double s = (int)threadIdx.x < Warps ? sh[k * Warps + threadIdx.x] : Op::init();
-            for (int off = 16; off > 0; off >>= 1)
-                s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
-            out[k] = s;
+            out[k] = warp_combine<Op>((int)threadIdx.x < Warps ? sh[k * Warps + threadIdx.x]
+                                                               : Op::init());
         }
     __syncthreads();
 }
@@ -94,8 +97,7 @@ struct grid_reducer {
                     double s = Op::init();
                     for (int b = threadIdx.x; b < g; b += 32)
                         s = Op::apply(s, __ldcg(mine + k * g + b));
-                    for (int off = 16; off > 0; off >>= 1)
-                        s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
+                    s = warp_combine<Op>(s);
                     if (threadIdx.x == 0) bcast[k] = s;
                 }
             }
@@ -119,8 +121,7 @@ template <typename Op>
 __device__ double cluster_combine(cg::cluster_group &cluster, double *p, int lane) {
     double s = (unsigned)lane < cluster.num_blocks() ? *cluster.map_shared_rank(p, (unsigned)lane)
                                                      : Op::init();
-    for (int off = 16; off > 0; off >>= 1) s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
-    return s;
+    return warp_combine<Op>(s);
 }
 
 // Reductions over one thread-block cluster: each block's values go to its own slots in shared

@@ -174,8 +174,7 @@ constexpr int kChunk = 8;
 __device__ void block_publish(const double *acc, int cnt, double *partial, double *sh) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int u = 0; u < kChunk; u++) {
-        double v = acc[u];
-        for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+        const double v = warp_combine(acc[u]);
         if (lane == 0) sh[warp * kChunk + u] = v;
     }
     __syncthreads();
@@ -212,7 +211,7 @@ __device__ void cgs_pass(cg::grid_group &grid, int n, int k, const T *v, int ldv
     for (int c = warp; c < k; c += kWarps) { // a warp per coefficient, in a fixed order
         double s = 0;
         for (int b = lane; b < g; b += 32) s += __ldcg(partial + (size_t)c * g + b);
-        for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
+        s = warp_combine(s);
         if (lane == 0) h[c] = (double)(T)s;
     }
     __syncthreads();

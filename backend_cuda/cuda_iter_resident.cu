@@ -29,11 +29,6 @@ constexpr int kMaxK = PS_CUDA_RESIDENT_MAX_K;
 constexpr int kStepSums = 2 * kMaxK + 6;
 static_assert(kCols * kThreads == PS_CUDA_RESIDENT_MAX_N, "a thread's columns cover the order");
 
-__device__ __forceinline__ double warp_total(double v) {
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    return v;
-}
-
 // One halving of warp_total_rows: lanes whose bit Half * 2 is set keep the upper Half values
 // and receive them from the partner lane, which keeps the lower ones.
 template <int Half> __device__ __forceinline__ void halve_rows(double (&acc)[kMaxRows]) {
@@ -89,9 +84,7 @@ __device__ __forceinline__ void grid_gather(const double *region, int cols, doub
             double s = got[r][0];
 #pragma unroll
             for (int i = 1; i < kPerLane; i++) s = Op::apply(s, got[r][i]);
-#pragma unroll
-            for (int off = 16; off > 0; off >>= 1)
-                s = Op::apply(s, __shfl_down_sync(0xffffffffu, s, off));
+            s = warp_combine<Op>(s);
             const int c = c0 + r * kWarps;
             if (lane == 0 && c < cols) out[c] = c < rounded ? (double)(T)s : s;
         }
@@ -184,7 +177,7 @@ __device__ __forceinline__ void block_update(int rows, int k, const B *basis, in
     for (int r = warp; r < rows; r += kWarps) {
         double s = 0;
         for (int c = lane; c < k; c += 32) s += (double)basis[(size_t)c * ldb + r] * h[c];
-        s = warp_total(s);
+        s = warp_combine(s);
         if (lane == 0) out[r] = (double)(T)((in[r] - s) * scale);
     }
     __syncthreads();
@@ -334,7 +327,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (t < 32) { // ||h2||^2 in a fixed order
             double part = 0;
             for (int c = t; c < k; c += 32) part += h2[c] * h2[c];
-            part = warp_total(part);
+            part = warp_combine(part);
             if (t == 0) removed_sq[0] = part;
         }
         __syncthreads();
