@@ -196,6 +196,25 @@ static void orthonormal_columns(ps__dtype dt, tbuf *V, shape vs, int n, int k) {
         for (int i = 0; i < n; i++) AT(*V, vs, i, c) = round_to(dt, AT(*V, vs, i, c));
 }
 
+/* CGS2 of w (n values, in place) against the k columns of the mirror v (view vs), in double
+ * with each h rounded to dt as orthonormalize says: h[0 .. k) = h1, h[k .. 2k) = h2; returns
+ * ||w|| after both passes (w is not normalized). */
+static double host_cgs2(ps__dtype dt, const double *v, shape vs, int n, int k, double *w,
+                        double *h) {
+    for (int pass = 0; pass < 2; pass++) {
+        for (int c = 0; c < k; c++) {
+            double d = 0;
+            for (int i = 0; i < n; i++) d += v[vs.off + i + (size_t)c * vs.ld] * w[i];
+            h[pass * k + c] = round_to(dt, d);
+        }
+        for (int i = 0; i < n; i++)
+            for (int c = 0; c < k; c++) w[i] -= v[vs.off + i + (size_t)c * vs.ld] * h[pass * k + c];
+    }
+    double ss = 0;
+    for (int i = 0; i < n; i++) ss += w[i] * w[i];
+    return sqrt(ss);
+}
+
 /* orthonormalize's CGS2 on the host mirror, in double with each h rounded to dt as the entry
  * says. The projections and w's update are specified for any v; the norm only for orthonormal
  * columns (k <= n), where a backend may take it from the second pass's reduction (CUDA's
@@ -227,18 +246,7 @@ static void test_orthonormalize(ps__dtype dt) {
                            *h = malloc(sizeof(double) * (size_t)count), wmag = 1;
                     for (int i = 0; i < n; i++) w[i] = W.host[off + (size_t)i];
                     for (int i = 0; i < n; i++) wmag += fabs(w[i]);
-                    for (int pass = 0; pass < 2; pass++) {
-                        for (int c = 0; c < k; c++) {
-                            double d = 0;
-                            for (int i = 0; i < n; i++) d += AT(V, vs, i, c) * w[i];
-                            h[pass * k + c] = round_to(dt, d);
-                        }
-                        for (int i = 0; i < n; i++)
-                            for (int c = 0; c < k; c++) w[i] -= AT(V, vs, i, c) * h[pass * k + c];
-                    }
-                    double ss = 0;
-                    for (int i = 0; i < n; i++) ss += w[i] * w[i];
-                    double nrm = sqrt(ss);
+                    double nrm = host_cgs2(dt, V.host, vs, n, k, w, h);
                     h[2 * k] = nrm;
                     CHECK(ops->orthonormalize(be, dt, n, k, view(&V, vs), vview(&W, off, 1),
                                               vview(&H, 1, 1), slot) == PS_SUCCESS,
@@ -494,20 +502,7 @@ static void test_arnoldi_steps(ps__dtype dt) {
                         }
                         w[i] = sum;
                     }
-                    for (int pass = 0; pass < 2; pass++) {
-                        for (int c = 0; c < k; c++) {
-                            double d = 0;
-                            for (int i = 0; i < n; i++)
-                                d += vg[vs.off + i + (size_t)c * vs.ld] * w[i];
-                            h[pass * k + c] = round_to(dt, d);
-                        }
-                        for (int i = 0; i < n; i++)
-                            for (int c = 0; c < k; c++)
-                                w[i] -= vg[vs.off + i + (size_t)c * vs.ld] * h[pass * k + c];
-                    }
-                    double ss = 0;
-                    for (int i = 0; i < n; i++) ss += w[i] * w[i];
-                    double nrm = sqrt(ss);
+                    double nrm = host_cgs2(dt, vg, vs, n, k, w, h);
                     /* as test_orthonormalize's bounds, the first pass's sum and the second's
                      * split judged together (a backend may form the product otherwise) */
                     double tol_h = 8 * (n + k + 2) * eps_of(dt) * wmag * (1 + k);
