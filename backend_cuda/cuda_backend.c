@@ -622,6 +622,7 @@ static const ps__backend_ops cuda_ops = {
     .permute_rows = cuda_permute_rows,
     .arnoldi_steps = ps_cuda_arnoldi_steps,
     .arnoldi_cancel = ps_cuda_arnoldi_cancel,
+    .arnoldi_restart = ps_cuda_arnoldi_restart,
     .norm_inf = ps_cuda_norm_inf,
     .set_float_compute = ps_cuda_set_float_compute,
     .block_size = cuda_block_size,

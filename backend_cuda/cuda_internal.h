@@ -64,6 +64,15 @@ typedef struct ps_cuda_resident_limits {
     int blocks;        /* blocks of the grid (the SMs); 0: no resident path */
     size_t max_shared; /* dynamic shared memory a block may take */
 } ps_cuda_resident_limits;
+/* A launch that starts a GMRES cycle (arnoldi_restart): x += dinv .* (V(:, 0 .. ky) y), r = b - A
+ * x, its norm and v_0 before step 0. Passed to the kernel by value, y included, so that the host's
+ * y needs no upload (which would wait for the device). */
+typedef struct ps_cuda_resident_restart {
+    const void *b;
+    void *x;
+    int ky;
+    double y[PS_CUDA_RESIDENT_MAX_K];
+} ps_cuda_resident_restart;
 /* Bytes of each pinned buffer fetch_start copies into. */
 #define PS_CUDA_FETCH_BYTES ((size_t)64 << 10)
 /* Look-ahead on disjoint SMs (cuda_partition.c): two green contexts, lane 0's (the rest of the
@@ -348,16 +357,15 @@ cudaError_t ps_cuda_launch_orthonormalize_cluster(cudaStream_t s, int dbl,
 /* The resident Arnoldi steps (cuda_iter_resident.cu): init fills lim (blocks 0 where the device
  * has no cooperative launch); fits says whether order n against cols columns of V fits the
  * chip; the launch runs steps j0 .. j1 - 1 (core/backend.h, arnoldi_steps), partial holding
- * ps_cuda_resident_partial_doubles doubles. */
+ * ps_cuda_resident_partial_doubles doubles; with restart (j0 = 0) it starts the cycle first
+ * (arnoldi_restart) and writes the residual's norm at col[-1] (and host_out[-1]). */
 cudaError_t ps_cuda_iter_resident_init(int device, ps_cuda_resident_limits *lim);
 int ps_cuda_resident_fits(const ps_cuda_resident_limits *lim, int dbl, int n, int cols);
 size_t ps_cuda_resident_partial_doubles(const ps_cuda_resident_limits *lim);
-cudaError_t ps_cuda_launch_arnoldi_resident(cudaStream_t s, int dbl,
-                                            const ps_cuda_resident_limits *lim, int n,
-                                            const void *a, int lda, const void *dinv, void *v,
-                                            int ldv, int j0, int j1, void *col, int col_stride,
-                                            void *host_out, double *partial, const int *cancel,
-                                            int generation);
+cudaError_t ps_cuda_launch_arnoldi_resident(
+    cudaStream_t s, int dbl, const ps_cuda_resident_limits *lim, int n, const void *a, int lda,
+    const void *dinv, void *v, int ldv, int j0, int j1, void *col, int col_stride, void *host_out,
+    double *partial, const int *cancel, int generation, const ps_cuda_resident_restart *restart);
 #ifdef __cplusplus
 }
 #endif
@@ -421,6 +429,9 @@ ps_status ps_cuda_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
                                 ps__mat v, int j0, int j1, ps__vec col, int col_stride,
                                 int fetch_slot);
 void ps_cuda_arnoldi_cancel(ps__backend *be);
+ps_status ps_cuda_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
+                                  ps__vec b, ps__vec x, ps__mat v, int ky, const double *y, int j1,
+                                  ps__vec out, int col_stride, int fetch_slot);
 /* Sets up / releases the iteration kernels' state (cuda_iter.c), from open and close. */
 ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st);
 void ps_cuda_iter_release(ps_cuda_state *st);

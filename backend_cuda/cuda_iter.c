@@ -195,27 +195,58 @@ ps_status ps_cuda_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps
     return fetch_done(be, dt, fetch_slot, count, col, target);
 }
 
+/* Whether the resident kernel takes steps j0 .. j1 - 1 with these arguments. */
+static int resident_takes(const ps_cuda_state *st, ps__dtype dt, int n, ps__vec dinv, int j0,
+                          int j1, ps__vec col, int col_stride, int fetch_slot) {
+    return st->resident_partial && st->cancel_stream && j0 >= 0 && j1 > j0 &&
+           col_stride >= 2 * j1 + 1 && col.inc == 1 && (!dinv.buf || dinv.inc == 1) &&
+           fetch_slot < PS__FETCH_SLOTS &&
+           ps_cuda_resident_fits(&st->resident, dt == PS__DOUBLE, n, j1);
+}
+
+/* The launch of steps j0 .. j1 - 1, their columns at col (after the restart's norm with a
+ * restart), and the fetch of count elements from fetched through fetch_slot. */
+static ps_status resident_launch(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
+                                 ps__mat v, int j0, int j1, ps__vec col, int col_stride,
+                                 const ps_cuda_resident_restart *restart, ps__vec fetched,
+                                 int count, int fetch_slot) {
+    ps_cuda_state *st = ps_cuda(be);
+    const size_t es = ps__dtype_size(dt);
+    void *target = fetch_target(st, fetch_slot, (size_t)count * es);
+    char *host_cols = target && restart ? (char *)target + es : (char *)target;
+    PS_CUDA_TRY(
+        be,
+        ps_cuda_launch_arnoldi_resident(
+            st->cur_stream, dt == PS__DOUBLE, &st->resident, n, ps_cuda_ptr(dt, a.buf, a.off), a.ld,
+            dinv.buf ? ps_cuda_ptr(dt, dinv.buf, dinv.off) : NULL, ps_cuda_ptr(dt, v.buf, v.off),
+            v.ld, j0, j1, ps_cuda_ptr(dt, col.buf, col.off), col_stride, host_cols,
+            st->resident_partial, st->resident_cancel_dev, st->resident_generation + 1, restart),
+        "resident Arnoldi kernel");
+    st->resident_generation++; /* a launch that failed takes no generation */
+    return fetch_done(be, dt, fetch_slot, count, fetched, target);
+}
+
 ps_status ps_cuda_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                 ps__mat v, int j0, int j1, ps__vec col, int col_stride,
                                 int fetch_slot) {
-    ps_cuda_state *st = ps_cuda(be);
-    const int dbl = dt == PS__DOUBLE;
-    if (!st->resident_partial || !st->cancel_stream || j0 < 0 || j1 <= j0 ||
-        col_stride < 2 * j1 + 1 || col.inc != 1 || (dinv.buf && dinv.inc != 1) ||
-        fetch_slot >= PS__FETCH_SLOTS || !ps_cuda_resident_fits(&st->resident, dbl, n, j1))
+    if (!resident_takes(ps_cuda(be), dt, n, dinv, j0, j1, col, col_stride, fetch_slot))
         return PS_ERR_NOT_SUPPORTED;
-    const int count = (j1 - j0) * col_stride;
-    void *target = fetch_target(st, fetch_slot, (size_t)count * ps__dtype_size(dt));
-    PS_CUDA_TRY(be,
-                ps_cuda_launch_arnoldi_resident(
-                    st->cur_stream, dbl, &st->resident, n, ps_cuda_ptr(dt, a.buf, a.off), a.ld,
-                    dinv.buf ? ps_cuda_ptr(dt, dinv.buf, dinv.off) : NULL,
-                    ps_cuda_ptr(dt, v.buf, v.off), v.ld, j0, j1, ps_cuda_ptr(dt, col.buf, col.off),
-                    col_stride, target, st->resident_partial, st->resident_cancel_dev,
-                    st->resident_generation + 1),
-                "resident Arnoldi kernel");
-    st->resident_generation++; /* a launch that failed takes no generation */
-    return fetch_done(be, dt, fetch_slot, count, col, target);
+    return resident_launch(be, dt, n, a, dinv, v, j0, j1, col, col_stride, NULL, col,
+                           (j1 - j0) * col_stride, fetch_slot);
+}
+
+ps_status ps_cuda_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
+                                  ps__vec b, ps__vec x, ps__mat v, int ky, const double *y, int j1,
+                                  ps__vec out, int col_stride, int fetch_slot) {
+    ps__vec cols = ps__vec_at(out, 1);
+    if (!resident_takes(ps_cuda(be), dt, n, dinv, 0, j1, cols, col_stride, fetch_slot) ||
+        b.inc != 1 || x.inc != 1 || ky < 0 || ky > PS_CUDA_RESIDENT_MAX_K)
+        return PS_ERR_NOT_SUPPORTED;
+    ps_cuda_resident_restart restart = {
+        ps_cuda_ptr(dt, b.buf, b.off), ps_cuda_ptr(dt, x.buf, x.off), ky, {0}};
+    for (int c = 0; c < ky; c++) restart.y[c] = y[c];
+    return resident_launch(be, dt, n, a, dinv, v, 0, j1, cols, col_stride, &restart, out,
+                           1 + j1 * col_stride, fetch_slot);
 }
 
 void ps_cuda_arnoldi_cancel(ps__backend *be) {

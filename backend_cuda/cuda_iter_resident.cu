@@ -251,6 +251,65 @@ __device__ double grid_norm(cg::grid_group &grid, int rows, const double *w, dou
     return mx * sqrt(tot[0]);
 }
 
+// The start of a cycle (core/backend.h, arnoldi_restart), before step 0, in one or two grid
+// syncs: x += dinv .* (V y) for the block's rows (V still the last cycle's basis), a sync when
+// there was an update (x complete), r = b - A x for the block's rows out to r_global, its norm
+// (grid_norm's sync also completes r), then v_0 = r / beta into the slice and V, and step 0's
+// product A (dinv .* v_0) as A (dinv .* r) / beta, from the r every block now reads whole.
+// Writes beta at beta_out (and beta_host) from block 0; returns false, every block alike, when
+// beta is not positive and finite (v_0 then holds r, as orthonormalize leaves it).
+template <typename T>
+__device__ __forceinline__ bool
+restart_cycle(cg::grid_group &grid, int n, int rows, int row0, const T (&ra)[kRegRows][kCols],
+              const T *sa, int sld, const T *dinv, T *v, int ldv,
+              const ps_cuda_resident_restart &restart, T *r_global, double *region, T (&x)[kCols],
+              double *warp_rows, double *mine, double *tot, double *r, double *ax, T *sv,
+              int rows_cap, T *beta_out, T *beta_host, double *z) {
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    T *xg = (T *)restart.x;
+    if (restart.ky > 0) { // a warp per row, as gemv, vmul and axpy round
+        for (int q = warp; q < rows; q += kWarps) {
+            const size_t i = (size_t)(row0 + q);
+            double s = 0;
+            for (int c = lane; c < restart.ky; c += 32)
+                s += (double)v[i + (size_t)c * ldv] * restart.y[c];
+            s = warp_combine(s);
+            if (lane == 0) {
+                T u = (T)s;
+                if (dinv) u = u * dinv[i];
+                xg[i] = xg[i] + u;
+            }
+        }
+        grid.sync();
+    }
+    load_x(n, (const T *)xg, (const T *)nullptr, x);
+    block_product(n, rows, ra, sa, sld, x, warp_rows, ax);
+    if (t < rows) {
+        const T ri = (T)(((const T *)restart.b)[row0 + t] - (T)ax[t]);
+        r[t] = ri;
+        __stcg(r_global + row0 + t, ri);
+    }
+    __syncthreads();
+    const T beta = (T)grid_norm(grid, rows, r, region, mine, tot);
+    if (blockIdx.x == 0 && t == 0) {
+        *beta_out = beta;
+        if (beta_host) *beta_host = beta;
+    }
+    const bool scale = beta > T(0) && (double)beta - (double)beta == 0;
+    const double inv = scale ? (double)(T)(1.0 / (double)beta) : 1.0;
+    if (t < rows) {
+        const T vi = scale ? (T)(r[t] * inv) : (T)r[t];
+        sv[t] = vi;
+        __stcg(v + (size_t)(row0 + t), vi);
+    }
+    if (!scale) return false;
+    load_x(n, (const T *)r_global, dinv, x);
+    block_product(n, rows, ra, sa, sld, x, warp_rows, ax);
+    if (t < rows) z[t] = (double)(T)(ax[t] * inv);
+    __syncthreads();
+    return true;
+}
+
 // Steps j0 .. j1 - 1 (core/backend.h, arnoldi_steps). Each step takes two grid syncs: the first
 // pass's products, then the second pass's together with the first pass's result w1, which every
 // block reads whole to form A w1 from its rows; the next step's product A v_{j+1} is then
@@ -261,13 +320,15 @@ __device__ double grid_norm(cg::grid_group &grid, int rows, const double *w, dou
 // explicit reductions too), the step broadcasts v_{j+1} and multiplies it, as the step-by-step
 // path does. Dynamic shared memory: the slice's rows past the first kRegRows (smem_rows of them,
 // leading dimension sld), the slice of V (rows_cap x (j1 + 1)), then the block's rows of the
-// products A v_c (rows_cap x (j1 + 1), double).
+// products A v_c (rows_cap x (j1 + 1), double). With restart.x set (j0 = 0), the launch first
+// starts the cycle (restart_cycle) and writes the residual's norm at col[-1] and host_out[-1].
 template <typename T>
 __global__ void __launch_bounds__(kThreads, 1)
     arnoldi_resident_kernel(int n, const T *a, int lda, const T *dinv, T *v, int ldv, int j0,
                             int j1, T *col, int col_stride, T *host_out, int rows_cap,
                             int smem_rows, int sld, double *partial, T *w1_global,
-                            const volatile int *cancel, int generation) {
+                            const volatile int *cancel, int generation,
+                            const ps_cuda_resident_restart restart) {
     cg::grid_group grid = cg::this_grid();
     extern __shared__ __align__(16) double dyn[];
     __shared__ double warp_rows[kMaxRows * kWarps];
@@ -291,15 +352,23 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
     const int srows = rows > kRegRows ? rows - kRegRows : 0;
     load_slice(srows, n, a + row0 + kRegRows, lda, sa, sld, true);
-    load_slice(rows, j0 + 1, v + row0, ldv, sv, rows_cap, false);
+    const bool restarting = restart.x != nullptr;
+    if (!restarting) load_slice(rows, j0 + 1, v + row0, ldv, sv, rows_cap, false);
     __syncthreads();
 
-    // The product each step starts with: of v_j0 (complete: the launch before wrote it), then
-    // by the recurrence from A w1, or of v_{j+1} after its broadcast. (Loading w1 right after
-    // the second sync, to overlap the sums' loads, measured no faster.)
+    // The product each step starts with: of v_j0 (complete: the launch before wrote it), or
+    // the restart's; then by the recurrence from A w1, or of v_{j+1} after its broadcast.
+    // (Loading w1 right after the second sync, to overlap the sums' loads, measured no faster.)
     T x[kCols];
-    load_x(n, v + (size_t)j0 * ldv, dinv, x);
-    block_product(n, rows, ra, sa, sld, x, warp_rows, z);
+    if (restarting) {
+        if (!restart_cycle<T>(grid, n, rows, row0, ra, sa, sld, dinv, v, ldv, restart, w1_global,
+                              partial + (size_t)kStepSums * g, x, warp_rows, mine, tot, w1, y, sv,
+                              rows_cap, col - 1, host_out ? host_out - 1 : nullptr, z))
+            return;
+    } else {
+        load_x(n, v + (size_t)j0 * ldv, dinv, x);
+        block_product(n, rows, ra, sa, sld, x, warp_rows, z);
+    }
     // arnoldi_cancel's flag as block 0's thread 0 read it a step before (consumed a step after
     // it is issued, so its latency is hidden), shared through the first pass's sums
     int cancelled = 0;
@@ -424,13 +493,15 @@ extern "C" size_t ps_cuda_resident_partial_doubles(const ps_cuda_resident_limits
            PS_CUDA_RESIDENT_MAX_N;
 }
 
-extern "C" cudaError_t
-ps_cuda_launch_arnoldi_resident(cudaStream_t s, int dbl, const ps_cuda_resident_limits *lim, int n,
-                                const void *a, int lda, const void *dinv, void *v, int ldv, int j0,
-                                int j1, void *col, int col_stride, void *host_out, double *partial,
-                                const int *cancel, int generation) {
+extern "C" cudaError_t ps_cuda_launch_arnoldi_resident(
+    cudaStream_t s, int dbl, const ps_cuda_resident_limits *lim, int n, const void *a, int lda,
+    const void *dinv, void *v, int ldv, int j0, int j1, void *col, int col_stride, void *host_out,
+    double *partial, const int *cancel, int generation, const ps_cuda_resident_restart *restart) {
     if (j1 <= j0) return cudaSuccess;
-    if (j0 < 0 || !ps_cuda_resident_fits(lim, dbl, n, j1)) return cudaErrorInvalidValue;
+    if (j0 < 0 || !ps_cuda_resident_fits(lim, dbl, n, j1) || (restart && j0 != 0))
+        return cudaErrorInvalidValue;
+    ps_cuda_resident_restart start = {NULL, NULL, 0, {0}};
+    if (restart) start = *restart;
     int rows_cap = (n + lim->blocks - 1) / lim->blocks;
     int smem_rows = rows_cap > kRegRows ? rows_cap - kRegRows : 0;
     int sld = n | 1; // odd: a column's rows fall in different banks when loaded
@@ -438,9 +509,9 @@ ps_cuda_launch_arnoldi_resident(cudaStream_t s, int dbl, const ps_cuda_resident_
     const int blocks = (n + rows_cap - 1) / rows_cap;
     // the first pass's result every block reads whole, after the reductions' regions
     void *w1 = partial + 2 * (size_t)kStepSums * (size_t)lim->blocks;
-    void *args[] = {&n,         &a,   &lda,     &dinv,       &v,        &ldv,
-                    &j0,        &j1,  &col,     &col_stride, &host_out, &rows_cap,
-                    &smem_rows, &sld, &partial, &w1,         &cancel,   &generation};
+    void *args[] = {&n,       &a,   &lda,        &dinv,       &v,        &ldv,       &j0,
+                    &j1,      &col, &col_stride, &host_out,   &rows_cap, &smem_rows, &sld,
+                    &partial, &w1,  &cancel,     &generation, &start};
     return cudaLaunchCooperativeKernel(dbl ? resident_kernels[0] : resident_kernels[1],
                                        dim3((unsigned)blocks), dim3(kThreads), args, shared, s);
 }

@@ -573,6 +573,26 @@ struct ps__backend_ops {
      * memory on a stream of its own, which the kernel reads each step, and stops within two
      * steps of seeing it). */
     void (*arnoldi_cancel)(ps__backend *be);
+    /* ---- GMRES's restart and the next cycle's first steps in one call (core/iter_gmres.c);
+     * appended, so older modules get the default (PS_ERR_NOT_SUPPORTED: GMRES then updates x,
+     * forms the residual and normalizes it by separate calls; with
+     * PORTSOLVE_ARNOLDI_STEPS=composed, for tests, those calls). ---- */
+    /* Custom kernel, the start of a GMRES cycle on the n x n matrix a, in order:
+     *   x += dinv .* (v(:, 0 .. ky) y) when ky > 0 (dinv.buf NULL: x += v(:, 0 .. ky) y), y the ky
+     *   host doubles (read before the call returns), the product rounded to dt before x;
+     *   r = b - A x into v(:, 0); out[0] = beta = ||r||_2 (rounded to dt);
+     *   when beta is positive and finite: v(:, 0) = r / beta, then Arnoldi steps 0 .. j1 - 1 as
+     *   arnoldi_steps(j0 = 0, j1) makes them, their columns at out + 1 + j col_stride. Otherwise
+     *   v(:, 0) holds r and nothing more is written.
+     * Then, when fetch_slot >= 0, starts fetching the 1 + j1 col_stride elements at out as
+     * fetch_start would (beta and the columns; what lies between them is unspecified). The
+     * product of the first step may be formed from r's (A (dinv .* r) / beta), so results agree
+     * with separate calls to rounding. PS_ERR_NOT_SUPPORTED, with nothing queued and no message,
+     * when the backend has no such path (as arnoldi_steps). b, x, dinv, v and out are contiguous
+     * columns; out overlaps none of them. 0 <= ky <= j1 is not required: ky <= v's columns. */
+    ps_status (*arnoldi_restart)(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
+                                 ps__vec b, ps__vec x, ps__mat v, int ky, const double *y, int j1,
+                                 ps__vec out, int col_stride, int fetch_slot);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

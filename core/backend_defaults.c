@@ -326,6 +326,7 @@ static const ps__backend_ops defaults = {
     .permute_rows = default_permute_rows,
     .arnoldi_steps = ps__default_arnoldi_steps,
     .arnoldi_cancel = default_arnoldi_cancel,
+    .arnoldi_restart = ps__default_arnoldi_restart,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -386,6 +387,7 @@ static const entry_info optional[] = {
     PS__ENTRY(permute_rows),
     PS__ENTRY(arnoldi_steps),
     PS__ENTRY(arnoldi_cancel),
+    PS__ENTRY(arnoldi_restart),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

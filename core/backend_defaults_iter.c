@@ -110,11 +110,15 @@ ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k
  * otherwise, and with dinv (the product would need a vector apart from its result),
  * PS_ERR_NOT_SUPPORTED: per-step calls cost the same without the waste of steps queued past
  * convergence. */
+static int composed_steps_asked(void) {
+    const char *mode = getenv("PORTSOLVE_ARNOLDI_STEPS");
+    return mode && strcmp(mode, "composed") == 0;
+}
+
 ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                     ps__mat v, int j0, int j1, ps__vec col, int col_stride,
                                     int fetch_slot) {
-    const char *mode = getenv("PORTSOLVE_ARNOLDI_STEPS");
-    if (!mode || strcmp(mode, "composed") != 0 || dinv.buf) return PS_ERR_NOT_SUPPORTED;
+    if (!composed_steps_asked() || dinv.buf) return PS_ERR_NOT_SUPPORTED;
     ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0);
     for (int j = j0; j < j1; j++) {
         ps__vec vj = {v.buf, v.off + (size_t)j * (size_t)v.ld, 1};
@@ -130,4 +134,33 @@ ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__ma
     }
     if (fetch_slot < 0) return PS_SUCCESS;
     return be->ops->fetch_start(be, dt, fetch_slot, (j1 - j0) * col_stride, col);
+}
+
+/* x += V y by an axpy per column, the residual by a copy and a product, its norm and v_0 by
+ * orthonormalize against no columns, then the steps as the default arnoldi_steps takes them
+ * (not the backend's, which might decline after x has changed). Only when
+ * PORTSOLVE_ARNOLDI_STEPS=composed asks for it and without dinv, as arnoldi_steps. */
+ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
+                                      ps__vec b, ps__vec x, ps__mat v, int ky, const double *y,
+                                      int j1, ps__vec out, int col_stride, int fetch_slot) {
+    if (!composed_steps_asked() || dinv.buf) return PS_ERR_NOT_SUPPORTED;
+    for (int c = 0; c < ky; c++) {
+        ps__vec vc = {v.buf, v.off + (size_t)c * (size_t)v.ld, 1};
+        ps__scalar yc = ps__scalar_of(dt, y[c]);
+        PS__TRY(be->ops->axpy(be, dt, n, &yc, vc, x));
+    }
+    ps__vec r = {v.buf, v.off, 1};
+    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
+    PS__TRY(be->ops->copy(be, dt, n, b, r));
+    PS__TRY(be->ops->gemv(be, dt, PS__NOTRANS, n, n, &minus_one, a, x, &one, r));
+    PS__TRY(be->ops->orthonormalize(be, dt, n, 0, v, r, out, -1));
+    ps__scalar raw;
+    ps__mat bm = {out.buf, out.off, 1};
+    PS__TRY(be->ops->download(be, dt, 1, 1, bm, &raw, 1));
+    double beta = ps__scalar_value(dt, raw);
+    if (beta > 0 && isfinite(beta) && j1 > 0)
+        PS__TRY(ps__default_arnoldi_steps(be, dt, n, a, dinv, v, 0, j1, ps__vec_at(out, 1),
+                                          col_stride, -1));
+    if (fetch_slot < 0) return PS_SUCCESS;
+    return be->ops->fetch_start(be, dt, fetch_slot, 1 + j1 * col_stride, out);
 }

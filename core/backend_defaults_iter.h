@@ -15,5 +15,8 @@ ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k
 ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                     ps__mat v, int j0, int j1, ps__vec col, int col_stride,
                                     int fetch_slot);
+ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
+                                      ps__vec b, ps__vec x, ps__mat v, int ky, const double *y,
+                                      int j1, ps__vec out, int col_stride, int fetch_slot);
 
 #endif

@@ -32,9 +32,9 @@ int ps__iter_vectors(ps_iter_method method, int n, int restart, int flexible, in
         return 7; /* r, rhat, p, v, phat, shat, t */
     case PS_ITER_GMRES: {
         int m = restart < n ? restart : n;
-        /* per Arnoldi step, its Gram-Schmidt coefficients and norm (2m + 3 elements, read a
-         * step late), then the least-squares solution, then the restart's residual norm */
-        *extra = m * (2 * m + 3) + m + 2;
+        /* the restart's residual norm, then per Arnoldi step its Gram-Schmidt coefficients and
+         * norm (2m + 3 elements, read a step late), then the least-squares solution */
+        *extra = 1 + m * (2 * m + 3) + m;
         return flexible ? 2 * m + 2 /* and Z (m columns) */ : m + 2; /* V (m + 1 columns), z */
     }
     }

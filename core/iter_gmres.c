@@ -43,6 +43,8 @@ typedef struct {
                       * fused steps, a cycle's columns, 2 m + 3 apart */
     void *coef;      /* the same (or y) in the data's precision, for transfers */
     int fused;       /* coefs holds a whole cycle: arnoldi_steps may be tried */
+    int pending;     /* x += V(:, 0 .. pending) y is still to be made, by the next cycle's
+                      * arnoldi_restart (or by update_x, when that declines) */
 } host_state;
 
 #define H_(i, j) h->H[(size_t)(i) + (size_t)(j) * (size_t)(h->m + 1)]
@@ -84,7 +86,7 @@ static ps__mat flexible_z(ps__solver *s, int m) {
 /* x += M^-1 V(:, 0:k) y, or x += Z(:, 0:k) y when flexible. */
 static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__vec z) {
     ps__values_from_double(s->dt, h->y, (size_t)k, h->coef);
-    ps__vec y = ps__vec_at(s->extra, (size_t)h->m * (size_t)(2 * h->m + 3));
+    ps__vec y = ps__vec_at(s->extra, 1 + (size_t)h->m * (size_t)(2 * h->m + 3));
     ps__mat dst = {y.buf, y.off, k};
     PS__TRY(s->ops->upload(s->be, s->dt, k, 1, h->coef, k, dst));
     ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0);
@@ -95,14 +97,14 @@ static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__ve
     return ps__iter_axpy(s, 1.0, z, s->x);
 }
 
-/* Step j's column of coefficients: h1 (j + 1), h2 (j + 1), the norm. */
-static ps__vec step_column(ps__solver *s, int m, int j) {
-    return ps__vec_at(s->extra, (size_t)j * (size_t)(2 * m + 3));
+/* The device's h: the restart's residual norm, then the cycle's columns (step j's: h1 (j + 1),
+ * h2 (j + 1), the norm), 2 m + 3 apart as arnoldi_restart writes them, then y for update_x. */
+static ps__vec restart_norm(ps__solver *s) {
+    return s->extra;
 }
 
-/* The restart's residual norm (one element after the least-squares solution). */
-static ps__vec restart_norm(ps__solver *s, int m) {
-    return ps__vec_at(s->extra, (size_t)m * (size_t)(2 * m + 3) + (size_t)m + 1);
+static ps__vec step_column(ps__solver *s, int m, int j) {
+    return ps__vec_at(s->extra, 1 + (size_t)j * (size_t)(2 * m + 3));
 }
 
 /* Queues Arnoldi step j: w = A M^-1 v_j orthogonalized against V(:, 0:j) by CGS2 and
@@ -139,13 +141,31 @@ static ps_status take_column(ps__solver *s, host_state *h, int j, const double *
     return PS_SUCCESS;
 }
 
-/* The cycle's steps by arnoldi_steps, steps 0 .. first - 1 already queued through slot 0: then
- * the rest up to limit in one more call. Returns the steps taken in *k, and in *more whether
- * the cycle must go on step by step from there (the backend declined the second call: a
- * longer basis may not fit where the first call's did). */
+/* The restart's residual norm beta: whether it ends the solve (not finite: diverged; within
+ * tol: x from the last cycle is good enough), else g = beta e1 for the cycle. */
+static int restart_ends_solve(ps__solver *s, host_state *h, double beta) {
+    if (!isfinite(beta)) {
+        s->end = PS__ITER_DIVERGED;
+        return 1;
+    }
+    if (beta / s->bnorm <= s->o->tol) {
+        s->end = PS__ITER_TOL_MET;
+        return 1;
+    }
+    for (int i = 0; i <= h->m; i++) h->g[i] = 0;
+    h->g[0] = beta;
+    return 0;
+}
+
+/* The cycle's steps by fused calls, steps 0 .. first - 1 already queued through slot 0 (by
+ * arnoldi_restart when with_beta: its fetch starts with the restart's norm, which is checked
+ * first); then the rest up to limit in one more arnoldi_steps call. Returns the steps taken in
+ * *k (0 with *done when the norm ended the solve), and in *more whether the cycle must go on
+ * step by step from there (the backend declined the second call: a longer basis may not fit
+ * where the first call's did). */
 static ps_status fused_steps(ps__solver *s, host_state *h, ps__mat V, int first, int limit,
-                             int *done, int *k, int *more) {
-    int m = h->m, stride = 2 * m + 3, lo = 0, hi = first, slot = 0;
+                             int with_beta, int *done, int *k, int *more) {
+    int m = h->m, stride = 2 * m + 3, lo = 0, hi = first, slot = 0, lead = with_beta ? 1 : 0;
     *k = 0;
     *more = 0;
     while (lo < hi) {
@@ -154,12 +174,18 @@ static ps_status fused_steps(ps__solver *s, host_state *h, ps__mat V, int first,
             if (st != PS_SUCCESS && st != PS_ERR_NOT_SUPPORTED) return st;
             *more = st == PS_ERR_NOT_SUPPORTED;
         }
-        PS__TRY(
-            ps__iter_fetch(s, slot, (hi - lo) * stride, step_column(s, m, lo), h->coef, h->coefs));
+        ps__vec from = lead ? restart_norm(s) : step_column(s, m, lo);
+        PS__TRY(ps__iter_fetch(s, slot, lead + (hi - lo) * stride, from, h->coef, h->coefs));
+        if (lead && restart_ends_solve(s, h, h->coefs[0])) {
+            if (hi < limit && !*more) s->ops->arnoldi_cancel(s->be);
+            *more = 0;
+            *done = 1;
+            return PS_SUCCESS;
+        }
         for (int j = lo; j < hi; j++) {
             int stop;
-            PS__TRY(
-                take_column(s, h, j, h->coefs + (size_t)(j - lo) * (size_t)stride, done, &stop));
+            const double *coefs = h->coefs + lead + (size_t)(j - lo) * (size_t)stride;
+            PS__TRY(take_column(s, h, j, coefs, done, &stop));
             *k = j + 1;
             if (*done || stop) {
                 if (hi < limit && !*more) s->ops->arnoldi_cancel(s->be); /* the next call's */
@@ -171,58 +197,84 @@ static ps_status fused_steps(ps__solver *s, host_state *h, ps__mat V, int first,
         lo = hi;
         hi = limit;
         slot = 1 - slot;
+        lead = 0;
     }
     return PS_SUCCESS;
 }
 
-/* One restart cycle from x: at most m Arnoldi steps, then the update of x. */
+/* The end of a cycle of k steps: y, then x += V y now, or by the next cycle's arnoldi_restart
+ * when there will be one on the fused path (its update, residual and first steps are one launch
+ * on CUDA: 25 us less per restart at n = 2000 on an H200 than separate calls, whose upload of y
+ * also waits for the device). */
+static ps_status end_cycle(ps__solver *s, host_state *h, ps__mat V, int k, ps__vec zbuf, int done) {
+    back_substitute(h, k);
+    if (!done && h->fused && !s->pc && s->iterations < s->o->max_iter) {
+        h->pending = k;
+        return PS_SUCCESS;
+    }
+    return update_x(s, h, V, k, zbuf);
+}
+
+/* One restart cycle from x (after the last cycle's pending update): at most m Arnoldi steps,
+ * then the update of x. */
 static ps_status cycle(ps__solver *s, host_state *h, int *done) {
     int m = h->m;
     ps__mat V = {s->work, 0, (int)s->stride};
     ps__vec zbuf = ps__solver_vec(s, m + 1);
-    double beta;
     ps__vec v0 = ps__mat_col(V, 0, 0);
-    PS__TRY(ps__iter_start_residual(s, v0));
-    /* beta = ||r|| and v0 = r / beta on the device (orthonormalize against no columns; r is left
-     * as it is when beta is 0 or not finite), read through fetch slot 1 while step 0 is already
-     * queued behind it, so the device does not idle while the host waits for beta (cuBLAS's
-     * nrm2, the read and the scaling took about 35 us per restart at n = 5000 on an H100). A
-     * step 0 queued for a cycle that does not run is simply not used. */
-    ps__vec beta_col = restart_norm(s, m);
-    PS__TRY(s->ops->orthonormalize(s->be, s->dt, s->n, 0, V, v0, beta_col, 1));
     /* the steps this cycle may take, and the first call's */
     int limit = s->o->max_iter - s->iterations < m ? s->o->max_iter - s->iterations : m;
     int first = s->iterations == 0 && limit > PS__GMRES_FIRST_STEPS ? PS__GMRES_FIRST_STEPS : limit;
-    ps_status fst = h->fused && !s->pc ? steps_enqueue(s, m, V, 0, first, 0) : PS_ERR_NOT_SUPPORTED;
-    if (fst != PS_SUCCESS && fst != PS_ERR_NOT_SUPPORTED) return fst;
-    if (fst != PS_SUCCESS) PS__TRY(arnoldi_enqueue(s, m, V, 0, zbuf));
-    PS__TRY(ps__iter_fetch(s, 1, 1, beta_col, h->coef, &beta));
-    if (fst == PS_SUCCESS && (!isfinite(beta) || beta / s->bnorm <= s->o->tol))
-        s->ops->arnoldi_cancel(s->be); /* the steps queued above are not needed */
-    if (!isfinite(beta)) {
-        s->end = PS__ITER_DIVERGED;
-        *done = 1;
-        return PS_SUCCESS;
-    }
-    if (beta / s->bnorm <= s->o->tol) { /* x from the last cycle is good enough */
-        s->end = PS__ITER_TOL_MET;
-        *done = 1;
-        return PS_SUCCESS;
-    }
-    for (int i = 0; i <= m; i++) h->g[i] = 0;
-    h->g[0] = beta;
-
-    int k = 0, queued = 1;
+    int k = 0, queued = 1, restarted = 0;
     *done = 0;
-    if (fst == PS_SUCCESS) {
-        int more;
-        PS__TRY(fused_steps(s, h, V, first, limit, done, &k, &more));
-        if (!more) {
-            back_substitute(h, k);
-            return update_x(s, h, V, k, zbuf);
+    if (h->fused && !s->pc) { /* the restart and the first steps in one call */
+        ps__vec dinv = {NULL, 0, 1};
+        if (s->precond) dinv = s->dinv;
+        ps_status st =
+            s->ops->arnoldi_restart(s->be, s->dt, s->n, s->a, dinv, s->b, s->x, V, h->pending, h->y,
+                                    first, restart_norm(s), 2 * m + 3, 0);
+        if (st != PS_SUCCESS && st != PS_ERR_NOT_SUPPORTED) return st;
+        if (st == PS_SUCCESS) {
+            restarted = 1;
+            h->pending = 0;
+            s->rstart_valid = 0; /* the call formed the residual itself */
+            int more;
+            PS__TRY(fused_steps(s, h, V, first, limit, 1, done, &k, &more));
+            if (*done && k == 0) return PS_SUCCESS; /* the restart's norm ended the solve */
+            if (!more) return end_cycle(s, h, V, k, zbuf, *done);
+            PS__TRY(arnoldi_enqueue(s, m, V, k, zbuf)); /* the rest step by step */
+            queued = k + 1;
         }
-        PS__TRY(arnoldi_enqueue(s, m, V, k, zbuf)); /* the rest step by step */
-        queued = k + 1;
+    }
+    if (!restarted) {
+        if (h->pending) PS__TRY(update_x(s, h, V, h->pending, zbuf));
+        h->pending = 0;
+        PS__TRY(ps__iter_start_residual(s, v0));
+        /* beta = ||r|| and v0 = r / beta on the device (orthonormalize against no columns; r is
+         * left as it is when beta is 0 or not finite), read through fetch slot 1 while step 0
+         * is already queued behind it, so the device does not idle while the host waits for
+         * beta (cuBLAS's nrm2, the read and the scaling took about 35 us per restart at n =
+         * 5000 on an H100). A step 0 queued for a cycle that does not run is simply not used. */
+        ps__vec beta_col = restart_norm(s);
+        PS__TRY(s->ops->orthonormalize(s->be, s->dt, s->n, 0, V, v0, beta_col, 1));
+        ps_status fst =
+            h->fused && !s->pc ? steps_enqueue(s, m, V, 0, first, 0) : PS_ERR_NOT_SUPPORTED;
+        if (fst != PS_SUCCESS && fst != PS_ERR_NOT_SUPPORTED) return fst;
+        if (fst != PS_SUCCESS) PS__TRY(arnoldi_enqueue(s, m, V, 0, zbuf));
+        double beta;
+        PS__TRY(ps__iter_fetch(s, 1, 1, beta_col, h->coef, &beta));
+        if (restart_ends_solve(s, h, beta)) {
+            if (fst == PS_SUCCESS) s->ops->arnoldi_cancel(s->be); /* the steps queued above */
+            *done = 1;
+            return PS_SUCCESS;
+        }
+        if (fst == PS_SUCCESS) {
+            int more;
+            PS__TRY(fused_steps(s, h, V, first, limit, 0, done, &k, &more));
+            if (!more) return end_cycle(s, h, V, k, zbuf, *done);
+            PS__TRY(arnoldi_enqueue(s, m, V, k, zbuf)); /* the rest step by step */
+            queued = k + 1;
+        }
     }
     double *coefs = h->coefs;
     while (k < m && !*done) {
@@ -238,13 +290,12 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
         k = j + 1;
         if (stop) break;
     }
-    back_substitute(h, k);
-    return update_x(s, h, V, k, zbuf);
+    return end_cycle(s, h, V, k, zbuf, *done);
 }
 
 ps_status ps__iter_gmres(ps__solver *s) {
     int m = s->o->restart < s->n ? s->o->restart : s->n;
-    host_state h = {m, NULL, NULL, NULL, NULL, NULL, NULL, NULL, m <= PS__GMRES_FUSED_MAX_M};
+    host_state h = {m, NULL, NULL, NULL, NULL, NULL, NULL, NULL, m <= PS__GMRES_FUSED_MAX_M, 0};
     size_t columns = h.fused ? (size_t)m : 1; /* the columns coefs and coef hold */
     size_t doubles = (size_t)(m + 1) * (size_t)m /* H */ + 2 * (size_t)m /* cs, sn */ +
                      2 * ((size_t)m + 1) /* g, y */ +

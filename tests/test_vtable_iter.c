@@ -424,6 +424,51 @@ static ps_status cancelled_call(ps__dtype dt, int n, const tbuf *A, shape as, ps
     return PS_SUCCESS;
 }
 
+/* Steps 0 .. j1 - 1 against CGS2 on the host, each judged from the backend's own basis vg
+ * (view vs; so that one step's rounding does not carry into the next one's check) and its
+ * columns cols (stride apart): the coefficients, the norm and v_{j+1}. d: dinv's mirror or NULL. */
+static void check_steps(ps__dtype dt, int n, const tbuf *A, shape as, const double *d,
+                        const double *vg, shape vs, const double *cols, int stride, int j1,
+                        const char *what) {
+    double *x = malloc(sizeof(double) * (size_t)n), *w = malloc(sizeof(double) * n),
+           *h = malloc(sizeof(double) * (size_t)(2 * j1 + 1));
+    for (int j = 0; j < j1; j++) {
+        int k = j + 1;
+        const double *col = cols + (size_t)j * (size_t)stride;
+        double wmag = 1;
+        for (int i = 0; i < n; i++)
+            x[i] = round_to(dt, vg[vs.off + i + (size_t)j * vs.ld] * (d ? d[i] : 1.0));
+        for (int i = 0; i < n; i++) {
+            double sum = 0;
+            for (int c = 0; c < n; c++) {
+                sum += AT(*A, as, i, c) * x[c];
+                wmag += fabs(AT(*A, as, i, c) * x[c]);
+            }
+            w[i] = sum;
+        }
+        double nrm = host_cgs2(dt, vg, vs, n, k, w, h);
+        /* as test_orthonormalize's bounds, the first pass's sum and the second's split judged
+         * together (a backend may form the product otherwise) */
+        double tol_h = 8 * (n + k + 2) * eps_of(dt) * wmag * (1 + k);
+        int bad = 0;
+        for (int c = 0; c < k; c++) bad += !(fabs(col[c] + col[k + c] - h[c] - h[k + c]) <= tol_h);
+        double tol_w = 16 * (n + k + 2) * eps_of(dt) * wmag * (1 + k) * (1 + k);
+        double tol_nrm = (n + 2) * eps_of(dt) * nrm + sqrt((double)n) * tol_w;
+        CHECK(!bad && fabs(col[2 * k] - nrm) <= tol_nrm,
+              "%s step %d: %d of %d coefficients off (first %.17g vs %.17g), norm %.17g vs %.17g "
+              "(tol %.3g)",
+              what, j, bad, k, col[0] + col[k], h[0] + h[k], col[2 * k], nrm, tol_nrm);
+        if (k == n) break; /* the space is exhausted: v_{j+1} is rounding */
+        double err = 0;
+        for (int i = 0; i < n; i++) {
+            double e = fabs(vg[vs.off + i + (size_t)k * vs.ld] * nrm - w[i]);
+            if (!(e <= err)) err = e;
+        }
+        CHECK(err <= tol_w, "%s step %d: v_{j+1} off by %.3g (tol %.3g)", what, j, err, tol_w);
+    }
+    free(x), free(w), free(h);
+}
+
 /* arnoldi_steps against CGS2 on the host, each step judged from the backend's own basis (so
  * that one step's rounding does not carry into the next one's check): steps 0 .. j1 - 1 in two
  * calls as GMRES makes them (0 .. j0 - 1 and j0 .. j1 - 1) or as a cancelled call and the rest
@@ -485,58 +530,139 @@ static void test_arnoldi_steps(ps__dtype dt) {
                 CHECK(st == PS_SUCCESS, "%s: %s", what, be->err);
                 CHECK(cg[0] == c_before[0] && cg[1 + stride * j1] == c_before[1 + stride * j1],
                       "%s: wrote outside the columns", what);
-                double *x = malloc(sizeof(double) * (size_t)n), *w = malloc(sizeof(double) * n),
-                       *h = malloc(sizeof(double) * (size_t)(2 * j1 + 1));
-                for (int j = 0; j < j1; j++) {
-                    int k = j + 1;
-                    const double *col = cg + 1 + (size_t)j * (size_t)stride;
-                    double wmag = 1;
-                    for (int i = 0; i < n; i++)
-                        x[i] = round_to(dt, vg[vs.off + i + (size_t)j * vs.ld] *
-                                                (pc ? D.host[i] : 1.0));
-                    for (int i = 0; i < n; i++) {
-                        double sum = 0;
-                        for (int c = 0; c < n; c++) {
-                            sum += AT(A, as, i, c) * x[c];
-                            wmag += fabs(AT(A, as, i, c) * x[c]);
-                        }
-                        w[i] = sum;
-                    }
-                    double nrm = host_cgs2(dt, vg, vs, n, k, w, h);
-                    /* as test_orthonormalize's bounds, the first pass's sum and the second's
-                     * split judged together (a backend may form the product otherwise) */
-                    double tol_h = 8 * (n + k + 2) * eps_of(dt) * wmag * (1 + k);
-                    int bad = 0;
-                    for (int c = 0; c < k; c++)
-                        bad += !(fabs(col[c] + col[k + c] - h[c] - h[k + c]) <= tol_h);
-                    double tol_w = 16 * (n + k + 2) * eps_of(dt) * wmag * (1 + k) * (1 + k);
-                    double tol_nrm = (n + 2) * eps_of(dt) * nrm + sqrt((double)n) * tol_w;
-                    CHECK(!bad && fabs(col[2 * k] - nrm) <= tol_nrm,
-                          "%s step %d: %d of %d coefficients off (first %.17g vs %.17g), norm "
-                          "%.17g vs %.17g (tol %.3g)",
-                          what, j, bad, k, col[0] + col[k], h[0] + h[k], col[2 * k], nrm, tol_nrm);
-                    if (k == n) break; /* the space is exhausted: v_{j+1} is rounding */
-                    double err = 0;
-                    for (int i = 0; i < n; i++) {
-                        double e = fabs(vg[vs.off + i + (size_t)k * vs.ld] * nrm - w[i]);
-                        if (!(e <= err)) err = e;
-                    }
-                    CHECK(err <= tol_w, "%s step %d: v_{j+1} off by %.3g (tol %.3g)", what, j, err,
-                          tol_w);
-                }
+                check_steps(dt, n, &A, as, pc ? D.host : NULL, vg, vs, cg + 1, stride, j1, what);
                 /* the columns, not what lies between */
                 for (int j = first_fetched; slot >= 0 && j < j1; j++)
                     for (int e = j * stride; e < j * stride + 2 * j + 3; e++)
                         CHECK(fetched[e] == cg[1 + e], "%s: fetched element %d is %.17g, not %.17g",
                               what, e, fetched[e], cg[1 + e]);
-                free(x), free(w), free(h);
             }
             free(vg), free(cg), free(v_before), free(c_before), free(fetched);
             tb_free(&A), tb_free(&V), tb_free(&D), tb_free(&C);
         }
 }
 
+/* arnoldi_restart: x += dinv .* (V y) against the host's, beta = ||b - A x|| and v_0 = r / beta
+ * from the backend's own x, then the steps as check_steps judges them; a zero residual (x = 0,
+ * b = 0) writes beta = 0 and v_0 = r and nothing more. A backend without the path must say
+ * PS_ERR_NOT_SUPPORTED and leave x, V and out as they were. */
+static void test_arnoldi_restart(ps__dtype dt) {
+    static const int orders[] = {1, 2, 3, 7, 300, 1000, 2000};
+    for (size_t t = 0; t < sizeof orders / sizeof orders[0]; t++)
+        for (int variant = 0; variant < 3; variant++) {
+            int n = orders[t], pc = variant == 1, zero = variant == 2;
+            int j1 = n < 36 ? n : 20 + ps_test_rand_int(17);
+            int m = j1 + ps_test_rand_int(4), ky = zero ? 0 : ps_test_rand_int(m + 1);
+            int stride = 2 * j1 + 1 + ps_test_rand_int(3), slot = ps_test_rand_int(3) - 1;
+            shape as = random_shape(n, n), vs = random_shape(n, m + 1);
+            tbuf A = tb_random(dt, shape_count(as)), V = tb_random(dt, shape_count(vs)),
+                 D = tb_random(dt, n), X = tb_random(dt, n + 2), B = tb_random(dt, n + 1),
+                 C = tb_random(dt, stride * j1 + 3);
+            for (int i = 0; i < n; i++) D.host[i] = 0.5 + fabs(D.host[i]);
+            for (int i = 0; zero && i < n; i++) X.host[2 + i] = B.host[1 + i] = 0;
+            double *y = malloc(sizeof(double) * (size_t)(ky + 1));
+            for (int c = 0; c < ky; c++) y[c] = ps_test_rand();
+            upload_all(&A), upload_all(&V), upload_all(&D), upload_all(&X), upload_all(&B),
+                upload_all(&C);
+            double *v_before = copy_of(&V), *c_before = copy_of(&C), *x_before = copy_of(&X);
+            ps__vec dinv = {NULL, 0, 1};
+            if (pc) dinv = vview(&D, 0, 1);
+            char what[96];
+            snprintf(what, sizeof what, "arnoldi_restart %s n=%d ky=%d steps %d%s%s", dtname(dt), n,
+                     ky, j1, pc ? " dinv" : "", zero ? " zero residual" : "");
+            ps__vec out = vview(&C, 1, 1);
+            ps_status st = be->ops->arnoldi_restart(be, dt, n, view(&A, as), dinv, vview(&B, 1, 1),
+                                                    vview(&X, 2, 1), view(&V, vs), ky, y, j1, out,
+                                                    stride, slot);
+            double *fetched = malloc(sizeof(double) * (size_t)(1 + stride * j1));
+            if (st == PS_SUCCESS && slot >= 0) {
+                double raw[8192];
+                CHECK(be->ops->fetch_wait(be, dt, slot, 1 + j1 * stride, out, raw) == PS_SUCCESS,
+                      "%s: fetch_wait: %s", what, be->err);
+                for (int e = 0; e < 1 + j1 * stride; e++)
+                    fetched[e] = native_at(dt, raw, (size_t)e);
+            }
+            double *vg = tb_download(&V), *cg = tb_download(&C), *xg = tb_download(&X);
+            if (st == PS_ERR_NOT_SUPPORTED) {
+                CHECK(!arnoldi_steps_expected(n), "%s: declined (the path is expected)", what);
+                int same = 1;
+                for (int e = 0; e < V.count; e++) same &= vg[e] == v_before[e];
+                for (int e = 0; e < C.count; e++) same &= cg[e] == c_before[e];
+                for (int e = 0; e < X.count; e++) same &= xg[e] == x_before[e];
+                CHECK(same, "%s: declined but wrote x, V or out", what);
+            } else {
+                CHECK(st == PS_SUCCESS, "%s: %s", what, be->err);
+            }
+            if (st == PS_SUCCESS) {
+                CHECK(cg[0] == c_before[0] && cg[2 + stride * j1] == c_before[2 + stride * j1] &&
+                          xg[0] == x_before[0] && xg[1] == x_before[1],
+                      "%s: wrote outside x or out", what);
+                /* x += dinv .* (V y) */
+                int bad = 0;
+                for (int i = 0; i < n; i++) {
+                    double sum = 0, mag = 0;
+                    for (int c = 0; c < ky; c++) {
+                        sum += AT(V, vs, i, c) * y[c];
+                        mag += fabs(AT(V, vs, i, c) * y[c]);
+                    }
+                    double di = pc ? D.host[i] : 1.0, expect = x_before[2 + i] + di * sum;
+                    double tol = (ky + 4) * eps_of(dt) * (fabs(x_before[2 + i]) + di * mag);
+                    bad += !(fabs(xg[2 + i] - expect) <= tol);
+                }
+                CHECK(!bad, "%s: %d of %d elements of x off", what, bad, n);
+                /* r = b - A x from the backend's x, its norm and v_0 */
+                double *r = malloc(sizeof(double) * (size_t)(n + 1)), ss = 0, rmag = 0, rmax = 0;
+                for (int i = 0; i < n; i++) {
+                    double sum = B.host[1 + i], mag = fabs(B.host[1 + i]);
+                    for (int c = 0; c < n; c++) {
+                        sum -= AT(A, as, i, c) * xg[2 + c];
+                        mag += fabs(AT(A, as, i, c) * xg[2 + c]);
+                    }
+                    r[i] = sum, ss += sum * sum;
+                    if (mag > rmag) rmag = mag;
+                    if (fabs(sum) > rmax) rmax = fabs(sum);
+                }
+                double beta = sqrt(ss), tol_r = 2 * (n + 2) * eps_of(dt) * rmag;
+                double got = cg[1];
+                CHECK(fabs(got - beta) <= sqrt((double)n) * tol_r + 2 * eps_of(dt) * beta,
+                      "%s: beta %.17g, expected %.17g", what, got, beta);
+                double err = 0;
+                for (int i = 0; i < n; i++) {
+                    double e = fabs(vg[vs.off + i] * (got > 0 ? got : 1.0) - r[i]);
+                    if (!(e <= err)) err = e;
+                }
+                CHECK(err <= tol_r + 4 * eps_of(dt) * rmax, "%s: v_0 off by %.3g (tol %.3g)", what,
+                      err, tol_r + 4 * eps_of(dt) * rmax);
+                if (zero) {
+                    CHECK(got == 0, "%s: beta %.17g for a zero residual", what, got);
+                    int same = 1;
+                    for (int e = 2; e < C.count; e++) same &= cg[e] == c_before[e];
+                    for (int c = 1; c <= m; c++)
+                        for (int i = 0; i < n; i++) {
+                            size_t e = vs.off + (size_t)i + (size_t)c * (size_t)vs.ld;
+                            same &= vg[e] == v_before[e];
+                        }
+                    CHECK(same, "%s: wrote steps after a zero residual", what);
+                } else {
+                    check_steps(dt, n, &A, as, pc ? D.host : NULL, vg, vs, cg + 2, stride, j1,
+                                what);
+                }
+                for (int e = 0; slot >= 0 && e < 1 + j1 * stride; e++) {
+                    int in_col = e == 0 || (e - 1) % stride < 2 * ((e - 1) / stride) + 3;
+                    if (in_col && !(zero && e > 0))
+                        CHECK(fetched[e] == cg[1 + e], "%s: fetched element %d is %.17g, not %.17g",
+                              what, e, fetched[e], cg[1 + e]);
+                }
+                free(r);
+            }
+            free(vg), free(cg), free(xg), free(v_before), free(c_before), free(x_before);
+            free(fetched), free(y);
+            tb_free(&A), tb_free(&V), tb_free(&D), tb_free(&X), tb_free(&B), tb_free(&C);
+        }
+}
+
 static void run_all(ps__dtype dt) {
+    test_arnoldi_restart(dt);
     test_arnoldi_steps(dt);
     test_hold_matrix(dt);
     test_cg_step(dt);
