@@ -43,7 +43,7 @@ def main():
     recs = []
     with open(args.trace) as f:
         for row in csv.reader(f):
-            if len(row) >= 7:
+            if len(row) >= 7 and row[0] != "R":  # R: host API calls (TRACE_API=1)
                 recs.append((int(row[1]), int(row[2]), int(row[3]), row[4], ",".join(row[6:])))
     if not recs:
         raise SystemExit("no records in " + args.trace)

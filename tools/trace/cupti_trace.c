@@ -7,7 +7,10 @@
  *
  * Through CUPTI's activity API it records every kernel, copy and memset with its device start
  * and end times and its stream, one CSV line each: kind (K, M, S), start ns, end ns, stream,
- * grid blocks or bytes, threads per block or copy kind, name. Needs libcupti (the CUDA
+ * grid blocks or bytes, threads per block or copy kind, name. With TRACE_API=1 also every CUDA
+ * runtime call on the host (R, start ns, end ns, 0, callback id, 0, name), on the same clock:
+ * where the host, not the device, sets the pace (a launch issued late after a wait). Needs
+ * libcupti (the CUDA
  * toolkit's) beside the program at run time; the timings it gives matched untraced runs within
  * noise (docs/PERFORMANCE.md, session 11).
  */
@@ -36,6 +39,13 @@ static void write_record(const CUpti_Activity *rec) {
         fprintf(trace_out, "M,%llu,%llu,%u,%llu,%u,copy\n", (unsigned long long)m->start,
                 (unsigned long long)m->end, m->streamId, (unsigned long long)m->bytes,
                 (unsigned)m->copyKind);
+    } else if (rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME) {
+        const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)rec;
+        const char *name = NULL;
+        if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &name) != CUPTI_SUCCESS)
+            name = NULL;
+        fprintf(trace_out, "R,%llu,%llu,0,%u,0,%s\n", (unsigned long long)a->start,
+                (unsigned long long)a->end, (unsigned)a->cbid, name ? name : "runtime");
     } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
         const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
         fprintf(trace_out, "S,%llu,%llu,%u,%llu,0,memset\n", (unsigned long long)m->start,
@@ -75,5 +85,8 @@ __attribute__((constructor)) static void trace_start(void) {
         trace_out = NULL;
         return;
     }
+    const char *api = getenv("TRACE_API");
+    if (api && api[0] == '1' && cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME) != CUPTI_SUCCESS)
+        fprintf(stderr, "portsolve trace: CUPTI runtime API records could not be enabled\n");
     atexit(trace_finish);
 }
