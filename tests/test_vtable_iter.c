@@ -662,12 +662,18 @@ static void test_arnoldi_restart(ps__dtype dt) {
 }
 
 static void run_all(ps__dtype dt) {
-    test_arnoldi_restart(dt);
-    test_arnoldi_steps(dt);
-    test_hold_matrix(dt);
-    test_cg_step(dt);
-    test_orthonormalize(dt);
-    test_fetch(dt);
+    static const struct {
+        const char *name;
+        void (*run)(ps__dtype);
+    } groups[] = {{"arnoldi_restart", test_arnoldi_restart},
+                  {"arnoldi_steps", test_arnoldi_steps},
+                  {"hold_matrix", test_hold_matrix},
+                  {"cg_step", test_cg_step},
+                  {"orthonormalize", test_orthonormalize},
+                  {"fetch", test_fetch}};
+    const char *only = ps_test_case(); /* --case NAME: one group (a sanitizer's run) */
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+        if (!only || strcmp(only, groups[g].name) == 0) groups[g].run(dt);
 }
 
 int main(int argc, char **argv) {
