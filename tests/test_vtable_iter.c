@@ -665,12 +665,9 @@ static void run_all(ps__dtype dt) {
     static const struct {
         const char *name;
         void (*run)(ps__dtype);
-    } groups[] = {{"arnoldi_restart", test_arnoldi_restart},
-                  {"arnoldi_steps", test_arnoldi_steps},
-                  {"hold_matrix", test_hold_matrix},
-                  {"cg_step", test_cg_step},
-                  {"orthonormalize", test_orthonormalize},
-                  {"fetch", test_fetch}};
+    } groups[] = {{"arnoldi_restart", test_arnoldi_restart}, {"arnoldi_steps", test_arnoldi_steps},
+                  {"hold_matrix", test_hold_matrix},         {"cg_step", test_cg_step},
+                  {"orthonormalize", test_orthonormalize},   {"fetch", test_fetch}};
     const char *only = ps_test_case(); /* --case NAME: one group (a sanitizer's run) */
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
         if (!only || strcmp(only, groups[g].name) == 0) groups[g].run(dt);
