@@ -347,6 +347,10 @@ cudaError_t ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_l
 cudaError_t ps_cuda_launch_orthonormalize(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim,
                                           int n, int k, const void *v, int ldv, void *w, void *col,
                                           double *partial, void *host_out);
+/* arnoldi_restart's x += dinv .* (V y) alone (cuda_iter_kernels.cu), for orders whose matrix does
+ * not fit the SMs: r->x, r->ky and r->y as the resident launch takes them. */
+cudaError_t ps_cuda_launch_restart_update(cudaStream_t s, int dbl, int n, const void *v, int ldv,
+                                          const void *dinv, const ps_cuda_resident_restart *r);
 /* The cluster form (cuda_iter_cluster.cu): init sets lim->cluster_blocks (0 where the device or
  * the build has no clusters); the launch takes n <= lim->cluster_max_n. */
 cudaError_t ps_cuda_iter_cluster_init(int device, ps_cuda_iter_limits *lim);

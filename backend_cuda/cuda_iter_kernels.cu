@@ -331,3 +331,38 @@ extern "C" cudaError_t ps_cuda_launch_orthonormalize(cudaStream_t s, int dbl,
                              : (const void *)orthonormalize_kernel<float>;
     return launch(kernel, grid_for(lim, n), args, s);
 }
+
+namespace {
+
+// x += dinv .* (V(:, 0 .. r.ky) r.y) for GMRES's restart where the matrix does not fit the SMs
+// (arnoldi_restart), a thread a row; y comes in the arguments, so that the host's y needs no
+// upload (which waits for the device). The product is rounded to T before dinv and x, as gemv,
+// vmul and axpy round.
+template <typename T>
+__global__ void restart_update_kernel(int n, const T *v, int ldv, const T *dinv,
+                                      const ps_cuda_resident_restart r) {
+    const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= n) return;
+    double s = 0;
+    for (int c = 0; c < r.ky; c++) s += (double)v[(size_t)i + (size_t)c * ldv] * r.y[c];
+    T u = (T)s;
+    if (dinv) u = u * dinv[i];
+    T *x = (T *)r.x;
+    x[i] = x[i] + u;
+}
+
+} // namespace
+
+extern "C" cudaError_t ps_cuda_launch_restart_update(cudaStream_t s, int dbl, int n, const void *v,
+                                                     int ldv, const void *dinv,
+                                                     const ps_cuda_resident_restart *r) {
+    if (n <= 0 || r->ky <= 0) return cudaSuccess;
+    const int threads = 256, blocks = (n + threads - 1) / threads;
+    if (dbl)
+        restart_update_kernel<double>
+            <<<blocks, threads, 0, s>>>(n, (const double *)v, ldv, (const double *)dinv, *r);
+    else
+        restart_update_kernel<float>
+            <<<blocks, threads, 0, s>>>(n, (const float *)v, ldv, (const float *)dinv, *r);
+    return cudaGetLastError();
+}

@@ -582,14 +582,15 @@ struct ps__backend_ops {
      *   host doubles (read before the call returns), the product rounded to dt before x;
      *   r = b - A x into v(:, 0); out[0] = beta = ||r||_2 (rounded to dt);
      *   when beta is positive and finite: v(:, 0) = r / beta, then Arnoldi steps 0 .. j1 - 1 as
-     *   arnoldi_steps(j0 = 0, j1) makes them, their columns at out + 1 + j col_stride. Otherwise
-     *   v(:, 0) holds r and nothing more is written.
+     *   arnoldi_steps(j0 = 0, j1) makes them (none when j1 = 0: the restart alone), their
+     *   columns at out + 1 + j col_stride. Otherwise v(:, 0) holds r and nothing more is written.
      * Then, when fetch_slot >= 0, starts fetching the 1 + j1 col_stride elements at out as
      * fetch_start would (beta and the columns; what lies between them is unspecified). The
      * product of the first step may be formed from r's (A (dinv .* r) / beta), so results agree
      * with separate calls to rounding. PS_ERR_NOT_SUPPORTED, with nothing queued and no message,
-     * when the backend has no such path (as arnoldi_steps). b, x, dinv, v and out are contiguous
-     * columns; out overlaps none of them. 0 <= ky <= j1 is not required: ky <= v's columns. */
+     * when the backend has no such path for these arguments (CUDA: with steps, as arnoldi_steps;
+     * the restart alone at any order, for ky <= 64). j1 >= 0 and ky at most v's columns; b, x,
+     * dinv, v and out are contiguous columns; out overlaps none of them. */
     ps_status (*arnoldi_restart)(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                  ps__vec b, ps__vec x, ps__mat v, int ky, const double *y, int j1,
                                  ps__vec out, int col_stride, int fetch_slot);

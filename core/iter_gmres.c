@@ -203,16 +203,27 @@ static ps_status fused_steps(ps__solver *s, host_state *h, ps__mat V, int first,
 }
 
 /* The end of a cycle of k steps: y, then x += V y now, or by the next cycle's arnoldi_restart
- * when there will be one on the fused path (its update, residual and first steps are one launch
- * on CUDA: 25 us less per restart at n = 2000 on an H200 than separate calls, whose upload of y
- * also waits for the device). */
+ * when there will be a next cycle (CUDA makes the update, the residual and, where the matrix
+ * fits its SMs, the first steps one launch: 25 us less per restart at n = 2000 on an H200 than
+ * separate calls, whose upload of y also waits for the device; where it does not, kernels
+ * queued back to back with y in the update's arguments). A backend that declines gets update_x
+ * at the next cycle's start. */
 static ps_status end_cycle(ps__solver *s, host_state *h, ps__mat V, int k, ps__vec zbuf, int done) {
     back_substitute(h, k);
-    if (!done && h->fused && !s->pc && s->iterations < s->o->max_iter) {
+    if (!done && !s->pc && s->iterations < s->o->max_iter) {
         h->pending = k;
         return PS_SUCCESS;
     }
     return update_x(s, h, V, k, zbuf);
+}
+
+/* arnoldi_restart with the pending update, the residual's norm and the columns of steps
+ * 0 .. j1 - 1 fetched through slot. */
+static ps_status restart_call(ps__solver *s, host_state *h, ps__mat V, int j1, int slot) {
+    ps__vec dinv = {NULL, 0, 1};
+    if (s->precond) dinv = s->dinv;
+    return s->ops->arnoldi_restart(s->be, s->dt, s->n, s->a, dinv, s->b, s->x, V, h->pending, h->y,
+                                   j1, restart_norm(s), 2 * h->m + 3, slot);
 }
 
 /* One restart cycle from x (after the last cycle's pending update): at most m Arnoldi steps,
@@ -225,38 +236,44 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
     /* the steps this cycle may take, and the first call's */
     int limit = s->o->max_iter - s->iterations < m ? s->o->max_iter - s->iterations : m;
     int first = s->iterations == 0 && limit > PS__GMRES_FIRST_STEPS ? PS__GMRES_FIRST_STEPS : limit;
-    int k = 0, queued = 1, restarted = 0;
+    int k = 0, queued = 1, with_steps = 0;
     *done = 0;
-    if (h->fused && !s->pc) { /* the restart and the first steps in one call */
-        ps__vec dinv = {NULL, 0, 1};
-        if (s->precond) dinv = s->dinv;
-        ps_status st =
-            s->ops->arnoldi_restart(s->be, s->dt, s->n, s->a, dinv, s->b, s->x, V, h->pending, h->y,
-                                    first, restart_norm(s), 2 * m + 3, 0);
-        if (st != PS_SUCCESS && st != PS_ERR_NOT_SUPPORTED) return st;
-        if (st == PS_SUCCESS) {
-            restarted = 1;
-            h->pending = 0;
-            s->rstart_valid = 0; /* the call formed the residual itself */
-            int more;
-            PS__TRY(fused_steps(s, h, V, first, limit, 1, done, &k, &more));
-            if (*done && k == 0) return PS_SUCCESS; /* the restart's norm ended the solve */
-            if (!more) return end_cycle(s, h, V, k, zbuf, *done);
-            PS__TRY(arnoldi_enqueue(s, m, V, k, zbuf)); /* the rest step by step */
-            queued = k + 1;
+    /* the restart by arnoldi_restart: with the first steps (fused), or alone (its norm through
+     * slot 1, as orthonormalize's below); else by separate calls */
+    ps_status rst = PS_ERR_NOT_SUPPORTED;
+    if (!s->pc) {
+        if (h->fused) {
+            rst = restart_call(s, h, V, first, 0);
+            with_steps = rst == PS_SUCCESS;
         }
+        if (rst == PS_ERR_NOT_SUPPORTED) rst = restart_call(s, h, V, 0, 1);
+        if (rst != PS_SUCCESS && rst != PS_ERR_NOT_SUPPORTED) return rst;
     }
-    if (!restarted) {
-        if (h->pending) PS__TRY(update_x(s, h, V, h->pending, zbuf));
+    if (rst == PS_SUCCESS) {
         h->pending = 0;
-        PS__TRY(ps__iter_start_residual(s, v0));
-        /* beta = ||r|| and v0 = r / beta on the device (orthonormalize against no columns; r is
-         * left as it is when beta is 0 or not finite), read through fetch slot 1 while step 0
-         * is already queued behind it, so the device does not idle while the host waits for
-         * beta (cuBLAS's nrm2, the read and the scaling took about 35 us per restart at n =
-         * 5000 on an H100). A step 0 queued for a cycle that does not run is simply not used. */
+        s->rstart_valid = 0; /* the call formed the residual itself */
+    }
+    if (with_steps) {
+        int more;
+        PS__TRY(fused_steps(s, h, V, first, limit, 1, done, &k, &more));
+        if (*done && k == 0) return PS_SUCCESS; /* the restart's norm ended the solve */
+        if (!more) return end_cycle(s, h, V, k, zbuf, *done);
+        PS__TRY(arnoldi_enqueue(s, m, V, k, zbuf)); /* the rest step by step */
+        queued = k + 1;
+    } else {
         ps__vec beta_col = restart_norm(s);
-        PS__TRY(s->ops->orthonormalize(s->be, s->dt, s->n, 0, V, v0, beta_col, 1));
+        if (rst != PS_SUCCESS) {
+            if (h->pending) PS__TRY(update_x(s, h, V, h->pending, zbuf));
+            h->pending = 0;
+            PS__TRY(ps__iter_start_residual(s, v0));
+            /* beta = ||r|| and v0 = r / beta on the device (orthonormalize against no columns;
+             * r is left as it is when beta is 0 or not finite), read through fetch slot 1 while
+             * step 0 is already queued behind it, so the device does not idle while the host
+             * waits for beta (cuBLAS's nrm2, the read and the scaling took about 35 us per
+             * restart at n = 5000 on an H100). A step 0 queued for a cycle that does not run is
+             * simply not used. */
+            PS__TRY(s->ops->orthonormalize(s->be, s->dt, s->n, 0, V, v0, beta_col, 1));
+        }
         ps_status fst =
             h->fused && !s->pc ? steps_enqueue(s, m, V, 0, first, 0) : PS_ERR_NOT_SUPPORTED;
         if (fst != PS_SUCCESS && fst != PS_ERR_NOT_SUPPORTED) return fst;
