@@ -344,6 +344,9 @@ __global__ void restart_update_kernel(int n, const T *v, int ldv, const T *dinv,
     const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= n) return;
     double s = 0;
+    // eight loads in flight: one at a time, each waited for, cost about 1.5 us a product at
+    // n = 2500 on an H100 (GMRES 20.1 against 18.4-18.8 us per product)
+#pragma unroll 8
     for (int c = 0; c < r.ky; c++) s += (double)v[(size_t)i + (size_t)c * ldv] * r.y[c];
     T u = (T)s;
     if (dinv) u = u * dinv[i];
