@@ -22,6 +22,12 @@
  * next call is queued before the host waits for the columns of the one before, as with single
  * steps; once the solve has converged, arnoldi_cancel stops the steps still queued (a 3-step
  * solve at n = 2000 on an H100 took twice as long without: its second call ran 27 steps).
+ *
+ * A cycle starts with one arnoldi_restart call where the backend has it: the last cycle's
+ * x += V y (deferred to here, y passed from the host), the residual, its norm and v_0, and on
+ * the fused path the first steps too. The host then learns beta with those steps' columns. On
+ * CUDA this took the upload of y (which waits for the device) and five kernels out of every
+ * restart (docs/PERFORMANCE.md, session 35).
  */
 #include "iter_impl.h"
 
@@ -313,10 +319,11 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
 ps_status ps__iter_gmres(ps__solver *s) {
     int m = s->o->restart < s->n ? s->o->restart : s->n;
     host_state h = {m, NULL, NULL, NULL, NULL, NULL, NULL, NULL, m <= PS__GMRES_FUSED_MAX_M, 0};
-    size_t columns = h.fused ? (size_t)m : 1; /* the columns coefs and coef hold */
+    /* the elements coefs and coef hold: the columns of a cycle (or a step) after the
+     * restart's norm, as arnoldi_restart fetches them */
+    size_t held = 1 + (h.fused ? (size_t)m : 1) * (2 * (size_t)m + 3);
     size_t doubles = (size_t)(m + 1) * (size_t)m /* H */ + 2 * (size_t)m /* cs, sn */ +
-                     2 * ((size_t)m + 1) /* g, y */ +
-                     2 * columns * (2 * (size_t)m + 3) /* coefs, coef */;
+                     2 * ((size_t)m + 1) /* g, y */ + 2 * held /* coefs, coef */;
     double *block;
     PS__TRY(ps__host_alloc(s->ctx, doubles * sizeof(double), (void **)&block));
     h.H = block;
@@ -325,7 +332,7 @@ ps_status ps__iter_gmres(ps__solver *s) {
     h.g = h.sn + m;
     h.y = h.g + (m + 1);
     h.coefs = h.y + (m + 1);
-    h.coef = h.coefs + columns * (2 * (size_t)m + 3);
+    h.coef = h.coefs + held;
     ps_status st = PS_SUCCESS;
     int done = 0;
     while (!st && !done) {
