@@ -166,8 +166,13 @@ static void test_solve(ps_context *ctx) {
                     snprintf(what, sizeof what, "%s %s cond %.0e", ps_lowprec_name(prec),
                              ps_refine_factor_name(f), conds[c]);
                     int iter = check_solve(ctx, A0, n, lda, nrhs, what);
+                    /* Below order 4 LAPACK's test (||r|| <= sqrt(n) eps ||A|| ||x||) can sit
+                     * under the rounding of the residual itself (each r_i carries up to about
+                     * 3 eps (|b_i| + |A||x|_i)), so no step can pass it and the fallback is the
+                     * right answer: seen once on POCL at n = 2, float, cond 1e1 (seed
+                     * 1795733243: four classical steps at the floor, then GMRES-IR). */
                     int must_refine =
-                        conds[c] <= (prec == PS_LOWPREC_FLOAT || split3(prec) ? 1e4 : 1e1);
+                        n > 3 && conds[c] <= (prec == PS_LOWPREC_FLOAT || split3(prec) ? 1e4 : 1e1);
                     if (must_refine)
                         CHECK(iter >= 0, "%s n=%d nrhs=%d fell back (iter %d)", what, n, nrhs,
                               iter);
