@@ -158,38 +158,38 @@ struct cluster_reducer {
 };
 #endif
 
-// ||w||_2 over this thread's elements first, first + stride, ... < n, and w /= it when positive
-// and finite (at most 3 reductions from red). The sum of squares is taken directly (in double,
-// which cannot overflow for float data); only when it leaves the safe range of double does a
-// second, scaled pass run (max |w_i|, then sum (w_i / max)^2). Leaves red.finish to the caller.
-template <typename T, int Warps, typename Reducer>
-__device__ T normalize(Reducer &red, int first, int stride, int n, T *w) {
+// ||w||_2 over this thread's elements first, first + stride, ... < n (of any type), from at most
+// 3 reductions of red. The sum of squares is taken directly (in double, which cannot overflow
+// for float data); only when it leaves the safe range of double does a second, scaled pass run
+// (max |w_i|, then sum (w_i / max)^2).
+template <int Warps, typename W, typename Reducer>
+__device__ double scaled_norm(Reducer &red, int first, int stride, int n, const W *w) {
     double ss = 0;
     for (int i = first; i < n; i += stride) ss += (double)w[i] * (double)w[i];
     red.template reduce<sum_op, 1, Warps>(&ss);
-    double nrm;
-    if (ss >= 0x1p-960 && ss <= 0x1p960) {
-        nrm = sqrt(ss);
-    } else { // underflow, overflow, zero, or NaN: scale by the largest magnitude
-        double mx = 0;
-        for (int i = first; i < n; i += stride) {
-            double a = fabs((double)w[i]);
-            mx = a > mx ? a : mx;
-        }
-        red.template reduce<max_op, 1, Warps>(&mx);
-        if (!(mx > 0) || !(mx - mx == 0) || ss != ss) {
-            nrm = ss != ss ? ss : mx; // zero, Inf, NaN
-        } else {
-            double acc2 = 0;
-            for (int i = first; i < n; i += stride) {
-                double a = (double)w[i] / mx;
-                acc2 += a * a;
-            }
-            red.template reduce<sum_op, 1, Warps>(&acc2);
-            nrm = mx * sqrt(acc2);
-        }
+    if (ss >= 0x1p-960 && ss <= 0x1p960) return sqrt(ss);
+    // underflow, overflow, zero, or NaN: scale by the largest magnitude
+    double mx = 0;
+    for (int i = first; i < n; i += stride) {
+        double a = fabs((double)w[i]);
+        mx = a > mx ? a : mx;
     }
-    const T hn = (T)nrm;
+    red.template reduce<max_op, 1, Warps>(&mx);
+    if (!(mx > 0) || !(mx - mx == 0) || ss != ss) return ss != ss ? ss : mx; // zero, Inf, NaN
+    double acc2 = 0;
+    for (int i = first; i < n; i += stride) {
+        double a = (double)w[i] / mx;
+        acc2 += a * a;
+    }
+    red.template reduce<sum_op, 1, Warps>(&acc2);
+    return mx * sqrt(acc2);
+}
+
+// ||w||_2 as scaled_norm takes it, and w /= it when positive and finite. Leaves red.finish to
+// the caller.
+template <typename T, int Warps, typename Reducer>
+__device__ T normalize(Reducer &red, int first, int stride, int n, T *w) {
+    const T hn = (T)scaled_norm<Warps>(red, first, stride, n, w);
     if (hn > T(0) && (double)hn - (double)hn == 0) {
         const T inv = (T)(1.0 / (double)hn);
         for (int i = first; i < n; i += stride) w[i] *= inv;

@@ -208,47 +208,12 @@ __device__ __forceinline__ void load_slice(int rows, int cols, const T *src, int
     }
 }
 
-// ||w|| over the grid's rows by explicit reductions, as normalize does (cuda_iter_common.cuh):
-// the sum of squares in double, scaled by the largest magnitude only outside double's safe
-// range. region: three doubles per block. Every block must call it.
-__device__ double grid_norm(cg::grid_group &grid, int rows, const double *w, double *region,
-                            double *mine, double *tot) {
-    const int g = gridDim.x;
-    if (threadIdx.x == 0) {
-        double ss = 0;
-        for (int i = 0; i < rows; i++) ss += w[i] * w[i];
-        mine[0] = ss;
-        grid_publish(mine, 1, region);
-    }
-    grid.sync();
-    grid_gather<sum_op>(region, 1, tot);
-    __syncthreads();
-    const double ss = tot[0];
-    if (ss >= 0x1p-960 && ss <= 0x1p960) return sqrt(ss);
-    if (threadIdx.x == 0) {
-        double mx = 0;
-        for (int i = 0; i < rows; i++) mx = fmax(mx, fabs(w[i]));
-        mine[0] = mx;
-        grid_publish(mine, 1, region + g);
-    }
-    grid.sync();
-    grid_gather<max_op>(region + g, 1, tot);
-    __syncthreads();
-    const double mx = tot[0];
-    if (!(mx > 0) || !(mx - mx == 0) || ss != ss) return ss != ss ? ss : mx;
-    if (threadIdx.x == 0) {
-        double acc2 = 0;
-        for (int i = 0; i < rows; i++) {
-            const double a = w[i] / mx;
-            acc2 += a * a;
-        }
-        mine[0] = acc2;
-        grid_publish(mine, 1, region + 2 * (size_t)g);
-    }
-    grid.sync();
-    grid_gather<sum_op>(region + 2 * (size_t)g, 1, tot);
-    __syncthreads();
-    return mx * sqrt(tot[0]);
+// ||w|| over the grid's rows (the block's rows values at w) by explicit reductions, as normalize
+// takes it (scaled_norm): region holds three doubles per block, sh a double per warp, bcast
+// one. Every block must call it.
+__device__ double grid_norm(int rows, const double *w, double *region, double *sh, double *bcast) {
+    grid_reducer red(region, sh, bcast);
+    return scaled_norm<kWarps>(red, (int)threadIdx.x, kThreads, rows, w);
 }
 
 // The start of a cycle (core/backend.h, arnoldi_restart), before step 0, in one or two grid
@@ -290,7 +255,7 @@ restart_cycle(cg::grid_group &grid, int n, int rows, int row0, const T (&ra)[kRe
         __stcg(r_global + row0 + t, ri);
     }
     __syncthreads();
-    const T beta = (T)grid_norm(grid, rows, r, region, mine, tot);
+    const T beta = (T)grid_norm(rows, r, region, warp_rows, tot);
     if (blockIdx.x == 0 && t == 0) {
         *beta_out = beta;
         if (beta_host) *beta_host = beta;
@@ -411,7 +376,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (from_sq)
             hn = (T)sqrt(sq - removed);
         else
-            hn = (T)grid_norm(grid, rows, w2, region + (size_t)(2 * k + 2) * g, mine, tot);
+            hn = (T)grid_norm(rows, w2, region + (size_t)(2 * k + 2) * g, warp_rows, tot);
         const bool scale = hn > T(0) && (double)hn - (double)hn == 0;
         const double inv = scale ? (double)(T)(1.0 / (double)hn) : 1.0;
         if (t < rows) {
