@@ -104,17 +104,18 @@ ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k
     return be->ops->fetch_start(be, dt, fetch_slot, 2 * k + 1, col);
 }
 
+/* Whether PORTSOLVE_ARNOLDI_STEPS=composed asks for the composed defaults below (tests). */
+static int composed_steps_asked(void) {
+    const char *mode = getenv("PORTSOLVE_ARNOLDI_STEPS");
+    return mode && strcmp(mode, "composed") == 0;
+}
+
 /* A product and orthonormalize per step (the backend's own entries), each step's norm read back
  * so that nothing is written after a breakdown. Only when PORTSOLVE_ARNOLDI_STEPS=composed asks
  * for it, so that tests can run GMRES's path for fused steps on backends that have none;
  * otherwise, and with dinv (the product would need a vector apart from its result),
  * PS_ERR_NOT_SUPPORTED: per-step calls cost the same without the waste of steps queued past
  * convergence. */
-static int composed_steps_asked(void) {
-    const char *mode = getenv("PORTSOLVE_ARNOLDI_STEPS");
-    return mode && strcmp(mode, "composed") == 0;
-}
-
 ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                     ps__mat v, int j0, int j1, ps__vec col, int col_stride,
                                     int fetch_slot) {
