@@ -89,20 +89,6 @@ static ps__mat flexible_z(ps__solver *s, int m) {
     return Z;
 }
 
-/* x += M^-1 V(:, 0:k) y, or x += Z(:, 0:k) y when flexible. */
-static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__vec z) {
-    ps__values_from_double(s->dt, h->y, (size_t)k, h->coef);
-    ps__vec y = ps__vec_at(s->extra, 1 + (size_t)h->m * (size_t)(2 * h->m + 3));
-    ps__mat dst = {y.buf, y.off, k};
-    PS__TRY(s->ops->upload(s->be, s->dt, k, 1, h->coef, k, dst));
-    ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0);
-    ps__mat Z = flexible_z(s, h->m);
-    if (Z.buf) return s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, k, &one, Z, y, &one, s->x);
-    PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, k, &one, V, y, &zero, z));
-    if (s->precond) PS__TRY(s->ops->vmul(s->be, s->dt, s->n, s->dinv, z));
-    return ps__iter_axpy(s, 1.0, z, s->x);
-}
-
 /* The device's h: the restart's residual norm, then the cycle's columns (step j's: h1 (j + 1),
  * h2 (j + 1), the norm), 2 m + 3 apart as arnoldi_restart writes them, then y for update_x. */
 static ps__vec restart_norm(ps__solver *s) {
@@ -111,6 +97,24 @@ static ps__vec restart_norm(ps__solver *s) {
 
 static ps__vec step_column(ps__solver *s, int m, int j) {
     return ps__vec_at(s->extra, 1 + (size_t)j * (size_t)(2 * m + 3));
+}
+
+static ps__vec least_squares_y(ps__solver *s, int m) {
+    return step_column(s, m, m); /* just past the m columns */
+}
+
+/* x += M^-1 V(:, 0:k) y, or x += Z(:, 0:k) y when flexible. */
+static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__vec z) {
+    ps__values_from_double(s->dt, h->y, (size_t)k, h->coef);
+    ps__vec y = least_squares_y(s, h->m);
+    ps__mat dst = {y.buf, y.off, k};
+    PS__TRY(s->ops->upload(s->be, s->dt, k, 1, h->coef, k, dst));
+    ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0);
+    ps__mat Z = flexible_z(s, h->m);
+    if (Z.buf) return s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, k, &one, Z, y, &one, s->x);
+    PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, k, &one, V, y, &zero, z));
+    if (s->precond) PS__TRY(s->ops->vmul(s->be, s->dt, s->n, s->dinv, z));
+    return ps__iter_axpy(s, 1.0, z, s->x);
 }
 
 /* Queues Arnoldi step j: w = A M^-1 v_j orthogonalized against V(:, 0:j) by CGS2 and
@@ -259,14 +263,8 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
         h->pending = 0;
         s->rstart_valid = 0; /* the call formed the residual itself */
     }
-    if (with_steps) {
-        int more;
-        PS__TRY(fused_steps(s, h, V, first, limit, 1, done, &k, &more));
-        if (*done && k == 0) return PS_SUCCESS; /* the restart's norm ended the solve */
-        if (!more) return end_cycle(s, h, V, k, zbuf, *done);
-        PS__TRY(arnoldi_enqueue(s, m, V, k, zbuf)); /* the rest step by step */
-        queued = k + 1;
-    } else {
+    int fused_call = with_steps; /* steps 0 .. first - 1 queued as one call */
+    if (!with_steps) {
         ps__vec beta_col = restart_norm(s);
         if (rst != PS_SUCCESS) {
             if (h->pending) PS__TRY(update_x(s, h, V, h->pending, zbuf));
@@ -291,13 +289,15 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
             *done = 1;
             return PS_SUCCESS;
         }
-        if (fst == PS_SUCCESS) {
-            int more;
-            PS__TRY(fused_steps(s, h, V, first, limit, 0, done, &k, &more));
-            if (!more) return end_cycle(s, h, V, k, zbuf, *done);
-            PS__TRY(arnoldi_enqueue(s, m, V, k, zbuf)); /* the rest step by step */
-            queued = k + 1;
-        }
+        fused_call = fst == PS_SUCCESS;
+    }
+    if (fused_call) { /* with arnoldi_restart's call, its fetch starts with the restart's norm */
+        int more;
+        PS__TRY(fused_steps(s, h, V, first, limit, with_steps, done, &k, &more));
+        if (*done && k == 0) return PS_SUCCESS; /* the restart's norm ended the solve */
+        if (!more) return end_cycle(s, h, V, k, zbuf, *done);
+        PS__TRY(arnoldi_enqueue(s, m, V, k, zbuf)); /* the rest step by step */
+        queued = k + 1;
     }
     double *coefs = h->coefs;
     while (k < m && !*done) {
