@@ -385,6 +385,13 @@ static void test_hold_matrix(ps__dtype dt) {
     }
 }
 
+/* Whether got[e] == before[e] for every e in [from, to). */
+static int unchanged(const double *got, const double *before, int from, int to) {
+    for (int e = from; e < to; e++)
+        if (got[e] != before[e]) return 0;
+    return 1;
+}
+
 /* Whether the backend under test must take arnoldi_steps at order n: CUDA at n <= 300 (16 rows
  * on each of 19 SMs, which any device with cooperative launch has; H100 and H200 take up to
  * 2048) unless PORTSOLVE_CUDA_RESIDENT=0 turned the path off. */
@@ -522,9 +529,8 @@ static void test_arnoldi_steps(ps__dtype dt) {
             double *vg = tb_download(&V), *cg = tb_download(&C);
             if (st == PS_ERR_NOT_SUPPORTED) {
                 CHECK(!arnoldi_steps_expected(n), "%s: declined (the path is expected)", what);
-                int same = 1;
-                for (int e = 0; e < V.count; e++) same &= vg[e] == v_before[e];
-                for (int e = 0; e < C.count; e++) same &= cg[e] == c_before[e];
+                int same =
+                    unchanged(vg, v_before, 0, V.count) && unchanged(cg, c_before, 0, C.count);
                 CHECK(same, "%s: declined but wrote V or the columns", what);
             } else {
                 CHECK(st == PS_SUCCESS, "%s: %s", what, be->err);
@@ -588,10 +594,9 @@ static void test_arnoldi_restart(ps__dtype dt) {
                 int expected =
                     j1 == 0 ? strcmp(be->ops->name, "cuda") == 0 : arnoldi_steps_expected(n);
                 CHECK(!expected, "%s: declined (the path is expected)", what);
-                int same = 1;
-                for (int e = 0; e < V.count; e++) same &= vg[e] == v_before[e];
-                for (int e = 0; e < C.count; e++) same &= cg[e] == c_before[e];
-                for (int e = 0; e < X.count; e++) same &= xg[e] == x_before[e];
+                int same = unchanged(vg, v_before, 0, V.count) &&
+                           unchanged(cg, c_before, 0, C.count) &&
+                           unchanged(xg, x_before, 0, X.count);
                 CHECK(same, "%s: declined but wrote x, V or out", what);
             } else {
                 CHECK(st == PS_SUCCESS, "%s: %s", what, be->err);
@@ -638,8 +643,7 @@ static void test_arnoldi_restart(ps__dtype dt) {
                       err, tol_r + 4 * eps_of(dt) * rmax);
                 if (zero) {
                     CHECK(got == 0, "%s: beta %.17g for a zero residual", what, got);
-                    int same = 1;
-                    for (int e = 2; e < C.count; e++) same &= cg[e] == c_before[e];
+                    int same = unchanged(cg, c_before, 2, C.count);
                     for (int c = 1; c <= m; c++)
                         for (int i = 0; i < n; i++) {
                             size_t e = vs.off + (size_t)i + (size_t)c * (size_t)vs.ld;
