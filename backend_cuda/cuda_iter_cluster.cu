@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(kThreads)
     cg::cluster_group cluster = cg::this_cluster();
     extern __shared__ __align__(16) double dyn[];
     __shared__ unsigned long long bulk_bar, inbox_bar[2];
-    __shared__ double sh[kWarps], bcast[1], slots[3], sq[1];
+    __shared__ double sh[kWarps], bcast[1], slots[3], sq[1], removed_sq[1];
     __shared__ double inbox1[PS_CUDA_CLUSTER_MAX_BLOCKS][kInboxCols];
     __shared__ double inbox2[PS_CUDA_CLUSTER_MAX_BLOCKS][kInboxCols];
     __shared__ double h1[PS_CUDA_ORTH_MAX_K], h2[PS_CUDA_ORTH_MAX_K];
@@ -207,8 +207,9 @@ __global__ void __launch_bounds__(kThreads)
     // first pass w is orthogonal to V up to rounding). Otherwise, and for k = 0 or a sum of
     // squares outside double's safe range, normalize's own reductions. Every block decides
     // alike: the reduced values are the same in all of them.
-    double removed = 0;
-    for (int c = 0; c < k; c++) removed += h2[c] * h2[c];
+    warp_sum_squares(h2, k, removed_sq);
+    __syncthreads();
+    const double removed = removed_sq[0];
     T hn;
     const bool from_sq = k > 0 && sq[0] >= 0x1p-960 && sq[0] <= 0x1p960 && removed <= 0.5 * sq[0];
     if (from_sq) {

@@ -197,6 +197,17 @@ __device__ T normalize(Reducer &red, int first, int stride, int n, T *w) {
     return hn;
 }
 
+// sum over c < k of h[c]^2 in warp 0, in a fixed order (lane l the columns l, l + 32, ..., then
+// warp_combine), written to *out; the caller syncs the block before reading it. The resident
+// kernel and the cluster's orthonormalize take ||h2||^2 this way.
+__device__ __forceinline__ void warp_sum_squares(const double *h, int k, double *out) {
+    if (threadIdx.x >= 32) return;
+    double part = 0;
+    for (int c = (int)threadIdx.x; c < k; c += 32) part += h[c] * h[c];
+    part = warp_combine(part);
+    if (threadIdx.x == 0) *out = part;
+}
+
 // GMRES's column: h1, h2 and the norm to col and, when fetched, to the host's mapped memory.
 template <typename T>
 __device__ void put_column(int k, const double *h1, const double *h2, T hn, T *col, T *host_out) {

@@ -358,12 +358,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         grid.sync();
         grid_gather<sum_op, T>(region + (size_t)(k + 1) * g, k + 1, h2, k); // h2[k]: ||w1||^2
         __syncthreads();
-        if (t < 32) { // ||h2||^2 in a fixed order
-            double part = 0;
-            for (int c = t; c < k; c += 32) part += h2[c] * h2[c];
-            part = warp_combine(part);
-            if (t == 0) removed_sq[0] = part;
-        }
+        warp_sum_squares(h2, k, removed_sq); // ||h2||^2
         __syncthreads();
         const double sq = h2[k], removed = removed_sq[0];
         // The norm as orthonormalize takes it (cuda_iter_cluster.cu): from the second pass's
