@@ -64,14 +64,19 @@ typedef struct ps_cuda_resident_limits {
     int blocks;        /* blocks of the grid (the SMs); 0: no resident path */
     size_t max_shared; /* dynamic shared memory a block may take */
 } ps_cuda_resident_limits;
-/* A launch that starts a GMRES cycle (arnoldi_restart): x += dinv .* (V(:, 0 .. ky) y), r = b - A
- * x, its norm and v_0 before step 0. Passed to the kernel by value, y included, so that the host's
- * y needs no upload (which would wait for the device). */
+/* GMRES's y for x += dinv .* (V(:, 0 .. ky) y) (gmres_update_x, arnoldi_restart), passed to a
+ * kernel by value so that the host's y needs no upload (which would wait for the device). */
+#define PS_CUDA_UPDATE_MAX_K 64
+typedef struct ps_cuda_host_y {
+    int ky;
+    double y[PS_CUDA_UPDATE_MAX_K];
+} ps_cuda_host_y;
+/* A launch that starts a GMRES cycle (arnoldi_restart): x += dinv .* (V y), r = b - A x, its norm
+ * and v_0 before step 0. */
 typedef struct ps_cuda_resident_restart {
     const void *b;
     void *x;
-    int ky;
-    double y[PS_CUDA_RESIDENT_MAX_K];
+    ps_cuda_host_y y;
 } ps_cuda_resident_restart;
 /* Bytes of each pinned buffer fetch_start copies into. */
 #define PS_CUDA_FETCH_BYTES ((size_t)64 << 10)
@@ -347,10 +352,10 @@ cudaError_t ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_l
 cudaError_t ps_cuda_launch_orthonormalize(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim,
                                           int n, int k, const void *v, int ldv, void *w, void *col,
                                           double *partial, void *host_out);
-/* arnoldi_restart's x += dinv .* (V y) alone (cuda_iter_kernels.cu), for orders whose matrix does
- * not fit the SMs: r->x, r->ky and r->y as the resident launch takes them. */
-cudaError_t ps_cuda_launch_restart_update(cudaStream_t s, int dbl, int n, const void *v, int ldv,
-                                          const void *dinv, const ps_cuda_resident_restart *r);
+/* gmres_update_x's x += dinv .* (V(:, 0 .. y->ky) y->y) (cuda_iter_kernels.cu), dinv may be null.
+ */
+cudaError_t ps_cuda_launch_update_x(cudaStream_t s, int dbl, int n, const void *v, int ldv,
+                                    const void *dinv, void *x, const ps_cuda_host_y *y);
 /* The cluster form (cuda_iter_cluster.cu): init sets lim->cluster_blocks (0 where the device or
  * the build has no clusters); the launch takes n <= lim->cluster_max_n. */
 cudaError_t ps_cuda_iter_cluster_init(int device, ps_cuda_iter_limits *lim);
@@ -436,6 +441,8 @@ void ps_cuda_arnoldi_cancel(ps__backend *be);
 ps_status ps_cuda_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                   ps__vec b, ps__vec x, ps__mat v, int ky, const double *y, int j1,
                                   ps__vec out, int col_stride, int fetch_slot);
+ps_status ps_cuda_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
+                                 const double *y, ps__vec dinv, ps__vec x);
 /* Sets up / releases the iteration kernels' state (cuda_iter.c), from open and close. */
 ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st);
 void ps_cuda_iter_release(ps_cuda_state *st);

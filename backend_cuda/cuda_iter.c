@@ -235,33 +235,39 @@ ps_status ps_cuda_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
                            (j1 - j0) * col_stride, fetch_slot);
 }
 
+/* y into the struct a kernel takes by value; 0 when there are more than it holds. */
+static int host_y(int ky, const double *y, ps_cuda_host_y *out) {
+    if (ky < 0 || ky > PS_CUDA_UPDATE_MAX_K) return 0;
+    out->ky = ky;
+    for (int c = 0; c < ky; c++) out->y[c] = y[c];
+    return 1;
+}
+
 ps_status ps_cuda_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                   ps__vec b, ps__vec x, ps__mat v, int ky, const double *y, int j1,
                                   ps__vec out, int col_stride, int fetch_slot) {
-    ps_cuda_state *st = ps_cuda(be);
     ps__vec cols = ps__vec_at(out, 1);
-    if (b.inc != 1 || x.inc != 1 || (dinv.buf && dinv.inc != 1) || ky < 0 ||
-        ky > PS_CUDA_RESIDENT_MAX_K || fetch_slot >= PS__FETCH_SLOTS ||
-        (j1 > 0 && !resident_takes(st, dt, n, dinv, 0, j1, cols, col_stride, fetch_slot)))
-        return PS_ERR_NOT_SUPPORTED;
     ps_cuda_resident_restart restart = {
-        ps_cuda_ptr(dt, b.buf, b.off), ps_cuda_ptr(dt, x.buf, x.off), ky, {0}};
-    for (int c = 0; c < ky; c++) restart.y[c] = y[c];
-    if (j1 > 0)
-        return resident_launch(be, dt, n, a, dinv, v, 0, j1, cols, col_stride, &restart, out,
-                               1 + j1 * col_stride, fetch_slot);
-    /* the restart alone (a matrix that does not fit the SMs): kernels queued back to back, y in
-     * the update's arguments, then the residual and its normalization as GMRES queues them */
+        ps_cuda_ptr(dt, b.buf, b.off), ps_cuda_ptr(dt, x.buf, x.off), {0, {0}}};
+    if (b.inc != 1 || x.inc != 1 || !host_y(ky, y, &restart.y) ||
+        !resident_takes(ps_cuda(be), dt, n, dinv, 0, j1, cols, col_stride, fetch_slot))
+        return PS_ERR_NOT_SUPPORTED;
+    return resident_launch(be, dt, n, a, dinv, v, 0, j1, cols, col_stride, &restart, out,
+                           1 + j1 * col_stride, fetch_slot);
+}
+
+ps_status ps_cuda_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
+                                 const double *y, ps__vec dinv, ps__vec x) {
+    ps_cuda_host_y hy;
+    if (x.inc != 1 || (dinv.buf && dinv.inc != 1) || !host_y(ky, y, &hy))
+        return PS_ERR_NOT_SUPPORTED;
     PS_CUDA_TRY(be,
-                ps_cuda_launch_restart_update(
-                    st->cur_stream, dt == PS__DOUBLE, n, ps_cuda_ptr(dt, v.buf, v.off), v.ld,
-                    dinv.buf ? ps_cuda_ptr(dt, dinv.buf, dinv.off) : NULL, &restart),
-                "restart update kernel");
-    ps__vec r = {v.buf, v.off, 1};
-    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    PS__TRY(ps_cuda_copy(be, dt, n, b, r));
-    PS__TRY(ps_cuda_gemv(be, dt, PS__NOTRANS, n, n, &minus_one, a, x, &one, r));
-    return ps_cuda_orthonormalize(be, dt, n, 0, v, r, out, fetch_slot);
+                ps_cuda_launch_update_x(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, n,
+                                        ps_cuda_ptr(dt, v.buf, v.off), v.ld,
+                                        dinv.buf ? ps_cuda_ptr(dt, dinv.buf, dinv.off) : NULL,
+                                        ps_cuda_ptr(dt, x.buf, x.off), &hy),
+                "gmres_update_x kernel");
+    return PS_SUCCESS;
 }
 
 void ps_cuda_arnoldi_cancel(ps__backend *be) {

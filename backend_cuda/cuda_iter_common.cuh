@@ -208,6 +208,24 @@ __device__ __forceinline__ void warp_sum_squares(const double *h, int k, double 
     if (threadIdx.x == 0) *out = part;
 }
 
+// GMRES's x[i] += dinv[i] * (V(i, 0 .. y.ky) y.y) for one row i, by a warp (every lane calls it
+// with the same i): lane l sums the columns l, l + 32, ..., then warp_combine; the product is
+// rounded to T before dinv and x, as gemv, vmul and axpy round. The resident kernel's restart and
+// gmres_update_x's kernel both update x this way, so the two give the same x.
+template <typename T>
+__device__ __forceinline__ void update_x_row(size_t i, const T *v, int ldv, const ps_cuda_host_y &y,
+                                             const T *dinv, T *x) {
+    const int lane = threadIdx.x & 31;
+    double s = 0;
+    for (int c = lane; c < y.ky; c += 32) s += (double)v[i + (size_t)c * ldv] * y.y[c];
+    s = warp_combine(s);
+    if (lane == 0) {
+        T u = (T)s;
+        if (dinv) u = u * dinv[i];
+        x[i] = x[i] + u;
+    }
+}
+
 // GMRES's column: h1, h2 and the norm to col and, when fetched, to the host's mapped memory.
 template <typename T>
 __device__ void put_column(int k, const double *h1, const double *h2, T hn, T *col, T *host_out) {

@@ -230,21 +230,11 @@ restart_cycle(cg::grid_group &grid, int n, int rows, int row0, const T (&ra)[kRe
               const ps_cuda_resident_restart &restart, T *r_global, double *region, T (&x)[kCols],
               double *warp_rows, double *mine, double *tot, double *r, double *ax, T *sv,
               int rows_cap, T *beta_out, T *beta_host, double *z) {
-    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const int t = threadIdx.x, warp = t >> 5;
     T *xg = (T *)restart.x;
-    if (restart.ky > 0) { // a warp per row, as gemv, vmul and axpy round
-        for (int q = warp; q < rows; q += kWarps) {
-            const size_t i = (size_t)(row0 + q);
-            double s = 0;
-            for (int c = lane; c < restart.ky; c += 32)
-                s += (double)v[i + (size_t)c * ldv] * restart.y[c];
-            s = warp_combine(s);
-            if (lane == 0) {
-                T u = (T)s;
-                if (dinv) u = u * dinv[i];
-                xg[i] = xg[i] + u;
-            }
-        }
+    if (restart.y.ky > 0) { // a warp per row, as gmres_update_x's kernel
+        for (int q = warp; q < rows; q += kWarps)
+            update_x_row((size_t)(row0 + q), (const T *)v, ldv, restart.y, dinv, xg);
         grid.sync();
     }
     load_x(n, (const T *)xg, (const T *)nullptr, x);
@@ -460,7 +450,7 @@ extern "C" cudaError_t ps_cuda_launch_arnoldi_resident(
     if (j1 <= j0) return cudaSuccess;
     if (j0 < 0 || !ps_cuda_resident_fits(lim, dbl, n, j1) || (restart && j0 != 0))
         return cudaErrorInvalidValue;
-    ps_cuda_resident_restart start = {NULL, NULL, 0, {0}};
+    ps_cuda_resident_restart start = {NULL, NULL, {0, {0}}};
     if (restart) start = *restart;
     int rows_cap = (n + lim->blocks - 1) / lim->blocks;
     int smem_rows = rows_cap > kRegRows ? rows_cap - kRegRows : 0;

@@ -578,22 +578,33 @@ struct ps__backend_ops {
      * forms the residual and normalizes it by separate calls; with
      * PORTSOLVE_ARNOLDI_STEPS=composed, for tests, those calls). ---- */
     /* Custom kernel, the start of a GMRES cycle on the n x n matrix a, in order:
-     *   x += dinv .* (v(:, 0 .. ky) y) when ky > 0 (dinv.buf NULL: x += v(:, 0 .. ky) y), y the ky
-     *   host doubles (read before the call returns), the product rounded to dt before x;
+     *   x += dinv .* (v(:, 0 .. ky) y) when ky > 0, as gmres_update_x makes it;
      *   r = b - A x into v(:, 0); out[0] = beta = ||r||_2 (rounded to dt);
      *   when beta is positive and finite: v(:, 0) = r / beta, then Arnoldi steps 0 .. j1 - 1 as
-     *   arnoldi_steps(j0 = 0, j1) makes them (none when j1 = 0: the restart alone), their
-     *   columns at out + 1 + j col_stride. Otherwise v(:, 0) holds r and nothing more is written.
+     *   arnoldi_steps(j0 = 0, j1) makes them, their columns at out + 1 + j col_stride.
+     *   Otherwise v(:, 0) holds r and nothing more is written.
      * Then, when fetch_slot >= 0, starts fetching the 1 + j1 col_stride elements at out as
      * fetch_start would (beta and the columns; what lies between them is unspecified). The
      * product of the first step may be formed from r's (A (dinv .* r) / beta), so results agree
      * with separate calls to rounding. PS_ERR_NOT_SUPPORTED, with nothing queued and no message,
-     * when the backend has no such path for these arguments (CUDA: with steps, as arnoldi_steps;
-     * the restart alone at any order, for ky <= 64). j1 >= 0 and ky at most v's columns; b, x,
-     * dinv, v and out are contiguous columns; out overlaps none of them. */
+     * when the backend has no such path for these arguments (CUDA: as arnoldi_steps). j1 >= 1
+     * and ky at most v's columns; b, x, dinv, v and out are contiguous columns; out overlaps
+     * none of them. */
     ps_status (*arnoldi_restart)(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                  ps__vec b, ps__vec x, ps__mat v, int ky, const double *y, int j1,
                                  ps__vec out, int col_stride, int fetch_slot);
+    /* ---- GMRES's update of x with y from the host (core/iter_gmres.c); appended, so older
+     * modules get the default (PS_ERR_NOT_SUPPORTED: GMRES then uploads y, which waits for the
+     * device, and updates x by gemv, vmul and axpy; with PORTSOLVE_ARNOLDI_STEPS=composed, for
+     * tests and without dinv, an axpy per column). ---- */
+    /* Custom kernel: x += dinv .* (v(:, 0 .. ky) y) (dinv.buf NULL: x += v(:, 0 .. ky) y), y the
+     * ky host doubles, read before the call returns, so the call need not wait for the device;
+     * the product is rounded to dt before dinv and x, as gemv, vmul and axpy round. Nothing is
+     * read or written when n or ky is 0. PS_ERR_NOT_SUPPORTED, with nothing queued and no
+     * message, when the backend has no such path for these arguments (CUDA: ky <= 64). ky at
+     * most v's columns; x and dinv are contiguous and overlap no column of v. */
+    ps_status (*gmres_update_x)(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
+                                const double *y, ps__vec dinv, ps__vec x);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -327,6 +327,7 @@ static const ps__backend_ops defaults = {
     .arnoldi_steps = ps__default_arnoldi_steps,
     .arnoldi_cancel = default_arnoldi_cancel,
     .arnoldi_restart = ps__default_arnoldi_restart,
+    .gmres_update_x = ps__default_gmres_update_x,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -388,6 +389,7 @@ static const entry_info optional[] = {
     PS__ENTRY(arnoldi_steps),
     PS__ENTRY(arnoldi_cancel),
     PS__ENTRY(arnoldi_restart),
+    PS__ENTRY(gmres_update_x),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

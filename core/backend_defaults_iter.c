@@ -137,19 +137,29 @@ ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__ma
     return be->ops->fetch_start(be, dt, fetch_slot, (j1 - j0) * col_stride, col);
 }
 
-/* x += V y by an axpy per column, the residual by a copy and a product, its norm and v_0 by
- * orthonormalize against no columns, then the steps as the default arnoldi_steps takes them
- * (not the backend's, which might decline after x has changed). Only when
- * PORTSOLVE_ARNOLDI_STEPS=composed asks for it and without dinv, as arnoldi_steps. */
-ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
-                                      ps__vec b, ps__vec x, ps__mat v, int ky, const double *y,
-                                      int j1, ps__vec out, int col_stride, int fetch_slot) {
+/* x += V y by an axpy per column (y's elements as the axpys' scalars, so nothing waits for the
+ * device). Only when PORTSOLVE_ARNOLDI_STEPS=composed asks for it and without dinv, as
+ * arnoldi_steps: otherwise GMRES's own upload, gemv and axpy take fewer calls. */
+ps_status ps__default_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
+                                     const double *y, ps__vec dinv, ps__vec x) {
     if (!composed_steps_asked() || dinv.buf) return PS_ERR_NOT_SUPPORTED;
-    for (int c = 0; c < ky; c++) {
+    for (int c = 0; c < ky && n > 0; c++) {
         ps__vec vc = {v.buf, v.off + (size_t)c * (size_t)v.ld, 1};
         ps__scalar yc = ps__scalar_of(dt, y[c]);
         PS__TRY(be->ops->axpy(be, dt, n, &yc, vc, x));
     }
+    return PS_SUCCESS;
+}
+
+/* x's update as the default gmres_update_x makes it, the residual by a copy and a product, its
+ * norm and v_0 by orthonormalize against no columns, then the steps as the default
+ * arnoldi_steps takes them (not the backend's, which might decline after x has changed). Only
+ * when PORTSOLVE_ARNOLDI_STEPS=composed asks for it and without dinv, as arnoldi_steps. */
+ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
+                                      ps__vec b, ps__vec x, ps__mat v, int ky, const double *y,
+                                      int j1, ps__vec out, int col_stride, int fetch_slot) {
+    if (!composed_steps_asked() || dinv.buf || j1 < 1) return PS_ERR_NOT_SUPPORTED;
+    PS__TRY(ps__default_gmres_update_x(be, dt, n, v, ky, y, dinv, x));
     ps__vec r = {v.buf, v.off, 1};
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     PS__TRY(be->ops->copy(be, dt, n, b, r));
@@ -159,7 +169,7 @@ ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__
     ps__mat bm = {out.buf, out.off, 1};
     PS__TRY(be->ops->download(be, dt, 1, 1, bm, &raw, 1));
     double beta = ps__scalar_value(dt, raw);
-    if (beta > 0 && isfinite(beta) && j1 > 0)
+    if (beta > 0 && isfinite(beta))
         PS__TRY(ps__default_arnoldi_steps(be, dt, n, a, dinv, v, 0, j1, ps__vec_at(out, 1),
                                           col_stride, -1));
     if (fetch_slot < 0) return PS_SUCCESS;

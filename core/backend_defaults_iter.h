@@ -18,5 +18,7 @@ ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__ma
 ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                       ps__vec b, ps__vec x, ps__mat v, int ky, const double *y,
                                       int j1, ps__vec out, int col_stride, int fetch_slot);
+ps_status ps__default_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
+                                     const double *y, ps__vec dinv, ps__vec x);
 
 #endif

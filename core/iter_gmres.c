@@ -23,11 +23,12 @@
  * steps; once the solve has converged, arnoldi_cancel stops the steps still queued (a 3-step
  * solve at n = 2000 on an H100 took twice as long without: its second call ran 27 steps).
  *
- * A cycle starts with one arnoldi_restart call where the backend has it: the last cycle's
- * x += V y (deferred to here, y passed from the host), the residual, its norm and v_0, and on
- * the fused path the first steps too. The host then learns beta with those steps' columns. On
- * CUDA this took the upload of y (which waits for the device) and five kernels out of every
- * restart (docs/PERFORMANCE.md, session 35).
+ * On the fused path a cycle starts with one arnoldi_restart call: the last cycle's x += V y
+ * (deferred to here, y passed from the host), the residual, its norm and v_0, and the first
+ * steps. The host then learns beta with those steps' columns. On CUDA this took the upload of y
+ * (which waits for the device) and five kernels out of every restart (docs/PERFORMANCE.md,
+ * session 35). Elsewhere x's update is gmres_update_x's, y again passed from the host, where the
+ * backend has it.
  */
 #include "iter_impl.h"
 
@@ -103,14 +104,20 @@ static ps__vec least_squares_y(ps__solver *s, int m) {
     return step_column(s, m, m); /* just past the m columns */
 }
 
-/* x += M^-1 V(:, 0:k) y, or x += Z(:, 0:k) y when flexible. */
+/* x += M^-1 V(:, 0:k) y, or x += Z(:, 0:k) y when flexible: by gmres_update_x, y passed from the
+ * host, where the backend has it (CUDA: a kernel with y in its arguments), else by uploading y,
+ * which waits for the device, and a product. */
 static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__vec z) {
+    ps__mat Z = flexible_z(s, h->m);
+    ps__vec dinv = {NULL, 0, 1};
+    if (!Z.buf && s->precond) dinv = s->dinv;
+    ps_status st = s->ops->gmres_update_x(s->be, s->dt, s->n, Z.buf ? Z : V, k, h->y, dinv, s->x);
+    if (st != PS_ERR_NOT_SUPPORTED) return st;
     ps__values_from_double(s->dt, h->y, (size_t)k, h->coef);
     ps__vec y = least_squares_y(s, h->m);
     ps__mat dst = {y.buf, y.off, k};
     PS__TRY(s->ops->upload(s->be, s->dt, k, 1, h->coef, k, dst));
     ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0);
-    ps__mat Z = flexible_z(s, h->m);
     if (Z.buf) return s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, k, &one, Z, y, &one, s->x);
     PS__TRY(s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, k, &one, V, y, &zero, z));
     if (s->precond) PS__TRY(s->ops->vmul(s->be, s->dt, s->n, s->dinv, z));
@@ -215,9 +222,7 @@ static ps_status fused_steps(ps__solver *s, host_state *h, ps__mat V, int first,
 /* The end of a cycle of k steps: y, then x += V y now, or by the next cycle's arnoldi_restart
  * when there will be a next cycle (CUDA makes the update, the residual and, where the matrix
  * fits its SMs, the first steps one launch: 25 us less per restart at n = 2000 on an H200 than
- * separate calls, whose upload of y also waits for the device; where it does not, kernels
- * queued back to back with y in the update's arguments). A backend that declines gets update_x
- * at the next cycle's start. */
+ * separate calls). A backend that declines gets update_x at the next cycle's start. */
 static ps_status end_cycle(ps__solver *s, host_state *h, ps__mat V, int k, ps__vec zbuf, int done) {
     back_substitute(h, k);
     if (!done && !s->pc && s->iterations < s->o->max_iter) {
@@ -246,38 +251,29 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
     /* the steps this cycle may take, and the first call's */
     int limit = s->o->max_iter - s->iterations < m ? s->o->max_iter - s->iterations : m;
     int first = s->iterations == 0 && limit > PS__GMRES_FIRST_STEPS ? PS__GMRES_FIRST_STEPS : limit;
-    int k = 0, queued = 1, with_steps = 0;
+    int k = 0, queued = 1;
     *done = 0;
-    /* the restart by arnoldi_restart: with the first steps (fused), or alone (its norm through
-     * slot 1, as orthonormalize's below); else by separate calls */
+    /* the restart and the first steps by arnoldi_restart; else by separate calls */
     ps_status rst = PS_ERR_NOT_SUPPORTED;
-    if (!s->pc) {
-        if (h->fused) {
-            rst = restart_call(s, h, V, first, 0);
-            with_steps = rst == PS_SUCCESS;
-        }
-        if (rst == PS_ERR_NOT_SUPPORTED) rst = restart_call(s, h, V, 0, 1);
+    if (!s->pc && h->fused) {
+        rst = restart_call(s, h, V, first, 0);
         if (rst != PS_SUCCESS && rst != PS_ERR_NOT_SUPPORTED) return rst;
     }
-    if (rst == PS_SUCCESS) {
+    int fused_call = rst == PS_SUCCESS; /* steps 0 .. first - 1 queued as one call */
+    if (fused_call) {
         h->pending = 0;
         s->rstart_valid = 0; /* the call formed the residual itself */
-    }
-    int fused_call = with_steps; /* steps 0 .. first - 1 queued as one call */
-    if (!with_steps) {
+    } else {
+        if (h->pending) PS__TRY(update_x(s, h, V, h->pending, zbuf));
+        h->pending = 0;
+        PS__TRY(ps__iter_start_residual(s, v0));
+        /* beta = ||r|| and v0 = r / beta on the device (orthonormalize against no columns; r is
+         * left as it is when beta is 0 or not finite), read through fetch slot 1 while step 0 is
+         * already queued behind it, so the device does not idle while the host waits for beta
+         * (cuBLAS's nrm2, the read and the scaling took about 35 us per restart at n = 5000 on
+         * an H100). A step 0 queued for a cycle that does not run is simply not used. */
         ps__vec beta_col = restart_norm(s);
-        if (rst != PS_SUCCESS) {
-            if (h->pending) PS__TRY(update_x(s, h, V, h->pending, zbuf));
-            h->pending = 0;
-            PS__TRY(ps__iter_start_residual(s, v0));
-            /* beta = ||r|| and v0 = r / beta on the device (orthonormalize against no columns;
-             * r is left as it is when beta is 0 or not finite), read through fetch slot 1 while
-             * step 0 is already queued behind it, so the device does not idle while the host
-             * waits for beta (cuBLAS's nrm2, the read and the scaling took about 35 us per
-             * restart at n = 5000 on an H100). A step 0 queued for a cycle that does not run is
-             * simply not used. */
-            PS__TRY(s->ops->orthonormalize(s->be, s->dt, s->n, 0, V, v0, beta_col, 1));
-        }
+        PS__TRY(s->ops->orthonormalize(s->be, s->dt, s->n, 0, V, v0, beta_col, 1));
         ps_status fst =
             h->fused && !s->pc ? steps_enqueue(s, m, V, 0, first, 0) : PS_ERR_NOT_SUPPORTED;
         if (fst != PS_SUCCESS && fst != PS_ERR_NOT_SUPPORTED) return fst;
@@ -291,9 +287,9 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
         }
         fused_call = fst == PS_SUCCESS;
     }
-    if (fused_call) { /* with arnoldi_restart's call, its fetch starts with the restart's norm */
+    if (fused_call) { /* by arnoldi_restart's call, its fetch starts with the restart's norm */
         int more;
-        PS__TRY(fused_steps(s, h, V, first, limit, with_steps, done, &k, &more));
+        PS__TRY(fused_steps(s, h, V, first, limit, rst == PS_SUCCESS, done, &k, &more));
         if (*done && k == 0) return PS_SUCCESS; /* the restart's norm ended the solve */
         if (!more) return end_cycle(s, h, V, k, zbuf, *done);
         PS__TRY(arnoldi_enqueue(s, m, V, k, zbuf)); /* the rest step by step */
