@@ -389,6 +389,7 @@ static const ps__backend_ops cl_ops = {
     .norm_inf = ps_cl_norm_inf,
     .cg_step = ps_cl_cg_step,
     .orthonormalize = ps_cl_orthonormalize,
+    .gmres_update_x = ps_cl_gmres_update_x,
     .fetch_start = ps_cl_fetch_start,
     .fetch_wait = ps_cl_fetch_wait,
     .host_alloc = ps_cl_host_alloc,

@@ -30,6 +30,9 @@ typedef enum {
 /* orthonormalize's projections by the kernels of kernels_cl/iter.cl for at most this many
  * columns (their partial sums: PS_CL_ORTH_MAX_K * PS_CL_CG_GROUPS elements), by CLBlast beyond */
 #define PS_CL_ORTH_MAX_K 128
+/* gmres_update_x takes y in a kernel argument of this many elements (PS_UPDATE_MAX_K in
+ * kernels_cl/iter.cl). */
+#define PS_CL_UPDATE_MAX_K 64
 
 /* The LU leaf by one launch per column (cl_lu_steps.c, kernels_cl/lu_steps.cl): the widest
  * leaf it takes (PS_STEP_MAX_N there) and the most work-groups it spreads the rows over. */
@@ -173,6 +176,8 @@ ps_status ps_cl_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vecto
                         ps__vec out, double stop_rr, int last, int fetch_slot);
 ps_status ps_cl_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
                                ps__vec col, int fetch_slot);
+ps_status ps_cl_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
+                               const double *y, ps__vec dinv, ps__vec x);
 ps_status ps_cl_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cl_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cl_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x);

@@ -6,6 +6,8 @@
  * too: CLBlast's transposed gemv reads each column with one work-item. */
 #include "cl_internal.h"
 
+#include <string.h>
+
 /* Work-items per group and the most groups (kernels_cl/iter.cl: PS_CG_LOCAL; the work buffer
  * holds PS_CL_ITER_WORK elements). */
 #define PS_CL_CG_LOCAL 64
@@ -121,4 +123,34 @@ ps_status ps_cl_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__
     }
     if (fetch_slot < 0) return PS_SUCCESS;
     return be->ops->fetch_start(be, dt, fetch_slot, 2 * k + 1, col);
+}
+
+/* One kernel with y in its arguments (kernels_cl/iter.cl): the default leaves GMRES to upload y,
+ * a blocking transfer that waits for the queue to drain. */
+ps_status ps_cl_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
+                               const double *y, ps__vec dinv, ps__vec x) {
+    if (ky < 0 || ky > PS_CL_UPDATE_MAX_K || x.inc != 1 || (dinv.buf && dinv.inc != 1))
+        return PS_ERR_NOT_SUPPORTED;
+    if (n <= 0 || ky == 0) return PS_SUCCESS;
+    union {
+        double d[PS_CL_UPDATE_MAX_K];
+        float f[PS_CL_UPDATE_MAX_K];
+    } hy;
+    memset(&hy, 0, sizeof hy);
+    for (int c = 0; c < ky; c++) {
+        if (dt == PS__DOUBLE)
+            hy.d[c] = y[c];
+        else
+            hy.f[c] = (float)y[c];
+    }
+    int groups = n / PS_CL_CG_LOCAL + 1;
+    if (groups > PS_CL_CG_GROUPS) groups = PS_CL_CG_GROUPS;
+    int has_dinv = dinv.buf != NULL, ldv = v.ld;
+    cl_mem vb = (cl_mem)v.buf, xb = (cl_mem)x.buf, db = (cl_mem)(has_dinv ? dinv.buf : x.buf);
+    cl_ulong vo = v.off, xo = x.off, dio = has_dinv ? dinv.off : x.off;
+    size_t m = sizeof(cl_mem), u = sizeof(cl_ulong), i = sizeof(int),
+           ys = (size_t)PS_CL_UPDATE_MAX_K * ps__dtype_size(dt);
+    const size_t sizes[] = {i, i, m, u, i, i, m, u, m, u, ys};
+    const void *const values[] = {&n, &ky, &vb, &vo, &ldv, &has_dinv, &db, &dio, &xb, &xo, &hy};
+    return launch(be, dt, "ps_gmres_update_x", 11, sizes, values, (size_t)groups);
 }

@@ -601,8 +601,8 @@ struct ps__backend_ops {
      * ky host doubles, read before the call returns, so the call need not wait for the device;
      * the product is rounded to dt before dinv and x, as gemv, vmul and axpy round. Nothing is
      * read or written when n or ky is 0. PS_ERR_NOT_SUPPORTED, with nothing queued and no
-     * message, when the backend has no such path for these arguments (CUDA: ky <= 64). ky at
-     * most v's columns; x and dinv are contiguous and overlap no column of v. */
+     * message, when the backend has no such path for these arguments (CUDA and OpenCL: ky <=
+     * 64). ky at most v's columns; x and dinv are contiguous and overlap no column of v. */
     ps_status (*gmres_update_x)(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
                                 const double *y, ps__vec dinv, ps__vec x);
 };

@@ -223,3 +223,23 @@ __kernel void ps_orth_scale(int n, __global real *w, ulong wo, __global const re
     if (!(h > 0) || isinf(h)) return; /* NaN fails the first test */
     for (int i = get_global_id(0); i < n; i += get_global_size(0)) w[wo + i] /= h;
 }
+
+/* GMRES's gmres_update_x: x += dinv .* (V(:, 0 .. ky) y), y in the arguments, so that the host's y
+ * needs no upload (a blocking transfer, which drains the queue at every restart); the product in
+ * the data's precision and rounded before dinv, as the gemv, vmul and axpy it replaces. At most
+ * PS_UPDATE_MAX_K columns (PS_CL_UPDATE_MAX_K in cl_internal.h). */
+#define PS_UPDATE_MAX_K 64
+typedef struct {
+    real y[PS_UPDATE_MAX_K];
+} ps_host_y;
+
+__kernel void ps_gmres_update_x(int n, int ky, __global const real *v, ulong vo, int ldv,
+                                int has_dinv, __global const real *dinv, ulong dio,
+                                __global real *x, ulong xo, ps_host_y y) {
+    for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
+        real s = 0;
+        for (int c = 0; c < ky; c++) s += v[vo + i + (ulong)c * (ulong)ldv] * y.y[c];
+        if (has_dinv) s *= dinv[dio + i];
+        x[xo + i] += s;
+    }
+}
