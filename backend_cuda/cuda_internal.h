@@ -352,8 +352,7 @@ cudaError_t ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_l
 cudaError_t ps_cuda_launch_orthonormalize(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim,
                                           int n, int k, const void *v, int ldv, void *w, void *col,
                                           double *partial, void *host_out);
-/* gmres_update_x's x += dinv .* (V(:, 0 .. y->ky) y->y) (cuda_iter_kernels.cu), dinv may be null.
- */
+/* gmres_update_x's x += dinv .* (V y) (cuda_iter_kernels.cu); dinv may be null. */
 cudaError_t ps_cuda_launch_update_x(cudaStream_t s, int dbl, int n, const void *v, int ldv,
                                     const void *dinv, void *x, const ps_cuda_host_y *y);
 /* The cluster form (cuda_iter_cluster.cu): init sets lim->cluster_blocks (0 where the device or

@@ -334,10 +334,10 @@ extern "C" cudaError_t ps_cuda_launch_orthonormalize(cudaStream_t s, int dbl,
 
 namespace {
 
-// gmres_update_x: x += dinv .* (V(:, 0 .. y.ky) y.y), a warp a row (update_x_row); y comes in the
-// arguments, so that the host's y needs no upload (which waits for the device). A thread a row,
-// each summing its ky terms, took about 1.5 us a product longer at n = 2500 on an H100 with one
-// load in flight at a time (GMRES 20.1 against 18.4-18.8 us per product with eight).
+// gmres_update_x: x += dinv .* (V(:, 0 .. y.ky) y.y), a warp a row (update_x_row), so a lane
+// has one or two loads to wait for; y comes in the arguments, so that the host's y needs no
+// upload (which waits for the device). A thread a row summing its ky terms one load at a time
+// had cost GMRES 1.5 us a product at n = 2500 on an H100 (docs/PERFORMANCE.md, session 35).
 template <typename T>
 __global__ void update_x_kernel(int n, const T *v, int ldv, const T *dinv, T *x,
                                 const ps_cuda_host_y y) {

@@ -105,8 +105,8 @@ static ps__vec least_squares_y(ps__solver *s, int m) {
 }
 
 /* x += M^-1 V(:, 0:k) y, or x += Z(:, 0:k) y when flexible: by gmres_update_x, y passed from the
- * host, where the backend has it (CUDA: a kernel with y in its arguments), else by uploading y,
- * which waits for the device, and a product. */
+ * host, where the backend has it (CUDA and OpenCL: a kernel with y in its arguments), else by
+ * uploading y, which waits for the device, and a product. */
 static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__vec z) {
     ps__mat Z = flexible_z(s, h->m);
     ps__vec dinv = {NULL, 0, 1};
