@@ -6,9 +6,10 @@
  * columns, at n = 5000 k = 100 too many for CUDA's cluster to keep V's slices in shared
  * memory, a zero vector left as it is), each with and without fetching its results, and
  * fetch_start / fetch_wait through both slots with the source overwritten after the wait,
- * products on a matrix held by hold_matrix right behind kernels that rewrite their x, and
+ * products on a matrix held by hold_matrix right behind kernels that rewrite their x,
  * arnoldi_steps against the host's CGS2 step by step (or its refusal, leaving everything as it
- * was).
+ * was), arnoldi_restart (x's update, the residual, its norm and v_0, then the steps) and
+ * gmres_update_x (x += dinv .* (V y) from the host's y). --case NAME runs one group.
  */
 #include "vtable_harness.h"
 
