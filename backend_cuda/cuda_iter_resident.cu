@@ -228,8 +228,8 @@ __device__ __forceinline__ bool
 restart_cycle(cg::grid_group &grid, int n, int rows, int row0, const T (&ra)[kRegRows][kCols],
               const T *sa, int sld, const T *dinv, T *v, int ldv,
               const ps_cuda_resident_restart &restart, T *r_global, double *region, T (&x)[kCols],
-              double *warp_rows, double *mine, double *tot, double *r, double *ax, T *sv,
-              int rows_cap, T *beta_out, T *beta_host, double *z) {
+              double *warp_rows, double *tot, double *r, double *ax, T *sv, T *beta_out,
+              T *beta_host, double *z) {
     const int t = threadIdx.x, warp = t >> 5;
     T *xg = (T *)restart.x;
     if (restart.y.ky > 0) { // a warp per row, as gmres_update_x's kernel
@@ -317,8 +317,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     T x[kCols];
     if (restarting) {
         if (!restart_cycle<T>(grid, n, rows, row0, ra, sa, sld, dinv, v, ldv, restart, w1_global,
-                              partial + (size_t)kStepSums * g, x, warp_rows, mine, tot, w1, y, sv,
-                              rows_cap, col - 1, host_out ? host_out - 1 : nullptr, z))
+                              partial + (size_t)kStepSums * g, x, warp_rows, tot, w1, y, sv,
+                              col - 1, host_out ? host_out - 1 : nullptr, z))
             return;
     } else {
         load_x(n, v + (size_t)j0 * ldv, dinv, x);

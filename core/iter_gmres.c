@@ -233,12 +233,12 @@ static ps_status end_cycle(ps__solver *s, host_state *h, ps__mat V, int k, ps__v
 }
 
 /* arnoldi_restart with the pending update, the residual's norm and the columns of steps
- * 0 .. j1 - 1 fetched through slot. */
-static ps_status restart_call(ps__solver *s, host_state *h, ps__mat V, int j1, int slot) {
+ * 0 .. j1 - 1 fetched through slot 0, as the first of fused_steps' calls. */
+static ps_status restart_call(ps__solver *s, host_state *h, ps__mat V, int j1) {
     ps__vec dinv = {NULL, 0, 1};
     if (s->precond) dinv = s->dinv;
     return s->ops->arnoldi_restart(s->be, s->dt, s->n, s->a, dinv, s->b, s->x, V, h->pending, h->y,
-                                   j1, restart_norm(s), 2 * h->m + 3, slot);
+                                   j1, restart_norm(s), 2 * h->m + 3, 0);
 }
 
 /* One restart cycle from x (after the last cycle's pending update): at most m Arnoldi steps,
@@ -256,11 +256,12 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
     /* the restart and the first steps by arnoldi_restart; else by separate calls */
     ps_status rst = PS_ERR_NOT_SUPPORTED;
     if (!s->pc && h->fused) {
-        rst = restart_call(s, h, V, first, 0);
+        rst = restart_call(s, h, V, first);
         if (rst != PS_SUCCESS && rst != PS_ERR_NOT_SUPPORTED) return rst;
     }
-    int fused_call = rst == PS_SUCCESS; /* steps 0 .. first - 1 queued as one call */
-    if (fused_call) {
+    const int restarted = rst == PS_SUCCESS;
+    int fused_call = restarted; /* steps 0 .. first - 1 queued as one call */
+    if (restarted) {
         h->pending = 0;
         s->rstart_valid = 0; /* the call formed the residual itself */
     } else {
@@ -289,7 +290,7 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
     }
     if (fused_call) { /* by arnoldi_restart's call, its fetch starts with the restart's norm */
         int more;
-        PS__TRY(fused_steps(s, h, V, first, limit, rst == PS_SUCCESS, done, &k, &more));
+        PS__TRY(fused_steps(s, h, V, first, limit, restarted, done, &k, &more));
         if (*done && k == 0) return PS_SUCCESS; /* the restart's norm ended the solve */
         if (!more) return end_cycle(s, h, V, k, zbuf, *done);
         PS__TRY(arnoldi_enqueue(s, m, V, k, zbuf)); /* the rest step by step */

@@ -10,9 +10,8 @@
  * grid blocks or bytes, threads per block or copy kind, name. With TRACE_API=1 also every CUDA
  * runtime call on the host (R, start ns, end ns, 0, callback id, 0, name), on the same clock:
  * where the host, not the device, sets the pace (a launch issued late after a wait). Needs
- * libcupti (the CUDA
- * toolkit's) beside the program at run time; the timings it gives matched untraced runs within
- * noise (docs/PERFORMANCE.md, session 11).
+ * libcupti (the CUDA toolkit's) beside the program at run time; the timings it gives matched
+ * untraced runs within noise (docs/PERFORMANCE.md, session 11).
  */
 #include <cupti.h>
 #include <stdio.h>
