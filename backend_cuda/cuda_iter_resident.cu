@@ -114,6 +114,27 @@ __device__ __forceinline__ void load_x(int n, const T *x_global, const T *dinv, 
     }
 }
 
+// load_x in two parts, so that the loads can be in flight while other work goes on: the raw
+// elements first (nothing waits for them here), then, where x is used, times dinv.
+template <typename T>
+__device__ __forceinline__ void fetch_x(int n, const T *x_global, T (&x)[kCols]) {
+#pragma unroll
+    for (int i = 0; i < kCols; i++) {
+        const int c = (int)threadIdx.x + i * kThreads;
+        x[i] = c < n ? __ldcg(x_global + c) : T(0);
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ void scale_x(int n, const T *dinv, T (&x)[kCols]) {
+    if (!dinv) return;
+#pragma unroll
+    for (int i = 0; i < kCols; i++) {
+        const int c = (int)threadIdx.x + i * kThreads;
+        if (c < n) x[i] = x[i] * dinv[c];
+    }
+}
+
 // The block's rows of the product A x (rows values into y, rounded to T), x from load_x. ra: the
 // registers' rows; sa: the rest, leading dimension sld. warp_rows: kMaxRows x kWarps doubles.
 template <typename T>
@@ -313,7 +334,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     // The product each step starts with: of v_j0 (complete: the launch before wrote it), or
     // the restart's; then by the recurrence from A w1, or of v_{j+1} after its broadcast.
-    // (Loading w1 right after the second sync, to overlap the sums' loads, measured no faster.)
     T x[kCols];
     if (restarting) {
         if (!restart_cycle<T>(grid, n, rows, row0, ra, sa, sld, dinv, v, ldv, restart, w1_global,
@@ -346,6 +366,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         grid_publish(mine, k + 1, region + (size_t)(k + 1) * g);
         if (t < rows) __stcg(w1_global + row0 + t, (T)w1[t]);
         grid.sync();
+        // w1 for the next product, on its way while the sums are gathered and v_{j+1} formed
+        // (unused when the step broadcasts v_{j+1} instead)
+        if (more) fetch_x(n, w1_global, x);
         grid_gather<sum_op, T>(region + (size_t)(k + 1) * g, k + 1, h2, k); // h2[k]: ||w1||^2
         __syncthreads();
         warp_sum_squares(h2, k, removed_sq); // ||h2||^2
@@ -377,7 +400,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (blockIdx.x == 0 && t == 0 && cancel) cancelled = *cancel >= generation;
         if (!scale || !more) break; // every block alike: the reduced values are the same in all
         if (from_sq && removed <= 0x1p-40 * sq) { // z = A v_{j+1} = (A w1 - A V h2) / norm
-            load_x(n, w1_global, dinv, x);
+            scale_x(n, dinv, x);
             block_product(n, rows, ra, sa, sld, x, warp_rows, y);
             block_update<T>(rows, k, av, rows_cap, h2, y, 1.0 / (double)hn, z);
         } else { // v_{j+1} complete in every block, then its product
