@@ -125,8 +125,7 @@ __device__ __forceinline__ void fetch_x(int n, const T *x_global, T (&x)[kCols])
     }
 }
 
-template <typename T>
-__device__ __forceinline__ void scale_x(int n, const T *dinv, T (&x)[kCols]) {
+template <typename T> __device__ __forceinline__ void scale_x(int n, const T *dinv, T (&x)[kCols]) {
     if (!dinv) return;
 #pragma unroll
     for (int i = 0; i < kCols; i++) {
