@@ -624,6 +624,7 @@ static const ps__backend_ops cuda_ops = {
     .arnoldi_cancel = ps_cuda_arnoldi_cancel,
     .arnoldi_restart = ps_cuda_arnoldi_restart,
     .gmres_update_x = ps_cuda_gmres_update_x,
+    .cg_steps = ps_cuda_cg_steps,
     .norm_inf = ps_cuda_norm_inf,
     .set_float_compute = ps_cuda_set_float_compute,
     .block_size = cuda_block_size,

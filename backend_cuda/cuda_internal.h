@@ -347,6 +347,10 @@ typedef struct ps_cuda_cg_ptrs {
 cudaError_t ps_cuda_launch_cg_step(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim, int n,
                                    ps_cuda_cg_ptrs v, const void *in, void *out, double stop_rr,
                                    int last, double *partial, void *host_out);
+cudaError_t ps_cuda_launch_cg_resident(cudaStream_t s, int dbl, const ps_cuda_resident_limits *lim,
+                                       int n, const void *a, int lda, ps_cuda_cg_ptrs v,
+                                       const void *in, void *out, int count, double stop_rr,
+                                       int last, void *host_out, double *partial);
 /* GMRES's orthonormalize for k <= PS_CUDA_ORTH_MAX_K (the projections live in shared memory). */
 #define PS_CUDA_ORTH_MAX_K 128
 cudaError_t ps_cuda_launch_orthonormalize(cudaStream_t s, int dbl, const ps_cuda_iter_limits *lim,
@@ -370,6 +374,10 @@ cudaError_t ps_cuda_launch_orthonormalize_cluster(cudaStream_t s, int dbl,
 cudaError_t ps_cuda_iter_resident_init(int device, ps_cuda_resident_limits *lim);
 int ps_cuda_resident_fits(const ps_cuda_resident_limits *lim, int dbl, int n, int cols);
 size_t ps_cuda_resident_partial_doubles(const ps_cuda_resident_limits *lim);
+/* CG's steps with the matrix resident the same way (cuda_iter_resident.cu; core/backend.h,
+ * cg_steps): whether n fits, and count steps from the block in into out (host_out: the fetch
+ * slot's mapped memory, or null); partial as the Arnoldi steps'. */
+int ps_cuda_resident_cg_fits(const ps_cuda_resident_limits *lim, int dbl, int n);
 cudaError_t ps_cuda_launch_arnoldi_resident(
     cudaStream_t s, int dbl, const ps_cuda_resident_limits *lim, int n, const void *a, int lda,
     const void *dinv, void *v, int ldv, int j0, int j1, void *col, int col_stride, void *host_out,
@@ -429,6 +437,9 @@ ps_status ps_cuda_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count,
                              void *host);
 ps_status ps_cuda_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v, ps__vec in,
                           ps__vec out, double stop_rr, int last, int fetch_slot);
+ps_status ps_cuda_cg_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, const ps__cg_vectors *v,
+                           ps__vec in, ps__vec out, int count, double stop_rr, int last,
+                           int fetch_slot);
 ps_status ps_cuda_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
                                  ps__vec col, int fetch_slot);
 /* hold_matrix: remembers the view that gemv may launch ahead on. */

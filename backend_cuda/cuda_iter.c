@@ -161,6 +161,30 @@ ps_status ps_cuda_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vec
     return fetch_done(be, dt, fetch_slot, PS__CG_SCALARS, out, target);
 }
 
+ps_status ps_cuda_cg_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, const ps__cg_vectors *v,
+                           ps__vec in, ps__vec out, int count, double stop_rr, int last,
+                           int fetch_slot) {
+    ps_cuda_state *st = ps_cuda(be);
+    const size_t bytes = (size_t)count * PS__CG_SCALARS * ps__dtype_size(dt);
+    if (!st->resident_partial || count < 1 || fetch_slot >= PS__FETCH_SLOTS || v->x.inc != 1 ||
+        v->r.inc != 1 || v->u.inc != 1 || v->w.inc != 1 || v->p.inc != 1 || v->s.inc != 1 ||
+        v->xbest.inc != 1 || (v->dinv.buf && v->dinv.inc != 1) || in.inc != 1 || out.inc != 1 ||
+        !ps_cuda_resident_cg_fits(&st->resident, dt == PS__DOUBLE, n))
+        return PS_ERR_NOT_SUPPORTED;
+    void *target = fetch_target(st, fetch_slot, bytes);
+#define PS_PTR(vec) ((vec).buf ? ps_cuda_ptr(dt, (vec).buf, (vec).off) : NULL)
+    ps_cuda_cg_ptrs ptrs = {PS_PTR(v->x), PS_PTR(v->r), PS_PTR(v->u),    PS_PTR(v->w),
+                            PS_PTR(v->p), PS_PTR(v->s), PS_PTR(v->dinv), PS_PTR(v->xbest)};
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_cg_resident(st->cur_stream, dt == PS__DOUBLE, &st->resident, n,
+                                           ps_cuda_ptr(dt, a.buf, a.off), a.ld, ptrs, PS_PTR(in),
+                                           PS_PTR(out), count, stop_rr, last, target,
+                                           st->resident_partial),
+                "resident CG kernel");
+#undef PS_PTR
+    return fetch_done(be, dt, fetch_slot, count * PS__CG_SCALARS, out, target);
+}
+
 ps_status ps_cuda_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
                                  ps__vec col, int fetch_slot) {
     ps_cuda_state *st = ps_cuda(be);

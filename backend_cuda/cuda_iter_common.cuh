@@ -226,6 +226,69 @@ __device__ __forceinline__ void update_x_row(size_t i, const T *v, int ldv, cons
     }
 }
 
+// CG's step (cg_step): what cuda_iter_kernels.cu's step kernels and the resident steps share.
+// The step's scalars to out and, when the host is fetching them, to its mapped memory too.
+template <typename T> __device__ void put_scalars(const double *s, T *out, T *host_out) {
+    for (int k = 0; k < PS__CG_SCALARS; k++) {
+        out[k] = (T)s[k];
+        if (host_out) host_out[k] = (T)s[k];
+    }
+}
+
+// cg_step's vectors, typed.
+template <typename T> struct cg_vectors {
+    T *x, *r, *u;
+    const T *w;
+    T *p, *s;
+    const T *dinv;
+    T *xbest;
+    __device__ explicit cg_vectors(const ps_cuda_cg_ptrs &v)
+        : x((T *)v.x), r((T *)v.r), u((T *)v.u), w((const T *)v.w), p((T *)v.p), s((T *)v.s),
+          dinv((const T *)v.dinv), xbest((T *)v.xbest) {}
+};
+
+// What a step decides from its reduced (r, r), (r, u), (w, u) (acc, in double) and the scalar
+// block sc (updated in place): ps__cg_scalars on the values rounded to T.
+template <typename T> struct cg_decision {
+    bool first_update; // p and s are u and w (they may hold anything before)
+    int update, save;  // the vectors are updated; x is the best iterate
+    T alpha, beta;
+};
+template <typename T>
+__device__ cg_decision<T> cg_decide(double *sc, const double *acc, bool preconditioned,
+                                    double stop_rr, int last) {
+    const double rr = (T)acc[0], gamma = preconditioned ? (double)(T)acc[1] : rr, delta = (T)acc[2];
+    cg_decision<T> d;
+    d.first_update = sc[PS__CG_ALPHA] == 0;
+    double alpha = 0, beta = 0;
+    d.update =
+        ps__cg_scalars(sc, gamma, delta, rr, stop_rr, last, sizeof(T) == 4, &alpha, &beta, &d.save);
+    d.alpha = (T)alpha, d.beta = (T)beta;
+    return d;
+}
+
+// Element i's terms of (r, r), (r, u), (w, u), added to acc in double.
+__device__ __forceinline__ void cg_dots(double *acc, double r, double u, double w) {
+    acc[0] += r * r;
+    acc[1] += r * u;
+    acc[2] += w * u;
+}
+
+// Element i's update from its old values: p = u + beta p, s = w + beta s, x += alpha p,
+// r -= alpha s, u = dinv .* r.
+template <typename T>
+__device__ void cg_update(const cg_vectors<T> &v, const cg_decision<T> &d, int i, T x, T r, T u,
+                          T w, T p, T s) {
+    const T pi = d.first_update ? u : u + d.beta * p;
+    const T si = d.first_update ? w : w + d.beta * s;
+    v.p[i] = pi;
+    v.s[i] = si;
+    v.x[i] = x + d.alpha * pi;
+    const T ri = r - d.alpha * si;
+    v.r[i] = ri;
+    if (v.dinv) v.u[i] = v.dinv[i] * ri;
+}
+
 // GMRES's column: h1, h2 and the norm to col and, when fetched, to the host's mapped memory.
 template <typename T>
 __device__ void put_column(int k, const double *h1, const double *h2, T hn, T *col, T *host_out) {

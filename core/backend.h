@@ -605,6 +605,24 @@ struct ps__backend_ops {
      * 64). ky at most v's columns; x and dinv are contiguous and overlap no column of v. */
     ps_status (*gmres_update_x)(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
                                 const double *y, ps__vec dinv, ps__vec x);
+    /* ---- Several conjugate-gradient steps in one call (core/iter_krylov.c); appended, so
+     * older modules get the default (PS_ERR_NOT_SUPPORTED: CG then queues a product and
+     * cg_step per step; with PORTSOLVE_CG_STEPS=composed, for tests, those calls in a loop). */
+    /* Custom kernel, count >= 1 steps of CG on the n x n matrix a: step i is w = A u, then
+     * cg_step from the scalar block before it (in for i = 0, else out block i - 1) into out
+     * block i (blocks PS__CG_SCALARS elements apart), the step with index last measuring only
+     * (last < 0 or >= count: none). A step whose input block has STOP set changes no vector
+     * (cg_step's rule), so a backend may end the call at the first step that sets it, filling
+     * the later blocks as those steps would (copies). Then, when fetch_slot >= 0, starts
+     * fetching the count blocks as fetch_start would. The products may be formed in another
+     * order than gemv's, so results agree with per-step calls to rounding, not bitwise. w
+     * holds the last product taken. PS_ERR_NOT_SUPPORTED, with nothing queued and no message,
+     * when the backend has no such path for these arguments (the default; CUDA past the order
+     * whose matrix fits its SMs, as arnoldi_steps). The vectors are as cg_step's and
+     * contiguous; in and out overlap nothing else. */
+    ps_status (*cg_steps)(ps__backend *be, ps__dtype dt, int n, ps__mat a, const ps__cg_vectors *v,
+                          ps__vec in, ps__vec out, int count, double stop_rr, int last,
+                          int fetch_slot);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

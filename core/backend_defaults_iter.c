@@ -175,3 +175,23 @@ ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__
     if (fetch_slot < 0) return PS_SUCCESS;
     return be->ops->fetch_start(be, dt, fetch_slot, 1 + j1 * col_stride, out);
 }
+
+/* A product and the backend's own cg_step per step. Only when PORTSOLVE_CG_STEPS=composed asks
+ * for it, so that tests can run CG's path for fused steps on backends that have none; otherwise
+ * PS_ERR_NOT_SUPPORTED: per-step calls cost the same, and CG's driver reads each step's
+ * scalars a step late. */
+ps_status ps__default_cg_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
+                               const ps__cg_vectors *v, ps__vec in, ps__vec out, int count,
+                               double stop_rr, int last, int fetch_slot) {
+    const char *mode = getenv("PORTSOLVE_CG_STEPS");
+    if (!mode || strcmp(mode, "composed") != 0 || count < 1) return PS_ERR_NOT_SUPPORTED;
+    ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0);
+    for (int i = 0; i < count; i++) {
+        ps__vec from = i == 0 ? in : ps__vec_at(out, (size_t)(i - 1) * PS__CG_SCALARS);
+        ps__vec to = ps__vec_at(out, (size_t)i * PS__CG_SCALARS);
+        PS__TRY(be->ops->gemv(be, dt, PS__NOTRANS, n, n, &one, a, v->u, &zero, v->w));
+        PS__TRY(be->ops->cg_step(be, dt, n, v, from, to, stop_rr, i == last, -1));
+    }
+    if (fetch_slot < 0) return PS_SUCCESS;
+    return be->ops->fetch_start(be, dt, fetch_slot, count * PS__CG_SCALARS, out);
+}

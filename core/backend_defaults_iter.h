@@ -20,5 +20,8 @@ ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__
                                       int j1, ps__vec out, int col_stride, int fetch_slot);
 ps_status ps__default_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
                                      const double *y, ps__vec dinv, ps__vec x);
+ps_status ps__default_cg_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
+                               const ps__cg_vectors *v, ps__vec in, ps__vec out, int count,
+                               double stop_rr, int last, int fetch_slot);
 
 #endif

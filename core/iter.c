@@ -26,8 +26,9 @@ int ps__iter_vectors(ps_iter_method method, int n, int restart, int flexible, in
     case PS_ITER_GAUSS_SEIDEL:
         return 1; /* r */
     case PS_ITER_CG:
-        *extra = 2 * PS__CG_SCALARS; /* the step's two scalar blocks */
-        return 5;                    /* r, u, w, p, s */
+        /* the step's two scalar blocks, then two calls' worth for cg_steps */
+        *extra = (2 + 2 * PS__CG_STEPS_PER_CALL) * PS__CG_SCALARS;
+        return 5; /* r, u, w, p, s */
     case PS_ITER_BICGSTAB:
         return 7; /* r, rhat, p, v, phat, shat, t */
     case PS_ITER_GMRES: {

@@ -48,6 +48,10 @@ static inline ps__vec ps__solver_vec(ps__solver *s, int k) {
     return v;
 }
 
+/* Conjugate-gradient steps per cg_steps call (the backend may end a call early, at the step
+ * that stops the iteration). */
+#define PS__CG_STEPS_PER_CALL 32
+
 /* Vector workspace each method needs (vectors of n) and extra elements (GMRES's h); flexible:
  * GMRES keeps its preconditioned vectors (a caller's preconditioner, see iter_gmres.c). */
 int ps__iter_vectors(ps_iter_method method, int n, int restart, int flexible, int *extra);

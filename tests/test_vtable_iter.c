@@ -9,7 +9,8 @@
  * products on a matrix held by hold_matrix right behind kernels that rewrite their x,
  * arnoldi_steps against the host's CGS2 step by step (or its refusal, leaving everything as it
  * was), arnoldi_restart (x's update, the residual, its norm and v_0, then the steps) and
- * gmres_update_x (x += dinv .* (V y) from the host's y). --case NAME runs one group.
+ * gmres_update_x (x += dinv .* (V y) from the host's y), and cg_steps against per-step gemv
+ * and cg_step calls. --case NAME runs one group.
  */
 #include "vtable_harness.h"
 
@@ -18,6 +19,8 @@
 #include <string.h>
 
 enum { VX, VR, VU, VW, VP, VS, VD, VB, NV }; /* x, r, u, w, p, s, dinv, xbest */
+/* The most steps a cg_steps call takes here (core's calls take 32). */
+#define PS__CG_STEPS_PER_CALL_TEST 40
 
 static double dot_host(ps__dtype dt, const double *a, const double *b, int n) {
     double s = 0;
@@ -722,11 +725,194 @@ static void test_arnoldi_restart(ps__dtype dt) {
         }
 }
 
+/* An SPD matrix of condition about 2 (3 I plus a symmetric part of entries in (-1, 1) /
+ * sqrt(n)), on which CG's steps stay within rounding of each other whatever the order of their
+ * sums. */
+static tbuf spd_matrix(ps__dtype dt, int n, shape as) {
+    tbuf A = tb_random(dt, shape_count(as));
+    double scale = 1 / sqrt((double)n);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i <= j; i++) {
+            double v = i == j ? 3 : round_to(dt, AT(A, as, i, j) * scale);
+            AT(A, as, i, j) = AT(A, as, j, i) = v;
+        }
+    return A;
+}
+
+/* The largest |e[i]| over [from, to) plus 1e-300. */
+static double largest(const double *e, int from, int to, int step) {
+    double m = 1e-300;
+    for (int i = from; i < to; i += step) m = fabs(e[i]) > m ? fabs(e[i]) : m;
+    return m;
+}
+
+/* The rr below which CG's steps from the blocks b (the start's measured in block 1) are
+ * rounding noise, where two orders of summation part ways (and rr may reach 0 at different
+ * steps). */
+static double noise_floor(ps__dtype dt, int n, const double *b) {
+    double f = 64 * (n + 4) * eps_of(dt);
+    return b[PS__CG_SCALARS + PS__CG_RR] * f * f;
+}
+
+/* cg_steps against the backend's own per-step calls (gemv, then cg_step, which the cg_step
+ * group checks against the host) from the same start: every vector and every step's block
+ * agree to rounding (the products may be summed in another order), the stop fields exactly.
+ * mode 0: steps from a first update; 1 with the Jacobi scaling; 2 a stop within the call
+ * (stop_rr between two steps' rr, from a first run of the reference); 3 stopped on entry
+ * (nothing changes, the blocks are copies). A step index `last` within the call measures only.
+ * The fetched blocks must be the blocks; a refusal must leave everything as it was. */
+static void test_cg_steps(ps__dtype dt) {
+    static const int orders[] = {1, 2, 3, 17, 300, 2000, 2049};
+    for (size_t t = 0; t < sizeof orders / sizeof orders[0]; t++)
+        for (int mode = 0; mode < 4; mode++) {
+            int n = orders[t], count = 1 + ps_test_rand_int(PS__CG_STEPS_PER_CALL_TEST);
+            int last = ps_test_rand_int(3) == 0 ? ps_test_rand_int(count) : -1;
+            int slot = ps_test_rand_int(PS__FETCH_SLOTS + 1) - 1, pre = mode == 1;
+            shape as = random_shape(n, n);
+            tbuf A = spd_matrix(dt, n, as);
+            upload_all(&A);
+            tbuf v[2][NV], blk[2];
+            for (int k = 0; k < NV; k++) {
+                v[0][k] = tb_random(dt, n);
+                if (k == VD)
+                    for (int i = 0; i < n; i++) v[0][k].host[i] = 0.5 + fabs(v[0][k].host[i]);
+            }
+            for (int i = 0; i < n; i++) /* u = dinv .* r */
+                v[0][VU].host[i] = round_to(dt, v[0][VD].host[i] * v[0][VR].host[i]);
+            const int blocks = (count + 1) * PS__CG_SCALARS;
+            blk[0] = tb_random(dt, blocks);
+            double in[PS__CG_SCALARS] = {1, 1, 1, 1e30, 0, mode == 3 ? PS__CG_STOP_RZ : 0};
+            for (int e = 0; e < PS__CG_SCALARS; e++) blk[0].host[e] = in[e];
+            for (int c = 0; c < 2; c++) { /* set 1: the reference's copy */
+                if (c) blk[1] = tb_random(dt, blocks);
+                for (int k = 0; k < NV && c; k++) v[1][k] = tb_random(dt, n);
+                for (int k = 0; k < NV && c; k++)
+                    memcpy(v[1][k].host, v[0][k].host, sizeof(double) * (size_t)n);
+                if (c) memcpy(blk[1].host, blk[0].host, sizeof(double) * (size_t)blocks);
+                for (int k = 0; k < NV; k++) upload_all(&v[c][k]);
+                upload_all(&blk[c]);
+            }
+            ps__cg_vectors cv[2];
+            for (int c = 0; c < 2; c++) {
+                ps__cg_vectors x = {vview(&v[c][VX], 0, 1),
+                                    vview(&v[c][VR], 0, 1),
+                                    vview(&v[c][pre ? VU : VR], 0, 1),
+                                    vview(&v[c][VW], 0, 1),
+                                    vview(&v[c][VP], 0, 1),
+                                    vview(&v[c][VS], 0, 1),
+                                    vview(&v[c][VD], 0, 1),
+                                    vview(&v[c][VB], 0, 1)};
+                if (!pre) x.dinv.buf = NULL;
+                cv[c] = x;
+            }
+            /* the reference: per-step calls; mode 2 first finds stop_rr from a dry run's rr */
+            ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0);
+            double stop_rr = 0;
+            int stop_at = -1;
+            for (int run = mode == 2 ? 0 : 1; run < 2; run++) {
+                for (int k = 0; k < NV; k++) upload_all(&v[1][k]);
+                upload_all(&blk[1]);
+                for (int i = 0; i < count; i++) {
+                    CHECK(be->ops->gemv(be, dt, PS__NOTRANS, n, n, &one, view(&A, as), cv[1].u,
+                                        &zero, cv[1].w) == PS_SUCCESS,
+                          "gemv: %s", be->err);
+                    CHECK(be->ops->cg_step(be, dt, n, &cv[1],
+                                           vview(&blk[1], (size_t)i * PS__CG_SCALARS, 1),
+                                           vview(&blk[1], (size_t)(i + 1) * PS__CG_SCALARS, 1),
+                                           stop_rr, i == last, -1) == PS_SUCCESS,
+                          "cg_step: %s", be->err);
+                }
+                if (run == 0) { /* the stop: at the step whose rr falls furthest below all
+                                 * before it, stop_rr halfway (geometrically) between */
+                    double *b = tb_download(&blk[1]), best_gap = 0, low = INFINITY;
+                    const double floor = noise_floor(dt, n, b);
+                    for (int k = 1; k <= count; k++) {
+                        const double *blk_k = b + (size_t)k * PS__CG_SCALARS;
+                        double rr = blk_k[PS__CG_RR], above = k > 1 ? low : 4 * rr;
+                        if (!(rr > floor)) break;
+                        if (above / rr > best_gap) {
+                            best_gap = above / rr;
+                            stop_at = k - 1;
+                            stop_rr = sqrt(rr) * sqrt(above); /* no underflow */
+                        }
+                        if (blk_k[PS__CG_STOP] != 0) break;
+                        low = rr < low ? rr : low;
+                    }
+                    free(b);
+                }
+            }
+            char what[112];
+            snprintf(what, sizeof what, "cg_steps %s n=%d mode %d count %d last %d", dtname(dt), n,
+                     mode, count, last);
+            double *before[NV], *blk_before = copy_of(&blk[0]);
+            for (int k = 0; k < NV; k++) before[k] = copy_of(&v[0][k]);
+            ps_status st =
+                be->ops->cg_steps(be, dt, n, view(&A, as), &cv[0], vview(&blk[0], 0, 1),
+                                  vview(&blk[0], PS__CG_SCALARS, 1), count, stop_rr, last, slot);
+            double *got_blk = tb_download(&blk[0]), *ref_blk = tb_download(&blk[1]);
+            CHECK(mode != 2 ||
+                      (stop_at >= 0 && ref_blk[(stop_at + 1) * PS__CG_SCALARS + PS__CG_STOP] ==
+                                           PS__CG_STOP_CONVERGED),
+                  "cg_steps mode 2 sets up a stop (at step %d of %d)", stop_at, count);
+            if (st == PS_ERR_NOT_SUPPORTED) {
+                CHECK(!arnoldi_steps_expected(n), "%s: declined (the path is expected)", what);
+                int same = unchanged(got_blk, blk_before, 0, blocks);
+                for (int k = 0; k < NV; k++) {
+                    double *g = tb_download(&v[0][k]);
+                    same = same && unchanged(g, before[k], 0, n);
+                    free(g);
+                }
+                CHECK(same, "%s: declined but wrote a vector or a block", what);
+            } else {
+                CHECK(st == PS_SUCCESS, "%s: %s", what, be->err);
+                if (slot >= 0) {
+                    double raw[(PS__CG_STEPS_PER_CALL_TEST + 1) * PS__CG_SCALARS];
+                    CHECK(be->ops->fetch_wait(be, dt, slot, count * PS__CG_SCALARS,
+                                              vview(&blk[0], PS__CG_SCALARS, 1), raw) == PS_SUCCESS,
+                          "%s: fetch_wait: %s", what, be->err);
+                    for (int e = 0; e < count * PS__CG_SCALARS; e++)
+                        CHECK(native_at(dt, raw, (size_t)e) == got_blk[PS__CG_SCALARS + e],
+                              "%s: fetched element %d is %.17g, the block holds %.17g", what, e,
+                              native_at(dt, raw, (size_t)e), got_blk[PS__CG_SCALARS + e]);
+                }
+                /* rounding of n-term sums, carried through the steps */
+                const double tol = 4.0 * (count + 1) * (n + 4), floor = noise_floor(dt, n, ref_blk);
+                int clear = 1; /* the steps so far measured residuals above rounding's floor */
+                for (int e = 0; e < blocks; e++) {
+                    int field = e % PS__CG_SCALARS;
+                    if (field == 0 && e > 0) clear = clear && ref_blk[e + PS__CG_RR] > floor;
+                    if (field == PS__CG_STOP && !clear) continue; /* when rr reaches 0: noise */
+                    double scale = largest(ref_blk, field, blocks, PS__CG_SCALARS);
+                    double allowed =
+                        field == PS__CG_STOP || e < PS__CG_SCALARS ? 0 : tol * eps_of(dt) * scale;
+                    CHECK(fabs(got_blk[e] - ref_blk[e]) <= allowed,
+                          "%s: block %d element %d is %.17g, the per-step calls' %.17g", what,
+                          e / PS__CG_SCALARS - 1, field, got_blk[e], ref_blk[e]);
+                }
+                for (int k = 0; k < NV; k++) {
+                    if (k == VD || (k == VU && !pre)) continue; /* read only, or r */
+                    double *ref = tb_download(&v[1][k]);
+                    double *mag = malloc(sizeof(double) * (size_t)n);
+                    double scale = largest(before[k], 0, n, 1) + largest(ref, 0, n, 1);
+                    for (int i = 0; i < n; i++) mag[i] = scale;
+                    char vwhat[140];
+                    snprintf(vwhat, sizeof vwhat, "%s vector %d", what, k);
+                    expect_buffer(vwhat, &v[0][k], ref, mag, tol);
+                    free(ref), free(mag);
+                }
+            }
+            free(got_blk), free(ref_blk), free(blk_before);
+            for (int k = 0; k < NV; k++) free(before[k]), tb_free(&v[0][k]), tb_free(&v[1][k]);
+            tb_free(&blk[0]), tb_free(&blk[1]), tb_free(&A);
+        }
+}
+
 static void run_all(ps__dtype dt) {
     static const struct {
         const char *name;
         void (*run)(ps__dtype);
-    } groups[] = {{"gmres_update_x", test_gmres_update_x},
+    } groups[] = {{"cg_steps", test_cg_steps},
+                  {"gmres_update_x", test_gmres_update_x},
                   {"arnoldi_restart", test_arnoldi_restart},
                   {"arnoldi_steps", test_arnoldi_steps},
                   {"hold_matrix", test_hold_matrix},
