@@ -473,7 +473,6 @@ __global__ void __launch_bounds__(kThreads, 1)
             __syncthreads();
             const cg_decision<T> d = cg_decide<T>(sc, tot, pre, stop_rr, i == last);
             if (t < rows) {
-                ((T *)ptrs.w)[q] = (T)w[t]; // the product, as a gemv would leave it
                 if (d.save) v.xbest[q] = xq;
                 if (d.update) cg_update(v, d, q, xq, rq, uq, (T)w[t], pq, sq);
             }

@@ -615,10 +615,10 @@ struct ps__backend_ops {
      * (cg_step's rule), so a backend may end the call at the first step that sets it, filling
      * the later blocks as those steps would (copies). Then, when fetch_slot >= 0, starts
      * fetching the count blocks as fetch_start would. The products may be formed in another
-     * order than gemv's, so results agree with per-step calls to rounding, not bitwise. w
-     * holds the last product taken. PS_ERR_NOT_SUPPORTED, with nothing queued and no message,
-     * when the backend has no such path for these arguments (the default; CUDA past the order
-     * whose matrix fits its SMs, as arnoldi_steps). The vectors are as cg_step's and
+     * order than gemv's, so results agree with per-step calls to rounding, not bitwise. w is
+     * scratch: what it holds afterwards is unspecified. PS_ERR_NOT_SUPPORTED, with nothing queued
+     * and no message, when the backend has no such path for these arguments (the default; CUDA past
+     * the order whose matrix fits its SMs, as arnoldi_steps). The vectors are as cg_step's and
      * contiguous; in and out overlap nothing else. */
     ps_status (*cg_steps)(ps__backend *be, ps__dtype dt, int n, ps__mat a, const ps__cg_vectors *v,
                           ps__vec in, ps__vec out, int count, double stop_rr, int last,
