@@ -1,6 +1,7 @@
-// GMRES's Arnoldi steps with the matrix resident on the chip: one cooperative kernel runs several
-// steps (product, CGS2, normalization) back to back, each block holding its slice of A's rows in
-// registers and shared memory for the whole launch. At n = 2000 in double the 32 MB matrix fits
+// GMRES's Arnoldi steps, and CG's steps, with the matrix resident on the chip: one cooperative
+// kernel runs several steps (GMRES: product, CGS2, normalization; CG: product and cg_step) back
+// to back, each block holding its slice of A's rows in registers and shared memory for the whole
+// launch. At n = 2000 in double the 32 MB matrix fits
 // the H100's 132 SMs (about 200 KB of shared memory and 32 KB of registers each), so a product
 // reads no matrix from L2 or HBM at all, and a step costs its two grid-wide syncs (the two
 // passes' reductions; the second also carries the first pass's result, from which the next
