@@ -204,6 +204,20 @@ __device__ __forceinline__ void block_update(int rows, int k, const B *basis, in
     __syncthreads();
 }
 
+// The first kRegRows of a block's rows rows of A (at a, leading dimension lda) into registers:
+// thread t's columns t, t + kThreads, ... (zeros past the rows and the order).
+template <typename T>
+__device__ __forceinline__ void load_register_rows(int n, int rows, const T *a, int lda,
+                                                   T (&ra)[kRegRows][kCols]) {
+#pragma unroll
+    for (int r = 0; r < kRegRows; r++)
+#pragma unroll
+        for (int i = 0; i < kCols; i++) {
+            const int c = (int)threadIdx.x + i * kThreads;
+            ra[r][i] = r < rows && c < n ? a[(size_t)r + (size_t)c * lda] : T(0);
+        }
+}
+
 // The rows x cols block at src (leading dimension lds) into shared memory at dst: row-major
 // (dst[q * ldd + c]) or column-major (dst[c * ldd + q]). Consecutive threads read consecutive
 // rows of a column (contiguous in src), kLoadBatch loads in flight per thread before any store:
@@ -319,13 +333,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // The slice: the first kRegRows rows into registers, the rest into shared memory (a column's
     // rows are contiguous in A, so consecutive threads take consecutive rows of a column).
     T ra[kRegRows][kCols];
-#pragma unroll
-    for (int r = 0; r < kRegRows; r++)
-#pragma unroll
-        for (int i = 0; i < kCols; i++) {
-            const int c = t + i * kThreads;
-            ra[r][i] = r < rows && c < n ? a[(size_t)(row0 + r) + (size_t)c * lda] : T(0);
-        }
+    load_register_rows(n, rows, a + row0, lda, ra);
     const int srows = rows > kRegRows ? rows - kRegRows : 0;
     load_slice(srows, n, a + row0 + kRegRows, lda, sa, sld, true);
     const bool restarting = restart.x != nullptr;
@@ -440,13 +448,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int srows = rows > kRegRows ? rows - kRegRows : 0;
         load_slice(srows, n, a + row0 + kRegRows, lda, sa, sld, true);
         T ra[kRegRows][kCols];
-#pragma unroll
-        for (int r = 0; r < kRegRows; r++)
-#pragma unroll
-            for (int c = 0; c < kCols; c++) {
-                const int col = t + c * kThreads;
-                ra[r][c] = r < rows && col < n ? a[(size_t)(row0 + r) + (size_t)col * lda] : T(0);
-            }
+        load_register_rows(n, rows, a + row0, lda, ra);
         T x[kCols];
         fetch_x(n, v.u, x); // u is complete: the launch before wrote it
         __syncthreads();
