@@ -374,10 +374,12 @@ cudaError_t ps_cuda_launch_orthonormalize_cluster(cudaStream_t s, int dbl,
 cudaError_t ps_cuda_iter_resident_init(int device, ps_cuda_resident_limits *lim);
 int ps_cuda_resident_fits(const ps_cuda_resident_limits *lim, int dbl, int n, int cols);
 size_t ps_cuda_resident_partial_doubles(const ps_cuda_resident_limits *lim);
-/* CG's steps with the matrix resident the same way (cuda_iter_resident.cu; core/backend.h,
+/* CG's steps with the matrix resident the same way (cuda_cg_resident.cu; core/backend.h,
  * cg_steps): whether n fits, and count steps from the block in into out (host_out: the fetch
  * slot's mapped memory, or null); partial as the Arnoldi steps'. */
 int ps_cuda_resident_cg_fits(const ps_cuda_resident_limits *lim, int dbl, int n);
+/* The CG kernel of a precision, for the init's attributes (cuda_cg_resident.cu). */
+const void *ps_cuda_cg_resident_kernel(int dbl);
 cudaError_t ps_cuda_launch_arnoldi_resident(
     cudaStream_t s, int dbl, const ps_cuda_resident_limits *lim, int n, const void *a, int lda,
     const void *dinv, void *v, int ldv, int j0, int j1, void *col, int col_stride, void *host_out,

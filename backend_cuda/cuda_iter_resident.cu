@@ -1,176 +1,19 @@
-// GMRES's Arnoldi steps, and CG's steps, with the matrix resident on the chip: one cooperative
-// kernel runs several steps (GMRES: product, CGS2, normalization; CG: product and cg_step) back
-// to back, each block holding its slice of A's rows in registers and shared memory for the whole
-// launch. At n = 2000 in double the 32 MB matrix fits
-// the H100's 132 SMs (about 200 KB of shared memory and 32 KB of registers each), so a product
-// reads no matrix from L2 or HBM at all, and a step costs its two grid-wide syncs (the two
-// passes' reductions; the second also carries the first pass's result, from which the next
-// product is formed) and a little arithmetic: about 10 us at n = 2000 on an H100 or H200. The
-// step-by-step path (a product, then orthonormalize's cluster kernel) paid the product's 9-10 us
-// of L2 reads and 5-7 us of Gram-Schmidt after it, which kept GMRES at about 0.7 of cuBLAS
-// DGEMV's bandwidth there (docs/PERFORMANCE.md, session 34).
-//
-// Block b takes rows [b rows_cap, (b + 1) rows_cap): the first kRegRows in registers (thread t
-// holding columns t, t + kThreads, ...), the rest in shared memory, row-major. The products
-// need no reduction across blocks (each block owns whole rows); the projections do. Every
-// reduction sums the blocks' values in a fixed order, the same in every block, so all blocks
-// take the same decisions and the result does not depend on timing.
-#include "cuda_iter_common.cuh"
+// GMRES's Arnoldi steps with the matrix resident on the chip (cuda_resident.cuh): one
+// cooperative kernel runs several steps (product, CGS2, normalization) back to back. A step costs
+// its two grid-wide syncs (the two passes' reductions; the second also carries the first pass's
+// result, from which the next product is formed) and a little arithmetic: about 10 us at n =
+// 2000 on an H100 or H200. The step-by-step path (a product, then orthonormalize's cluster
+// kernel) paid the product's 9-10 us of L2 reads and 5-7 us of Gram-Schmidt after it, which kept
+// GMRES at about 0.7 of cuBLAS DGEMV's bandwidth there (docs/PERFORMANCE.md, session 34). The
+// init below sets up CG's resident kernels (cuda_cg_resident.cu) too.
+#include "cuda_resident.cuh"
 
 namespace {
 
-constexpr int kThreads = PS_CUDA_RESIDENT_THREADS;
-constexpr int kWarps = kThreads / 32;
-constexpr int kCols = PS_CUDA_RESIDENT_MAX_N / kThreads; // columns of A a thread holds
-constexpr int kRegRows = 4;                              // rows of a slice in registers
-constexpr int kMaxRows = PS_CUDA_RESIDENT_MAX_ROWS;
 constexpr int kMaxK = PS_CUDA_RESIDENT_MAX_K;
 // Doubles of one step's reductions per block: the two passes (k + 1 values each: the first's
 // carries the cancel flag) and at most three for the explicit norm.
 constexpr int kStepSums = 2 * kMaxK + 6;
-static_assert(kCols * kThreads == PS_CUDA_RESIDENT_MAX_N, "a thread's columns cover the order");
-
-// One halving of warp_total_rows: lanes whose bit Half * 2 is set keep the upper Half values
-// and receive them from the partner lane, which keeps the lower ones.
-template <int Half> __device__ __forceinline__ void halve_rows(double (&acc)[kMaxRows]) {
-    const bool upper = threadIdx.x & (2 * Half);
-#pragma unroll
-    for (int i = 0; i < Half; i++) {
-        // values first, then selects (a select of the elements' addresses would put acc in
-        // local memory)
-        const double lo = acc[i], hi = acc[i + Half];
-        const double keep = upper ? hi : lo, give = upper ? lo : hi;
-        acc[i] = keep + __shfl_xor_sync(0xffffffffu, give, 2 * Half);
-    }
-}
-
-// The sums over a warp's lanes of kMaxRows values each, in 16 shuffles instead of 5 per value
-// (each exchange halves the values a lane carries): afterwards lanes 2r and 2r + 1 hold row r's.
-__device__ __forceinline__ double warp_total_rows(double (&acc)[kMaxRows]) {
-    static_assert(kMaxRows == 16, "the halvings below are written for 16 rows");
-    halve_rows<8>(acc);
-    halve_rows<4>(acc);
-    halve_rows<2>(acc);
-    halve_rows<1>(acc);
-    return acc[0] + __shfl_xor_sync(0xffffffffu, acc[0], 1);
-}
-
-// The values every block published to region (region[c * gridDim.x + b], c < cols) combined
-// over the blocks into out[c], in a fixed order, the same in every block. A warp takes
-// kGatherCols values a round (c, c + kWarps, ...), every load of a round in flight before it
-// sums: up to 48 values in one round of loads, the first `rounded` of them rounded to T (the
-// projections, as orthonormalize rounds them). The loads are predicated, not branched around:
-// an earlier form that chose between a load and a constant per element measured 4 us for one
-// value on an H100, against 0.7 us for this one (docs/PERFORMANCE.md, session 34).
-constexpr int kGatherCols = 3;
-template <typename Op, typename T = double>
-__device__ __forceinline__ void grid_gather(const double *region, int cols, double *out,
-                                            int rounded = 0) {
-    const int g = gridDim.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    constexpr int kPerLane = (PS_CUDA_RESIDENT_MAX_BLOCKS + 31) / 32;
-    for (int c0 = warp; c0 < cols; c0 += kGatherCols * kWarps) {
-        double got[kGatherCols][kPerLane];
-#pragma unroll
-        for (int r = 0; r < kGatherCols; r++) {
-            const int c = c0 + r * kWarps;
-            const double *rc = region + (size_t)c * g;
-#pragma unroll
-            for (int i = 0; i < kPerLane; i++) {
-                const int blk = lane + 32 * i;
-                got[r][i] = blk < g && c < cols ? __ldcg(rc + blk) : Op::init();
-            }
-        }
-#pragma unroll
-        for (int r = 0; r < kGatherCols; r++) {
-            double s = got[r][0];
-#pragma unroll
-            for (int i = 1; i < kPerLane; i++) s = Op::apply(s, got[r][i]);
-            s = warp_combine<Op>(s);
-            const int c = c0 + r * kWarps;
-            if (lane == 0 && c < cols) out[c] = c < rounded ? (double)(T)s : s;
-        }
-    }
-}
-
-// This block's value mine[c] to its place in region, for c < cols.
-__device__ __forceinline__ void grid_publish(const double *mine, int cols, double *region) {
-    for (int c = threadIdx.x; c < cols; c += blockDim.x)
-        __stcg(region + (size_t)c * gridDim.x + blockIdx.x, mine[c]);
-}
-
-// A thread's elements of x for the product (columns t, t + kThreads, ...), read from global
-// memory (complete before the call: after a grid sync or a launch boundary), times dinv when
-// given (rounded to T, as vmul does).
-template <typename T>
-__device__ __forceinline__ void load_x(int n, const T *x_global, const T *dinv, T (&x)[kCols]) {
-#pragma unroll
-    for (int i = 0; i < kCols; i++) {
-        const int c = (int)threadIdx.x + i * kThreads;
-        T xi = T(0);
-        if (c < n) {
-            xi = __ldcg(x_global + c);
-            if (dinv) xi = xi * dinv[c];
-        }
-        x[i] = xi;
-    }
-}
-
-// load_x in two parts, so that the loads can be in flight while other work goes on: the raw
-// elements first (nothing waits for them here), then, where x is used, times dinv.
-template <typename T>
-__device__ __forceinline__ void fetch_x(int n, const T *x_global, T (&x)[kCols]) {
-#pragma unroll
-    for (int i = 0; i < kCols; i++) {
-        const int c = (int)threadIdx.x + i * kThreads;
-        x[i] = c < n ? __ldcg(x_global + c) : T(0);
-    }
-}
-
-template <typename T> __device__ __forceinline__ void scale_x(int n, const T *dinv, T (&x)[kCols]) {
-    if (!dinv) return;
-#pragma unroll
-    for (int i = 0; i < kCols; i++) {
-        const int c = (int)threadIdx.x + i * kThreads;
-        if (c < n) x[i] = x[i] * dinv[c];
-    }
-}
-
-// The block's rows of the product A x (rows values into y, rounded to T), x from load_x. ra: the
-// registers' rows; sa: the rest, leading dimension sld. warp_rows: kMaxRows x kWarps doubles.
-template <typename T>
-__device__ __forceinline__ void block_product(int n, int rows, const T (&ra)[kRegRows][kCols],
-                                              const T *sa, int sld, const T (&x)[kCols],
-                                              double *warp_rows, double *y) {
-    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-    double acc[kMaxRows];
-#pragma unroll
-    for (int q = 0; q < kMaxRows; q++) {
-        double s = 0;
-        if (q < kRegRows) {
-#pragma unroll
-            for (int i = 0; i < kCols; i++) s += (double)ra[q < kRegRows ? q : 0][i] * (double)x[i];
-        } else if (q < rows) { // the same in every thread of the block
-            const T *row = sa + (size_t)(q - kRegRows) * sld;
-#pragma unroll
-            for (int i = 0; i < kCols; i++) {
-                const int c = t + i * kThreads;
-                if (c < n) s += (double)row[c] * (double)x[i];
-            }
-        }
-        acc[q] = s;
-    }
-    const double mine = warp_total_rows(acc);
-    if ((lane & 1) == 0) warp_rows[(lane >> 1) * kWarps + warp] = mine;
-    __syncthreads();
-    if (t < 32) { // lane pair 2r, 2r + 1 sums row r's warps, half each
-        const int r = t >> 1;
-        double s = 0;
-        for (int w = t & 1; w < kWarps; w += 2) s += warp_rows[r * kWarps + w];
-        s += __shfl_xor_sync(0xffffffffu, s, 1);
-        if ((t & 1) == 0 && r < rows) y[r] = (double)(T)s;
-    }
-    __syncthreads();
-}
 
 // mine[c] = sum over the block's rows of vs(:, c) .* w for c < k, and mine[k] = ||w||^2 when
 // with_sq: 16 threads per column, all columns at once.
@@ -202,45 +45,6 @@ __device__ __forceinline__ void block_update(int rows, int k, const B *basis, in
         if (lane == 0) out[r] = (double)(T)((in[r] - s) * scale);
     }
     __syncthreads();
-}
-
-// The first kRegRows of a block's rows rows of A (at a, leading dimension lda) into registers:
-// thread t's columns t, t + kThreads, ... (zeros past the rows and the order).
-template <typename T>
-__device__ __forceinline__ void load_register_rows(int n, int rows, const T *a, int lda,
-                                                   T (&ra)[kRegRows][kCols]) {
-#pragma unroll
-    for (int r = 0; r < kRegRows; r++)
-#pragma unroll
-        for (int i = 0; i < kCols; i++) {
-            const int c = (int)threadIdx.x + i * kThreads;
-            ra[r][i] = r < rows && c < n ? a[(size_t)r + (size_t)c * lda] : T(0);
-        }
-}
-
-// The rows x cols block at src (leading dimension lds) into shared memory at dst: row-major
-// (dst[q * ldd + c]) or column-major (dst[c * ldd + q]). Consecutive threads read consecutive
-// rows of a column (contiguous in src), kLoadBatch loads in flight per thread before any store:
-// a load and its store per iteration kept one load in flight, and the launch's load of A's
-// slice took most of its time.
-constexpr int kLoadBatch = 8;
-template <typename T>
-__device__ __forceinline__ void load_slice(int rows, int cols, const T *src, int lds, T *dst,
-                                           int ldd, bool row_major) {
-    const int total = rows * cols;
-    for (int e0 = (int)threadIdx.x; e0 < total; e0 += kThreads * kLoadBatch) {
-        T got[kLoadBatch];
-#pragma unroll
-        for (int u = 0; u < kLoadBatch; u++) {
-            const int e = e0 + u * kThreads, c = e / rows, q = e - c * rows;
-            got[u] = e < total ? src[(size_t)q + (size_t)c * lds] : T(0);
-        }
-#pragma unroll
-        for (int u = 0; u < kLoadBatch; u++) {
-            const int e = e0 + u * kThreads, c = e / rows, q = e - c * rows;
-            if (e < total) dst[row_major ? (size_t)q * ldd + c : (size_t)c * ldd + q] = got[u];
-        }
-    }
 }
 
 // ||w|| over the grid's rows (the block's rows values at w) by explicit reductions, as normalize
@@ -419,85 +223,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
 }
 
-// CG's steps (core/backend.h, cg_steps) with the matrix resident as above. Step i: w = A u for
-// the block's rows from the u every block reads whole, the three dot products over the block's
-// rows, one grid-wide reduction, the step's decision (cg_decide, the same in every block from
-// the same sums), the block's rows updated as cg_step updates them, then a grid sync so that
-// the next step reads the new u whole: two syncs a step, and no matrix read from L2 or HBM.
-// Each thread < rows owns one row's elements of x, r, u, p, s (read at the step's start, in
-// flight during the product). A call whose input block has stopped copies it and loads nothing;
-// a step that stops fills the later blocks with its own and ends the launch.
-template <typename T>
-__global__ void __launch_bounds__(kThreads, 1)
-    cg_resident_kernel(int n, const T *a, int lda, ps_cuda_cg_ptrs ptrs, const T *in, T *out,
-                       int count, double stop_rr, int last, T *host_out, int rows_cap,
-                       int smem_rows, int sld, double *partial) {
-    cg::grid_group grid = cg::this_grid();
-    extern __shared__ __align__(16) double dyn[];
-    __shared__ double warp_rows[kMaxRows * kWarps];
-    __shared__ double mine[4], tot[4], w[kMaxRows];
-    T *sa = (T *)dyn;
-    const int t = threadIdx.x, row0 = (int)blockIdx.x * rows_cap;
-    const int rows = n - row0 < 0 ? 0 : n - row0 < rows_cap ? n - row0 : rows_cap;
-    const cg_vectors<T> v(ptrs);
-    const bool pre = v.dinv != nullptr;
-    double sc[PS__CG_SCALARS];
-    for (int k = 0; k < PS__CG_SCALARS; k++) sc[k] = in[k];
-    int i0 = 0;
-    if (sc[PS__CG_STOP] == 0) {
-        const int srows = rows > kRegRows ? rows - kRegRows : 0;
-        load_slice(srows, n, a + row0 + kRegRows, lda, sa, sld, true);
-        T ra[kRegRows][kCols];
-        load_register_rows(n, rows, a + row0, lda, ra);
-        T x[kCols];
-        fetch_x(n, v.u, x); // u is complete: the launch before wrote it
-        __syncthreads();
-        const int q = row0 + t; // this thread's row while t < rows
-        for (int i = 0; i < count; i++) {
-            T xq = 0, rq = 0, uq = 0, pq = 0, sq = 0;
-            if (t < rows) {
-                xq = __ldcg(v.x + q), rq = __ldcg(v.r + q), pq = __ldcg(v.p + q);
-                sq = __ldcg(v.s + q), uq = pre ? __ldcg(v.u + q) : rq;
-            }
-            block_product(n, rows, ra, sa, sld, x, warp_rows, w);
-            // (r, r), (r, u), (w, u) over the block's rows, in warp 0 (rows <= 32)
-            if (t < 32) {
-                double acc[3] = {0, 0, 0};
-                if (t < rows) cg_dots(acc, rq, uq, (T)w[t]);
-                for (int k = 0; k < 3; k++) {
-                    const double s = warp_combine(acc[k]);
-                    if (t == 0) mine[k] = s;
-                }
-            }
-            __syncthreads();
-            grid_publish(mine, 3, partial);
-            grid.sync();
-            grid_gather<sum_op>(partial, 3, tot);
-            __syncthreads();
-            const cg_decision<T> d = cg_decide<T>(sc, tot, pre, stop_rr, i == last);
-            if (t < rows) {
-                if (d.save) v.xbest[q] = xq;
-                if (d.update) cg_update(v, d, q, xq, rq, uq, (T)w[t], pq, sq);
-            }
-            if (blockIdx.x == 0 && t == 0)
-                put_scalars(sc, out + (size_t)i * PS__CG_SCALARS,
-                            host_out ? host_out + (size_t)i * PS__CG_SCALARS : nullptr);
-            i0 = i + 1;
-            if (sc[PS__CG_STOP] != 0 || i0 == count) break; // every block alike
-            grid.sync(); // u complete (and the sums read: partial is free again)
-            fetch_x(n, v.u, x);
-        }
-    }
-    // the steps after a stop copy its block (cg_step's rule)
-    if (blockIdx.x == 0 && t == 0)
-        for (int i = i0; i < count; i++)
-            put_scalars(sc, out + (size_t)i * PS__CG_SCALARS,
-                        host_out ? host_out + (size_t)i * PS__CG_SCALARS : nullptr);
-}
-
-const void *resident_kernels[] = {
-    (const void *)arnoldi_resident_kernel<double>, (const void *)arnoldi_resident_kernel<float>,
-    (const void *)cg_resident_kernel<double>, (const void *)cg_resident_kernel<float>};
+const void *resident_kernels[] = {(const void *)arnoldi_resident_kernel<double>,
+                                  (const void *)arnoldi_resident_kernel<float>};
 
 } // namespace
 
@@ -509,7 +236,10 @@ extern "C" cudaError_t ps_cuda_iter_resident_init(int device, ps_cuda_resident_l
     if (!err) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     if (!err) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     if (err || !coop) return err;
-    for (const void *kernel : resident_kernels) {
+    // every resident kernel, CG's too: the launches share one limit (the smallest)
+    const void *kernels[] = {resident_kernels[0], resident_kernels[1],
+                             ps_cuda_cg_resident_kernel(1), ps_cuda_cg_resident_kernel(0)};
+    for (const void *kernel : kernels) {
         cudaFuncAttributes fa;
         err = cudaFuncGetAttributes(&fa, kernel);
         if (err) return err;
@@ -572,33 +302,4 @@ extern "C" cudaError_t ps_cuda_launch_arnoldi_resident(
                     &partial, &w1,  &cancel,     &generation, &start};
     return cudaLaunchCooperativeKernel(dbl ? resident_kernels[0] : resident_kernels[1],
                                        dim3((unsigned)blocks), dim3(kThreads), args, shared, s);
-}
-
-// Dynamic shared memory of a CG launch: the slice's rows past the registers'.
-static size_t cg_resident_shared(int dbl, int n, int rows_cap) {
-    const int smem_rows = rows_cap > kRegRows ? rows_cap - kRegRows : 0;
-    return (size_t)smem_rows * (size_t)(n | 1) * (dbl ? sizeof(double) : sizeof(float));
-}
-
-extern "C" int ps_cuda_resident_cg_fits(const ps_cuda_resident_limits *lim, int dbl, int n) {
-    if (lim->blocks < 1 || n < 1 || n > PS_CUDA_RESIDENT_MAX_N) return 0;
-    const int rows_cap = (n + lim->blocks - 1) / lim->blocks;
-    return rows_cap <= PS_CUDA_RESIDENT_MAX_ROWS &&
-           cg_resident_shared(dbl, n, rows_cap) <= lim->max_shared;
-}
-
-extern "C" cudaError_t
-ps_cuda_launch_cg_resident(cudaStream_t s, int dbl, const ps_cuda_resident_limits *lim, int n,
-                           const void *a, int lda, ps_cuda_cg_ptrs v, const void *in, void *out,
-                           int count, double stop_rr, int last, void *host_out, double *partial) {
-    if (count < 1 || !ps_cuda_resident_cg_fits(lim, dbl, n)) return cudaErrorInvalidValue;
-    int rows_cap = (n + lim->blocks - 1) / lim->blocks;
-    int smem_rows = rows_cap > kRegRows ? rows_cap - kRegRows : 0;
-    int sld = n | 1; // odd: a column's rows fall in different banks when loaded
-    const int blocks = (n + rows_cap - 1) / rows_cap;
-    void *args[] = {&n,       &a,    &lda,      &v,        &in,        &out, &count,
-                    &stop_rr, &last, &host_out, &rows_cap, &smem_rows, &sld, &partial};
-    return cudaLaunchCooperativeKernel(dbl ? resident_kernels[2] : resident_kernels[3],
-                                       dim3((unsigned)blocks), dim3(kThreads), args,
-                                       cg_resident_shared(dbl, n, rows_cap), s);
 }
