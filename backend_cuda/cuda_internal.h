@@ -139,6 +139,12 @@ typedef struct ps_cuda_state {
     cudaEvent_t fetch_done[PS__FETCH_SLOTS];
     const void *fetch_src[PS__FETCH_SLOTS]; /* what the slot's copy reads; NULL: no copy */
     size_t fetch_bytes[PS__FETCH_SLOTS];
+    /* A prefix of the slot's values a kernel marks final before it ends (the resident Arnoldi
+     * steps: PS__ARNOLDI_CHECKPOINT steps' columns): mark_host[slot] reaches mark_gen[slot]
+     * then, for mark_bytes[slot] bytes (0: no such prefix). Pinned and mapped. */
+    int *mark_host, *mark_dev;
+    int mark_gen[PS__FETCH_SLOTS];
+    size_t mark_bytes[PS__FETCH_SLOTS];
 } ps_cuda_state;
 
 static inline ps_cuda_state *ps_cuda(ps__backend *be) {
@@ -370,7 +376,9 @@ cudaError_t ps_cuda_launch_orthonormalize_cluster(cudaStream_t s, int dbl,
  * has no cooperative launch); fits says whether order n against cols columns of V fits the
  * chip; the launch runs steps j0 .. j1 - 1 (core/backend.h, arnoldi_steps), partial holding
  * ps_cuda_resident_partial_doubles doubles; with restart (j0 = 0) it starts the cycle first
- * (arnoldi_restart) and writes the residual's norm at col[-1] (and host_out[-1]). */
+ * (arnoldi_restart) and writes the residual's norm at col[-1] (and host_out[-1]). With mark (a
+ * mapped host int, or null), block 0 writes generation there once the columns of the first
+ * PS__ARNOLDI_CHECKPOINT steps (and the norm) are final in host_out. */
 cudaError_t ps_cuda_iter_resident_init(int device, ps_cuda_resident_limits *lim);
 int ps_cuda_resident_fits(const ps_cuda_resident_limits *lim, int dbl, int n, int cols);
 size_t ps_cuda_resident_partial_doubles(const ps_cuda_resident_limits *lim);
@@ -380,10 +388,13 @@ size_t ps_cuda_resident_partial_doubles(const ps_cuda_resident_limits *lim);
 int ps_cuda_resident_cg_fits(const ps_cuda_resident_limits *lim, int dbl, int n);
 /* The CG kernel of a precision, for the init's attributes (cuda_cg_resident.cu). */
 const void *ps_cuda_cg_resident_kernel(int dbl);
-cudaError_t ps_cuda_launch_arnoldi_resident(
-    cudaStream_t s, int dbl, const ps_cuda_resident_limits *lim, int n, const void *a, int lda,
-    const void *dinv, void *v, int ldv, int j0, int j1, void *col, int col_stride, void *host_out,
-    double *partial, const int *cancel, int generation, const ps_cuda_resident_restart *restart);
+cudaError_t ps_cuda_launch_arnoldi_resident(cudaStream_t s, int dbl,
+                                            const ps_cuda_resident_limits *lim, int n,
+                                            const void *a, int lda, const void *dinv, void *v,
+                                            int ldv, int j0, int j1, void *col, int col_stride,
+                                            void *host_out, double *partial, const int *cancel,
+                                            int generation, int *mark,
+                                            const ps_cuda_resident_restart *restart);
 #ifdef __cplusplus
 }
 #endif

@@ -59,6 +59,13 @@ ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st) {
                 cudaMalloc((void **)&st->iter_partial,
                            (2 * PS_CUDA_ORTH_MAX_K + 3) * blocks * sizeof(double)),
                 "cudaMalloc (iteration partial sums)");
+    PS_CUDA_TRY(
+        be,
+        cudaHostAlloc((void **)&st->mark_host, PS__FETCH_SLOTS * sizeof(int), cudaHostAllocMapped),
+        "cudaHostAlloc (fetch marks)");
+    memset(st->mark_host, 0, PS__FETCH_SLOTS * sizeof(int));
+    PS_CUDA_TRY(be, cudaHostGetDevicePointer((void **)&st->mark_dev, st->mark_host, 0),
+                "cudaHostGetDevicePointer (fetch marks)");
     for (int i = 0; i < PS__FETCH_SLOTS; i++) {
         PS_CUDA_TRY(be, cudaHostAlloc(&st->fetch_host[i], PS_CUDA_FETCH_BYTES, cudaHostAllocMapped),
                     "cudaHostAlloc (fetch)");
@@ -77,6 +84,7 @@ void ps_cuda_iter_release(ps_cuda_state *st) {
     if (st->cancel_stream) cudaStreamDestroy(st->cancel_stream);
     if (st->resident_cancel_dev) cudaFree(st->resident_cancel_dev);
     if (st->resident_cancel_host) cudaFreeHost(st->resident_cancel_host);
+    if (st->mark_host) cudaFreeHost(st->mark_host);
     for (int i = 0; i < PS__FETCH_SLOTS; i++) {
         if (st->fetch_host[i]) cudaFreeHost(st->fetch_host[i]);
         if (st->fetch_done[i]) cudaEventDestroy(st->fetch_done[i]);
@@ -115,6 +123,20 @@ ps_status ps_cuda_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count,
         memcpy(host, st->fetch_host[slot], bytes);
         return PS_SUCCESS;
     }
+    if (st->fetch_src[slot] == from && bytes < st->fetch_bytes[slot] &&
+        bytes <= st->mark_bytes[slot]) {
+        /* a prefix the kernel marks final before it ends; or the kernel's end, when it stops
+         * short of the mark (a breakdown, a cancel) */
+        const volatile int *mark = st->mark_host + slot;
+        while (*mark != st->mark_gen[slot]) {
+            cudaError_t q = cudaEventQuery(st->fetch_done[slot]);
+            if (q == cudaSuccess) break;
+            if (q != cudaErrorNotReady) PS_CUDA_TRY(be, q, "cudaEventQuery (fetch)");
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the values after the mark */
+        memcpy(host, st->fetch_host[slot], bytes);
+        return PS_SUCCESS;
+    }
     ps__mat m = {src.buf, src.off, count};
     return be->ops->download(be, dt, count, 1, m, host, count);
 }
@@ -124,6 +146,7 @@ ps_status ps_cuda_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count,
 static void *fetch_target(ps_cuda_state *st, int slot, size_t bytes) {
     if (slot < 0 || slot >= PS__FETCH_SLOTS) return NULL;
     st->fetch_src[slot] = NULL;
+    st->mark_bytes[slot] = 0;
     return bytes <= PS_CUDA_FETCH_BYTES ? st->fetch_dev[slot] : NULL;
 }
 
@@ -238,16 +261,25 @@ static ps_status resident_launch(ps__backend *be, ps__dtype dt, int n, ps__mat a
     const size_t es = ps__dtype_size(dt);
     void *target = fetch_target(st, fetch_slot, (size_t)count * es);
     char *host_cols = target && restart ? (char *)target + es : (char *)target;
+    /* the first steps' columns marked final early, when the call has more steps than that */
+    int *mark = target && j1 - j0 > PS__ARNOLDI_CHECKPOINT ? st->mark_dev + fetch_slot : NULL;
+    const int generation = st->resident_generation + 1;
     PS_CUDA_TRY(
         be,
         ps_cuda_launch_arnoldi_resident(
             st->cur_stream, dt == PS__DOUBLE, &st->resident, n, ps_cuda_ptr(dt, a.buf, a.off), a.ld,
             dinv.buf ? ps_cuda_ptr(dt, dinv.buf, dinv.off) : NULL, ps_cuda_ptr(dt, v.buf, v.off),
             v.ld, j0, j1, ps_cuda_ptr(dt, col.buf, col.off), col_stride, host_cols,
-            st->resident_partial, st->resident_cancel_dev, st->resident_generation + 1, restart),
+            st->resident_partial, st->resident_cancel_dev, generation, mark, restart),
         "resident Arnoldi kernel");
-    st->resident_generation++; /* a launch that failed takes no generation */
-    return fetch_done(be, dt, fetch_slot, count, fetched, target);
+    st->resident_generation = generation; /* a launch that failed takes no generation */
+    PS__TRY(fetch_done(be, dt, fetch_slot, count, fetched, target));
+    if (mark) {
+        st->mark_gen[fetch_slot] = generation;
+        st->mark_bytes[fetch_slot] =
+            ((restart ? 1 : 0) + (size_t)PS__ARNOLDI_CHECKPOINT * (size_t)col_stride) * es;
+    }
+    return PS_SUCCESS;
 }
 
 ps_status ps_cuda_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,

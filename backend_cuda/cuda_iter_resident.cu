@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     arnoldi_resident_kernel(int n, const T *a, int lda, const T *dinv, T *v, int ldv, int j0,
                             int j1, T *col, int col_stride, T *host_out, int rows_cap,
                             int smem_rows, int sld, double *partial, T *w1_global,
-                            const volatile int *cancel, int generation,
+                            const volatile int *cancel, int generation, volatile int *mark,
                             const ps_cuda_resident_restart restart) {
     cg::grid_group grid = cg::this_grid();
     extern __shared__ __align__(16) double dyn[];
@@ -210,6 +210,15 @@ __global__ void __launch_bounds__(kThreads, 1)
             put_column(k, h1, h2, hn, cj, hj);
         }
         if (blockIdx.x == 0 && t == 0 && cancel) cancelled = *cancel >= generation;
+        if (blockIdx.x == 0 && mark && k - j0 == PS__ARNOLDI_CHECKPOINT) {
+            // the columns so far (and beta) final in the host's memory: after the block's
+            // writes, one system-wide fence, then the launch's generation
+            __syncthreads();
+            if (t == 0) {
+                __threadfence_system();
+                *mark = generation;
+            }
+        }
         if (!scale || !more) break; // every block alike: the reduced values are the same in all
         if (from_sq && removed <= 0x1p-40 * sq) { // z = A v_{j+1} = (A w1 - A V h2) / norm
             scale_x(n, dinv, x);
@@ -281,10 +290,12 @@ extern "C" size_t ps_cuda_resident_partial_doubles(const ps_cuda_resident_limits
            PS_CUDA_RESIDENT_MAX_N;
 }
 
-extern "C" cudaError_t ps_cuda_launch_arnoldi_resident(
-    cudaStream_t s, int dbl, const ps_cuda_resident_limits *lim, int n, const void *a, int lda,
-    const void *dinv, void *v, int ldv, int j0, int j1, void *col, int col_stride, void *host_out,
-    double *partial, const int *cancel, int generation, const ps_cuda_resident_restart *restart) {
+extern "C" cudaError_t
+ps_cuda_launch_arnoldi_resident(cudaStream_t s, int dbl, const ps_cuda_resident_limits *lim, int n,
+                                const void *a, int lda, const void *dinv, void *v, int ldv, int j0,
+                                int j1, void *col, int col_stride, void *host_out, double *partial,
+                                const int *cancel, int generation, int *mark,
+                                const ps_cuda_resident_restart *restart) {
     if (j1 <= j0) return cudaSuccess;
     if (j0 < 0 || !ps_cuda_resident_fits(lim, dbl, n, j1) || (restart && j0 != 0))
         return cudaErrorInvalidValue;
@@ -299,7 +310,7 @@ extern "C" cudaError_t ps_cuda_launch_arnoldi_resident(
     void *w1 = partial + 2 * (size_t)kStepSums * (size_t)lim->blocks;
     void *args[] = {&n,       &a,   &lda,        &dinv,       &v,        &ldv,       &j0,
                     &j1,      &col, &col_stride, &host_out,   &rows_cap, &smem_rows, &sld,
-                    &partial, &w1,  &cancel,     &generation, &start};
+                    &partial, &w1,  &cancel,     &generation, &mark,     &start};
     return cudaLaunchCooperativeKernel(dbl ? resident_kernels[0] : resident_kernels[1],
                                        dim3((unsigned)blocks), dim3(kThreads), args, shared, s);
 }

@@ -214,6 +214,9 @@ static inline PS__HOST_DEVICE int ps__cg_scalars(double *s, double gamma, double
 }
 /* Slots of fetch_start / fetch_wait. */
 #define PS__FETCH_SLOTS 2
+/* Steps of an arnoldi_steps or arnoldi_restart call whose columns fetch_wait may deliver before
+ * the call has finished (a prefix of its fetch; see arnoldi_steps). */
+#define PS__ARNOLDI_CHECKPOINT 8
 
 struct ps__backend_ops {
     /* Table header. */
@@ -556,7 +559,11 @@ struct ps__backend_ops {
      * at col + (j - j0) col_stride; after a step whose norm is not positive and finite nothing
      * more is written. v(:, 0 .. j0] must be orthonormal. Then, when fetch_slot >= 0, starts
      * fetching the (j1 - j0) col_stride elements at col as fetch_start would (the columns' own
-     * values; the fetched copy of what lies between them is unspecified). A backend may take
+     * values; the fetched copy of what lies between them is unspecified); fetch_wait may then
+     * ask for a prefix first (fewer elements from the same src), and a backend may deliver the
+     * columns of the first PS__ARNOLDI_CHECKPOINT steps before the call has finished (CUDA:
+     * the kernel marks them final in the slot's mapped memory), so that GMRES can see
+     * convergence early and cancel the rest (arnoldi_cancel). A backend may take
      * the products in another order or form (CUDA: A v_{j+1} as (A w1 - A V h2) / norm, from the
      * first pass's result w1, while the second pass removes rounding-sized parts), so results
      * agree with per-step calls to rounding, not bitwise. PS_ERR_NOT_SUPPORTED, with nothing
@@ -584,7 +591,8 @@ struct ps__backend_ops {
      *   arnoldi_steps(j0 = 0, j1) makes them, their columns at out + 1 + j col_stride.
      *   Otherwise v(:, 0) holds r and nothing more is written.
      * Then, when fetch_slot >= 0, starts fetching the 1 + j1 col_stride elements at out as
-     * fetch_start would (beta and the columns; what lies between them is unspecified). The
+     * fetch_start would (beta and the columns; what lies between them is unspecified; a prefix
+     * of beta and the first PS__ARNOLDI_CHECKPOINT columns as arnoldi_steps says). The
      * product of the first step may be formed from r's (A (dinv .* r) / beta), so results agree
      * with separate calls to rounding. PS_ERR_NOT_SUPPORTED, with nothing queued and no message,
      * when the backend has no such path for these arguments (CUDA: as arnoldi_steps). j1 >= 1

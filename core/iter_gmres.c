@@ -17,11 +17,11 @@
  * the residual the Arnoldi relation says, up to double rounding.
  *
  * A backend with a fused path for several steps (arnoldi_steps; CUDA keeps a short matrix in
- * its SMs for a whole launch) gets them as one call: the first 8 steps of a solve, so that a
- * solve that converges at once does not pay for a whole cycle, then the rest of each cycle. The
- * next call is queued before the host waits for the columns of the one before, as with single
- * steps; once the solve has converged, arnoldi_cancel stops the steps still queued (a 3-step
- * solve at n = 2000 on an H100 took twice as long without: its second call ran 27 steps).
+ * its SMs for a whole launch) gets a cycle's steps as one call. The host reads the columns of
+ * its first PS__ARNOLDI_CHECKPOINT steps as soon as the backend delivers them (CUDA: while the
+ * call goes on), so that a solve that converges there stops the rest with arnoldi_cancel and
+ * does not pay for a whole cycle. (Until session 37 the first cycle was two calls, 8 steps and
+ * the rest, for the same reason: a launch more, which reloaded the matrix into the SMs.)
  *
  * On the fused path a cycle starts with one arnoldi_restart call: the last cycle's x += V y
  * (deferred to here, y passed from the host), the residual, its norm and v_0, and the first
@@ -35,8 +35,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Steps in a solve's first fused call. */
-#define PS__GMRES_FIRST_STEPS 8
 /* The longest cycle whose steps may go to arnoldi_steps (the host keeps all its columns). */
 #define PS__GMRES_FUSED_MAX_M 128
 
@@ -174,47 +172,36 @@ static int restart_ends_solve(ps__solver *s, host_state *h, double beta) {
     return 0;
 }
 
-/* The cycle's steps by fused calls, steps 0 .. first - 1 already queued through slot 0 (by
+/* The cycle's steps 0 .. limit - 1, queued as one fused call fetched through slot 0 (by
  * arnoldi_restart when with_beta: its fetch starts with the restart's norm, which is checked
- * first); then the rest up to limit in one more arnoldi_steps call. Returns the steps taken in
- * *k (0 with *done when the norm ended the solve), and in *more whether the cycle must go on
- * step by step from there (the backend declined the second call: a longer basis may not fit
- * where the first call's did). */
-static ps_status fused_steps(ps__solver *s, host_state *h, ps__mat V, int first, int limit,
-                             int with_beta, int *done, int *k, int *more) {
-    int m = h->m, stride = 2 * m + 3, lo = 0, hi = first, slot = 0, lead = with_beta ? 1 : 0;
+ * first): the first PS__ARNOLDI_CHECKPOINT steps' columns as soon as the backend delivers them
+ * (CUDA: while the call goes on), so that a solve that converges there cancels the rest
+ * (arnoldi_cancel), then the others. Returns the steps taken in *k (0 with *done when the norm
+ * ended the solve). */
+static ps_status fused_steps(ps__solver *s, host_state *h, int limit, int with_beta, int *done,
+                             int *k) {
+    int m = h->m, stride = 2 * m + 3, lead = with_beta ? 1 : 0, lo = 0;
+    ps__vec from = lead ? restart_norm(s) : step_column(s, m, 0);
     *k = 0;
-    *more = 0;
-    while (lo < hi) {
-        if (hi < limit) { /* queued while we wait */
-            ps_status st = steps_enqueue(s, m, V, hi, limit, 1 - slot);
-            if (st != PS_SUCCESS && st != PS_ERR_NOT_SUPPORTED) return st;
-            *more = st == PS_ERR_NOT_SUPPORTED;
-        }
-        ps__vec from = lead ? restart_norm(s) : step_column(s, m, lo);
-        PS__TRY(ps__iter_fetch(s, slot, lead + (hi - lo) * stride, from, h->coef, h->coefs));
-        if (lead && restart_ends_solve(s, h, h->coefs[0])) {
-            if (hi < limit && !*more) s->ops->arnoldi_cancel(s->be);
-            *more = 0;
+    while (lo < limit) {
+        int hi = lo == 0 && limit > PS__ARNOLDI_CHECKPOINT ? PS__ARNOLDI_CHECKPOINT : limit;
+        PS__TRY(ps__iter_fetch(s, 0, lead + hi * stride, from, h->coef, h->coefs));
+        if (lo == 0 && lead && restart_ends_solve(s, h, h->coefs[0])) {
+            if (hi < limit) s->ops->arnoldi_cancel(s->be);
             *done = 1;
             return PS_SUCCESS;
         }
         for (int j = lo; j < hi; j++) {
             int stop;
-            const double *coefs = h->coefs + lead + (size_t)(j - lo) * (size_t)stride;
+            const double *coefs = h->coefs + lead + (size_t)j * (size_t)stride;
             PS__TRY(take_column(s, h, j, coefs, done, &stop));
             *k = j + 1;
             if (*done || stop) {
-                if (hi < limit && !*more) s->ops->arnoldi_cancel(s->be); /* the next call's */
-                *more = 0;
+                if (hi < limit) s->ops->arnoldi_cancel(s->be); /* the steps still to come */
                 return PS_SUCCESS;
             }
         }
-        if (*more) return PS_SUCCESS;
         lo = hi;
-        hi = limit;
-        slot = 1 - slot;
-        lead = 0;
     }
     return PS_SUCCESS;
 }
@@ -233,7 +220,7 @@ static ps_status end_cycle(ps__solver *s, host_state *h, ps__mat V, int k, ps__v
 }
 
 /* arnoldi_restart with the pending update, the residual's norm and the columns of steps
- * 0 .. j1 - 1 fetched through slot 0, as the first of fused_steps' calls. */
+ * 0 .. j1 - 1 fetched through slot 0, as fused_steps reads them. */
 static ps_status restart_call(ps__solver *s, host_state *h, ps__mat V, int j1) {
     ps__vec dinv = {NULL, 0, 1};
     if (s->precond) dinv = s->dinv;
@@ -248,9 +235,8 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
     ps__mat V = {s->work, 0, (int)s->stride};
     ps__vec zbuf = ps__solver_vec(s, m + 1);
     ps__vec v0 = ps__mat_col(V, 0, 0);
-    /* the steps this cycle may take, and the first call's */
+    /* the steps this cycle may take */
     int limit = s->o->max_iter - s->iterations < m ? s->o->max_iter - s->iterations : m;
-    int first = s->iterations == 0 && limit > PS__GMRES_FIRST_STEPS ? PS__GMRES_FIRST_STEPS : limit;
     int k = 0, queued = 1;
     *done = 0;
     /* the restart and the first steps by arnoldi_restart; else by separate calls. Not where the
@@ -260,11 +246,11 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
      * true residual 1.008e-5 against tol 1e-5, PORTSOLVE_TEST_SEED=1795736883). */
     ps_status rst = PS_ERR_NOT_SUPPORTED;
     if (!s->pc && h->fused && !s->rstart_valid) {
-        rst = restart_call(s, h, V, first);
+        rst = restart_call(s, h, V, limit);
         if (rst != PS_SUCCESS && rst != PS_ERR_NOT_SUPPORTED) return rst;
     }
     const int restarted = rst == PS_SUCCESS;
-    int fused_call = restarted; /* steps 0 .. first - 1 queued as one call */
+    int fused_call = restarted; /* steps 0 .. limit - 1 queued as one call */
     if (restarted) {
         h->pending = 0;
     } else {
@@ -279,7 +265,7 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
         ps__vec beta_col = restart_norm(s);
         PS__TRY(s->ops->orthonormalize(s->be, s->dt, s->n, 0, V, v0, beta_col, 1));
         ps_status fst =
-            h->fused && !s->pc ? steps_enqueue(s, m, V, 0, first, 0) : PS_ERR_NOT_SUPPORTED;
+            h->fused && !s->pc ? steps_enqueue(s, m, V, 0, limit, 0) : PS_ERR_NOT_SUPPORTED;
         if (fst != PS_SUCCESS && fst != PS_ERR_NOT_SUPPORTED) return fst;
         if (fst != PS_SUCCESS) PS__TRY(arnoldi_enqueue(s, m, V, 0, zbuf));
         double beta;
@@ -292,12 +278,9 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
         fused_call = fst == PS_SUCCESS;
     }
     if (fused_call) { /* by arnoldi_restart's call, its fetch starts with the restart's norm */
-        int more;
-        PS__TRY(fused_steps(s, h, V, first, limit, restarted, done, &k, &more));
+        PS__TRY(fused_steps(s, h, limit, restarted, done, &k));
         if (*done && k == 0) return PS_SUCCESS; /* the restart's norm ended the solve */
-        if (!more) return end_cycle(s, h, V, k, zbuf, *done);
-        PS__TRY(arnoldi_enqueue(s, m, V, k, zbuf)); /* the rest step by step */
-        queued = k + 1;
+        return end_cycle(s, h, V, k, zbuf, *done);
     }
     double *coefs = h->coefs;
     while (k < m && !*done) {

@@ -509,6 +509,8 @@ static void test_arnoldi_steps(ps__dtype dt) {
                      j0, j1, pc ? " dinv" : "", cancel && j1 > 1 ? " cancelled" : "");
             ps_status st = PS_SUCCESS;
             double *fetched = malloc(sizeof(double) * (size_t)(stride * j1));
+            double *prefix = malloc(sizeof(double) * (size_t)(stride * j1));
+            int prefix_from = -1; /* the first step of the call whose prefix was fetched */
             int lo = 0, hi = j0 ? j0 : j1;
             if (cancel && j1 > 1)
                 st = cancelled_call(dt, n, &A, as, dinv, &V, vs, &C, stride, j1, v_before, c_before,
@@ -519,6 +521,17 @@ static void test_arnoldi_steps(ps__dtype dt) {
                 st = be->ops->arnoldi_steps(be, dt, n, view(&A, as), dinv, view(&V, vs), lo, hi,
                                             vview(&C, 1 + (size_t)lo * (size_t)stride, 1), stride,
                                             slot);
+                if (st == PS_SUCCESS && slot >= 0 && hi - lo > PS__ARNOLDI_CHECKPOINT) {
+                    /* a prefix first, as GMRES reads it (CUDA: before the call ends) */
+                    ps__vec src = vview(&C, 1 + (size_t)lo * (size_t)stride, 1);
+                    double raw[8192];
+                    const int count = PS__ARNOLDI_CHECKPOINT * stride;
+                    CHECK(be->ops->fetch_wait(be, dt, slot, count, src, raw) == PS_SUCCESS,
+                          "%s: fetch_wait of a prefix: %s", what, be->err);
+                    for (int e = 0; e < count; e++)
+                        prefix[lo * stride + e] = native_at(dt, raw, (size_t)e);
+                    prefix_from = lo;
+                }
                 if (st == PS_SUCCESS && slot >= 0) {
                     ps__vec src = vview(&C, 1 + (size_t)lo * (size_t)stride, 1);
                     double raw[8192];
@@ -546,8 +559,14 @@ static void test_arnoldi_steps(ps__dtype dt) {
                     for (int e = j * stride; e < j * stride + 2 * j + 3; e++)
                         CHECK(fetched[e] == cg[1 + e], "%s: fetched element %d is %.17g, not %.17g",
                               what, e, fetched[e], cg[1 + e]);
+                for (int j = prefix_from;
+                     prefix_from >= 0 && j < prefix_from + PS__ARNOLDI_CHECKPOINT; j++)
+                    for (int e = j * stride; e < j * stride + 2 * j + 3; e++)
+                        CHECK(prefix[e] == cg[1 + e],
+                              "%s: element %d of the fetched prefix is %.17g, not %.17g", what, e,
+                              prefix[e], cg[1 + e]);
             }
-            free(vg), free(cg), free(v_before), free(c_before), free(fetched);
+            free(vg), free(cg), free(v_before), free(c_before), free(fetched), free(prefix);
             tb_free(&A), tb_free(&V), tb_free(&D), tb_free(&C);
         }
 }
