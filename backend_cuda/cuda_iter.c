@@ -97,6 +97,7 @@ ps_status ps_cuda_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count
         return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT, "fetch_start: slot %d", slot);
     size_t bytes = count > 0 ? (size_t)count * ps__dtype_size(dt) : 0;
     st->fetch_src[slot] = NULL;
+    st->mark_bytes[slot] = 0; /* no early prefix: this copy ends with the work before it */
     if (bytes == 0 || bytes > PS_CUDA_FETCH_BYTES) return PS_SUCCESS; /* fetch_wait reads it */
     const void *from = ps_cuda_ptr(dt, src.buf, src.off);
     PS_CUDA_TRY(
