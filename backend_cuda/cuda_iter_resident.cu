@@ -271,9 +271,8 @@ extern "C" cudaError_t ps_cuda_iter_resident_init(int device, ps_cuda_resident_l
 // Dynamic shared memory of a launch: A v_c (double), the slice's rows past the registers', V.
 static size_t resident_shared(int dbl, int n, int rows_cap, int cols) {
     const size_t elem = dbl ? sizeof(double) : sizeof(float);
-    const int smem_rows = rows_cap > kRegRows ? rows_cap - kRegRows : 0;
     return (size_t)rows_cap * (size_t)(cols + 1) * sizeof(double) +
-           ((size_t)smem_rows * (size_t)(n | 1) + (size_t)rows_cap * (size_t)(cols + 1)) * elem;
+           resident_slice_bytes(elem, n, rows_cap) + (size_t)rows_cap * (size_t)(cols + 1) * elem;
 }
 
 extern "C" int ps_cuda_resident_fits(const ps_cuda_resident_limits *lim, int dbl, int n, int cols) {

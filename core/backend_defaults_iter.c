@@ -104,9 +104,10 @@ ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k
     return be->ops->fetch_start(be, dt, fetch_slot, 2 * k + 1, col);
 }
 
-/* Whether PORTSOLVE_ARNOLDI_STEPS=composed asks for the composed defaults below (tests). */
-static int composed_steps_asked(void) {
-    const char *mode = getenv("PORTSOLVE_ARNOLDI_STEPS");
+/* Whether knob=composed asks for the composed defaults below (tests): PORTSOLVE_ARNOLDI_STEPS
+ * for GMRES's, PORTSOLVE_CG_STEPS for CG's. */
+static int composed_asked(const char *knob) {
+    const char *mode = getenv(knob);
     return mode && strcmp(mode, "composed") == 0;
 }
 
@@ -119,7 +120,7 @@ static int composed_steps_asked(void) {
 ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                     ps__mat v, int j0, int j1, ps__vec col, int col_stride,
                                     int fetch_slot) {
-    if (!composed_steps_asked() || dinv.buf) return PS_ERR_NOT_SUPPORTED;
+    if (!composed_asked("PORTSOLVE_ARNOLDI_STEPS") || dinv.buf) return PS_ERR_NOT_SUPPORTED;
     ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0);
     for (int j = j0; j < j1; j++) {
         ps__vec vj = {v.buf, v.off + (size_t)j * (size_t)v.ld, 1};
@@ -142,7 +143,7 @@ ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__ma
  * arnoldi_steps: otherwise GMRES's own upload, gemv and axpy take fewer calls. */
 ps_status ps__default_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
                                      const double *y, ps__vec dinv, ps__vec x) {
-    if (!composed_steps_asked() || dinv.buf) return PS_ERR_NOT_SUPPORTED;
+    if (!composed_asked("PORTSOLVE_ARNOLDI_STEPS") || dinv.buf) return PS_ERR_NOT_SUPPORTED;
     for (int c = 0; c < ky && n > 0; c++) {
         ps__vec vc = {v.buf, v.off + (size_t)c * (size_t)v.ld, 1};
         ps__scalar yc = ps__scalar_of(dt, y[c]);
@@ -158,7 +159,8 @@ ps_status ps__default_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__m
 ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                       ps__vec b, ps__vec x, ps__mat v, int ky, const double *y,
                                       int j1, ps__vec out, int col_stride, int fetch_slot) {
-    if (!composed_steps_asked() || dinv.buf || j1 < 1) return PS_ERR_NOT_SUPPORTED;
+    if (!composed_asked("PORTSOLVE_ARNOLDI_STEPS") || dinv.buf || j1 < 1)
+        return PS_ERR_NOT_SUPPORTED;
     PS__TRY(ps__default_gmres_update_x(be, dt, n, v, ky, y, dinv, x));
     ps__vec r = {v.buf, v.off, 1};
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
@@ -183,8 +185,7 @@ ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__
 ps_status ps__default_cg_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
                                const ps__cg_vectors *v, ps__vec in, ps__vec out, int count,
                                double stop_rr, int last, int fetch_slot) {
-    const char *mode = getenv("PORTSOLVE_CG_STEPS");
-    if (!mode || strcmp(mode, "composed") != 0 || count < 1) return PS_ERR_NOT_SUPPORTED;
+    if (!composed_asked("PORTSOLVE_CG_STEPS") || count < 1) return PS_ERR_NOT_SUPPORTED;
     ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0);
     for (int i = 0; i < count; i++) {
         ps__vec from = i == 0 ? in : ps__vec_at(out, (size_t)(i - 1) * PS__CG_SCALARS);

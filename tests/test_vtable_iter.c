@@ -396,10 +396,11 @@ static int unchanged(const double *got, const double *before, int from, int to) 
     return 1;
 }
 
-/* Whether the backend under test must take arnoldi_steps at order n: CUDA at n <= 300 (16 rows
+/* Whether the backend under test must take its path with the matrix resident on the chip
+ * (arnoldi_steps, arnoldi_restart, cg_steps) at order n: CUDA at n <= 300 (16 rows
  * on each of 19 SMs, which any device with cooperative launch has; H100 and H200 take up to
  * 2048) unless PORTSOLVE_CUDA_RESIDENT=0 turned the path off. */
-static int arnoldi_steps_expected(int n) {
+static int resident_path_expected(int n) {
     const char *off = getenv("PORTSOLVE_CUDA_RESIDENT");
     return strcmp(be->ops->name, "cuda") == 0 && n <= 300 && !(off && strcmp(off, "0") == 0);
 }
@@ -545,7 +546,7 @@ static void test_arnoldi_steps(ps__dtype dt) {
             }
             double *vg = tb_download(&V), *cg = tb_download(&C);
             if (st == PS_ERR_NOT_SUPPORTED) {
-                CHECK(!arnoldi_steps_expected(n), "%s: declined (the path is expected)", what);
+                CHECK(!resident_path_expected(n), "%s: declined (the path is expected)", what);
                 int same =
                     unchanged(vg, v_before, 0, V.count) && unchanged(cg, c_before, 0, C.count);
                 CHECK(same, "%s: declined but wrote V or the columns", what);
@@ -680,7 +681,7 @@ static void test_arnoldi_restart(ps__dtype dt) {
             }
             double *vg = tb_download(&V), *cg = tb_download(&C), *xg = tb_download(&X);
             if (st == PS_ERR_NOT_SUPPORTED) {
-                CHECK(!arnoldi_steps_expected(n), "%s: declined (the path is expected)", what);
+                CHECK(!resident_path_expected(n), "%s: declined (the path is expected)", what);
                 int same = unchanged(vg, v_before, 0, V.count) &&
                            unchanged(cg, c_before, 0, C.count) &&
                            unchanged(xg, x_before, 0, X.count);
@@ -878,7 +879,7 @@ static void test_cg_steps(ps__dtype dt) {
                                            PS__CG_STOP_CONVERGED),
                   "cg_steps mode 2 sets up a stop (at step %d of %d)", stop_at, count);
             if (st == PS_ERR_NOT_SUPPORTED) {
-                CHECK(!arnoldi_steps_expected(n), "%s: declined (the path is expected)", what);
+                CHECK(!resident_path_expected(n), "%s: declined (the path is expected)", what);
                 int same = unchanged(got_blk, blk_before, 0, blocks);
                 for (int k = 0; k < NV; k++) {
                     double *g = tb_download(&v[0][k]);
