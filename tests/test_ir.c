@@ -274,9 +274,11 @@ static void test_gmres(ps_context *ctx) {
     int n = 200, lda = 203, iter = -1, tries = 0;
     double *A0 = NULL;
     ps_refine_result r = {0};
-    /* On about 3% of random cond-1e8 matrices classical refinement crawls to the test by itself
-     * (measured: 2 of 60 runs on an H100) and GMRES never starts; such a matrix must still be
-     * solved, and a fresh one is drawn until GMRES-IR has been exercised (at most 4). */
+    /* On some random cond-1e8 matrices classical refinement crawls to the test by itself and
+     * GMRES never starts: none of 60 on the CPU backend, but 2 of 60 on an H100 and 13 of 36 on
+     * an H200 (session 38), whose float LU rounds otherwise. Such a matrix must still be solved,
+     * and a fresh one is drawn until GMRES-IR has been exercised: at most 12, so that even at
+     * the H200's rate all of them crawl in about one run in 200 000. */
     set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
     do {
         free(A0);
@@ -285,7 +287,7 @@ static void test_gmres(ps_context *ctx) {
         r = ps_context_refine_result(ctx);
         CHECK(iter >= 0, "cond 1e8 in float: iter %d path %s (expected the test met)", iter,
               ps_refine_path_name(r.path));
-    } while (r.path == PS_REFINE_CLASSICAL && iter >= 0 && ++tries < 4);
+    } while (r.path == PS_REFINE_CLASSICAL && iter >= 0 && ++tries < 12);
     CHECK(iter >= 0 && r.path == PS_REFINE_GMRES && r.gmres_iterations > 0,
           "cond 1e8 in float: iter %d path %s with %d GMRES steps after %d matrices (expected "
           "GMRES-IR to meet the test)",
