@@ -1,7 +1,8 @@
 /*
  * The CPU backend's mixed-precision entries as plain loops (the oracle the GPU kernels are
- * tested against): precision conversion with LAPACK dlag2s's overflow test, and the infinity
- * norm. Float GEMMs compute in float only, so set_float_compute is the default's.
+ * tested against): precision conversion with LAPACK dlag2s's overflow test, the infinity
+ * norm, and the triangular solve with float factors in double. Float GEMMs compute in float only,
+ * so set_float_compute is the default's.
  */
 #include "../core/backend_defaults_ir.h"
 #include "cpu_internal.h"
@@ -82,5 +83,24 @@ ps_status ps__cpu_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt,
         }
     }
     if (overflow) *(int32_t *)info = 1;
+    return PS_SUCCESS;
+}
+
+/* x = A^-1 x, A a float triangle, in double, by columns (each column of A read once,
+ * contiguously). */
+ps_status ps__cpu_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
+                             ps__vec x) {
+    (void)be;
+    const float *af = (const float *)a.buf + a.off;
+    double *xv = (double *)x.buf + x.off;
+    size_t inc = (size_t)x.inc, ld = (size_t)a.ld;
+    for (int step = 0; step < n; step++) {
+        int j = uplo == PS__LOWER ? step : n - 1 - step;
+        const float *col = af + (size_t)j * ld;
+        if (diag == PS__NONUNIT) xv[(size_t)j * inc] /= (double)col[j];
+        double xj = xv[(size_t)j * inc];
+        int i0 = uplo == PS__LOWER ? j + 1 : 0, i1 = uplo == PS__LOWER ? n : j;
+        for (int i = i0; i < i1; i++) xv[(size_t)i * inc] -= (double)col[i] * xj;
+    }
     return PS_SUCCESS;
 }

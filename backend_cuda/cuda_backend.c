@@ -41,6 +41,7 @@ static void release_state(ps_cuda_state *st) {
     for (int i = 0; i < 2; i++) {
         if (st->gemv_partial[i]) cudaFree(st->gemv_partial[i]);
         if (st->gemv_tickets[i]) cudaFree(st->gemv_tickets[i]);
+        if (st->trsv_sync[i]) cudaFree(st->trsv_sync[i]);
     }
     ps_cuda_iter_release(st);
     ps_cuda_partition_release(st);
@@ -91,6 +92,16 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     PS_CUDA_TRY(be, ps_cuda_potrf_max_blocks(st->device, &st->potrf_max_blocks),
                 "potrf_tall occupancy");
     PS_CUDA_TRY(be, ps_cuda_trsm_small_init(), "small-triangle trsm shared memory");
+    PS_CUDA_TRY(be, ps_cuda_trsv_mixed_init(), "trsv_mixed shared memory");
+    /* trsv_mixed's rows per block row; 0 turns the entry off (refinement then widens the
+     * factors, as before it existed) */
+    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_TRSV_ROWS", 0, 128, PS_CUDA_TRSV_ROWS,
+                                 &st->trsv_rows));
+    if (st->trsv_rows != 0 && st->trsv_rows != 64 && st->trsv_rows != 128)
+        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
+                                "cuda: PORTSOLVE_CUDA_TRSV_ROWS=%d: 64 or 128 rows per block row, "
+                                "or 0 for none",
+                                st->trsv_rows);
     /* The whole-GPU LU leaf needs cooperative launch; without it the one-block kernel runs.
      * PORTSOLVE_CUDA_PANEL_ROWS (a tuning knob) sets the rows per block its grid is sized for. */
     int coop = 0;
@@ -132,6 +143,10 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
         PS_CUDA_TRY(be, cudaMalloc((void **)&st->gemv_tickets[i], tiles),
                     "cudaMalloc (gemv tickets)");
         PS_CUDA_TRY(be, cudaMemset(st->gemv_tickets[i], 0, tiles), "cudaMemset (gemv tickets)");
+        PS_CUDA_TRY(be, cudaMalloc((void **)&st->trsv_sync[i], 2 * sizeof(unsigned)),
+                    "cudaMalloc (trsv_mixed counters)");
+        PS_CUDA_TRY(be, cudaMemset(st->trsv_sync[i], 0, 2 * sizeof(unsigned)),
+                    "cudaMemset (trsv_mixed counters)");
         PS_CUDA_TRY(be, cudaMallocHost(&st->staging[i], PS_CUDA_STAGING_BYTES),
                     "cudaMallocHost (pinned staging)");
         PS_CUDA_TRY(be, cudaEventCreateWithFlags(&st->staged[i], cudaEventDisableTiming),
@@ -620,6 +635,7 @@ static const ps__backend_ops cuda_ops = {
     .convert = ps_cuda_convert,
     .butterfly = ps_cuda_butterfly,
     .permute_rows = cuda_permute_rows,
+    .trsv_mixed = ps_cuda_trsv_mixed,
     .arnoldi_steps = ps_cuda_arnoldi_steps,
     .arnoldi_cancel = ps_cuda_arnoldi_cancel,
     .arnoldi_restart = ps_cuda_arnoldi_restart,

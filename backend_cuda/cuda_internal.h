@@ -132,6 +132,8 @@ typedef struct ps_cuda_state {
     double *iter_partial;  /* their per-block partial sums, (2 PS_CUDA_ORTH_MAX_K + 3) per block */
     void *gemv_partial[2]; /* per lane: the short-column gemv's slice sums (cuda_gemv.cu) */
     unsigned *gemv_tickets[2]; /* per lane: its tickets, one per row tile, zero between launches */
+    unsigned *trsv_sync[2];    /* per lane: trsv_mixed's ticket and count, zero between launches */
+    int trsv_rows;             /* trsv_mixed's rows per block row (PORTSOLVE_CUDA_TRSV_ROWS) */
     int gemv_max_rows;         /* the longest columns the short-column gemv takes (knob) */
     int gemv_held_max_rows;    /* the same on the held matrix */
     void *fetch_host[PS__FETCH_SLOTS]; /* pinned and mapped, PS_CUDA_FETCH_BYTES each */
@@ -212,6 +214,14 @@ cudaError_t ps_cuda_launch_fill(cudaStream_t s, int dbl, int rows, int cols, con
                                 void *a, int lda);
 cudaError_t ps_cuda_launch_laswp(cudaStream_t s, int dbl, int ncols, void *a, int lda, int k1,
                                  int k2, const int *ipiv, int forward);
+/* x = A^-1 x, A a float triangle, x double, in double (the vtable's trsv_mixed,
+ * cuda_trsv_mixed.cu): rows_per_block 64 or 128; sync, two words that are zero between launches
+ * on one stream. The init sets the kernels' shared memory limits. */
+#define PS_CUDA_TRSV_ROWS 128
+cudaError_t ps_cuda_trsv_mixed_init(void);
+cudaError_t ps_cuda_launch_trsv_mixed(cudaStream_t s, int rows_per_block, int upper, int unit,
+                                      int n, const float *a, int lda, double *x, int incx,
+                                      unsigned *sync);
 /* dst(i, j) = src(perm[i], j): a row permutation by gathering (the vtable's permute_rows). */
 cudaError_t ps_cuda_launch_permute_rows(cudaStream_t s, int dbl, int rows, int cols,
                                         const int *perm, const void *src, int lds, void *dst,
@@ -416,6 +426,8 @@ ps_status ps_cuda_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, i
 ps_status ps_cuda_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
                            double *result);
 ps_status ps_cuda_set_float_compute(ps__backend *be, ps__float_compute mode);
+ps_status ps_cuda_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
+                             ps__vec x);
 ps_status ps_cuda_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cuda_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cuda_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x);

@@ -61,3 +61,16 @@ ps_status ps_cuda_set_float_compute(ps__backend *be, ps__float_compute mode) {
     st->float_compute = mode;
     return PS_SUCCESS;
 }
+
+ps_status ps_cuda_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
+                             ps__vec x) {
+    ps_cuda_state *st = ps_cuda(be);
+    if (st->trsv_rows == 0) return PS_ERR_NOT_SUPPORTED; /* turned off: no message */
+    if (n <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_trsv_mixed(st->cur_stream, st->trsv_rows, uplo == PS__UPPER,
+                                          diag == PS__UNIT, n, (const float *)a.buf + a.off, a.ld,
+                                          (double *)x.buf + x.off, x.inc, st->trsv_sync[st->cur]),
+                "trsv_mixed kernel");
+    return PS_SUCCESS;
+}

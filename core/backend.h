@@ -631,6 +631,17 @@ struct ps__backend_ops {
     ps_status (*cg_steps)(ps__backend *be, ps__dtype dt, int n, ps__mat a, const ps__cg_vectors *v,
                           ps__vec in, ps__vec out, int count, double stop_rr, int last,
                           int fetch_slot);
+    /* ---- A triangular solve with float factors in double (the GMRES-IR preconditioner,
+     * core/refine.c); appended, so older modules get the default (PS_ERR_NOT_SUPPORTED, with
+     * nothing done and no message: refinement then widens the factors to an n x n double copy
+     * and solves with trsv's double path). ---- */
+    /* x = A^-1 x for the n x n triangle (uplo, diag as trsv's; no transpose) of the FLOAT view a
+     * and the DOUBLE vector x, every operation in double: the float entries are exact in double,
+     * so the result is the double solve with those factors, as from a widened copy, at half the
+     * bytes read and without the copy. n = 0 does nothing and succeeds where the backend has the
+     * entry, so a call with n = 0 asks whether it has. */
+    ps_status (*trsv_mixed)(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
+                            ps__vec x);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

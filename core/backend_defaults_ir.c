@@ -72,6 +72,13 @@ ps_status ps__default_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols
     return st;
 }
 
+/* No portable form without an n x n double copy, which is what the caller does instead. */
+ps_status ps__default_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
+                                 ps__vec x) {
+    (void)be, (void)uplo, (void)diag, (void)n, (void)a, (void)x;
+    return PS_ERR_NOT_SUPPORTED;
+}
+
 ps_status ps__default_set_float_compute(ps__backend *be, ps__float_compute mode) {
     if (mode == PS__COMPUTE_FP32) return PS_SUCCESS;
     return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED,

@@ -10,6 +10,8 @@ ps_status ps__default_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_d
 ps_status ps__default_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
                                double *result);
 ps_status ps__default_set_float_compute(ps__backend *be, ps__float_compute mode);
+ps_status ps__default_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
+                                 ps__vec x);
 
 /* The conversion of one host element as the convert entry defines it: *overflow set when the
  * result is not finite. Shared by the default and the CPU backend. */

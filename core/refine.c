@@ -64,6 +64,7 @@ typedef struct refine {
     ps__mat dv; /* double n: GMRES-IR's preconditioner's transformed vector */
     ps__mat d;  /* double n x nrhs: GMRES-IR's corrections */
     ps__mat ad; /* GMRES-IR: the low-precision factors widened to double (NULL: not made) */
+    int mixed;  /* GMRES-IR: the backend solves with the float factors in double (trsv_mixed) */
     ps__scratch *scratch; /* the call's allocations */
     void *ipiv;           /* device pivots */
     void *perm;           /* device int32 n: the pivots as the permutation they amount to */
@@ -161,14 +162,23 @@ static ps_status low_solve(refine *w, int cols, ps__mat src, ps__mat dst, int *o
     return widen(w, PS__FLOAT, cols, w->rp, dst);
 }
 
-/* The GMRES-IR preconditioner: z = R (LU)^-1 L (scale v) by the widened factors in double, or,
- * without them, in the low precision, unchecked, so an Arnoldi step costs no synchronization here:
- * a value beyond float's range narrows to Inf, which makes the iterate non-finite, fails the test
- * and leads to the fallback. */
+/* z = (LU)^-1 P^T dv in double with the float factors themselves (the backend's trsv_mixed). */
+static ps_status mixed_solve(refine *w, ps__mat zm) {
+    ps__vec z = {zm.buf, zm.off, 1};
+    PS__TRY(w->ops->permute_rows(w->be, PS__DOUBLE, w->n, 1, w->perm, 0, w->dv, zm));
+    PS__TRY(w->ops->trsv_mixed(w->be, PS__LOWER, PS__UNIT, w->n, w->af, z));
+    return w->ops->trsv_mixed(w->be, PS__UPPER, PS__NONUNIT, w->n, w->af, z);
+}
+
+/* The GMRES-IR preconditioner: z = R (LU)^-1 L (scale v) in double, with the float factors
+ * (trsv_mixed) or with them widened to double; without either, in the low precision,
+ * unchecked, so an Arnoldi step costs no synchronization here: a value beyond float's range
+ * narrows to Inf, which makes the iterate non-finite, fails the test and leads to the
+ * fallback. */
 static ps_status precondition(void *arg, ps__vec v, ps__vec z) {
     refine *w = arg;
     ps__mat vm = {v.buf, v.off, w->n}, zm = {z.buf, z.off, w->n};
-    if (!w->ad.buf) return low_solve(w, 1, vm, zm, NULL);
+    if (!w->ad.buf && !w->mixed) return low_solve(w, 1, vm, zm, NULL);
     /* dv = L (scale v), then z = (LU)^-1 P^T dv; v (a GMRES basis vector) is left as it was */
     if (w->rbt[0])
         PS__TRY(w->ops->butterfly(w->be, PS__DOUBLE, PS__DOUBLE, w->n, 1, w->scale, w->rbt[0], NULL,
@@ -176,7 +186,10 @@ static ps_status precondition(void *arg, ps__vec v, ps__vec z) {
     else
         PS__TRY(
             w->ops->convert(w->be, PS__DOUBLE, PS__DOUBLE, w->n, 1, w->scale, vm, w->dv, w->flag));
-    PS__TRY(ps__getrs_perm(w->ctx, PS__DOUBLE, w->n, 1, w->ad, w->perm, w->dv, zm));
+    if (w->mixed)
+        PS__TRY(mixed_solve(w, zm));
+    else
+        PS__TRY(ps__getrs_perm(w->ctx, PS__DOUBLE, w->n, 1, w->ad, w->perm, w->dv, zm));
     return widen(w, PS__DOUBLE, 1, zm, zm);
 }
 
@@ -204,8 +217,10 @@ static ps_status classical(refine *w, const ps_refine_options *o, ps_refine_resu
     return PS_SUCCESS;
 }
 
-/* The low-precision factors widened to double in w->ad, for the GMRES-IR preconditioner. The
- * factors' rounding is the preconditioner's point; applying them in float as well adds an error
+/* The GMRES-IR preconditioner's factors in double: the float factors as they are where the
+ * backend solves with them in double (trsv_mixed, asked by a call with n = 0), else widened to
+ * double in w->ad. The factors' rounding is the preconditioner's point; applying them in float
+ * as well adds an error
  * of kappa(A) u_low relative to each z = M^-1 v, which near kappa u_low = 1 is the size of z
  * itself: GMRES then needs far more steps and sometimes stalls (measured at cond 1e8 in float,
  * n = 200: 1447 Arnoldi steps in the first outer steps of 41 matrices, one matrix in some 400
@@ -213,6 +228,13 @@ static ps_status classical(refine *w, const ps_refine_options *o, ps_refine_resu
  * analysis likewise applies the preconditioner in the working precision or higher. Without the
  * device memory (n^2 doubles) the preconditioner stays in the low precision. */
 static ps_status widen_factors(refine *w) {
+    ps__vec none = {w->d.buf, 0, 1};
+    ps_status probe = w->ops->trsv_mixed(w->be, PS__LOWER, PS__UNIT, 0, w->af, none);
+    if (probe == PS_SUCCESS) {
+        w->mixed = 1;
+        return PS_SUCCESS;
+    }
+    if (probe != PS_ERR_NOT_SUPPORTED) return probe;
     size_t bytes = (size_t)w->n * (size_t)w->n * sizeof(double);
     ps_status st = ps__scratch_dev(w->scratch, bytes, &w->ad.buf);
     if (st == PS_ERR_OUT_OF_MEMORY) {

@@ -291,6 +291,86 @@ static void test_permute_rows(ps__dtype dt) {
     }
 }
 
+/* x = A^-1 x with a float triangle and a double x (trsv_mixed) against substitution in double on
+ * the host from the same float entries, every uplo and diag, orders around the CUDA kernel's block
+ * rows of 64 and 128 (partial last blocks, one block, many), strided x at an offset, the
+ * triangle's other half and (for unit) its diagonal filled with values that would show if read.
+ * The triangles are kept well conditioned (off-diagonal entries of size 1/n, diagonals of size
+ * 1 to 2), so the double solve is accurate to some n eps, and float arithmetic anywhere (errors
+ * near 1e-7) fails the bound. A backend without the entry must refuse it (the default, also
+ * checked here) with nothing written: refinement then widens the factors instead. */
+static void test_trsv_mixed(void) {
+    ps__vec none = {NULL, 0, 1};
+    ps__mat empty = {NULL, 0, 1};
+    CHECK(ps__backend_defaults()->trsv_mixed(be, PS__LOWER, PS__UNIT, 0, empty, none) ==
+              PS_ERR_NOT_SUPPORTED,
+          "default trsv_mixed did not refuse");
+    int offered = be->ops->trsv_mixed(be, PS__LOWER, PS__UNIT, 0, empty, none) == PS_SUCCESS;
+    static const int orders[] = {1, 2, 3, 63, 64, 65, 127, 128, 129, 200, 1000, 2049};
+    for (size_t t = 0; t < sizeof orders / sizeof orders[0]; t++)
+        for (int combo = 0; combo < 4; combo++) {
+            ps__uplo uplo = combo & 1 ? PS__UPPER : PS__LOWER;
+            ps__diag diag = combo & 2 ? PS__UNIT : PS__NONUNIT;
+            int n = orders[t], inc = 1 + ps_test_rand_int(2), xoff = ps_test_rand_int(3);
+            shape sa = random_shape(n, n);
+            tbuf A = tb_random(PS__FLOAT, shape_count(sa));
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < n; i++) {
+                    int inside = uplo == PS__LOWER ? i > j : i < j;
+                    if (i == j)
+                        AT(A, sa, i, j) = diag == PS__UNIT ? 1e30
+                                                           : (1.5 + 0.5 * ps_test_rand()) *
+                                                                 (ps_test_rand() < 0 ? -1 : 1);
+                    else if (inside)
+                        AT(A, sa, i, j) /= n;
+                    else
+                        AT(A, sa, i, j) = NAN;
+                }
+            upload_all(&A);
+            tbuf X = tb_random(PS__DOUBLE, xoff + (n - 1) * inc + 1 + 2);
+            double *expect = copy_of(&X), *mag = malloc(sizeof(double) * (size_t)X.count);
+            /* substitution by columns on the host mirror (the float values, held in double) */
+            for (int step = 0; step < n; step++) {
+                int j = uplo == PS__LOWER ? step : n - 1 - step;
+                double *xj = &expect[xoff + (size_t)j * inc];
+                if (diag == PS__NONUNIT) *xj /= AT(A, sa, j, j);
+                for (int i = uplo == PS__LOWER ? j + 1 : 0; i < (uplo == PS__LOWER ? n : j); i++)
+                    expect[xoff + (size_t)i * inc] -= AT(A, sa, i, j) * *xj;
+            }
+            double xmax = 0;
+            for (int i = 0; i < n; i++)
+                if (fabs(expect[xoff + (size_t)i * inc]) > xmax)
+                    xmax = fabs(expect[xoff + (size_t)i * inc]);
+            for (int i = 0; i < X.count; i++) mag[i] = 0; /* outside the view: unchanged */
+            for (int i = 0; i < n; i++) mag[xoff + (size_t)i * inc] = 4 * xmax;
+            char what[96];
+            snprintf(what, sizeof what, "trsv_mixed %s %s n=%d inc=%d",
+                     uplo == PS__LOWER ? "lower" : "upper", diag == PS__UNIT ? "unit" : "nonunit",
+                     n, inc);
+            ps_status st =
+                be->ops->trsv_mixed(be, uplo, diag, n, view(&A, sa), vview(&X, xoff, inc));
+            if (offered) {
+                CHECK(st == PS_SUCCESS, "%s: %s", what, be->err);
+                expect_buffer(what, &X, expect, mag, 16.0 * n);
+            } else {
+                CHECK(st == PS_ERR_NOT_SUPPORTED, "%s: status %d where n = 0 was refused", what,
+                      (int)st);
+                expect_buffer(what, &X, X.host, NULL, 0); /* refused: nothing written */
+            }
+            double *a_now = tb_download(&A);
+            int same = 1;
+            for (int i = 0; i < A.count; i++)
+                if (!(a_now[i] == A.host[i] || (isnan(a_now[i]) && isnan(A.host[i])))) same = 0;
+            CHECK(same, "%s: the matrix changed", what);
+            free(a_now), free(expect), free(mag);
+            tb_free(&A), tb_free(&X);
+        }
+    if (!offered)
+        printf("trsv_mixed: the %s backend does not offer it (refinement widens the factors); "
+               "its refusal was checked\n",
+               be->ops->name);
+}
+
 static double mode_eps(ps__float_compute c) {
     switch (c) {
     case PS__COMPUTE_TF32:
@@ -439,6 +519,7 @@ int main(int argc, char **argv) {
     test_permute_rows(PS__DOUBLE);
     test_permute_rows(PS__FLOAT);
     test_float_compute(!strcmp(ps_test_backend_name(), "cuda"));
+    test_trsv_mixed();
     int rc = ps_test_finish("test_vtable_ir");
     ctx_under_test = NULL;
     ps_context_destroy(ctx);
