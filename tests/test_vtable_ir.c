@@ -512,14 +512,15 @@ int main(int argc, char **argv) {
     if (!ctx) return ps_test_finish("test_vtable_ir");
     be = &ctx->be;
     ctx_under_test = ctx;
-    test_convert();
-    test_butterfly();
-    test_norm_inf(PS__DOUBLE);
-    test_norm_inf(PS__FLOAT);
-    test_permute_rows(PS__DOUBLE);
-    test_permute_rows(PS__FLOAT);
-    test_float_compute(!strcmp(ps_test_backend_name(), "cuda"));
-    test_trsv_mixed();
+    const char *c = ps_test_case(); /* --case NAME runs one group (the sanitizer runs') */
+    if (!c || !strcmp(c, "convert")) test_convert();
+    if (!c || !strcmp(c, "butterfly")) test_butterfly();
+    if (!c || !strcmp(c, "norm_inf")) test_norm_inf(PS__DOUBLE), test_norm_inf(PS__FLOAT);
+    if (!c || !strcmp(c, "permute_rows"))
+        test_permute_rows(PS__DOUBLE), test_permute_rows(PS__FLOAT);
+    if (!c || !strcmp(c, "float_compute"))
+        test_float_compute(!strcmp(ps_test_backend_name(), "cuda"));
+    if (!c || !strcmp(c, "trsv_mixed")) test_trsv_mixed();
     int rc = ps_test_finish("test_vtable_ir");
     ctx_under_test = NULL;
     ps_context_destroy(ctx);
