@@ -634,7 +634,7 @@ struct ps__backend_ops {
     /* ---- A triangular solve with float factors in double (the GMRES-IR preconditioner,
      * core/refine.c); appended, so older modules get the default (PS_ERR_NOT_SUPPORTED, with
      * nothing done and no message: refinement then widens the factors to an n x n double copy
-     * and solves with trsv's double path). ---- */
+     * and solves with the double trsm). ---- */
     /* x = A^-1 x for the n x n triangle (uplo, diag as trsv's; no transpose) of the FLOAT view a
      * and the DOUBLE vector x, every operation in double: the float entries are exact in double,
      * so the result is the double solve with those factors, as from a widened copy, at half the

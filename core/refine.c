@@ -220,14 +220,13 @@ static ps_status classical(refine *w, const ps_refine_options *o, ps_refine_resu
 /* The GMRES-IR preconditioner's factors in double: the float factors as they are where the
  * backend solves with them in double (trsv_mixed, asked by a call with n = 0), else widened to
  * double in w->ad. The factors' rounding is the preconditioner's point; applying them in float
- * as well adds an error
- * of kappa(A) u_low relative to each z = M^-1 v, which near kappa u_low = 1 is the size of z
- * itself: GMRES then needs far more steps and sometimes stalls (measured at cond 1e8 in float,
- * n = 200: 1447 Arnoldi steps in the first outer steps of 41 matrices, one matrix in some 400
- * falling back, against 1001 steps and none with the double solve). Carson and Higham's
- * analysis likewise applies the preconditioner in the working precision or higher. Without the
- * device memory (n^2 doubles) the preconditioner stays in the low precision. */
-static ps_status widen_factors(refine *w) {
+ * as well adds an error of kappa(A) u_low relative to each z = M^-1 v, which near kappa u_low
+ * = 1 is the size of z itself: GMRES then needs far more steps and sometimes stalls (measured at
+ * cond 1e8 in float, n = 200: 1447 Arnoldi steps in the first outer steps of 41 matrices, one
+ * matrix in some 400 falling back, against 1001 steps and none with the double solve). Carson and
+ * Higham's analysis likewise applies the preconditioner in the working precision or higher. Without
+ * the device memory (n^2 doubles) the preconditioner stays in the low precision. */
+static ps_status factors_in_double(refine *w) {
     ps__vec none = {w->d.buf, 0, 1};
     ps_status probe = w->ops->trsv_mixed(w->be, PS__LOWER, PS__UNIT, 0, w->af, none);
     if (probe == PS_SUCCESS) {
@@ -259,7 +258,7 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
     io.restart = o->restart;
     io.tol = PS__REFINE_GMRES_TOL;
     ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
-    PS__TRY(widen_factors(w));
+    PS__TRY(factors_in_double(w));
     for (int outer = 0; outer < o->max_iter && !w->converged; outer++) {
         double before = w->worst;
         for (int j = 0; j < w->nrhs; j++) {

@@ -371,6 +371,66 @@ static void test_trsv_mixed(void) {
                be->ops->name);
 }
 
+/* trsv_mixed at an order whose CUDA kernel has more block rows than can run at once (157 of 128
+ * rows, one block an SM on an H100 or H200: the later ones start while the chain is under way)
+ * and block rows far enough from their turn to take the earlier ones' results in batches
+ * (core/backend.h; backend_cuda/cuda_trsv_mixed.cu). The refinement's two solves, lower unit and
+ * upper non-unit, on one matrix at an offset, with ld > n, against substitution in double. Its
+ * 1.6 GB of floats make it a test of its own (cuda.vtable_ir_trsv_large): the paths it reaches
+ * are the CUDA kernel's, and the smaller orders of test_trsv_mixed cover every backend. */
+static void test_trsv_mixed_large(void) {
+    const int n = 20000, ld = n + 3, off = 2;
+    size_t count = off + (size_t)ld * n;
+    float *a = malloc(sizeof(float) * count);
+    double *x0 = malloc(sizeof(double) * n), *expect = malloc(sizeof(double) * n);
+    CHECK(a && x0 && expect, "out of host memory");
+    if (!a || !x0 || !expect) {
+        free(a), free(x0), free(expect);
+        return;
+    }
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            a[off + i + (size_t)j * ld] =
+                (float)(i == j ? (1.5 + 0.5 * ps_test_rand()) * (ps_test_rand() < 0 ? -1 : 1)
+                               : ps_test_rand() / n);
+    void *dev = NULL, *xdev = NULL;
+    CHECK(be->ops->alloc(be, sizeof(float) * count, &dev) == PS_SUCCESS &&
+              be->ops->alloc(be, sizeof(double) * n, &xdev) == PS_SUCCESS,
+          "alloc: %s", be->err);
+    ps__mat view_a = {dev, (size_t)off, ld}, whole = {dev, 0, (int)count};
+    CHECK(be->ops->upload(be, PS__FLOAT, (int)count, 1, a, (int)count, whole) == PS_SUCCESS,
+          "upload: %s", be->err);
+    for (int combo = 0; combo < 2; combo++) {
+        ps__uplo uplo = combo ? PS__UPPER : PS__LOWER;
+        ps__diag diag = combo ? PS__NONUNIT : PS__UNIT;
+        for (int i = 0; i < n; i++) expect[i] = x0[i] = ps_test_rand();
+        for (int step = 0; step < n; step++) {
+            int j = uplo == PS__LOWER ? step : n - 1 - step;
+            const float *col = a + off + (size_t)j * ld;
+            if (diag == PS__NONUNIT) expect[j] /= col[j];
+            for (int i = uplo == PS__LOWER ? j + 1 : 0; i < (uplo == PS__LOWER ? n : j); i++)
+                expect[i] -= col[i] * expect[j];
+        }
+        ps__mat xm = {xdev, 0, n};
+        ps__vec xv = {xdev, 0, 1};
+        CHECK(be->ops->upload(be, PS__DOUBLE, n, 1, x0, n, xm) == PS_SUCCESS, "upload: %s",
+              be->err);
+        ps_status st = be->ops->trsv_mixed(be, uplo, diag, n, view_a, xv);
+        CHECK(st == PS_SUCCESS, "trsv_mixed n=%d: %s", n, be->err);
+        CHECK(be->ops->download(be, PS__DOUBLE, n, 1, xm, x0, n) == PS_SUCCESS, "download: %s",
+              be->err);
+        double xmax = 0, worst = 0;
+        for (int i = 0; i < n; i++) xmax = fmax(xmax, fabs(expect[i]));
+        for (int i = 0; i < n; i++) worst = fmax(worst, fabs(x0[i] - expect[i]));
+        CHECK(worst <= 64.0 * n * DBL_EPSILON * xmax,
+              "trsv_mixed %s n=%d: error %.3g of max |x| %.3g (allowed %.3g)",
+              combo ? "upper nonunit" : "lower unit", n, worst, xmax,
+              64.0 * n * DBL_EPSILON * xmax);
+    }
+    be->ops->free(be, xdev), be->ops->free(be, dev);
+    free(a), free(x0), free(expect);
+}
+
 static double mode_eps(ps__float_compute c) {
     switch (c) {
     case PS__COMPUTE_TF32:
@@ -521,6 +581,7 @@ int main(int argc, char **argv) {
     if (!c || !strcmp(c, "float_compute"))
         test_float_compute(!strcmp(ps_test_backend_name(), "cuda"));
     if (!c || !strcmp(c, "trsv_mixed")) test_trsv_mixed();
+    if (c && !strcmp(c, "trsv_mixed_large")) test_trsv_mixed_large(); /* only when asked */
     int rc = ps_test_finish("test_vtable_ir");
     ctx_under_test = NULL;
     ps_context_destroy(ctx);
