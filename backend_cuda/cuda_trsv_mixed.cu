@@ -44,51 +44,112 @@ __device__ __forceinline__ int block_at(bool upper, int blocks, int p) {
 }
 
 // inv = T^-1 for the rows x rows diagonal block T of a (at d, leading dimension lda), in double,
-// row-major with stride NB + 1, the identity beyond rows. T = T2 D, D its diagonal (I when
-// unit) and T2 unit triangular (its columns divided by their diagonal entry), so T^-1 = D^-1
-// T2^-1: T2^-1 by eliminating on the identity, one column per thread, the thread's rows (g, g +
-// kGroups, ...) in registers, the row the step eliminates with published through shared memory
-// (two slots, one barrier a step); then the rows scaled by D^-1. T is first copied to shared
-// memory (tile, stride NB + 1) in one pass with all its loads in flight. (The first form kept
-// the inverse in shared memory and read T from global memory step by step: 130 us for NB = 128
-// on an H200, on the chain for the first blocks.)
+// row-major with stride NB + 1, the identity beyond rows. T = U D, D its diagonal (I when unit)
+// and U unit triangular (T's columns divided by their diagonal entry), so T^-1 = D^-1 U^-1. T is
+// first copied to shared memory (tile, stride NB + 1; zero beyond rows, so that U is the
+// identity there) in one pass with all its loads in flight. U^-1 = X by 32 x 32 blocks:
+//  1. each diagonal block X_aa = U_aa^-1 by one warp, a column a lane in registers, with no
+//     barrier (the elimination's multipliers are the same for every lane: broadcast reads);
+//  2. the blocks off the diagonal by their distance d from it, all blocks of one distance at
+//     once: X_ab = -X_aa S with S = sum over the blocks c between of U_ac X_cb (lower: b <= c
+//     < a; upper: a < c <= b), each a 32 x 32 product over every thread, four barriers a
+//     distance;
+// then the rows scaled by D^-1. About 40 us for NB = 128 on an H200, on the chain for the blocks
+// that start first. (Eliminating row by row over the whole block, a barrier per row, took 73-79
+// us; storing the inverse in shared memory and reading T from global memory step by step, 130.)
 template <int NB, bool upper>
 __device__ void diagonal_inverse(bool unit, const float *d, size_t lda, int rows, double *inv,
-                                 float *tile, double *rdiag, double *pivot_row) {
-    constexpr int kStride = NB + 1, kMine = NB / kGroups;
+                                 float *tile, double *rdiag) {
+    constexpr int kStride = NB + 1, kSub = NB / 32, kThreads = NB * kGroups;
+    // the most entries of one distance's blocks a thread computes (distance 1: kSub - 1 blocks)
+    constexpr int kOut = ((kSub - 1) * 1024 + kThreads - 1) / kThreads;
     const int c = threadIdx.x % NB, g = threadIdx.x / NB;
-    for (int k = g; k < rows; k += kGroups) // column k of T, row c: a warp reads 32 rows
-        tile[c * kStride + k] = c < rows ? d[c + (size_t)k * lda] : 0.0f;
+    for (int k = g; k < NB; k += kGroups) // column k of T, row c: a warp reads 32 rows
+        tile[c * kStride + k] = c < rows && k < rows ? d[c + (size_t)k * lda] : 0.0f;
     __syncthreads();
     if (g == 0) rdiag[c] = unit || c >= rows ? 1.0 : 1.0 / (double)tile[c * kStride + c];
-    double y[kMine];
-#pragma unroll
-    for (int j = 0; j < kMine; j++) y[j] = g + kGroups * j == c ? 1.0 : 0.0;
     __syncthreads();
+    // U(i, k) for i != k on the side of the diagonal the triangle has
+    auto u = [&](int i, int k) { return (double)tile[i * kStride + k] * rdiag[k]; };
+
+    // 1. the diagonal blocks, warp a for block a
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (warp < kSub) {
+        const int o = warp * 32;
+        double y[32]; // column `lane` of X_aa
 #pragma unroll
-    for (int jj = 0; jj < kMine; jj++) {
-        const int j0 = upper ? kMine - 1 - jj : jj; // y[j0] is the register of row k below
+        for (int i = 0; i < 32; i++) y[i] = i == lane ? 1.0 : 0.0;
 #pragma unroll
-        for (int step = 0; step < kGroups; step++) {
-            const int owner = upper ? kGroups - 1 - step : step, k = j0 * kGroups + owner;
-            if (k >= rows) continue; // the same for every thread
-            double *slot = pivot_row + (k & 1) * NB;
-            if (g == owner) slot[c] = y[j0]; // row k of T2^-1 is final
-            __syncthreads();
-            const double xk = slot[c] * rdiag[k];
-            // only the registers that can hold rows beyond k in the solve's order (j0's or later
-            // going down, j0's or earlier going up): the elimination's triangle, not its square
+        for (int s = 0; s < 32; s++) {
+            const int k = upper ? 31 - s : s;
 #pragma unroll
-            for (int j = upper ? 0 : j0; j <= (upper ? j0 : kMine - 1); j++) {
-                const int i = g + kGroups * j;
-                if (upper ? i < k : i > k && i < rows) y[j] -= (double)tile[i * kStride + k] * xk;
-            }
+            for (int i = upper ? 0 : k + 1; i < (upper ? k : 32); i++)
+                y[i] -= u(o + i, o + k) * y[k];
         }
-    }
 #pragma unroll
-    for (int j = 0; j < kMine; j++) {
-        const int i = g + kGroups * j;
-        inv[i * kStride + c] = i < rows ? y[j] * rdiag[i] : (double)(i == c);
+        for (int i = 0; i < 32; i++) inv[(o + i) * kStride + o + lane] = y[i];
+    }
+    __syncthreads();
+
+    // 2. the blocks off the diagonal, by distance
+    for (int dist = 1; dist < kSub; dist++) {
+        const int pairs = kSub - dist, count = pairs * 1024;
+        double out[kOut];
+        // S for every block of this distance, into registers
+#pragma unroll
+        for (int e = 0; e < kOut; e++) {
+            const int idx = threadIdx.x + e * kThreads;
+            out[e] = 0;
+            if (idx >= count) continue;
+            const int pr = idx / 1024, i = idx % 1024 / 32, j = idx % 32;
+            const int ba = upper ? pr : pr + dist, bb = upper ? pr + dist : pr; // block (a, b)
+            const int c0 = upper ? ba + 1 : bb, c1 = upper ? bb : ba - 1;       // c0 <= c <= c1
+            double sum = 0;
+            for (int k = c0 * 32; k < (c1 + 1) * 32; k++)
+                sum += u(ba * 32 + i, k) * inv[k * kStride + bb * 32 + j];
+            out[e] = sum;
+        }
+        __syncthreads(); // (the blocks of this distance are read nowhere above)
+#pragma unroll
+        for (int e = 0; e < kOut; e++) {
+            const int idx = threadIdx.x + e * kThreads;
+            if (idx >= count) continue;
+            const int pr = idx / 1024, i = idx % 1024 / 32, j = idx % 32;
+            const int ba = upper ? pr : pr + dist, bb = upper ? pr + dist : pr;
+            inv[(ba * 32 + i) * kStride + bb * 32 + j] = out[e];
+        }
+        __syncthreads();
+        // X_ab = -X_aa S, S read from where X_ab goes
+#pragma unroll
+        for (int e = 0; e < kOut; e++) {
+            const int idx = threadIdx.x + e * kThreads;
+            out[e] = 0;
+            if (idx >= count) continue;
+            const int pr = idx / 1024, i = idx % 1024 / 32, j = idx % 32;
+            const int ba = upper ? pr : pr + dist, bb = upper ? pr + dist : pr;
+            double sum = 0;
+#pragma unroll 8
+            for (int k = 0; k < 32; k++)
+                sum += inv[(ba * 32 + i) * kStride + ba * 32 + k] *
+                       inv[(ba * 32 + k) * kStride + bb * 32 + j];
+            out[e] = -sum;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int e = 0; e < kOut; e++) {
+            const int idx = threadIdx.x + e * kThreads;
+            if (idx >= count) continue;
+            const int pr = idx / 1024, i = idx % 1024 / 32, j = idx % 32;
+            const int ba = upper ? pr : pr + dist, bb = upper ? pr + dist : pr;
+            inv[(ba * 32 + i) * kStride + bb * 32 + j] = out[e];
+        }
+        __syncthreads();
+    }
+    // the other side's blocks are zero; then the rows scaled by D^-1
+    for (int i = g; i < NB; i += kGroups) {
+        const int bi = i / 32, bc = c / 32;
+        double v = (upper ? bc < bi : bc > bi) ? 0.0 : inv[i * kStride + c];
+        inv[i * kStride + c] = v * rdiag[i];
     }
     __syncthreads();
 }
@@ -158,7 +219,7 @@ __global__ void __launch_bounds__(NB *kGroups, NB == 64 ? 3 : 1)
     // The right-hand side's rows: no other block writes them.
     double acc = g == 0 && live ? x[(size_t)row * incx] : 0.0;
 
-    diagonal_inverse<NB, upper>(unit, a + r0 + (size_t)r0 * lda, lda, rows, inv, tile, rdiag, part);
+    diagonal_inverse<NB, upper>(unit, a + r0 + (size_t)r0 * lda, lda, rows, inv, tile, rdiag);
     // The product on the chain, A(p, p - 1), loaded before the block waits.
     float last[NB / kGroups];
     int last_c0 = 0, last_cols = 0;
