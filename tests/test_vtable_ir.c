@@ -291,6 +291,19 @@ static void test_permute_rows(ps__dtype dt) {
     }
 }
 
+/* The oracle of trsv_mixed: x = A^-1 x by substitution in double, by columns, on the host's float
+ * triangle (column-major, leading dimension ld) and double x (stride inc). */
+static void host_substitution(ps__uplo uplo, ps__diag diag, int n, const float *a, size_t ld,
+                              double *x, size_t inc) {
+    for (int step = 0; step < n; step++) {
+        int j = uplo == PS__LOWER ? step : n - 1 - step;
+        const float *col = a + (size_t)j * ld;
+        if (diag == PS__NONUNIT) x[(size_t)j * inc] /= col[j];
+        for (int i = uplo == PS__LOWER ? j + 1 : 0; i < (uplo == PS__LOWER ? n : j); i++)
+            x[(size_t)i * inc] -= col[i] * x[(size_t)j * inc];
+    }
+}
+
 /* x = A^-1 x with a float triangle and a double x (trsv_mixed) against substitution in double on
  * the host from the same float entries, every uplo and diag, orders around the CUDA kernel's block
  * rows of 64 and 128 (partial last blocks, one block, many), strided x at an offset, the
@@ -329,14 +342,10 @@ static void test_trsv_mixed(void) {
             upload_all(&A);
             tbuf X = tb_random(PS__DOUBLE, xoff + (n - 1) * inc + 1 + 2);
             double *expect = copy_of(&X), *mag = malloc(sizeof(double) * (size_t)X.count);
-            /* substitution by columns on the host mirror (the float values, held in double) */
-            for (int step = 0; step < n; step++) {
-                int j = uplo == PS__LOWER ? step : n - 1 - step;
-                double *xj = &expect[xoff + (size_t)j * inc];
-                if (diag == PS__NONUNIT) *xj /= AT(A, sa, j, j);
-                for (int i = uplo == PS__LOWER ? j + 1 : 0; i < (uplo == PS__LOWER ? n : j); i++)
-                    expect[xoff + (size_t)i * inc] -= AT(A, sa, i, j) * *xj;
-            }
+            float *host_a = tb_native_copy(&A);
+            host_substitution(uplo, diag, n, host_a + sa.off, (size_t)sa.ld, expect + xoff,
+                              (size_t)inc);
+            free(host_a);
             double xmax = 0;
             for (int i = 0; i < n; i++)
                 if (fabs(expect[xoff + (size_t)i * inc]) > xmax)
@@ -383,9 +392,11 @@ static void test_trsv_mixed_large(void) {
     size_t count = off + (size_t)ld * n;
     float *a = malloc(sizeof(float) * count);
     double *x0 = malloc(sizeof(double) * n), *expect = malloc(sizeof(double) * n);
-    CHECK(a && x0 && expect, "out of host memory");
-    if (!a || !x0 || !expect) {
-        free(a), free(x0), free(expect);
+    double *b = malloc(sizeof(double) * n);
+    long double *r = malloc(sizeof(long double) * 2 * (size_t)n), *mag = r + n;
+    CHECK(a && x0 && expect && b && r, "out of host memory");
+    if (!a || !x0 || !expect || !b || !r) {
+        free(a), free(x0), free(expect), free(b), free(r);
         return;
     }
     for (int j = 0; j < n; j++)
@@ -403,14 +414,8 @@ static void test_trsv_mixed_large(void) {
     for (int combo = 0; combo < 2; combo++) {
         ps__uplo uplo = combo ? PS__UPPER : PS__LOWER;
         ps__diag diag = combo ? PS__NONUNIT : PS__UNIT;
-        for (int i = 0; i < n; i++) expect[i] = x0[i] = ps_test_rand();
-        for (int step = 0; step < n; step++) {
-            int j = uplo == PS__LOWER ? step : n - 1 - step;
-            const float *col = a + off + (size_t)j * ld;
-            if (diag == PS__NONUNIT) expect[j] /= col[j];
-            for (int i = uplo == PS__LOWER ? j + 1 : 0; i < (uplo == PS__LOWER ? n : j); i++)
-                expect[i] -= col[i] * expect[j];
-        }
+        for (int i = 0; i < n; i++) b[i] = expect[i] = x0[i] = ps_test_rand();
+        host_substitution(uplo, diag, n, a + off, (size_t)ld, expect, 1);
         ps__mat xm = {xdev, 0, n};
         ps__vec xv = {xdev, 0, 1};
         CHECK(be->ops->upload(be, PS__DOUBLE, n, 1, x0, n, xm) == PS_SUCCESS, "upload: %s",
@@ -426,9 +431,28 @@ static void test_trsv_mixed_large(void) {
               "trsv_mixed %s n=%d: error %.3g of max |x| %.3g (allowed %.3g)",
               combo ? "upper nonunit" : "lower unit", n, worst, xmax,
               64.0 * n * DBL_EPSILON * xmax);
+        /* and each row's residual b - A x in long double against the substitution's backward
+         * error, 4 n eps (|b| + |A| |x|): the off-diagonal entries are of size 1/n, so what
+         * arithmetic in float there would change hides under the forward bound above (which
+         * grows with n) but not under this one */
+        for (int i = 0; i < n; i++) r[i] = b[i], mag[i] = fabsl((long double)b[i]);
+        for (int j = 0; j < n; j++) {
+            const float *col = a + off + (size_t)j * ld;
+            int i0 = uplo == PS__LOWER ? j + 1 : 0, i1 = uplo == PS__LOWER ? n : j;
+            long double xj = x0[j], dj = diag == PS__UNIT ? 1.0L : (long double)col[j];
+            r[j] -= dj * xj, mag[j] += fabsl(dj * xj);
+            for (int i = i0; i < i1; i++)
+                r[i] -= (long double)col[i] * xj, mag[i] += fabsl((long double)col[i] * xj);
+        }
+        int bad = -1;
+        for (int i = 0; i < n && bad < 0; i++)
+            if (!(fabsl(r[i]) <= 4.0L * n * DBL_EPSILON * mag[i])) bad = i;
+        CHECK(bad < 0, "trsv_mixed %s n=%d: row %d's residual %.3Lg over its bound %.3Lg",
+              combo ? "upper nonunit" : "lower unit", n, bad, bad < 0 ? 0.0L : fabsl(r[bad]),
+              bad < 0 ? 0.0L : 4.0L * n * DBL_EPSILON * mag[bad]);
     }
     be->ops->free(be, xdev), be->ops->free(be, dev);
-    free(a), free(x0), free(expect);
+    free(a), free(x0), free(expect), free(b), free(r);
 }
 
 static double mode_eps(ps__float_compute c) {
