@@ -91,9 +91,26 @@ __device__ void diagonal_inverse(bool unit, const float *d, size_t lda, int rows
     }
     __syncthreads();
 
-    // 2. the blocks off the diagonal, by distance
+    // 2. the blocks off the diagonal, by distance. Output e of a thread is entry (i, j) of block
+    // (ba, bb), the pair's pr-th of this distance; every step below walks them the same way.
+    struct entry {
+        int ba, bb, i, j;
+    };
+    auto entry_at = [](int idx, int dist) {
+        const int pr = idx / 1024;
+        return entry{upper ? pr : pr + dist, upper ? pr + dist : pr, idx % 1024 / 32, idx % 32};
+    };
+    auto store = [&](const double(&out)[kOut], int dist, int count) {
+#pragma unroll
+        for (int e = 0; e < kOut; e++) {
+            const int idx = threadIdx.x + e * kThreads;
+            if (idx >= count) continue;
+            const entry x = entry_at(idx, dist);
+            inv[(x.ba * 32 + x.i) * kStride + x.bb * 32 + x.j] = out[e];
+        }
+    };
     for (int dist = 1; dist < kSub; dist++) {
-        const int pairs = kSub - dist, count = pairs * 1024;
+        const int count = (kSub - dist) * 1024;
         double out[kOut];
         // S for every block of this distance, into registers
 #pragma unroll
@@ -101,23 +118,15 @@ __device__ void diagonal_inverse(bool unit, const float *d, size_t lda, int rows
             const int idx = threadIdx.x + e * kThreads;
             out[e] = 0;
             if (idx >= count) continue;
-            const int pr = idx / 1024, i = idx % 1024 / 32, j = idx % 32;
-            const int ba = upper ? pr : pr + dist, bb = upper ? pr + dist : pr; // block (a, b)
-            const int c0 = upper ? ba + 1 : bb, c1 = upper ? bb : ba - 1;       // c0 <= c <= c1
+            const entry x = entry_at(idx, dist);
+            const int c0 = upper ? x.ba + 1 : x.bb, c1 = upper ? x.bb : x.ba - 1; // c0 <= c <= c1
             double sum = 0;
             for (int k = c0 * 32; k < (c1 + 1) * 32; k++)
-                sum += u(ba * 32 + i, k) * inv[k * kStride + bb * 32 + j];
+                sum += u(x.ba * 32 + x.i, k) * inv[k * kStride + x.bb * 32 + x.j];
             out[e] = sum;
         }
         __syncthreads(); // (the blocks of this distance are read nowhere above)
-#pragma unroll
-        for (int e = 0; e < kOut; e++) {
-            const int idx = threadIdx.x + e * kThreads;
-            if (idx >= count) continue;
-            const int pr = idx / 1024, i = idx % 1024 / 32, j = idx % 32;
-            const int ba = upper ? pr : pr + dist, bb = upper ? pr + dist : pr;
-            inv[(ba * 32 + i) * kStride + bb * 32 + j] = out[e];
-        }
+        store(out, dist, count);
         __syncthreads();
         // X_ab = -X_aa S, S read from where X_ab goes
 #pragma unroll
@@ -125,24 +134,16 @@ __device__ void diagonal_inverse(bool unit, const float *d, size_t lda, int rows
             const int idx = threadIdx.x + e * kThreads;
             out[e] = 0;
             if (idx >= count) continue;
-            const int pr = idx / 1024, i = idx % 1024 / 32, j = idx % 32;
-            const int ba = upper ? pr : pr + dist, bb = upper ? pr + dist : pr;
+            const entry x = entry_at(idx, dist);
             double sum = 0;
 #pragma unroll 8
             for (int k = 0; k < 32; k++)
-                sum += inv[(ba * 32 + i) * kStride + ba * 32 + k] *
-                       inv[(ba * 32 + k) * kStride + bb * 32 + j];
+                sum += inv[(x.ba * 32 + x.i) * kStride + x.ba * 32 + k] *
+                       inv[(x.ba * 32 + k) * kStride + x.bb * 32 + x.j];
             out[e] = -sum;
         }
         __syncthreads();
-#pragma unroll
-        for (int e = 0; e < kOut; e++) {
-            const int idx = threadIdx.x + e * kThreads;
-            if (idx >= count) continue;
-            const int pr = idx / 1024, i = idx % 1024 / 32, j = idx % 32;
-            const int ba = upper ? pr : pr + dist, bb = upper ? pr + dist : pr;
-            inv[(ba * 32 + i) * kStride + bb * 32 + j] = out[e];
-        }
+        store(out, dist, count);
         __syncthreads();
     }
     // the other side's blocks are zero; then the rows scaled by D^-1
