@@ -120,6 +120,10 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
                                  st->nvidia || !gpu, &st->step_resident));
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_OWN_GEMM", 0, 2, 1, &st->own_gemm));
     PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_OWN_GEMV", 0, 2, 1, &st->own_gemv));
+    /* 0 turns trsv_mixed off: refinement then widens the factors, the path of a backend
+     * without the entry (tests) */
+    PS__TRY(
+        ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_TRSV_MIXED", 0, 1, 1, &st->trsv_mixed));
     /* NVIDIA's FP64 tensor cores through PTX (kernels_cl/gemm.cl) from compute capability 8.0,
      * its 16 x 8 x 4 shape from 9.0; PORTSOLVE_CL_TENSOR_CORES=0 keeps the portable kernel. */
     int tensor_cores = 1;
@@ -387,6 +391,7 @@ static const ps__backend_ops cl_ops = {
     .convert = ps_cl_convert,
     .butterfly = ps_cl_butterfly,
     .norm_inf = ps_cl_norm_inf,
+    .trsv_mixed = ps_cl_trsv_mixed,
     .cg_step = ps_cl_cg_step,
     .orthonormalize = ps_cl_orthonormalize,
     .gmres_update_x = ps_cl_gmres_update_x,

@@ -83,6 +83,7 @@ typedef struct ps_cl_state {
     int own_gemv;         /* 0: CLBlast only; 1: kernels_cl/blas.cl for contiguous N products
                            * on GPUs (cl_gemv.c); 2: on every device (tests) */
     int compute_units;    /* CL_DEVICE_MAX_COMPUTE_UNITS */
+    int trsv_mixed;       /* offers trsv_mixed (PORTSOLVE_CL_TRSV_MIXED; 0: refinement widens) */
     cl_mem gemv_part;     /* the own gemv's partial sums, kept across calls */
     size_t gemv_part_bytes;
     int gpu;              /* the device is a GPU */
@@ -217,6 +218,8 @@ ps_status ps_cl_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int
                         double alpha, ps__mat src, ps__mat dst, void *info);
 ps_status ps_cl_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
                          double *result);
+ps_status ps_cl_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
+                           ps__vec x);
 ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,
                       const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps_cl_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,

@@ -96,3 +96,34 @@ ps_status ps_cl_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__
     be->ops->free(be, sums);
     return st;
 }
+
+#define PS_CL_TRSV_MIXED_BLOCK 64 /* PS_TRSV_MIXED_BLOCK in kernels_cl/ir.cl */
+
+/* x = A^-1 x, A a float triangle, x double, in double: a launch per block row of
+ * PS_CL_TRSV_MIXED_BLOCK (kernels_cl/ir.cl, ps_trsv_mixed_step), each solving one diagonal block
+ * and updating the rows after it by the block column before. Offered for every order, n = 0
+ * included (refinement asks with it), where the device has double precision. */
+ps_status ps_cl_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
+                           ps__vec x) {
+    if (!ps_cl(be)->trsv_mixed) return PS_ERR_NOT_SUPPORTED; /* turned off: no message */
+    if (!be->has_double)
+        return ps__backend_fail(be, PS_ERR_NO_DOUBLE, "%s has no double precision (cl_khr_fp64)",
+                                be->device_name);
+    if (n <= 0) return PS_SUCCESS;
+    cl_kernel k;
+    PS__TRY(ps_cl_kernel(be, PS_CL_IR, PS__DOUBLE, "ps_trsv_mixed_step", &k));
+    int upper = uplo == PS__UPPER, unit = diag == PS__UNIT;
+    int blocks = (n + PS_CL_TRSV_MIXED_BLOCK - 1) / PS_CL_TRSV_MIXED_BLOCK;
+    cl_mem ab = (cl_mem)a.buf, xb = (cl_mem)x.buf;
+    cl_ulong ao = a.off, xo = x.off;
+    for (int s = 0; s < blocks; s++) {
+        const size_t sizes[] = {sizeof upper, sizeof unit, sizeof n,  sizeof s,  sizeof ab,
+                                sizeof ao,    sizeof a.ld, sizeof xb, sizeof xo, sizeof x.inc};
+        const void *const values[] = {&upper, &unit, &n, &s, &ab, &ao, &a.ld, &xb, &xo, &x.inc};
+        /* block row s and every one after it */
+        size_t items = (size_t)(blocks - s) * PS_CL_TRSV_MIXED_BLOCK,
+               local = PS_CL_TRSV_MIXED_BLOCK;
+        PS__TRY(ps_cl_launch(be, k, "ps_trsv_mixed_step", 10, sizes, values, 1, &items, &local));
+    }
+    return PS_SUCCESS;
+}

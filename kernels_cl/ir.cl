@@ -119,3 +119,63 @@ PS_BUTTERFLY_KERNEL(ps_butterfly_df, double, float)
 PS_BUTTERFLY_KERNEL(ps_butterfly_fd, float, double)
 PS_BUTTERFLY_KERNEL(ps_butterfly_ff, float, float)
 #endif
+
+#ifdef PS_DOUBLE
+#define PS_TRSV_MIXED_BLOCK 64 /* PS_CL_TRSV_MIXED_BLOCK in backend_opencl/cl_ir.c */
+
+/*
+ * x = A^-1 x for a float triangle A and a double x, every operation in double (the vtable's
+ * trsv_mixed: GMRES-IR's preconditioner with the float factors, no n x n double copy of them).
+ * Launch s of the n / B block rows in the solve's order (B = PS_TRSV_MIXED_BLOCK; top down for
+ * lower, bottom up for upper): every row of block row s and after subtracts block column s - 1
+ * (final since launch s - 1) times x_{s-1}, and then group 0, which holds block row s, solves
+ * its diagonal block, so x_s is final. Groups > 0 take B rows each of the block rows after s.
+ * A launch per block row, as OpenCL promises no way for a work-group to wait for another.
+ */
+__kernel __attribute__((reqd_work_group_size(PS_TRSV_MIXED_BLOCK, 1, 1))) void
+ps_trsv_mixed_step(int upper, int unit, int n, int s, __global const float *a, ulong aoff, int lda,
+                   __global double *x, ulong xoff, int incx) {
+    const int B = PS_TRSV_MIXED_BLOCK;
+    __local double xprev[PS_TRSV_MIXED_BLOCK], sol[PS_TRSV_MIXED_BLOCK];
+    __local float t[PS_TRSV_MIXED_BLOCK * PS_TRSV_MIXED_BLOCK]; /* column-major */
+    const int lid = get_local_id(0), grp = get_group_id(0), blocks = (n + B - 1) / B;
+    /* block row s's index; group g's block row, g block rows after it in the solve's order */
+    const int own = upper ? blocks - 1 - s : s, mine = upper ? own - grp : own + grp;
+    const int r0 = own * B, rows = min(B, n - r0), row = mine * B + lid;
+    const int live = row < n; /* every group's block row exists: the host sizes the launch */
+    __global double *xr = x + xoff + (ulong)(live ? row : 0) * (ulong)incx;
+    if (grp == 0) /* the diagonal block, its triangle only (the other one may hold anything) */
+        for (int e = lid; e < B * B; e += B) {
+            int i = e % B, k = e / B; /* i fastest: coalesced */
+            int inside = i < rows && k < rows && (upper ? i < k : i > k);
+            t[e] = inside || (i == k && i < rows && !unit)
+                       ? a[aoff + (ulong)(r0 + i) + (ulong)(r0 + k) * (ulong)lda]
+                       : 0.0f;
+        }
+    double y = live ? *xr : 0.0;
+    /* y -= A(row, block column s - 1) x_{s-1}. Every group passes this barrier and group 0 alone
+     * the solve's: with the barrier inside `if (s > 0)` and the other groups returning before the
+     * solve, POCL 3.1's kernels wrote zeros (both are valid OpenCL) */
+    const int c0 = (upper ? own + 1 : own - 1) * B, cols = s > 0 ? min(B, n - c0) : 0;
+    if (lid < cols) xprev[lid] = x[xoff + (ulong)(c0 + lid) * (ulong)incx];
+    barrier(CLK_LOCAL_MEM_FENCE); /* and t loaded */
+    double acc = 0;
+    if (live)
+        for (int k = 0; k < cols; k++)
+            acc += (double)a[aoff + (ulong)row + (ulong)(c0 + k) * (ulong)lda] * xprev[k];
+    y -= acc;
+    /* group 0 solves its diagonal block by columns: unknown k, once final, is broadcast through
+     * sol and subtracted from the later rows, one barrier a column */
+    const int solving = grp == 0 ? rows : 0;
+    for (int step = 0; step < solving; step++) {
+        const int k = upper ? rows - 1 - step : step;
+        if (lid == k) {
+            if (!unit) y /= (double)t[k + k * B];
+            sol[k] = y;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (upper ? lid < k : lid > k) y -= (double)t[lid + k * B] * sol[k]; /* t: 0 past rows */
+    }
+    if (live) *xr = y;
+}
+#endif
