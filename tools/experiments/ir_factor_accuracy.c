@@ -1,0 +1,257 @@
+/*
+ * Where GMRES-IR's Arnoldi steps come from (docs/PERFORMANCE.md, session 39): one dlatms matrix
+ * (mode 3, singular values spread geometrically; DMAX 1) refined by the same FGMRES-IR in double
+ * (restart 30, inner tolerance 1e-6, LAPACK dsgesv's stopping test, classical steps until one does
+ * not halve the residual) with float factors of five origins:
+ *   - sgetrf on the matrix rounded to float (a float LU, as ps_dsgesv computes in its float modes);
+ *   - dgetrf, each factor entry then rounded to float (float storage, double arithmetic);
+ *   - a blocked LU (panels by dgetrf in double, factors rounded to float as they are made) whose
+ *     trailing matrix is 1: float, products in float; 2: double, products in float (sgemm);
+ *     3: double, products of the float factors in double (dgemm: exact products).
+ * Not part of the build (a CPU experiment on LAPACKE, tmglib and OpenBLAS):
+ *   gcc -O2 -o ir_factor_accuracy tools/experiments/ir_factor_accuracy.c \
+ *       -llapacke -lopenblas -ltmglib -llapack -lm
+ *   ./ir_factor_accuracy N COND [SEED [NB]]
+ */
+#include <lapacke.h>
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <float.h>
+static int n;
+static float *F;
+static int *piv;
+static double *A;
+static void precond(const double *v, double *z) { /* z = (P L U)^-1 v, float factors, in double */
+    memcpy(z, v, sizeof(double) * n);
+    for (int i = 0; i < n; i++) {
+        int p = piv[i] - 1;
+        if (p != i) {
+            double t = z[i];
+            z[i] = z[p];
+            z[p] = t;
+        }
+    }
+    for (int j = 0; j < n; j++) {
+        double xj = z[j];
+        const float *c = F + (size_t)j * n;
+        for (int i = j + 1; i < n; i++) z[i] -= (double)c[i] * xj;
+    }
+    for (int j = n - 1; j >= 0; j--) {
+        const float *c = F + (size_t)j * n;
+        z[j] /= (double)c[j];
+        double xj = z[j];
+        for (int i = 0; i < j; i++) z[i] -= (double)c[i] * xj;
+    }
+}
+static double nrm(const double *x) {
+    return cblas_dnrm2(n, x, 1);
+}
+/* FGMRES(m) on A d = r from 0 to rel tol, at most maxit steps; returns steps */
+static int fgmres(const double *r, double *d, int m, double tol, int maxit) {
+    double *V = malloc(sizeof(double) * (size_t)n * (m + 1)),
+           *Z = malloc(sizeof(double) * (size_t)n * m);
+    double *H = calloc((size_t)(m + 1) * m, sizeof(double)), cs[256], sn[256], g[257], y[256];
+    memset(d, 0, sizeof(double) * n);
+    double beta0 = nrm(r);
+    int steps = 0;
+    double *res = malloc(sizeof(double) * n);
+    memcpy(res, r, sizeof(double) * n);
+    while (steps < maxit) {
+        double beta = nrm(res);
+        if (beta <= tol * beta0) break;
+        for (int i = 0; i < n; i++) V[i] = res[i] / beta;
+        memset(g, 0, sizeof g);
+        g[0] = beta;
+        int j;
+        for (j = 0; j < m && steps < maxit; j++) {
+            steps++;
+            precond(V + (size_t)j * n, Z + (size_t)j * n);
+            double *w = V + (size_t)(j + 1) * n;
+            cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, A, n, Z + (size_t)j * n, 1, 0.0, w,
+                        1);
+            for (int pass = 0; pass < 2; pass++)
+                for (int i = 0; i <= j; i++) {
+                    double h = cblas_ddot(n, w, 1, V + (size_t)i * n, 1);
+                    H[i + j * (m + 1)] += h;
+                    cblas_daxpy(n, -h, V + (size_t)i * n, 1, w, 1);
+                }
+            double hn = nrm(w);
+            H[j + 1 + j * (m + 1)] = hn;
+            cblas_dscal(n, 1 / hn, w, 1);
+            for (int i = 0; i < j; i++) {
+                double a = H[i + j * (m + 1)], b = H[i + 1 + j * (m + 1)];
+                H[i + j * (m + 1)] = cs[i] * a + sn[i] * b;
+                H[i + 1 + j * (m + 1)] = -sn[i] * a + cs[i] * b;
+            }
+            double a = H[j + j * (m + 1)], b = H[j + 1 + j * (m + 1)], t = hypot(a, b);
+            cs[j] = a / t;
+            sn[j] = b / t;
+            H[j + j * (m + 1)] = t;
+            H[j + 1 + j * (m + 1)] = 0;
+            g[j + 1] = -sn[j] * g[j];
+            g[j] = cs[j] * g[j];
+            if (fabs(g[j + 1]) <= tol * beta0) {
+                j++;
+                break;
+            }
+        }
+        for (int i = j - 1; i >= 0; i--) {
+            double s = g[i];
+            for (int k = i + 1; k < j; k++) s -= H[i + k * (m + 1)] * y[k];
+            y[i] = s / H[i + i * (m + 1)];
+        }
+        for (int i = 0; i < j; i++) cblas_daxpy(n, y[i], Z + (size_t)i * n, 1, d, 1);
+        memcpy(res, r, sizeof(double) * n);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A, n, d, 1, 1.0, res, 1);
+        memset(H, 0, sizeof(double) * (m + 1) * m);
+    }
+    free(V);
+    free(Z);
+    free(H);
+    free(res);
+    return steps;
+}
+static void refine(const char *what, const double *b, double anrm) {
+    double *x = malloc(sizeof(double) * n), *r = malloc(sizeof(double) * n),
+           *d = malloc(sizeof(double) * n);
+    precond(b, x);
+    int classical = 0, arnoldi = 0, outer = 0;
+    double worst_prev = INFINITY;
+    int gm = 0;
+    for (int it = 0; it < 60; it++) {
+        memcpy(r, b, sizeof(double) * n);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A, n, x, 1, 1.0, r, 1);
+        double rn = fabs(r[cblas_idamax(n, r, 1)]), xn = fabs(x[cblas_idamax(n, x, 1)]);
+        double ratio = rn / (xn * anrm * DBL_EPSILON * sqrt((double)n));
+        if (ratio < 1) {
+            printf("%-22s converged: %d classical + %d Arnoldi (%d outer)\n", what, classical,
+                   arnoldi, outer);
+            goto out;
+        }
+        if (!gm && rn > 0.5 * worst_prev) gm = 1; /* classical stalls: GMRES-IR */
+        worst_prev = rn;
+        if (!gm) {
+            precond(r, d);
+            classical++;
+        } else {
+            arnoldi += fgmres(r, d, 30, 1e-6, 30);
+            outer++;
+        }
+        cblas_daxpy(n, 1.0, d, 1, x, 1);
+    }
+    printf("%-22s not converged: %d classical + %d Arnoldi\n", what, classical, arnoldi);
+out:
+    free(x);
+    free(r);
+    free(d);
+}
+
+/* Blocked right-looking LU, nb columns a panel, factors stored in float (F), piv.
+ * variant 1: trailing matrix rounded to float after each update, product in float (a float LU)
+ * variant 2: trailing matrix in double, product of the float factors in float (sgemm), added in
+ * double variant 3: trailing matrix in double, product of the float factors in double (exact
+ * products) */
+static void blocked_lu(int variant, int nb) {
+    double *W = malloc(sizeof(double) * (size_t)n * n);
+    memcpy(W, A, sizeof(double) * (size_t)n * n);
+    float *Lf = malloc(sizeof(float) * (size_t)n * nb),
+          *Uf = malloc(sizeof(float) * (size_t)nb * n), *Cf = malloc(sizeof(float) * (size_t)n * n);
+    double *Ld = malloc(sizeof(double) * (size_t)n * nb),
+           *Ud = malloc(sizeof(double) * (size_t)nb * n);
+    if (variant == 1)
+        for (size_t i = 0; i < (size_t)n * n; i++) W[i] = (float)W[i];
+    for (int k = 0; k < n; k += nb) {
+        int kb = n - k < nb ? n - k : nb, m = n - k, rest = n - k - kb;
+        int *p = piv + k;
+        /* the panel in double, its results rounded to float */
+        LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, kb, W + k + (size_t)k * n, n, p);
+        for (int j = 0; j < kb; j++)
+            for (int i = 0; i < m; i++) {
+                double *e = W + k + i + (size_t)(k + j) * n;
+                *e = (float)*e;
+            }
+        for (int i = 0; i < kb; i++) p[i] += k;
+        /* the interchanges on the columns left and right */
+        LAPACKE_dlaswp(LAPACK_COL_MAJOR, k, W, n, k + 1, k + kb, piv, 1);
+        if (rest > 0) {
+            LAPACKE_dlaswp(LAPACK_COL_MAJOR, rest, W + (size_t)(k + kb) * n, n, k + 1, k + kb, piv,
+                           1);
+            /* U12 = L11^-1 A12 in double with the float L11, rounded to float */
+            cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, kb, rest,
+                        1.0, W + k + (size_t)k * n, n, W + k + (size_t)(k + kb) * n, n);
+            for (int j = 0; j < rest; j++)
+                for (int i = 0; i < kb; i++) {
+                    double *e = W + k + i + (size_t)(k + kb + j) * n;
+                    *e = (float)*e;
+                }
+            double *A22 = W + k + kb + (size_t)(k + kb) * n;
+            for (int j = 0; j < kb; j++)
+                for (int i = 0; i < rest; i++) {
+                    Lf[i + (size_t)j * rest] = (float)W[k + kb + i + (size_t)(k + j) * n];
+                    Ld[i + (size_t)j * rest] = Lf[i + (size_t)j * rest];
+                }
+            for (int j = 0; j < rest; j++)
+                for (int i = 0; i < kb; i++) {
+                    Uf[i + (size_t)j * kb] = (float)W[k + i + (size_t)(k + kb + j) * n];
+                    Ud[i + (size_t)j * kb] = Uf[i + (size_t)j * kb];
+                }
+            if (variant == 3)
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rest, rest, kb, -1.0, Ld,
+                            rest, Ud, kb, 1.0, A22, n);
+            else {
+                cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rest, rest, kb, 1.0f, Lf,
+                            rest, Uf, kb, 0.0f, Cf, rest);
+                for (int j = 0; j < rest; j++)
+                    for (int i = 0; i < rest; i++) {
+                        double *e = A22 + i + (size_t)j * n;
+                        double v = *e - (double)Cf[i + (size_t)j * rest];
+                        *e = variant == 1 ? (double)(float)v : v; /* 1: stored in float */
+                    }
+            }
+        }
+    }
+    for (size_t i = 0; i < (size_t)n * n; i++) F[i] = (float)W[i];
+    free(W);
+    free(Lf);
+    free(Uf);
+    free(Cf);
+    free(Ld);
+    free(Ud);
+}
+int main(int argc, char **argv) {
+    n = atoi(argv[1]);
+    double cond = atof(argv[2]);
+    int seed = argc > 3 ? atoi(argv[3]) : 1;
+    A = malloc(sizeof(double) * (size_t)n * n);
+    double *dd = malloc(sizeof(double) * n), *work = malloc(sizeof(double) * 3 * n);
+    int iseed[4] = {seed % 4096, 7, 11, 13}, mode = 3, kl = n - 1, ku = n - 1, info;
+    double dmax = 1;
+    char dist = 'N', sym = 'N', pack = 'N';
+    LAPACK_dlatms(&n, &n, &dist, iseed, &sym, dd, &mode, &cond, &dmax, &kl, &ku, &pack, A, &n, work,
+                  &info);
+    double anrm = LAPACKE_dlange(LAPACK_COL_MAJOR, 'I', n, n, A, n);
+    double *b = malloc(sizeof(double) * n);
+    for (int i = 0; i < n; i++) b[i] = (double)rand() / RAND_MAX - 0.5;
+    F = malloc(sizeof(float) * (size_t)n * n);
+    piv = malloc(sizeof(int) * n);
+    for (size_t i = 0; i < (size_t)n * n; i++) F[i] = (float)A[i];
+    LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, F, n, piv);
+    printf("n %d cond %.0e\n", n, cond);
+    refine("float LU", b, anrm);
+    double *D = malloc(sizeof(double) * (size_t)n * n);
+    memcpy(D, A, sizeof(double) * (size_t)n * n);
+    LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, D, n, piv);
+    for (size_t i = 0; i < (size_t)n * n; i++) F[i] = (float)D[i];
+    refine("double LU, rounded", b, anrm);
+    int nb = argc > 4 ? atoi(argv[4]) : 128;
+    blocked_lu(1, nb);
+    refine("blocked: float trailing", b, anrm);
+    blocked_lu(2, nb);
+    refine("blocked: dbl trail, sgemm", b, anrm);
+    blocked_lu(3, nb);
+    refine("blocked: dbl trail, dgemm", b, anrm);
+    return 0;
+}
