@@ -2,12 +2,12 @@
  * Where GMRES-IR's Arnoldi steps come from (docs/PERFORMANCE.md, session 39): one dlatms matrix
  * (mode 3, singular values spread geometrically; DMAX 1) refined by the same FGMRES-IR in double
  * (restart 30, inner tolerance 1e-6, LAPACK dsgesv's stopping test, classical steps until one does
- * not halve the residual) with float factors of five origins:
+ * not halve the residual) with float factors of several origins:
  *   - sgetrf on the matrix rounded to float (a float LU, as ps_dsgesv computes in its float modes);
  *   - dgetrf, each factor entry then rounded to float (float storage, double arithmetic);
- *   - a blocked LU (panels by dgetrf in double, factors rounded to float as they are made) whose
- *     trailing matrix is 1: float, products in float; 2: double, products in float (sgemm);
- *     3: double, products of the float factors in double (dgemm: exact products).
+ *   - a blocked LU (blocked_lu below) in float, with its trailing matrix in double, with a double
+ *     LU of the first n/8, n/4 or n/2 columns before a float LU of the rest, and with every
+ *     product of the float factors exact (dgemm).
  * Not part of the build (a CPU experiment on LAPACKE, tmglib and OpenBLAS):
  *   gcc -O2 -o ir_factor_accuracy tools/experiments/ir_factor_accuracy.c \
  *       -llapacke -lopenblas -ltmglib -llapack -lm
@@ -149,24 +149,28 @@ out:
     free(d);
 }
 
-/* Blocked right-looking LU, nb columns a panel, factors stored in float (F), piv.
- * variant 1: trailing matrix rounded to float after each update, product in float (a float LU)
- * variant 2: trailing matrix in double, product of the float factors in float (sgemm), added in
- * double variant 3: trailing matrix in double, product of the float factors in double (exact
- * products) */
-static void blocked_lu(int variant, int nb) {
+/* Blocked right-looking LU, nb columns a panel, into F (float) and piv. Panels by dgetrf in double
+ * on the trailing matrix, the factors rounded to float as they are made. The updates of the block
+ * steps that start before column exact_until multiply the float factors exactly (dgemm, products
+ * accumulated in double); the later ones in float (sgemm). With double_trail the trailing matrix
+ * stays in double throughout; without, it is rounded to float from exact_until on (a double LU
+ * of the first columns, then a float LU of the rest). */
+static void blocked_lu(int nb, int exact_until, int double_trail) {
     double *W = malloc(sizeof(double) * (size_t)n * n);
     memcpy(W, A, sizeof(double) * (size_t)n * n);
     float *Lf = malloc(sizeof(float) * (size_t)n * nb),
           *Uf = malloc(sizeof(float) * (size_t)nb * n), *Cf = malloc(sizeof(float) * (size_t)n * n);
     double *Ld = malloc(sizeof(double) * (size_t)n * nb),
            *Ud = malloc(sizeof(double) * (size_t)nb * n);
-    if (variant == 1)
-        for (size_t i = 0; i < (size_t)n * n; i++) W[i] = (float)W[i];
+    int rounded = 0; /* the trailing matrix is now held in float */
     for (int k = 0; k < n; k += nb) {
-        int kb = n - k < nb ? n - k : nb, m = n - k, rest = n - k - kb;
+        int kb = n - k < nb ? n - k : nb, m = n - k, rest = n - k - kb, exact = k < exact_until;
+        if (!exact && !double_trail && !rounded) {
+            for (int j = k; j < n; j++)
+                for (int i = k; i < n; i++) W[i + (size_t)j * n] = (float)W[i + (size_t)j * n];
+            rounded = 1;
+        }
         int *p = piv + k;
-        /* the panel in double, its results rounded to float */
         LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, kb, W + k + (size_t)k * n, n, p);
         for (int j = 0; j < kb; j++)
             for (int i = 0; i < m; i++) {
@@ -174,53 +178,45 @@ static void blocked_lu(int variant, int nb) {
                 *e = (float)*e;
             }
         for (int i = 0; i < kb; i++) p[i] += k;
-        /* the interchanges on the columns left and right */
         LAPACKE_dlaswp(LAPACK_COL_MAJOR, k, W, n, k + 1, k + kb, piv, 1);
-        if (rest > 0) {
-            LAPACKE_dlaswp(LAPACK_COL_MAJOR, rest, W + (size_t)(k + kb) * n, n, k + 1, k + kb, piv,
-                           1);
-            /* U12 = L11^-1 A12 in double with the float L11, rounded to float */
-            cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, kb, rest,
-                        1.0, W + k + (size_t)k * n, n, W + k + (size_t)(k + kb) * n, n);
-            for (int j = 0; j < rest; j++)
-                for (int i = 0; i < kb; i++) {
-                    double *e = W + k + i + (size_t)(k + kb + j) * n;
-                    *e = (float)*e;
-                }
-            double *A22 = W + k + kb + (size_t)(k + kb) * n;
-            for (int j = 0; j < kb; j++)
-                for (int i = 0; i < rest; i++) {
-                    Lf[i + (size_t)j * rest] = (float)W[k + kb + i + (size_t)(k + j) * n];
-                    Ld[i + (size_t)j * rest] = Lf[i + (size_t)j * rest];
-                }
-            for (int j = 0; j < rest; j++)
-                for (int i = 0; i < kb; i++) {
-                    Uf[i + (size_t)j * kb] = (float)W[k + i + (size_t)(k + kb + j) * n];
-                    Ud[i + (size_t)j * kb] = Uf[i + (size_t)j * kb];
-                }
-            if (variant == 3)
-                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rest, rest, kb, -1.0, Ld,
-                            rest, Ud, kb, 1.0, A22, n);
-            else {
-                cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rest, rest, kb, 1.0f, Lf,
-                            rest, Uf, kb, 0.0f, Cf, rest);
-                for (int j = 0; j < rest; j++)
-                    for (int i = 0; i < rest; i++) {
-                        double *e = A22 + i + (size_t)j * n;
-                        double v = *e - (double)Cf[i + (size_t)j * rest];
-                        *e = variant == 1 ? (double)(float)v : v; /* 1: stored in float */
-                    }
+        if (rest <= 0) continue;
+        LAPACKE_dlaswp(LAPACK_COL_MAJOR, rest, W + (size_t)(k + kb) * n, n, k + 1, k + kb, piv, 1);
+        /* U12 = L11^-1 A12 in double with the float L11, rounded to float */
+        cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, kb, rest, 1.0,
+                    W + k + (size_t)k * n, n, W + k + (size_t)(k + kb) * n, n);
+        for (int j = 0; j < rest; j++)
+            for (int i = 0; i < kb; i++) {
+                double *e = W + k + i + (size_t)(k + kb + j) * n;
+                *e = (float)*e;
             }
+        double *A22 = W + k + kb + (size_t)(k + kb) * n;
+        for (int j = 0; j < kb; j++)
+            for (int i = 0; i < rest; i++) {
+                Lf[i + (size_t)j * rest] = (float)W[k + kb + i + (size_t)(k + j) * n];
+                Ld[i + (size_t)j * rest] = Lf[i + (size_t)j * rest];
+            }
+        for (int j = 0; j < rest; j++)
+            for (int i = 0; i < kb; i++) {
+                Uf[i + (size_t)j * kb] = (float)W[k + i + (size_t)(k + kb + j) * n];
+                Ud[i + (size_t)j * kb] = Uf[i + (size_t)j * kb];
+            }
+        if (exact) {
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rest, rest, kb, -1.0, Ld, rest,
+                        Ud, kb, 1.0, A22, n);
+            continue;
         }
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rest, rest, kb, 1.0f, Lf, rest, Uf,
+                    kb, 0.0f, Cf, rest);
+        for (int j = 0; j < rest; j++)
+            for (int i = 0; i < rest; i++) {
+                double *e = A22 + i + (size_t)j * n, v = *e - (double)Cf[i + (size_t)j * rest];
+                *e = rounded ? (double)(float)v : v;
+            }
     }
     for (size_t i = 0; i < (size_t)n * n; i++) F[i] = (float)W[i];
-    free(W);
-    free(Lf);
-    free(Uf);
-    free(Cf);
-    free(Ld);
-    free(Ud);
+    free(W), free(Lf), free(Uf), free(Cf), free(Ld), free(Ud);
 }
+
 int main(int argc, char **argv) {
     n = atoi(argv[1]);
     double cond = atof(argv[2]);
@@ -247,11 +243,17 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < (size_t)n * n; i++) F[i] = (float)D[i];
     refine("double LU, rounded", b, anrm);
     int nb = argc > 4 ? atoi(argv[4]) : 128;
-    blocked_lu(1, nb);
-    refine("blocked: float trailing", b, anrm);
-    blocked_lu(2, nb);
-    refine("blocked: dbl trail, sgemm", b, anrm);
-    blocked_lu(3, nb);
-    refine("blocked: dbl trail, dgemm", b, anrm);
+    blocked_lu(nb, 0, 0);
+    refine("blocked, float", b, anrm);
+    blocked_lu(nb, 0, 1);
+    refine("double trailing", b, anrm);
+    blocked_lu(nb, n / 8, 0);
+    refine("double to n/8, float", b, anrm);
+    blocked_lu(nb, n / 4, 0);
+    refine("double to n/4, float", b, anrm);
+    blocked_lu(nb, n / 2, 0);
+    refine("double to n/2, float", b, anrm);
+    blocked_lu(nb, n, 1);
+    refine("exact products", b, anrm);
     return 0;
 }
