@@ -43,6 +43,17 @@ __device__ __forceinline__ int block_at(bool upper, int blocks, int p) {
     return upper ? blocks - 1 - p : p;
 }
 
+// out[e] = value(idx) for this thread's e-th index idx of a walk by kThreads over 0 .. count - 1
+// (0 past count): the shape of every pass over a distance's entries in diagonal_inverse.
+template <int kThreads, int kOut, typename Value>
+__device__ __forceinline__ void per_entry(double (&out)[kOut], int count, Value value) {
+#pragma unroll
+    for (int e = 0; e < kOut; e++) {
+        const int idx = threadIdx.x + e * kThreads;
+        out[e] = idx < count ? value(idx) : 0.0;
+    }
+}
+
 // inv = T^-1 for the rows x rows diagonal block T of a (at d, leading dimension lda), in double,
 // row-major with stride NB + 1, the identity beyond rows. T = U D, D its diagonal (I when unit)
 // and U unit triangular (T's columns divided by their diagonal entry), so T^-1 = D^-1 U^-1. T is
@@ -113,35 +124,27 @@ __device__ void diagonal_inverse(bool unit, const float *d, size_t lda, int rows
         const int count = (kSub - dist) * 1024;
         double out[kOut];
         // S for every block of this distance, into registers
-#pragma unroll
-        for (int e = 0; e < kOut; e++) {
-            const int idx = threadIdx.x + e * kThreads;
-            out[e] = 0;
-            if (idx >= count) continue;
+        per_entry<kThreads>(out, count, [&](int idx) {
             const entry x = entry_at(idx, dist);
             const int c0 = upper ? x.ba + 1 : x.bb, c1 = upper ? x.bb : x.ba - 1; // c0 <= c <= c1
             double sum = 0;
             for (int k = c0 * 32; k < (c1 + 1) * 32; k++)
                 sum += u(x.ba * 32 + x.i, k) * inv[k * kStride + x.bb * 32 + x.j];
-            out[e] = sum;
-        }
+            return sum;
+        });
         __syncthreads(); // (the blocks of this distance are read nowhere above)
         store(out, dist, count);
         __syncthreads();
         // X_ab = -X_aa S, S read from where X_ab goes
-#pragma unroll
-        for (int e = 0; e < kOut; e++) {
-            const int idx = threadIdx.x + e * kThreads;
-            out[e] = 0;
-            if (idx >= count) continue;
+        per_entry<kThreads>(out, count, [&](int idx) {
             const entry x = entry_at(idx, dist);
             double sum = 0;
 #pragma unroll 8
             for (int k = 0; k < 32; k++)
                 sum += inv[(x.ba * 32 + x.i) * kStride + x.ba * 32 + k] *
                        inv[(x.ba * 32 + k) * kStride + x.bb * 32 + x.j];
-            out[e] = -sum;
-        }
+            return -sum;
+        });
         __syncthreads();
         store(out, dist, count);
         __syncthreads();
