@@ -3,8 +3,7 @@
  * references, in one run:
  *
  *   portsolve-bench-ir --backend cuda|opencl|cpu --sizes 4096,...,32768 [--conds 1e2,1e4,1e6]
- *                      [--precisions float,tf32,fp16,bf16,tf32x3,fp16x3[-rbt|-head],...] [--repeats
- * R]
+ *                      [--precisions float,tf32,fp16,bf16,tf32x3,fp16x3[-rbt],...] [--repeats R]
  *                      [--csv F]
  *                      [--references yes|no] [--restart M] [--max-iter K]
  *
@@ -14,8 +13,7 @@
  * side, median of R runs after one warm-up:
  *   ps-dgesv           portsolve's double LU solve (ps_mat_gesv)
  *   ps-<p>             ps_mat_dsgesv with the lower precision p (p-rbt: the RBT
- *                      factorization, PS_REFINE_RBT; p-head: the first n/8 columns in
- *                      double, PS_REFINE_HEAD; no reference runs for these)
+ *                      factorization, PS_REFINE_RBT; no reference runs for these)
  *   ref-dgesv          cuSOLVER dgetrf+dgetrs (CUDA) or LAPACKE_dgesv (CPU)
  *   ref-ir-<p>         cusolverDnIRSXgesv, classical then GMRES refinement (CUDA), or
  *                      LAPACKE_dsgesv (CPU, float only)
@@ -79,7 +77,7 @@ static int parse(int argc, char **argv, options *o) {
         o->nconds = 3;
     }
     /* --precisions: a comma-separated list of lower precisions, each with an optional
-     * -partial, -rbt or -head (the factorization, docs/IR.md) */
+     * -partial or -rbt (the factorization's pivoting) */
     char buf[256], *save = NULL;
     snprintf(buf, sizeof buf, "%s", precs);
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -92,8 +90,7 @@ static int parse(int argc, char **argv, options *o) {
         if (dash) {
             *dash = '\0';
             if (ps_refine_factor_from_name(dash + 1, &o->factors[o->nprecs])) {
-                fprintf(stderr, "portsolve-bench-ir: '-%s' is not -rbt, -head or -partial\n",
-                        dash + 1);
+                fprintf(stderr, "portsolve-bench-ir: '-%s' is not -rbt or -partial\n", dash + 1);
                 return 0;
             }
         }
@@ -272,10 +269,9 @@ int main(int argc, char **argv) {
                     if (e < 0) continue; /* no such reference here */
                     static const char *const prefix[] = {"ps-dgesv", "ps-", "ref-dgesv", "ref-ir-"};
                     char name[32];
-                    int pivoting = m != PS_IR || f == PS_REFINE_PARTIAL_PIVOTING;
-                    snprintf(name, sizeof name, "%s%s%s%s", prefix[m],
+                    snprintf(name, sizeof name, "%s%s%s", prefix[m],
                              m == PS_IR || m == REF_IR ? ps_lowprec_name(p) : "",
-                             pivoting ? "" : "-", pivoting ? "" : ps_refine_factor_name(f));
+                             m == PS_IR && f == PS_REFINE_RBT ? "-rbt" : "");
                     if (e) {
                         printf("%6d %6.0e %-14s failed\n", n, cond, name);
                         continue; /* a failing reference does not stop the others */

@@ -46,7 +46,6 @@ struct ps_context {
     struct ps_context *host;  /* a CPU context for the hybrid variants, created on first use */
     ps_refine_options refine; /* PORTSOLVE_IR_* or ps_context_set_refine_options */
     ps_refine_result refine_result; /* what the last dsgesv did */
-    int refine_head_divisor;        /* 0: PS_REFINE_HEAD's default; PORTSOLVE_IR_HEAD (tuning) */
     char last_error[PS__ERROR_SIZE];
     int last_info;
     /* Resource accounting: live device buffers, and a test hook that makes the n-th next

@@ -47,9 +47,6 @@
  * GMRES-IR step costs more than a classical one (on an H100 at n = 32768 about 12 ms against
  * 7.5: the widened factors' double triangular solves). */
 #define PS__REFINE_STALL 0.5
-/* The head factorization (PS_REFINE_HEAD) factors the first n / this many columns in double,
- * unless PORTSOLVE_IR_HEAD says otherwise. */
-#define PS__REFINE_HEAD_DIVISOR 8
 /* GMRES-IR solves each correction equation to this relative residual. */
 #define PS__REFINE_GMRES_TOL 1e-6
 
@@ -306,132 +303,35 @@ static ps_status fallback(refine *w, ps_refine_result *res, int code) {
     return ps__getrs(ctx, PS__DOUBLE, PS__NOTRANS, w->n, w->nrhs, w->a, w->ipiv, w->x);
 }
 
-/* max |m(i,j)| of a contiguous n x n matrix of type dt (leading dimension n). */
-static ps_status max_abs(refine *w, ps__dtype dt, void *buf, double *amax) {
+/* FP16X3 holds its operands' parts in FP16 (largest 65504, and the GEMM scales them by up to
+ * 2^6): the narrowed matrix is multiplied by the power of two that brings max |a(i,j)| into
+ * [1/2, 1). This also keeps a dense matrix's typical entries far above FP16's subnormals, where
+ * the scaling by ||A||_inf of the FP16 mode would put them near 1/n and leave them few
+ * significant bits. Exact; every right-hand side is multiplied alike, so it cancels. */
+static ps_status scale_to_unit_max(refine *w) {
     int n = w->n, cols = INT_MAX / n; /* columns per iamax call: its count is an int */
-    *amax = 0;
+    double amax = 0;
     for (int c0 = 0; c0 < n; c0 += cols) {
         int cw = n - c0 < cols ? n - c0 : cols, at;
-        ps__vec chunk = {buf, (size_t)c0 * (size_t)n, 1};
-        PS__TRY(w->ops->iamax(w->be, dt, cw * n, chunk, &at));
+        ps__vec chunk = {w->af.buf, (size_t)c0 * (size_t)n, 1};
+        PS__TRY(w->ops->iamax(w->be, PS__FLOAT, cw * n, chunk, &at));
         size_t off = chunk.off + (size_t)at;
-        double v8 = 0;
-        float v4 = 0;
-        PS__TRY(
-            w->ops->read_elements(w->be, dt, buf, 1, &off, dt == PS__FLOAT ? (void *)&v4 : &v8));
-        double v = dt == PS__FLOAT ? fabs(v4) : fabs(v8);
-        if (v > *amax) *amax = v;
+        float v;
+        PS__TRY(w->ops->read_elements(w->be, PS__FLOAT, w->af.buf, 1, &off, &v));
+        if (fabs(v) > amax) amax = fabs(v);
     }
-    return PS_SUCCESS;
-}
-
-/* Multiplies a contiguous n x n matrix of type dt by w->scale. */
-static ps_status scale_all(refine *w, ps__dtype dt, void *buf) {
-    int n = w->n, cols = INT_MAX / n;
-    ps__scalar s = ps__scalar_of(dt, w->scale);
-    for (int c0 = 0; c0 < n; c0 += cols) {
-        int cw = n - c0 < cols ? n - c0 : cols;
-        ps__vec chunk = {buf, (size_t)c0 * (size_t)n, 1};
-        PS__TRY(w->ops->scal(w->be, dt, cw * n, &s, chunk));
-    }
-    return PS_SUCCESS;
-}
-
-/* FP16X3 holds its operands' parts in FP16 (largest 65504, and the GEMM scales them by up to
- * 2^6): the matrix to factor (contiguous n x n of type dt) is multiplied by the power of two that
- * brings max |a(i,j)| into [1/2, 1). This also keeps a dense matrix's typical entries far above
- * FP16's subnormals, where the scaling by ||A||_inf of the FP16 mode would put them near 1/n and
- * leave them few significant bits. Exact; every right-hand side is multiplied alike, so it
- * cancels. */
-static ps_status scale_to_unit_max(refine *w, ps__dtype dt, void *buf) {
-    double amax;
-    PS__TRY(max_abs(w, dt, buf, &amax));
     if (amax == 0) return PS_SUCCESS;
     int e;
     frexp(amax, &e);        /* 2^(e-1) <= amax < 2^e */
     if (e < -100) e = -100; /* the scale stays a float (such a copy has underflowed anyway) */
     w->scale = ldexp(1.0, -e);
-    return scale_all(w, dt, buf);
-}
-
-/* The head factorization's double columns: n / PORTSOLVE_IR_HEAD (default
- * PS__REFINE_HEAD_DIVISOR), rounded up to a multiple of 64, at most n. */
-static int head_columns(const refine *w) {
-    int d = w->ctx->refine_head_divisor > 0 ? w->ctx->refine_head_divisor : PS__REFINE_HEAD_DIVISOR;
-    long k = ((long)w->n + d - 1) / d;
-    k = (k + 63) / 64 * 64;
-    return k < w->n ? (int)k : w->n;
-}
-
-/* ipiv[k + i] = tail[i] + k for i < n - k: the tail's pivots, relative to its first row, as rows
- * of the whole matrix. One synchronization (the pivots pass through the host). */
-static ps_status join_pivots(refine *w, int k, void *tail) {
-    int t = w->n - k;
-    int32_t *host;
-    PS__TRY(ps__host_alloc(w->ctx, (size_t)t * sizeof *host, (void **)&host));
-    ps__mat tm = {tail, 0, t}, im = {w->ipiv, (size_t)k, t};
-    ps_status st = w->ops->download(w->be, PS__INT32, t, 1, tm, host, t);
-    for (int i = 0; i < t && st == PS_SUCCESS; i++) host[i] += k;
-    if (st == PS_SUCCESS) st = w->ops->upload(w->be, PS__INT32, t, 1, host, t, im);
-    ps__host_free(w->ctx, host);
-    return st;
-}
-
-/* The head factorization into w->af (its double copy d, n x n, and the tail's pivots given):
- * the LU of the first k columns of scale * A in double, their update of the rest in double, the
- * whole rounded to float, then the low-precision LU of the trailing n - k columns. The rounding
- * of the first columns' updates is what makes float factors need many refinement steps, and
- * the trailing update of the first columns carries it furthest (docs/IR.md, Findings). */
-static ps_status factor_head_into(refine *w, const ps_refine_options *o, ps__mat d, void *tail_ipiv,
-                                  int *code) {
-    ps_context *ctx = w->ctx;
-    int n = w->n, k = head_columns(w), info = 0, overflow = 0;
-    PS__TRY(w->ops->copy2d(w->be, PS__DOUBLE, n, n, w->a, d));
-    if (o->precision == PS_LOWPREC_FP16X3)
-        PS__TRY(scale_to_unit_max(w, PS__DOUBLE, d.buf));
-    else if (w->scale != 1)
-        PS__TRY(scale_all(w, PS__DOUBLE, d.buf));
-    PS__TRY(ps__getrf(ctx, PS__DOUBLE, n, k, d, w->ipiv, w->flag));
-    PS__TRY(ps__read_info(ctx, w->flag, &info));
-    if (info > 0) {
-        *code = PS_REFINE_LOW_SINGULAR;
-        return PS_SUCCESS;
+    ps__scalar s = ps__scalar_of(PS__FLOAT, w->scale);
+    for (int c0 = 0; c0 < n; c0 += cols) {
+        int cw = n - c0 < cols ? n - c0 : cols;
+        ps__vec chunk = {w->af.buf, (size_t)c0 * (size_t)n, 1};
+        PS__TRY(w->ops->scal(w->be, PS__FLOAT, cw * n, &s, chunk));
     }
-    if (k < n) PS__TRY(ps__lu_update(ctx, PS__DOUBLE, n, d, 0, k, k, n - k, w->ipiv));
-    PS__TRY(ps__zero_info(ctx, w->flag));
-    PS__TRY(w->ops->convert(w->be, PS__DOUBLE, PS__FLOAT, n, n, 1.0, d, w->af, w->flag));
-    PS__TRY(ps__read_info(ctx, w->flag, &overflow));
-    if (overflow) {
-        *code = PS_REFINE_OVERFLOW;
-        return PS_SUCCESS;
-    }
-    if (k == n) return PS_SUCCESS;
-    PS__TRY(w->ops->set_float_compute(w->be, (ps__float_compute)o->precision));
-    ps_status st =
-        ps__getrf(ctx, PS__FLOAT, n - k, n - k, ps__mat_at(w->af, k, k), tail_ipiv, w->flag);
-    ps_status reset = w->ops->set_float_compute(w->be, PS__COMPUTE_FP32);
-    PS__TRY(st);
-    PS__TRY(reset);
-    PS__TRY(ps__read_info(ctx, w->flag, &info));
-    if (info > 0) {
-        *code = PS_REFINE_LOW_SINGULAR;
-        return PS_SUCCESS;
-    }
-    /* the tail's interchanges applied to the first columns' rows below the head */
-    PS__TRY(w->ops->laswp(w->be, PS__FLOAT, k, ps__mat_at(w->af, k, 0), 0, n - k, tail_ipiv, 0, 1));
-    return join_pivots(w, k, tail_ipiv);
-}
-
-static ps_status factor_head(refine *w, const ps_refine_options *o, int *code) {
-    size_t n = (size_t)w->n;
-    ps__scratch s = ps__scratch_begin(w->ctx); /* released once the float factors are made */
-    ps__mat d = {NULL, 0, w->n};
-    void *tail_ipiv = NULL;
-    ps_status st = ps__scratch_dev(&s, n * n * sizeof(double), &d.buf);
-    if (!st) st = ps__scratch_dev(&s, n * sizeof(int32_t), &tail_ipiv);
-    if (!st) st = factor_head_into(w, o, d, tail_ipiv, code);
-    ps__scratch_end(&s);
-    return st;
+    return PS_SUCCESS;
 }
 
 /* The low-precision LU of scale * A (RBT: of scale * L A R, pivoting within a window) into
@@ -439,14 +339,13 @@ static ps_status factor_head(refine *w, const ps_refine_options *o, int *code) {
 static ps_status factor_low(refine *w, const ps_refine_options *o, int *code) {
     int overflow, info = 0;
     *code = 0;
-    if (o->factorization == PS_REFINE_HEAD) return factor_head(w, o, code);
     if (o->factorization == PS_REFINE_RBT) PS__TRY(rbt_weights(w));
     PS__TRY(narrow(w, w->n, w->a, w->af, w->rbt[1], &overflow));
     if (overflow) {
         *code = PS_REFINE_OVERFLOW;
         return PS_SUCCESS;
     }
-    if (o->precision == PS_LOWPREC_FP16X3) PS__TRY(scale_to_unit_max(w, PS__FLOAT, w->af.buf));
+    if (o->precision == PS_LOWPREC_FP16X3) PS__TRY(scale_to_unit_max(w));
     PS__TRY(w->ops->set_float_compute(w->be, (ps__float_compute)o->precision));
     ps_status st = w->rbt[0] ? ps__getrf_window(w->ctx, PS__FLOAT, w->n, w->af, w->ipiv, w->flag)
                              : ps__getrf(w->ctx, PS__FLOAT, w->n, w->n, w->af, w->ipiv, w->flag);

@@ -21,8 +21,8 @@
 static const ps__enum_name lowprec_names[] = {
     {"float", PS_LOWPREC_FLOAT}, {"tf32", PS_LOWPREC_TF32},     {"fp16", PS_LOWPREC_FP16},
     {"bf16", PS_LOWPREC_BF16},   {"tf32x3", PS_LOWPREC_TF32X3}, {"fp16x3", PS_LOWPREC_FP16X3}};
-static const ps__enum_name factor_names[] = {
-    {"partial", PS_REFINE_PARTIAL_PIVOTING}, {"rbt", PS_REFINE_RBT}, {"head", PS_REFINE_HEAD}};
+static const ps__enum_name factor_names[] = {{"partial", PS_REFINE_PARTIAL_PIVOTING},
+                                             {"rbt", PS_REFINE_RBT}};
 static const ps__enum_name path_names[] = {{"none", PS_REFINE_NONE},
                                            {"classical", PS_REFINE_CLASSICAL},
                                            {"gmres", PS_REFINE_GMRES},
@@ -108,12 +108,9 @@ ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size) {
     v = getenv("PORTSOLVE_IR_FACTOR");
     if (v && *v && ps_refine_factor_from_name(v, &ctx->refine.factorization)) {
         snprintf(msg, size,
-                 "PORTSOLVE_IR_FACTOR='%s' is not a factorization; accepted: partial, rbt, head",
-                 v);
+                 "PORTSOLVE_IR_FACTOR='%s' is not a factorization; accepted: partial, rbt", v);
         return PS_ERR_INVALID_ARGUMENT;
     }
-    /* the head factorization's divisor (tuning): its first n / d columns in double */
-    PS__TRY(ps__size_from_env("PORTSOLVE_IR_HEAD", 4096, &ctx->refine_head_divisor, msg, size));
     v = getenv("PORTSOLVE_IR_GMRES");
     if (v && *v) {
         if (strcmp(v, "0") && strcmp(v, "1")) {

@@ -405,18 +405,12 @@ typedef enum ps_lowprec {
 /* How the low-precision factorization pivots (docs/IR.md). */
 typedef enum ps_refine_factor {
     PS_REFINE_PARTIAL_PIVOTING = 0, /* LU with partial pivoting of A, as LAPACK's dsgesv */
-    PS_REFINE_RBT = 1, /* LU of L A R, L and R random butterfly transformations of depth 2
+    PS_REFINE_RBT = 1 /* LU of L A R, L and R random butterfly transformations of depth 2
                          (Parker; Baboulin et al.), each pivot searched only within two block
                          rows below the diagonal, the rows further down solved for by a
                          triangular solve: the panel's sequential pivot search, which bounds
                          the GPU LU, covers a small window. Refinement corrects what the weaker
                          pivoting loses, and falls back as always when it cannot */
-    PS_REFINE_HEAD = 2 /* LU with partial pivoting of A whose first n/8 columns
-                          (PORTSOLVE_IR_HEAD=d: n/d) are factored in double, with their update
-                          of the rest in double, before the low-precision LU of the rest: the
-                          first columns' updates are where float arithmetic loses the factors'
-                          accuracy, so ill-conditioned matrices need fewer refinement steps, at
-                          the cost of that part in double (docs/IR.md) */
 } ps_refine_factor;
 
 typedef struct ps_refine_options {
@@ -426,7 +420,7 @@ typedef struct ps_refine_options {
     int gmres;            /* 1 (default): GMRES-IR when classical refinement stalls; 0: classical
                              only, as LAPACK (PORTSOLVE_IR_GMRES=0) */
     int restart;          /* GMRES's m for GMRES-IR (default 30) */
-    ps_refine_factor factorization; /* PORTSOLVE_IR_FACTOR=partial|rbt|head; default partial */
+    ps_refine_factor factorization; /* PORTSOLVE_IR_FACTOR=partial|rbt; default partial */
 } ps_refine_options;
 
 typedef enum ps_refine_path {
@@ -458,7 +452,7 @@ PS_API ps_refine_result ps_context_refine_result(const ps_context *ctx);
 /* "float", "tf32", "fp16", "bf16", "tf32x3", "fp16x3"; "unknown" otherwise. */
 PS_API const char *ps_lowprec_name(ps_lowprec p);
 PS_API ps_status ps_lowprec_from_name(const char *name, ps_lowprec *p);
-/* "partial", "rbt", "head"; "unknown" otherwise. */
+/* "partial", "rbt"; "unknown" otherwise. */
 PS_API const char *ps_refine_factor_name(ps_refine_factor f);
 PS_API ps_status ps_refine_factor_from_name(const char *name, ps_refine_factor *f);
 /* "none", "classical", "gmres", "fallback". */

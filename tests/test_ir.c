@@ -147,12 +147,11 @@ static int check_solve(ps_context *ctx, const double *A0, int n, int lda, int nr
 static void test_solve(ps_context *ctx) {
     static const int orders[] = {1, 2, 3, 31, 100, 257};
     static const double conds[] = {1e1, 1e4, 1e8};
-    static const ps_refine_factor factorizations[] = {PS_REFINE_PARTIAL_PIVOTING, PS_REFINE_RBT,
-                                                      PS_REFINE_HEAD};
-    size_t precisions = sizeof all_precisions / sizeof all_precisions[0];
-    for (size_t p = 0; p < 3 * precisions; p++) {
-        ps_lowprec prec = all_precisions[p % precisions];
-        ps_refine_factor f = factorizations[p / precisions];
+    for (size_t p = 0; p < 2 * sizeof all_precisions / sizeof all_precisions[0]; p++) {
+        ps_lowprec prec = all_precisions[p % (sizeof all_precisions / sizeof all_precisions[0])];
+        ps_refine_factor f = p < sizeof all_precisions / sizeof all_precisions[0]
+                                 ? PS_REFINE_PARTIAL_PIVOTING
+                                 : PS_REFINE_RBT;
         if (!offers(prec)) continue; /* test_errors checks the refusal */
         set_factored(ctx, prec, 30, 1, f);
         for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++)
@@ -209,57 +208,6 @@ static void test_rbt_hard(ps_context *ctx) {
         check_solve(ctx, A0, n, lda, 2, kind == 0 ? "rbt anti-identity" : "rbt tiny top rows");
         free(A0);
     }
-    set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
-}
-
-/* The head factorization (PS_REFINE_HEAD) with every share of double columns, on a matrix whose
- * float LU does not refine classically (kappa u_float = 6): the whole LU in double (divisor 1),
- * rounded to float, must meet the test in a few classical steps, which a float LU anywhere in it
- * would not; half, an eighth and the smallest head (64 columns) must each solve it or fall back
- * and say so. Then exactly singular matrices, zero in a column of the head and of the tail, and a
- * column singular in float only, in the tail. */
-static void test_head(ps_context *ctx) {
-    int n = 300, lda = 303;
-    double *A0 = latms(n, lda, 1e8);
-    static const int divisors[] = {1, 2, 8, 4096};
-    for (size_t i = 0; i < sizeof divisors / sizeof divisors[0]; i++) {
-        ctx->refine_head_divisor = divisors[i];
-        set_factored(ctx, PS_LOWPREC_FLOAT, 30, divisors[i] != 1, PS_REFINE_HEAD);
-        char what[64];
-        snprintf(what, sizeof what, "head n/%d cond 1e8", divisors[i]);
-        int iter = check_solve(ctx, A0, n, lda, 2, what);
-        if (divisors[i] == 1)
-            CHECK(iter >= 0 && iter <= 4,
-                  "%s: iter %d (double factors rounded to float refine in "
-                  "about 2 classical steps)",
-                  what, iter);
-    }
-    free(A0);
-    ctx->refine_head_divisor = 4; /* 64 + 192 columns of 256 */
-    set_factored(ctx, PS_LOWPREC_FLOAT, 30, 1, PS_REFINE_HEAD);
-    n = 256, lda = 257;
-    static const int columns[] = {5, 200};
-    for (int c = 0; c < 2; c++) {
-        A0 = latms(n, lda, 10);
-        for (int i = 0; i < n; i++) A0[i + (size_t)columns[c] * lda] = 0;
-        double *B = ps_test_random_array(PS_DOUBLE, n, 1),
-               *X = ps_test_random_array(PS_DOUBLE, n, 1);
-        double *X0 = ps_test_clone(PS_DOUBLE, X, n, 1);
-        int *ipiv = malloc(sizeof(int) * (size_t)n), iter = 0;
-        CHECK_STATUS(ps_dsgesv(ctx, n, 1, A0, lda, ipiv, B, n, X, n, &iter), PS_ERR_SINGULAR);
-        CHECK(iter == PS_REFINE_LOW_SINGULAR, "head, column %d zero: iter %d", columns[c], iter);
-        CHECK(ps_context_last_info(ctx) >= 1 && ps_context_last_info(ctx) <= n,
-              "head singular info %d", ps_context_last_info(ctx));
-        CHECK(memcmp(X, X0, sizeof(double) * (size_t)n) == 0, "head singular: X written");
-        free(A0), free(B), free(X), free(X0), free(ipiv);
-    }
-    /* below float's smallest subnormal in the tail: singular in float only */
-    A0 = latms(n, lda, 10);
-    for (int i = 0; i < n; i++) A0[i + (size_t)200 * lda] *= 1e-60;
-    CHECK(check_solve(ctx, A0, n, lda, 1, "head, float-singular tail") == PS_REFINE_LOW_SINGULAR,
-          "head float-singular: iter %d", ps_context_refine_result(ctx).iter);
-    free(A0);
-    ctx->refine_head_divisor = 0;
     set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
 }
 
@@ -593,7 +541,6 @@ int main(int argc, char **argv) {
     const char *c = ps_test_case();
     if (!c || !strcmp(c, "solve")) test_solve(ctx);
     if (!c || !strcmp(c, "rbt")) test_rbt_hard(ctx);
-    if (!c || !strcmp(c, "head")) test_head(ctx);
     if (!c || !strcmp(c, "gmres")) test_gmres(ctx);
     if (!c || !strcmp(c, "cond12")) test_cond12(ctx);
     if (!c || !strcmp(c, "special")) test_special(ctx);
