@@ -6,12 +6,15 @@
  *   - sgetrf on the matrix rounded to float (a float LU, as ps_dsgesv computes in its float modes);
  *   - dgetrf, each factor entry then rounded to float (float storage, double arithmetic);
  *   - a blocked LU (blocked_lu below) in float, with its trailing matrix in double, with a double
- *     LU of the first n/8, n/4 or n/2 columns before a float LU of the rest, and with every
- *     product of the float factors exact (dgemm).
+ *     LU of the first n/32, n/16, n/8, n/4 or n/2 columns before a float LU of the rest, and
+ *     with every product of the float factors exact (dgemm);
+ *   - with a fifth argument float-solves: classical refinement solving in float arithmetic
+ *     (as ps_dsgesv's classical steps do) with a double LU rounded, a head of n/8 or n/16, and
+ *     sgetrf.
  * Not part of the build (a CPU experiment on LAPACKE, tmglib and OpenBLAS):
  *   gcc -O2 -o ir_factor_accuracy tools/experiments/ir_factor_accuracy.c \
  *       -llapacke -lopenblas -ltmglib -llapack -lm
- *   ./ir_factor_accuracy N COND [SEED [NB]]
+ *   ./ir_factor_accuracy N COND [SEED [NB [float-solves]]]
  */
 #include <lapacke.h>
 #include <cblas.h>
@@ -45,6 +48,16 @@ static void precond(const double *v, double *z) { /* z = (P L U)^-1 v, float fac
         double xj = z[j];
         for (int i = 0; i < j; i++) z[i] -= (double)c[i] * xj;
     }
+}
+/* With float_classical, classical refinement solves in float arithmetic (sgetrs), as ps_dsgesv's
+ * classical steps do; GMRES-IR's preconditioner stays in double. */
+static int float_classical;
+static void precond_float(const double *v, double *z) {
+    float *t = malloc(sizeof(float) * n);
+    for (int i = 0; i < n; i++) t[i] = (float)v[i];
+    LAPACKE_sgetrs(LAPACK_COL_MAJOR, 'N', n, 1, F, n, piv, t, n);
+    for (int i = 0; i < n; i++) z[i] = t[i];
+    free(t);
 }
 static double nrm(const double *x) {
     return cblas_dnrm2(n, x, 1);
@@ -117,7 +130,10 @@ static int fgmres(const double *r, double *d, int m, double tol, int maxit) {
 static void refine(const char *what, const double *b, double anrm) {
     double *x = malloc(sizeof(double) * n), *r = malloc(sizeof(double) * n),
            *d = malloc(sizeof(double) * n);
-    precond(b, x);
+    if (float_classical)
+        precond_float(b, x);
+    else
+        precond(b, x);
     int classical = 0, arnoldi = 0, outer = 0;
     double worst_prev = INFINITY;
     int gm = 0;
@@ -134,7 +150,10 @@ static void refine(const char *what, const double *b, double anrm) {
         if (!gm && rn > 0.5 * worst_prev) gm = 1; /* classical stalls: GMRES-IR */
         worst_prev = rn;
         if (!gm) {
-            precond(r, d);
+            if (float_classical)
+                precond_float(r, d);
+            else
+                precond(r, d);
             classical++;
         } else {
             arnoldi += fgmres(r, d, 30, 1e-6, 30);
@@ -243,10 +262,26 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < (size_t)n * n; i++) F[i] = (float)D[i];
     refine("double LU, rounded", b, anrm);
     int nb = argc > 4 ? atoi(argv[4]) : 128;
+    if (argc > 5 && !strcmp(argv[5], "float-solves")) { /* the classical steps' solves in float */
+        float_classical = 1;
+        refine("double LU, float solve", b, anrm);
+        blocked_lu(nb, n / 8, 0);
+        refine("n/8, float solve", b, anrm);
+        blocked_lu(nb, n / 16, 0);
+        refine("n/16, float solve", b, anrm);
+        for (size_t i = 0; i < (size_t)n * n; i++) F[i] = (float)A[i];
+        LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, F, n, piv);
+        refine("float LU, float solve", b, anrm);
+        return 0;
+    }
     blocked_lu(nb, 0, 0);
     refine("blocked, float", b, anrm);
     blocked_lu(nb, 0, 1);
     refine("double trailing", b, anrm);
+    blocked_lu(nb, n / 32, 0);
+    refine("double to n/32, float", b, anrm);
+    blocked_lu(nb, n / 16, 0);
+    refine("double to n/16, float", b, anrm);
     blocked_lu(nb, n / 8, 0);
     refine("double to n/8, float", b, anrm);
     blocked_lu(nb, n / 4, 0);
