@@ -533,11 +533,18 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
     /* gjinv held transposed: its row interchanges move contiguous columns (docs/PERFORMANCE.md,
      * session 23) */
     if (algo == PS__ALGO_GJ_TRANSPOSED) return 8192;
+    /* getri keeps the blocks LU had before session 40: with LU's 128 below 12288 getrf+getri
+     * took 49.7 / 158 ms at 4096 / 8192 against 43.4 / 107 (H200) */
+    if (algo == PS__ALGO_GETRI) return dt == PS__FLOAT && n >= 24576 ? 768 : n >= 8192 ? 512 : 256;
     if (algo != PS__ALGO_LU) return 0;
     /* sgesv at 32768 on split lanes (H100, session 12): nb 512 / 768 / 1024 gave 0.99 / 1.02 /
      * 1.02x cuSOLVER */
     if (dt == PS__FLOAT && n >= 24576) return 768;
-    return n >= 8192 ? 512 : 256;
+    /* H200, session 40, with the leaf's 32 rows a block: dgesv at 4096 19.2 / 19.9 / 20.9 / 20.8
+     * ms with nb 128 / 256 / 384 / 512, at 8192 44.2 / 44.4 / 46.7 / 47.0; sgesv 17.3 / 17.9 ms
+     * (128 / 256) at 4096 and 39.1 / 39.7 at 8192 (256 and 512 had been the defaults there); at
+     * 16384 512 against 256, 130.7 / 134.5 ms */
+    return n >= 12288 ? 512 : 128;
 }
 
 /* Leaf width of the recursive panel: with the cooperative leaf, the widest that fits its

@@ -17,13 +17,14 @@
 #define PS_CUDA_LU_LEAF        64  /* default leaf width (PORTSOLVE_LU_PANEL_WIDTH overrides) */
 #define PS_CUDA_WZ_LEAF        64  /* the WZ leaf's (PORTSOLVE_WZ_PANEL_WIDTH overrides) */
 /* Rows per block the grid is sized for (fewer blocks when m is small; PORTSOLVE_CUDA_PANEL_ROWS
- * overrides both). LU's leaf: 64, which gives the panels of the factorization's last few thousand
- * rows more blocks than 128 did: dgesv / sgesv 5% faster at n = 8192 and 1-2% at 16384 on an
- * H100 and an H200, equal at 32768, the RBT window's 1536-row leaf 5% faster (fp16x3-rbt at
- * 16384). The WZ leaf: 128 on the shared device, where 64 made blocked WZ at 16384 3% slower
- * (H100, docs/PERFORMANCE.md, session 31), and 64 on split lanes (ps_cuda_wz_coop_rows), where
- * it was 1-3% faster (session 32). */
-#define PS_CUDA_LU_COOP_ROWS       64
+ * overrides both). LU's leaf: 32, which gives panels of fewer than about 8000 rows more blocks
+ * than 64 did (H200, session 40: dgesv 2-4% faster at n = 4096-8192, sgesv 1-3%, equal at
+ * 16384-32768; the RBT window's 1536-row leaf made fp16x3-rbt 4-5% faster at 16384 and 32768).
+ * 64 had likewise beaten 128: dgesv / sgesv 5% faster at n = 8192 and 1-2% at 16384 on an
+ * H100 and an H200, the RBT window 5% faster (session 31). The WZ leaf: 128 on the shared device,
+ * where 64 made blocked WZ at 16384 3% slower (H100, docs/PERFORMANCE.md, session 31), and 64 on
+ * split lanes (ps_cuda_wz_coop_rows), where it was 1-3% faster (session 32). */
+#define PS_CUDA_LU_COOP_ROWS       32
 #define PS_CUDA_WZ_COOP_ROWS       128
 #define PS_CUDA_WZ_COOP_ROWS_SPLIT 64
 typedef struct ps_cuda_coop_panel {

@@ -118,14 +118,16 @@ typedef enum ps__diag { PS__NONUNIT = 0, PS__UNIT = 1 } ps__diag;
 typedef enum ps__algo {
     PS__ALGO_LU = 0,
     PS__ALGO_WZ = 1,
-    PS__ALGO_GJ = 2,           /* blocked Gauss-Jordan inversion (gjinv) */
-    PS__ALGO_GJ_STRIPE = 3,    /* stripe height of the striped Gauss-Jordan solver (gjsv) */
-    PS__ALGO_CHOL = 4,         /* block size of the blocked Cholesky; 0: the recursive one */
-    PS__ALGO_LU_INVERSE = 5,   /* LU computes its block rows of U as inv(L11) A12 (a GEMM)
-                                * instead of by trsm from this order on; 0: never (core/lu.c) */
-    PS__ALGO_GJ_TRANSPOSED = 6 /* gjinv's device variant holds the matrix transposed from this
-                                * order on, so that its row interchanges move contiguous
-                                * columns; 0: never (core/gj.c) */
+    PS__ALGO_GJ = 2,            /* blocked Gauss-Jordan inversion (gjinv) */
+    PS__ALGO_GJ_STRIPE = 3,     /* stripe height of the striped Gauss-Jordan solver (gjsv) */
+    PS__ALGO_CHOL = 4,          /* block size of the blocked Cholesky; 0: the recursive one */
+    PS__ALGO_LU_INVERSE = 5,    /* LU computes its block rows of U as inv(L11) A12 (a GEMM)
+                                 * instead of by trsm from this order on; 0: never (core/lu.c) */
+    PS__ALGO_GJ_TRANSPOSED = 6, /* gjinv's device variant holds the matrix transposed from this
+                                 * order on, so that its row interchanges move contiguous
+                                 * columns; 0: never (core/gj.c) */
+    PS__ALGO_GETRI = 7          /* block size of getri's inversion from LU factors (core/getri.c);
+                                 * 0: LU's */
 } ps__algo;
 
 /* How float gemm computes (the set_float_compute entry): in float, or with its inputs rounded to

@@ -126,6 +126,14 @@ static ps_status zero_on_diagonal(ps__scratch *s, ps__dtype dt, int n, ps__mat a
     return PS_SUCCESS;
 }
 
+/* getri's blocks: the context's LU block size when one is set (PORTSOLVE_LU_NB), else the
+ * backend's choice for getri, else LU's. */
+static int getri_block_size(ps_context *ctx, ps__dtype dt, int n) {
+    if (ctx->lu_block_size > 0) return ctx->lu_block_size;
+    int nb = ctx->be.ops->block_size(&ctx->be, PS__ALGO_GETRI, dt, n);
+    return nb > 0 ? nb : ps__lu_block_size(ctx, dt, n, n);
+}
+
 /* getri on the device view a (n x n, getrf's factors) with 1-based host pivots. */
 static ps_status run_getri(ps__scratch *s, ps__dtype dt, int n, ps__mat a, const int *ipiv,
                            const char *fn) {
@@ -135,7 +143,7 @@ static ps_status run_getri(ps__scratch *s, ps__dtype dt, int n, ps__mat a, const
     PS__TRY(zero_on_diagonal(s, dt, n, a, &first));
     if (first) return singular(ctx, fn, first, "the diagonal element of U in row");
     PS__TRY(ps__upload_pivots(s, n, ipiv, &dev_ipiv));
-    return ps__getri(ctx, dt, n, a, dev_ipiv, ps__lu_block_size(ctx, dt, n, n));
+    return ps__getri(ctx, dt, n, a, dev_ipiv, getri_block_size(ctx, dt, n));
 }
 
 /* gjinv of the device view a, computed in work (a itself, or a private buffer, so that a is
