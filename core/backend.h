@@ -126,8 +126,10 @@ typedef enum ps__algo {
     PS__ALGO_GJ_TRANSPOSED = 6, /* gjinv's device variant holds the matrix transposed from this
                                  * order on, so that its row interchanges move contiguous
                                  * columns; 0: never (core/gj.c) */
-    PS__ALGO_GETRI = 7          /* block size of getri's inversion from LU factors (core/getri.c);
+    PS__ALGO_GETRI = 7,         /* block size of getri's inversion from LU factors (core/getri.c);
                                  * 0: LU's */
+    PS__ALGO_LU_TRANSPOSED = 8  /* LU of a square matrix holds it transposed from this order on
+                                 * (core/lu.c); 0: never */
 } ps__algo;
 
 /* How float gemm computes (the set_float_compute entry): in float, or with its inputs rounded to

@@ -102,13 +102,16 @@ ps_status ps__word_from_env(const char *name, const char *const *words, int coun
     return PS_ERR_INVALID_ARGUMENT;
 }
 
-/* PORTSOLVE_LU_BLOCK_ROW: trsm or inverse (core/lu.c); unset or empty: the backend's choice.
- * PORTSOLVE_LU_PANEL: device (default) or host (core/lu_hybrid.c). */
+/* PORTSOLVE_LU_BLOCK_ROW: trsm or inverse (core/lu.c); PORTSOLVE_LU_LAYOUT: rows or transposed
+ * (core/lu.c); unset or empty: the backend's choice. PORTSOLVE_LU_PANEL: device (default) or host
+ * (core/lu_hybrid.c). */
 static ps_status lu_options_from_env(ps_context *ctx, char *msg, size_t msg_size) {
     static const char *const block_rows[] = {"trsm", "inverse"}; /* PS__LU_BLOCK_ROW_* - 1 */
     static const char *const panels[] = {"device", "host"};      /* PS__LU_PANEL_* */
+    static const char *const layouts[] = {"rows", "transposed"}; /* PS__LAYOUT_* - 1 */
     PS__TRY(ps__word_from_env("PORTSOLVE_LU_BLOCK_ROW", block_rows, 2, &ctx->lu_block_row, msg,
                               msg_size));
+    PS__TRY(ps__word_from_env("PORTSOLVE_LU_LAYOUT", layouts, 2, &ctx->lu_layout, msg, msg_size));
     int panel;
     PS__TRY(ps__word_from_env("PORTSOLVE_LU_PANEL", panels, 2, &panel, msg, msg_size));
     ctx->lu_panel_where = panel ? panel - 1 : PS__LU_PANEL_DEVICE;

@@ -13,12 +13,12 @@ typedef enum ps__lu_block_row {
     PS__LU_BLOCK_ROW_INVERSE = 2
 } ps__lu_block_row;
 
-/* How gjinv's device variant holds the matrix (core/gj.c). */
-typedef enum ps__gj_layout {
-    PS__GJ_LAYOUT_AUTO = 0,      /* the backend's choice (block_size of PS__ALGO_GJ_TRANSPOSED) */
-    PS__GJ_LAYOUT_ROWS = 1,      /* as given: row interchanges move scattered rows */
-    PS__GJ_LAYOUT_TRANSPOSED = 2 /* transposed: row interchanges move contiguous columns */
-} ps__gj_layout;
+/* How gjinv's device variant and LU hold the matrix while they work on it (core/tview.h). */
+typedef enum ps__layout {
+    PS__LAYOUT_AUTO = 0,      /* the backend's choice (block_size of PS__ALGO_*_TRANSPOSED) */
+    PS__LAYOUT_ROWS = 1,      /* as given: row interchanges move scattered rows */
+    PS__LAYOUT_TRANSPOSED = 2 /* transposed: row interchanges move contiguous columns */
+} ps__layout;
 
 /* Where LU factors its panels (core/lu.c, core/lu_hybrid.c). */
 typedef enum ps__lu_panel_where {
@@ -34,6 +34,7 @@ struct ps_context {
     int lu_panel_width;       /* 0: the backend's; PORTSOLVE_LU_PANEL_WIDTH overrides (tuning) */
     int lu_block_row;         /* ps__lu_block_row: PORTSOLVE_LU_BLOCK_ROW (tuning) */
     int lu_panel_where;       /* ps__lu_panel_where: PORTSOLVE_LU_PANEL (tuning) */
+    int lu_layout;            /* ps__layout: PORTSOLVE_LU_LAYOUT (tuning) */
     int wz_variant;           /* ps_wz_variant: PORTSOLVE_WZ_VARIANT or ps_context_set_wz_options */
     int wz_pivoting;          /* 1 unless PORTSOLVE_WZ_PIVOTING=0 or the options say so */
     int wz_block_size;        /* 0: automatic (PORTSOLVE_WZ_NB) */
@@ -42,7 +43,7 @@ struct ps_context {
     int gj_variant;           /* ps_gj_variant: PORTSOLVE_GJ_VARIANT or ps_context_set_gj_options */
     int gj_block_size;        /* 0: automatic (PORTSOLVE_GJ_NB) */
     int gj_stripe_size;       /* 0: automatic (PORTSOLVE_GJ_STRIPE) */
-    int gj_layout;            /* ps__gj_layout: PORTSOLVE_GJ_LAYOUT (tuning) */
+    int gj_layout;            /* ps__layout: PORTSOLVE_GJ_LAYOUT (tuning) */
     struct ps_context *host;  /* a CPU context for the hybrid variants, created on first use */
     ps_refine_options refine; /* PORTSOLVE_IR_* or ps_context_set_refine_options */
     ps_refine_result refine_result; /* what the last dsgesv did */

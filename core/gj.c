@@ -32,6 +32,7 @@
 #include "lookahead.h"
 #include "lu.h"
 #include "trsm_recursive.h"
+#include "tview.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -56,88 +57,25 @@ typedef struct gj_inverse {
 /*
  * The transposed layout (PORTSOLVE_GJ_LAYOUT, the backend's PS__ALGO_GJ_TRANSPOSED): the
  * device variant may hold the matrix transposed for the whole inversion (a transpose at each end,
- * move_matrix). Every row interchange of a step then moves two contiguous columns instead of
- * two rows whose elements lie one per memory sector (on an H100 at n = 16384 the rows' laswp
- * was about 25 ms of lane 0's 225; docs/PERFORMANCE.md, session 23). The algorithm, its pivots
- * and its rounding are the same; only the storage differs. A gj_view is a block of the matrix
- * as the algorithm sees it and how it is stored; the helpers below turn each operation on views
- * into the one on storage (a product C = A B on transposed C is C^T = B^T A^T, a solve from
- * the left becomes one from the right, row interchanges become column interchanges).
+ * move_matrix), so that every row interchange of a step moves two contiguous columns (on an
+ * H100 at n = 16384 the rows' laswp was about 25 ms of lane 0's 225; docs/PERFORMANCE.md,
+ * session 23). The blocks are ps__tview's (tview.h), whose helpers turn each operation on them
+ * into the one on storage.
  */
-typedef struct gj_view {
-    ps__mat m;
-    int t; /* 1: element (i, j) of the block is element (j, i) of m */
-} gj_view;
+typedef ps__tview gj_view;
 
 static gj_view view_at(gj_view v, int i, int j) {
-    v.m = v.t ? ps__mat_at(v.m, j, i) : ps__mat_at(v.m, i, j);
-    return v;
+    return ps__tview_at(v, i, j);
 }
 
 static gj_view as_is(ps__mat m) {
-    return (gj_view){m, 0};
-}
-
-static ps__trans flipped(ps__trans t, int flip) {
-    return !flip ? t : t == PS__TRANS ? PS__NOTRANS : PS__TRANS;
-}
-
-/* c = alpha op(a) op(b) + beta c, c m x n. */
-static ps_status gemm_v(ps__backend *be, ps__dtype dt, int m, int n, int k, const ps__scalar *alpha,
-                        gj_view a, gj_view b, const ps__scalar *beta, gj_view c) {
-    ps__trans ta = flipped(PS__NOTRANS, a.t), tb = flipped(PS__NOTRANS, b.t);
-    if (!c.t) return be->ops->gemm(be, dt, ta, tb, m, n, k, alpha, a.m, b.m, beta, c.m);
-    return be->ops->gemm(be, dt, flipped(tb, 1), flipped(ta, 1), n, m, k, alpha, b.m, a.m, beta,
-                         c.m);
-}
-
-/* The triangular solve with a (stored as is) on the m x n view b, as the trsm entry. */
-static ps_status trsm_v(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__diag diag,
-                        int m, int n, const ps__scalar *alpha, ps__mat a, gj_view b) {
-    if (!b.t) return be->ops->trsm(be, dt, side, uplo, PS__NOTRANS, diag, m, n, alpha, a, b.m);
-    return be->ops->trsm(be, dt, side == PS__LEFT ? PS__RIGHT : PS__LEFT, uplo, PS__TRANS, diag, n,
-                         m, alpha, a, b.m);
-}
-
-/* dst = src, rows x cols views that do not overlap. */
-static ps_status copy_v(ps__backend *be, ps__dtype dt, int rows, int cols, gj_view src,
-                        gj_view dst) {
-    if (src.t == dst.t)
-        return src.t ? be->ops->copy2d(be, dt, cols, rows, src.m, dst.m)
-                     : be->ops->copy2d(be, dt, rows, cols, src.m, dst.m);
-    return src.t ? be->ops->transpose(be, dt, cols, rows, src.m, dst.m)
-                 : be->ops->transpose(be, dt, rows, cols, src.m, dst.m);
-}
-
-/* Step k's row interchanges (pivots k..k+b-1) on the ncols columns of the view a. */
-static ps_status swap_rows_v(ps__backend *be, ps__dtype dt, int ncols, gj_view a, int k, int b,
-                             const void *ipiv) {
-    if (a.t) return be->ops->colswp(be, dt, ncols, a.m, k, k + b, ipiv, (size_t)k, 1);
-    return be->ops->laswp(be, dt, ncols, a.m, k, k + b, ipiv, (size_t)k, 1);
-}
-
-/* Transposes the n x n view a in place, by strips of w columns: each diagonal block through work,
- * and the strip below it with the one right of it (the first through work); work holds w x n. */
-static ps_status transpose_in_place(ps__backend *be, ps__dtype dt, int n, ps__mat a, void *work,
-                                    int w) {
-    for (int j = 0; j < n; j += w) {
-        int jw = n - j < w ? n - j : w, r = n - j - jw;
-        ps__mat tmp = {work, 0, jw}, d = ps__mat_at(a, j, j);
-        PS__TRY(be->ops->transpose(be, dt, jw, jw, d, tmp));
-        PS__TRY(be->ops->copy2d(be, dt, jw, jw, tmp, d));
-        if (r == 0) continue;
-        ps__mat below = ps__mat_at(a, j + jw, j), right = ps__mat_at(a, j, j + jw);
-        PS__TRY(be->ops->transpose(be, dt, r, jw, below, tmp));
-        PS__TRY(be->ops->transpose(be, dt, jw, r, right, below));
-        PS__TRY(be->ops->copy2d(be, dt, jw, r, tmp, right));
-    }
-    return PS_SUCCESS;
+    return ps__tview_as_is(m);
 }
 
 /* Whether gjinv's device variant at order n holds the matrix transposed: PORTSOLVE_GJ_LAYOUT,
  * else the backend's measured choice. */
 static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
-    if (ctx->gj_layout != PS__GJ_LAYOUT_AUTO) return ctx->gj_layout == PS__GJ_LAYOUT_TRANSPOSED;
+    if (ctx->gj_layout != PS__LAYOUT_AUTO) return ctx->gj_layout == PS__LAYOUT_TRANSPOSED;
     int from = ctx->be.ops->block_size(&ctx->be, PS__ALGO_GJ_TRANSPOSED, dt, n);
     return from > 0 && n >= from;
 }
@@ -146,8 +84,7 @@ static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
  * the matrix is transposed, stored transposed too (rows c0.. of an n x nb array), so that the
  * rest's big products read it as the A of C = A B. */
 static gj_view product_of(const gj_inverse *inv, int c0, int transposed, int n) {
-    if (!transposed) return as_is(ps__l_inverse_product_of(&inv->l, c0));
-    return (gj_view){{inv->l.product, (size_t)c0, n}, 1};
+    return ps__l_inverse_product_tv(&inv->l, c0, transposed, n);
 }
 
 /* W = M01 inv(U11) (k x b) in the transform buffer: as is (leading dimension k), or transposed
@@ -180,10 +117,10 @@ static ps_status panel_transform_factors(ps_context *ctx, ps__dtype dt, int n, i
     PS__TRY(ps__trsm_recursive(be, dt, PS__LEFT, PS__UPPER, PS__NONUNIT, b, b, &one, lu, uinv,
                                PS__GJ_TRSM_LEAF));
     if (n - k - b > 0) /* P2 = -L21 inv(L11) */
-        PS__TRY(gemm_v(be, dt, n - k - b, b, b, &minus_one, as_is(ps__mat_at(saved, k + b, 0)),
-                       as_is(linv), &zero, view_at(p, k + b, 0)));
+        PS__TRY(ps__gemm_tv(be, dt, n - k - b, b, b, &minus_one, as_is(ps__mat_at(saved, k + b, 0)),
+                            as_is(linv), &zero, view_at(p, k + b, 0)));
     /* P1 = inv(U11) inv(L11) */
-    return gemm_v(be, dt, b, b, b, &one, as_is(uinv), as_is(linv), &zero, view_at(p, k, 0));
+    return ps__gemm_tv(be, dt, b, b, b, &one, as_is(uinv), as_is(linv), &zero, view_at(p, k, 0));
 }
 
 /*
@@ -232,22 +169,27 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
             PS__TRY(panel_transform_factors(ctx, dt, n, k, b, p, saved, inv));
         if (k == 0) return PS_SUCCESS;
         gj_view w = transform_of(inv, k, p.t);
-        PS__TRY(gemm_v(be, dt, k, b, b, &one, f, as_is(u_inverse_of(inv, k)), &zero, w));
-        return gemm_v(be, dt, k, b, b, &minus_one, w, as_is(ps__l_inverse_of(&inv->l, k)), &zero,
-                      p);
+        PS__TRY(ps__gemm_tv(be, dt, k, b, b, &one, f, as_is(u_inverse_of(inv, k)), &zero, w));
+        return ps__gemm_tv(be, dt, k, b, b, &minus_one, w, as_is(ps__l_inverse_of(&inv->l, k)),
+                           &zero, p);
     }
     if (k > 0) { /* P0 = -M01 inv(U11) inv(L11) */
-        PS__TRY(trsm_v(be, dt, PS__RIGHT, PS__UPPER, PS__NONUNIT, k, b, &minus_one, lu, p));
-        PS__TRY(trsm_v(be, dt, PS__RIGHT, PS__LOWER, PS__UNIT, k, b, &one, lu, p));
+        PS__TRY(ps__trsm_tv(be, dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, k, b,
+                            &minus_one, as_is(lu), p));
+        PS__TRY(ps__trsm_tv(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, k, b, &one,
+                            as_is(lu), p));
     }
     if (n - k - b > 0) { /* P2 = -L21 inv(L11); the transposed layout factored a copy of L21 */
-        if (p.t) PS__TRY(copy_v(be, dt, n - k - b, b, as_is(ps__mat_at(saved, k + b, 0)), p2));
-        PS__TRY(trsm_v(be, dt, PS__RIGHT, PS__LOWER, PS__UNIT, n - k - b, b, &minus_one, lu, p2));
+        if (p.t) PS__TRY(ps__copy_tv(be, dt, n - k - b, b, as_is(ps__mat_at(saved, k + b, 0)), p2));
+        PS__TRY(ps__trsm_tv(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, n - k - b, b,
+                            &minus_one, as_is(lu), p2));
     }
     /* P1 = inv(U11) inv(L11), from an identity (which is its own transpose) */
     PS__TRY(ps__fill_identity(ctx, dt, b, p1.m));
-    PS__TRY(trsm_v(be, dt, PS__LEFT, PS__LOWER, PS__UNIT, b, b, &one, lu, p1));
-    return trsm_v(be, dt, PS__LEFT, PS__UPPER, PS__NONUNIT, b, b, &one, lu, p1);
+    PS__TRY(
+        ps__trsm_tv(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, b, &one, as_is(lu), p1));
+    return ps__trsm_tv(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, b, &one, as_is(lu),
+                       p1);
 }
 
 /*
@@ -274,18 +216,20 @@ static ps_status update_below(ps_context *ctx, ps__dtype dt, int n, gj_view a, i
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__mat lu = ps__mat_at(saved, k, 0);
     gj_view m1 = view_at(a, k, c0);
-    PS__TRY(swap_rows_v(be, dt, cw, view_at(a, 0, c0), k, b, ipiv));
+    PS__TRY(ps__swap_rows_tv(be, dt, cw, view_at(a, 0, c0), k, b, ipiv));
     gj_view y = m1; /* Y: in place, or in the product workspace */
     if (inv->l.product) {
         ps__scalar zero = ps__scalar_of(dt, 0.0);
         y = product_of(inv, c0, a.t, n);
-        PS__TRY(gemm_v(be, dt, b, cw, b, &one, as_is(ps__l_inverse_of(&inv->l, k)), m1, &zero, y));
+        PS__TRY(
+            ps__gemm_tv(be, dt, b, cw, b, &one, as_is(ps__l_inverse_of(&inv->l, k)), m1, &zero, y));
     } else {
-        PS__TRY(trsm_v(be, dt, PS__LEFT, PS__LOWER, PS__UNIT, b, cw, &one, lu, m1));
+        PS__TRY(ps__trsm_tv(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, cw, &one,
+                            as_is(lu), m1));
     }
     if (n - k - b <= 0) return PS_SUCCESS;
-    return gemm_v(be, dt, n - k - b, cw, b, &minus_one, view_at(f, k + b, 0), y, &one,
-                  view_at(a, k + b, c0));
+    return ps__gemm_tv(be, dt, n - k - b, cw, b, &minus_one, view_at(f, k + b, 0), y, &one,
+                       view_at(a, k + b, c0));
 }
 
 static ps_status update_above(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b, int c0,
@@ -297,14 +241,14 @@ static ps_status update_above(ps_context *ctx, ps__dtype dt, int n, gj_view a, i
     gj_view m1 = view_at(a, k, c0), a0 = view_at(a, 0, c0);
     if (inv->l.product) { /* from Y in the product workspace: M1j = inv(U11) Y, M0j -= W Y */
         gj_view y = product_of(inv, c0, a.t, n);
-        PS__TRY(gemm_v(be, dt, b, cw, b, &one, as_is(u_inverse_of(inv, k)), y, &zero, m1));
+        PS__TRY(ps__gemm_tv(be, dt, b, cw, b, &one, as_is(u_inverse_of(inv, k)), y, &zero, m1));
         if (k == 0) return PS_SUCCESS;
-        return gemm_v(be, dt, k, cw, b, &minus_one, transform_of(inv, k, a.t), y, &one, a0);
+        return ps__gemm_tv(be, dt, k, cw, b, &minus_one, transform_of(inv, k, a.t), y, &one, a0);
     }
-    PS__TRY(
-        trsm_v(be, dt, PS__LEFT, PS__UPPER, PS__NONUNIT, b, cw, &one, ps__mat_at(saved, k, 0), m1));
+    PS__TRY(ps__trsm_tv(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, cw, &one,
+                        as_is(ps__mat_at(saved, k, 0)), m1));
     if (k == 0) return PS_SUCCESS;
-    return gemm_v(be, dt, k, cw, b, &minus_one, f, m1, &one, a0);
+    return ps__gemm_tv(be, dt, k, cw, b, &minus_one, f, m1, &one, a0);
 }
 
 static ps_status update_columns(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b,
@@ -338,8 +282,8 @@ static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, gj_view a, i
     ps__backend *be = &ctx->be;
     gj_view p = view_at(a, 0, k);
     if (a.t) { /* the panel is factored in its copy, which is stored as is */
-        PS__TRY(copy_v(be, dt, n - copy_from, b, view_at(p, copy_from, 0),
-                       as_is(ps__mat_at(saved, copy_from, 0))));
+        PS__TRY(ps__copy_tv(be, dt, n - copy_from, b, view_at(p, copy_from, 0),
+                            as_is(ps__mat_at(saved, copy_from, 0))));
         PS__TRY(ps__lu_panel(ctx, dt, n, ps__mat_global_columns(saved, k), k, b, ipiv, info));
     } else {
         if (where == PS__GJ_DEVICE) {
@@ -373,7 +317,7 @@ static ps_status rest_factors(ps__backend *be, ps__dtype dt, int n, int b, const
     *f = as_is(saved);
     if (!transposed) return PS_SUCCESS;
     *f = (gj_view){ws->saved_t, 1};
-    return copy_v(be, dt, n, b, as_is(saved), *f);
+    return ps__copy_tv(be, dt, n, b, as_is(saved), *f);
 }
 
 /* No look-ahead: panel, update, one step after the other. */
@@ -442,7 +386,7 @@ static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, gj_view a
             if (!st) st = ops->lane_wait(be, rest_lane, panel_lane);
             if (!st) st = ops->use_lane(be, rest_lane);
             if (!st) st = update_above(ctx, dt, n, a, k, b, next, b2, saved, f, &ws->inv);
-            if (!st) st = copy_v(be, dt, next, b2, view_at(a, 0, next), as_is(saved_next));
+            if (!st) st = ps__copy_tv(be, dt, next, b2, view_at(a, 0, next), as_is(saved_next));
             if (!st) st = ops->use_lane(be, panel_lane);
             if (!st)
                 st = factor_panel(ctx, dt, n, a, next, b2, where, ipiv, info, ws, saved_next, next);
@@ -477,7 +421,7 @@ static int same_view(ps__mat x, ps__mat y) {
 static ps_status move_matrix(ps__backend *be, ps__dtype dt, int n, ps__mat src, ps__mat dst,
                              int transposed, void *work, int w) {
     if (same_view(src, dst))
-        return transposed ? transpose_in_place(be, dt, n, dst, work, w) : PS_SUCCESS;
+        return transposed ? ps__transpose_in_place(be, dt, n, dst, work, w) : PS_SUCCESS;
     return transposed ? be->ops->transpose(be, dt, n, n, src, dst)
                       : be->ops->copy2d(be, dt, n, n, src, dst);
 }

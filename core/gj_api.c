@@ -80,7 +80,7 @@ ps_status ps__gj_options_from_env(ps_context *ctx, char *msg, size_t size) {
         }
         ctx->gj_variant = var;
     }
-    static const char *const layouts[] = {"rows", "transposed"}; /* PS__GJ_LAYOUT_* - 1 */
+    static const char *const layouts[] = {"rows", "transposed"}; /* PS__LAYOUT_* - 1 */
     PS__TRY(ps__word_from_env("PORTSOLVE_GJ_LAYOUT", layouts, 2, &ctx->gj_layout, msg, size));
     PS__TRY(ps__size_from_env("PORTSOLVE_GJ_NB", PS__GJ_MAX_NB, &ctx->gj_block_size, msg, size));
     return ps__size_from_env("PORTSOLVE_GJ_STRIPE", PS__GJ_MAX_STRIPE, &ctx->gj_stripe_size, msg,

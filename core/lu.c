@@ -26,6 +26,7 @@
 #include "lu.h"
 #include "lookahead.h"
 #include "matrix.h"
+#include "tview.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -119,43 +120,48 @@ ps__mat ps__l_inverse_product_of(const ps__l_inverse *inv, int c0) {
     return (ps__mat){inv->product, (size_t)c0 * inv->nb, inv->nb};
 }
 
-ps_status ps__l_inverse_apply(ps_context *ctx, ps__dtype dt, const ps__l_inverse *inv, int j,
-                              int jb, int c0, int cw, ps__mat block) {
-    ps__backend *be = &ctx->be;
-    ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
-    ps__mat product = ps__l_inverse_product_of(inv, c0);
-    PS__TRY(be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, jb, cw, jb, &one,
-                          ps__l_inverse_of(inv, j), block, &zero, product));
-    return be->ops->copy2d(be, dt, jb, cw, product, block);
+ps__tview ps__l_inverse_product_tv(const ps__l_inverse *inv, int c0, int transposed, int n) {
+    if (!transposed) return ps__tview_as_is(ps__l_inverse_product_of(inv, c0));
+    return (ps__tview){{inv->product, (size_t)c0, n}, 1};
 }
 
-/* Applies panel j (jb wide, factored, pivots in ipiv) to the columns [c0, c0 + cw): its row
- * swaps, the block row of U (by trsm, or with inv non-null by its inverse), and the update of
- * the rows below. */
-static ps_status update_columns(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int jb,
-                                int c0, int cw, void *ipiv, const ps__l_inverse *inv) {
+ps_status ps__l_inverse_apply(ps_context *ctx, ps__dtype dt, const ps__l_inverse *inv, int j,
+                              int jb, int c0, int cw, ps__tview block, int n) {
     ps__backend *be = &ctx->be;
-    const ps__backend_ops *ops = be->ops;
+    ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
+    ps__tview product = ps__l_inverse_product_tv(inv, c0, block.t, n);
+    PS__TRY(ps__gemm_tv(be, dt, jb, cw, jb, &one, ps__tview_as_is(ps__l_inverse_of(inv, j)), block,
+                        &zero, product));
+    return ps__copy_tv(be, dt, jb, cw, product, block);
+}
+
+/* Applies panel j (jb wide, factored, pivots in ipiv) to the columns [c0, c0 + cw) of the
+ * n-column view a: its row swaps, the block row of U (by trsm, or with inv non-null by its
+ * inverse), and the update of the rows below. */
+static ps_status update_columns(ps_context *ctx, ps__dtype dt, int m, int n, ps__tview a, int j,
+                                int jb, int c0, int cw, void *ipiv, const ps__l_inverse *inv) {
+    ps__backend *be = &ctx->be;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    PS__TRY(ops->laswp(be, dt, cw, ps__mat_at(a, 0, c0), j, j + jb, ipiv, (size_t)j, 1));
+    ps__tview block = ps__tview_at(a, j, c0);
+    PS__TRY(ps__swap_rows_tv(be, dt, cw, ps__tview_at(a, 0, c0), j, jb, ipiv));
     if (inv) {
-        PS__TRY(ps__l_inverse_apply(ctx, dt, inv, j, jb, c0, cw, ps__mat_at(a, j, c0)));
+        PS__TRY(ps__l_inverse_apply(ctx, dt, inv, j, jb, c0, cw, block, n));
     } else {
-        PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, cw, &one,
-                          ps__mat_at(a, j, j), ps__mat_at(a, j, c0)));
+        PS__TRY(ps__trsm_tv(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, cw, &one,
+                            ps__tview_at(a, j, j), block));
     }
     if (m - j - jb <= 0) return PS_SUCCESS;
-    return ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m - j - jb, cw, jb, &minus_one,
-                     ps__mat_at(a, j + jb, j), ps__mat_at(a, j, c0), &one,
-                     ps__mat_at(a, j + jb, c0));
+    return ps__gemm_tv(be, dt, m - j - jb, cw, jb, &minus_one, ps__tview_at(a, j + jb, j), block,
+                       &one, ps__tview_at(a, j + jb, c0));
 }
 
 /* The blocked factorization's steps for the look-ahead loop (core/lookahead.c). */
 typedef struct {
     ps_context *ctx;
     ps__dtype dt;
-    int m;
-    ps__mat a;
+    int m, n;
+    ps__tview a;   /* the matrix; a.t: stored transposed (see use_transposed_layout) */
+    ps__mat panel; /* a.t: the m x nb workspace the panels are factored in, as is */
     void *ipiv, *info;
     const ps__factor_kind *kind;
     const ps__l_inverse *inv; /* NULL: block rows of U by trsm */
@@ -168,13 +174,24 @@ static int search_end(const factor_args *f, int j) {
 }
 
 /* Panel j: its partial-pivoting LU; or, with a window, the partial-pivoting LU of its first
- * window rows alone (the rows below are solved for in step_finish). */
+ * window rows alone (the rows below are solved for in step_finish). On the transposed layout the
+ * panel is copied out as is, factored there by the same recursive panel, and copied back. */
 static ps_status step_panel(void *arg, int j, int jb) {
     factor_args *f = arg;
+    ps__backend *be = &f->ctx->be;
     int rows = search_end(f, j);
-    PS__TRY(panel_factor(f->ctx, f->dt, rows, f->a, j, jb, f->ipiv, f->info, f->kind));
-    if (!f->inv) return PS_SUCCESS;
-    return ps__l_inverse_form(f->ctx, f->dt, f->inv, j, jb, ps__mat_at(f->a, j, j));
+    ps__mat factored = f->a.m;
+    if (f->a.t) {
+        factored = ps__mat_global_columns(f->panel, j);
+        PS__TRY(ps__copy_tv(be, f->dt, rows - j, jb, ps__tview_at(f->a, j, j),
+                            ps__tview_as_is(ps__mat_at(factored, j, j))));
+    }
+    PS__TRY(panel_factor(f->ctx, f->dt, rows, factored, j, jb, f->ipiv, f->info, f->kind));
+    if (f->inv)
+        PS__TRY(ps__l_inverse_form(f->ctx, f->dt, f->inv, j, jb, ps__mat_at(factored, j, j)));
+    if (!f->a.t) return PS_SUCCESS;
+    return ps__copy_tv(be, f->dt, rows - j, jb, ps__tview_as_is(ps__mat_at(factored, j, j)),
+                       ps__tview_at(f->a, j, j));
 }
 
 /* With a window: L21 = A21 U11^-1 for the rows below it, a triangular solve with no sequential
@@ -187,26 +204,25 @@ static ps_status step_finish(void *arg, int j, int jb) {
     if (rows == f->m) return PS_SUCCESS;
     ps__backend *be = &f->ctx->be;
     ps__scalar one = ps__scalar_of(f->dt, 1.0);
-    return be->ops->trsm(be, f->dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, f->m - rows, jb,
-                         &one, ps__mat_at(f->a, j, j), ps__mat_at(f->a, rows, j));
+    return ps__trsm_tv(be, f->dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, f->m - rows, jb,
+                       &one, ps__tview_at(f->a, j, j), ps__tview_at(f->a, rows, j));
 }
 
 /* Panel j's row swaps for the columns left of it. */
 static ps_status step_left(void *arg, int j, int jb) {
     factor_args *f = arg;
     if (j == 0) return PS_SUCCESS;
-    ps__backend *be = &f->ctx->be;
-    return be->ops->laswp(be, f->dt, j, f->a, j, j + jb, f->ipiv, (size_t)j, 1);
+    return ps__swap_rows_tv(&f->ctx->be, f->dt, j, f->a, j, jb, f->ipiv);
 }
 
 static ps_status step_update(void *arg, int j, int jb, int c0, int c1) {
     factor_args *f = arg;
-    return update_columns(f->ctx, f->dt, f->m, f->a, j, jb, c0, c1 - c0, f->ipiv, f->inv);
+    return update_columns(f->ctx, f->dt, f->m, f->n, f->a, j, jb, c0, c1 - c0, f->ipiv, f->inv);
 }
 
 ps_status ps__lu_update(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int jb, int c0,
                         int cw, void *ipiv) {
-    return update_columns(ctx, dt, m, a, j, jb, c0, cw, ipiv, NULL);
+    return update_columns(ctx, dt, m, c0 + cw, ps__tview_as_is(a), j, jb, c0, cw, ipiv, NULL);
 }
 
 int ps__use_l_inverse(ps_context *ctx, ps__dtype dt, int k, int nb) {
@@ -240,10 +256,30 @@ static ps_status run_blocked(factor_args *f, int k, int n, int nb) {
     return PS_SUCCESS;
 }
 
+/* Whether LU of order n holds the matrix transposed while it factors it: PORTSOLVE_LU_LAYOUT,
+ * else the backend's measured choice (block_size of PS__ALGO_LU_TRANSPOSED). */
+static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
+    if (ctx->lu_layout != PS__LAYOUT_AUTO) return ctx->lu_layout == PS__LAYOUT_TRANSPOSED;
+    int from = ctx->be.ops->block_size(&ctx->be, PS__ALGO_LU_TRANSPOSED, dt, n);
+    return from > 0 && n >= from;
+}
+
+/*
+ * The transposed layout (square LU with partial pivoting over whole columns): the matrix is
+ * transposed in place, factored with every block of it seen through ps__tview (tview.h), and
+ * transposed back. Each panel's row interchanges then move contiguous columns where they moved
+ * rows with one element per 32-byte sector: laswp was a quarter of the float LU's kernel time at
+ * n = 32768 on an H200, and the layout made that LU 8% faster (docs/PERFORMANCE.md, session 41).
+ * Not for a window's pivots: rows within two block rows of each other lie in the same sectors of
+ * a column already (RBT's LU was 3% slower transposed). The panels are factored in an m x nb
+ * workspace as is (the backend's panel kernel reads columns); the in-place transposes go
+ * through it too.
+ */
 static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                                 void *info, int nb, const ps__factor_kind *kind, int window) {
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
+    ps__backend *be = &ctx->be;
     ps__l_inverse inv_ws, *inv = NULL;
     ps__scratch s = ps__scratch_begin(ctx);
     ps_status st = PS_SUCCESS;
@@ -251,8 +287,17 @@ static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps_
         st = ps__l_inverse_open(&s, dt, nb, n, &inv_ws);
         inv = &inv_ws;
     }
-    factor_args f = {ctx, dt, m, a, ipiv, info, kind, inv, window};
+    factor_args f = {ctx,  dt,   m,   n,     ps__tview_as_is(a), {NULL, 0, 0}, ipiv,
+                     info, kind, inv, window};
+    f.a.t = kind == &lu_kind && m == n && k > nb && !window && use_transposed_layout(ctx, dt, n);
+    if (!st && f.a.t) {
+        void *panel = NULL;
+        st = ps__scratch_dev(&s, ps__dtype_size(dt) * (size_t)m * (size_t)nb, &panel);
+        f.panel = (ps__mat){panel, 0, m};
+        if (!st) st = ps__transpose_in_place(be, dt, n, a, panel, nb);
+    }
     if (!st) st = run_blocked(&f, k, n, nb);
+    if (!st && f.a.t) st = ps__transpose_in_place(be, dt, n, a, f.panel.buf, nb);
     ps__scratch_end(&s); /* as every scratch: released behind the queued work that reads it */
     return st;
 }

@@ -3,6 +3,7 @@
 #define PS_CORE_LU_H
 
 #include "context.h"
+#include "tview.h"
 
 #include <stdint.h>
 
@@ -84,10 +85,12 @@ ps_status ps__l_inverse_form(ps_context *ctx, ps__dtype dt, const ps__l_inverse 
 ps__mat ps__l_inverse_of(const ps__l_inverse *inv, int j);
 /* The product workspace's slot of the matrix columns [c0, c0 + cw) (nb rows). */
 ps__mat ps__l_inverse_product_of(const ps__l_inverse *inv, int c0);
-/* block (jb x cw, at matrix columns [c0, c0 + cw)) = inv(L11 of step j) block, by a GEMM through
- * the product workspace. */
+/* The same slot as a view: as is, or (transposed) cw x nb at rows c0.. of an n x nb array. */
+ps__tview ps__l_inverse_product_tv(const ps__l_inverse *inv, int c0, int transposed, int n);
+/* block (jb x cw, at columns [c0, c0 + cw) of an n-column matrix) = inv(L11 of step j) block, by a
+ * GEMM through the product workspace (stored as block is). */
 ps_status ps__l_inverse_apply(ps_context *ctx, ps__dtype dt, const ps__l_inverse *inv, int j,
-                              int jb, int c0, int cw, ps__mat block);
+                              int jb, int c0, int cw, ps__tview block, int n);
 /* A panel factored on the host CPU (core/lu_hybrid.c; LU's and gjinv's hybrid variants): a
  * CPU-backend context, an m x nb host buffer holding rows at their absolute positions (column 0
  * is the panel's first), the pivots (absolute rows) and the first zero pivot's 1-based column. */

@@ -1,7 +1,8 @@
 /*
  * Context creation and backend selection (core behaviour, no algorithm): PORTSOLVE_BACKEND
  * parsing, unknown values, unavailable backends with their reason, options over environment,
- * PORTSOLVE_LU_NB, PORTSOLVE_LU_BLOCK_ROW, PORTSOLVE_LU_PANEL and PORTSOLVE_DEVICE checks, status
+ * PORTSOLVE_LU_NB, PORTSOLVE_LU_BLOCK_ROW, PORTSOLVE_LU_PANEL, PORTSOLVE_LU_LAYOUT and
+ * PORTSOLVE_DEVICE checks, status
  * strings, and the vtable completion rules (missing required entries, ABI version, older tables
  * receiving defaults).
  */
@@ -171,22 +172,35 @@ static void test_env_tuning(void) {
     /* LU's choice knobs: a bad value is refused naming the variable; good ones (any case) set
      * the context's choice */
     o.lu_block_size = 0;
-    static const char *const knobs[][4] = {{"PORTSOLVE_LU_BLOCK_ROW", "gemm", "Inverse", "trsm"},
-                                           {"PORTSOLVE_LU_PANEL", "cpu", "HOST", "device"}};
-    for (int i = 0; i < 2; i++) {
+    static const char *const knobs[][4] = {
+        {"PORTSOLVE_LU_BLOCK_ROW", "gemm", "Inverse", "trsm"},
+        {"PORTSOLVE_LU_PANEL", "cpu", "HOST", "device"},
+        {"PORTSOLVE_LU_LAYOUT", "columns", "Transposed", "rows"}};
+    static const int wanted[][2] = {{PS__LU_BLOCK_ROW_INVERSE, PS__LU_BLOCK_ROW_TRSM},
+                                    {PS__LU_PANEL_HOST, PS__LU_PANEL_DEVICE},
+                                    {PS__LAYOUT_TRANSPOSED, PS__LAYOUT_ROWS}};
+    for (int i = 0; i < 3; i++) {
+        const char *was = getenv(knobs[i][0]); /* a run may set it for the other tests */
+        char *kept = was ? strdup(was) : NULL;
         setenv(knobs[i][0], knobs[i][1], 1);
         CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
         CHECK(strstr(ps_last_create_error(), knobs[i][0]), "%s", ps_last_create_error());
         for (int g = 2; g < 4; g++) {
             setenv(knobs[i][0], knobs[i][g], 1);
             CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
-            int got = ctx ? (i == 0 ? ctx->lu_block_row : ctx->lu_panel_where) : -1;
-            int want = i == 0 ? (g == 2 ? PS__LU_BLOCK_ROW_INVERSE : PS__LU_BLOCK_ROW_TRSM)
-                              : (g == 2 ? PS__LU_PANEL_HOST : PS__LU_PANEL_DEVICE);
+            int got = !ctx     ? -1
+                      : i == 0 ? ctx->lu_block_row
+                      : i == 1 ? ctx->lu_panel_where
+                               : ctx->lu_layout;
+            int want = wanted[i][g - 2];
             CHECK(got == want, "%s=%s gave %d, want %d", knobs[i][0], knobs[i][g], got, want);
             ps_context_destroy(ctx);
         }
-        unsetenv(knobs[i][0]);
+        if (kept)
+            setenv(knobs[i][0], kept, 1);
+        else
+            unsetenv(knobs[i][0]);
+        free(kept);
     }
 
     setenv("PORTSOLVE_DEVICE", "3", 1);
