@@ -269,11 +269,11 @@ static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
  * transposed in place, factored with every block of it seen through ps__tview (tview.h), and
  * transposed back. Each panel's row interchanges then move contiguous columns where they moved
  * rows with one element per 32-byte sector: laswp was a quarter of the float LU's kernel time at
- * n = 32768 on an H200, and the layout made that LU 8% faster (docs/PERFORMANCE.md, session 41).
- * Not for a window's pivots: rows within two block rows of each other lie in the same sectors of
- * a column already (RBT's LU was 3% slower transposed). The panels are factored in an m x nb
- * workspace as is (the backend's panel kernel reads columns); the in-place transposes go
- * through it too.
+ * n = 32768 on an H200, and the layout made that solve (fp16x3, cond 1e2) 8% faster
+ * (docs/PERFORMANCE.md, session 41). Not for a window's pivots: rows within two block rows of each
+ * other lie in the same sectors of a column already (RBT's LU was 3% slower transposed). The panels
+ * are factored in an m x nb workspace as is (the backend's panel kernel reads columns); the
+ * in-place transposes go through it too.
  */
 static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                                 void *info, int nb, const ps__factor_kind *kind, int window) {
