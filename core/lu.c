@@ -287,8 +287,16 @@ static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps_
         st = ps__l_inverse_open(&s, dt, nb, n, &inv_ws);
         inv = &inv_ws;
     }
-    factor_args f = {ctx,  dt,   m,   n,     ps__tview_as_is(a), {NULL, 0, 0}, ipiv,
-                     info, kind, inv, window};
+    factor_args f = {.ctx = ctx,
+                     .dt = dt,
+                     .m = m,
+                     .n = n,
+                     .a = ps__tview_as_is(a),
+                     .ipiv = ipiv,
+                     .info = info,
+                     .kind = kind,
+                     .inv = inv,
+                     .window = window};
     f.a.t = kind == &lu_kind && m == n && k > nb && !window && use_transposed_layout(ctx, dt, n);
     if (!st && f.a.t) {
         void *panel = NULL;
