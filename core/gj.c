@@ -62,15 +62,6 @@ typedef struct gj_inverse {
  * session 23). The blocks are ps__tview's (tview.h), whose helpers turn each operation on them
  * into the one on storage.
  */
-typedef ps__tview gj_view;
-
-static gj_view view_at(gj_view v, int i, int j) {
-    return ps__tview_at(v, i, j);
-}
-
-static gj_view as_is(ps__mat m) {
-    return ps__tview_as_is(m);
-}
 
 /* Whether gjinv's device variant at order n holds the matrix transposed: PORTSOLVE_GJ_LAYOUT,
  * else the backend's measured choice. */
@@ -83,15 +74,15 @@ static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
 /* The product workspace's slot of Y for the matrix columns [c0, c0 + cw): b x cw as is, or, when
  * the matrix is transposed, stored transposed too (rows c0.. of an n x nb array), so that the
  * rest's big products read it as the A of C = A B. */
-static gj_view product_of(const gj_inverse *inv, int c0, int transposed, int n) {
+static ps__tview product_of(const gj_inverse *inv, int c0, int transposed, int n) {
     return ps__l_inverse_product_tv(&inv->l, c0, transposed, n);
 }
 
 /* W = M01 inv(U11) (k x b) in the transform buffer: as is (leading dimension k), or transposed
  * (b x k, leading dimension nb) when the matrix is, so that M0j -= W Y is C = A B in storage. */
-static gj_view transform_of(const gj_inverse *inv, int k, int transposed) {
-    if (!transposed) return as_is((ps__mat){inv->transform, 0, k});
-    return (gj_view){{inv->transform, 0, inv->l.nb}, 1};
+static ps__tview transform_of(const gj_inverse *inv, int k, int transposed) {
+    if (!transposed) return ps__tview_as_is((ps__mat){inv->transform, 0, k});
+    return (ps__tview){{inv->transform, 0, inv->l.nb}, 1};
 }
 
 /* Step k's slot of inv(U11). */
@@ -107,7 +98,7 @@ static ps__mat u_inverse_of(const gj_inverse *inv, int k) {
  * inverse; nothing else reads them this step.
  */
 static ps_status panel_transform_factors(ps_context *ctx, ps__dtype dt, int n, int k, int b,
-                                         gj_view p, ps__mat saved, const gj_inverse *inv) {
+                                         ps__tview p, ps__mat saved, const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__scalar zero = ps__scalar_of(dt, 0.0);
@@ -117,10 +108,12 @@ static ps_status panel_transform_factors(ps_context *ctx, ps__dtype dt, int n, i
     PS__TRY(ps__trsm_recursive(be, dt, PS__LEFT, PS__UPPER, PS__NONUNIT, b, b, &one, lu, uinv,
                                PS__GJ_TRSM_LEAF));
     if (n - k - b > 0) /* P2 = -L21 inv(L11) */
-        PS__TRY(ps__gemm_tv(be, dt, n - k - b, b, b, &minus_one, as_is(ps__mat_at(saved, k + b, 0)),
-                            as_is(linv), &zero, view_at(p, k + b, 0)));
+        PS__TRY(ps__gemm_tv(be, dt, n - k - b, b, b, &minus_one,
+                            ps__tview_as_is(ps__mat_at(saved, k + b, 0)), ps__tview_as_is(linv),
+                            &zero, ps__tview_at(p, k + b, 0)));
     /* P1 = inv(U11) inv(L11) */
-    return ps__gemm_tv(be, dt, b, b, b, &one, as_is(uinv), as_is(linv), &zero, view_at(p, k, 0));
+    return ps__gemm_tv(be, dt, b, b, b, &one, ps__tview_as_is(uinv), ps__tview_as_is(linv), &zero,
+                       ps__tview_at(p, k, 0));
 }
 
 /*
@@ -157,39 +150,42 @@ static int next_on_rest_lane(int n, int k) {
  * form this also forms the rows above' multipliers W = M01 inv(U11) into transform, which the
  * updates use, and P0 = -W inv(L11).
  */
-static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, int b, gj_view p,
-                                 ps__mat saved, gj_view f, const gj_inverse *inv) {
+static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, int b, ps__tview p,
+                                 ps__mat saved, ps__tview f, const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__scalar zero = ps__scalar_of(dt, 0.0);
     ps__mat lu = ps__mat_at(saved, k, 0);
-    gj_view p1 = view_at(p, k, 0), p2 = view_at(p, k + b, 0);
+    ps__tview p1 = ps__tview_at(p, k, 0), p2 = ps__tview_at(p, k + b, 0);
     if (inv->l.product) {
         if (!factors_on_panel_lane(n, k))
             PS__TRY(panel_transform_factors(ctx, dt, n, k, b, p, saved, inv));
         if (k == 0) return PS_SUCCESS;
-        gj_view w = transform_of(inv, k, p.t);
-        PS__TRY(ps__gemm_tv(be, dt, k, b, b, &one, f, as_is(u_inverse_of(inv, k)), &zero, w));
-        return ps__gemm_tv(be, dt, k, b, b, &minus_one, w, as_is(ps__l_inverse_of(&inv->l, k)),
-                           &zero, p);
+        ps__tview w = transform_of(inv, k, p.t);
+        PS__TRY(
+            ps__gemm_tv(be, dt, k, b, b, &one, f, ps__tview_as_is(u_inverse_of(inv, k)), &zero, w));
+        return ps__gemm_tv(be, dt, k, b, b, &minus_one, w,
+                           ps__tview_as_is(ps__l_inverse_of(&inv->l, k)), &zero, p);
     }
     if (k > 0) { /* P0 = -M01 inv(U11) inv(L11) */
         PS__TRY(ps__trsm_tv(be, dt, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, k, b,
-                            &minus_one, as_is(lu), p));
+                            &minus_one, ps__tview_as_is(lu), p));
         PS__TRY(ps__trsm_tv(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, k, b, &one,
-                            as_is(lu), p));
+                            ps__tview_as_is(lu), p));
     }
     if (n - k - b > 0) { /* P2 = -L21 inv(L11); the transposed layout factored a copy of L21 */
-        if (p.t) PS__TRY(ps__copy_tv(be, dt, n - k - b, b, as_is(ps__mat_at(saved, k + b, 0)), p2));
+        if (p.t)
+            PS__TRY(ps__copy_tv(be, dt, n - k - b, b, ps__tview_as_is(ps__mat_at(saved, k + b, 0)),
+                                p2));
         PS__TRY(ps__trsm_tv(be, dt, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__UNIT, n - k - b, b,
-                            &minus_one, as_is(lu), p2));
+                            &minus_one, ps__tview_as_is(lu), p2));
     }
     /* P1 = inv(U11) inv(L11), from an identity (which is its own transpose) */
     PS__TRY(ps__fill_identity(ctx, dt, b, p1.m));
-    PS__TRY(
-        ps__trsm_tv(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, b, &one, as_is(lu), p1));
-    return ps__trsm_tv(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, b, &one, as_is(lu),
-                       p1);
+    PS__TRY(ps__trsm_tv(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, b, &one,
+                        ps__tview_as_is(lu), p1));
+    return ps__trsm_tv(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, b, &one,
+                       ps__tview_as_is(lu), p1);
 }
 
 /*
@@ -208,59 +204,60 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
  * In two parts: the rows below (the swaps, Y and M2j: all the next panel's factorization needs)
  * and the rows above (M1j and M0j from Y), which look-ahead may run on the other lane.
  */
-static ps_status update_below(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b, int c0,
-                              int cw, const void *ipiv, ps__mat saved, gj_view f,
+static ps_status update_below(ps_context *ctx, ps__dtype dt, int n, ps__tview a, int k, int b,
+                              int c0, int cw, const void *ipiv, ps__mat saved, ps__tview f,
                               const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
     if (cw <= 0) return PS_SUCCESS;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__mat lu = ps__mat_at(saved, k, 0);
-    gj_view m1 = view_at(a, k, c0);
-    PS__TRY(ps__swap_rows_tv(be, dt, cw, view_at(a, 0, c0), k, b, ipiv));
-    gj_view y = m1; /* Y: in place, or in the product workspace */
+    ps__tview m1 = ps__tview_at(a, k, c0);
+    PS__TRY(ps__swap_rows_tv(be, dt, cw, ps__tview_at(a, 0, c0), k, b, ipiv));
+    ps__tview y = m1; /* Y: in place, or in the product workspace */
     if (inv->l.product) {
         ps__scalar zero = ps__scalar_of(dt, 0.0);
         y = product_of(inv, c0, a.t, n);
-        PS__TRY(
-            ps__gemm_tv(be, dt, b, cw, b, &one, as_is(ps__l_inverse_of(&inv->l, k)), m1, &zero, y));
+        PS__TRY(ps__gemm_tv(be, dt, b, cw, b, &one, ps__tview_as_is(ps__l_inverse_of(&inv->l, k)),
+                            m1, &zero, y));
     } else {
         PS__TRY(ps__trsm_tv(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, b, cw, &one,
-                            as_is(lu), m1));
+                            ps__tview_as_is(lu), m1));
     }
     if (n - k - b <= 0) return PS_SUCCESS;
-    return ps__gemm_tv(be, dt, n - k - b, cw, b, &minus_one, view_at(f, k + b, 0), y, &one,
-                       view_at(a, k + b, c0));
+    return ps__gemm_tv(be, dt, n - k - b, cw, b, &minus_one, ps__tview_at(f, k + b, 0), y, &one,
+                       ps__tview_at(a, k + b, c0));
 }
 
-static ps_status update_above(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b, int c0,
-                              int cw, ps__mat saved, gj_view f, const gj_inverse *inv) {
+static ps_status update_above(ps_context *ctx, ps__dtype dt, int n, ps__tview a, int k, int b,
+                              int c0, int cw, ps__mat saved, ps__tview f, const gj_inverse *inv) {
     ps__backend *be = &ctx->be;
     if (cw <= 0) return PS_SUCCESS;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__scalar zero = ps__scalar_of(dt, 0.0);
-    gj_view m1 = view_at(a, k, c0), a0 = view_at(a, 0, c0);
+    ps__tview m1 = ps__tview_at(a, k, c0), a0 = ps__tview_at(a, 0, c0);
     if (inv->l.product) { /* from Y in the product workspace: M1j = inv(U11) Y, M0j -= W Y */
-        gj_view y = product_of(inv, c0, a.t, n);
-        PS__TRY(ps__gemm_tv(be, dt, b, cw, b, &one, as_is(u_inverse_of(inv, k)), y, &zero, m1));
+        ps__tview y = product_of(inv, c0, a.t, n);
+        PS__TRY(ps__gemm_tv(be, dt, b, cw, b, &one, ps__tview_as_is(u_inverse_of(inv, k)), y, &zero,
+                            m1));
         if (k == 0) return PS_SUCCESS;
         return ps__gemm_tv(be, dt, k, cw, b, &minus_one, transform_of(inv, k, a.t), y, &one, a0);
     }
     PS__TRY(ps__trsm_tv(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b, cw, &one,
-                        as_is(ps__mat_at(saved, k, 0)), m1));
+                        ps__tview_as_is(ps__mat_at(saved, k, 0)), m1));
     if (k == 0) return PS_SUCCESS;
     return ps__gemm_tv(be, dt, k, cw, b, &minus_one, f, m1, &one, a0);
 }
 
-static ps_status update_columns(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b,
-                                int c0, int cw, const void *ipiv, ps__mat saved, gj_view f,
+static ps_status update_columns(ps_context *ctx, ps__dtype dt, int n, ps__tview a, int k, int b,
+                                int c0, int cw, const void *ipiv, ps__mat saved, ps__tview f,
                                 const gj_inverse *inv) {
     PS__TRY(update_below(ctx, dt, n, a, k, b, c0, cw, ipiv, saved, f, inv));
     return update_above(ctx, dt, n, a, k, b, c0, cw, saved, f, inv);
 }
 
 /* Everything outside the panel and the next panel [next, next+b2): left of k, right of both. */
-static ps_status update_rest(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b,
-                             int next, int b2, const void *ipiv, ps__mat saved, gj_view f,
+static ps_status update_rest(ps_context *ctx, ps__dtype dt, int n, ps__tview a, int k, int b,
+                             int next, int b2, const void *ipiv, ps__mat saved, ps__tview f,
                              const gj_inverse *inv) {
     PS__TRY(update_columns(ctx, dt, n, a, k, b, 0, k, ipiv, saved, f, inv));
     return update_columns(ctx, dt, n, a, k, b, next + b2, n - next - b2, ipiv, saved, f, inv);
@@ -276,14 +273,14 @@ typedef struct gj_work {
 /* Step k's panel: the LU of its rows [k,n) with partial pivoting, on the device or on the host
  * with the transfers around it, then its copy into saved (n x b; rows from copy_from, the rest
  * copied by the caller), which the updates read, and inv(L11) when the updates use it. */
-static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, gj_view a, int k, int b,
+static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, ps__tview a, int k, int b,
                               ps__gj_where where, void *ipiv, void *info, gj_work *ws,
                               ps__mat saved, int copy_from) {
     ps__backend *be = &ctx->be;
-    gj_view p = view_at(a, 0, k);
+    ps__tview p = ps__tview_at(a, 0, k);
     if (a.t) { /* the panel is factored in its copy, which is stored as is */
-        PS__TRY(ps__copy_tv(be, dt, n - copy_from, b, view_at(p, copy_from, 0),
-                            as_is(ps__mat_at(saved, copy_from, 0))));
+        PS__TRY(ps__copy_tv(be, dt, n - copy_from, b, ps__tview_at(p, copy_from, 0),
+                            ps__tview_as_is(ps__mat_at(saved, copy_from, 0))));
         PS__TRY(ps__lu_panel(ctx, dt, n, ps__mat_global_columns(saved, k), k, b, ipiv, info));
     } else {
         if (where == PS__GJ_DEVICE) {
@@ -313,22 +310,23 @@ static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, gj_view a, i
  * the next step's replaces it.
  */
 static ps_status rest_factors(ps__backend *be, ps__dtype dt, int n, int b, const gj_work *ws,
-                              ps__mat saved, int transposed, gj_view *f) {
-    *f = as_is(saved);
+                              ps__mat saved, int transposed, ps__tview *f) {
+    *f = ps__tview_as_is(saved);
     if (!transposed) return PS_SUCCESS;
-    *f = (gj_view){ws->saved_t, 1};
-    return ps__copy_tv(be, dt, n, b, as_is(saved), *f);
+    *f = (ps__tview){ws->saved_t, 1};
+    return ps__copy_tv(be, dt, n, b, ps__tview_as_is(saved), *f);
 }
 
 /* No look-ahead: panel, update, one step after the other. */
-static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, gj_view a, int nb,
+static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, ps__tview a, int nb,
                              ps__gj_where where, void *ipiv, void *info, gj_work *ws) {
     for (int k = 0; k < n; k += nb) {
         int b = n - k < nb ? n - k : nb;
         PS__TRY(factor_panel(ctx, dt, n, a, k, b, where, ipiv, info, ws, ws->saved[0], 0));
-        gj_view f;
+        ps__tview f;
         PS__TRY(rest_factors(&ctx->be, dt, n, b, ws, ws->saved[0], a.t, &f));
-        PS__TRY(panel_transform(ctx, dt, n, k, b, view_at(a, 0, k), ws->saved[0], f, &ws->inv));
+        PS__TRY(
+            panel_transform(ctx, dt, n, k, b, ps__tview_at(a, 0, k), ws->saved[0], f, &ws->inv));
         PS__TRY(update_rest(ctx, dt, n, a, k, b, k + b, 0, ipiv, ws->saved[0], f, &ws->inv));
     }
     return PS_SUCCESS;
@@ -347,7 +345,7 @@ static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, gj_view a, in
  * the rest's lane before its update. device, in the first quarter: the rest's lane updates the
  * next panel's rows below too, first (next_on_rest_lane).
  */
-static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, gj_view a, int nb,
+static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, ps__tview a, int nb,
                                  ps__gj_where where, void *ipiv, void *info, gj_work *ws) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
@@ -367,13 +365,14 @@ static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, gj_view a
         PS__TRY(ops->use_lane(be, rest_lane));
         int next_on_rest = where == PS__GJ_DEVICE && b2 > 0 && next_on_rest_lane(n, k);
         ps_status st = PS_SUCCESS;
-        gj_view f = as_is(saved); /* the next panel's update reads saved, the rest's f */
+        ps__tview f =
+            ps__tview_as_is(saved); /* the next panel's update reads saved, the rest's f */
         if (next_on_rest) {
             st = update_below(ctx, dt, n, a, k, b, next, b2, ipiv, saved, f, &ws->inv);
             if (!st) st = ops->lane_wait(be, panel_lane, rest_lane);
         }
         if (!st) st = rest_factors(be, dt, n, b, ws, saved, a.t, &f);
-        if (!st) st = panel_transform(ctx, dt, n, k, b, view_at(a, 0, k), saved, f, &ws->inv);
+        if (!st) st = panel_transform(ctx, dt, n, k, b, ps__tview_at(a, 0, k), saved, f, &ws->inv);
         if (!st) st = update_rest(ctx, dt, n, a, k, b, next, b2, ipiv, saved, f, &ws->inv);
         if (!st) st = ops->use_lane(be, panel_lane);
         if (!st && b2 > 0) {
@@ -381,12 +380,14 @@ static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, gj_view a
              * lane, after its big update, finishes the rows above (they wait for Y only) */
             ps__mat saved_next = ws->saved[(next / nb) % 2];
             if (!next_on_rest)
-                st = update_below(ctx, dt, n, a, k, b, next, b2, ipiv, saved, as_is(saved),
-                                  &ws->inv);
+                st = update_below(ctx, dt, n, a, k, b, next, b2, ipiv, saved,
+                                  ps__tview_as_is(saved), &ws->inv);
             if (!st) st = ops->lane_wait(be, rest_lane, panel_lane);
             if (!st) st = ops->use_lane(be, rest_lane);
             if (!st) st = update_above(ctx, dt, n, a, k, b, next, b2, saved, f, &ws->inv);
-            if (!st) st = ps__copy_tv(be, dt, next, b2, view_at(a, 0, next), as_is(saved_next));
+            if (!st)
+                st = ps__copy_tv(be, dt, next, b2, ps__tview_at(a, 0, next),
+                                 ps__tview_as_is(saved_next));
             if (!st) st = ops->use_lane(be, panel_lane);
             if (!st)
                 st = factor_panel(ctx, dt, n, a, next, b2, where, ipiv, info, ws, saved_next, next);
@@ -402,7 +403,7 @@ static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, gj_view a
 /* The device variant's lanes may split the device for the steps (the backend decides, as for
  * LU: on CUDA the panel's lane gets SMs of its own, so its small kernels never queue behind the
  * rest's GEMMs); they are joined again on every path out, the first error kept. */
-static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, gj_view a, int nb,
+static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, ps__tview a, int nb,
                                  ps__gj_where where, void *ipiv, void *info, gj_work *ws) {
     ps__backend *be = &ctx->be;
     if (where != PS__GJ_DEVICE) return lookahead_steps(ctx, dt, n, a, nb, where, ipiv, info, ws);
@@ -438,7 +439,7 @@ ps_status ps__gjinv(ps_context *ctx, ps__dtype dt, int n, ps__mat in, ps__mat wo
     size_t es = ps__dtype_size(dt);
     gj_work ws;
     memset(&ws, 0, sizeof ws);
-    gj_view a = {work, where == PS__GJ_DEVICE && n > nb && use_transposed_layout(ctx, dt, n)};
+    ps__tview a = {work, where == PS__GJ_DEVICE && n > nb && use_transposed_layout(ctx, dt, n)};
     ps__scratch s = ps__scratch_begin(ctx);
     void *saved_buf, *dev_info;
     /* the saved panels, and after them the transposed layout's saved_t */
