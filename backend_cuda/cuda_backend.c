@@ -536,10 +536,12 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
     /* getri keeps the blocks LU had before session 40: with LU's 128 below 12288 getrf+getri
      * took 49.7 / 158 ms at 4096 / 8192 against 43.4 / 107 (H200) */
     if (algo == PS__ALGO_GETRI) return dt == PS__FLOAT && n >= 24576 ? 768 : n >= 8192 ? 512 : 256;
-    /* LU held transposed (core/lu.c), H200, session 41: dgesv 639 / 654 ms at 32768, 130 / 130
-     * at 16384, 45.3 / 44.0 at 8192; sgesv 667 / 693, 130 / 133, 42.1 / 38.7 (transposed / as
-     * given): the transposes at both ends outweigh the cheaper interchanges below 16384 */
-    if (algo == PS__ALGO_LU_TRANSPOSED) return 16384;
+    /* LU held transposed (core/lu.c), session 41, ms transposed / as given. H200: dgesv 639 / 654
+     * at 32768, 130 / 130 at 16384, 45.3 / 44.0 at 8192; sgesv 667 / 693, 130 / 133, 42.1 / 38.7.
+     * H100 at 16384: dgesv 138.9 / 135.5, sgesv 131.4 / 135.3. The transposes at both ends
+     * outweigh the cheaper interchanges below that, and for double at 16384 (a row of doubles
+     * wastes half as much of each sector as a row of floats). */
+    if (algo == PS__ALGO_LU_TRANSPOSED) return dt == PS__FLOAT ? 16384 : 24576;
     if (algo != PS__ALGO_LU) return 0;
     /* sgesv at 32768 on split lanes (H100, session 12): nb 512 / 768 / 1024 gave 0.99 / 1.02 /
      * 1.02x cuSOLVER */
