@@ -4,11 +4,12 @@
  *
  * Holding a matrix transposed turns each row interchange of an elimination into the interchange
  * of two contiguous columns, where a row of a column-major matrix has one element per memory
- * sector. The algorithm, its pivots and its rounding stay the same; only the storage differs. A
- * ps__tview is a block as the algorithm sees it together with how it is stored, and the helpers
- * below turn each operation on views into the one on storage: a product C = A B on a transposed
- * C is C^T = B^T A^T, a solve from the left becomes one from the right, and row interchanges
- * become column interchanges.
+ * sector. The algorithm and its pivoting rule stay the same, only the storage differs (the BLAS
+ * calls see transposed operands, so their sums may round in another order). A ps__tview is a
+ * block as the algorithm sees it together with how it is stored, and the helpers below turn each
+ * operation on views into the one on storage: a product C = A B on a transposed C is
+ * C^T = B^T A^T, a solve from the left becomes one from the right, and row interchanges become
+ * column interchanges.
  */
 #ifndef PS_CORE_TVIEW_H
 #define PS_CORE_TVIEW_H
