@@ -2,9 +2,8 @@
  * Context creation and backend selection (core behaviour, no algorithm): PORTSOLVE_BACKEND
  * parsing, unknown values, unavailable backends with their reason, options over environment,
  * PORTSOLVE_LU_NB, PORTSOLVE_LU_BLOCK_ROW, PORTSOLVE_LU_PANEL, PORTSOLVE_LU_LAYOUT and
- * PORTSOLVE_DEVICE checks, status
- * strings, and the vtable completion rules (missing required entries, ABI version, older tables
- * receiving defaults).
+ * PORTSOLVE_DEVICE checks, status strings, and the vtable completion rules (missing required
+ * entries, ABI version, older tables receiving defaults).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
