@@ -5,8 +5,11 @@
  * (forward and backward, any pivots and getrf's kind, exact), transpose (exact) and the stripe
  * update jk -= ji ik (stripe heights 1..300,
  * including ones that do not divide the rows). Views have random offsets and leading dimensions,
- * and nothing outside a view may change.
+ * and nothing outside a view may change. Also the helpers of the transposed layouts on this
+ * backend's entries (core/tview.c): gemm and trsm on blocks stored either way, in every
+ * combination, and the in-place transpose by strips.
  */
+#include "tview.h"
 #include "vtable_harness.h"
 
 #include <math.h>
@@ -194,11 +197,186 @@ static void test_stripe_update(ps__dtype dt) {
         }
 }
 
+/* Element (i, j) of the block v of b, stored as is or transposed (storage shape s). */
+static double block_at(const tbuf *b, shape s, int t, int i, int j) {
+    return t ? AT(*b, s, j, i) : AT(*b, s, i, j);
+}
+
+/* A rows x cols block stored as is or transposed: its storage shape. */
+static shape block_shape(int rows, int cols, int t) {
+    return t ? random_shape(cols, rows) : random_shape(rows, cols);
+}
+
+/* want (the block's m x n values, column-major) laid out as the storage of a block stored t. */
+static double *as_stored(const double *want, int m, int n, int t) {
+    double *w = malloc(sizeof(double) * (size_t)(m * n + 1));
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+            w[t ? j + (size_t)i * n : i + (size_t)j * m] = want[i + (size_t)j * m];
+    return w;
+}
+
+/* c = alpha a b + beta c with each of a, b, c stored as is or transposed. */
+static void test_gemm_tv(ps__dtype dt) {
+    static const int dims[][3] = {{0, 3, 2}, {3, 0, 2}, {1, 1, 1}, {5, 3, 4}, {17, 9, 13}};
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
+        for (int combo = 0; combo < 8; combo++) {
+            int m = dims[d][0], n = dims[d][1], k = dims[d][2];
+            int ta = combo & 1, tb = (combo >> 1) & 1, tc = (combo >> 2) & 1;
+            shape sa = block_shape(m, k, ta), sb = block_shape(k, n, tb),
+                  sc = block_shape(m, n, tc);
+            tbuf A = tb_random(dt, shape_count(sa)), B = tb_random(dt, shape_count(sb));
+            tbuf C = tb_random(dt, shape_count(sc));
+            ps__scalar alpha = ps__scalar_of(dt, 0.5 + ps_test_rand()),
+                       beta = ps__scalar_of(dt, 0.25 + ps_test_rand());
+            double al = ps__scalar_value(dt, alpha), bt = ps__scalar_value(dt, beta);
+            double *want = malloc(sizeof(double) * (size_t)(m * n + 1));
+            double *mag = malloc(sizeof(double) * (size_t)(m * n + 1));
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < m; i++) {
+                    double r = 0, g = 0;
+                    for (int p = 0; p < k; p++) {
+                        double prod = block_at(&A, sa, ta, i, p) * block_at(&B, sb, tb, p, j);
+                        r += prod;
+                        g += fabs(prod);
+                    }
+                    double c0 = block_at(&C, sc, tc, i, j);
+                    want[i + (size_t)j * m] = al * r + bt * c0;
+                    mag[i + (size_t)j * m] = fabs(al) * g + fabs(bt * c0);
+                }
+            ps_status st =
+                ps__gemm_tv(be, dt, m, n, k, &alpha, (ps__tview){view(&A, sa), ta},
+                            (ps__tview){view(&B, sb), tb}, &beta, (ps__tview){view(&C, sc), tc});
+            CHECK(st == PS_SUCCESS, "%sgemm_tv combo %d: %s", dtname(dt), combo, be->err);
+            double *ws = as_stored(want, m, n, tc), *ms = as_stored(mag, m, n, tc);
+            char what[64];
+            snprintf(what, sizeof what, "%sgemm_tv combo %d %dx%dx%d", dtname(dt), combo, m, n, k);
+            check_view(what, &C, sc, tc ? n : m, tc ? m : n, ws, ms, 4.0 * (k + 2));
+            free(want), free(mag), free(ws), free(ms);
+            tb_free(&A), tb_free(&B), tb_free(&C);
+        }
+}
+
+/* Solves t x = r in place for the order-n dense t (column-major), partial pivoting: the host
+ * oracle of the triangular solves, whatever the triangle's orientation. */
+static void dense_solve(int n, double *t, double *r) {
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        for (int i = k + 1; i < n; i++)
+            if (fabs(t[i + (size_t)k * n]) > fabs(t[p + (size_t)k * n])) p = i;
+        for (int j = 0; j < n; j++) {
+            double x = t[k + (size_t)j * n];
+            t[k + (size_t)j * n] = t[p + (size_t)j * n];
+            t[p + (size_t)j * n] = x;
+        }
+        double x = r[k];
+        r[k] = r[p];
+        r[p] = x;
+        for (int i = k + 1; i < n; i++) {
+            double l = t[i + (size_t)k * n] / t[k + (size_t)k * n];
+            for (int j = k; j < n; j++) t[i + (size_t)j * n] -= l * t[k + (size_t)j * n];
+            r[i] -= l * r[k];
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        for (int j = i + 1; j < n; j++) r[i] -= t[i + (size_t)j * n] * r[j];
+        r[i] /= t[i + (size_t)i * n];
+    }
+}
+
+/* The trsm entry's 16 side/uplo/trans/diag combinations on a triangle and a right-hand side each
+ * stored as is or transposed; the triangle's other half holds values that must not be read, and
+ * its diagonal is large enough to keep the solves well conditioned. */
+static void test_trsm_tv(ps__dtype dt) {
+    static const int dims[][2] = {{0, 3}, {3, 0}, {1, 1}, {2, 5}, {5, 3}, {9, 7}};
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
+        for (int combo = 0; combo < 64; combo++) {
+            int m = dims[d][0], n = dims[d][1];
+            ps__side side = combo & 1 ? PS__RIGHT : PS__LEFT;
+            ps__uplo uplo = combo & 2 ? PS__LOWER : PS__UPPER;
+            ps__trans tr = combo & 4 ? PS__TRANS : PS__NOTRANS;
+            ps__diag diag = combo & 8 ? PS__UNIT : PS__NONUNIT;
+            int ta = (combo >> 4) & 1, tb = (combo >> 5) & 1, na = side == PS__LEFT ? m : n;
+            shape sa = random_shape(na, na), sb = block_shape(m, n, tb);
+            tbuf A = tb_random(dt, shape_count(sa)), B = tb_random(dt, shape_count(sb));
+            for (int i = 0; i < na; i++) AT(A, sa, i, i) = (i % 2 ? -1.0 : 1.0) * (na + 2);
+            upload_all(&A);
+            ps__scalar alpha = ps__scalar_of(dt, 0.5 + ps_test_rand());
+            double al = ps__scalar_value(dt, alpha);
+            /* t = op(A) as the algorithm sees A (its triangle uplo of the block), dense */
+            double *t = calloc((size_t)(na * na + 1), sizeof(double));
+            for (int j = 0; j < na; j++)
+                for (int i = 0; i < na; i++) {
+                    int r = tr == PS__TRANS ? j : i, c = tr == PS__TRANS ? i : j;
+                    double v = r == c ? (diag == PS__UNIT ? 1.0 : block_at(&A, sa, ta, r, c))
+                               : (uplo == PS__LOWER ? r > c : r < c) ? block_at(&A, sa, ta, r, c)
+                                                                     : 0.0;
+                    t[i + (size_t)j * na] = v;
+                }
+            /* X = alpha t^-1 B (left) or alpha B t^-1 (right: t^T X^T = alpha B^T), by column or
+             * row of B */
+            double *want = malloc(sizeof(double) * (size_t)(m * n + 1));
+            double *mag = malloc(sizeof(double) * (size_t)(m * n + 1));
+            double *tt = malloc(sizeof(double) * (size_t)(na * na + 1));
+            double *r = malloc(sizeof(double) * (size_t)(na + 1)), scale = 0;
+            int lines = side == PS__LEFT ? n : m;
+            for (int l = 0; l < lines; l++) {
+                for (int j = 0; j < na; j++)
+                    for (int i = 0; i < na; i++)
+                        tt[i + (size_t)j * na] =
+                            side == PS__LEFT ? t[i + (size_t)j * na] : t[j + (size_t)i * na];
+                for (int p = 0; p < na; p++)
+                    r[p] = al * (side == PS__LEFT ? block_at(&B, sb, tb, p, l)
+                                                  : block_at(&B, sb, tb, l, p));
+                dense_solve(na, tt, r);
+                for (int p = 0; p < na; p++) {
+                    int i = side == PS__LEFT ? p : l, j = side == PS__LEFT ? l : p;
+                    want[i + (size_t)j * m] = r[p];
+                    if (fabs(r[p]) > scale) scale = fabs(r[p]);
+                }
+            }
+            for (int e = 0; e < m * n; e++) mag[e] = scale;
+            ps_status st =
+                ps__trsm_tv(be, dt, side, uplo, tr, diag, m, n, &alpha,
+                            (ps__tview){view(&A, sa), ta}, (ps__tview){view(&B, sb), tb});
+            CHECK(st == PS_SUCCESS, "%strsm_tv combo %d: %s", dtname(dt), combo, be->err);
+            double *ws = as_stored(want, m, n, tb), *ms = as_stored(mag, m, n, tb);
+            char what[64];
+            snprintf(what, sizeof what, "%strsm_tv combo %d %dx%d", dtname(dt), combo, m, n);
+            check_view(what, &B, sb, tb ? n : m, tb ? m : n, ws, ms, 16.0 * (na + 2));
+            free(t), free(tt), free(r), free(want), free(mag), free(ws), free(ms);
+            tb_free(&A), tb_free(&B);
+        }
+}
+
+/* ps__transpose_in_place by strips of w, exact, orders that strips divide and do not. */
+static void test_transpose_in_place(ps__dtype dt) {
+    static const int dims[][2] = {{0, 4}, {1, 4}, {2, 1}, {5, 2}, {17, 4}, {40, 64}, {65, 16}};
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+        int n = dims[d][0], w = dims[d][1];
+        shape sa = random_shape(n, n);
+        tbuf A = tb_random(dt, shape_count(sa)), work = tb_random(dt, w * n + 1);
+        double *e = copy_of(&A);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) e[sa.off + (size_t)i + (size_t)j * sa.ld] = AT(A, sa, j, i);
+        ps_status st = ps__transpose_in_place(be, dt, n, view(&A, sa), work.dev, w);
+        CHECK(st == PS_SUCCESS, "transpose_in_place: %s", be->err);
+        char what[64];
+        snprintf(what, sizeof what, "%stranspose_in_place n=%d w=%d", dtname(dt), n, w);
+        expect_buffer(what, &A, e, NULL, 0);
+        free(e);
+        tb_free(&A), tb_free(&work);
+    }
+}
+
 static void run_all(ps__dtype dt) {
     test_trmm(dt);
     test_colswp(dt);
     test_transpose(dt);
     test_stripe_update(dt);
+    test_gemm_tv(dt);
+    test_trsm_tv(dt);
+    test_transpose_in_place(dt);
 }
 
 int main(int argc, char **argv) {
