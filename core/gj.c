@@ -71,13 +71,6 @@ static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
     return from > 0 && n >= from;
 }
 
-/* The product workspace's slot of Y for the matrix columns [c0, c0 + cw): b x cw as is, or, when
- * the matrix is transposed, stored transposed too (rows c0.. of an n x nb array), so that the
- * rest's big products read it as the A of C = A B. */
-static ps__tview product_of(const gj_inverse *inv, int c0, int transposed, int n) {
-    return ps__l_inverse_product_tv(&inv->l, c0, transposed, n);
-}
-
 /* W = M01 inv(U11) (k x b) in the transform buffer: as is (leading dimension k), or transposed
  * (b x k, leading dimension nb) when the matrix is, so that M0j -= W Y is C = A B in storage. */
 static ps__tview transform_of(const gj_inverse *inv, int k, int transposed) {
@@ -216,7 +209,7 @@ static ps_status update_below(ps_context *ctx, ps__dtype dt, int n, ps__tview a,
     ps__tview y = m1; /* Y: in place, or in the product workspace */
     if (inv->l.product) {
         ps__scalar zero = ps__scalar_of(dt, 0.0);
-        y = product_of(inv, c0, a.t, n);
+        y = ps__l_inverse_product_tv(&inv->l, c0, a.t, n);
         PS__TRY(ps__gemm_tv(be, dt, b, cw, b, &one, ps__tview_as_is(ps__l_inverse_of(&inv->l, k)),
                             m1, &zero, y));
     } else {
@@ -236,7 +229,7 @@ static ps_status update_above(ps_context *ctx, ps__dtype dt, int n, ps__tview a,
     ps__scalar zero = ps__scalar_of(dt, 0.0);
     ps__tview m1 = ps__tview_at(a, k, c0), a0 = ps__tview_at(a, 0, c0);
     if (inv->l.product) { /* from Y in the product workspace: M1j = inv(U11) Y, M0j -= W Y */
-        ps__tview y = product_of(inv, c0, a.t, n);
+        ps__tview y = ps__l_inverse_product_tv(&inv->l, c0, a.t, n);
         PS__TRY(ps__gemm_tv(be, dt, b, cw, b, &one, ps__tview_as_is(u_inverse_of(inv, k)), y, &zero,
                             m1));
         if (k == 0) return PS_SUCCESS;

@@ -116,12 +116,8 @@ ps_status ps__l_inverse_form(ps_context *ctx, ps__dtype dt, const ps__l_inverse 
     return be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, jb, &one, l, linv);
 }
 
-ps__mat ps__l_inverse_product_of(const ps__l_inverse *inv, int c0) {
-    return (ps__mat){inv->product, (size_t)c0 * inv->nb, inv->nb};
-}
-
 ps__tview ps__l_inverse_product_tv(const ps__l_inverse *inv, int c0, int transposed, int n) {
-    if (!transposed) return ps__tview_as_is(ps__l_inverse_product_of(inv, c0));
+    if (!transposed) return ps__tview_as_is((ps__mat){inv->product, (size_t)c0 * inv->nb, inv->nb});
     return (ps__tview){{inv->product, (size_t)c0, n}, 1};
 }
 

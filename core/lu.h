@@ -83,9 +83,9 @@ ps_status ps__l_inverse_form(ps_context *ctx, ps__dtype dt, const ps__l_inverse 
                              ps__mat l);
 /* Step j's slot (nb x nb; its leading jb x jb once formed). */
 ps__mat ps__l_inverse_of(const ps__l_inverse *inv, int j);
-/* The product workspace's slot of the matrix columns [c0, c0 + cw) (nb rows). */
-ps__mat ps__l_inverse_product_of(const ps__l_inverse *inv, int c0);
-/* The same slot as a view: as is, or (transposed) cw x nb at rows c0.. of an n x nb array. */
+/* The product workspace's slot of the matrix columns [c0, c0 + cw): nb x cw as is, or, for a
+ * matrix stored transposed, stored transposed too (cw x nb at rows c0.. of an n x nb array), so
+ * that gjinv's big products read it as the A of C = A B. */
 ps__tview ps__l_inverse_product_tv(const ps__l_inverse *inv, int c0, int transposed, int n);
 /* block (jb x cw, at columns [c0, c0 + cw) of an n-column matrix) = inv(L11 of step j) block, by a
  * GEMM through the product workspace (stored as block is). */
