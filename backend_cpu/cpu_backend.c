@@ -203,6 +203,7 @@ static const ps__backend_ops cpu_ops = {
     .butterfly = ps__cpu_butterfly,
     .permute_rows = ps__cpu_permute_rows,
     .trsv_mixed = ps__cpu_trsv_mixed,
+    .gemv_mixed = ps__cpu_gemv_mixed,
 };
 
 const ps__backend_ops *ps__cpu_backend_ops(void) {

@@ -70,6 +70,8 @@ ps_status ps__cpu_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, i
                           double alpha, ps__mat src, ps__mat dst, void *info);
 ps_status ps__cpu_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
                              ps__vec x);
+ps_status ps__cpu_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
+                             ps__vec y);
 ps_status ps__cpu_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
                            double *result);
 ps_status ps__cpu_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,

@@ -104,3 +104,21 @@ ps_status ps__cpu_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int 
     }
     return PS_SUCCESS;
 }
+
+/* y += alpha A x, A float, x and y double, in double, by columns (each column of A read once,
+ * contiguously). */
+ps_status ps__cpu_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
+                             ps__vec y) {
+    (void)be;
+    if (m <= 0 || k <= 0) return PS_SUCCESS;
+    const float *af = (const float *)a.buf + a.off;
+    const double *xv = (const double *)x.buf + x.off;
+    double *yv = (double *)y.buf + y.off;
+    size_t incx = (size_t)x.inc, incy = (size_t)y.inc, ld = (size_t)a.ld;
+    for (int j = 0; j < k; j++) {
+        const float *col = af + (size_t)j * ld;
+        double xj = alpha * xv[(size_t)j * incx];
+        for (int i = 0; i < m; i++) yv[(size_t)i * incy] += (double)col[i] * xj;
+    }
+    return PS_SUCCESS;
+}

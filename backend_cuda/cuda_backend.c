@@ -542,6 +542,8 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
      * outweigh the cheaper interchanges below that, and for double at 16384 (a row of doubles
      * wastes half as much of each sector as a row of floats). */
     if (algo == PS__ALGO_LU_TRANSPOSED) return dt == PS__FLOAT ? 16384 : 24576;
+    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c) */
+    if (algo == PS__ALGO_TRSV_BLOCKED) return n >= 4096 ? 1024 : 0;
     if (algo != PS__ALGO_LU) return 0;
     /* sgesv at 32768 on split lanes (H100, session 12): nb 512 / 768 / 1024 gave 0.99 / 1.02 /
      * 1.02x cuSOLVER */
@@ -649,6 +651,7 @@ static const ps__backend_ops cuda_ops = {
     .butterfly = ps_cuda_butterfly,
     .permute_rows = cuda_permute_rows,
     .trsv_mixed = ps_cuda_trsv_mixed,
+    .gemv_mixed = ps_cuda_gemv_mixed,
     .arnoldi_steps = ps_cuda_arnoldi_steps,
     .arnoldi_cancel = ps_cuda_arnoldi_cancel,
     .arnoldi_restart = ps_cuda_arnoldi_restart,

@@ -223,6 +223,11 @@ cudaError_t ps_cuda_trsv_mixed_init(void);
 cudaError_t ps_cuda_launch_trsv_mixed(cudaStream_t s, int rows_per_block, int upper, int unit,
                                       int n, const float *a, int lda, double *x, int incx,
                                       unsigned *sync);
+/* y += alpha A x, A float (m x k), x and y double, in double (the vtable's gemv_mixed,
+ * cuda_gemv_mixed.cu); sms: the multiprocessors the launch may fill. */
+cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int m, int k, double alpha,
+                                      const float *a, int lda, const double *x, int incx, double *y,
+                                      int incy);
 /* dst(i, j) = src(perm[i], j): a row permutation by gathering (the vtable's permute_rows). */
 cudaError_t ps_cuda_launch_permute_rows(cudaStream_t s, int dbl, int rows, int cols,
                                         const int *perm, const void *src, int lds, void *dst,
@@ -429,6 +434,8 @@ ps_status ps_cuda_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps
 ps_status ps_cuda_set_float_compute(ps__backend *be, ps__float_compute mode);
 ps_status ps_cuda_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
                              ps__vec x);
+ps_status ps_cuda_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
+                             ps__vec y);
 ps_status ps_cuda_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cuda_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cuda_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x);

@@ -74,3 +74,15 @@ ps_status ps_cuda_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int 
                 "trsv_mixed kernel");
     return PS_SUCCESS;
 }
+
+ps_status ps_cuda_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
+                             ps__vec y) {
+    ps_cuda_state *st = ps_cuda(be);
+    if (m <= 0 || k <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_gemv_mixed(
+                    st->cur_stream, ps_cuda_lane_sms(st), m, k, alpha, (const float *)a.buf + a.off,
+                    a.ld, (const double *)x.buf + x.off, x.inc, (double *)y.buf + y.off, y.inc),
+                "gemv_mixed kernel");
+    return PS_SUCCESS;
+}

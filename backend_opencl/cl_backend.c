@@ -330,6 +330,9 @@ static int cl_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
      * getrf+getri 1.29 / 1.24 s at 16384; LU alone the same either way (session 18). Not
      * measured on CPU devices, which keep the solves. */
     if (algo == PS__ALGO_LU_INVERSE) return ps_cl(be)->gpu ? 8192 : 0;
+    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c) on GPUs, where
+     * trsv_mixed takes a launch per 64 rows; CPU devices keep trsv_mixed */
+    if (algo == PS__ALGO_TRSV_BLOCKED) return ps_cl(be)->gpu && n >= 4096 ? 1024 : 0;
     return 0;
 }
 
@@ -392,6 +395,7 @@ static const ps__backend_ops cl_ops = {
     .butterfly = ps_cl_butterfly,
     .norm_inf = ps_cl_norm_inf,
     .trsv_mixed = ps_cl_trsv_mixed,
+    .gemv_mixed = ps_cl_gemv_mixed,
     .cg_step = ps_cl_cg_step,
     .orthonormalize = ps_cl_orthonormalize,
     .gmres_update_x = ps_cl_gmres_update_x,

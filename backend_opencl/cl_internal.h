@@ -220,6 +220,8 @@ ps_status ps_cl_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__
                          double *result);
 ps_status ps_cl_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
                            ps__vec x);
+ps_status ps_cl_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
+                           ps__vec y);
 ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k1, int k2,
                       const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps_cl_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,

@@ -127,3 +127,26 @@ ps_status ps_cl_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n,
     }
     return PS_SUCCESS;
 }
+
+#define PS_CL_GEMV_MIXED_GROUPS 8 /* PS_GEMV_MIXED_GROUPS in kernels_cl/ir.cl */
+
+/* y += alpha A x, A float, x and y double, in double (kernels_cl/ir.cl, ps_gemv_mixed): a
+ * work-group per 32 rows. Offered where the device has double precision. */
+ps_status ps_cl_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
+                           ps__vec y) {
+    if (!be->has_double)
+        return ps__backend_fail(be, PS_ERR_NO_DOUBLE, "%s has no double precision (cl_khr_fp64)",
+                                be->device_name);
+    if (m <= 0 || k <= 0) return PS_SUCCESS;
+    cl_kernel kern;
+    PS__TRY(ps_cl_kernel(be, PS_CL_IR, PS__DOUBLE, "ps_gemv_mixed", &kern));
+    cl_mem ab = (cl_mem)a.buf, xb = (cl_mem)x.buf, yb = (cl_mem)y.buf;
+    cl_ulong ao = a.off, xo = x.off, yo = y.off;
+    const size_t sizes[] = {sizeof m,  sizeof k,  sizeof alpha, sizeof ab, sizeof ao, sizeof a.ld,
+                            sizeof xb, sizeof xo, sizeof x.inc, sizeof yb, sizeof yo, sizeof y.inc};
+    const void *const values[] = {&m,  &k,  &alpha, &ab, &ao, &a.ld,
+                                  &xb, &xo, &x.inc, &yb, &yo, &y.inc};
+    size_t items[2] = {(size_t)(m + 31) / 32 * 32, PS_CL_GEMV_MIXED_GROUPS},
+           local[2] = {32, PS_CL_GEMV_MIXED_GROUPS};
+    return ps_cl_launch(be, kern, "ps_gemv_mixed", 12, sizes, values, 2, items, local);
+}

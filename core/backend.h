@@ -128,8 +128,11 @@ typedef enum ps__algo {
                                  * columns; 0: never (core/gj.c) */
     PS__ALGO_GETRI = 7,         /* block size of getri's inversion from LU factors (core/getri.c);
                                  * 0: LU's */
-    PS__ALGO_LU_TRANSPOSED = 8  /* LU of a square matrix holds it transposed from this order on
+    PS__ALGO_LU_TRANSPOSED = 8, /* LU of a square matrix holds it transposed from this order on
                                  * (core/lu.c); 0: never */
+    PS__ALGO_TRSV_BLOCKED = 9   /* GMRES-IR's preconditioner solves with the float factors by
+                                 * diagonal blocks of this order, inverted once, instead of by
+                                 * trsv_mixed (core/trsv_blocked.c); 0: never */
 } ps__algo;
 
 /* How float gemm computes (the set_float_compute entry): in float, or with its inputs rounded to
@@ -646,6 +649,15 @@ struct ps__backend_ops {
      * entry, so a call with n = 0 asks whether it has. */
     ps_status (*trsv_mixed)(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
                             ps__vec x);
+    /* ---- A product of float entries with double vectors, in double (the GMRES-IR
+     * preconditioner's blocked triangular solves, core/trsv_blocked.c); appended, so older
+     * modules get the default (PS_ERR_NOT_SUPPORTED, nothing done, no message). ---- */
+    /* y = y + alpha A x for the m x k FLOAT view a (no transpose) and DOUBLE vectors x (k) and y
+     * (m), which must not overlap; each product and sum in double, so the result is dgemv's with
+     * a widened copy of A. m = 0 or k = 0 leaves y as it is and succeeds where the backend has
+     * the entry, so a call with m = k = 0 asks whether it has. */
+    ps_status (*gemv_mixed)(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
+                            ps__vec y);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

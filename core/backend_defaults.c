@@ -330,6 +330,7 @@ static const ps__backend_ops defaults = {
     .gmres_update_x = ps__default_gmres_update_x,
     .cg_steps = ps__default_cg_steps,
     .trsv_mixed = ps__default_trsv_mixed,
+    .gemv_mixed = ps__default_gemv_mixed,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -394,6 +395,7 @@ static const entry_info optional[] = {
     PS__ENTRY(gmres_update_x),
     PS__ENTRY(cg_steps),
     PS__ENTRY(trsv_mixed),
+    PS__ENTRY(gemv_mixed),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

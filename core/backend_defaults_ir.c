@@ -79,6 +79,13 @@ ps_status ps__default_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, 
     return PS_ERR_NOT_SUPPORTED;
 }
 
+/* Likewise: the caller then solves by trsv_mixed or with widened factors. */
+ps_status ps__default_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
+                                 ps__vec y) {
+    (void)be, (void)m, (void)k, (void)alpha, (void)a, (void)x, (void)y;
+    return PS_ERR_NOT_SUPPORTED;
+}
+
 ps_status ps__default_set_float_compute(ps__backend *be, ps__float_compute mode) {
     if (mode == PS__COMPUTE_FP32) return PS_SUCCESS;
     return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED,

@@ -12,6 +12,8 @@ ps_status ps__default_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols
 ps_status ps__default_set_float_compute(ps__backend *be, ps__float_compute mode);
 ps_status ps__default_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
                                  ps__vec x);
+ps_status ps__default_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
+                                 ps__vec y);
 
 /* The conversion of one host element as the convert entry defines it: *overflow set when the
  * result is not finite. Shared by the default and the CPU backend. */

@@ -33,6 +33,7 @@
 #include "check.h"
 #include "iter.h"
 #include "lu.h"
+#include "trsv_blocked.h"
 
 #include <float.h>
 #include <limits.h>
@@ -65,18 +66,19 @@ typedef struct refine {
     ps__mat d;  /* double n x nrhs: GMRES-IR's corrections */
     ps__mat ad; /* GMRES-IR: the low-precision factors widened to double (NULL: not made) */
     int mixed;  /* GMRES-IR: the backend solves with the float factors in double (trsv_mixed) */
-    ps__scratch *scratch; /* the call's allocations */
-    void *ipiv;           /* device pivots */
-    void *perm;           /* device int32 n: the pivots as the permutation they amount to */
-    void *flag;           /* device int32: getrf's info, convert's overflow */
-    double scale;         /* what A and every right-hand side are multiplied by before narrowing */
-    void *rbt[2];         /* RBT: device weights of L and of R (2n doubles each); NULL: no RBT */
-    double anrm;          /* ||A||_inf */
-    double cte;           /* ||A||_inf eps sqrt(n): LAPACK's test */
-    double *rnrm;         /* host, per column: ||r_j||_inf */
-    double *xnrm;         /* host, per column: ||x_j||_inf */
-    double worst;         /* max_j ||r_j|| / ||x_j|| of the last residual (NaN when not finite) */
-    int converged;        /* every column passes the test */
+    ps__trsv_blocked blocked; /* GMRES-IR: the same by inverted diagonal blocks (nb 0: not) */
+    ps__scratch *scratch;     /* the call's allocations */
+    void *ipiv;               /* device pivots */
+    void *perm;               /* device int32 n: the pivots as the permutation they amount to */
+    void *flag;               /* device int32: getrf's info, convert's overflow */
+    double scale;  /* what A and every right-hand side are multiplied by before narrowing */
+    void *rbt[2];  /* RBT: device weights of L and of R (2n doubles each); NULL: no RBT */
+    double anrm;   /* ||A||_inf */
+    double cte;    /* ||A||_inf eps sqrt(n): LAPACK's test */
+    double *rnrm;  /* host, per column: ||r_j||_inf */
+    double *xnrm;  /* host, per column: ||x_j||_inf */
+    double worst;  /* max_j ||r_j|| / ||x_j|| of the last residual (NaN when not finite) */
+    int converged; /* every column passes the test */
 } refine;
 
 /* The butterflies' weights, 2n each, from a fixed seed: the transformation only has to be
@@ -166,6 +168,10 @@ static ps_status low_solve(refine *w, int cols, ps__mat src, ps__mat dst, int *o
 static ps_status mixed_solve(refine *w, ps__mat zm) {
     ps__vec z = {zm.buf, zm.off, 1};
     PS__TRY(w->ops->permute_rows(w->be, PS__DOUBLE, w->n, 1, w->perm, 0, w->dv, zm));
+    if (w->blocked.nb) {
+        PS__TRY(ps__trsv_blocked_solve(w->ctx, &w->blocked, PS__LOWER, w->af, z));
+        return ps__trsv_blocked_solve(w->ctx, &w->blocked, PS__UPPER, w->af, z);
+    }
     PS__TRY(w->ops->trsv_mixed(w->be, PS__LOWER, PS__UNIT, w->n, w->af, z));
     return w->ops->trsv_mixed(w->be, PS__UPPER, PS__NONUNIT, w->n, w->af, z);
 }
@@ -178,7 +184,7 @@ static ps_status mixed_solve(refine *w, ps__mat zm) {
 static ps_status precondition(void *arg, ps__vec v, ps__vec z) {
     refine *w = arg;
     ps__mat vm = {v.buf, v.off, w->n}, zm = {z.buf, z.off, w->n};
-    if (!w->ad.buf && !w->mixed) return low_solve(w, 1, vm, zm, NULL);
+    if (!w->ad.buf && !w->mixed && !w->blocked.nb) return low_solve(w, 1, vm, zm, NULL);
     /* dv = L (scale v), then z = (LU)^-1 P^T dv; v (a GMRES basis vector) is left as it was */
     if (w->rbt[0])
         PS__TRY(w->ops->butterfly(w->be, PS__DOUBLE, PS__DOUBLE, w->n, 1, w->scale, w->rbt[0], NULL,
@@ -186,7 +192,7 @@ static ps_status precondition(void *arg, ps__vec v, ps__vec z) {
     else
         PS__TRY(
             w->ops->convert(w->be, PS__DOUBLE, PS__DOUBLE, w->n, 1, w->scale, vm, w->dv, w->flag));
-    if (w->mixed)
+    if (w->mixed || w->blocked.nb)
         PS__TRY(mixed_solve(w, zm));
     else
         PS__TRY(ps__getrs_perm(w->ctx, PS__DOUBLE, w->n, 1, w->ad, w->perm, w->dv, zm));
@@ -227,6 +233,16 @@ static ps_status classical(refine *w, const ps_refine_options *o, ps_refine_resu
  * Higham's analysis likewise applies the preconditioner in the working precision or higher. Without
  * the device memory (n^2 doubles) the preconditioner stays in the low precision. */
 static ps_status factors_in_double(refine *w) {
+    /* by inverted diagonal blocks where the backend asks for them (core/trsv_blocked.c); without
+     * the memory for the inverses, as below */
+    int nb = ps__trsv_blocked_order(w->ctx, w->n);
+    if (nb > 0) {
+        ps_status st = ps__trsv_blocked_make(w->scratch, w->n, nb, w->af, w->flag, &w->blocked);
+        if (st == PS_SUCCESS) return PS_SUCCESS;
+        w->blocked.nb = 0;
+        if (st != PS_ERR_OUT_OF_MEMORY) return st;
+        w->ctx->last_error[0] = '\0';
+    }
     ps__vec none = {w->d.buf, 0, 1};
     ps_status probe = w->ops->trsv_mixed(w->be, PS__LOWER, PS__UNIT, 0, w->af, none);
     if (probe == PS_SUCCESS) {

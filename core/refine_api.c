@@ -9,7 +9,9 @@
 #include "refine.h"
 #include "staging.h"
 
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +120,23 @@ ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size) {
             return PS_ERR_INVALID_ARGUMENT;
         }
         ctx->refine.gmres = v[0] == '1';
+    }
+    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c): unset, the
+     * backend's choice; 0, never; else their order */
+    ctx->ir_trsv_block = -1;
+    v = getenv("PORTSOLVE_IR_TRSV_BLOCK");
+    if (v && *v) {
+        char *end;
+        errno = 0;
+        long nb = strtol(v, &end, 10);
+        if (errno || *end || nb < 0 || nb > 65536) {
+            snprintf(msg, size,
+                     "PORTSOLVE_IR_TRSV_BLOCK='%s' is not a block order: give 0 (solve by "
+                     "trsv_mixed) or an integer up to 65536",
+                     v);
+            return PS_ERR_INVALID_ARGUMENT;
+        }
+        ctx->ir_trsv_block = (int)nb;
     }
     return PS_SUCCESS;
 }

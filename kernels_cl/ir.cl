@@ -178,4 +178,33 @@ ps_trsv_mixed_step(int upper, int unit, int n, int s, __global const float *a, u
     }
     if (live) *xr = y;
 }
+#define PS_GEMV_MIXED_GROUPS 8 /* PS_CL_GEMV_MIXED_GROUPS in backend_opencl/cl_ir.c */
+
+/*
+ * y += alpha A x for a float m x k matrix A and double vectors x, y, every product and sum in
+ * double (the vtable's gemv_mixed: the off-diagonal products of GMRES-IR's blocked triangular
+ * solves, core/trsv_blocked.c). A work-group is a tile of 32 rows (a work-item a row, so each
+ * column is read in one contiguous segment) and PS_GEMV_MIXED_GROUPS column groups, which take
+ * every G-th column; their sums meet in local memory, added in group order.
+ */
+__kernel __attribute__((reqd_work_group_size(32, PS_GEMV_MIXED_GROUPS, 1))) void
+ps_gemv_mixed(int m, int k, double alpha, __global const float *a, ulong aoff, int lda,
+              __global const double *x, ulong xoff, int incx, __global double *y, ulong yoff,
+              int incy) {
+    __local double part[PS_GEMV_MIXED_GROUPS][32];
+    const int lane = get_local_id(0), g = get_local_id(1);
+    const int row = get_group_id(0) * 32 + lane, live = row < m;
+    double acc = 0;
+    if (live)
+        for (int j = g; j < k; j += PS_GEMV_MIXED_GROUPS)
+            acc = fma((double)a[aoff + (ulong)row + (ulong)j * (ulong)lda],
+                      x[xoff + (ulong)j * (ulong)incx], acc);
+    part[g][lane] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE); /* on every path (see ps_trsv_mixed_step) */
+    if (g == 0 && live) {
+        double sum = 0;
+        for (int h = 0; h < PS_GEMV_MIXED_GROUPS; h++) sum += part[h][lane];
+        y[yoff + (ulong)row * (ulong)incy] += alpha * sum;
+    }
+}
 #endif

@@ -1,9 +1,9 @@
 /*
  * Context creation and backend selection (core behaviour, no algorithm): PORTSOLVE_BACKEND
  * parsing, unknown values, unavailable backends with their reason, options over environment,
- * PORTSOLVE_LU_NB, PORTSOLVE_LU_BLOCK_ROW, PORTSOLVE_LU_PANEL, PORTSOLVE_LU_LAYOUT and
- * PORTSOLVE_DEVICE checks, status strings, and the vtable completion rules (missing required
- * entries, ABI version, older tables receiving defaults).
+ * PORTSOLVE_LU_NB, PORTSOLVE_LU_BLOCK_ROW, PORTSOLVE_LU_PANEL, PORTSOLVE_LU_LAYOUT,
+ * PORTSOLVE_IR_TRSV_BLOCK and PORTSOLVE_DEVICE checks, status strings, and the vtable completion
+ * rules (missing required entries, ABI version, older tables receiving defaults).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
@@ -199,6 +199,34 @@ static void test_env_tuning(void) {
             setenv(knobs[i][0], kept, 1);
         else
             unsetenv(knobs[i][0]);
+        free(kept);
+    }
+
+    /* GMRES-IR's blocked solves: unset is the backend's choice (-1), 0 none, else the order;
+     * anything else is refused naming the variable */
+    {
+        const char *was = getenv("PORTSOLVE_IR_TRSV_BLOCK");
+        char *kept = was ? strdup(was) : NULL;
+        static const char *const bad[] = {"-1", "blocks", "12x", "70000"};
+        for (int i = 0; i < 4; i++) {
+            setenv("PORTSOLVE_IR_TRSV_BLOCK", bad[i], 1);
+            CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
+            CHECK(strstr(ps_last_create_error(), "PORTSOLVE_IR_TRSV_BLOCK"), "%s",
+                  ps_last_create_error());
+        }
+        static const char *const good[] = {"", "0", "512"};
+        static const int want[] = {-1, 0, 512};
+        for (int i = 0; i < 3; i++) {
+            setenv("PORTSOLVE_IR_TRSV_BLOCK", good[i], 1);
+            CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
+            CHECK(ctx && ctx->ir_trsv_block == want[i], "PORTSOLVE_IR_TRSV_BLOCK='%s' gave %d",
+                  good[i], ctx ? ctx->ir_trsv_block : -2);
+            ps_context_destroy(ctx);
+        }
+        if (kept)
+            setenv("PORTSOLVE_IR_TRSV_BLOCK", kept, 1);
+        else
+            unsetenv("PORTSOLVE_IR_TRSV_BLOCK");
         free(kept);
     }
 

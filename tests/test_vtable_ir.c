@@ -13,6 +13,7 @@
 #include "vtable_harness.h"
 
 #include "lu.h"
+#include "trsv_blocked.h"
 
 #include <float.h>
 #include <math.h>
@@ -455,6 +456,110 @@ static void test_trsv_mixed_large(void) {
     free(a), free(x0), free(expect), free(b), free(r);
 }
 
+/* y += alpha A x with a float A and double x, y (gemv_mixed) against the same sums in long
+ * double on the host: shapes with no rows or columns, single ones, tall and wide ones, views at
+ * random offsets with ld > m, strided x and y. The bound, 4 k eps of |y| + |alpha| sum |a| |x|
+ * per element, fails products or sums in float (errors near 1e-7 relative). The default must
+ * refuse the entry; where the backend offers it, m = k = 0 succeeds. */
+static void test_gemv_mixed(void) {
+    ps__vec none = {NULL, 0, 1};
+    ps__mat empty = {NULL, 0, 1};
+    CHECK(ps__backend_defaults()->gemv_mixed(be, 0, 0, 0.0, empty, none, none) ==
+              PS_ERR_NOT_SUPPORTED,
+          "default gemv_mixed did not refuse");
+    ps_status probe = be->ops->gemv_mixed(be, 0, 0, 0.0, empty, none, none);
+    CHECK(probe == PS_SUCCESS, "the %s backend's gemv_mixed refused m = k = 0: %s", be->ops->name,
+          be->err);
+    static const int dims[][2] = {{0, 4},   {4, 0},    {1, 1},    {2, 3},     {33, 7},
+                                  {31, 65}, {100, 70}, {1000, 9}, {70, 1000}, {3000, 257}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++) {
+        int m = dims[t][0], k = dims[t][1];
+        int incx = 1 + ps_test_rand_int(2), incy = 1 + ps_test_rand_int(2);
+        int xoff = ps_test_rand_int(3), yoff = ps_test_rand_int(3);
+        double alpha = t % 2 ? -1.0 : 0.75;
+        shape sa = random_shape(m, k);
+        tbuf A = tb_random(PS__FLOAT, shape_count(sa) > 0 ? shape_count(sa) : 1);
+        tbuf X = tb_random(PS__DOUBLE, xoff + (k > 0 ? (k - 1) * incx + 1 : 0) + 2);
+        tbuf Y = tb_random(PS__DOUBLE, yoff + (m > 0 ? (m - 1) * incy + 1 : 0) + 2);
+        double *expect = copy_of(&Y), *mag = calloc((size_t)Y.count, sizeof(double));
+        for (int i = 0; i < m; i++) {
+            long double sum = 0, size = 0;
+            for (int j = 0; j < k; j++) {
+                long double p = (long double)AT(A, sa, i, j) * X.host[xoff + (size_t)j * incx];
+                sum += p, size += fabsl(p);
+            }
+            size_t e = yoff + (size_t)i * incy;
+            expect[e] = (double)(Y.host[e] + alpha * sum);
+            mag[e] = 4.0 * (k + 1) * (fabs(Y.host[e]) + fabs(alpha) * (double)size);
+        }
+        char what[96];
+        snprintf(what, sizeof what, "gemv_mixed m=%d k=%d incx=%d incy=%d alpha=%g", m, k, incx,
+                 incy, alpha);
+        ps_status st = be->ops->gemv_mixed(be, m, k, alpha, view(&A, sa), vview(&X, xoff, incx),
+                                           vview(&Y, yoff, incy));
+        CHECK(st == PS_SUCCESS, "%s: %s", what, be->err);
+        expect_buffer(what, &Y, expect, mag, 1.0);
+        expect_buffer("gemv_mixed: x unchanged", &X, X.host, NULL, 0);
+        free(expect), free(mag);
+        tb_free(&A), tb_free(&X), tb_free(&Y);
+    }
+}
+
+/* The blocked triangular solves of GMRES-IR's preconditioner (core/trsv_blocked.c) on one LU
+ * array (unit lower L below the diagonal, U on and above it), against substitution in double on
+ * the host: orders with one block, partial last blocks and many, blocks of order 1 and larger
+ * than n, the array at an offset with ld > n, strided x. The triangles are as test_trsv_mixed's
+ * (well conditioned), so the inverses are accurate and float arithmetic anywhere fails the
+ * bound. */
+static void test_trsv_blocked(void) {
+    static const int cases[][2] = {{1, 1},    {2, 1},     {3, 2},     {65, 64},    {65, 7},
+                                   {200, 64}, {200, 500}, {1000, 96}, {1000, 1000}};
+    int32_t zero = 0;
+    tbuf W = int_buffer(1, &zero);
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        int n = cases[t][0], nb = cases[t][1];
+        shape sa = random_shape(n, n);
+        tbuf A = tb_random(PS__FLOAT, shape_count(sa));
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                AT(A, sa, i, j) = i == j
+                                      ? (1.5 + 0.5 * ps_test_rand()) * (ps_test_rand() < 0 ? -1 : 1)
+                                      : AT(A, sa, i, j) / n;
+        upload_all(&A);
+        float *host_a = tb_native_copy(&A);
+        ps__scratch s = ps__scratch_begin(ctx_under_test);
+        ps__trsv_blocked tb;
+        ps_status st = ps__trsv_blocked_make(&s, n, nb, view(&A, sa), W.dev, &tb);
+        CHECK(st == PS_SUCCESS, "trsv_blocked_make n=%d nb=%d: %s", n, nb, be->err);
+        for (int side = 0; side < 2 && st == PS_SUCCESS; side++) {
+            ps__uplo uplo = side ? PS__UPPER : PS__LOWER;
+            ps__diag diag = side ? PS__NONUNIT : PS__UNIT;
+            int inc = 1 + ps_test_rand_int(2), xoff = ps_test_rand_int(3);
+            tbuf X = tb_random(PS__DOUBLE, xoff + (n - 1) * inc + 1 + 2);
+            double *expect = copy_of(&X), *mag = calloc((size_t)X.count, sizeof(double));
+            host_substitution(uplo, diag, n, host_a + sa.off, (size_t)sa.ld, expect + xoff,
+                              (size_t)inc);
+            double xmax = 0;
+            for (int i = 0; i < n; i++) xmax = fmax(xmax, fabs(expect[xoff + (size_t)i * inc]));
+            for (int i = 0; i < n; i++) mag[xoff + (size_t)i * inc] = 4 * xmax;
+            char what[96];
+            snprintf(what, sizeof what, "trsv_blocked %s n=%d nb=%d inc=%d",
+                     side ? "upper" : "lower unit", n, nb, inc);
+            st = ps__trsv_blocked_solve(ctx_under_test, &tb, uplo, view(&A, sa),
+                                        vview(&X, xoff, inc));
+            CHECK(st == PS_SUCCESS, "%s: %s", what, be->err);
+            expect_buffer(what, &X, expect, mag, 16.0 * n);
+            free(expect), free(mag);
+            tb_free(&X);
+        }
+        expect_buffer("trsv_blocked: the factors unchanged", &A, A.host, NULL, 0);
+        ps__scratch_end(&s);
+        free(host_a);
+        tb_free(&A);
+    }
+    tb_free(&W);
+}
+
 static double mode_eps(ps__float_compute c) {
     switch (c) {
     case PS__COMPUTE_TF32:
@@ -605,6 +710,8 @@ int main(int argc, char **argv) {
     if (!c || !strcmp(c, "float_compute"))
         test_float_compute(!strcmp(ps_test_backend_name(), "cuda"));
     if (!c || !strcmp(c, "trsv_mixed")) test_trsv_mixed();
+    if (!c || !strcmp(c, "gemv_mixed")) test_gemv_mixed();
+    if (!c || !strcmp(c, "trsv_blocked")) test_trsv_blocked();
     if (c && !strcmp(c, "trsv_mixed_large")) test_trsv_mixed_large(); /* only when asked */
     int rc = ps_test_finish("test_vtable_ir");
     ctx_under_test = NULL;

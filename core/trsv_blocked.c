@@ -1,0 +1,79 @@
+#include "trsv_blocked.h"
+
+int ps__trsv_blocked_order(ps_context *ctx, int n) {
+    ps__backend *be = &ctx->be;
+    if (n <= 0) return 0;
+    int nb = ctx->ir_trsv_block >= 0 ? ctx->ir_trsv_block
+                                     : be->ops->block_size(be, PS__ALGO_TRSV_BLOCKED, PS__FLOAT, n);
+    if (nb <= 0) return 0;
+    ps__mat none = {NULL, 0, 1};
+    ps__vec nothing = {NULL, 0, 1};
+    if (be->ops->gemv_mixed(be, 0, 0, 0.0, none, nothing, nothing) != PS_SUCCESS) return 0;
+    return nb < n ? nb : n;
+}
+
+/* The storage of block b's inverse, and block b's order. */
+static ps__mat inverse_of(const ps__trsv_blocked *t, int side, int b) {
+    return ps__mat_at(t->inv[side], 0, b * t->nb);
+}
+static int order_of(const ps__trsv_blocked *t, int b) {
+    int rest = t->n - b * t->nb;
+    return rest < t->nb ? rest : t->nb;
+}
+
+ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void *flag,
+                                ps__trsv_blocked *t) {
+    ps__backend *be = &s->ctx->be;
+    const ps__backend_ops *ops = be->ops;
+    int blocks = (n + nb - 1) / nb;
+    size_t slot = (size_t)nb * (size_t)nb; /* doubles */
+    void *buf;
+    PS__TRY(
+        ps__scratch_dev(s, ((2 * (size_t)blocks + 1) * slot + (size_t)nb) * sizeof(double), &buf));
+    *t = (ps__trsv_blocked){.n = n,
+                            .nb = nb,
+                            .blocks = blocks,
+                            .inv = {{buf, 0, nb}, {buf, (size_t)blocks * slot, nb}},
+                            .tmp = {buf, (2 * (size_t)blocks + 1) * slot, 1}};
+    ps__mat widened = {buf, 2 * (size_t)blocks * slot, nb}; /* a diagonal block in double */
+    ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
+    for (int side = 0; side < 2; side++) {
+        ps__uplo uplo = side ? PS__UPPER : PS__LOWER;
+        ps__diag diag = side ? PS__NONUNIT : PS__UNIT;
+        for (int b = 0; b < blocks; b++) {
+            int s0 = b * nb, bs = order_of(t, b);
+            ps__mat inv = inverse_of(t, side, b);
+            ps__mat diagonal = {inv.buf, inv.off, nb + 1}; /* a 1 x bs view of inv's diagonal */
+            PS__TRY(ops->convert(be, PS__FLOAT, PS__DOUBLE, bs, bs, 1.0, ps__mat_at(lu, s0, s0),
+                                 widened, flag));
+            PS__TRY(ops->fill(be, PS__DOUBLE, bs, bs, &zero, inv));
+            PS__TRY(ops->fill(be, PS__DOUBLE, 1, bs, &one, diagonal));
+            /* inv = T_bb^-1 I; trsm reads T_bb's triangle (and not a unit diagonal) only */
+            PS__TRY(ops->trsm(be, PS__DOUBLE, PS__LEFT, uplo, PS__NOTRANS, diag, bs, bs, &one,
+                              widened, inv));
+        }
+    }
+    return PS_SUCCESS;
+}
+
+ps_status ps__trsv_blocked_solve(ps_context *ctx, const ps__trsv_blocked *t, ps__uplo uplo,
+                                 ps__mat lu, ps__vec x) {
+    ps__backend *be = &ctx->be;
+    const ps__backend_ops *ops = be->ops;
+    int side = uplo == PS__UPPER, n = t->n;
+    ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
+    for (int step = 0; step < t->blocks; step++) {
+        int b = side ? t->blocks - 1 - step : step, s0 = b * t->nb, bs = order_of(t, b);
+        ps__vec xb = {x.buf, x.off + (size_t)s0 * (size_t)x.inc, x.inc};
+        /* x_b = T_bb^-1 x_b, every earlier block (in the solve's order) already subtracted */
+        PS__TRY(ops->copy(be, PS__DOUBLE, bs, xb, t->tmp));
+        PS__TRY(ops->gemv(be, PS__DOUBLE, PS__NOTRANS, bs, bs, &one, inverse_of(t, side, b), t->tmp,
+                          &zero, xb));
+        /* the blocks still to come less block column b times x_b: below it (L) or above it (U) */
+        int r0 = side ? 0 : s0 + bs, rows = side ? s0 : n - s0 - bs;
+        if (rows == 0) continue;
+        ps__vec rest = {x.buf, x.off + (size_t)r0 * (size_t)x.inc, x.inc};
+        PS__TRY(ops->gemv_mixed(be, rows, bs, -1.0, ps__mat_at(lu, r0, s0), xb, rest));
+    }
+    return PS_SUCCESS;
+}

@@ -1,0 +1,46 @@
+/*
+ * Triangular solves with the float factors of an LU, in double, by diagonal blocks inverted once
+ * (internal; GMRES-IR's preconditioner, core/refine.c).
+ *
+ * trsv_mixed solves block row after block row: a chain of n / 128 dependent steps, each a few
+ * microseconds of waiting for the step before, which at n = 32768 takes about three times what
+ * reading the factors takes. GMRES-IR applies the same factors some 60 times, so here the diagonal
+ * blocks of order nb are inverted once, in double (the float entries widened, the inverse by
+ * dtrsm on the identity), and each solve is then n / nb steps of two products that spread over
+ * the whole device: x_b = T_bb^-1 x_b (dgemv), and the rest of x less the block column times x_b
+ * (gemv_mixed, the float entries read once). The chain shrinks from n / 128 steps to n / nb.
+ *
+ * The inverse's rounding, eps cond(T_bb) relative, sits far below the float factors' own; with
+ * a diagonal block worse conditioned than 1 / eps (cond(A) beyond 1e15 or so) the preconditioner
+ * degrades, and refinement's outer test, which is A's own in double, says so.
+ */
+#ifndef PS_CORE_TRSV_BLOCKED_H
+#define PS_CORE_TRSV_BLOCKED_H
+
+#include "backend.h"
+#include "context.h"
+
+typedef struct ps__trsv_blocked {
+    int n, nb, blocks;
+    ps__mat inv[2]; /* double nb x (blocks nb): block b's inverse at columns b nb.., ld nb; [0]: the
+                     * unit lower triangle's, [1]: the upper's */
+    ps__vec tmp;    /* double nb: a block of x while its product is formed */
+} ps__trsv_blocked;
+
+/* The order of the diagonal blocks for an n x n factorization on this context: PORTSOLVE_IR_TRSV_
+ * BLOCK where set, else the backend's block_size(PS__ALGO_TRSV_BLOCKED); 0 means not by blocks
+ * (also where the backend lacks gemv_mixed, or n is too small to have two blocks). */
+int ps__trsv_blocked_order(ps_context *ctx, int n);
+
+/* Inverts the diagonal blocks of order nb of the n x n float LU factors lu (unit lower L and
+ * upper U in one array, as getrf leaves them) into device memory from s. flag: a device int32
+ * for convert's overflow test (widening cannot overflow; it is not read). */
+ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void *flag,
+                                ps__trsv_blocked *t);
+
+/* x = T^-1 x, T the unit lower (uplo PS__LOWER) or upper (PS__UPPER) triangle of lu, x a double
+ * vector, every operation in double. */
+ps_status ps__trsv_blocked_solve(ps_context *ctx, const ps__trsv_blocked *t, ps__uplo uplo,
+                                 ps__mat lu, ps__vec x);
+
+#endif
