@@ -542,8 +542,11 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
      * outweigh the cheaper interchanges below that, and for double at 16384 (a row of doubles
      * wastes half as much of each sector as a row of floats). */
     if (algo == PS__ALGO_LU_TRANSPOSED) return dt == PS__FLOAT ? 16384 : 24576;
-    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c) */
-    if (algo == PS__ALGO_TRSV_BLOCKED) return n >= 4096 ? 1024 : 0;
+    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c), session 42,
+     * H200, fp16x3 at cond 1e6, s: at 32768 0.657 by trsv_mixed, 0.639 / 0.610 / 0.636 with
+     * blocks of 1024 / 2048 / 4096; at 16384 0.176, 0.177 / 0.172 (1024 / 2048). Not measured
+     * below 16384, where GMRES-IR keeps trsv_mixed. */
+    if (algo == PS__ALGO_TRSV_BLOCKED) return n >= 16384 ? 2048 : 0;
     if (algo != PS__ALGO_LU) return 0;
     /* sgesv at 32768 on split lanes (H100, session 12): nb 512 / 768 / 1024 gave 0.99 / 1.02 /
      * 1.02x cuSOLVER */

@@ -168,9 +168,10 @@ static ps_status low_solve(refine *w, int cols, ps__mat src, ps__mat dst, int *o
 static ps_status mixed_solve(refine *w, ps__mat zm) {
     ps__vec z = {zm.buf, zm.off, 1};
     PS__TRY(w->ops->permute_rows(w->be, PS__DOUBLE, w->n, 1, w->perm, 0, w->dv, zm));
-    if (w->blocked.nb) {
-        PS__TRY(ps__trsv_blocked_solve(w->ctx, &w->blocked, PS__LOWER, w->af, z));
-        return ps__trsv_blocked_solve(w->ctx, &w->blocked, PS__UPPER, w->af, z);
+    if (w->blocked.nb) { /* z -> dv by L, dv -> z by U */
+        ps__vec dv = {w->dv.buf, w->dv.off, 1};
+        PS__TRY(ps__trsv_blocked_solve(w->ctx, &w->blocked, PS__LOWER, w->af, z, dv));
+        return ps__trsv_blocked_solve(w->ctx, &w->blocked, PS__UPPER, w->af, dv, z);
     }
     PS__TRY(w->ops->trsv_mixed(w->be, PS__LOWER, PS__UNIT, w->n, w->af, z));
     return w->ops->trsv_mixed(w->be, PS__UPPER, PS__NONUNIT, w->n, w->af, z);

@@ -28,13 +28,11 @@ ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void 
     int blocks = (n + nb - 1) / nb;
     size_t slot = (size_t)nb * (size_t)nb; /* doubles */
     void *buf;
-    PS__TRY(
-        ps__scratch_dev(s, ((2 * (size_t)blocks + 1) * slot + (size_t)nb) * sizeof(double), &buf));
+    PS__TRY(ps__scratch_dev(s, (2 * (size_t)blocks + 1) * slot * sizeof(double), &buf));
     *t = (ps__trsv_blocked){.n = n,
                             .nb = nb,
                             .blocks = blocks,
-                            .inv = {{buf, 0, nb}, {buf, (size_t)blocks * slot, nb}},
-                            .tmp = {buf, (2 * (size_t)blocks + 1) * slot, 1}};
+                            .inv = {{buf, 0, nb}, {buf, (size_t)blocks * slot, nb}}};
     ps__mat widened = {buf, 2 * (size_t)blocks * slot, nb}; /* a diagonal block in double */
     ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
     for (int side = 0; side < 2; side++) {
@@ -57,23 +55,23 @@ ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void 
 }
 
 ps_status ps__trsv_blocked_solve(ps_context *ctx, const ps__trsv_blocked *t, ps__uplo uplo,
-                                 ps__mat lu, ps__vec x) {
+                                 ps__mat lu, ps__vec b, ps__vec x) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
     int side = uplo == PS__UPPER, n = t->n;
     ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
     for (int step = 0; step < t->blocks; step++) {
-        int b = side ? t->blocks - 1 - step : step, s0 = b * t->nb, bs = order_of(t, b);
-        ps__vec xb = {x.buf, x.off + (size_t)s0 * (size_t)x.inc, x.inc};
-        /* x_b = T_bb^-1 x_b, every earlier block (in the solve's order) already subtracted */
-        PS__TRY(ops->copy(be, PS__DOUBLE, bs, xb, t->tmp));
-        PS__TRY(ops->gemv(be, PS__DOUBLE, PS__NOTRANS, bs, bs, &one, inverse_of(t, side, b), t->tmp,
+        int blk = side ? t->blocks - 1 - step : step, b0 = blk * t->nb, bs = order_of(t, blk);
+        ps__vec bb = {b.buf, b.off + (size_t)b0 * (size_t)b.inc, b.inc};
+        ps__vec xb = {x.buf, x.off + (size_t)b0 * (size_t)x.inc, x.inc};
+        /* x_b = T_bb^-1 b_b, every earlier block (in the solve's order) already subtracted */
+        PS__TRY(ops->gemv(be, PS__DOUBLE, PS__NOTRANS, bs, bs, &one, inverse_of(t, side, blk), bb,
                           &zero, xb));
-        /* the blocks still to come less block column b times x_b: below it (L) or above it (U) */
-        int r0 = side ? 0 : s0 + bs, rows = side ? s0 : n - s0 - bs;
+        /* the blocks still to come less block column blk times x_b: below it (L) or above it (U) */
+        int r0 = side ? 0 : b0 + bs, rows = side ? b0 : n - b0 - bs;
         if (rows == 0) continue;
-        ps__vec rest = {x.buf, x.off + (size_t)r0 * (size_t)x.inc, x.inc};
-        PS__TRY(ops->gemv_mixed(be, rows, bs, -1.0, ps__mat_at(lu, r0, s0), xb, rest));
+        ps__vec rest = {b.buf, b.off + (size_t)r0 * (size_t)b.inc, b.inc};
+        PS__TRY(ops->gemv_mixed(be, rows, bs, -1.0, ps__mat_at(lu, r0, b0), xb, rest));
     }
     return PS_SUCCESS;
 }

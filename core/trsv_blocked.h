@@ -24,7 +24,6 @@ typedef struct ps__trsv_blocked {
     int n, nb, blocks;
     ps__mat inv[2]; /* double nb x (blocks nb): block b's inverse at columns b nb.., ld nb; [0]: the
                      * unit lower triangle's, [1]: the upper's */
-    ps__vec tmp;    /* double nb: a block of x while its product is formed */
 } ps__trsv_blocked;
 
 /* The order of the diagonal blocks for an n x n factorization on this context: PORTSOLVE_IR_TRSV_
@@ -38,9 +37,10 @@ int ps__trsv_blocked_order(ps_context *ctx, int n);
 ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void *flag,
                                 ps__trsv_blocked *t);
 
-/* x = T^-1 x, T the unit lower (uplo PS__LOWER) or upper (PS__UPPER) triangle of lu, x a double
- * vector, every operation in double. */
+/* x = T^-1 b, T the unit lower (uplo PS__LOWER) or upper (PS__UPPER) triangle of lu, b and x
+ * double vectors that do not overlap, every operation in double; b is overwritten. (Out of place,
+ * so that each block's product with its inverse writes x_b straight from b_b.) */
 ps_status ps__trsv_blocked_solve(ps_context *ctx, const ps__trsv_blocked *t, ps__uplo uplo,
-                                 ps__mat lu, ps__vec x);
+                                 ps__mat lu, ps__vec b, ps__vec x);
 
 #endif
