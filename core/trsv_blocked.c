@@ -8,7 +8,10 @@ int ps__trsv_blocked_order(ps_context *ctx, int n) {
     if (nb <= 0) return 0;
     ps__mat none = {NULL, 0, 1};
     ps__vec nothing = {NULL, 0, 1};
-    if (be->ops->gemv_mixed(be, 0, 0, 0.0, none, nothing, nothing) != PS_SUCCESS) return 0;
+    if (be->ops->gemv_mixed(be, 0, 0, 0.0, none, nothing, nothing) != PS_SUCCESS) {
+        ctx->last_error[0] = '\0'; /* a refusal (no double on this device) is an answer here */
+        return 0;
+    }
     return nb < n ? nb : n;
 }
 

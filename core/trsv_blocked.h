@@ -10,9 +10,9 @@
  * the whole device: x_b = T_bb^-1 x_b (dgemv), and the rest of x less the block column times x_b
  * (gemv_mixed, the float entries read once). The chain shrinks from n / 128 steps to n / nb.
  *
- * The inverse's rounding, eps cond(T_bb) relative, sits far below the float factors' own; with
- * a diagonal block worse conditioned than 1 / eps (cond(A) beyond 1e15 or so) the preconditioner
- * degrades, and refinement's outer test, which is A's own in double, says so.
+ * The inverse's rounding, eps cond(T_bb) relative, sits far below the float factors' own error;
+ * were a diagonal block's condition to near 1 / eps the preconditioner would degrade, and
+ * refinement's outer test, which is A's own in double, would see it.
  */
 #ifndef PS_CORE_TRSV_BLOCKED_H
 #define PS_CORE_TRSV_BLOCKED_H
