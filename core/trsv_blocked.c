@@ -1,5 +1,7 @@
 #include "trsv_blocked.h"
 
+#include "gj.h" /* ps__fill_identity */
+
 int ps__trsv_blocked_order(ps_context *ctx, int n) {
     ps__backend *be = &ctx->be;
     if (n <= 0) return 0;
@@ -37,18 +39,16 @@ ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void 
                             .blocks = blocks,
                             .inv = {{buf, 0, nb}, {buf, (size_t)blocks * slot, nb}}};
     ps__mat widened = {buf, 2 * (size_t)blocks * slot, nb}; /* a diagonal block in double */
-    ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
+    ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0);
     for (int side = 0; side < 2; side++) {
         ps__uplo uplo = side ? PS__UPPER : PS__LOWER;
         ps__diag diag = side ? PS__NONUNIT : PS__UNIT;
         for (int b = 0; b < blocks; b++) {
             int s0 = b * nb, bs = order_of(t, b);
             ps__mat inv = inverse_of(t, side, b);
-            ps__mat diagonal = {inv.buf, inv.off, nb + 1}; /* a 1 x bs view of inv's diagonal */
             PS__TRY(ops->convert(be, PS__FLOAT, PS__DOUBLE, bs, bs, 1.0, ps__mat_at(lu, s0, s0),
                                  widened, flag));
-            PS__TRY(ops->fill(be, PS__DOUBLE, bs, bs, &zero, inv));
-            PS__TRY(ops->fill(be, PS__DOUBLE, 1, bs, &one, diagonal));
+            PS__TRY(ps__fill_identity(s->ctx, PS__DOUBLE, bs, inv));
             /* inv = T_bb^-1 I; trsm reads T_bb's triangle (and not a unit diagonal) only */
             PS__TRY(ops->trsm(be, PS__DOUBLE, PS__LEFT, uplo, PS__NOTRANS, diag, bs, bs, &one,
                               widened, inv));

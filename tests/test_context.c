@@ -146,6 +146,21 @@ static void test_unavailable_backends(void) {
     unsetenv("PORTSOLVE_BACKEND");
 }
 
+/* An environment variable's value, kept so that a check can set it and give it back (a run may
+ * set it for the other tests). */
+static char *keep_env(const char *name) {
+    const char *was = getenv(name);
+    return was ? strdup(was) : NULL;
+}
+
+static void restore_env(const char *name, char *kept) {
+    if (kept)
+        setenv(name, kept, 1);
+    else
+        unsetenv(name);
+    free(kept);
+}
+
 static void test_env_tuning(void) {
     ps_context *ctx = NULL;
     ps_context_options o = ps_context_options_default();
@@ -179,8 +194,7 @@ static void test_env_tuning(void) {
                                     {PS__LU_PANEL_HOST, PS__LU_PANEL_DEVICE},
                                     {PS__LAYOUT_TRANSPOSED, PS__LAYOUT_ROWS}};
     for (int i = 0; i < 3; i++) {
-        const char *was = getenv(knobs[i][0]); /* a run may set it for the other tests */
-        char *kept = was ? strdup(was) : NULL;
+        char *kept = keep_env(knobs[i][0]);
         setenv(knobs[i][0], knobs[i][1], 1);
         CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
         CHECK(strstr(ps_last_create_error(), knobs[i][0]), "%s", ps_last_create_error());
@@ -195,18 +209,13 @@ static void test_env_tuning(void) {
             CHECK(got == want, "%s=%s gave %d, want %d", knobs[i][0], knobs[i][g], got, want);
             ps_context_destroy(ctx);
         }
-        if (kept)
-            setenv(knobs[i][0], kept, 1);
-        else
-            unsetenv(knobs[i][0]);
-        free(kept);
+        restore_env(knobs[i][0], kept);
     }
 
     /* GMRES-IR's blocked solves: unset is the backend's choice (-1), 0 none, else the order;
      * anything else is refused naming the variable */
     {
-        const char *was = getenv("PORTSOLVE_IR_TRSV_BLOCK");
-        char *kept = was ? strdup(was) : NULL;
+        char *kept = keep_env("PORTSOLVE_IR_TRSV_BLOCK");
         static const char *const bad[] = {"-1", "blocks", "12x", "70000"};
         for (int i = 0; i < 4; i++) {
             setenv("PORTSOLVE_IR_TRSV_BLOCK", bad[i], 1);
@@ -223,11 +232,7 @@ static void test_env_tuning(void) {
                   good[i], ctx ? ctx->ir_trsv_block : -2);
             ps_context_destroy(ctx);
         }
-        if (kept)
-            setenv("PORTSOLVE_IR_TRSV_BLOCK", kept, 1);
-        else
-            unsetenv("PORTSOLVE_IR_TRSV_BLOCK");
-        free(kept);
+        restore_env("PORTSOLVE_IR_TRSV_BLOCK", kept);
     }
 
     setenv("PORTSOLVE_DEVICE", "3", 1);
