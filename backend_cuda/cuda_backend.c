@@ -65,11 +65,11 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     st->sms = prop.multiProcessorCount;
     /* Tuning knobs of the split lanes (cuda_partition.c): PORTSOLVE_CUDA_PANEL_SMS, the SMs the
      * look-ahead lane gets to itself (0 never splits); PORTSOLVE_CUDA_SPLIT_BELOW, the columns
-     * left to factor below which LU splits. */
+     * left to factor below which LU splits (-1: unset, the measured default by precision). */
     PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_PANEL_SMS", 0, 4096, -1,
                                  &st->panel_sms_request));
-    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_SPLIT_BELOW", 0, 1 << 30,
-                                 PS_CUDA_SPLIT_BELOW, &st->split_below));
+    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_SPLIT_BELOW", 0, 1 << 30, -1,
+                                 &st->split_below));
     /* Lane 0 is the context's stream; lane 1 carries the LU look-ahead's panels, at the
      * highest priority, so its small kernels get SMs as soon as the big GEMM frees some. */
     st->lane[0] = st->stream;
@@ -102,6 +102,13 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
                                 "cuda: PORTSOLVE_CUDA_TRSV_ROWS=%d: 64 or 128 rows per block row, "
                                 "or 0 for none",
                                 st->trsv_rows);
+    /* gemv_mixed's column slices (thread-block clusters, Hopper on); PORTSOLVE_CUDA_GEMV_MIXED_
+     * SLICES, a tuning knob, lowers the most (1: whole columns a block, as without clusters) */
+    int slices = 1;
+    PS_CUDA_TRY(be, ps_cuda_gemv_mixed_init(st->device, &slices), "gemv_mixed clusters");
+    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_GEMV_MIXED_SLICES", 1,
+                                 PS_CUDA_GEMV_MIXED_MAX_SLICES, slices, &st->gemv_mixed_slices));
+    if (st->gemv_mixed_slices > slices) st->gemv_mixed_slices = slices;
     /* The whole-GPU LU leaf needs cooperative launch; without it the one-block kernel runs.
      * PORTSOLVE_CUDA_PANEL_ROWS (a tuning knob) sets the rows per block its grid is sized for. */
     int coop = 0;

@@ -5,20 +5,32 @@
 // widened, twice the bytes.
 //
 // A block is a tile of rows, four a lane (one 16-byte load per column, so a warp reads 512
-// contiguous bytes of a column) where the columns are aligned and the rows many, else one a lane
-// (a 128-byte segment); its warps split the columns (warp w takes w, w + W, ...), eight loads in
-// flight per lane, and their partial sums meet in shared memory, added in warp order, so the
-// result does not depend on timing. The warps per block are chosen so that the grid fills the
-// device (about 64 warps per SM) whether the panel is tall (the first steps of a solve: 992 tiles
-// at n = 32768) or short (the last: a few tiles, 32 warps each).
+// contiguous bytes of a column) where the columns are aligned, else one a lane (a 128-byte
+// segment); its warps split the columns (warp w takes w, w + W, ...), eight loads in flight per
+// lane, and their partial sums meet in shared memory, added in warp order, so the result does not
+// depend on timing. Two ways to fill the device:
+// - Slices (Hopper's thread-block clusters): the tile's columns are cut into up to eight slices,
+//   a block each, one cluster per tile; the slices' sums meet in the first block's through
+//   distributed shared memory, added in slice order. Tiles times slices is chosen to be about
+//   one wave of resident blocks: session 42's trace (H200, n = 32768, blocks of 2048) put this
+//   product at 3.2 TB/s, its calls running in 1.5-2 waves of whole-column tiles (160 tiles of
+//   128 rows on 132 SMs take two waves for 61% of the work).
+// - Without clusters: whole columns a block, the warps per block chosen so that the grid fills
+//   the device (about 64 warps per SM) whether the panel is tall or short.
+#include <cooperative_groups.h>
 #include <cstdint>
 
 #include "cuda_device.cuh"
 #include "cuda_internal.h"
 
+namespace cg = cooperative_groups;
+
 namespace {
 
 constexpr int kUnroll = 8;
+constexpr int kSliceWarps = 8;     // warps of a block when the columns are sliced
+constexpr int kBlocksPerSm = 4;    // of kSliceWarps each, at 64 registers a thread
+constexpr int kMinSliceCols = 256; // a warp's share of a slice at least 32 columns
 
 // Vec consecutive rows of column col from row0 on, as floats: one 16-byte load where the tile is
 // whole (the caller guarantees the alignment), else one guarded load a row.
@@ -36,21 +48,28 @@ __device__ __forceinline__ void load_rows(const float *__restrict__ col, int row
     for (int r = 0; r < Vec; r++) out[r] = row0 + r < m ? __ldg(col + row0 + r) : 0.f;
 }
 
-// A block: a tile of 32 Vec rows (a lane Vec consecutive rows) and all k columns, split among its
-// warps (warp w takes columns w, w + Warps, ...).
-template <int Warps, int Vec>
-__global__ void __launch_bounds__(Warps * 32)
-    gemv_mixed_kernel(int m, int k, double alpha, const float *__restrict__ a, size_t lda,
-                      const double *__restrict__ x, size_t incx, double *__restrict__ y,
+// A block: a tile of 32 Vec rows (a lane Vec consecutive rows) and the columns of its slice, split
+// among its warps (warp w takes the slice's columns w, w + Warps, ...). Sliced: the grid is
+// `slices` blocks a tile, launched as clusters of `slices` (block b is slice b % slices of tile
+// b / slices, its cluster rank).
+template <int Warps, int Vec, bool Sliced>
+__global__ void __launch_bounds__(Warps * 32, Sliced ? kBlocksPerSm : 1)
+    gemv_mixed_kernel(int m, int k, int slices, double alpha, const float *__restrict__ a,
+                      size_t lda, const double *__restrict__ x, size_t incx, double *__restrict__ y,
                       size_t incy) {
     __shared__ double part[Warps][32 * Vec];
+    __shared__ double slice_sum[Sliced ? 32 * Vec : 1];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int row0 = (blockIdx.x * 32 + lane) * Vec;
+    const int tile = Sliced ? blockIdx.x / slices : blockIdx.x;
+    const int slice = Sliced ? blockIdx.x % slices : 0;
+    const int per_slice = (k + slices - 1) / slices, c0 = slice * per_slice;
+    const int c1 = min(k, c0 + per_slice);
+    const int row0 = (tile * 32 + lane) * Vec;
     double acc[Vec];
 #pragma unroll
     for (int r = 0; r < Vec; r++) acc[r] = 0;
-    int j = warp;
-    for (; j + (kUnroll - 1) * Warps < k; j += kUnroll * Warps) {
+    int j = c0 + warp;
+    for (; j + (kUnroll - 1) * Warps < c1; j += kUnroll * Warps) {
         float v[kUnroll][Vec];
         double xv[kUnroll];
 #pragma unroll
@@ -63,7 +82,7 @@ __global__ void __launch_bounds__(Warps * 32)
 #pragma unroll
             for (int r = 0; r < Vec; r++) acc[r] = fma((double)v[u][r], xv[u], acc[r]);
     }
-    for (; j < k; j += Warps) {
+    for (; j < c1; j += Warps) {
         float v[Vec];
         load_rows<Vec>(a + (size_t)j * lda, row0, m, v);
         double xj = __ldg(x + (size_t)j * incx);
@@ -74,13 +93,36 @@ __global__ void __launch_bounds__(Warps * 32)
     for (int r = 0; r < Vec; r++) part[warp][lane * Vec + r] = acc[r];
     __syncthreads();
     // the tile's rows, a thread each, summed over the warps in order
-    for (int t = threadIdx.x; t < 32 * Vec; t += Warps * 32) {
-        int row = blockIdx.x * 32 * Vec + t;
-        if (row >= m) break;
-        double sum = 0;
+    const int tile_row0 = tile * 32 * Vec;
+    if constexpr (!Sliced) {
+        for (int t = threadIdx.x; t < 32 * Vec; t += Warps * 32) {
+            int row = tile_row0 + t;
+            if (row >= m) break;
+            double sum = 0;
 #pragma unroll
-        for (int w = 0; w < Warps; w++) sum += part[w][t];
-        y[(size_t)row * incy] += alpha * sum;
+            for (int w = 0; w < Warps; w++) sum += part[w][t];
+            y[(size_t)row * incy] += alpha * sum;
+        }
+    } else {
+#if __CUDA_ARCH__ >= 900
+        for (int t = threadIdx.x; t < 32 * Vec; t += Warps * 32) {
+            double sum = 0;
+#pragma unroll
+            for (int w = 0; w < Warps; w++) sum += part[w][t];
+            slice_sum[t] = sum;
+        }
+        cg::cluster_group cluster = cg::this_cluster();
+        cluster.sync(); // every slice's sums are in its block's shared memory
+        if (cluster.block_rank() == 0)
+            for (int t = threadIdx.x; t < 32 * Vec; t += Warps * 32) {
+                int row = tile_row0 + t;
+                if (row >= m) break;
+                double sum = 0;
+                for (int q = 0; q < slices; q++) sum += cluster.map_shared_rank(slice_sum, q)[t];
+                y[(size_t)row * incy] += alpha * sum;
+            }
+        cluster.sync(); // no block leaves while the first still reads its shared memory
+#endif
     }
 }
 
@@ -88,8 +130,8 @@ template <int Warps, int Vec>
 cudaError_t launch(cudaStream_t s, int m, int k, double alpha, const float *a, int lda,
                    const double *x, int incx, double *y, int incy) {
     int tiles = (m + 32 * Vec - 1) / (32 * Vec);
-    gemv_mixed_kernel<Warps, Vec><<<tiles, Warps * 32, 0, s>>>(m, k, alpha, a, (size_t)lda, x,
-                                                               (size_t)incx, y, (size_t)incy);
+    gemv_mixed_kernel<Warps, Vec, false><<<tiles, Warps * 32, 0, s>>>(
+        m, k, 1, alpha, a, (size_t)lda, x, (size_t)incx, y, (size_t)incy);
     return cudaGetLastError();
 }
 
@@ -103,15 +145,67 @@ cudaError_t launch_filled(cudaStream_t s, int sms, int m, int k, double alpha, c
     return launch<32, Vec>(s, m, k, alpha, a, lda, x, incx, y, incy);
 }
 
+template <int Vec>
+cudaError_t launch_sliced(cudaStream_t s, int tiles, int slices, int m, int k, double alpha,
+                          const float *a, int lda, const double *x, int incx, double *y, int incy) {
+    cudaLaunchConfig_t config = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)slices;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.gridDim = dim3((unsigned)(tiles * slices));
+    config.blockDim = dim3(kSliceWarps * 32);
+    config.stream = s;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    size_t ldas = (size_t)lda, incxs = (size_t)incx, incys = (size_t)incy;
+    return cudaLaunchKernelEx(&config, gemv_mixed_kernel<kSliceWarps, Vec, true>, m, k, slices,
+                              alpha, a, ldas, x, incxs, y, incys);
+}
+
 } // namespace
 
-extern "C" cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int m, int k,
-                                                 double alpha, const float *a, int lda,
+extern "C" cudaError_t ps_cuda_gemv_mixed_init(int device, int *max_slices) {
+    *max_slices = 1;
+    int can = 0, major = 0;
+    cudaError_t err = cudaDeviceGetAttribute(&can, cudaDevAttrClusterLaunch, device);
+    if (!err) err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    if (err || !can || major < 9) return err;
+    const void *kernels[] = {(const void *)gemv_mixed_kernel<kSliceWarps, 1, true>,
+                             (const void *)gemv_mixed_kernel<kSliceWarps, 4, true>};
+    for (const void *kernel : kernels) { // built for this device, not an older one?
+        cudaFuncAttributes fa;
+        err = cudaFuncGetAttributes(&fa, kernel);
+        if (err) return err;
+        if (fa.binaryVersion < 90 && fa.ptxVersion < 90) return cudaSuccess;
+    }
+    *max_slices = PS_CUDA_GEMV_MIXED_MAX_SLICES; // eight blocks: a portable cluster
+    return cudaSuccess;
+}
+
+extern "C" cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int max_slices, int m,
+                                                 int k, double alpha, const float *a, int lda,
                                                  const double *x, int incx, double *y, int incy) {
     if (m <= 0 || k <= 0) return cudaSuccess;
+    int aligned = ((uintptr_t)a & 15) == 0 && lda % 4 == 0;
+    int most = k / kMinSliceCols; // slices of at least 32 columns a warp
+    if (most > max_slices) most = max_slices;
+    if (most >= 2) {
+        // about one wave of resident blocks: tiles of 128 rows where they reach an eighth of it
+        // with the most slices, else of 32
+        const int wave = kBlocksPerSm * sms;
+        const int vec = aligned && (m + 127) / 128 * most >= wave ? 4 : 1;
+        const int tiles = (m + 32 * vec - 1) / (32 * vec);
+        int slices = wave / tiles;
+        if (slices > most) slices = most;
+        if (slices >= 2)
+            return vec == 4
+                       ? launch_sliced<4>(s, tiles, slices, m, k, alpha, a, lda, x, incx, y, incy)
+                       : launch_sliced<1>(s, tiles, slices, m, k, alpha, a, lda, x, incx, y, incy);
+    }
     /* four rows a lane (one 16-byte load a column) where the columns are 16-byte aligned and
      * there are rows enough for half the device's warps in tiles of 128 rows; else a row a lane */
-    int aligned = ((uintptr_t)a & 15) == 0 && lda % 4 == 0;
     if (aligned && (m + 127) / 128 * 32 * 2 >= 64 * sms)
         return launch_filled<4>(s, sms, m, k, alpha, a, lda, x, incx, y, incy);
     return launch_filled<1>(s, sms, m, k, alpha, a, lda, x, incx, y, incy);

@@ -103,7 +103,7 @@ typedef struct ps_cuda_state {
     int split;               /* between lanes_split and lanes_join, on the partition */
     int panel_sms_request;   /* PORTSOLVE_CUDA_PANEL_SMS; -1: unset (the measured default) */
     int partition_failed;    /* green contexts failed once: the default no longer splits */
-    int split_below;         /* LU splits with fewer columns than this left to factor */
+    int split_below;         /* LU splits with fewer columns than this left; -1: unset */
     void *scratch;           /* 64 device bytes for small results */
     int *potrf_arrivals;     /* potrf_tall's block counter; zero between launches */
     int potrf_max_blocks;    /* potrf_tall's co-resident blocks (its grid's cap) */
@@ -135,6 +135,7 @@ typedef struct ps_cuda_state {
     unsigned *gemv_tickets[2]; /* per lane: its tickets, one per row tile, zero between launches */
     unsigned *trsv_sync[2];    /* per lane: trsv_mixed's ticket and count, zero between launches */
     int trsv_rows;             /* trsv_mixed's rows per block row (PORTSOLVE_CUDA_TRSV_ROWS) */
+    int gemv_mixed_slices;     /* gemv_mixed's most column slices a row tile (knob; 1: none) */
     int gemv_max_rows;         /* the longest columns the short-column gemv takes (knob) */
     int gemv_held_max_rows;    /* the same on the held matrix */
     void *fetch_host[PS__FETCH_SLOTS]; /* pinned and mapped, PS_CUDA_FETCH_BYTES each */
@@ -178,11 +179,12 @@ static inline int ps_cuda_wz_coop_rows(const ps_cuda_state *st) {
     return st->split ? PS_CUDA_WZ_COOP_ROWS_SPLIT : PS_CUDA_WZ_COOP_ROWS;
 }
 
-/* LU and WZ split their lanes for the last this many columns (cuda_partition.c says why). */
+/* LU and WZ split their lanes for the last this many columns by default (cuda_partition.c says
+ * why; FP16X3's float LU from the start). */
 #define PS_CUDA_SPLIT_BELOW 24576
 /* Splitting and joining the lanes (the lanes_split and lanes_join entries), and the partition's
  * release (cuda_partition.c). */
-ps_status ps_cuda_lanes_split(ps__backend *be, ps__algo algo, int n, int *split);
+ps_status ps_cuda_lanes_split(ps__backend *be, ps__algo algo, ps__dtype dt, int n, int *split);
 ps_status ps_cuda_lanes_join(ps__backend *be);
 void ps_cuda_partition_release(ps_cuda_state *st);
 
@@ -224,10 +226,14 @@ cudaError_t ps_cuda_launch_trsv_mixed(cudaStream_t s, int rows_per_block, int up
                                       int n, const float *a, int lda, double *x, int incx,
                                       unsigned *sync);
 /* y += alpha A x, A float (m x k), x and y double, in double (the vtable's gemv_mixed,
- * cuda_gemv_mixed.cu); sms: the multiprocessors the launch may fill. */
-cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int m, int k, double alpha,
-                                      const float *a, int lda, const double *x, int incx, double *y,
-                                      int incy);
+ * cuda_gemv_mixed.cu); sms: the multiprocessors the launch may fill; max_slices: the most blocks
+ * (a thread-block cluster) a row tile's columns may be cut among, 1 for whole columns a block.
+ * The init gives the device's most: PS_CUDA_GEMV_MIXED_MAX_SLICES where clusters run, else 1. */
+#define PS_CUDA_GEMV_MIXED_MAX_SLICES 8
+cudaError_t ps_cuda_gemv_mixed_init(int device, int *max_slices);
+cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int max_slices, int m, int k,
+                                      double alpha, const float *a, int lda, const double *x,
+                                      int incx, double *y, int incy);
 /* dst(i, j) = src(perm[i], j): a row permutation by gathering (the vtable's permute_rows). */
 cudaError_t ps_cuda_launch_permute_rows(cudaStream_t s, int dbl, int rows, int cols,
                                         const int *perm, const void *src, int lds, void *dst,

@@ -81,8 +81,9 @@ ps_status ps_cuda_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__ma
     if (m <= 0 || k <= 0) return PS_SUCCESS;
     PS_CUDA_TRY(be,
                 ps_cuda_launch_gemv_mixed(
-                    st->cur_stream, ps_cuda_lane_sms(st), m, k, alpha, (const float *)a.buf + a.off,
-                    a.ld, (const double *)x.buf + x.off, x.inc, (double *)y.buf + y.off, y.inc),
+                    st->cur_stream, ps_cuda_lane_sms(st), st->gemv_mixed_slices, m, k, alpha,
+                    (const float *)a.buf + a.off, a.ld, (const double *)x.buf + x.off, x.inc,
+                    (double *)y.buf + y.off, y.inc),
                 "gemv_mixed kernel");
     return PS_SUCCESS;
 }

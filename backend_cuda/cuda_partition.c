@@ -14,6 +14,7 @@
 #include "cuda_internal.h"
 
 #include <cuda.h>
+#include <limits.h>
 
 typedef CUresult (*get_resource_fn)(CUdevice, CUdevResource *, CUdevResourceType);
 typedef CUresult (*split_fn)(CUdevResource *, unsigned *, const CUdevResource *, CUdevResource *,
@@ -146,6 +147,14 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
  *   columns are left gave 1.02 / 1.02 / 0.99, and at 16384 splitting only below 8192 0.90.
  * So: split for the last PS_CUDA_SPLIT_BELOW = 24576 columns (PORTSOLVE_CUDA_SPLIT_BELOW
  * overrides), a quarter of the SMs.
+ * The float LU of FP16X3 (refinement's factorization; session 43, H200, ps_dsgesv at cond 1e2)
+ * has trailing GEMMs about twice as fast, so the panel's lane is the longer chain from the
+ * start: unsplit, the cooperative leaf waited for each GEMM to drain and ran alone after it
+ * (about 4 of every 11 ms at n = 32768). Split from the start with 32 / 48 / 56 / 64 SMs it took
+ * 0.347 / 0.328 / 0.334 / 0.335 s at 32768 against 0.357 (RBT's windowed LU 0.328 with 48 against
+ * 0.334; 0.116 / 0.105 with 48 / 64 at 16384 against 0.117, RBT flat). So FP16X3 splits from
+ * the first column with three eighths of the SMs. TF32X3's GEMMs are slower and it lost there
+ * (0.514 s with 48 against 0.471), so it, plain float and double keep the rule above.
  * GJ inversion (session 21): its update is the whole matrix at every step, so it splits from the
  * start or not at all, by its order: at n = 16384 shared 0.266 s, lane 1 on 8 / 16 / 24 / 32 /
  * 48 SMs 0.296 / 0.252 / 0.259 / 0.268 / 0.30 s (0.243 / 0.247 on 12-16 / 20-24 SMs with the
@@ -160,12 +169,15 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
  * 0.0471 / 0.1359), so it splits as LU does.
  * PORTSOLVE_CUDA_PANEL_SMS overrides the SM count for LU, WZ and GJ.
  */
-static int panel_sms_for(const ps_cuda_state *st, ps__algo algo, int n) {
+static int panel_sms_for(const ps_cuda_state *st, ps__algo algo, ps__dtype dt, int n) {
     int lu_like = algo == PS__ALGO_LU || algo == PS__ALGO_WZ;
-    if ((!lu_like && algo != PS__ALGO_GJ) || n > st->split_below) return 0;
+    int fast_lu = algo == PS__ALGO_LU && dt == PS__FLOAT && st->float_compute == PS__COMPUTE_FP16X3;
+    int below = st->split_below >= 0 ? st->split_below : fast_lu ? INT_MAX : PS_CUDA_SPLIT_BELOW;
+    if ((!lu_like && algo != PS__ALGO_GJ) || n > below) return 0;
     if (st->partition_failed && st->panel_sms_request < 0) return 0;
     if (st->panel_sms_request >= 0) return st->panel_sms_request;
-    int share = st->sms / (lu_like ? 4 : 8) / 8 * 8; /* 132 SMs: 32 (LU, WZ), 16 (GJ) */
+    /* 132 SMs: 32 (LU, WZ), 48 (FP16X3's LU), 16 (GJ) */
+    int share = (fast_lu ? st->sms * 3 / 8 : st->sms / (lu_like ? 4 : 8)) / 8 * 8;
     return share >= 8 ? share : 0;
 }
 
@@ -191,9 +203,9 @@ static ps_status move_lanes(ps__backend *be, ps_cuda_state *st, int split) {
     return failed;
 }
 
-ps_status ps_cuda_lanes_split(ps__backend *be, ps__algo algo, int n, int *split) {
+ps_status ps_cuda_lanes_split(ps__backend *be, ps__algo algo, ps__dtype dt, int n, int *split) {
     ps_cuda_state *st = ps_cuda(be);
-    int sms = panel_sms_for(st, algo, n);
+    int sms = panel_sms_for(st, algo, dt, n);
     int want = sms > 0 && sms < st->sms;
     *split = st->split;
     if (want == st->split) return PS_SUCCESS;

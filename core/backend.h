@@ -501,14 +501,15 @@ struct ps__backend_ops {
     /* Between lanes_split and lanes_join, a backend may run lane 0 and lane 1 on disjoint sets
      * of compute units (CUDA: green contexts), so that lane 1's latency-bound panel kernels
      * start at once instead of waiting for the blocks of lane 0's big update to drain. The
-     * backend decides from the algorithm and n (the columns left to factor; for GJ, whose
-     * every step updates the whole matrix, the matrix order), whether to split
+     * backend decides from the algorithm, its precision dt (and the backend's own state, such
+     * as how float gemm computes) and n (the columns left to factor; for GJ, whose every step
+     * updates the whole matrix, the matrix order), whether to split
      * and how; *split says whether the lanes are split now. It may be called again as n
      * shrinks, and may then split, or join what it split. Ordering is kept: after a change
      * each lane follows everything queued on either lane (and on the context's queue) before
      * it; after lanes_join the context's queue follows everything either lane did. A
      * lanes_split must be matched by a lanes_join, also after a failure. */
-    ps_status (*lanes_split)(ps__backend *be, ps__algo algo, int n, int *split);
+    ps_status (*lanes_split)(ps__backend *be, ps__algo algo, ps__dtype dt, int n, int *split);
     ps_status (*lanes_join)(ps__backend *be);
     /* ---- Host memory for blocks that travel every step (the host panels of core/lu_hybrid.c);
      * appended, so older modules get the defaults (malloc and free). ---- */

@@ -239,8 +239,9 @@ static ps_status default_lane_wait(ps__backend *be, int waiter, int signaller) {
     return PS_SUCCESS;
 }
 
-static ps_status default_lanes_split(ps__backend *be, ps__algo algo, int n, int *split) {
-    (void)be, (void)algo, (void)n;
+static ps_status default_lanes_split(ps__backend *be, ps__algo algo, ps__dtype dt, int n,
+                                     int *split) {
+    (void)be, (void)algo, (void)dt, (void)n;
     *split = 0;
     return PS_SUCCESS;
 }

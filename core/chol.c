@@ -161,7 +161,7 @@ ps_status ps__potrf(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__mat
     if (nb > 0 && nb < n) {
         chol_args c = {ctx, dt, uplo, n, leaf, a, info};
         ps__lookahead_steps steps = {
-            .arg = &c, .panel = step_panel, .update = step_update, .algo = PS__ALGO_CHOL};
+            .arg = &c, .panel = step_panel, .update = step_update, .algo = PS__ALGO_CHOL, .dt = dt};
         return ps__lookahead(ctx, n, n, nb, &steps);
     }
     return potrf_rec(ctx, dt, uplo, n, a, 0, info, leaf);

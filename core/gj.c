@@ -401,7 +401,7 @@ static ps_status gjinv_lookahead(ps_context *ctx, ps__dtype dt, int n, ps__tview
     ps__backend *be = &ctx->be;
     if (where != PS__GJ_DEVICE) return lookahead_steps(ctx, dt, n, a, nb, where, ipiv, info, ws);
     int split = 0;
-    ps_status st = be->ops->lanes_split(be, PS__ALGO_GJ, n, &split);
+    ps_status st = be->ops->lanes_split(be, PS__ALGO_GJ, dt, n, &split);
     if (!st) st = lookahead_steps(ctx, dt, n, a, nb, where, ipiv, info, ws);
     return ps__lanes_join_after(be, st);
 }

@@ -6,13 +6,13 @@ static ps_status run_steps(ps_context *ctx, int k, int n, int nb,
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
     int split = 0;
-    PS__TRY(ops->lanes_split(be, steps->algo, k, &split));
+    PS__TRY(ops->lanes_split(be, steps->algo, steps->dt, k, &split));
     PS__TRY(steps->panel(steps->arg, 0, k < nb ? k : nb));
     for (int j = 0; j < k; j += nb) {
         int jb = k - j < nb ? k - j : nb, next = j + jb;
         int nb2 = next < k ? (k - next < nb ? k - next : nb) : 0; /* the next panel's width */
         int rest0 = next + nb2;
-        if (j > 0) PS__TRY(ops->lanes_split(be, steps->algo, k - j, &split));
+        if (j > 0) PS__TRY(ops->lanes_split(be, steps->algo, steps->dt, k - j, &split));
         PS__TRY(ops->lane_wait(be, 0, 1));
         if (steps->finish) PS__TRY(steps->finish(steps->arg, j, jb));
         /* On split lanes lane 0 has most of the device, so it also updates the next block

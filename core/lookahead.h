@@ -18,7 +18,8 @@ typedef struct ps__lookahead_steps {
     ps_status (*left)(void *arg, int j, int jb);
     /* Applies panel j (jb wide) to the trailing columns [c0, c1). */
     ps_status (*update)(void *arg, int j, int jb, int c0, int c1);
-    ps__algo algo; /* which factorization: the backend's lanes_split decides from it */
+    ps__algo algo; /* which factorization, and in which precision: the backend's lanes_split */
+    ps__dtype dt;  /* decides from them */
 } ps__lookahead_steps;
 
 /*

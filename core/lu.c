@@ -238,7 +238,8 @@ static ps_status run_blocked(factor_args *f, int k, int n, int nb) {
                                      .finish = step_finish,
                                      .left = step_left,
                                      .update = step_update,
-                                     .algo = f->kind->algo};
+                                     .algo = f->kind->algo,
+                                     .dt = f->dt};
         return ps__lookahead(f->ctx, k, n, nb, &steps);
     }
     for (int j = 0; j < k; j += nb) {

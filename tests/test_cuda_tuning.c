@@ -136,14 +136,15 @@ int main(int argc, char **argv) {
     unsetenv("PORTSOLVE_WZ_PANEL_WIDTH");
     unsetenv("PORTSOLVE_CUDA_PANEL_ROWS");
 
-    /* The split lanes (cuda_partition.c): LU on shared lanes, on the smallest partition, and
-     * switching to split lanes part way (700 columns: the third block step has 188 left). */
-    static const char *const bad_knobs[][2] = {{"PORTSOLVE_CUDA_PANEL_SMS", "-1"},
-                                               {"PORTSOLVE_CUDA_PANEL_SMS", "8x"},
-                                               {"PORTSOLVE_CUDA_PANEL_SMS", "5000"},
-                                               {"PORTSOLVE_CUDA_SPLIT_BELOW", ""},
-                                               {"PORTSOLVE_CUDA_SPLIT_BELOW", "-3"}};
-    for (int i = 0; i < 5; i++) {
+    /* The split lanes (cuda_partition.c): their knobs' bad values (and gemv_mixed's slices'),
+     * LU on shared lanes, on the smallest partition, and switching to split lanes part way (700
+     * columns: the third block step has 188 left). */
+    static const char *const bad_knobs[][2] = {
+        {"PORTSOLVE_CUDA_PANEL_SMS", "-1"},       {"PORTSOLVE_CUDA_PANEL_SMS", "8x"},
+        {"PORTSOLVE_CUDA_PANEL_SMS", "5000"},     {"PORTSOLVE_CUDA_SPLIT_BELOW", ""},
+        {"PORTSOLVE_CUDA_SPLIT_BELOW", "-3"},     {"PORTSOLVE_CUDA_GEMV_MIXED_SLICES", "0"},
+        {"PORTSOLVE_CUDA_GEMV_MIXED_SLICES", "9"}};
+    for (size_t i = 0; i < sizeof bad_knobs / sizeof bad_knobs[0]; i++) {
         setenv(bad_knobs[i][0], bad_knobs[i][1], 1);
         ps_context_options o = ps_context_options_default();
         o.backend = PS_BACKEND_CUDA;
