@@ -26,53 +26,6 @@ static int order_of(const ps__trsv_blocked *t, int b) {
     return rest < t->nb ? rest : t->nb;
 }
 
-/* Diagonal blocks up to this order are inverted by a trsm on the identity; larger ones by halves.
- */
-#define TRIANGLE_LEAF 256
-
-/*
- * inv = T^-1 for the order-m triangle of t (uplo, diag; t's other triangle is not read), into inv,
- * whose opposite triangle comes out exactly zero (the solves multiply by the whole square).
- * A trsm on the identity costs m^3 flops, three times what the inverse needs: it solves for the
- * zeros too. By halves (LAPACK dtrti2's block form, out of place), the lower case
- *   [T11 0; T21 T22]^-1 = [X11 0; X21 X22], X21 = -X22 T21 X11,
- * is two inverses of half the order and two trmm; the upper one mirrors it (X12 = -X11 T12 X22).
- * At n = 32768 with blocks of 2048 the trsm on the identity took about 27 ms of a GMRES-IR solve
- * (session 42's trace, H200).
- */
-static ps_status invert_triangle(ps_context *ctx, ps__uplo uplo, ps__diag diag, int m, ps__mat t,
-                                 ps__mat inv) {
-    ps__backend *be = &ctx->be;
-    const ps__backend_ops *ops = be->ops;
-    ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0), minus_one = ps__scalar_of(PS__DOUBLE, -1.0);
-    if (m <= TRIANGLE_LEAF) {
-        PS__TRY(ps__fill_identity(ctx, PS__DOUBLE, m, inv));
-        /* trsm reads T's triangle (and not a unit diagonal) only */
-        return ops->trsm(be, PS__DOUBLE, PS__LEFT, uplo, PS__NOTRANS, diag, m, m, &one, t, inv);
-    }
-    int m1 = m / 2, m2 = m - m1;
-    ps__mat x11 = inv, x22 = ps__mat_at(inv, m1, m1);
-    PS__TRY(invert_triangle(ctx, uplo, diag, m1, t, x11));
-    PS__TRY(invert_triangle(ctx, uplo, diag, m2, ps__mat_at(t, m1, m1), x22));
-    ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0);
-    if (uplo == PS__LOWER) {
-        ps__mat x21 = ps__mat_at(inv, m1, 0);
-        PS__TRY(ops->fill(be, PS__DOUBLE, m1, m2, &zero, ps__mat_at(inv, 0, m1)));
-        PS__TRY(ops->copy2d(be, PS__DOUBLE, m2, m1, ps__mat_at(t, m1, 0), x21));
-        PS__TRY(ops->trmm(be, PS__DOUBLE, PS__RIGHT, PS__LOWER, PS__NOTRANS, PS__NONUNIT, m2, m1,
-                          &one, x11, x21));
-        return ops->trmm(be, PS__DOUBLE, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__NONUNIT, m2, m1,
-                         &minus_one, x22, x21);
-    }
-    ps__mat x12 = ps__mat_at(inv, 0, m1);
-    PS__TRY(ops->fill(be, PS__DOUBLE, m2, m1, &zero, ps__mat_at(inv, m1, 0)));
-    PS__TRY(ops->copy2d(be, PS__DOUBLE, m1, m2, ps__mat_at(t, 0, m1), x12));
-    PS__TRY(ops->trmm(be, PS__DOUBLE, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, m1, m2, &one,
-                      x11, x12));
-    return ops->trmm(be, PS__DOUBLE, PS__RIGHT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, m1, m2,
-                     &minus_one, x22, x12);
-}
-
 ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void *flag,
                                 ps__trsv_blocked *t) {
     ps__backend *be = &s->ctx->be;
@@ -86,6 +39,7 @@ ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void 
                             .blocks = blocks,
                             .inv = {{buf, 0, nb}, {buf, (size_t)blocks * slot, nb}}};
     ps__mat widened = {buf, 2 * (size_t)blocks * slot, nb}; /* a diagonal block in double */
+    ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0);
     for (int side = 0; side < 2; side++) {
         ps__uplo uplo = side ? PS__UPPER : PS__LOWER;
         ps__diag diag = side ? PS__NONUNIT : PS__UNIT;
@@ -94,7 +48,14 @@ ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void 
             ps__mat inv = inverse_of(t, side, b);
             PS__TRY(ops->convert(be, PS__FLOAT, PS__DOUBLE, bs, bs, 1.0, ps__mat_at(lu, s0, s0),
                                  widened, flag));
-            PS__TRY(invert_triangle(s->ctx, uplo, diag, bs, widened, inv));
+            PS__TRY(ps__fill_identity(s->ctx, PS__DOUBLE, bs, inv));
+            /* inv = T_bb^-1 I; trsm reads T_bb's triangle (and not a unit diagonal) only. The
+             * inverse by halves (dtrti2's block form, X21 = -X22 T21 X11 by two trmm a level,
+             * a third of the flops) was slower on CUDA: at n = 32768 with blocks of 2048 its
+             * 1536 cuBLAS trmm kernels and 1024 small trsm took about 60 ms against this
+             * loop's 27 (session 43, H200). */
+            PS__TRY(ops->trsm(be, PS__DOUBLE, PS__LEFT, uplo, PS__NOTRANS, diag, bs, bs, &one,
+                              widened, inv));
         }
     }
     return PS_SUCCESS;

@@ -5,11 +5,10 @@
  * trsv_mixed solves block row after block row: a chain of n / 128 dependent steps, each a few
  * microseconds of waiting for the step before, which at n = 32768 takes about three times what
  * reading the factors takes. GMRES-IR applies the same factors some 60 times, so here the diagonal
- * blocks of order nb are inverted once, in double (the float entries widened, the inverse
- * by halves, down to a dtrsm on the identity), and each solve is then n / nb steps of two products
- * that spread over the whole device: x_b = T_bb^-1 x_b (dgemv), and the rest of x less the block
- * column times x_b (gemv_mixed, the float entries read once). The chain shrinks from n / 128 steps
- * to n / nb.
+ * blocks of order nb are inverted once, in double (the float entries widened, the inverse by
+ * dtrsm on the identity), and each solve is then n / nb steps of two products that spread over
+ * the whole device: x_b = T_bb^-1 x_b (dgemv), and the rest of x less the block column times x_b
+ * (gemv_mixed, the float entries read once). The chain shrinks from n / 128 steps to n / nb.
  *
  * The inverse's rounding, eps cond(T_bb) relative, sits far below the float factors' own error;
  * were a diagonal block's condition to near 1 / eps the preconditioner would degrade, and
