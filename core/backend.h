@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PS__BACKEND_ABI_VERSION  2
+#define PS__BACKEND_ABI_VERSION  3 /* 3: lanes_split takes the precision (session 43) */
 #define PS__BACKEND_ENTRY_SYMBOL "ps_backend_module_v1"
 
 /* Element types a backend buffer can hold. The first two equal ps_dtype. */
