@@ -16,7 +16,8 @@
  * 4. When classical refinement stalls (two steps in a row slower than 1/2, or one without
  *    progress: kappa(A) u_low is near 1), GMRES-IR: the same outer steps, but each correction
  *    equation A d = r solved by flexible GMRES in double, right-preconditioned by the
- *    low-precision LU factors applied in double, to a relative residual of 1e-6. GMRES needs
+ *    low-precision LU factors applied in double, to a relative residual of 1e-6
+ *    (PORTSOLVE_IR_GMRES_TOL, a tuning knob, sets another). GMRES needs
  *    the preconditioned operator's spectrum clustered, not its distance from I below 1, so it
  *    converges for condition numbers far past 1/u_low, where one LU solve per step does not.
  *    The outer test stays LAPACK's (GMRES's own 2-norm tolerance cannot express it: the test
@@ -264,16 +265,17 @@ static ps_status factors_in_double(refine *w) {
 
 /* GMRES-IR: outer steps x += d, r = b - A x as in classical refinement, but each column's
  * correction equation A d = r (columns that have not passed the test) solved by GMRES from
- * d = 0 to a relative residual PS__REFINE_GMRES_TOL, right-preconditioned by the low-precision
- * LU, with at most max_iter Arnoldi steps. GMRES never increases the residual of A d = r, so a
- * correction from an unconverged GMRES is still taken. Ends when the test passes, after
- * max_iter outer steps, or when an outer step stalls as a classical one would. */
+ * d = 0 to a relative residual PS__REFINE_GMRES_TOL (or the context's PORTSOLVE_IR_GMRES_TOL),
+ * right-preconditioned by the low-precision LU, with at most max_iter Arnoldi steps. GMRES never
+ * increases the residual of A d = r, so a correction from an unconverged GMRES is still taken. Ends
+ * when the test passes, after max_iter outer steps, or when an outer step stalls as a classical one
+ * would. */
 static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_result *res) {
     ps__precond pc = {precondition, w};
     ps_iter_options io = ps_iter_options_default();
     io.max_iter = o->max_iter > 0 ? o->max_iter : 1;
     io.restart = o->restart;
-    io.tol = PS__REFINE_GMRES_TOL;
+    io.tol = w->ctx->ir_gmres_tol > 0 ? w->ctx->ir_gmres_tol : PS__REFINE_GMRES_TOL;
     ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
     PS__TRY(factors_in_double(w));
     for (int outer = 0; outer < o->max_iter && !w->converged; outer++) {

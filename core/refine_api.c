@@ -138,6 +138,22 @@ ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size) {
         }
         ctx->ir_trsv_block = (int)nb;
     }
+    /* GMRES-IR's inner tolerance (tuning): unset, the default (core/refine.c) */
+    ctx->ir_gmres_tol = 0;
+    v = getenv("PORTSOLVE_IR_GMRES_TOL");
+    if (v && *v) {
+        char *end;
+        errno = 0;
+        double tol = strtod(v, &end);
+        if (errno || *end || !(tol >= 1e-14 && tol <= 0.1)) {
+            snprintf(msg, size,
+                     "PORTSOLVE_IR_GMRES_TOL='%s' is not a tolerance: give a number from 1e-14 to "
+                     "0.1",
+                     v);
+            return PS_ERR_INVALID_ARGUMENT;
+        }
+        ctx->ir_gmres_tol = tol;
+    }
     return PS_SUCCESS;
 }
 

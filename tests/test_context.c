@@ -2,8 +2,9 @@
  * Context creation and backend selection (core behaviour, no algorithm): PORTSOLVE_BACKEND
  * parsing, unknown values, unavailable backends with their reason, options over environment,
  * PORTSOLVE_LU_NB, PORTSOLVE_LU_BLOCK_ROW, PORTSOLVE_LU_PANEL, PORTSOLVE_LU_LAYOUT,
- * PORTSOLVE_IR_TRSV_BLOCK and PORTSOLVE_DEVICE checks, status strings, and the vtable completion
- * rules (missing required entries, ABI version, older tables receiving defaults).
+ * PORTSOLVE_IR_TRSV_BLOCK, PORTSOLVE_IR_GMRES_TOL and PORTSOLVE_DEVICE checks, status strings, and
+ * the vtable completion rules (missing required entries, ABI version, older tables receiving
+ * defaults).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
@@ -233,6 +234,28 @@ static void test_env_tuning(void) {
             ps_context_destroy(ctx);
         }
         restore_env("PORTSOLVE_IR_TRSV_BLOCK", kept);
+    }
+
+    /* GMRES-IR's inner tolerance: unset is the default (0), else a number in [1e-14, 0.1] */
+    {
+        char *kept = keep_env("PORTSOLVE_IR_GMRES_TOL");
+        static const char *const bad[] = {"0", "-1e-3", "tight", "1e-3x", "0.5", "1e-20"};
+        for (int i = 0; i < 6; i++) {
+            setenv("PORTSOLVE_IR_GMRES_TOL", bad[i], 1);
+            CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
+            CHECK(strstr(ps_last_create_error(), "PORTSOLVE_IR_GMRES_TOL"), "%s",
+                  ps_last_create_error());
+        }
+        static const char *const good[] = {"", "1e-2", "0.1"};
+        static const double want[] = {0, 1e-2, 0.1};
+        for (int i = 0; i < 3; i++) {
+            setenv("PORTSOLVE_IR_GMRES_TOL", good[i], 1);
+            CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
+            CHECK(ctx && ctx->ir_gmres_tol == want[i], "PORTSOLVE_IR_GMRES_TOL='%s' gave %g",
+                  good[i], ctx ? ctx->ir_gmres_tol : -2.0);
+            ps_context_destroy(ctx);
+        }
+        restore_env("PORTSOLVE_IR_GMRES_TOL", kept);
     }
 
     setenv("PORTSOLVE_DEVICE", "3", 1);

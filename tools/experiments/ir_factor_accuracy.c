@@ -11,6 +11,14 @@
  *   - with a fifth argument float-solves: classical refinement solving in float arithmetic
  *     (as ps_dsgesv's classical steps do) with a double LU rounded, a head of n/8 or n/16, and
  *     sgetrf.
+ *   - with a fifth argument float-operator (session 43): GMRES's inner products with A made
+ *     with A rounded to float (half the bytes of each Arnoldi step's product; the outer residual
+ *     stays A's in double), and with A's own, each at inner tolerances 1e-6, 1e-3 and 1e-2.
+ *     The factors are blocked_lu's in float, the trailing matrix rounded after every update to
+ *     BITS significant bits (a sixth argument; 24, float, by default): factors as poor as
+ *     n = 32768's at a small n, where sgetrf's are good enough for classical refinement. (Random
+ *     relative noise of up to 1e-4 on sgetrf's factors was not: n = 1024, cond 1e6 still took
+ *     5-7 classical steps.)
  * Not part of the build (a CPU experiment on LAPACKE, tmglib and OpenBLAS):
  *   gcc -O2 -o ir_factor_accuracy tools/experiments/ir_factor_accuracy.c \
  *       -llapacke -lopenblas -ltmglib -llapack -lm
@@ -27,6 +35,15 @@ static int n;
 static float *F;
 static int *piv;
 static double *A;
+static const double *Aop; /* the matrix of GMRES's inner products: A, or A rounded to float */
+static double inner_tol = 1e-6;
+static int trailing_bits = 24; /* blocked_lu's trailing matrix, once rounded: significant bits */
+static double to_bits(double v) {
+    if (trailing_bits >= 24 || v == 0 || !isfinite(v)) return (double)(float)v;
+    int e;
+    double f = frexp(v, &e);
+    return ldexp(rint(ldexp(f, trailing_bits)), e - trailing_bits);
+}
 static void precond(const double *v, double *z) { /* z = (P L U)^-1 v, float factors, in double */
     memcpy(z, v, sizeof(double) * n);
     for (int i = 0; i < n; i++) {
@@ -83,8 +100,8 @@ static int fgmres(const double *r, double *d, int m, double tol, int maxit) {
             steps++;
             precond(V + (size_t)j * n, Z + (size_t)j * n);
             double *w = V + (size_t)(j + 1) * n;
-            cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, A, n, Z + (size_t)j * n, 1, 0.0, w,
-                        1);
+            cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, Aop, n, Z + (size_t)j * n, 1, 0.0,
+                        w, 1);
             for (int pass = 0; pass < 2; pass++)
                 for (int i = 0; i <= j; i++) {
                     double h = cblas_ddot(n, w, 1, V + (size_t)i * n, 1);
@@ -118,7 +135,7 @@ static int fgmres(const double *r, double *d, int m, double tol, int maxit) {
         }
         for (int i = 0; i < j; i++) cblas_daxpy(n, y[i], Z + (size_t)i * n, 1, d, 1);
         memcpy(res, r, sizeof(double) * n);
-        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, A, n, d, 1, 1.0, res, 1);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, Aop, n, d, 1, 1.0, res, 1);
         memset(H, 0, sizeof(double) * (m + 1) * m);
     }
     free(V);
@@ -156,7 +173,7 @@ static void refine(const char *what, const double *b, double anrm) {
                 precond(r, d);
             classical++;
         } else {
-            arnoldi += fgmres(r, d, 30, 1e-6, 30);
+            arnoldi += fgmres(r, d, 30, inner_tol, 30);
             outer++;
         }
         cblas_daxpy(n, 1.0, d, 1, x, 1);
@@ -229,7 +246,7 @@ static void blocked_lu(int nb, int exact_until, int double_trail) {
         for (int j = 0; j < rest; j++)
             for (int i = 0; i < rest; i++) {
                 double *e = A22 + i + (size_t)j * n, v = *e - (double)Cf[i + (size_t)j * rest];
-                *e = rounded ? (double)(float)v : v;
+                *e = rounded ? to_bits(v) : v;
             }
     }
     for (size_t i = 0; i < (size_t)n * n; i++) F[i] = (float)W[i];
@@ -255,6 +272,24 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < (size_t)n * n; i++) F[i] = (float)A[i];
     LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, F, n, piv);
     printf("n %d cond %.0e\n", n, cond);
+    Aop = A;
+    if (argc > 5 && !strcmp(argv[5], "float-operator")) {
+        trailing_bits = argc > 6 ? atoi(argv[6]) : 24;
+        blocked_lu(argc > 4 ? atoi(argv[4]) : 128, 0, 0);
+        printf("blocked float LU, trailing matrix to %d bits\n", trailing_bits);
+        double *Af = malloc(sizeof(double) * (size_t)n * n);
+        for (size_t i = 0; i < (size_t)n * n; i++) Af[i] = (float)A[i];
+        static const double tols[] = {1e-6, 1e-3, 1e-2};
+        for (int op = 0; op < 2; op++)
+            for (int t = 0; t < 3; t++) {
+                char what[48];
+                Aop = op ? Af : A;
+                inner_tol = tols[t];
+                snprintf(what, sizeof what, "%s operator, %.0e", op ? "float" : "double", tols[t]);
+                refine(what, b, anrm);
+            }
+        return 0;
+    }
     refine("float LU", b, anrm);
     double *D = malloc(sizeof(double) * (size_t)n * n);
     memcpy(D, A, sizeof(double) * (size_t)n * n);
