@@ -162,6 +162,34 @@ static void restore_env(const char *name, char *kept) {
     free(kept);
 }
 
+/* A numeric knob read when a context is created: each bad value is refused naming the variable,
+ * each good one gives its wanted value (read by got); the variable's own value is kept. */
+static void check_number_knob(const ps_context_options *o, const char *name, const char *const *bad,
+                              int nbad, const char *const *good, const double *want, int ngood,
+                              double (*got)(const ps_context *)) {
+    char *kept = keep_env(name);
+    ps_context *ctx = NULL;
+    for (int i = 0; i < nbad; i++) {
+        setenv(name, bad[i], 1);
+        CHECK_STATUS(ps_context_create(&ctx, o), PS_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(ps_last_create_error(), name), "%s", ps_last_create_error());
+    }
+    for (int i = 0; i < ngood; i++) {
+        setenv(name, good[i], 1);
+        CHECK_STATUS(ps_context_create(&ctx, o), PS_SUCCESS);
+        CHECK(ctx && got(ctx) == want[i], "%s='%s' gave %g, want %g", name, good[i],
+              ctx ? got(ctx) : -2.0, want[i]);
+        ps_context_destroy(ctx);
+    }
+    restore_env(name, kept);
+}
+static double trsv_block_of(const ps_context *c) {
+    return c->ir_trsv_block;
+}
+static double gmres_tol_of(const ps_context *c) {
+    return c->ir_gmres_tol;
+}
+
 static void test_env_tuning(void) {
     ps_context *ctx = NULL;
     ps_context_options o = ps_context_options_default();
@@ -213,50 +241,18 @@ static void test_env_tuning(void) {
         restore_env(knobs[i][0], kept);
     }
 
-    /* GMRES-IR's blocked solves: unset is the backend's choice (-1), 0 none, else the order;
-     * anything else is refused naming the variable */
-    {
-        char *kept = keep_env("PORTSOLVE_IR_TRSV_BLOCK");
-        static const char *const bad[] = {"-1", "blocks", "12x", "70000"};
-        for (int i = 0; i < 4; i++) {
-            setenv("PORTSOLVE_IR_TRSV_BLOCK", bad[i], 1);
-            CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
-            CHECK(strstr(ps_last_create_error(), "PORTSOLVE_IR_TRSV_BLOCK"), "%s",
-                  ps_last_create_error());
-        }
-        static const char *const good[] = {"", "0", "512"};
-        static const int want[] = {-1, 0, 512};
-        for (int i = 0; i < 3; i++) {
-            setenv("PORTSOLVE_IR_TRSV_BLOCK", good[i], 1);
-            CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
-            CHECK(ctx && ctx->ir_trsv_block == want[i], "PORTSOLVE_IR_TRSV_BLOCK='%s' gave %d",
-                  good[i], ctx ? ctx->ir_trsv_block : -2);
-            ps_context_destroy(ctx);
-        }
-        restore_env("PORTSOLVE_IR_TRSV_BLOCK", kept);
-    }
-
+    /* GMRES-IR's blocked solves: unset is the backend's choice (-1), 0 none, else the order */
+    static const char *const bad_block[] = {"-1", "blocks", "12x", "70000"};
+    static const char *const good_block[] = {"", "0", "512"};
+    static const double want_block[] = {-1, 0, 512};
+    check_number_knob(&o, "PORTSOLVE_IR_TRSV_BLOCK", bad_block, 4, good_block, want_block, 3,
+                      trsv_block_of);
     /* GMRES-IR's inner tolerance: unset is the default (0), else a number in [1e-14, 0.1] */
-    {
-        char *kept = keep_env("PORTSOLVE_IR_GMRES_TOL");
-        static const char *const bad[] = {"0", "-1e-3", "tight", "1e-3x", "0.5", "1e-20"};
-        for (int i = 0; i < 6; i++) {
-            setenv("PORTSOLVE_IR_GMRES_TOL", bad[i], 1);
-            CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
-            CHECK(strstr(ps_last_create_error(), "PORTSOLVE_IR_GMRES_TOL"), "%s",
-                  ps_last_create_error());
-        }
-        static const char *const good[] = {"", "1e-2", "0.1"};
-        static const double want[] = {0, 1e-2, 0.1};
-        for (int i = 0; i < 3; i++) {
-            setenv("PORTSOLVE_IR_GMRES_TOL", good[i], 1);
-            CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
-            CHECK(ctx && ctx->ir_gmres_tol == want[i], "PORTSOLVE_IR_GMRES_TOL='%s' gave %g",
-                  good[i], ctx ? ctx->ir_gmres_tol : -2.0);
-            ps_context_destroy(ctx);
-        }
-        restore_env("PORTSOLVE_IR_GMRES_TOL", kept);
-    }
+    static const char *const bad_tol[] = {"0", "-1e-3", "tight", "1e-3x", "0.5", "1e-20"};
+    static const char *const good_tol[] = {"", "1e-2", "0.1"};
+    static const double want_tol[] = {0, 1e-2, 0.1};
+    check_number_knob(&o, "PORTSOLVE_IR_GMRES_TOL", bad_tol, 6, good_tol, want_tol, 3,
+                      gmres_tol_of);
 
     setenv("PORTSOLVE_DEVICE", "3", 1);
     CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
