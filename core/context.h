@@ -46,10 +46,12 @@ struct ps_context {
     int gj_layout;            /* ps__layout: PORTSOLVE_GJ_LAYOUT (tuning) */
     struct ps_context *host;  /* a CPU context for the hybrid variants, created on first use */
     ps_refine_options refine; /* PORTSOLVE_IR_* or ps_context_set_refine_options */
-    int ir_trsv_block;   /* GMRES-IR's preconditioner's diagonal blocks, PORTSOLVE_IR_TRSV_BLOCK
-                          * (tuning): -1 the backend's choice, 0 none (core/trsv_blocked.c) */
-    double ir_gmres_tol; /* GMRES-IR's inner tolerance, PORTSOLVE_IR_GMRES_TOL (tuning; 0: the
-                          * default, PS__REFINE_GMRES_TOL in core/refine.c) */
+    int ir_trsv_block;     /* GMRES-IR's preconditioner's diagonal blocks, PORTSOLVE_IR_TRSV_BLOCK
+                            * (tuning): -1 the backend's choice, 0 none (core/trsv_blocked.c) */
+    double ir_gmres_tol;   /* GMRES-IR's inner tolerance, PORTSOLVE_IR_GMRES_TOL (tuning; 0: the
+                            * default, PS__REFINE_GMRES_TOL in core/refine.c) */
+    int ir_float_operator; /* GMRES-IR's products with A by A rounded to float, PORTSOLVE_IR_FLOAT_
+                            * OPERATOR (experimental, 0 or 1; core/refine.c) */
     ps_refine_result refine_result; /* what the last dsgesv did */
     char last_error[PS__ERROR_SIZE];
     int last_info;

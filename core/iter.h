@@ -15,10 +15,15 @@ ps_status ps__iter_solve(ps_context *ctx, const char *fn, ps_iter_method method,
                          ps_iter_result *res);
 
 /* A preconditioner given by the caller instead of o->precond: z = M^-1 v (z may be v). The
- * mixed-precision refinement passes its low-precision LU solve (GMRES-IR). */
+ * mixed-precision refinement passes its low-precision LU solve (GMRES-IR). a_float, where its
+ * buffer is set (double solves only): A rounded to float, n x n, which the method's products
+ * with A and its residuals then read instead of a, each product and sum in double (the
+ * backend's gemv_mixed): half the bytes a step, for a system that is A's only to float's
+ * accuracy (GMRES-IR's optional cheaper operator). */
 typedef struct ps__precond {
     ps_status (*apply)(void *arg, ps__vec v, ps__vec z);
     void *arg;
+    ps__mat a_float;
 } ps__precond;
 /* ps__iter_solve with the preconditioner pc (NULL: as o->precond says). */
 ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method method,

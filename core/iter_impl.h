@@ -22,6 +22,7 @@ typedef struct ps__solver {
     ps__dtype dt;
     int n;
     ps__mat a;
+    ps__mat a_float; /* with a buffer: the products with A read this float copy (ps__precond) */
     ps__vec b, x;
     const ps_iter_options *o;
     ps_iter_result *res;

@@ -138,6 +138,16 @@ ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size) {
         }
         ctx->ir_trsv_block = (int)nb;
     }
+    /* GMRES-IR's products with A by A rounded to float (experimental; core/refine.c) */
+    ctx->ir_float_operator = 0;
+    v = getenv("PORTSOLVE_IR_FLOAT_OPERATOR");
+    if (v && *v) {
+        if (strcmp(v, "0") && strcmp(v, "1")) {
+            snprintf(msg, size, "PORTSOLVE_IR_FLOAT_OPERATOR='%s' is not 0 or 1", v);
+            return PS_ERR_INVALID_ARGUMENT;
+        }
+        ctx->ir_float_operator = v[0] == '1';
+    }
     /* GMRES-IR's inner tolerance (tuning): unset, the default (core/refine.c) */
     ctx->ir_gmres_tol = 0;
     v = getenv("PORTSOLVE_IR_GMRES_TOL");

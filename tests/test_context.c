@@ -2,9 +2,9 @@
  * Context creation and backend selection (core behaviour, no algorithm): PORTSOLVE_BACKEND
  * parsing, unknown values, unavailable backends with their reason, options over environment,
  * PORTSOLVE_LU_NB, PORTSOLVE_LU_BLOCK_ROW, PORTSOLVE_LU_PANEL, PORTSOLVE_LU_LAYOUT,
- * PORTSOLVE_IR_TRSV_BLOCK, PORTSOLVE_IR_GMRES_TOL and PORTSOLVE_DEVICE checks, status strings, and
- * the vtable completion rules (missing required entries, ABI version, older tables receiving
- * defaults).
+ * PORTSOLVE_IR_TRSV_BLOCK, PORTSOLVE_IR_GMRES_TOL, PORTSOLVE_IR_FLOAT_OPERATOR and PORTSOLVE_DEVICE
+ * checks, status strings, and the vtable completion rules (missing required entries, ABI version,
+ * older tables receiving defaults).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
@@ -189,6 +189,9 @@ static double trsv_block_of(const ps_context *c) {
 static double gmres_tol_of(const ps_context *c) {
     return c->ir_gmres_tol;
 }
+static double float_operator_of(const ps_context *c) {
+    return c->ir_float_operator;
+}
 
 static void test_env_tuning(void) {
     ps_context *ctx = NULL;
@@ -253,6 +256,12 @@ static void test_env_tuning(void) {
     static const double want_tol[] = {0, 1e-2, 0.1};
     check_number_knob(&o, "PORTSOLVE_IR_GMRES_TOL", bad_tol, 6, good_tol, want_tol, 3,
                       gmres_tol_of);
+    /* GMRES-IR's float operator: 0 or 1 */
+    static const char *const bad_op[] = {"2", "yes", "-1"};
+    static const char *const good_op[] = {"", "0", "1"};
+    static const double want_op[] = {0, 0, 1};
+    check_number_knob(&o, "PORTSOLVE_IR_FLOAT_OPERATOR", bad_op, 3, good_op, want_op, 3,
+                      float_operator_of);
 
     setenv("PORTSOLVE_DEVICE", "3", 1);
     CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);

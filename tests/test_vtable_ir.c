@@ -12,6 +12,7 @@
  */
 #include "vtable_harness.h"
 
+#include "iter.h"
 #include "lu.h"
 #include "trsv_blocked.h"
 
@@ -571,6 +572,71 @@ static void test_trsv_blocked(void) {
     tb_free(&W);
 }
 
+/* GMRES with a float copy of A as its operator (ps__precond's a_float: GMRES-IR's float
+ * operator, core/iter.c): the solution solves fl(A) x = b to the tolerance, measured against
+ * fl(A) on the host, and A x = b only to float's accuracy, which shows the copy was read; a
+ * float copy is refused for any method but GMRES in double. The preconditioner is the identity
+ * (the system is diagonally dominant). */
+static ps_status identity_precond(void *arg, ps__vec v, ps__vec z) {
+    return be->ops->copy(be, PS__DOUBLE, *(const int *)arg, v, z);
+}
+
+static void test_iter_float_operator(void) {
+    static const int sizes[] = {1, 2, 3, 97, 300};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        int n = sizes[t];
+        shape sa = random_shape(n, n);
+        tbuf A = tb_random(PS__DOUBLE, shape_count(sa)), Af = tb_random(PS__FLOAT, n * n);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                if (i == j) AT(A, sa, i, j) += 2.0 * (AT(A, sa, i, j) < 0 ? -n : n);
+                Af.host[i + (size_t)j * n] = (float)AT(A, sa, i, j);
+            }
+        upload_all(&A), upload_all(&Af);
+        tbuf B = tb_random(PS__DOUBLE, n), X = tb_random(PS__DOUBLE, n);
+        ps_iter_options io = ps_iter_options_default();
+        io.tol = 1e-12, io.max_iter = 200, io.restart = 30;
+        ps_iter_result res;
+        ps__precond pc = {identity_precond, &n, {Af.dev, 0, n}};
+        ps_status st =
+            ps__iter_solve_precond(ctx_under_test, "test", PS_ITER_GMRES, PS__DOUBLE, n,
+                                   view(&A, sa), vview(&B, 0, 1), vview(&X, 0, 1), &io, &res, &pc);
+        CHECK(st == PS_SUCCESS, "GMRES on fl(A), n = %d: %s", n,
+              ps_context_last_error(ctx_under_test));
+        double *x = tb_download(&X);
+        double rf = 0, ra = 0, bmax = 0, scale = 0;
+        for (int i = 0; i < n; i++) {
+            double sf = B.host[i], sd = B.host[i], mag = 0;
+            for (int j = 0; j < n; j++) {
+                sf -= Af.host[i + (size_t)j * n] * x[j];
+                sd -= AT(A, sa, i, j) * x[j];
+                mag += fabs(AT(A, sa, i, j) * x[j]);
+            }
+            rf = fmax(rf, fabs(sf)), ra = fmax(ra, fabs(sd)), bmax = fmax(bmax, fabs(B.host[i]));
+            scale = fmax(scale, mag);
+        }
+        /* GMRES's 2-norm tol of 1e-12 bounds the max-norm residual by 1e-12 sqrt(n) ||b|| */
+        CHECK(rf <= 1e-12 * sqrt((double)n) * bmax + 64 * n * eps_of(PS__DOUBLE) * scale,
+              "GMRES on fl(A), n = %d: residual against fl(A) %.3g (||b|| %.3g)", n, rf, bmax);
+        /* A differs from fl(A) by about 2^-25 relative in each entry: x solves A's system to
+         * that accuracy only, far above the tolerance (for n > 1; a 1 x 1 A may be a float) */
+        if (n > 1)
+            CHECK(ra > 1e3 * rf && ra < 1e-5 * scale,
+                  "GMRES on fl(A), n = %d: residual against A %.3g, against fl(A) %.3g: the float "
+                  "copy was not the operator",
+                  n, ra, rf);
+        free(x);
+        if (n == 97) { /* refused for another method */
+            st = ps__iter_solve_precond(ctx_under_test, "test", PS_ITER_BICGSTAB, PS__DOUBLE, n,
+                                        view(&A, sa), vview(&B, 0, 1), vview(&X, 0, 1), &io, &res,
+                                        &pc);
+            CHECK(st == PS_ERR_INVALID_ARGUMENT, "BiCGSTAB with a float operator: %s",
+                  ps_status_string(st));
+        }
+        tb_free(&A), tb_free(&Af), tb_free(&B), tb_free(&X);
+    }
+}
+
 static double mode_eps(ps__float_compute c) {
     switch (c) {
     case PS__COMPUTE_TF32:
@@ -723,6 +789,7 @@ int main(int argc, char **argv) {
     if (!c || !strcmp(c, "trsv_mixed")) test_trsv_mixed();
     if (!c || !strcmp(c, "gemv_mixed")) test_gemv_mixed();
     if (!c || !strcmp(c, "trsv_blocked")) test_trsv_blocked();
+    if (!c || !strcmp(c, "iter_float_operator")) test_iter_float_operator();
     if (c && !strcmp(c, "trsv_mixed_large")) test_trsv_mixed_large(); /* only when asked */
     int rc = ps_test_finish("test_vtable_ir");
     ctx_under_test = NULL;
