@@ -56,6 +56,11 @@
  * where 1e-2 took 30-36). PORTSOLVE_IR_GMRES_TOL sets either. */
 #define PS__REFINE_GMRES_TOL          1e-6
 #define PS__REFINE_GMRES_TOL_FLOAT_OP 1e-2
+/* An outer step on the float operator that contracts the residual less than this (steps at its
+ * tolerance contract some 100x) moves GMRES to A's own products and the default tolerance: where
+ * kappa(A) u_float nears 1 (CPU experiment, n = 1024, cond 1e8: 149 Arnoldi steps without the
+ * move, 75-76 with it, 60 on A alone; docs/IR.md). */
+#define PS__REFINE_FLOAT_OP_CONTRACTION 0.02
 
 typedef struct refine {
     ps_context *ctx;
@@ -303,9 +308,9 @@ static ps_status float_operator(refine *w, ps__mat *af) {
  * increases the residual of A d = r, so a correction from an unconverged GMRES is still taken. Ends
  * when the test passes, after max_iter outer steps, or when an outer step stalls as a classical one
  * would. With the float operator the corrections solve fl(A) d = r, which contracts the error by
- * about ||A^-1 (A - fl(A))|| a step, small while kappa(A) u_float is (but measured at 149 Arnoldi
- * steps against 60 where kappa u_float = 6); an outer step that stalls with it moves GMRES to A's
- * own products instead of ending refinement. */
+ * about ||A^-1 (A - fl(A))|| a step, small while kappa(A) u_float is; an outer step on it that
+ * contracts less than PS__REFINE_FLOAT_OP_CONTRACTION moves GMRES to A's own products (and, unless
+ * PORTSOLVE_IR_GMRES_TOL is set, the default tolerance) instead of ending refinement. */
 static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_result *res) {
     ps__precond pc = {precondition, w, {NULL, 0, 1}};
     ps_iter_options io = ps_iter_options_default();
@@ -335,9 +340,11 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
             PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, dj, ps__mat_col(w->x, 0, j)));
         }
         PS__TRY(residual(w));
-        if (!(w->worst <= PS__REFINE_STALL * before)) {
-            if (!pc.a_float.buf) break;
-            pc.a_float.buf = NULL; /* stalled on fl(A): on with A's own products */
+        if (pc.a_float.buf) {
+            if (!(w->worst <= PS__REFINE_FLOAT_OP_CONTRACTION * before))
+                pc.a_float.buf = NULL; /* fl(A) limits the steps: on with A's own products */
+        } else if (!(w->worst <= PS__REFINE_STALL * before)) {
+            break;
         }
     }
     return PS_SUCCESS;

@@ -13,13 +13,14 @@
  *     sgetrf.
  *   - with a fifth argument float-operator (session 43): GMRES's inner products with A made
  *     with A rounded to float (half the bytes of each Arnoldi step's product; the outer residual
- *     stays A's in double), and with A's own, each at inner tolerances 1e-6, 1e-3 and 1e-2.
- *     The factors are blocked_lu's in float, the trailing matrix rounded after every update to
- *     BITS significant bits (a sixth argument; 24, float, by default): factors as poor as
- *     n = 32768's at a small n, where sgetrf's are good enough for classical refinement. (Random
- *     relative noise of up to 1e-4 on sgetrf's factors was not: n = 1024, cond 1e6 still took
- *     5-7 classical steps.)
- * Not part of the build (a CPU experiment on LAPACKE, tmglib and OpenBLAS):
+ *     stays A's in double), and with A's own, each at inner tolerances 1e-6, 1e-3 and 1e-2;
+ *     last, the float operator at 1e-2 moving to A's and 1e-6 after an outer step that contracts
+ *     the residual less than 50x (ps_dsgesv's rule with PORTSOLVE_IR_FLOAT_OPERATOR). The factors
+ * are blocked_lu's in float, the trailing matrix rounded after every update to BITS significant
+ * bits (a sixth argument; 24, float, by default): factors as poor as n = 32768's at a small n,
+ * where sgetrf's are good enough for classical refinement. (Random relative noise of up to 1e-4 on
+ * sgetrf's factors was not: n = 1024, cond 1e6 still took 5-7 classical steps.) Not part of the
+ * build (a CPU experiment on LAPACKE, tmglib and OpenBLAS):
  *   gcc -O2 -o ir_factor_accuracy tools/experiments/ir_factor_accuracy.c \
  *       -llapacke -lopenblas -ltmglib -llapack -lm
  *   ./ir_factor_accuracy N COND [SEED [NB [float-solves]]]
@@ -37,6 +38,9 @@ static int *piv;
 static double *A;
 static const double *Aop; /* the matrix of GMRES's inner products: A, or A rounded to float */
 static double inner_tol = 1e-6;
+static double
+    switch_contraction;        /* float operator: back to A after an outer step contracting less */
+static const double *A_own;    /* A itself, for that switch */
 static int trailing_bits = 24; /* blocked_lu's trailing matrix, once rounded: significant bits */
 static double to_bits(double v) {
     if (trailing_bits >= 24 || v == 0 || !isfinite(v)) return (double)(float)v;
@@ -165,6 +169,11 @@ static void refine(const char *what, const double *b, double anrm) {
             goto out;
         }
         if (!gm && rn > 0.5 * worst_prev) gm = 1; /* classical stalls: GMRES-IR */
+        if (gm && outer > 0 && switch_contraction > 0 && Aop != A_own &&
+            rn > switch_contraction * worst_prev) {
+            Aop = A_own;
+            inner_tol = 1e-6; /* and the default tolerance with it */
+        }
         worst_prev = rn;
         if (!gm) {
             if (float_classical)
@@ -280,6 +289,7 @@ int main(int argc, char **argv) {
         double *Af = malloc(sizeof(double) * (size_t)n * n);
         for (size_t i = 0; i < (size_t)n * n; i++) Af[i] = (float)A[i];
         static const double tols[] = {1e-6, 1e-3, 1e-2};
+        A_own = A;
         for (int op = 0; op < 2; op++)
             for (int t = 0; t < 3; t++) {
                 char what[48];
@@ -288,6 +298,12 @@ int main(int argc, char **argv) {
                 snprintf(what, sizeof what, "%s operator, %.0e", op ? "float" : "double", tols[t]);
                 refine(what, b, anrm);
             }
+        /* the float operator at 1e-2, back to A (and to 1e-6) after an outer step that contracts
+         * the residual less than 50x (the tolerance-limited steps contract some 100x) */
+        switch_contraction = 0.02;
+        Aop = Af;
+        inner_tol = 1e-2;
+        refine("float, back below 50x", b, anrm);
         return 0;
     }
     refine("float LU", b, anrm);
