@@ -278,13 +278,7 @@ static ps_status factors_in_double(refine *w) {
  * allows and every entry fits; else af's buffer stays NULL and GMRES reads A. */
 static ps_status float_operator(refine *w, ps__mat *af) {
     *af = (ps__mat){NULL, 0, w->n};
-    ps__mat none = {NULL, 0, 1};
-    ps__vec nothing = {NULL, 0, 1};
-    if (!w->ctx->ir_float_operator) return PS_SUCCESS;
-    if (w->ops->gemv_mixed(w->be, 0, 0, 0.0, none, nothing, nothing) != PS_SUCCESS) {
-        w->ctx->last_error[0] = '\0'; /* a refusal is an answer here */
-        return PS_SUCCESS;
-    }
+    if (!w->ctx->ir_float_operator || !ps__gemv_mixed_offered(w->ctx)) return PS_SUCCESS;
     void *buf;
     ps_status st = ps__scratch_dev(w->scratch, (size_t)w->n * (size_t)w->n * sizeof(float), &buf);
     if (st == PS_ERR_OUT_OF_MEMORY) {

@@ -96,6 +96,23 @@ ps_status ps_context_set_refine_options(ps_context *ctx, const ps_refine_options
     return PS_SUCCESS;
 }
 
+/* A numeric variable in lo..hi (integer: a whole number): unset or empty leaves *value as it is;
+ * anything else is refused, naming the variable and what it takes. */
+static ps_status number_from_env(const char *name, double lo, double hi, int integer,
+                                 const char *what, double *value, char *msg, size_t size) {
+    const char *v = getenv(name);
+    if (!v || !*v) return PS_SUCCESS;
+    char *end;
+    errno = 0;
+    double d = integer ? (double)strtol(v, &end, 10) : strtod(v, &end);
+    if (errno || *end || !(d >= lo && d <= hi)) {
+        snprintf(msg, size, "%s='%s' is not %s", name, v, what);
+        return PS_ERR_INVALID_ARGUMENT;
+    }
+    *value = d;
+    return PS_SUCCESS;
+}
+
 ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size) {
     ctx->refine = ps_refine_options_default();
     memset(&ctx->refine_result, 0, sizeof ctx->refine_result);
@@ -113,57 +130,22 @@ ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size) {
                  "PORTSOLVE_IR_FACTOR='%s' is not a factorization; accepted: partial, rbt", v);
         return PS_ERR_INVALID_ARGUMENT;
     }
-    v = getenv("PORTSOLVE_IR_GMRES");
-    if (v && *v) {
-        if (strcmp(v, "0") && strcmp(v, "1")) {
-            snprintf(msg, size, "PORTSOLVE_IR_GMRES='%s' is not 0 or 1", v);
-            return PS_ERR_INVALID_ARGUMENT;
-        }
-        ctx->refine.gmres = v[0] == '1';
-    }
+    double gmres = ctx->refine.gmres, block = -1, float_op = 0, tol = 0;
     /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c): unset, the
-     * backend's choice; 0, never; else their order */
-    ctx->ir_trsv_block = -1;
-    v = getenv("PORTSOLVE_IR_TRSV_BLOCK");
-    if (v && *v) {
-        char *end;
-        errno = 0;
-        long nb = strtol(v, &end, 10);
-        if (errno || *end || nb < 0 || nb > 65536) {
-            snprintf(msg, size,
-                     "PORTSOLVE_IR_TRSV_BLOCK='%s' is not a block order: give 0 (solve by "
-                     "trsv_mixed) or an integer up to 65536",
-                     v);
-            return PS_ERR_INVALID_ARGUMENT;
-        }
-        ctx->ir_trsv_block = (int)nb;
-    }
-    /* GMRES-IR's products with A by A rounded to float (experimental; core/refine.c) */
-    ctx->ir_float_operator = 0;
-    v = getenv("PORTSOLVE_IR_FLOAT_OPERATOR");
-    if (v && *v) {
-        if (strcmp(v, "0") && strcmp(v, "1")) {
-            snprintf(msg, size, "PORTSOLVE_IR_FLOAT_OPERATOR='%s' is not 0 or 1", v);
-            return PS_ERR_INVALID_ARGUMENT;
-        }
-        ctx->ir_float_operator = v[0] == '1';
-    }
-    /* GMRES-IR's inner tolerance (tuning): unset, the default (core/refine.c) */
-    ctx->ir_gmres_tol = 0;
-    v = getenv("PORTSOLVE_IR_GMRES_TOL");
-    if (v && *v) {
-        char *end;
-        errno = 0;
-        double tol = strtod(v, &end);
-        if (errno || *end || !(tol >= 1e-14 && tol <= 0.1)) {
-            snprintf(msg, size,
-                     "PORTSOLVE_IR_GMRES_TOL='%s' is not a tolerance: give a number from 1e-14 to "
-                     "0.1",
-                     v);
-            return PS_ERR_INVALID_ARGUMENT;
-        }
-        ctx->ir_gmres_tol = tol;
-    }
+     * backend's choice; 0, never; else their order. Its products with A by A rounded to float
+     * (experimental), and its inner tolerance (unset: the default; core/refine.c). */
+    PS__TRY(number_from_env("PORTSOLVE_IR_GMRES", 0, 1, 1, "0 or 1", &gmres, msg, size));
+    PS__TRY(number_from_env("PORTSOLVE_IR_TRSV_BLOCK", 0, 65536, 1,
+                            "a block order: give 0 (solve by trsv_mixed) or an integer up to 65536",
+                            &block, msg, size));
+    PS__TRY(
+        number_from_env("PORTSOLVE_IR_FLOAT_OPERATOR", 0, 1, 1, "0 or 1", &float_op, msg, size));
+    PS__TRY(number_from_env("PORTSOLVE_IR_GMRES_TOL", 1e-14, 0.1, 0,
+                            "a tolerance: give a number from 1e-14 to 0.1", &tol, msg, size));
+    ctx->refine.gmres = (int)gmres;
+    ctx->ir_trsv_block = (int)block;
+    ctx->ir_float_operator = (int)float_op;
+    ctx->ir_gmres_tol = tol;
     return PS_SUCCESS;
 }
 

@@ -2,18 +2,21 @@
 
 #include "gj.h" /* ps__fill_identity */
 
+int ps__gemv_mixed_offered(ps_context *ctx) {
+    ps__backend *be = &ctx->be;
+    ps__mat none = {NULL, 0, 1};
+    ps__vec nothing = {NULL, 0, 1};
+    if (be->ops->gemv_mixed(be, 0, 0, 0.0, none, nothing, nothing) == PS_SUCCESS) return 1;
+    ctx->last_error[0] = '\0'; /* a refusal (no double on this device) is an answer here */
+    return 0;
+}
+
 int ps__trsv_blocked_order(ps_context *ctx, int n) {
     ps__backend *be = &ctx->be;
     if (n <= 0) return 0;
     int nb = ctx->ir_trsv_block >= 0 ? ctx->ir_trsv_block
                                      : be->ops->block_size(be, PS__ALGO_TRSV_BLOCKED, PS__FLOAT, n);
-    if (nb <= 0) return 0;
-    ps__mat none = {NULL, 0, 1};
-    ps__vec nothing = {NULL, 0, 1};
-    if (be->ops->gemv_mixed(be, 0, 0, 0.0, none, nothing, nothing) != PS_SUCCESS) {
-        ctx->last_error[0] = '\0'; /* a refusal (no double on this device) is an answer here */
-        return 0;
-    }
+    if (nb <= 0 || !ps__gemv_mixed_offered(ctx)) return 0;
     return nb < n ? nb : n;
 }
 

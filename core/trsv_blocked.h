@@ -26,6 +26,10 @@ typedef struct ps__trsv_blocked {
                      * unit lower triangle's, [1]: the upper's */
 } ps__trsv_blocked;
 
+/* Whether the context's backend has gemv_mixed (asked by a call with m = k = 0; a refusal leaves
+ * no message behind). */
+int ps__gemv_mixed_offered(ps_context *ctx);
+
 /* The order of the diagonal blocks for an n x n factorization on this context: PORTSOLVE_IR_TRSV_
  * BLOCK where set, else the backend's block_size(PS__ALGO_TRSV_BLOCKED); 0 means not by blocks
  * (also where the backend lacks gemv_mixed, or n is too small to have two blocks). */

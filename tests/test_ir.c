@@ -275,9 +275,7 @@ static void gmres_alloc_failures(ps_context *ctx, int n, int lda) {
     int blocked = ps__trsv_blocked_order(ctx, n) > 0;
     /* and the float copy of A for GMRES's products (PORTSOLVE_IR_FLOAT_OPERATOR), without which
      * GMRES reads A */
-    int float_op = ctx->ir_float_operator &&
-                   ctx->be.ops->gemv_mixed(&ctx->be, 0, 0, 0.0, (ps__mat){NULL, 0, 1}, none,
-                                           none) == PS_SUCCESS;
+    int float_op = ctx->ir_float_operator && ps__gemv_mixed_offered(ctx);
     CHECK(optional == (blocked || widens) + float_op && injected > optional,
           "%d of %d failing allocations were survived (expected %s%s)", optional, injected,
           blocked  ? "only the inverted diagonal blocks"
