@@ -12,9 +12,9 @@
 // - Slices (Hopper's thread-block clusters): the tile's columns are cut into up to eight slices,
 //   a block each, one cluster per tile; the slices' sums meet in the first block's through
 //   distributed shared memory, added in slice order. Tiles times slices is chosen to be about
-//   one wave of resident blocks: session 42's trace (H200, n = 32768, blocks of 2048) put this
-//   product at 3.2 TB/s, its calls running in 1.5-2 waves of whole-column tiles (160 tiles of
-//   128 rows on 132 SMs take two waves for 61% of the work).
+//   three blocks an SM, whatever the rows (measured per shape in session 44; the session-42
+//   trace, H200, n = 32768, blocks of 2048, had put whole-column tiles at 3.2 TB/s, in 1.5-2
+//   waves).
 // - Without clusters: whole columns a block, the warps per block chosen so that the grid fills
 //   the device (about 64 warps per SM) whether the panel is tall or short.
 #include <cooperative_groups.h>
@@ -192,17 +192,18 @@ extern "C" cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int ma
     int most = k / kMinSliceCols; // slices of at least 32 columns a warp
     if (most > max_slices) most = max_slices;
     if (most >= 2) {
-        // about one wave of resident blocks: tiles of 128 rows where they reach an eighth of it
-        // with the most slices, else of 32
-        const int wave = kBlocksPerSm * sms;
-        const int vec = aligned && (m + 127) / 128 * most >= wave ? 4 : 1;
+        // four rows a lane where the columns are aligned, and slices enough for about three
+        // blocks an SM (at least two): on an H200 at k = 2048 (session 44), m = 2048 / 4096 /
+        // 6144 took 7.7 / 10.4 / 14.4 us in eight slices of four rows a lane against 10.8 /
+        // 18.1 / 21.8 us with a row a lane and four to eight, and m = 12288 29.3 us in four
+        // slices against 35.5 in eight; m = 30720, two slices, 62.8 us (four: 66.2)
+        const int vec = aligned ? 4 : 1;
         const int tiles = (m + 32 * vec - 1) / (32 * vec);
-        int slices = wave / tiles;
+        int slices = 3 * sms / tiles;
         if (slices > most) slices = most;
-        if (slices >= 2)
-            return vec == 4
-                       ? launch_sliced<4>(s, tiles, slices, m, k, alpha, a, lda, x, incx, y, incy)
-                       : launch_sliced<1>(s, tiles, slices, m, k, alpha, a, lda, x, incx, y, incy);
+        if (slices < 2) slices = 2;
+        return vec == 4 ? launch_sliced<4>(s, tiles, slices, m, k, alpha, a, lda, x, incx, y, incy)
+                        : launch_sliced<1>(s, tiles, slices, m, k, alpha, a, lda, x, incx, y, incy);
     }
     /* four rows a lane (one 16-byte load a column) where the columns are 16-byte aligned and
      * there are rows enough for half the device's warps in tiles of 128 rows; else a row a lane */

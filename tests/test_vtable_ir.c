@@ -473,18 +473,21 @@ static void test_gemv_mixed(void) {
           be->err);
     /* 20001 and 20003 are tall enough for CUDA's four rows a lane (16-byte loads), the first
      * with its columns 16-byte aligned as that needs, the other as it falls. On 132 SMs CUDA cuts
-     * the columns of 70 x 1000 into 3 slices (a row a lane), of 2049 x 2048 into 8 (a partial
-     * last tile) and of the aligned 17001 x 1030 into 3 of four rows a lane. */
-    static const int dims[][2] = {{0, 4},      {4, 0},      {1, 1},       {2, 3},       {33, 7},
-                                  {31, 65},    {100, 70},   {1000, 9},    {70, 1000},   {3000, 257},
-                                  {20001, 37}, {20003, 41}, {2049, 2048}, {17001, 1030}};
+     * the columns of 70 x 1000 into 3 slices and of 1000 x 2048 into 8 (a row a lane, its columns
+     * unaligned), and those of the aligned 2049 x 2048 into 8 (a partial last tile)
+     * and of the aligned 17001 x 1030 into 2, of four rows a lane. */
+    static const int dims[][2] = {{0, 4},       {4, 0},        {1, 1},      {2, 3},
+                                  {33, 7},      {31, 65},      {100, 70},   {1000, 9},
+                                  {70, 1000},   {3000, 257},   {20001, 37}, {20003, 41},
+                                  {2049, 2048}, {17001, 1030}, {1000, 2048}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++) {
         int m = dims[t][0], k = dims[t][1];
         int incx = 1 + ps_test_rand_int(2), incy = 1 + ps_test_rand_int(2);
         int xoff = ps_test_rand_int(3), yoff = ps_test_rand_int(3);
         double alpha = t % 2 ? -1.0 : 0.75;
         shape sa = random_shape(m, k);
-        if (m == 20001 || m == 17001) sa.off = 0, sa.ld = m + 3;
+        if (m == 20001 || m == 17001 || m == 2049) sa.off = 0, sa.ld = m + 3;
+        if (m == 1000 && k == 2048) sa.ld = m + 1; /* never 16-byte aligned columns */
         tbuf A = tb_random(PS__FLOAT, shape_count(sa) > 0 ? shape_count(sa) : 1);
         tbuf X = tb_random(PS__DOUBLE, xoff + (k > 0 ? (k - 1) * incx + 1 : 0) + 2);
         tbuf Y = tb_random(PS__DOUBLE, yoff + (m > 0 ? (m - 1) * incy + 1 : 0) + 2);
