@@ -34,9 +34,12 @@ static ps_status run_steps(ps_context *ctx, int k, int n, int nb,
             PS__TRY(ops->use_lane(be, 0));
             PS__TRY(st);
         }
+        /* the previous step's done here, queued after everything the next panel waits for */
+        if (steps->done && j > 0) PS__TRY(steps->done(steps->arg, j - nb, nb));
         if (rest0 < n) PS__TRY(steps->update(steps->arg, j, jb, rest0, n));
         if (steps->left && split) PS__TRY(steps->left(steps->arg, j, jb));
     }
+    if (steps->done) PS__TRY(steps->done(steps->arg, (k - 1) / nb * nb, k - (k - 1) / nb * nb));
     return ops->lane_wait(be, 0, 1);
 }
 

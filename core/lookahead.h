@@ -18,6 +18,10 @@ typedef struct ps__lookahead_steps {
     ps_status (*left)(void *arg, int j, int jb);
     /* Applies panel j (jb wide) to the trailing columns [c0, c1). */
     ps_status (*update)(void *arg, int j, int jb, int c0, int c1);
+    /* On lane 0 once step j's work there is queued, where it holds the panels back least: in
+     * step j + 1, after the next block column's update (which the panel waits for), before the
+     * trailing update; the last step's at the end. NULL: nothing. */
+    ps_status (*done)(void *arg, int j, int jb);
     ps__algo algo; /* which factorization, and in which precision: the backend's lanes_split */
     ps__dtype dt;  /* decides from them */
 } ps__lookahead_steps;

@@ -162,6 +162,7 @@ typedef struct {
     const ps__factor_kind *kind;
     const ps__l_inverse *inv; /* NULL: block rows of U by trsm */
     int window;               /* > 0: pivots searched within this many rows from the diagonal */
+    const ps__lu_progress *progress; /* NULL: none */
 } factor_args;
 
 /* Where panel j's pivot search ends (one past its last row): m, or the window's end. */
@@ -216,6 +217,12 @@ static ps_status step_update(void *arg, int j, int jb, int c0, int c1) {
     return update_columns(f->ctx, f->dt, f->m, f->n, f->a, j, jb, c0, c1 - c0, f->ipiv, f->inv);
 }
 
+/* After step j's work on lane 0: the leading (j + jb) square of the factors is final. */
+static ps_status step_done(void *arg, int j, int jb) {
+    factor_args *f = arg;
+    return f->progress->columns_final(f->progress->arg, f->a, j + jb);
+}
+
 ps_status ps__lu_update(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int jb, int c0,
                         int cw, void *ipiv) {
     return update_columns(ctx, dt, m, c0 + cw, ps__tview_as_is(a), j, jb, c0, cw, ipiv, NULL);
@@ -238,6 +245,7 @@ static ps_status run_blocked(factor_args *f, int k, int n, int nb) {
                                      .finish = step_finish,
                                      .left = step_left,
                                      .update = step_update,
+                                     .done = f->progress ? step_done : NULL,
                                      .algo = f->kind->algo,
                                      .dt = f->dt};
         return ps__lookahead(f->ctx, k, n, nb, &steps);
@@ -249,6 +257,7 @@ static ps_status run_blocked(factor_args *f, int k, int n, int nb) {
         /* Swaps of this panel for the columns on its left, then everything on its right. */
         PS__TRY(step_left(f, j, jb));
         if (n - j - jb > 0) PS__TRY(step_update(f, j, jb, j + jb, n));
+        if (f->progress) PS__TRY(step_done(f, j, jb));
     }
     return PS_SUCCESS;
 }
@@ -273,7 +282,8 @@ static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
  * in-place transposes go through it too.
  */
 static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
-                                void *info, int nb, const ps__factor_kind *kind, int window) {
+                                void *info, int nb, const ps__factor_kind *kind, int window,
+                                const ps__lu_progress *progress) {
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
     ps__backend *be = &ctx->be;
@@ -293,7 +303,8 @@ static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps_
                      .info = info,
                      .kind = kind,
                      .inv = inv,
-                     .window = window};
+                     .window = window,
+                     .progress = progress};
     f.a.t = kind == &lu_kind && m == n && k > nb && !window && use_transposed_layout(ctx, dt, n);
     if (!st && f.a.t) {
         void *panel = NULL;
@@ -309,7 +320,7 @@ static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps_
 
 ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                              void *info, int nb, const ps__factor_kind *kind) {
-    return blocked_factor(ctx, dt, m, n, a, ipiv, info, nb, kind, 0);
+    return blocked_factor(ctx, dt, m, n, a, ipiv, info, nb, kind, 0, NULL);
 }
 
 ps_status ps__getrf_window(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void *ipiv,
@@ -317,7 +328,8 @@ ps_status ps__getrf_window(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void
     PS__TRY(ps__zero_info(ctx, info));
     if (n == 0) return PS_SUCCESS;
     int nb = ps__lu_block_size(ctx, dt, n, n);
-    return blocked_factor(ctx, dt, n, n, a, ipiv, info, nb, &lu_kind, PS__LU_WINDOW_BLOCKS * nb);
+    return blocked_factor(ctx, dt, n, n, a, ipiv, info, nb, &lu_kind, PS__LU_WINDOW_BLOCKS * nb,
+                          NULL);
 }
 
 ps_status ps__zero_info(ps_context *ctx, void *info) {
@@ -326,17 +338,27 @@ ps_status ps__zero_info(ps_context *ctx, void *info) {
     return ctx->be.ops->upload(&ctx->be, PS__INT32, 1, 1, &zero, 1, info_view);
 }
 
-ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
-                    void *info) {
+static ps_status getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                       void *info, const ps__lu_progress *progress) {
     PS__TRY(ps__zero_info(ctx, info));
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
     void *alias;
+    int nb = ps__lu_block_size(ctx, dt, m, n);
     if (ctx->lu_panel_where == PS__LU_PANEL_HOST &&
         ctx->be.ops->host_alias(&ctx->be, a.buf, &alias) != PS_SUCCESS) /* not already host */
-        return ps__getrf_hybrid(ctx, dt, m, n, a, ipiv, info, ps__lu_block_size(ctx, dt, m, n));
-    return ps__blocked_factor(ctx, dt, m, n, a, ipiv, info, ps__lu_block_size(ctx, dt, m, n),
-                              &lu_kind);
+        return ps__getrf_hybrid(ctx, dt, m, n, a, ipiv, info, nb);
+    return blocked_factor(ctx, dt, m, n, a, ipiv, info, nb, &lu_kind, 0, progress);
+}
+
+ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                    void *info) {
+    return getrf(ctx, dt, m, n, a, ipiv, info, NULL);
+}
+
+ps_status ps__getrf_progress(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void *ipiv,
+                             void *info, const ps__lu_progress *progress) {
+    return getrf(ctx, dt, n, n, a, ipiv, info, progress);
 }
 
 ps_status ps__pivots_to_perm(ps_context *ctx, int n, const void *ipiv, void *perm) {

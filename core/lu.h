@@ -13,6 +13,19 @@
  * index of the first exactly zero pivot, if any. The factorization always runs to the end.
  */
 ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv, void *info);
+/* What ps__getrf_progress reports to: columns_final(arg, a, cols), on the context's own queue
+ * (lane 0) after the work that makes the leading cols x cols block of the factors final (later
+ * row interchanges only move rows below it), with the matrix as the factorization then holds it
+ * (a.t: stored transposed, core/lu.c); cols grows by a block column a call. What it queues runs
+ * among the factorization's own work and must not write the matrix. */
+typedef struct ps__lu_progress {
+    ps_status (*columns_final)(void *arg, ps__tview a, int cols);
+    void *arg;
+} ps__lu_progress;
+/* ps__getrf of the n x n view a, reporting to progress (NULL: as ps__getrf) as it goes where it
+ * factors by blocks on the device; not on the host panels' path, nor once it has finished. */
+ps_status ps__getrf_progress(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void *ipiv,
+                             void *info, const ps__lu_progress *progress);
 /*
  * ps__getrf of the n x n view a with each column's pivot searched within a window of rows below
  * the diagonal (PS__LU_WINDOW_BLOCKS block rows, core/lu.c) instead of the whole column: the

@@ -82,6 +82,7 @@ typedef struct refine {
     void *ipiv;               /* device pivots */
     void *perm;               /* device int32 n: the pivots as the permutation they amount to */
     void *flag;               /* device int32: getrf's info, convert's overflow */
+    void *inv_flag;           /* device int32: convert's overflow for the inverses made early */
     double scale;  /* what A and every right-hand side are multiplied by before narrowing */
     void *rbt[2];  /* RBT: device weights of L and of R (2n doubles each); NULL: no RBT */
     double anrm;   /* ||A||_inf */
@@ -245,6 +246,7 @@ static ps_status classical(refine *w, const ps_refine_options *o, ps_refine_resu
  * Higham's analysis likewise applies the preconditioner in the working precision or higher. Without
  * the device memory (n^2 doubles) the preconditioner stays in the low precision. */
 static ps_status factors_in_double(refine *w) {
+    if (w->blocked.nb) return PS_SUCCESS; /* inverted while the LU ran (early_inverses) */
     /* by inverted diagonal blocks where the backend asks for them (core/trsv_blocked.c); without
      * the memory for the inverses, as below */
     int nb = ps__trsv_blocked_order(w->ctx, w->n);
@@ -396,6 +398,43 @@ static ps_status scale_to_unit_max(refine *w) {
     return PS_SUCCESS;
 }
 
+/* The progress of the LU (ps__getrf_progress): from half its columns on, where its trailing
+ * updates have shrunk enough to leave their lane idle while the panel's works, the next diagonal
+ * block it has finished, inverted (one a step, so that no step's share holds the next panel
+ * back). Inverting every block as soon as it was final cost the LU as much time as the inverses
+ * took (session 44). */
+static ps_status invert_finished(void *arg, ps__tview a, int cols) {
+    refine *w = arg;
+    if (2 * (size_t)cols < (size_t)w->n) return PS_SUCCESS;
+    int next = (w->blocked.ready + 1) * w->blocked.nb; /* the next block's end */
+    return ps__trsv_blocked_invert(w->ctx, &w->blocked, a, next < cols ? next : cols, w->inv_flag);
+}
+
+/* Whether GMRES-IR's diagonal blocks (core/trsv_blocked.c) are inverted while the LU runs, as
+ * it finishes them, rather than after classical refinement has stalled; *early = 1 with their
+ * memory taken (a shortage only answers no). On a backend with two lanes the inverses then run
+ * in time the LU's update lane would spend waiting for the panel's: on an H200 at n = 32768
+ * (fp16x3) that lane idled some 95 of the LU's 276 ms, and the inverses after it took 28-31 ms
+ * (session 44). Where refinement converges without GMRES they are not used.
+ * PORTSOLVE_IR_EARLY_INVERSES: 0 never, 1 on every backend, unset on those with two lanes. */
+static ps_status early_inverses(refine *w, const ps_refine_options *o, int *early) {
+    *early = 0;
+    int lanes = w->ops->lanes(w->be);
+    int want = w->ctx->ir_early_inverses >= 0 ? w->ctx->ir_early_inverses : lanes >= 2;
+    if (!want || !o->gmres || w->rbt[0]) return PS_SUCCESS;
+    int nb = ps__trsv_blocked_order(w->ctx, w->n);
+    if (nb <= 0) return PS_SUCCESS;
+    ps_status st = ps__scratch_dev(w->scratch, sizeof(int32_t), &w->inv_flag);
+    if (!st) st = ps__trsv_blocked_open(w->scratch, w->n, nb, &w->blocked);
+    if (st == PS_ERR_OUT_OF_MEMORY) {
+        w->ctx->last_error[0] = '\0';
+        return PS_SUCCESS;
+    }
+    PS__TRY(st);
+    *early = 1;
+    return PS_SUCCESS;
+}
+
 /* The low-precision LU of scale * A (RBT: of scale * L A R, pivoting within a window) into
  * w->af; *code < 0 when it cannot be used. */
 static ps_status factor_low(refine *w, const ps_refine_options *o, int *code) {
@@ -408,14 +447,22 @@ static ps_status factor_low(refine *w, const ps_refine_options *o, int *code) {
         return PS_SUCCESS;
     }
     if (o->precision == PS_LOWPREC_FP16X3) PS__TRY(scale_to_unit_max(w));
+    int early;
+    PS__TRY(early_inverses(w, o, &early));
+    ps__lu_progress progress = {invert_finished, w};
     PS__TRY(w->ops->set_float_compute(w->be, (ps__float_compute)o->precision));
     ps_status st = w->rbt[0] ? ps__getrf_window(w->ctx, PS__FLOAT, w->n, w->af, w->ipiv, w->flag)
-                             : ps__getrf(w->ctx, PS__FLOAT, w->n, w->n, w->af, w->ipiv, w->flag);
+                             : ps__getrf_progress(w->ctx, PS__FLOAT, w->n, w->af, w->ipiv, w->flag,
+                                                  early ? &progress : NULL);
     /* Back to plain float GEMMs whatever happened, so later float work is unaffected. */
     ps_status reset = w->ops->set_float_compute(w->be, PS__COMPUTE_FP32);
     if (st == PS_SUCCESS) st = reset;
     if (st == PS_SUCCESS) st = ps__read_info(w->ctx, w->flag, &info);
     if (st == PS_SUCCESS && info > 0) *code = PS_REFINE_LOW_SINGULAR;
+    /* the blocks the LU's progress did not reach (all of them where it reports none) */
+    if (st == PS_SUCCESS && early && !*code)
+        st =
+            ps__trsv_blocked_invert(w->ctx, &w->blocked, ps__tview_as_is(w->af), w->n, w->inv_flag);
     return st;
 }
 

@@ -29,10 +29,7 @@ static int order_of(const ps__trsv_blocked *t, int b) {
     return rest < t->nb ? rest : t->nb;
 }
 
-ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void *flag,
-                                ps__trsv_blocked *t) {
-    ps__backend *be = &s->ctx->be;
-    const ps__backend_ops *ops = be->ops;
+ps_status ps__trsv_blocked_open(ps__scratch *s, int n, int nb, ps__trsv_blocked *t) {
     int blocks = (n + nb - 1) / nb;
     size_t slot = (size_t)nb * (size_t)nb; /* doubles */
     void *buf;
@@ -40,28 +37,42 @@ ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void 
     *t = (ps__trsv_blocked){.n = n,
                             .nb = nb,
                             .blocks = blocks,
-                            .inv = {{buf, 0, nb}, {buf, (size_t)blocks * slot, nb}}};
-    ps__mat widened = {buf, 2 * (size_t)blocks * slot, nb}; /* a diagonal block in double */
+                            .inv = {{buf, 0, nb}, {buf, (size_t)blocks * slot, nb}},
+                            .widened = {buf, 2 * (size_t)blocks * slot, nb}};
+    return PS_SUCCESS;
+}
+
+ps_status ps__trsv_blocked_invert(ps_context *ctx, ps__trsv_blocked *t, ps__tview lu, int cols,
+                                  void *flag) {
+    ps__backend *be = &ctx->be;
     ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0);
-    for (int side = 0; side < 2; side++) {
-        ps__uplo uplo = side ? PS__UPPER : PS__LOWER;
-        ps__diag diag = side ? PS__NONUNIT : PS__UNIT;
-        for (int b = 0; b < blocks; b++) {
-            int s0 = b * nb, bs = order_of(t, b);
+    /* a diagonal block's storage is the same square whether lu is transposed or not */
+    ps__tview widened = {t->widened, lu.t};
+    for (; t->ready < t->blocks; t->ready++) {
+        int b = t->ready, s0 = b * t->nb, bs = order_of(t, b);
+        if (s0 + bs > cols) break;
+        for (int side = 0; side < 2; side++) {
             ps__mat inv = inverse_of(t, side, b);
-            PS__TRY(ops->convert(be, PS__FLOAT, PS__DOUBLE, bs, bs, 1.0, ps__mat_at(lu, s0, s0),
-                                 widened, flag));
-            PS__TRY(ps__fill_identity(s->ctx, PS__DOUBLE, bs, inv));
+            PS__TRY(be->ops->convert(be, PS__FLOAT, PS__DOUBLE, bs, bs, 1.0,
+                                     ps__tview_at(lu, s0, s0).m, t->widened, flag));
+            PS__TRY(ps__fill_identity(ctx, PS__DOUBLE, bs, inv));
             /* inv = T_bb^-1 I; trsm reads T_bb's triangle (and not a unit diagonal) only. The
              * inverse by halves (dtrti2's block form, X21 = -X22 T21 X11 by two trmm a level,
              * a third of the flops) was slower on CUDA: at n = 32768 with blocks of 2048 its
              * 1536 cuBLAS trmm kernels and 1024 small trsm took about 60 ms against this
              * loop's 27 (session 43, H200). */
-            PS__TRY(ops->trsm(be, PS__DOUBLE, PS__LEFT, uplo, PS__NOTRANS, diag, bs, bs, &one,
-                              widened, inv));
+            PS__TRY(ps__trsm_tv(be, PS__DOUBLE, PS__LEFT, side ? PS__UPPER : PS__LOWER, PS__NOTRANS,
+                                side ? PS__NONUNIT : PS__UNIT, bs, bs, &one, widened,
+                                ps__tview_as_is(inv)));
         }
     }
     return PS_SUCCESS;
+}
+
+ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void *flag,
+                                ps__trsv_blocked *t) {
+    PS__TRY(ps__trsv_blocked_open(s, n, nb, t));
+    return ps__trsv_blocked_invert(s->ctx, t, ps__tview_as_is(lu), n, flag);
 }
 
 ps_status ps__trsv_blocked_solve(ps_context *ctx, const ps__trsv_blocked *t, ps__uplo uplo,

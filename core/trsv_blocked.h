@@ -19,11 +19,14 @@
 
 #include "backend.h"
 #include "context.h"
+#include "tview.h"
 
 typedef struct ps__trsv_blocked {
     int n, nb, blocks;
+    int ready;      /* the blocks inverted so far (in order); the solves need all of them */
     ps__mat inv[2]; /* double nb x (blocks nb): block b's inverse at columns b nb.., ld nb; [0]: the
                      * unit lower triangle's, [1]: the upper's */
+    ps__mat widened; /* nb x nb doubles: a diagonal block widened, the trsm's triangle */
 } ps__trsv_blocked;
 
 /* Whether the context's backend has gemv_mixed (asked by a call with m = k = 0; a refusal leaves
@@ -35,9 +38,20 @@ int ps__gemv_mixed_offered(ps_context *ctx);
  * (also where the backend lacks gemv_mixed, or n is too small to have two blocks). */
 int ps__trsv_blocked_order(ps_context *ctx, int n);
 
-/* Inverts the diagonal blocks of order nb of the n x n float LU factors lu (unit lower L and
- * upper U in one array, as getrf leaves them) into device memory from s. flag: a device int32
- * for convert's overflow test (widening cannot overflow; it is not read). */
+/* Takes from s the device memory for the inverses of the diagonal blocks of order nb of an n x n
+ * LU's factors, none inverted yet. */
+ps_status ps__trsv_blocked_open(ps__scratch *s, int n, int nb, ps__trsv_blocked *t);
+
+/* Inverts, in order, the diagonal blocks not yet inverted that lie wholly within the leading
+ * cols x cols block of lu, the float LU factors (unit lower L and upper U in one array, as getrf
+ * leaves them; lu.t: stored transposed, as LU's transposed layout holds them while it factors).
+ * That block must be final, as ps__getrf_progress reports it (core/refine.c inverts as the
+ * factorization goes). flag: a device int32 for convert's overflow test, set only by a NaN or
+ * Inf in the factors (and never read here). */
+ps_status ps__trsv_blocked_invert(ps_context *ctx, ps__trsv_blocked *t, ps__tview lu, int cols,
+                                  void *flag);
+
+/* ps__trsv_blocked_open, then every block inverted (lu as is). */
 ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void *flag,
                                 ps__trsv_blocked *t);
 

@@ -276,11 +276,16 @@ static void gmres_alloc_failures(ps_context *ctx, int n, int lda) {
     /* and the float copy of A for GMRES's products (PORTSOLVE_IR_FLOAT_OPERATOR), without which
      * GMRES reads A */
     int float_op = ctx->ir_float_operator && ps__gemv_mixed_offered(ctx);
-    CHECK(optional == (blocked || widens) + float_op && injected > optional,
+    /* inverted while the LU runs (PORTSOLVE_IR_EARLY_INVERSES), they come with a word of their own
+     * for convert's overflow test, and without either the solve goes on as without them */
+    int early = blocked && (ctx->ir_early_inverses >= 0 ? ctx->ir_early_inverses
+                                                        : ctx->be.ops->lanes(&ctx->be) >= 2);
+    CHECK(optional == (early ? 2 : blocked || widens) + float_op && injected > optional,
           "%d of %d failing allocations were survived (expected %s%s)", optional, injected,
-          blocked  ? "only the inverted diagonal blocks"
-          : widens ? "only the widened factors"
-                   : "none but the float operator's: the backend has trsv_mixed",
+          early     ? "the inverted diagonal blocks and their word"
+          : blocked ? "only the inverted diagonal blocks"
+          : widens  ? "only the widened factors"
+                    : "none but the float operator's: the backend has trsv_mixed",
           float_op ? ", and the float copy of A" : "");
     free(A0), free(B), free(X0), free(ipiv);
 }
