@@ -34,8 +34,8 @@ typedef struct ps__lookahead_steps {
  * Per iteration: lane 0 waits for panel j (queued on lane 1 by the previous iteration, so
  * lane 0's earlier update is not held back), then finishes it and does the left work (on split
  * lanes, last, after its trailing update); lane 1 waits for lane 0 (whose previous update covered
- * the next block column); then both run. Lanes touch
- * disjoint columns. With one lane every wait is a no-op and the order is LAPACK's. The loop runs
+ * the next block column); then both run. Lanes touch disjoint columns. With one lane every wait
+ * is a no-op and the order is LAPACK's. The loop runs
  * between the backend's lanes_split and lanes_join (the lanes may then own disjoint parts of the
  * device). Returns with lane 0 current and the context's queue after everything both lanes did.
  */

@@ -399,10 +399,10 @@ static ps_status scale_to_unit_max(refine *w) {
 }
 
 /* The progress of the LU (ps__getrf_progress): from half its columns on, where its trailing
- * updates have shrunk enough to leave their lane idle while the panel's works, the next diagonal
- * block it has finished, inverted (one a step, so that no step's share holds the next panel
- * back). Inverting every block as soon as it was final cost the LU as much time as the inverses
- * took (session 44). */
+ * updates have shrunk enough to leave their lane idle while the panel's lane works, the next
+ * diagonal block it has finished, inverted (one a step, so that no step's share holds the next
+ * panel back). Inverting every block as soon as it was final cost the LU as much time as the
+ * inverses took (session 44). */
 static ps_status invert_finished(void *arg, ps__tview a, int cols) {
     refine *w = arg;
     if (2 * (size_t)cols < (size_t)w->n) return PS_SUCCESS;
@@ -411,12 +411,14 @@ static ps_status invert_finished(void *arg, ps__tview a, int cols) {
 }
 
 /* Whether GMRES-IR's diagonal blocks (core/trsv_blocked.c) are inverted while the LU runs, as
- * it finishes them, rather than after classical refinement has stalled; *early = 1 with their
- * memory taken (a shortage only answers no). On a backend with two lanes the inverses then run
- * in time the LU's update lane would spend waiting for the panel's: on an H200 at n = 32768
- * (fp16x3) that lane idled some 95 of the LU's 276 ms, and the inverses after it took 28-31 ms
- * (session 44). Where refinement converges without GMRES they are not used.
- * PORTSOLVE_IR_EARLY_INVERSES: 0 never, 1 on every backend, unset on those with two lanes. */
+ * it finishes them (invert_finished), rather than after classical refinement has stalled;
+ * *early = 1 with their memory taken (a shortage only answers no). On a backend with two lanes
+ * the inverses then run in time the LU's update lane would spend waiting for the panel's: on an
+ * H200 at n = 32768 (fp16x3) that lane idled some 95 of the LU's 276 ms, the inverses after the
+ * LU had taken 28-31 ms, and early they took 20-25 ms off the solve at cond 1e6 and nothing
+ * measurable from it at cond 1e2, where classical refinement converges and they go unused
+ * (session 44). PORTSOLVE_IR_EARLY_INVERSES: 0 never, 1 on every backend, unset on those with
+ * two lanes. */
 static ps_status early_inverses(refine *w, const ps_refine_options *o, int *early) {
     *early = 0;
     int lanes = w->ops->lanes(w->be);
