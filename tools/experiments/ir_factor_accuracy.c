@@ -19,11 +19,15 @@
  * are blocked_lu's in float, the trailing matrix rounded after every update to BITS significant
  * bits (a sixth argument; 24, float, by default): factors as poor as n = 32768's at a small n,
  * where sgetrf's are good enough for classical refinement. (Random relative noise of up to 1e-4 on
- * sgetrf's factors was not: n = 1024, cond 1e6 still took 5-7 classical steps.) Not part of the
+ * sgetrf's factors was not: n = 1024, cond 1e6 still took 5-7 classical steps.)
+ *   - with a fifth argument tournament (session 44): the same blocked float LU (BITS likewise)
+ *     with partial pivoting, then with tournament pivoting (CALU) in its panels, leaves of 64,
+ *     256 and 1024 rows and of CHUNK (a seventh argument). Not part of the
  * build (a CPU experiment on LAPACKE, tmglib and OpenBLAS):
  *   gcc -O2 -o ir_factor_accuracy tools/experiments/ir_factor_accuracy.c \
  *       -llapacke -lopenblas -ltmglib -llapack -lm
- *   ./ir_factor_accuracy N COND [SEED [NB [float-solves]]]
+ *   ./ir_factor_accuracy N COND [SEED [NB [float-solves | float-operator [BITS] |
+ *                                          tournament [BITS [CHUNK]]]]]
  */
 #include <lapacke.h>
 #include <cblas.h>
@@ -194,6 +198,83 @@ out:
     free(d);
 }
 
+/* Tournament pivoting (CALU; Grigori, Demmel and Xiang): the kb pivot rows of the m x kb panel
+ * P (ld ldp) chosen by a reduction tree. Each chunk of `chunk` rows picks kb candidates by
+ * partial pivoting on its own rows, then pairs of candidate sets are merged by partial pivoting
+ * on their kb + kb original rows, until kb rows are left, in the order the last merge pivoted
+ * them. Returns those rows' indices (0-based, into P) in win. */
+static int tournament_chunk = 0; /* rows a leaf of the tree; 0: partial pivoting (dgetrf) */
+static void select_rows(const double *P, int ldp, int m, int kb, int *rows, int count, int *out,
+                        int *nout) {
+    /* partial pivoting on the listed rows of P; out = the first min(kb, count) pivot rows */
+    double *T = malloc(sizeof(double) * (size_t)count * kb);
+    int *ip = malloc(sizeof(int) * (count < kb ? count : kb)), *idx = malloc(sizeof(int) * count);
+    for (int j = 0; j < kb; j++)
+        for (int i = 0; i < count; i++) T[i + (size_t)j * count] = P[rows[i] + (size_t)j * ldp];
+    for (int i = 0; i < count; i++) idx[i] = rows[i];
+    int r = count < kb ? count : kb;
+    LAPACKE_dgetrf(LAPACK_COL_MAJOR, count, kb, T, count, ip);
+    for (int i = 0; i < r; i++) {
+        int p = ip[i] - 1, t = idx[i];
+        idx[i] = idx[p];
+        idx[p] = t;
+    }
+    for (int i = 0; i < r; i++) out[i] = idx[i];
+    *nout = r;
+    (void)m;
+    free(T), free(ip), free(idx);
+}
+static void tournament(const double *P, int ldp, int m, int kb, int *win) {
+    int sets = (m + tournament_chunk - 1) / tournament_chunk;
+    int *cand = malloc(sizeof(int) * (size_t)sets * kb), *size = malloc(sizeof(int) * sets);
+    int *rows = malloc(sizeof(int) * (size_t)(m > 2 * kb ? m : 2 * kb));
+    for (int c = 0; c < sets; c++) {
+        int r0 = c * tournament_chunk, cnt = m - r0 < tournament_chunk ? m - r0 : tournament_chunk;
+        for (int i = 0; i < cnt; i++) rows[i] = r0 + i;
+        select_rows(P, ldp, m, kb, rows, cnt, cand + (size_t)c * kb, &size[c]);
+    }
+    while (sets > 1) {
+        int next = 0;
+        for (int c = 0; c < sets; c += 2) {
+            int cnt = 0;
+            for (int q = c; q < c + 2 && q < sets; q++)
+                for (int i = 0; i < size[q]; i++) rows[cnt++] = cand[(size_t)q * kb + i];
+            select_rows(P, ldp, m, kb, rows, cnt, cand + (size_t)next * kb, &size[next]);
+            next++;
+        }
+        sets = next;
+    }
+    for (int i = 0; i < kb; i++) win[i] = cand[i];
+    free(cand), free(size), free(rows);
+}
+
+/* The panel's factorization by tournament pivoting: the winners swapped to the top (their
+ * interchanges into p, 1-based as dgetrf's), the top block factored without pivoting (the last
+ * merge's own order), the rows below by L21 = A21 U11^-1. */
+static void tournament_panel(double *P, int ldp, int m, int kb, int *p) {
+    int *win = malloc(sizeof(int) * kb), *order = malloc(sizeof(int) * m),
+        *where = malloc(sizeof(int) * m);
+    tournament(P, ldp, m, kb, win);
+    for (int i = 0; i < m; i++) order[i] = where[i] = i;
+    for (int i = 0; i < kb; i++) { /* row win[i] (an original index) into position i */
+        int at = where[win[i]];
+        p[i] = at + 1;
+        int a = order[i], b = order[at];
+        order[i] = b, order[at] = a;
+        where[b] = i, where[a] = at;
+    }
+    LAPACKE_dlaswp(LAPACK_COL_MAJOR, kb, P, ldp, 1, kb, p, 1);
+    for (int j = 0; j < kb; j++) /* unpivoted LU of the top block */
+        for (int i = j + 1; i < kb; i++) {
+            double l = P[i + (size_t)j * ldp] /= P[j + (size_t)j * ldp];
+            for (int c = j + 1; c < kb; c++) P[i + (size_t)c * ldp] -= l * P[j + (size_t)c * ldp];
+        }
+    if (m > kb)
+        cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, m - kb, kb,
+                    1.0, P, ldp, P + kb, ldp);
+    free(win), free(order), free(where);
+}
+
 /* Blocked right-looking LU, nb columns a panel, into F (float) and piv. Panels by dgetrf in double
  * on the trailing matrix, the factors rounded to float as they are made. The updates of the block
  * steps that start before column exact_until multiply the float factors exactly (dgemm, products
@@ -216,7 +297,10 @@ static void blocked_lu(int nb, int exact_until, int double_trail) {
             rounded = 1;
         }
         int *p = piv + k;
-        LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, kb, W + k + (size_t)k * n, n, p);
+        if (tournament_chunk > 0)
+            tournament_panel(W + k + (size_t)k * n, n, m, kb, p);
+        else
+            LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, kb, W + k + (size_t)k * n, n, p);
         for (int j = 0; j < kb; j++)
             for (int i = 0; i < m; i++) {
                 double *e = W + k + i + (size_t)(k + j) * n;
@@ -282,6 +366,26 @@ int main(int argc, char **argv) {
     LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, F, n, piv);
     printf("n %d cond %.0e\n", n, cond);
     Aop = A;
+    if (argc > 5 && !strcmp(argv[5], "tournament")) {
+        /* partial pivoting against tournament pivoting (CALU) in the same blocked float LU, its
+         * trailing matrix rounded to BITS bits: leaves of CHUNK rows (a seventh argument) */
+        trailing_bits = argc > 6 ? atoi(argv[6]) : 24;
+        int nbt = argc > 4 ? atoi(argv[4]) : 128;
+        blocked_lu(nbt, 0, 0);
+        printf("blocked float LU, trailing matrix to %d bits, panels of %d\n", trailing_bits, nbt);
+        refine("partial pivoting", b, anrm);
+        static const int chunks[] = {0, 64, 256, 1024};
+        for (int c = 0; c < 4; c++) {
+            int ch = argc > 7 && c == 0 ? atoi(argv[7]) : chunks[c];
+            if (ch <= 0 || ch < nbt) continue;
+            tournament_chunk = ch;
+            blocked_lu(nbt, 0, 0);
+            char what[48];
+            snprintf(what, sizeof what, "tournament, leaves %d", ch);
+            refine(what, b, anrm);
+        }
+        return 0;
+    }
     if (argc > 5 && !strcmp(argv[5], "float-operator")) {
         trailing_bits = argc > 6 ? atoi(argv[6]) : 24;
         blocked_lu(argc > 4 ? atoi(argv[4]) : 128, 0, 0);
