@@ -51,10 +51,11 @@ ps_status ps__trsv_blocked_invert(ps_context *ctx, ps__trsv_blocked *t, ps__tvie
     for (; t->ready < t->blocks; t->ready++) {
         int b = t->ready, s0 = b * t->nb, bs = order_of(t, b);
         if (s0 + bs > cols) break;
+        /* the block widened once: each trsm reads its own triangle of it */
+        PS__TRY(be->ops->convert(be, PS__FLOAT, PS__DOUBLE, bs, bs, 1.0, ps__tview_at(lu, s0, s0).m,
+                                 t->widened, flag));
         for (int side = 0; side < 2; side++) {
             ps__mat inv = inverse_of(t, side, b);
-            PS__TRY(be->ops->convert(be, PS__FLOAT, PS__DOUBLE, bs, bs, 1.0,
-                                     ps__tview_at(lu, s0, s0).m, t->widened, flag));
             PS__TRY(ps__fill_identity(ctx, PS__DOUBLE, bs, inv));
             /* inv = T_bb^-1 I; trsm reads T_bb's triangle (and not a unit diagonal) only. The
              * inverse by halves (dtrti2's block form, X21 = -X22 T21 X11 by two trmm a level,
