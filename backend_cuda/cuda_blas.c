@@ -156,9 +156,10 @@ ps_status ps_cuda_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans t
                  "cublas trsv");
 }
 
-/* Float products with fewer rows or columns than this run in float in the TF32 modes
- * (ps_cuda_gemm says why). */
+/* Float products with fewer rows or columns than this run in float in the TF32 modes, and
+ * than PS_CUDA_FP16X3_MIN in FP16X3 (ps_cuda_gemm says why). */
 #define PS_CUDA_LOWPREC_MIN 512
+#define PS_CUDA_FP16X3_MIN  128
 
 /* A failed tensor-core GEMM, named with its shape and where it ran (which lane, and whether on
  * the split lanes' partition), since such failures depend on both. */
@@ -275,17 +276,20 @@ ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb
                        ps__mat c) {
     if (m <= 0 || n <= 0) return PS_SUCCESS;
     ps__float_compute mode = ps_cuda(be)->float_compute;
-    /* The TF32 modes and FP16X3 apply to the big products (LU's trailing update) only; those of
-     * the panel (at most nb/2 wide) run in float. TF32X3 and FP16X3 gain nothing on them; for TF32
-     * this keeps cuBLAS's TF32 kernels off the split panel lane, where at m = 6272, n = k = 384 on
-     * 32 SMs cublasGemmEx (FAST_TF32) failed to launch (CUBLAS_STATUS_EXECUTION_FAILED, H100, CUDA
-     * 13.0). FP16/BF16 keep every product in their format: the same limit there made refinement
-     * slower (n = 32768, cond 1e2: 30 classical + 9 GMRES steps, 0.77 s, against 28 classical
-     * steps, 0.61 s, with the panel in FP16 too). */
-    int big_only =
-        mode == PS__COMPUTE_TF32 || mode == PS__COMPUTE_TF32X3 || mode == PS__COMPUTE_FP16X3;
-    if (k <= 0 || (big_only && (m < PS_CUDA_LOWPREC_MIN || n < PS_CUDA_LOWPREC_MIN)))
-        mode = PS__COMPUTE_FP32;
+    /* The TF32 modes apply to the big products (LU's trailing update) only; those of the panel
+     * (at most nb/2 wide) run in float. For TF32 this keeps cuBLAS's TF32 kernels off the split
+     * panel lane, where at m = 6272, n = k = 384 on 32 SMs cublasGemmEx (FAST_TF32) failed to
+     * launch (CUBLAS_STATUS_EXECUTION_FAILED, H100, CUDA 13.0). FP16X3 also takes the panel's
+     * products of at least 128 x 128, whose float GEMMs were on the critical path of its split
+     * lanes: on an H200 at n = 32768 (blocks of 768) the solve took 0.322-0.324 s against
+     * 0.329-0.334 at cond 1e2, and 0.531-0.533 against 0.536 at 1e6, with the same steps
+     * (session 45). FP16/BF16 keep every product in their format: the same limit there made
+     * refinement slower (n = 32768, cond 1e2: 30 classical + 9 GMRES steps, 0.77 s, against 28
+     * classical steps, 0.61 s, with the panel in FP16 too). */
+    int least = mode == PS__COMPUTE_FP16X3                               ? PS_CUDA_FP16X3_MIN
+                : mode == PS__COMPUTE_TF32 || mode == PS__COMPUTE_TF32X3 ? PS_CUDA_LOWPREC_MIN
+                                                                         : 0;
+    if (k <= 0 || m < least || n < least) mode = PS__COMPUTE_FP32;
     if (dt == PS__FLOAT && mode == PS__COMPUTE_TF32) { /* inputs rounded to TF32 by cuBLAS */
         cublasStatus_t cs =
             cublasGemmEx(H(be), op(ta), op(tb), m, n, k, &alpha->s, SP(a), CUDA_R_32F, a.ld, SP(b),

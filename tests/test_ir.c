@@ -157,8 +157,8 @@ static void test_solve(ps_context *ctx) {
         set_factored(ctx, prec, 30, 1, f);
         for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++)
             for (size_t k = 0; k <= sizeof orders / sizeof orders[0]; k++) {
-                /* TF32X3 and FP16X3 split only GEMMs of 512 x 512 or more: one order large
-                 * enough that the LU's trailing updates take that path */
+                /* TF32X3 splits only GEMMs of 512 x 512 or more (FP16X3 from 128 x 128): one
+                 * order large enough that the LU's trailing updates take that path */
                 if (k == sizeof orders / sizeof orders[0] && !split3(prec)) break;
                 int n = k < sizeof orders / sizeof orders[0] ? orders[k] : 1100, lda = n + 3;
                 double *A0 = latms(n, lda, conds[c]);

@@ -731,9 +731,10 @@ static void test_float_compute(int tensor_cores) {
             continue;
         }
         CHECK(st == PS_SUCCESS, "set_float_compute(%d): %s", (int)c, be->err);
-        /* The TF32 modes apply only to products of at least 512 x 512 (smaller ones, the LU's
-         * panel, run in float); FP16 and BF16 to all. Each is tried on both sides of that line
-         * and, above it, with every transposition. */
+        /* The TF32 modes apply only to products of at least 512 x 512 and FP16X3 to those of
+         * at least 128 x 128 (smaller ones, in the LU's panel, run in float); FP16 and BF16 to
+         * all. Each is tried on both sides of that line (n = 45 below it) and, above it, with
+         * every transposition. */
         int lowprec = c != PS__COMPUTE_FP32;
         int split3 = c == PS__COMPUTE_TF32X3 || c == PS__COMPUTE_FP16X3;
         for (int shape_case = 0; shape_case < (lowprec ? 5 : 1); shape_case++) {
