@@ -204,6 +204,8 @@ static const ps__backend_ops cpu_ops = {
     .permute_rows = ps__cpu_permute_rows,
     .trsv_mixed = ps__cpu_trsv_mixed,
     .gemv_mixed = ps__cpu_gemv_mixed,
+    .split_double = ps__cpu_split_double,
+    .gemv_split = ps__cpu_gemv_split,
 };
 
 const ps__backend_ops *ps__cpu_backend_ops(void) {

@@ -122,3 +122,42 @@ ps_status ps__cpu_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__ma
     }
     return PS_SUCCESS;
 }
+
+/* hi = fl32(a), lo = fl16((a - hi) 2^shift); a - hi is exact in double, and so is its scaling
+ * unless it leaves double's range, which a shift from the caller's norm does not reach. */
+ps_status ps__cpu_split_double(ps__backend *be, int m, int k, ps__mat a, int shift, ps__mat hi,
+                               ps__mat lo, void *flag) {
+    (void)be;
+    int bad = 0;
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < m; i++) {
+            double v = element(PS__DOUBLE, a, i, j);
+            float h = (float)v;
+            bad |= !isfinite(h);
+            ((float *)hi.buf)[hi.off + (size_t)i + (size_t)j * (size_t)hi.ld] = h;
+            double r = isfinite(h) ? ldexp(v - (double)h, shift) : 0.0;
+            ((uint16_t *)lo.buf)[lo.off + (size_t)i + (size_t)j * (size_t)lo.ld] =
+                ps__half_from_double(r);
+        }
+    if (bad) *(int32_t *)flag = 1;
+    return PS_SUCCESS;
+}
+
+/* y += alpha (hi + 2^-shift lo) x, by columns as gemv_mixed. */
+ps_status ps__cpu_gemv_split(ps__backend *be, int m, int k, double alpha, ps__mat hi, ps__mat lo,
+                             int shift, ps__vec x, ps__vec y) {
+    (void)be;
+    if (m <= 0 || k <= 0) return PS_SUCCESS;
+    const double *xv = (const double *)x.buf + x.off;
+    double *yv = (double *)y.buf + y.off;
+    size_t incx = (size_t)x.inc, incy = (size_t)y.inc;
+    double lo_scale = ldexp(1.0, -shift);
+    for (int j = 0; j < k; j++) {
+        const float *hcol = (const float *)hi.buf + hi.off + (size_t)j * (size_t)hi.ld;
+        const uint16_t *lcol = (const uint16_t *)lo.buf + lo.off + (size_t)j * (size_t)lo.ld;
+        double xj = alpha * xv[(size_t)j * incx];
+        for (int i = 0; i < m; i++)
+            yv[(size_t)i * incy] += ((double)hcol[i] + ps__half_value(lcol[i]) * lo_scale) * xj;
+    }
+    return PS_SUCCESS;
+}

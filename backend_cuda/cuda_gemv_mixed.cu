@@ -17,8 +17,14 @@
 //   waves).
 // - Without clusters: whole columns a block, the warps per block chosen so that the grid fills
 //   the device (about 64 warps per SM) whether the panel is tall or short.
+//
+// gemv_split is the same product with each entry a(i, j) + 2^-shift lo(i, j), lo binary16
+// (GMRES-IR's products with A from six bytes an entry, core/refine.c): the same tiles, each lane
+// also loading its rows' halves (8 bytes where the columns are aligned), half as many columns in
+// flight to stay within the registers of four blocks an SM.
 #include <cooperative_groups.h>
 #include <cstdint>
+#include <cuda_fp16.h>
 
 #include "cuda_device.cuh"
 #include "cuda_internal.h"
@@ -48,15 +54,47 @@ __device__ __forceinline__ void load_rows(const float *__restrict__ col, int row
     for (int r = 0; r < Vec; r++) out[r] = row0 + r < m ? __ldg(col + row0 + r) : 0.f;
 }
 
+// The same rows of a binary16 column, as floats (8 bytes a lane where the tile is whole).
+template <int Vec>
+__device__ __forceinline__ void load_lo_rows(const unsigned short *__restrict__ col, int row0,
+                                             int m, float (&out)[Vec]) {
+    if constexpr (Vec == 4) {
+        if (row0 + 4 <= m) {
+            uint2 raw = __ldg(reinterpret_cast<const uint2 *>(col + row0));
+            float2 f0 = __half22float2(*reinterpret_cast<const __half2 *>(&raw.x));
+            float2 f1 = __half22float2(*reinterpret_cast<const __half2 *>(&raw.y));
+            out[0] = f0.x, out[1] = f0.y, out[2] = f1.x, out[3] = f1.y;
+            return;
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < Vec; r++)
+        out[r] = row0 + r < m ? __half2float(__ushort_as_half(__ldg(col + row0 + r))) : 0.f;
+}
+
+// A's low parts for gemv_split (lo null: gemv_mixed).
+struct LowParts {
+    const unsigned short *lo;
+    size_t ldl;
+    double scale; // 2^-shift
+};
+
+// Entry r of a lane's rows: the float, corrected by its low part where Lo.
+template <bool Lo> __device__ __forceinline__ double entry(float v, float l, const LowParts &low) {
+    if constexpr (Lo) return fma((double)l, low.scale, (double)v);
+    return (double)v;
+}
+
 // A block: a tile of 32 Vec rows (a lane Vec consecutive rows) and the columns of its slice, split
 // among its warps (warp w takes the slice's columns w, w + Warps, ...). Sliced: the grid is
 // `slices` blocks a tile, launched as clusters of `slices` (block b is slice b % slices of tile
 // b / slices, its cluster rank).
-template <int Warps, int Vec, bool Sliced>
+template <int Warps, int Vec, bool Sliced, bool Lo>
 __global__ void __launch_bounds__(Warps * 32, Sliced ? kBlocksPerSm : 1)
     gemv_mixed_kernel(int m, int k, int slices, double alpha, const float *__restrict__ a,
-                      size_t lda, const double *__restrict__ x, size_t incx, double *__restrict__ y,
-                      size_t incy) {
+                      size_t lda, LowParts low, const double *__restrict__ x, size_t incx,
+                      double *__restrict__ y, size_t incy) {
+    constexpr int Unroll = Lo ? kUnroll / 2 : kUnroll;
     __shared__ double part[Warps][32 * Vec];
     __shared__ double slice_sum[Sliced ? 32 * Vec : 1];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -69,25 +107,30 @@ __global__ void __launch_bounds__(Warps * 32, Sliced ? kBlocksPerSm : 1)
 #pragma unroll
     for (int r = 0; r < Vec; r++) acc[r] = 0;
     int j = c0 + warp;
-    for (; j + (kUnroll - 1) * Warps < c1; j += kUnroll * Warps) {
-        float v[kUnroll][Vec];
-        double xv[kUnroll];
+    for (; j + (Unroll - 1) * Warps < c1; j += Unroll * Warps) {
+        float v[Unroll][Vec], l[Lo ? Unroll : 1][Vec];
+        double xv[Unroll];
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++)
+        for (int u = 0; u < Unroll; u++) {
             load_rows<Vec>(a + (size_t)(j + u * Warps) * lda, row0, m, v[u]);
+            if constexpr (Lo)
+                load_lo_rows<Vec>(low.lo + (size_t)(j + u * Warps) * low.ldl, row0, m, l[u]);
+        }
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++) xv[u] = __ldg(x + (size_t)(j + u * Warps) * incx);
+        for (int u = 0; u < Unroll; u++) xv[u] = __ldg(x + (size_t)(j + u * Warps) * incx);
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++)
+        for (int u = 0; u < Unroll; u++)
 #pragma unroll
-            for (int r = 0; r < Vec; r++) acc[r] = fma((double)v[u][r], xv[u], acc[r]);
+            for (int r = 0; r < Vec; r++)
+                acc[r] = fma(entry<Lo>(v[u][r], l[Lo ? u : 0][r], low), xv[u], acc[r]);
     }
     for (; j < c1; j += Warps) {
-        float v[Vec];
+        float v[Vec], l[Vec];
         load_rows<Vec>(a + (size_t)j * lda, row0, m, v);
+        if constexpr (Lo) load_lo_rows<Vec>(low.lo + (size_t)j * low.ldl, row0, m, l);
         double xj = __ldg(x + (size_t)j * incx);
 #pragma unroll
-        for (int r = 0; r < Vec; r++) acc[r] = fma((double)v[r], xj, acc[r]);
+        for (int r = 0; r < Vec; r++) acc[r] = fma(entry<Lo>(v[r], l[r], low), xj, acc[r]);
     }
 #pragma unroll
     for (int r = 0; r < Vec; r++) part[warp][lane * Vec + r] = acc[r];
@@ -126,28 +169,36 @@ __global__ void __launch_bounds__(Warps * 32, Sliced ? kBlocksPerSm : 1)
     }
 }
 
-template <int Warps, int Vec>
-cudaError_t launch(cudaStream_t s, int m, int k, double alpha, const float *a, int lda,
-                   const double *x, int incx, double *y, int incy) {
-    int tiles = (m + 32 * Vec - 1) / (32 * Vec);
-    gemv_mixed_kernel<Warps, Vec, false><<<tiles, Warps * 32, 0, s>>>(
-        m, k, 1, alpha, a, (size_t)lda, x, (size_t)incx, y, (size_t)incy);
+// One call's operands.
+struct Product {
+    int m, k;
+    double alpha;
+    const float *a;
+    size_t lda;
+    LowParts low;
+    const double *x;
+    size_t incx;
+    double *y;
+    size_t incy;
+};
+
+template <int Warps, int Vec, bool Lo> cudaError_t launch(cudaStream_t s, const Product &p) {
+    int tiles = (p.m + 32 * Vec - 1) / (32 * Vec);
+    gemv_mixed_kernel<Warps, Vec, false, Lo><<<tiles, Warps * 32, 0, s>>>(
+        p.m, p.k, 1, p.alpha, p.a, p.lda, p.low, p.x, p.incx, p.y, p.incy);
     return cudaGetLastError();
 }
 
-template <int Vec>
-cudaError_t launch_filled(cudaStream_t s, int sms, int m, int k, double alpha, const float *a,
-                          int lda, const double *x, int incx, double *y, int incy) {
-    int tiles = (m + 32 * Vec - 1) / (32 * Vec), want = 64 * sms; /* warps that fill the device */
-    if (tiles * 4 >= want) return launch<4, Vec>(s, m, k, alpha, a, lda, x, incx, y, incy);
-    if (tiles * 8 >= want) return launch<8, Vec>(s, m, k, alpha, a, lda, x, incx, y, incy);
-    if (tiles * 16 >= want) return launch<16, Vec>(s, m, k, alpha, a, lda, x, incx, y, incy);
-    return launch<32, Vec>(s, m, k, alpha, a, lda, x, incx, y, incy);
+template <int Vec, bool Lo> cudaError_t launch_filled(cudaStream_t s, int sms, const Product &p) {
+    int tiles = (p.m + 32 * Vec - 1) / (32 * Vec), want = 64 * sms; /* warps that fill the device */
+    if (tiles * 4 >= want) return launch<4, Vec, Lo>(s, p);
+    if (tiles * 8 >= want) return launch<8, Vec, Lo>(s, p);
+    if (tiles * 16 >= want) return launch<16, Vec, Lo>(s, p);
+    return launch<32, Vec, Lo>(s, p);
 }
 
-template <int Vec>
-cudaError_t launch_sliced(cudaStream_t s, int tiles, int slices, int m, int k, double alpha,
-                          const float *a, int lda, const double *x, int incx, double *y, int incy) {
+template <int Vec, bool Lo>
+cudaError_t launch_sliced(cudaStream_t s, int tiles, int slices, const Product &p) {
     cudaLaunchConfig_t config = {};
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -159,9 +210,35 @@ cudaError_t launch_sliced(cudaStream_t s, int tiles, int slices, int m, int k, d
     config.stream = s;
     config.attrs = attr;
     config.numAttrs = 1;
-    size_t ldas = (size_t)lda, incxs = (size_t)incx, incys = (size_t)incy;
-    return cudaLaunchKernelEx(&config, gemv_mixed_kernel<kSliceWarps, Vec, true>, m, k, slices,
-                              alpha, a, ldas, x, incxs, y, incys);
+    return cudaLaunchKernelEx(&config, gemv_mixed_kernel<kSliceWarps, Vec, true, Lo>, p.m, p.k,
+                              slices, p.alpha, p.a, p.lda, p.low, p.x, p.incx, p.y, p.incy);
+}
+
+template <bool Lo>
+cudaError_t launch_product(cudaStream_t s, int sms, int max_slices, const Product &p) {
+    if (p.m <= 0 || p.k <= 0) return cudaSuccess;
+    int aligned = ((uintptr_t)p.a & 15) == 0 && p.lda % 4 == 0;
+    if (Lo) aligned = aligned && ((uintptr_t)p.low.lo & 7) == 0 && p.low.ldl % 4 == 0;
+    int most = p.k / kMinSliceCols; // slices of at least 32 columns a warp
+    if (most > max_slices) most = max_slices;
+    if (most >= 2) {
+        // four rows a lane where the columns are aligned, and slices enough for about three
+        // blocks an SM (at least two): on an H200 at k = 2048 (session 44), m = 2048 / 4096 /
+        // 6144 took 7.7 / 10.4 / 14.4 us in eight slices of four rows a lane against 10.8 /
+        // 18.1 / 21.8 us with a row a lane and four to eight, and m = 12288 29.3 us in four
+        // slices against 35.5 in eight; m = 30720, two slices, 62.8 us (four: 66.2)
+        const int vec = aligned ? 4 : 1;
+        const int tiles = (p.m + 32 * vec - 1) / (32 * vec);
+        int slices = 3 * sms / tiles;
+        if (slices > most) slices = most;
+        if (slices < 2) slices = 2;
+        return vec == 4 ? launch_sliced<4, Lo>(s, tiles, slices, p)
+                        : launch_sliced<1, Lo>(s, tiles, slices, p);
+    }
+    /* four rows a lane (one 16-byte load a column) where the columns are 16-byte aligned and
+     * there are rows enough for half the device's warps in tiles of 128 rows; else a row a lane */
+    if (aligned && (p.m + 127) / 128 * 32 * 2 >= 64 * sms) return launch_filled<4, Lo>(s, sms, p);
+    return launch_filled<1, Lo>(s, sms, p);
 }
 
 } // namespace
@@ -172,8 +249,10 @@ extern "C" cudaError_t ps_cuda_gemv_mixed_init(int device, int *max_slices) {
     cudaError_t err = cudaDeviceGetAttribute(&can, cudaDevAttrClusterLaunch, device);
     if (!err) err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
     if (err || !can || major < 9) return err;
-    const void *kernels[] = {(const void *)gemv_mixed_kernel<kSliceWarps, 1, true>,
-                             (const void *)gemv_mixed_kernel<kSliceWarps, 4, true>};
+    const void *kernels[] = {(const void *)gemv_mixed_kernel<kSliceWarps, 1, true, false>,
+                             (const void *)gemv_mixed_kernel<kSliceWarps, 4, true, false>,
+                             (const void *)gemv_mixed_kernel<kSliceWarps, 1, true, true>,
+                             (const void *)gemv_mixed_kernel<kSliceWarps, 4, true, true>};
     for (const void *kernel : kernels) { // built for this device, not an older one?
         cudaFuncAttributes fa;
         err = cudaFuncGetAttributes(&fa, kernel);
@@ -187,27 +266,15 @@ extern "C" cudaError_t ps_cuda_gemv_mixed_init(int device, int *max_slices) {
 extern "C" cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int max_slices, int m,
                                                  int k, double alpha, const float *a, int lda,
                                                  const double *x, int incx, double *y, int incy) {
-    if (m <= 0 || k <= 0) return cudaSuccess;
-    int aligned = ((uintptr_t)a & 15) == 0 && lda % 4 == 0;
-    int most = k / kMinSliceCols; // slices of at least 32 columns a warp
-    if (most > max_slices) most = max_slices;
-    if (most >= 2) {
-        // four rows a lane where the columns are aligned, and slices enough for about three
-        // blocks an SM (at least two): on an H200 at k = 2048 (session 44), m = 2048 / 4096 /
-        // 6144 took 7.7 / 10.4 / 14.4 us in eight slices of four rows a lane against 10.8 /
-        // 18.1 / 21.8 us with a row a lane and four to eight, and m = 12288 29.3 us in four
-        // slices against 35.5 in eight; m = 30720, two slices, 62.8 us (four: 66.2)
-        const int vec = aligned ? 4 : 1;
-        const int tiles = (m + 32 * vec - 1) / (32 * vec);
-        int slices = 3 * sms / tiles;
-        if (slices > most) slices = most;
-        if (slices < 2) slices = 2;
-        return vec == 4 ? launch_sliced<4>(s, tiles, slices, m, k, alpha, a, lda, x, incx, y, incy)
-                        : launch_sliced<1>(s, tiles, slices, m, k, alpha, a, lda, x, incx, y, incy);
-    }
-    /* four rows a lane (one 16-byte load a column) where the columns are 16-byte aligned and
-     * there are rows enough for half the device's warps in tiles of 128 rows; else a row a lane */
-    if (aligned && (m + 127) / 128 * 32 * 2 >= 64 * sms)
-        return launch_filled<4>(s, sms, m, k, alpha, a, lda, x, incx, y, incy);
-    return launch_filled<1>(s, sms, m, k, alpha, a, lda, x, incx, y, incy);
+    Product p = {m, k, alpha, a, (size_t)lda, {nullptr, 0, 0.0}, x, (size_t)incx, y, (size_t)incy};
+    return launch_product<false>(s, sms, max_slices, p);
+}
+
+extern "C" cudaError_t ps_cuda_launch_gemv_split(cudaStream_t s, int sms, int max_slices, int m,
+                                                 int k, double alpha, const float *a, int lda,
+                                                 const void *lo, int ldl, int shift,
+                                                 const double *x, int incx, double *y, int incy) {
+    LowParts low = {static_cast<const unsigned short *>(lo), (size_t)ldl, ldexp(1.0, -shift)};
+    Product p = {m, k, alpha, a, (size_t)lda, low, x, (size_t)incx, y, (size_t)incy};
+    return launch_product<true>(s, sms, max_slices, p);
 }

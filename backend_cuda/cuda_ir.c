@@ -2,6 +2,7 @@
  * GEMM compute modes (cuda_blas.c reads st->float_compute). */
 #include "cuda_internal.h"
 
+#include <stdint.h>
 #include <string.h>
 
 ps_status ps_cuda_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
@@ -72,6 +73,31 @@ ps_status ps_cuda_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int 
                                           diag == PS__UNIT, n, (const float *)a.buf + a.off, a.ld,
                                           (double *)x.buf + x.off, x.inc, st->trsv_sync[st->cur]),
                 "trsv_mixed kernel");
+    return PS_SUCCESS;
+}
+
+ps_status ps_cuda_gemv_split(ps__backend *be, int m, int k, double alpha, ps__mat hi, ps__mat lo,
+                             int shift, ps__vec x, ps__vec y) {
+    ps_cuda_state *st = ps_cuda(be);
+    if (m <= 0 || k <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_gemv_split(
+                    st->cur_stream, ps_cuda_lane_sms(st), st->gemv_mixed_slices, m, k, alpha,
+                    (const float *)hi.buf + hi.off, hi.ld, (const uint16_t *)lo.buf + lo.off, lo.ld,
+                    shift, (const double *)x.buf + x.off, x.inc, (double *)y.buf + y.off, y.inc),
+                "gemv_split kernel");
+    return PS_SUCCESS;
+}
+
+ps_status ps_cuda_split_double(ps__backend *be, int m, int k, ps__mat a, int shift, ps__mat hi,
+                               ps__mat lo, void *flag) {
+    if (m <= 0 || k <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_split_double(ps_cuda(be)->cur_stream, m, k,
+                                            (const double *)a.buf + a.off, a.ld, shift,
+                                            (float *)hi.buf + hi.off, hi.ld,
+                                            (uint16_t *)lo.buf + lo.off, lo.ld, (int *)flag),
+                "split_double kernel");
     return PS_SUCCESS;
 }
 

@@ -22,6 +22,25 @@ __global__ void convert_kernel(int rows, int cols, double alpha, const S *src, i
     if (bad) *info = 1; // a benign race: every writer writes 1
 }
 
+// The vtable's split_double: hi = fl32(a), lo = fl16((a - hi) 2^shift) (a - hi is exact in
+// double; its rounding to float first changes the half only where a tie moves, within lo's own
+// rounding).
+__global__ void split_double_kernel(int rows, int cols, const double *src, int lds, double scale,
+                                    float *hi, int ldh, __half *lo, int ldl, int *info) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    bool bad = false;
+    for (int j = blockIdx.y; j < cols; j += gridDim.y) {
+        double v = src[i + (size_t)j * lds];
+        float h = __double2float_rn(v);
+        bool fits = isfinite(h);
+        bad |= !fits;
+        hi[i + (size_t)j * ldh] = h;
+        lo[i + (size_t)j * ldl] = __float2half_rn(fits ? (float)((v - (double)h) * scale) : 0.f);
+    }
+    if (bad) *info = 1; // a benign race: every writer writes 1
+}
+
 // The butterfly entry (core/backend.h; ps__butterfly_orbit in core/backend_defaults_ir.h is the
 // definition this restates). Slot s of a dimension of order n with q orbits: orbit s's four
 // indices, or one index beyond them.
@@ -214,6 +233,15 @@ extern "C" cudaError_t ps_cuda_launch_split_fp16(cudaStream_t s, int rows, int c
     split_fp16_kernel<<<grid, block, 0, s>>>(rows, cols, src, lds, static_cast<__half *>(dst),
                                              by_rows, lo_blocks,
                                              make_float3(hi_scale[0], hi_scale[1], hi_scale[2]));
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t ps_cuda_launch_split_double(cudaStream_t s, int rows, int cols,
+                                                   const double *src, int lds, int shift, float *hi,
+                                                   int ldh, void *lo, int ldl, int *info) {
+    dim3 block(256), grid((rows + 255) / 256, cols < 65535 ? cols : 65535);
+    split_double_kernel<<<grid, block, 0, s>>>(rows, cols, src, lds, ldexp(1.0, shift), hi, ldh,
+                                               static_cast<__half *>(lo), ldl, info);
     return cudaGetLastError();
 }
 

@@ -332,6 +332,8 @@ static const ps__backend_ops defaults = {
     .cg_steps = ps__default_cg_steps,
     .trsv_mixed = ps__default_trsv_mixed,
     .gemv_mixed = ps__default_gemv_mixed,
+    .split_double = ps__default_split_double,
+    .gemv_split = ps__default_gemv_split,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -397,6 +399,8 @@ static const entry_info optional[] = {
     PS__ENTRY(cg_steps),
     PS__ENTRY(trsv_mixed),
     PS__ENTRY(gemv_mixed),
+    PS__ENTRY(split_double),
+    PS__ENTRY(gemv_split),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

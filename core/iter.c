@@ -42,11 +42,19 @@ int ps__iter_vectors(ps_iter_method method, int n, int restart, int flexible, in
     return 0;
 }
 
+/* y += alpha A x from the caller's approximation of A (ps__precond): the float copy, with its
+ * low parts where they are given. */
+static ps_status approximate_product(ps__solver *s, double alpha, ps__vec x, ps__vec y) {
+    if (s->a_lo.buf)
+        return s->ops->gemv_split(s->be, s->n, s->n, alpha, s->a_float, s->a_lo, s->lo_shift, x, y);
+    return s->ops->gemv_mixed(s->be, s->n, s->n, alpha, s->a_float, x, y);
+}
+
 ps_status ps__iter_matvec(ps__solver *s, ps__vec x, ps__vec y) {
     ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0);
     if (s->a_float.buf) { /* y = 0, then y += A x with the float copy (a 1 x n view of y) */
         PS__TRY(s->ops->fill(s->be, s->dt, 1, s->n, &zero, (ps__mat){y.buf, y.off, y.inc}));
-        return s->ops->gemv_mixed(s->be, s->n, s->n, 1.0, s->a_float, x, y);
+        return approximate_product(s, 1.0, x, y);
     }
     return s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, s->n, &one, s->a, x, &zero, y);
 }
@@ -54,7 +62,7 @@ ps_status ps__iter_matvec(ps__solver *s, ps__vec x, ps__vec y) {
 ps_status ps__iter_residual(ps__solver *s, ps__vec x, ps__vec r) {
     ps__scalar one = ps__scalar_of(s->dt, 1.0), minus_one = ps__scalar_of(s->dt, -1.0);
     PS__TRY(s->ops->copy(s->be, s->dt, s->n, s->b, r));
-    if (s->a_float.buf) return s->ops->gemv_mixed(s->be, s->n, s->n, -1.0, s->a_float, x, r);
+    if (s->a_float.buf) return approximate_product(s, -1.0, x, r);
     return s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, s->n, &minus_one, s->a, x, &one, r);
 }
 
@@ -261,6 +269,8 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
             return ps__fail(ctx, PS_ERR_INVALID_ARGUMENT,
                             "%s: a float copy of A serves GMRES in double only", fn);
         s.a_float = pc->a_float;
+        s.a_lo = pc->a_lo;
+        s.lo_shift = pc->lo_shift;
     }
     PS__TRY(ps__iter_nrm2(&s, b, &s.bnorm));
     if (s.bnorm == 0) { /* x = 0 solves it exactly */

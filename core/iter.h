@@ -19,11 +19,16 @@ ps_status ps__iter_solve(ps_context *ctx, const char *fn, ps_iter_method method,
  * buffer is set (double solves only): A rounded to float, n x n, which the method's products
  * with A and its residuals then read instead of a, each product and sum in double (the
  * backend's gemv_mixed): half the bytes a step, for a system that is A's only to float's
- * accuracy (GMRES-IR's optional cheaper operator). */
+ * accuracy (GMRES-IR's optional cheaper operator). a_lo, where its buffer is set too: the low
+ * parts of A's split in six bytes an entry (the backend's split_double, binary16, A = a_float +
+ * 2^-lo_shift a_lo to about 2^-35 relative), read with a_float by the backend's gemv_split:
+ * three quarters of a double product's bytes, for a system that is A's to that accuracy. */
 typedef struct ps__precond {
     ps_status (*apply)(void *arg, ps__vec v, ps__vec z);
     void *arg;
     ps__mat a_float;
+    ps__mat a_lo;
+    int lo_shift;
 } ps__precond;
 /* ps__iter_solve with the preconditioner pc (NULL: as o->precond says). */
 ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method method,

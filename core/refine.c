@@ -297,6 +297,48 @@ static ps_status float_operator(refine *w, ps__mat *af) {
     return PS_SUCCESS;
 }
 
+/* The split operator (PORTSOLVE_IR_SPLIT_OPERATOR; unset: wherever the preconditioner solves by
+ * inverted diagonal blocks, the GPUs' large orders): A held as fl32(A) + 2^-shift lo, lo binary16
+ * (the backend's split_double), which GMRES's products read through gemv_split, six bytes an entry
+ * where DGEMV reads eight. Each entry is A's to about 2^-35 relative (lo rounds a - fl32(a), at
+ * most 2^-24 |a|, to 11 bits; shift maps 2^-24 ||A||_inf near binary16's 2^15, so entries down to
+ * 2^-29 of that keep all of lo's bits), so the corrections solve a system within about
+ * cond(A) 2^-35 of A's: at cond 1e6, 3e-5 a step, below the 1e-3 or so that an outer step of 30
+ * Arnoldi steps contracts at n = 32768 on an H200 (session 45). Where the backend lacks the
+ * entries, the memory (n^2 6 bytes) is short, ||A||_inf is zero or far from float's range, or an
+ * entry does not fit in float, GMRES reads A. */
+static ps_status split_operator(refine *w, ps__precond *pc) {
+    ps__backend *be = w->be;
+    int want = w->ctx->ir_split_operator >= 0 ? w->ctx->ir_split_operator : w->blocked.nb > 0;
+    int e = 0;
+    frexp(w->anrm, &e); /* ||A||_inf < 2^e */
+    if (!want || pc->a_float.buf || !(w->anrm > 0) || e < -100 || e > 128) return PS_SUCCESS;
+    ps__mat none = {NULL, 0, 1};
+    ps__vec nothing = {NULL, 0, 1};
+    if (w->ops->split_double(be, 0, 0, none, 0, none, none, NULL) != PS_SUCCESS ||
+        w->ops->gemv_split(be, 0, 0, 0.0, none, none, 0, nothing, nothing) != PS_SUCCESS) {
+        w->ctx->last_error[0] = '\0'; /* a refusal is an answer here */
+        return PS_SUCCESS;
+    }
+    size_t entries = (size_t)w->n * (size_t)w->n;
+    void *hi = NULL, *lo = NULL;
+    ps_status st = ps__scratch_dev(w->scratch, entries * sizeof(float), &hi);
+    if (!st) st = ps__scratch_dev(w->scratch, entries * sizeof(uint16_t), &lo);
+    if (st == PS_ERR_OUT_OF_MEMORY) {
+        w->ctx->last_error[0] = '\0';
+        return PS_SUCCESS;
+    }
+    PS__TRY(st);
+    int overflow, shift = 39 - e; /* 2^-24 ||A||_inf < 2^(e - 24) becomes at most 2^15 */
+    ps__mat h = {hi, 0, w->n}, l = {lo, 0, w->n};
+    PS__TRY(ps__zero_info(w->ctx, w->flag));
+    PS__TRY(w->ops->split_double(be, w->n, w->n, w->a, shift, h, l, w->flag));
+    PS__TRY(ps__read_info(w->ctx, w->flag, &overflow));
+    if (overflow) return PS_SUCCESS;
+    pc->a_float = h, pc->a_lo = l, pc->lo_shift = shift;
+    return PS_SUCCESS;
+}
+
 /* GMRES-IR: outer steps x += d, r = b - A x as in classical refinement, but each column's
  * correction equation A d = r (columns that have not passed the test) solved by GMRES from
  * d = 0 to a relative residual PS__REFINE_GMRES_TOL (or the context's PORTSOLVE_IR_GMRES_TOL),
@@ -308,18 +350,19 @@ static ps_status float_operator(refine *w, ps__mat *af) {
  * contracts less than PS__REFINE_FLOAT_OP_CONTRACTION moves GMRES to A's own products (and, unless
  * PORTSOLVE_IR_GMRES_TOL is set, the default tolerance) instead of ending refinement. */
 static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_result *res) {
-    ps__precond pc = {precondition, w, {NULL, 0, 1}};
+    ps__precond pc = {precondition, w, {NULL, 0, 1}, {NULL, 0, 1}, 0};
     ps_iter_options io = ps_iter_options_default();
     io.max_iter = o->max_iter > 0 ? o->max_iter : 1;
     io.restart = o->restart;
     ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
     PS__TRY(factors_in_double(w));
     PS__TRY(float_operator(w, &pc.a_float));
+    PS__TRY(split_operator(w, &pc));
     for (int outer = 0; outer < o->max_iter && !w->converged; outer++) {
         double before = w->worst;
-        io.tol = w->ctx->ir_gmres_tol > 0 ? w->ctx->ir_gmres_tol
-                 : pc.a_float.buf         ? PS__REFINE_GMRES_TOL_FLOAT_OP
-                                          : PS__REFINE_GMRES_TOL;
+        io.tol = w->ctx->ir_gmres_tol > 0         ? w->ctx->ir_gmres_tol
+                 : pc.a_float.buf && !pc.a_lo.buf ? PS__REFINE_GMRES_TOL_FLOAT_OP
+                                                  : PS__REFINE_GMRES_TOL;
         for (int j = 0; j < w->nrhs; j++) {
             if (w->rnrm[j] <= w->xnrm[j] * w->cte) continue;
             ps__vec dj = ps__mat_col(w->d, 0, j);
@@ -338,7 +381,7 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
         PS__TRY(residual(w));
         if (pc.a_float.buf) {
             if (!(w->worst <= PS__REFINE_FLOAT_OP_CONTRACTION * before))
-                pc.a_float.buf = NULL; /* fl(A) limits the steps: on with A's own products */
+                pc.a_float.buf = pc.a_lo.buf = NULL; /* on with A's own products */
         } else if (!(w->worst <= PS__REFINE_STALL * before)) {
             break;
         }

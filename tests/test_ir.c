@@ -276,17 +276,28 @@ static void gmres_alloc_failures(ps_context *ctx, int n, int lda) {
     /* and the float copy of A for GMRES's products (PORTSOLVE_IR_FLOAT_OPERATOR), without which
      * GMRES reads A */
     int float_op = ctx->ir_float_operator && ps__gemv_mixed_offered(ctx);
+    /* and the split operator's two parts (PORTSOLVE_IR_SPLIT_OPERATOR), each survivable likewise,
+     * where the backend has split_double and gemv_split and the float operator is off */
+    ps__mat none_m = {NULL, 0, 1};
+    int split_op =
+        !float_op &&
+        (ctx->ir_split_operator >= 0 ? ctx->ir_split_operator
+                                     : ps__trsv_blocked_order(ctx, n) > 0) &&
+        ctx->be.ops->split_double(&ctx->be, 0, 0, none_m, 0, none_m, none_m, NULL) == PS_SUCCESS;
+    ctx->last_error[0] = '\0';
     /* inverted while the LU runs (PORTSOLVE_IR_EARLY_INVERSES), they come with a word of their own
      * for convert's overflow test, and without either the solve goes on as without them */
     int early = blocked && (ctx->ir_early_inverses >= 0 ? ctx->ir_early_inverses
                                                         : ctx->be.ops->lanes(&ctx->be) >= 2);
-    CHECK(optional == (early ? 2 : blocked || widens) + float_op && injected > optional,
-          "%d of %d failing allocations were survived (expected %s%s)", optional, injected,
+    CHECK(optional == (early ? 2 : blocked || widens) + float_op + 2 * split_op &&
+              injected > optional,
+          "%d of %d failing allocations were survived (expected %s%s%s)", optional, injected,
           early     ? "the inverted diagonal blocks and their word"
           : blocked ? "only the inverted diagonal blocks"
           : widens  ? "only the widened factors"
                     : "none but the float operator's: the backend has trsv_mixed",
-          float_op ? ", and the float copy of A" : "");
+          float_op ? ", and the float copy of A" : "",
+          split_op ? ", and the split operator's two parts" : "");
     free(A0), free(B), free(X0), free(ipiv);
 }
 

@@ -12,6 +12,7 @@
  */
 #include "vtable_harness.h"
 
+#include "backend_defaults_ir.h"
 #include "iter.h"
 #include "lu.h"
 #include "trsv_blocked.h"
@@ -515,6 +516,139 @@ static void test_gemv_mixed(void) {
     }
 }
 
+/* n binary16 values of a device buffer, as bits: the buffer read as floats (download copies
+ * them bit for bit), its allocation rounded up to whole floats by the caller. */
+static uint16_t *download_halves(void *dev, size_t n) {
+    int words = (int)((n + 1) / 2);
+    float *raw = malloc(sizeof(float) * (size_t)words);
+    uint16_t *h = malloc(sizeof(uint16_t) * (n ? n : 1));
+    CHECK(be->ops->download(be, PS__FLOAT, words, 1, (ps__mat){dev, 0, words}, raw, words) ==
+              PS_SUCCESS,
+          "download of the halves: %s", be->err);
+    memcpy(h, raw, sizeof(uint16_t) * n);
+    free(raw);
+    return h;
+}
+
+/* GMRES-IR's split operator (core/refine.c): split_double's parts against the definition, each
+ * hi exactly fl32(a) and hi + 2^-shift lo within lo's own rounding of a (2^-11 of a - hi, or
+ * binary16's least subnormal), on entries spread over 24 binades with the shift refinement
+ * takes from ||A||_inf; an entry beyond float's range sets the word. Then gemv_split with those
+ * parts against the same sums in long double, on gemv_mixed's shapes (CUDA's slices, four rows
+ * a lane where hi's and lo's columns are aligned, a row a lane elsewhere). The defaults refuse
+ * both; OpenCL does not have them, and must refuse rather than pretend. */
+static void test_split(void) {
+    ps__vec none = {NULL, 0, 1};
+    ps__mat empty = {NULL, 0, 1};
+    const ps__backend_ops *d = ps__backend_defaults();
+    CHECK(d->split_double(be, 0, 0, empty, 0, empty, empty, NULL) == PS_ERR_NOT_SUPPORTED &&
+              d->gemv_split(be, 0, 0, 0.0, empty, empty, 0, none, none) == PS_ERR_NOT_SUPPORTED,
+          "the defaults did not refuse split_double and gemv_split");
+    ps_status p1 = be->ops->split_double(be, 0, 0, empty, 0, empty, empty, NULL);
+    ps_status p2 = be->ops->gemv_split(be, 0, 0, 0.0, empty, empty, 0, none, none);
+    if (!strcmp(be->ops->name, "opencl")) {
+        CHECK(p1 == PS_ERR_NOT_SUPPORTED && p2 == PS_ERR_NOT_SUPPORTED,
+              "opencl answered split_double %d, gemv_split %d: it has no such kernels", (int)p1,
+              (int)p2);
+        return;
+    }
+    CHECK(p1 == PS_SUCCESS && p2 == PS_SUCCESS, "the %s backend refused m = k = 0: %s",
+          be->ops->name, be->err);
+    static const int dims[][2] = {{1, 1},       {2, 3},       {33, 7},     {100, 70},
+                                  {1000, 9},    {70, 1000},   {20001, 37}, {2049, 2048},
+                                  {1000, 2048}, {17001, 1030}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++) {
+        int m = dims[t][0], k = dims[t][1];
+        /* the tall and sliced shapes with columns CUDA may read four rows at a time */
+        int aligned = m >= 2049, ldh = aligned ? (m + 3) / 4 * 4 : m + ps_test_rand_int(3);
+        int ldl = aligned ? ldh : m + ps_test_rand_int(3);
+        shape sa = random_shape(m, k);
+        tbuf A = tb_random(PS__DOUBLE, shape_count(sa));
+        double anrm = 0;
+        for (int i = 0; i < m; i++) {
+            double row = 0;
+            for (int j = 0; j < k; j++) {
+                double *a = &AT(A, sa, i, j);
+                *a = ldexp(*a, -ps_test_rand_int(24));
+                row += fabs(*a);
+            }
+            if (row > anrm) anrm = row;
+        }
+        upload_all(&A);
+        int e;
+        frexp(anrm, &e);
+        int shift = 39 - e; /* as core/refine.c */
+        tbuf H = tb_random(PS__FLOAT, ldh * k);
+        size_t halves = (size_t)ldl * (size_t)k;
+        void *lo = NULL;
+        CHECK(be->ops->alloc(be, (halves + 1) / 2 * sizeof(float), &lo) == PS_SUCCESS, "alloc: %s",
+              be->err);
+        int32_t zero = 0;
+        tbuf W = int_buffer(1, &zero);
+        ps__mat hv = {H.dev, 0, ldh}, lv = {lo, 0, ldl};
+        CHECK(be->ops->split_double(be, m, k, view(&A, sa), shift, hv, lv, W.dev) == PS_SUCCESS,
+              "split_double %dx%d: %s", m, k, be->err);
+        CHECK(read_word(&W) == 0, "split_double %dx%d set the word", m, k);
+        double *h = tb_download(&H);
+        uint16_t *l = download_halves(lo, halves);
+        int bad_hi = -1, bad_lo = -1, lo_used = 0;
+        for (int j = 0; j < k; j++)
+            for (int i = 0; i < m; i++) {
+                double a = AT(A, sa, i, j), hi = h[i + (size_t)j * ldh];
+                double part = ldexp(ps__half_value(l[i + (size_t)j * ldl]), -shift);
+                lo_used |= part != 0;
+                if (hi != (double)(float)a) bad_hi = i + j * m;
+                if (!(fabs(a - (hi + part)) <= ldexp(fabs(a - hi), -11) + ldexp(1.0, -24 - shift)))
+                    bad_lo = i + j * m;
+            }
+        CHECK(bad_hi < 0 && bad_lo < 0 && lo_used,
+              "split_double %dx%d: entry %d's hi is not fl32(a), entry %d's hi + lo is not a, or "
+              "every low part is zero (%d)",
+              m, k, bad_hi, bad_lo, lo_used);
+        /* the product with those parts */
+        int incx = 1 + ps_test_rand_int(2), incy = 1 + ps_test_rand_int(2);
+        tbuf X = tb_random(PS__DOUBLE, (k - 1) * incx + 1);
+        tbuf Y = tb_random(PS__DOUBLE, (m - 1) * incy + 1);
+        double alpha = t % 2 ? -1.0 : 0.75;
+        double *expect = copy_of(&Y), *mag = calloc((size_t)Y.count, sizeof(double));
+        for (int i = 0; i < m; i++) {
+            long double sum = 0, size = 0;
+            for (int j = 0; j < k; j++) {
+                long double entry = (long double)h[i + (size_t)j * ldh] +
+                                    ldexpl(ps__half_value(l[i + (size_t)j * ldl]), -shift);
+                long double p = entry * X.host[(size_t)j * incx];
+                sum += p, size += fabsl(p);
+            }
+            size_t y = (size_t)i * incy;
+            expect[y] = (double)(Y.host[y] + alpha * sum);
+            mag[y] = 4.0 * (k + 1) * (fabs(Y.host[y]) + fabs(alpha) * (double)size);
+        }
+        char what[96];
+        snprintf(what, sizeof what, "gemv_split m=%d k=%d incx=%d incy=%d", m, k, incx, incy);
+        CHECK(be->ops->gemv_split(be, m, k, alpha, hv, lv, shift, vview(&X, 0, incx),
+                                  vview(&Y, 0, incy)) == PS_SUCCESS,
+              "%s: %s", what, be->err);
+        expect_buffer(what, &Y, expect, mag, 1.0);
+        free(expect), free(mag), free(h), free(l);
+        be->ops->free(be, lo);
+        tb_free(&A), tb_free(&H), tb_free(&W), tb_free(&X), tb_free(&Y);
+    }
+    /* an entry beyond float's range */
+    tbuf A = tb_random(PS__DOUBLE, 6), H = tb_random(PS__FLOAT, 6);
+    A.host[4] = 4.0 * FLT_MAX;
+    upload_all(&A);
+    void *lo = NULL;
+    CHECK(be->ops->alloc(be, 3 * sizeof(float), &lo) == PS_SUCCESS, "alloc: %s", be->err);
+    int32_t zero = 0;
+    tbuf W = int_buffer(1, &zero);
+    CHECK(be->ops->split_double(be, 3, 2, (ps__mat){A.dev, 0, 3}, 0, (ps__mat){H.dev, 0, 3},
+                                (ps__mat){lo, 0, 3}, W.dev) == PS_SUCCESS,
+          "split_double: %s", be->err);
+    CHECK(read_word(&W) == 1, "split_double: an entry beyond float's range did not set the word");
+    be->ops->free(be, lo);
+    tb_free(&A), tb_free(&H), tb_free(&W);
+}
+
 /* The blocked triangular solves of GMRES-IR's preconditioner (core/trsv_blocked.c) on one LU
  * array (unit lower L below the diagonal, U on and above it), against substitution in double on
  * the host: orders with one block, partial last blocks and many, blocks of order 1 and larger
@@ -626,7 +760,7 @@ static void test_iter_float_operator(void) {
         ps_iter_options io = ps_iter_options_default();
         io.tol = 1e-12, io.max_iter = 200, io.restart = 30;
         ps_iter_result res;
-        ps__precond pc = {identity_precond, &n, {Af.dev, 0, n}};
+        ps__precond pc = {identity_precond, &n, {Af.dev, 0, n}, {NULL, 0, 1}, 0};
         ps_status st =
             ps__iter_solve_precond(ctx_under_test, "test", PS_ITER_GMRES, PS__DOUBLE, n,
                                    view(&A, sa), vview(&B, 0, 1), vview(&X, 0, 1), &io, &res, &pc);
@@ -818,6 +952,7 @@ int main(int argc, char **argv) {
         test_float_compute(!strcmp(ps_test_backend_name(), "cuda"));
     if (!c || !strcmp(c, "trsv_mixed")) test_trsv_mixed();
     if (!c || !strcmp(c, "gemv_mixed")) test_gemv_mixed();
+    if (!c || !strcmp(c, "split")) test_split();
     if (!c || !strcmp(c, "trsv_blocked")) test_trsv_blocked();
     if (!c || !strcmp(c, "iter_float_operator")) test_iter_float_operator();
     if (c && !strcmp(c, "trsv_mixed_large")) test_trsv_mixed_large(); /* only when asked */
