@@ -20,8 +20,14 @@
 //
 // gemv_split is the same product with each entry a(i, j) + 2^-shift lo(i, j), lo binary16
 // (GMRES-IR's products with A from six bytes an entry, core/refine.c): the same tiles, each lane
-// also loading its rows' halves (8 bytes where the columns are aligned), half as many columns in
-// flight to stay within the registers of four blocks an SM.
+// also loading its rows' halves (8 bytes where the columns are aligned), held as loaded (two a
+// word), six columns in flight instead of eight so that four sliced blocks an SM still fit. The
+// low parts' products are summed in float, beside the double sums of the floats': each is at most
+// 2^-24 of its entry's, so float's rounding of their sum is some 2^-48 of the product. Their sum
+// joins the double one once, before the warps' sums meet. On an H200 (session 45) the whole
+// 32768 x 32768 product took 1.74 ms with every half widened to double and four columns in
+// flight, 1.65 ms with these float sums and eight columns at three blocks an SM, and 1.64 ms as
+// now (3.9 TB/s, where DGEMV reads A's 8.6 GB at 4.6 TB/s): not yet at the memory's rate.
 #include <cooperative_groups.h>
 #include <cstdint>
 #include <cuda_fp16.h>
@@ -34,9 +40,11 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int kUnroll = 8;
-constexpr int kSliceWarps = 8;     // warps of a block when the columns are sliced
-constexpr int kBlocksPerSm = 4;    // of kSliceWarps each, at 64 registers a thread
-constexpr int kMinSliceCols = 256; // a warp's share of a slice at least 32 columns
+constexpr int kUnrollSplit = 6;      // gemv_split's: 64 registers (20 bytes spilled)
+constexpr int kSliceWarps = 8;       // warps of a block when the columns are sliced
+constexpr int kBlocksPerSm = 4;      // of kSliceWarps each, at 64 registers a thread
+constexpr int kBlocksPerSmSplit = 4; // gemv_split's
+constexpr int kMinSliceCols = 256;   // a warp's share of a slice at least 32 columns
 
 // Vec consecutive rows of column col from row0 on, as floats: one 16-byte load where the tile is
 // whole (the caller guarantees the alignment), else one guarded load a row.
@@ -54,22 +62,33 @@ __device__ __forceinline__ void load_rows(const float *__restrict__ col, int row
     for (int r = 0; r < Vec; r++) out[r] = row0 + r < m ? __ldg(col + row0 + r) : 0.f;
 }
 
-// The same rows of a binary16 column, as floats (8 bytes a lane where the tile is whole).
+// The same rows of a binary16 column, kept as loaded (two halves a word: half the registers of
+// floats, so that as many columns stay in flight as gemv_mixed's), one 8-byte load a lane where the
+// tile is whole.
+
 template <int Vec>
 __device__ __forceinline__ void load_lo_rows(const unsigned short *__restrict__ col, int row0,
-                                             int m, float (&out)[Vec]) {
+                                             int m, unsigned (&out)[(Vec + 1) / 2]) {
     if constexpr (Vec == 4) {
         if (row0 + 4 <= m) {
             uint2 raw = __ldg(reinterpret_cast<const uint2 *>(col + row0));
-            float2 f0 = __half22float2(*reinterpret_cast<const __half2 *>(&raw.x));
-            float2 f1 = __half22float2(*reinterpret_cast<const __half2 *>(&raw.y));
-            out[0] = f0.x, out[1] = f0.y, out[2] = f1.x, out[3] = f1.y;
+            out[0] = raw.x, out[1] = raw.y;
             return;
         }
-    }
+        unsigned h[4];
 #pragma unroll
-    for (int r = 0; r < Vec; r++)
-        out[r] = row0 + r < m ? __half2float(__ushort_as_half(__ldg(col + row0 + r))) : 0.f;
+        for (int r = 0; r < 4; r++) h[r] = row0 + r < m ? __ldg(col + row0 + r) : 0u;
+        out[0] = h[0] | h[1] << 16, out[1] = h[2] | h[3] << 16;
+    } else {
+#pragma unroll
+        for (int r = 0; r < Vec; r++) out[r] = row0 + r < m ? __ldg(col + row0 + r) : 0u;
+    }
+}
+
+// Row r's low part from those words.
+template <int Vec> __device__ __forceinline__ float lo_of(const unsigned *w, int r) {
+    unsigned bits = Vec == 4 ? w[r >> 1] >> (16 * (r & 1)) : w[r];
+    return __half2float(__ushort_as_half((unsigned short)(bits & 0xffffu)));
 }
 
 // A's low parts for gemv_split (lo null: gemv_mixed).
@@ -79,22 +98,16 @@ struct LowParts {
     double scale; // 2^-shift
 };
 
-// Entry r of a lane's rows: the float, corrected by its low part where Lo.
-template <bool Lo> __device__ __forceinline__ double entry(float v, float l, const LowParts &low) {
-    if constexpr (Lo) return fma((double)l, low.scale, (double)v);
-    return (double)v;
-}
-
 // A block: a tile of 32 Vec rows (a lane Vec consecutive rows) and the columns of its slice, split
 // among its warps (warp w takes the slice's columns w, w + Warps, ...). Sliced: the grid is
 // `slices` blocks a tile, launched as clusters of `slices` (block b is slice b % slices of tile
 // b / slices, its cluster rank).
 template <int Warps, int Vec, bool Sliced, bool Lo>
-__global__ void __launch_bounds__(Warps * 32, Sliced ? kBlocksPerSm : 1)
+__global__ void __launch_bounds__(Warps * 32, Sliced ? (Lo ? kBlocksPerSmSplit : kBlocksPerSm) : 1)
     gemv_mixed_kernel(int m, int k, int slices, double alpha, const float *__restrict__ a,
                       size_t lda, LowParts low, const double *__restrict__ x, size_t incx,
                       double *__restrict__ y, size_t incy) {
-    constexpr int Unroll = Lo ? kUnroll / 2 : kUnroll;
+    constexpr int Unroll = Lo ? kUnrollSplit : kUnroll;
     __shared__ double part[Warps][32 * Vec];
     __shared__ double slice_sum[Sliced ? 32 * Vec : 1];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -104,11 +117,13 @@ __global__ void __launch_bounds__(Warps * 32, Sliced ? kBlocksPerSm : 1)
     const int c1 = min(k, c0 + per_slice);
     const int row0 = (tile * 32 + lane) * Vec;
     double acc[Vec];
+    float acc_lo[Vec]; // gemv_split: the low parts' products, each 2^-24 of its entry's or less
 #pragma unroll
-    for (int r = 0; r < Vec; r++) acc[r] = 0;
+    for (int r = 0; r < Vec; r++) acc[r] = 0, acc_lo[r] = 0;
     int j = c0 + warp;
     for (; j + (Unroll - 1) * Warps < c1; j += Unroll * Warps) {
-        float v[Unroll][Vec], l[Lo ? Unroll : 1][Vec];
+        float v[Unroll][Vec];
+        unsigned l[Lo ? Unroll : 1][(Vec + 1) / 2];
         double xv[Unroll];
 #pragma unroll
         for (int u = 0; u < Unroll; u++) {
@@ -119,21 +134,31 @@ __global__ void __launch_bounds__(Warps * 32, Sliced ? kBlocksPerSm : 1)
 #pragma unroll
         for (int u = 0; u < Unroll; u++) xv[u] = __ldg(x + (size_t)(j + u * Warps) * incx);
 #pragma unroll
-        for (int u = 0; u < Unroll; u++)
+        for (int u = 0; u < Unroll; u++) {
 #pragma unroll
-            for (int r = 0; r < Vec; r++)
-                acc[r] = fma(entry<Lo>(v[u][r], l[Lo ? u : 0][r], low), xv[u], acc[r]);
+            for (int r = 0; r < Vec; r++) acc[r] = fma((double)v[u][r], xv[u], acc[r]);
+            if constexpr (Lo) {
+                float xf = (float)xv[u];
+#pragma unroll
+                for (int r = 0; r < Vec; r++) acc_lo[r] = fmaf(lo_of<Vec>(l[u], r), xf, acc_lo[r]);
+            }
+        }
     }
     for (; j < c1; j += Warps) {
-        float v[Vec], l[Vec];
+        float v[Vec];
+        unsigned l[(Vec + 1) / 2];
         load_rows<Vec>(a + (size_t)j * lda, row0, m, v);
         if constexpr (Lo) load_lo_rows<Vec>(low.lo + (size_t)j * low.ldl, row0, m, l);
         double xj = __ldg(x + (size_t)j * incx);
 #pragma unroll
-        for (int r = 0; r < Vec; r++) acc[r] = fma(entry<Lo>(v[r], l[r], low), xj, acc[r]);
+        for (int r = 0; r < Vec; r++) acc[r] = fma((double)v[r], xj, acc[r]);
+        if constexpr (Lo)
+#pragma unroll
+            for (int r = 0; r < Vec; r++) acc_lo[r] = fmaf(lo_of<Vec>(l, r), (float)xj, acc_lo[r]);
     }
 #pragma unroll
-    for (int r = 0; r < Vec; r++) part[warp][lane * Vec + r] = acc[r];
+    for (int r = 0; r < Vec; r++)
+        part[warp][lane * Vec + r] = Lo ? fma((double)acc_lo[r], low.scale, acc[r]) : acc[r];
     __syncthreads();
     // the tile's rows, a thread each, summed over the warps in order
     const int tile_row0 = tile * 32 * Vec;

@@ -670,8 +670,10 @@ struct ps__backend_ops {
     ps_status (*split_double)(ps__backend *be, int m, int k, ps__mat a, int shift, ps__mat hi,
                               ps__mat lo, void *flag);
     /* y = y + alpha (hi + 2^-shift lo) x for split_double's parts (m x k, no transpose) and
-     * DOUBLE vectors x (k) and y (m), which must not overlap: gemv_mixed's product, each entry
-     * hi + 2^-shift lo formed exactly in double. m = k = 0 succeeds where the backend has it. */
+     * DOUBLE vectors x (k) and y (m), which must not overlap: hi x as gemv_mixed's, in double; lo x
+     * (each term at most 2^-24 of its entry's, a correction) in float at least, so that each y_i
+     * is within about k (eps_double sum |hi x| + eps_float 2^-shift sum |lo x|) of the exact
+     * product. m = k = 0 succeeds where the backend has the entry. */
     ps_status (*gemv_split)(ps__backend *be, int m, int k, double alpha, ps__mat hi, ps__mat lo,
                             int shift, ps__vec x, ps__vec y);
 };

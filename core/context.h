@@ -53,8 +53,8 @@ struct ps_context {
     int ir_float_operator; /* GMRES-IR's products with A by A rounded to float, PORTSOLVE_IR_FLOAT_
                             * OPERATOR (experimental, 0 or 1; core/refine.c) */
     int ir_split_operator; /* GMRES-IR's products with A from fl32(A) and binary16 low parts,
-                            * PORTSOLVE_IR_SPLIT_OPERATOR (tuning): -1 where its preconditioner
-                            * solves by inverted diagonal blocks, 0 never, 1 always (refine.c) */
+                            * PORTSOLVE_IR_SPLIT_OPERATOR (tuning): 1 where the backend has them,
+                            * 0 (unset) never (core/refine.c) */
     int ir_early_inverses; /* GMRES-IR's diagonal blocks inverted while the LU runs, PORTSOLVE_IR_
                             * EARLY_INVERSES (tuning): -1 where the backend has two lanes, 0 never,
                             * 1 always (core/refine.c) */

@@ -297,22 +297,24 @@ static ps_status float_operator(refine *w, ps__mat *af) {
     return PS_SUCCESS;
 }
 
-/* The split operator (PORTSOLVE_IR_SPLIT_OPERATOR; unset: wherever the preconditioner solves by
- * inverted diagonal blocks, the GPUs' large orders): A held as fl32(A) + 2^-shift lo, lo binary16
- * (the backend's split_double), which GMRES's products read through gemv_split, six bytes an entry
- * where DGEMV reads eight. Each entry is A's to about 2^-35 relative (lo rounds a - fl32(a), at
- * most 2^-24 |a|, to 11 bits; shift maps 2^-24 ||A||_inf near binary16's 2^15, so entries down to
- * 2^-29 of that keep all of lo's bits), so the corrections solve a system within about
- * cond(A) 2^-35 of A's: at cond 1e6, 3e-5 a step, below the 1e-3 or so that an outer step of 30
- * Arnoldi steps contracts at n = 32768 on an H200 (session 45). Where the backend lacks the
- * entries, the memory (n^2 6 bytes) is short, ||A||_inf is zero or far from float's range, or an
- * entry does not fit in float, GMRES reads A. */
+/* The split operator (PORTSOLVE_IR_SPLIT_OPERATOR=1, tuning; off by default): A held as
+ * fl32(A) + 2^-shift lo, lo binary16 (the backend's split_double), which GMRES's products read
+ * through gemv_split, six bytes an entry where DGEMV reads eight. Each entry is A's to about 2^-35
+ * relative (lo rounds a - fl32(a), at most 2^-24 |a|, to 11 bits; shift maps 2^-24 ||A||_inf near
+ * binary16's 2^15, so entries down to 2^-29 of that keep all of lo's bits), so the corrections
+ * solve a system within about cond(A) 2^-35 of A's: at cond 1e6, 3e-5 a step, below the 1e-3 or
+ * so that an outer step of 30 Arnoldi steps contracts at n = 32768. Measured there (H200, fp16x3,
+ * session 45): the same 1 + 60 steps, but CUDA's gemv_split read its 6.4 GB in 1.64 ms (3.9 TB/s)
+ * against DGEMV's 8.6 GB in 1.85-1.89, and the split took 4.7 ms: 0.527-0.531 s against
+ * 0.530-0.536, within the runs' spread, for n^2 6 bytes more memory. Where the backend lacks the
+ * entries, the memory is short, ||A||_inf is zero or far from float's range, or an entry does not
+ * fit in float, GMRES reads A. */
 static ps_status split_operator(refine *w, ps__precond *pc) {
     ps__backend *be = w->be;
-    int want = w->ctx->ir_split_operator >= 0 ? w->ctx->ir_split_operator : w->blocked.nb > 0;
     int e = 0;
     frexp(w->anrm, &e); /* ||A||_inf < 2^e */
-    if (!want || pc->a_float.buf || !(w->anrm > 0) || e < -100 || e > 128) return PS_SUCCESS;
+    if (w->ctx->ir_split_operator <= 0 || pc->a_float.buf || !(w->anrm > 0) || e < -100 || e > 128)
+        return PS_SUCCESS;
     ps__mat none = {NULL, 0, 1};
     ps__vec nothing = {NULL, 0, 1};
     if (w->ops->split_double(be, 0, 0, none, 0, none, none, NULL) != PS_SUCCESS ||

@@ -280,9 +280,7 @@ static void gmres_alloc_failures(ps_context *ctx, int n, int lda) {
      * where the backend has split_double and gemv_split and the float operator is off */
     ps__mat none_m = {NULL, 0, 1};
     int split_op =
-        !float_op &&
-        (ctx->ir_split_operator >= 0 ? ctx->ir_split_operator
-                                     : ps__trsv_blocked_order(ctx, n) > 0) &&
+        !float_op && ctx->ir_split_operator > 0 &&
         ctx->be.ops->split_double(&ctx->be, 0, 0, none_m, 0, none_m, none_m, NULL) == PS_SUCCESS;
     ctx->last_error[0] = '\0';
     /* inverted while the LU runs (PORTSOLVE_IR_EARLY_INVERSES), they come with a word of their own
