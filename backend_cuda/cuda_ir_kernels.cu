@@ -22,9 +22,8 @@ __global__ void convert_kernel(int rows, int cols, double alpha, const S *src, i
     if (bad) *info = 1; // a benign race: every writer writes 1
 }
 
-// The vtable's split_double: hi = fl32(a), lo = fl16((a - hi) 2^shift) (a - hi is exact in
-// double; its rounding to float first changes the half only where a tie moves, within lo's own
-// rounding).
+// The vtable's split_double: hi = fl32(a), lo = fl16((a - hi) 2^shift), a - hi exact in double
+// and rounded once, straight to binary16.
 __global__ void split_double_kernel(int rows, int cols, const double *src, int lds, double scale,
                                     float *hi, int ldh, __half *lo, int ldl, int *info) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -36,7 +35,7 @@ __global__ void split_double_kernel(int rows, int cols, const double *src, int l
         bool fits = isfinite(h);
         bad |= !fits;
         hi[i + (size_t)j * ldh] = h;
-        lo[i + (size_t)j * ldl] = __float2half_rn(fits ? (float)((v - (double)h) * scale) : 0.f);
+        lo[i + (size_t)j * ldl] = __double2half(fits ? (v - (double)h) * scale : 0.0);
     }
     if (bad) *info = 1; // a benign race: every writer writes 1
 }

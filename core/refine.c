@@ -18,7 +18,8 @@
  *    equation A d = r solved by flexible GMRES in double, right-preconditioned by the
  *    low-precision LU factors applied in double, to a relative residual of 1e-6
  *    (PORTSOLVE_IR_GMRES_TOL, a tuning knob, sets another; PORTSOLVE_IR_FLOAT_OPERATOR, an
- *    experimental one, has GMRES's products read A rounded to float). GMRES needs
+ *    experimental one, has GMRES's products read A rounded to float, and
+ *    PORTSOLVE_IR_SPLIT_OPERATOR, a tuning one, read fl32(A) and binary16 low parts). GMRES needs
  *    the preconditioned operator's spectrum clustered, not its distance from I below 1, so it
  *    converges for condition numbers far past 1/u_low, where one LU solve per step does not.
  *    The outer test stays LAPACK's (GMRES's own 2-norm tolerance cannot express it: the test
@@ -350,7 +351,8 @@ static ps_status split_operator(refine *w, ps__precond *pc) {
  * would. With the float operator the corrections solve fl(A) d = r, which contracts the error by
  * about ||A^-1 (A - fl(A))|| a step, small while kappa(A) u_float is; an outer step on it that
  * contracts less than PS__REFINE_FLOAT_OP_CONTRACTION moves GMRES to A's own products (and, unless
- * PORTSOLVE_IR_GMRES_TOL is set, the default tolerance) instead of ending refinement. */
+ * PORTSOLVE_IR_GMRES_TOL is set, the default tolerance) instead of ending refinement. The split
+ * operator (A to about 2^-35) keeps the default tolerance and moves to A by the same rule. */
 static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_result *res) {
     ps__precond pc = {precondition, w, {NULL, 0, 1}, {NULL, 0, 1}, 0};
     ps_iter_options io = ps_iter_options_default();
