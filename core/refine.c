@@ -213,18 +213,32 @@ static ps_status precondition(void *arg, ps__vec v, ps__vec z) {
     return widen(w, PS__DOUBLE, 1, zm, zm);
 }
 
+/* dst = (LU)^-1 (scale * src) for classical refinement: where GMRES-IR's inverted diagonal
+ * blocks were made while the LU ran (early_inverses) and there is one right-hand side, by
+ * GMRES-IR's own preconditioner (the float factors in double arithmetic, a gemv a block); else in
+ * the low precision (low_solve), whose solve of several columns is one trsm. The blocked solve
+ * reads the float factors and the inverses once, where the float trsv pair read the factors at
+ * half the memory's rate (an H200 trace at n = 32768: 3.6-3.7 ms a solve, against 1.5 ms for
+ * GMRES-IR's blocked solves; session 45, not yet timed end to end); float or double arithmetic
+ * left the classical steps as they were (session 39). Its double vectors need no narrowing, so
+ * only low_solve sets *overflow. */
+static ps_status classical_solve(refine *w, ps__mat src, ps__mat dst, int *overflow) {
+    if (!w->blocked.nb || w->nrhs != 1) return low_solve(w, w->nrhs, src, dst, overflow);
+    return precondition(w, ps__mat_col(src, 0, 0), ps__mat_col(dst, 0, 0));
+}
+
 /* Classical refinement from x0 = (LU)^-1 b. Ends converged, stalled (when GMRES may take over),
  * after max_iter steps, or on overflow (*overflow). */
 static ps_status classical(refine *w, const ps_refine_options *o, ps_refine_result *res,
                            int *overflow) {
-    PS__TRY(low_solve(w, w->nrhs, w->b, w->x, overflow));
+    PS__TRY(classical_solve(w, w->b, w->x, overflow));
     if (*overflow) return PS_SUCCESS;
     PS__TRY(residual(w));
     ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0);
     int slow = 0; /* consecutive slow steps */
     while (!w->converged && res->classical_steps < o->max_iter) {
         double before = w->worst;
-        PS__TRY(low_solve(w, w->nrhs, w->r, w->r, overflow));
+        PS__TRY(classical_solve(w, w->r, w->r, overflow));
         if (*overflow) return PS_SUCCESS;
         for (int j = 0; j < w->nrhs; j++)
             PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, ps__mat_col(w->r, 0, j),
