@@ -182,6 +182,15 @@ static void test_solve(ps_context *ctx) {
                      * back */
                     if (split3(prec) && conds[c] <= 1e4)
                         CHECK(iter <= 15, "%s n=%d nrhs=%d took %d steps", what, n, nrhs, iter);
+                    /* with float's factors (kappa u <= 1e-3 here) every classical step
+                     * contracts, so GMRES-IR is never needed: a solve that fails to (such as
+                     * classical refinement's by the inverted blocks, PORTSOLVE_IR_EARLY_INVERSES)
+                     * shows here even where GMRES-IR would have rescued it */
+                    if (must_refine && prec == PS_LOWPREC_FLOAT && conds[c] <= 1e4)
+                        CHECK(ps_context_refine_result(ctx).path == PS_REFINE_CLASSICAL,
+                              "%s n=%d nrhs=%d needed GMRES-IR (%d classical steps, %d Arnoldi)",
+                              what, n, nrhs, ps_context_refine_result(ctx).classical_steps,
+                              ps_context_refine_result(ctx).gmres_iterations);
                 }
                 free(A0);
             }
