@@ -63,9 +63,7 @@ __device__ __forceinline__ void load_rows(const float *__restrict__ col, int row
 }
 
 // The same rows of a binary16 column, kept as loaded (two halves a word: half the registers of
-// floats, so that as many columns stay in flight as gemv_mixed's), one 8-byte load a lane where the
-// tile is whole.
-
+// floats), one 8-byte load a lane where the tile is whole.
 template <int Vec>
 __device__ __forceinline__ void load_lo_rows(const unsigned short *__restrict__ col, int row0,
                                              int m, unsigned (&out)[(Vec + 1) / 2]) {
