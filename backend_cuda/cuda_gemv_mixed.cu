@@ -288,16 +288,10 @@ extern "C" cudaError_t ps_cuda_gemv_mixed_init(int device, int *max_slices) {
 
 extern "C" cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int max_slices, int m,
                                                  int k, double alpha, const float *a, int lda,
-                                                 const double *x, int incx, double *y, int incy) {
-    Product p = {m, k, alpha, a, (size_t)lda, {nullptr, 0, 0.0}, x, (size_t)incx, y, (size_t)incy};
-    return launch_product<false>(s, sms, max_slices, p);
-}
-
-extern "C" cudaError_t ps_cuda_launch_gemv_split(cudaStream_t s, int sms, int max_slices, int m,
-                                                 int k, double alpha, const float *a, int lda,
                                                  const void *lo, int ldl, int shift,
                                                  const double *x, int incx, double *y, int incy) {
     LowParts low = {static_cast<const unsigned short *>(lo), (size_t)ldl, ldexp(1.0, -shift)};
     Product p = {m, k, alpha, a, (size_t)lda, low, x, (size_t)incx, y, (size_t)incy};
-    return launch_product<true>(s, sms, max_slices, p);
+    return lo ? launch_product<true>(s, sms, max_slices, p)
+              : launch_product<false>(s, sms, max_slices, p);
 }

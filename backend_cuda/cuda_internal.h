@@ -226,16 +226,14 @@ cudaError_t ps_cuda_launch_trsv_mixed(cudaStream_t s, int rows_per_block, int up
                                       int n, const float *a, int lda, double *x, int incx,
                                       unsigned *sync);
 /* y += alpha A x, A float (m x k), x and y double, in double (the vtable's gemv_mixed,
- * cuda_gemv_mixed.cu); sms: the multiprocessors the launch may fill; max_slices: the most blocks
- * (a thread-block cluster) a row tile's columns may be cut among, 1 for whole columns a block.
- * The init gives the device's most: PS_CUDA_GEMV_MIXED_MAX_SLICES where clusters run, else 1. */
+ * cuda_gemv_mixed.cu); with lo non-null, each entry a(i, j) + 2^-shift lo(i, j), lo binary16 with
+ * leading dimension ldl (the vtable's gemv_split); sms: the multiprocessors the launch may fill;
+ * max_slices: the most blocks (a thread-block cluster) a row tile's columns may be cut among, 1 for
+ * whole columns a block. The init gives the device's most: PS_CUDA_GEMV_MIXED_MAX_SLICES where
+ * clusters run, else 1. */
 #define PS_CUDA_GEMV_MIXED_MAX_SLICES 8
 cudaError_t ps_cuda_gemv_mixed_init(int device, int *max_slices);
 cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int max_slices, int m, int k,
-                                      double alpha, const float *a, int lda, const double *x,
-                                      int incx, double *y, int incy);
-/* The same with each entry a(i, j) + 2^-shift lo(i, j), lo binary16 (the vtable's gemv_split). */
-cudaError_t ps_cuda_launch_gemv_split(cudaStream_t s, int sms, int max_slices, int m, int k,
                                       double alpha, const float *a, int lda, const void *lo,
                                       int ldl, int shift, const double *x, int incx, double *y,
                                       int incy);

@@ -76,17 +76,24 @@ ps_status ps_cuda_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int 
     return PS_SUCCESS;
 }
 
-ps_status ps_cuda_gemv_split(ps__backend *be, int m, int k, double alpha, ps__mat hi, ps__mat lo,
-                             int shift, ps__vec x, ps__vec y) {
+/* gemv_mixed, and gemv_split where lo has a buffer: one kernel template (cuda_gemv_mixed.cu). */
+static ps_status gemv_float_entries(ps__backend *be, int m, int k, double alpha, ps__mat a,
+                                    ps__mat lo, int shift, ps__vec x, ps__vec y) {
     ps_cuda_state *st = ps_cuda(be);
     if (m <= 0 || k <= 0) return PS_SUCCESS;
+    const uint16_t *low = lo.buf ? (const uint16_t *)lo.buf + lo.off : NULL;
     PS_CUDA_TRY(be,
-                ps_cuda_launch_gemv_split(
+                ps_cuda_launch_gemv_mixed(
                     st->cur_stream, ps_cuda_lane_sms(st), st->gemv_mixed_slices, m, k, alpha,
-                    (const float *)hi.buf + hi.off, hi.ld, (const uint16_t *)lo.buf + lo.off, lo.ld,
-                    shift, (const double *)x.buf + x.off, x.inc, (double *)y.buf + y.off, y.inc),
-                "gemv_split kernel");
+                    (const float *)a.buf + a.off, a.ld, low, lo.ld, shift,
+                    (const double *)x.buf + x.off, x.inc, (double *)y.buf + y.off, y.inc),
+                low ? "gemv_split kernel" : "gemv_mixed kernel");
     return PS_SUCCESS;
+}
+
+ps_status ps_cuda_gemv_split(ps__backend *be, int m, int k, double alpha, ps__mat hi, ps__mat lo,
+                             int shift, ps__vec x, ps__vec y) {
+    return gemv_float_entries(be, m, k, alpha, hi, lo, shift, x, y);
 }
 
 ps_status ps_cuda_split_double(ps__backend *be, int m, int k, ps__mat a, int shift, ps__mat hi,
@@ -103,13 +110,5 @@ ps_status ps_cuda_split_double(ps__backend *be, int m, int k, ps__mat a, int shi
 
 ps_status ps_cuda_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
                              ps__vec y) {
-    ps_cuda_state *st = ps_cuda(be);
-    if (m <= 0 || k <= 0) return PS_SUCCESS;
-    PS_CUDA_TRY(be,
-                ps_cuda_launch_gemv_mixed(
-                    st->cur_stream, ps_cuda_lane_sms(st), st->gemv_mixed_slices, m, k, alpha,
-                    (const float *)a.buf + a.off, a.ld, (const double *)x.buf + x.off, x.inc,
-                    (double *)y.buf + y.off, y.inc),
-                "gemv_mixed kernel");
-    return PS_SUCCESS;
+    return gemv_float_entries(be, m, k, alpha, a, (ps__mat){NULL, 0, 1}, 0, x, y);
 }

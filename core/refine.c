@@ -251,6 +251,16 @@ static ps_status classical(refine *w, const ps_refine_options *o, ps_refine_resu
     return PS_SUCCESS;
 }
 
+/* Device memory the solve can go on without: *buf NULL, and no message left behind, where there is
+ * none; any other failure is returned. */
+static ps_status optional_dev(refine *w, size_t bytes, void **buf) {
+    ps_status st = ps__scratch_dev(w->scratch, bytes, buf);
+    if (st != PS_ERR_OUT_OF_MEMORY) return st;
+    *buf = NULL;
+    w->ctx->last_error[0] = '\0';
+    return PS_SUCCESS;
+}
+
 /* The GMRES-IR preconditioner's factors in double: the float factors as they are where the
  * backend solves with them in double (trsv_mixed, asked by a call with n = 0), else widened to
  * double in w->ad. The factors' rounding is the preconditioner's point; applying them in float
@@ -279,14 +289,8 @@ static ps_status factors_in_double(refine *w) {
         return PS_SUCCESS;
     }
     if (probe != PS_ERR_NOT_SUPPORTED) return probe;
-    size_t bytes = (size_t)w->n * (size_t)w->n * sizeof(double);
-    ps_status st = ps__scratch_dev(w->scratch, bytes, &w->ad.buf);
-    if (st == PS_ERR_OUT_OF_MEMORY) {
-        w->ad.buf = NULL;
-        w->ctx->last_error[0] = '\0';
-        return PS_SUCCESS;
-    }
-    PS__TRY(st);
+    PS__TRY(optional_dev(w, (size_t)w->n * (size_t)w->n * sizeof(double), &w->ad.buf));
+    if (!w->ad.buf) return PS_SUCCESS;
     return w->ops->convert(w->be, PS__FLOAT, PS__DOUBLE, w->n, w->n, 1.0, w->af, w->ad, w->flag);
 }
 
@@ -297,12 +301,8 @@ static ps_status float_operator(refine *w, ps__mat *af) {
     *af = (ps__mat){NULL, 0, w->n};
     if (!w->ctx->ir_float_operator || !ps__gemv_mixed_offered(w->ctx)) return PS_SUCCESS;
     void *buf;
-    ps_status st = ps__scratch_dev(w->scratch, (size_t)w->n * (size_t)w->n * sizeof(float), &buf);
-    if (st == PS_ERR_OUT_OF_MEMORY) {
-        w->ctx->last_error[0] = '\0';
-        return PS_SUCCESS;
-    }
-    PS__TRY(st);
+    PS__TRY(optional_dev(w, (size_t)w->n * (size_t)w->n * sizeof(float), &buf));
+    if (!buf) return PS_SUCCESS;
     int overflow;
     PS__TRY(ps__zero_info(w->ctx, w->flag));
     PS__TRY(w->ops->convert(w->be, PS__DOUBLE, PS__FLOAT, w->n, w->n, 1.0, w->a,
@@ -310,6 +310,17 @@ static ps_status float_operator(refine *w, ps__mat *af) {
     PS__TRY(ps__read_info(w->ctx, w->flag, &overflow));
     if (!overflow) af->buf = buf;
     return PS_SUCCESS;
+}
+
+int ps__split_operator_offered(ps_context *ctx) {
+    ps__backend *be = &ctx->be;
+    ps__mat none = {NULL, 0, 1};
+    ps__vec nothing = {NULL, 0, 1};
+    if (be->ops->split_double(be, 0, 0, none, 0, none, none, NULL) == PS_SUCCESS &&
+        be->ops->gemv_split(be, 0, 0, 0.0, none, none, 0, nothing, nothing) == PS_SUCCESS)
+        return 1;
+    ctx->last_error[0] = '\0'; /* a refusal is an answer here */
+    return 0;
 }
 
 /* The split operator (PORTSOLVE_IR_SPLIT_OPERATOR=1, tuning; off by default): A held as
@@ -325,31 +336,20 @@ static ps_status float_operator(refine *w, ps__mat *af) {
  * entries, the memory is short, ||A||_inf is zero or far from float's range, or an entry does not
  * fit in float, GMRES reads A. */
 static ps_status split_operator(refine *w, ps__precond *pc) {
-    ps__backend *be = w->be;
     int e = 0;
     frexp(w->anrm, &e); /* ||A||_inf < 2^e */
-    if (w->ctx->ir_split_operator <= 0 || pc->a_float.buf || !(w->anrm > 0) || e < -100 || e > 128)
+    if (w->ctx->ir_split_operator <= 0 || pc->a_float.buf || !(w->anrm > 0) || e < -100 ||
+        e > 128 || !ps__split_operator_offered(w->ctx))
         return PS_SUCCESS;
-    ps__mat none = {NULL, 0, 1};
-    ps__vec nothing = {NULL, 0, 1};
-    if (w->ops->split_double(be, 0, 0, none, 0, none, none, NULL) != PS_SUCCESS ||
-        w->ops->gemv_split(be, 0, 0, 0.0, none, none, 0, nothing, nothing) != PS_SUCCESS) {
-        w->ctx->last_error[0] = '\0'; /* a refusal is an answer here */
-        return PS_SUCCESS;
-    }
     size_t entries = (size_t)w->n * (size_t)w->n;
-    void *hi = NULL, *lo = NULL;
-    ps_status st = ps__scratch_dev(w->scratch, entries * sizeof(float), &hi);
-    if (!st) st = ps__scratch_dev(w->scratch, entries * sizeof(uint16_t), &lo);
-    if (st == PS_ERR_OUT_OF_MEMORY) {
-        w->ctx->last_error[0] = '\0';
-        return PS_SUCCESS;
-    }
-    PS__TRY(st);
+    void *hi, *lo = NULL;
+    PS__TRY(optional_dev(w, entries * sizeof(float), &hi));
+    if (hi) PS__TRY(optional_dev(w, entries * sizeof(uint16_t), &lo));
+    if (!lo) return PS_SUCCESS;
     int overflow, shift = 39 - e; /* 2^-24 ||A||_inf < 2^(e - 24) becomes at most 2^15 */
     ps__mat h = {hi, 0, w->n}, l = {lo, 0, w->n};
     PS__TRY(ps__zero_info(w->ctx, w->flag));
-    PS__TRY(w->ops->split_double(be, w->n, w->n, w->a, shift, h, l, w->flag));
+    PS__TRY(w->ops->split_double(w->be, w->n, w->n, w->a, shift, h, l, w->flag));
     PS__TRY(ps__read_info(w->ctx, w->flag, &overflow));
     if (overflow) return PS_SUCCESS;
     pc->a_float = h, pc->a_lo = l, pc->lo_shift = shift;

@@ -133,9 +133,9 @@ ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size) {
     double gmres = ctx->refine.gmres, block = -1, float_op = 0, tol = 0, early = -1, split = 0;
     /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c): unset, the
      * backend's choice; 0, never; else their order. Its products with A by A rounded to float
-     * (experimental), its inner tolerance (unset: the default) and whether its blocks are
-     * inverted while the LU runs (unset: where the backend has two lanes) and its products with A
-     * from six bytes an entry (unset: never; core/refine.c). */
+     * (experimental) or by fl32(A) and binary16 low parts (unset: neither), its inner tolerance
+     * (unset: the default) and whether its blocks are inverted while the LU runs (unset: where
+     * the backend has two lanes; core/refine.c). */
     PS__TRY(number_from_env("PORTSOLVE_IR_GMRES", 0, 1, 1, "0 or 1", &gmres, msg, size));
     PS__TRY(number_from_env("PORTSOLVE_IR_TRSV_BLOCK", 0, 65536, 1,
                             "a block order: give 0 (solve by trsv_mixed) or an integer up to 65536",

@@ -19,6 +19,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
 #include "context.h" /* the allocation failure hook */
+#include "refine.h"
 #include "trsv_blocked.h"
 #include "test_util.h"
 
@@ -287,11 +288,7 @@ static void gmres_alloc_failures(ps_context *ctx, int n, int lda) {
     int float_op = ctx->ir_float_operator && ps__gemv_mixed_offered(ctx);
     /* and the split operator's two parts (PORTSOLVE_IR_SPLIT_OPERATOR), each survivable likewise,
      * where the backend has split_double and gemv_split and the float operator is off */
-    ps__mat none_m = {NULL, 0, 1};
-    int split_op =
-        !float_op && ctx->ir_split_operator > 0 &&
-        ctx->be.ops->split_double(&ctx->be, 0, 0, none_m, 0, none_m, none_m, NULL) == PS_SUCCESS;
-    ctx->last_error[0] = '\0';
+    int split_op = !float_op && ctx->ir_split_operator > 0 && ps__split_operator_offered(ctx);
     /* inverted while the LU runs (PORTSOLVE_IR_EARLY_INVERSES), they come with a word of their own
      * for convert's overflow test, and without either the solve goes on as without them */
     int early = blocked && (ctx->ir_early_inverses >= 0 ? ctx->ir_early_inverses

@@ -126,7 +126,8 @@ int main() {
         CK(cudaMalloc(&y2, n * 8));
         std::vector<double> r0(n), r1(n);
         CK(cudaMemset(y, 0, n * 8));
-        CK(ps_cuda_launch_gemv_mixed(0, sms, max_slices, 30720, 2048, -1.0, a, n, x, 1, y, 1));
+        CK(ps_cuda_launch_gemv_mixed(0, sms, max_slices, 30720, 2048, -1.0, a, n, nullptr, 0, 0, x,
+                                     1, y, 1));
         CK(cudaMemcpy(r0.data(), y, n * 8, cudaMemcpyDeviceToHost));
         for (int w = 0; w < 3; w++) {
             CK(cudaMemset(y2, 0, n * 8));
@@ -174,8 +175,8 @@ int main() {
                 float one_f = 1.0f, zero_f = 0.0f;
                 switch (v) {
                 case 0:
-                    CK(ps_cuda_launch_gemv_mixed(s, sms, max_slices, m, k, -1.0, a, sh.lda, x, 1, y,
-                                                 1));
+                    CK(ps_cuda_launch_gemv_mixed(s, sms, max_slices, m, k, -1.0, a, sh.lda, nullptr,
+                                                 0, 0, x, 1, y, 1));
                     break;
                 case 1:
                     launch_tall<2>(s, sms, 8, m, k, a, sh.lda, x, y);
@@ -226,9 +227,9 @@ int main() {
         printf("   (TB/s / us a call)\n");
     }
     // the library's sliced kernel at chosen rows a lane and slices (16: a non-portable cluster)
-    CK(cudaFuncSetAttribute(gemv_mixed_kernel<kSliceWarps, 4, true>,
+    CK(cudaFuncSetAttribute(gemv_mixed_kernel<kSliceWarps, 4, true, false>,
                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    CK(cudaFuncSetAttribute(gemv_mixed_kernel<kSliceWarps, 1, true>,
+    CK(cudaFuncSetAttribute(gemv_mixed_kernel<kSliceWarps, 1, true, false>,
                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     const int cfg[][2] = {{0, 0}, {4, 4}, {4, 8}, {4, 16}, {1, 4}, {1, 8}, {1, 16}};
     printf("\nus a call, k = 2048:  library");
@@ -239,14 +240,16 @@ int main() {
         for (int c = 0; c < 7; c++) {
             auto call = [&]() {
                 if (c == 0) {
-                    CK(ps_cuda_launch_gemv_mixed(s, sms, max_slices, m, 2048, -1.0, a, n, x, 1, y,
-                                                 1));
+                    CK(ps_cuda_launch_gemv_mixed(s, sms, max_slices, m, 2048, -1.0, a, n, nullptr,
+                                                 0, 0, x, 1, y, 1));
                     return;
                 }
                 int vec = cfg[c][0], tiles = (m + 32 * vec - 1) / (32 * vec);
-                CK(vec == 4
-                       ? launch_sliced<4>(s, tiles, cfg[c][1], m, 2048, -1.0, a, n, x, 1, y, 1)
-                       : launch_sliced<1>(s, tiles, cfg[c][1], m, 2048, -1.0, a, n, x, 1, y, 1));
+                Product p{m, 2048, -1.0, a, (size_t)n, {nullptr, 0, 0.0}, x, 1, y, 1};
+                if (vec == 4)
+                    CK((launch_sliced<4, false>(s, tiles, cfg[c][1], p)));
+                else
+                    CK((launch_sliced<1, false>(s, tiles, cfg[c][1], p)));
             };
             call();
             CK(cudaDeviceSynchronize());
