@@ -664,6 +664,7 @@ static const ps__backend_ops cuda_ops = {
     .gemv_mixed = ps_cuda_gemv_mixed,
     .split_double = ps_cuda_split_double,
     .gemv_split = ps_cuda_gemv_split,
+    .read_only_matrices = ps_cuda_read_only_matrices,
     .arnoldi_steps = ps_cuda_arnoldi_steps,
     .arnoldi_cancel = ps_cuda_arnoldi_cancel,
     .arnoldi_restart = ps_cuda_arnoldi_restart,

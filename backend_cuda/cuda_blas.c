@@ -100,7 +100,8 @@ ps_status ps_cuda_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, in
     }
     /* short columns, many of them (the iterative solvers' products up to n = 32 per SM, or 8192
      * on their held matrix): our kernel, which spreads them over the whole GPU, loads a held
-     * matrix ahead and keeps a share of it in L2 (cuda_gemv.cu) */
+     * matrix (or any, between read_only_matrices' calls) ahead and keeps a share of a held one in
+     * L2 (cuda_gemv.cu) */
     ps_cuda_state *st = ps_cuda(be);
     const void *ap = ps_cuda_ptr(dt, a.buf, a.off);
     int held = st->held_rows > 0 && ap == st->held_ptr && dt == st->held_dt &&
@@ -108,7 +109,7 @@ ps_status ps_cuda_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, in
     if (trans == PS__NOTRANS && m <= (held ? st->gemv_held_max_rows : st->gemv_max_rows) &&
         n >= PS_CUDA_GEMV_MIN_COLS && x.inc == 1 && y.inc == 1) {
         int dbl = dt == PS__DOUBLE;
-        int ahead = held && st->iter.early >= 2;
+        int ahead = (held || st->read_only_matrices) && st->iter.early >= 2;
         /* a held matrix too large for L2 keeps a fixed share of it there */
         double bytes = (double)m * (double)n * (double)(dbl ? sizeof(double) : sizeof(float));
         float keep = 0;

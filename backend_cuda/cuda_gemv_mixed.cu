@@ -100,11 +100,16 @@ struct LowParts {
 // among its warps (warp w takes the slice's columns w, w + Warps, ...). Sliced: the grid is
 // `slices` blocks a tile, launched as clusters of `slices` (block b is slice b % slices of tile
 // b / slices, its cluster rank).
-template <int Warps, int Vec, bool Sliced, bool Lo>
+//
+// Ahead (sliced only; launched as a programmatic dependent of the kernel before it, on a matrix no
+// queued work writes): each warp loads its first group of columns, then waits for that kernel
+// before it reads x or y. The sums are taken in the same order either way.
+template <int Warps, int Vec, bool Sliced, bool Lo, bool Ahead = false>
 __global__ void __launch_bounds__(Warps * 32, Sliced ? (Lo ? kBlocksPerSmSplit : kBlocksPerSm) : 1)
     gemv_mixed_kernel(int m, int k, int slices, double alpha, const float *__restrict__ a,
                       size_t lda, LowParts low, const double *__restrict__ x, size_t incx,
                       double *__restrict__ y, size_t incy) {
+    static_assert(Sliced || !Ahead, "launched ahead only as clusters of slices");
     constexpr int Unroll = Lo ? kUnrollSplit : kUnroll;
     __shared__ double part[Warps][32 * Vec];
     __shared__ double slice_sum[Sliced ? 32 * Vec : 1];
@@ -119,6 +124,13 @@ __global__ void __launch_bounds__(Warps * 32, Sliced ? (Lo ? kBlocksPerSmSplit :
 #pragma unroll
     for (int r = 0; r < Vec; r++) acc[r] = 0, acc_lo[r] = 0;
     int j = c0 + warp;
+    bool first = true;
+    if constexpr (Ahead)
+        if (j + (Unroll - 1) * Warps >= c1) { // no whole group to load first
+            ps_cuda_grid_dependency_wait();
+            ps_cuda_launch_dependents();
+            first = false;
+        }
     for (; j + (Unroll - 1) * Warps < c1; j += Unroll * Warps) {
         float v[Unroll][Vec];
         unsigned l[Lo ? Unroll : 1][(Vec + 1) / 2];
@@ -128,6 +140,12 @@ __global__ void __launch_bounds__(Warps * 32, Sliced ? (Lo ? kBlocksPerSmSplit :
             load_rows<Vec>(a + (size_t)(j + u * Warps) * lda, row0, m, v[u]);
             if constexpr (Lo)
                 load_lo_rows<Vec>(low.lo + (size_t)(j + u * Warps) * low.ldl, row0, m, l[u]);
+        }
+        if (Ahead && first) { // x (and y) may be the kernel before's
+            ps_cuda_grid_dependency_wait();
+            // only now may the next kernel start: what it reads ahead was final before this one
+            ps_cuda_launch_dependents();
+            first = false;
         }
 #pragma unroll
         for (int u = 0; u < Unroll; u++) xv[u] = __ldg(x + (size_t)(j + u * Warps) * incx);
@@ -221,24 +239,28 @@ template <int Vec, bool Lo> cudaError_t launch_filled(cudaStream_t s, int sms, c
 }
 
 template <int Vec, bool Lo>
-cudaError_t launch_sliced(cudaStream_t s, int tiles, int slices, const Product &p) {
+cudaError_t launch_sliced(cudaStream_t s, int tiles, int slices, bool ahead, const Product &p) {
     cudaLaunchConfig_t config = {};
-    cudaLaunchAttribute attr[1];
+    cudaLaunchAttribute attr[2];
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = (unsigned)slices;
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
+    attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[1].val.programmaticStreamSerializationAllowed = 1;
     config.gridDim = dim3((unsigned)(tiles * slices));
     config.blockDim = dim3(kSliceWarps * 32);
     config.stream = s;
     config.attrs = attr;
-    config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, gemv_mixed_kernel<kSliceWarps, Vec, true, Lo>, p.m, p.k,
-                              slices, p.alpha, p.a, p.lda, p.low, p.x, p.incx, p.y, p.incy);
+    config.numAttrs = ahead ? 2 : 1;
+    auto kernel = ahead ? gemv_mixed_kernel<kSliceWarps, Vec, true, Lo, true>
+                        : gemv_mixed_kernel<kSliceWarps, Vec, true, Lo, false>;
+    return cudaLaunchKernelEx(&config, kernel, p.m, p.k, slices, p.alpha, p.a, p.lda, p.low, p.x,
+                              p.incx, p.y, p.incy);
 }
 
 template <bool Lo>
-cudaError_t launch_product(cudaStream_t s, int sms, int max_slices, const Product &p) {
+cudaError_t launch_product(cudaStream_t s, int sms, int max_slices, bool ahead, const Product &p) {
     if (p.m <= 0 || p.k <= 0) return cudaSuccess;
     int aligned = ((uintptr_t)p.a & 15) == 0 && p.lda % 4 == 0;
     if (Lo) aligned = aligned && ((uintptr_t)p.low.lo & 7) == 0 && p.low.ldl % 4 == 0;
@@ -255,8 +277,8 @@ cudaError_t launch_product(cudaStream_t s, int sms, int max_slices, const Produc
         int slices = 3 * sms / tiles;
         if (slices > most) slices = most;
         if (slices < 2) slices = 2;
-        return vec == 4 ? launch_sliced<4, Lo>(s, tiles, slices, p)
-                        : launch_sliced<1, Lo>(s, tiles, slices, p);
+        return vec == 4 ? launch_sliced<4, Lo>(s, tiles, slices, ahead, p)
+                        : launch_sliced<1, Lo>(s, tiles, slices, ahead, p);
     }
     /* four rows a lane (one 16-byte load a column) where the columns are 16-byte aligned and
      * there are rows enough for half the device's warps in tiles of 128 rows; else a row a lane */
@@ -289,9 +311,10 @@ extern "C" cudaError_t ps_cuda_gemv_mixed_init(int device, int *max_slices) {
 extern "C" cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int max_slices, int m,
                                                  int k, double alpha, const float *a, int lda,
                                                  const void *lo, int ldl, int shift,
-                                                 const double *x, int incx, double *y, int incy) {
+                                                 const double *x, int incx, double *y, int incy,
+                                                 int ahead) {
     LowParts low = {static_cast<const unsigned short *>(lo), (size_t)ldl, ldexp(1.0, -shift)};
     Product p = {m, k, alpha, a, (size_t)lda, low, x, (size_t)incx, y, (size_t)incy};
-    return lo ? launch_product<true>(s, sms, max_slices, p)
-              : launch_product<false>(s, sms, max_slices, p);
+    return lo ? launch_product<true>(s, sms, max_slices, ahead != 0, p)
+              : launch_product<false>(s, sms, max_slices, ahead != 0, p);
 }

@@ -128,10 +128,11 @@ typedef struct ps_cuda_state {
     const void *held_ptr;
     int held_rows, held_cols, held_ld;
     ps__dtype held_dt;
-    int held_in_l2;        /* a product gave the held matrix's lines the evict_last priority */
-    size_t gemv_l2_keep;   /* bytes of L2 a held matrix's products keep it in (0: none) */
-    double *iter_partial;  /* their per-block partial sums, (2 PS_CUDA_ORTH_MAX_K + 3) per block */
-    void *gemv_partial[2]; /* per lane: the short-column gemv's slice sums (cuda_gemv.cu) */
+    int held_in_l2;         /* a product gave the held matrix's lines the evict_last priority */
+    int read_only_matrices; /* read_only_matrices' hint: gemv and gemv_mixed may launch ahead */
+    size_t gemv_l2_keep;    /* bytes of L2 a held matrix's products keep it in (0: none) */
+    double *iter_partial;   /* their per-block partial sums, (2 PS_CUDA_ORTH_MAX_K + 3) per block */
+    void *gemv_partial[2];  /* per lane: the short-column gemv's slice sums (cuda_gemv.cu) */
     unsigned *gemv_tickets[2]; /* per lane: its tickets, one per row tile, zero between launches */
     unsigned *trsv_sync[2];    /* per lane: trsv_mixed's ticket and count, zero between launches */
     int trsv_rows;             /* trsv_mixed's rows per block row (PORTSOLVE_CUDA_TRSV_ROWS) */
@@ -230,13 +231,14 @@ cudaError_t ps_cuda_launch_trsv_mixed(cudaStream_t s, int rows_per_block, int up
  * leading dimension ldl (the vtable's gemv_split); sms: the multiprocessors the launch may fill;
  * max_slices: the most blocks (a thread-block cluster) a row tile's columns may be cut among, 1 for
  * whole columns a block. The init gives the device's most: PS_CUDA_GEMV_MIXED_MAX_SLICES where
- * clusters run, else 1. */
+ * clusters run, else 1. ahead: launched as a programmatic dependent of the kernel before it, which
+ * must not write A (read_only_matrices); only the sliced form is. */
 #define PS_CUDA_GEMV_MIXED_MAX_SLICES 8
 cudaError_t ps_cuda_gemv_mixed_init(int device, int *max_slices);
 cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int max_slices, int m, int k,
                                       double alpha, const float *a, int lda, const void *lo,
                                       int ldl, int shift, const double *x, int incx, double *y,
-                                      int incy);
+                                      int incy, int ahead);
 /* hi = fl32(src), lo = fl16((src - hi) 2^shift), *info = 1 where hi is not finite (the vtable's
  * split_double). */
 cudaError_t ps_cuda_launch_split_double(cudaStream_t s, int rows, int cols, const double *src,
@@ -495,6 +497,8 @@ ps_status ps_cuda_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps
                                  ps__vec col, int fetch_slot);
 /* hold_matrix: remembers the view that gemv may launch ahead on. */
 ps_status ps_cuda_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a);
+/* read_only_matrices: while on, gemv and gemv_mixed launch ahead (where iter.early allows). */
+ps_status ps_cuda_read_only_matrices(ps__backend *be, int on);
 ps_status ps_cuda_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                 ps__mat v, int j0, int j1, ps__vec col, int col_stride,
                                 int fetch_slot);

@@ -82,11 +82,12 @@ static ps_status gemv_float_entries(ps__backend *be, int m, int k, double alpha,
     ps_cuda_state *st = ps_cuda(be);
     if (m <= 0 || k <= 0) return PS_SUCCESS;
     const uint16_t *low = lo.buf ? (const uint16_t *)lo.buf + lo.off : NULL;
+    int ahead = st->read_only_matrices && st->iter.early >= 2;
     PS_CUDA_TRY(be,
                 ps_cuda_launch_gemv_mixed(
                     st->cur_stream, ps_cuda_lane_sms(st), st->gemv_mixed_slices, m, k, alpha,
                     (const float *)a.buf + a.off, a.ld, low, lo.ld, shift,
-                    (const double *)x.buf + x.off, x.inc, (double *)y.buf + y.off, y.inc),
+                    (const double *)x.buf + x.off, x.inc, (double *)y.buf + y.off, y.inc, ahead),
                 low ? "gemv_split kernel" : "gemv_mixed kernel");
     return PS_SUCCESS;
 }

@@ -339,6 +339,11 @@ void ps_cuda_arnoldi_cancel(ps__backend *be) {
         cudaGetLastError();
 }
 
+ps_status ps_cuda_read_only_matrices(ps__backend *be, int on) {
+    ps_cuda(be)->read_only_matrices = on != 0;
+    return PS_SUCCESS;
+}
+
 ps_status ps_cuda_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a) {
     ps_cuda_state *st = ps_cuda(be);
     int held = rows > 0 && cols > 0 && a.buf;

@@ -676,6 +676,14 @@ struct ps__backend_ops {
      * product. m = k = 0 succeeds where the backend has the entry. */
     ps_status (*gemv_split)(ps__backend *be, int m, int k, double alpha, ps__mat hi, ps__mat lo,
                             int shift, ps__vec x, ps__vec y);
+    /* ---- Chains of products on fixed matrices (GMRES-IR's blocked triangular solves,
+     * core/trsv_blocked.c); appended, so older modules get the default (nothing). ---- */
+    /* From a call with on = 1 until one with on = 0, the matrix of every gemv and gemv_mixed call
+     * is written by none of the work queued before that call (its vectors may be). A backend may
+     * then let each product start loading its matrix before the work ahead of it has finished
+     * (CUDA on Hopper: a programmatic dependent launch, waiting only to read x and y). A hint:
+     * ignoring it is right. */
+    ps_status (*read_only_matrices)(ps__backend *be, int on);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

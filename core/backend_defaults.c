@@ -265,6 +265,12 @@ static ps_status default_hold_matrix(ps__backend *be, ps__dtype dt, int rows, in
     return PS_SUCCESS;
 }
 
+/* Nothing reads ahead: the hint needs no action. */
+static ps_status default_read_only_matrices(ps__backend *be, int on) {
+    (void)be, (void)on;
+    return PS_SUCCESS;
+}
+
 /* arnoldi_steps' default has finished its steps when it returns: nothing to stop. */
 static void default_arnoldi_cancel(ps__backend *be) {
     (void)be;
@@ -334,6 +340,7 @@ static const ps__backend_ops defaults = {
     .gemv_mixed = ps__default_gemv_mixed,
     .split_double = ps__default_split_double,
     .gemv_split = ps__default_gemv_split,
+    .read_only_matrices = default_read_only_matrices,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -401,6 +408,7 @@ static const entry_info optional[] = {
     PS__ENTRY(gemv_mixed),
     PS__ENTRY(split_double),
     PS__ENTRY(gemv_split),
+    PS__ENTRY(read_only_matrices),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

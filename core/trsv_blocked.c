@@ -76,11 +76,11 @@ ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void 
     return ps__trsv_blocked_invert(s->ctx, t, ps__tview_as_is(lu), n, flag);
 }
 
-ps_status ps__trsv_blocked_solve(ps_context *ctx, const ps__trsv_blocked *t, ps__uplo uplo,
-                                 ps__mat lu, ps__vec b, ps__vec x) {
-    ps__backend *be = &ctx->be;
+/* The solve's chain of products, 2 blocks - 1 of them, each waiting for the one before. */
+static ps_status solve_chain(ps__backend *be, const ps__trsv_blocked *t, int side, ps__mat lu,
+                             ps__vec b, ps__vec x) {
     const ps__backend_ops *ops = be->ops;
-    int side = uplo == PS__UPPER, n = t->n;
+    int n = t->n;
     ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
     for (int step = 0; step < t->blocks; step++) {
         int blk = side ? t->blocks - 1 - step : step, b0 = blk * t->nb, bs = order_of(t, blk);
@@ -96,4 +96,17 @@ ps_status ps__trsv_blocked_solve(ps_context *ctx, const ps__trsv_blocked *t, ps_
         PS__TRY(ops->gemv_mixed(be, rows, bs, -1.0, ps__mat_at(lu, r0, b0), xb, rest));
     }
     return PS_SUCCESS;
+}
+
+ps_status ps__trsv_blocked_solve(ps_context *ctx, const ps__trsv_blocked *t, ps__uplo uplo,
+                                 ps__mat lu, ps__vec b, ps__vec x) {
+    ps__backend *be = &ctx->be;
+    /* The factors and the inverses are fixed while the chain runs, so each product may load its
+     * block before the one ahead of it has finished (read_only_matrices; on CUDA the launch gaps
+     * and each kernel's tail were about 3 us of a product's 15-90, 64 times a preconditioner
+     * application at n = 32768). */
+    PS__TRY(be->ops->read_only_matrices(be, 1));
+    ps_status st = solve_chain(be, t, uplo == PS__UPPER, lu, b, x);
+    ps_status off = be->ops->read_only_matrices(be, 0);
+    return st != PS_SUCCESS ? st : off;
 }

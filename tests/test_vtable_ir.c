@@ -516,6 +516,76 @@ static void test_gemv_mixed(void) {
     }
 }
 
+/* read_only_matrices (the chains of GMRES-IR's blocked solves, core/trsv_blocked.c): products on
+ * fixed matrices, each queued right behind kernels that rewrite its vectors, as in the chain:
+ * scal of x and y, gemv_mixed into y, then a gemv whose x is that y. A backend that loads the
+ * matrices ahead (CUDA on Hopper) must still wait for the vectors; a product on stale ones misses
+ * the bounds by far. The shapes are ones CUDA cuts into column slices (gemv_mixed) and short
+ * columns (gemv), as at n = 32768 with blocks of 2048. The default accepts the hint. */
+static void test_read_only(void) {
+    const ps__backend_ops *def = ps__backend_defaults();
+    CHECK(def->read_only_matrices(be, 1) == PS_SUCCESS &&
+              def->read_only_matrices(be, 0) == PS_SUCCESS,
+          "the default read_only_matrices refused the hint");
+    static const int dims[][2] = {{2049, 2048}, {1000, 2048}, {17001, 1030}, {4000, 600}};
+    CHECK(be->ops->read_only_matrices(be, 1) == PS_SUCCESS, "read_only_matrices on: %s", be->err);
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++) {
+        int m = dims[t][0], k = dims[t][1], g = m < k ? m : k;
+        shape sa = random_shape(m, k), sd = random_shape(g, g);
+        if (m != 1000) sa.off = 0, sa.ld = m + 3; /* CUDA's four rows a lane */
+        tbuf A = tb_random(PS__FLOAT, shape_count(sa)), D = tb_random(PS__DOUBLE, shape_count(sd));
+        tbuf X = tb_random(PS__DOUBLE, k), Y = tb_random(PS__DOUBLE, m);
+        tbuf Z = tb_random(PS__DOUBLE, g);
+        double *expect = malloc(sizeof(double) * (size_t)m), *mag = malloc(sizeof(double) * m);
+        ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0), zero = ps__scalar_of(PS__DOUBLE, 0.0);
+        for (int round = 0; round < 4; round++) {
+            const double factor = round % 2 ? -2 : 0.5; /* exact */
+            ps__scalar f = ps__scalar_of(PS__DOUBLE, factor);
+            CHECK(be->ops->scal(be, PS__DOUBLE, k, &f, vview(&X, 0, 1)) == PS_SUCCESS &&
+                      be->ops->scal(be, PS__DOUBLE, m, &f, vview(&Y, 0, 1)) == PS_SUCCESS,
+                  "scal: %s", be->err);
+            for (int j = 0; j < k; j++) X.host[j] *= factor;
+            for (int i = 0; i < m; i++) Y.host[i] *= factor;
+            CHECK(be->ops->gemv_mixed(be, m, k, -1.0, view(&A, sa), vview(&X, 0, 1),
+                                      vview(&Y, 0, 1)) == PS_SUCCESS,
+                  "gemv_mixed %d x %d: %s", m, k, be->err);
+            CHECK(be->ops->gemv(be, PS__DOUBLE, PS__NOTRANS, g, g, &one, view(&D, sd),
+                                vview(&Y, 0, 1), &zero, vview(&Z, 0, 1)) == PS_SUCCESS,
+                  "gemv %d x %d: %s", g, g, be->err);
+            for (int i = 0; i < m; i++) {
+                long double sum = 0, size = 0;
+                for (int j = 0; j < k; j++) {
+                    long double p = (long double)AT(A, sa, i, j) * X.host[j];
+                    sum += p, size += fabsl(p);
+                }
+                expect[i] = (double)(Y.host[i] - sum);
+                mag[i] = 4.0 * (k + 1) * (fabs(Y.host[i]) + (double)size);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "gemv_mixed %d x %d behind scal, round %d", m, k, round);
+            expect_buffer(what, &Y, expect, mag, 1.0);
+            /* the gemv's oracle from the y the device holds */
+            double *y = tb_download(&Y);
+            memcpy(Y.host, y, sizeof(double) * (size_t)m);
+            free(y);
+            for (int i = 0; i < g; i++) {
+                long double sum = 0, size = 0;
+                for (int j = 0; j < g; j++) {
+                    long double p = (long double)AT(D, sd, i, j) * Y.host[j];
+                    sum += p, size += fabsl(p);
+                }
+                expect[i] = (double)sum;
+                mag[i] = 4.0 * (g + 1) * (double)size;
+            }
+            snprintf(what, sizeof what, "gemv %d x %d behind gemv_mixed, round %d", g, g, round);
+            expect_buffer(what, &Z, expect, mag, 1.0);
+        }
+        free(expect), free(mag);
+        tb_free(&A), tb_free(&D), tb_free(&X), tb_free(&Y), tb_free(&Z);
+    }
+    CHECK(be->ops->read_only_matrices(be, 0) == PS_SUCCESS, "read_only_matrices off: %s", be->err);
+}
+
 /* n binary16 values of a device buffer, as bits: the buffer read as floats (download copies
  * them bit for bit), its allocation rounded up to whole floats by the caller. */
 static uint16_t *download_halves(void *dev, size_t n) {
@@ -659,8 +729,10 @@ static void test_split(void) {
  * (well conditioned), so the inverses are accurate and float arithmetic anywhere fails the
  * bound. */
 static void test_trsv_blocked(void) {
-    static const int cases[][2] = {{1, 1},    {2, 1},     {3, 2},     {65, 64},     {65, 7},
-                                   {200, 64}, {200, 500}, {1000, 96}, {1000, 1000}, {700, 613}};
+    /* 3000 in blocks of 1024: products CUDA slices, launched ahead (read_only_matrices) */
+    static const int cases[][2] = {{1, 1},       {2, 1},     {3, 2},      {65, 64},
+                                   {65, 7},      {200, 64},  {200, 500},  {1000, 96},
+                                   {1000, 1000}, {700, 613}, {3000, 1024}};
     int32_t zero = 0;
     tbuf W = int_buffer(1, &zero);
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
@@ -957,6 +1029,7 @@ int main(int argc, char **argv) {
     if (!c || !strcmp(c, "gemv_mixed")) test_gemv_mixed();
     if (!c || !strcmp(c, "split")) test_split();
     if (!c || !strcmp(c, "trsv_blocked")) test_trsv_blocked();
+    if (!c || !strcmp(c, "read_only")) test_read_only();
     if (!c || !strcmp(c, "iter_float_operator")) test_iter_float_operator();
     if (c && !strcmp(c, "trsv_mixed_large")) test_trsv_mixed_large(); /* only when asked */
     int rc = ps_test_finish("test_vtable_ir");

@@ -127,7 +127,7 @@ int main() {
         std::vector<double> r0(n), r1(n);
         CK(cudaMemset(y, 0, n * 8));
         CK(ps_cuda_launch_gemv_mixed(0, sms, max_slices, 30720, 2048, -1.0, a, n, nullptr, 0, 0, x,
-                                     1, y, 1));
+                                     1, y, 1, 0));
         CK(cudaMemcpy(r0.data(), y, n * 8, cudaMemcpyDeviceToHost));
         for (int w = 0; w < 3; w++) {
             CK(cudaMemset(y2, 0, n * 8));
@@ -176,7 +176,7 @@ int main() {
                 switch (v) {
                 case 0:
                     CK(ps_cuda_launch_gemv_mixed(s, sms, max_slices, m, k, -1.0, a, sh.lda, nullptr,
-                                                 0, 0, x, 1, y, 1));
+                                                 0, 0, x, 1, y, 1, 0));
                     break;
                 case 1:
                     launch_tall<2>(s, sms, 8, m, k, a, sh.lda, x, y);
@@ -241,7 +241,7 @@ int main() {
             auto call = [&]() {
                 if (c == 0) {
                     CK(ps_cuda_launch_gemv_mixed(s, sms, max_slices, m, 2048, -1.0, a, n, nullptr,
-                                                 0, 0, x, 1, y, 1));
+                                                 0, 0, x, 1, y, 1, 0));
                     return;
                 }
                 int vec = cfg[c][0], tiles = (m + 32 * vec - 1) / (32 * vec);
