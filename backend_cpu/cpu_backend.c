@@ -199,6 +199,7 @@ static const ps__backend_ops cpu_ops = {
     .colswp = ps__cpu_colswp,
     .gj_stripe_update = ps__cpu_gj_stripe_update,
     .convert = ps__cpu_convert,
+    .convert_transposed = ps__cpu_convert_transposed,
     .norm_inf = ps__cpu_norm_inf,
     .butterfly = ps__cpu_butterfly,
     .permute_rows = ps__cpu_permute_rows,

@@ -68,6 +68,8 @@ ps_status ps__cpu_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int nco
 
 ps_status ps__cpu_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
                           double alpha, ps__mat src, ps__mat dst, void *info);
+ps_status ps__cpu_convert_transposed(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows,
+                                     int cols, double alpha, ps__mat src, ps__mat dst, void *info);
 ps_status ps__cpu_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
                              ps__vec x);
 ps_status ps__cpu_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,

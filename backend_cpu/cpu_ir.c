@@ -37,6 +37,19 @@ ps_status ps__cpu_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, i
     return PS_SUCCESS;
 }
 
+ps_status ps__cpu_convert_transposed(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows,
+                                     int cols, double alpha, ps__mat src, ps__mat dst, void *info) {
+    (void)be;
+    int overflow = 0;
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < rows; i++) {
+            double v = ps__convert_value(dst_dt, alpha, element(src_dt, src, i, j), &overflow);
+            store(dst_dt, dst, j, i, v);
+        }
+    if (overflow) *(int32_t *)info = 1;
+    return PS_SUCCESS;
+}
+
 ps_status ps__cpu_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
                            double *result) {
     (void)be;

@@ -658,6 +658,7 @@ static const ps__backend_ops cuda_ops = {
     .hold_matrix = ps_cuda_hold_matrix,
     .gj_stripe_update = ps_cuda_gj_stripe_update,
     .convert = ps_cuda_convert,
+    .convert_transposed = ps_cuda_convert_transposed,
     .butterfly = ps_cuda_butterfly,
     .permute_rows = cuda_permute_rows,
     .trsv_mixed = ps_cuda_trsv_mixed,

@@ -326,6 +326,10 @@ cudaError_t ps_cuda_launch_butterfly(cudaStream_t s, int src_dbl, int dst_dbl, i
 cudaError_t ps_cuda_launch_convert(cudaStream_t s, int src_dbl, int dst_dbl, int rows, int cols,
                                    double alpha, const void *src, int lds, void *dst, int ldd,
                                    int *info);
+/* dst (cols x rows) = alpha src^T rounded to dst's type (the vtable's convert_transposed). */
+cudaError_t ps_cuda_launch_convert_transposed(cudaStream_t s, int src_dbl, int dst_dbl, int rows,
+                                              int cols, double alpha, const void *src, int lds,
+                                              void *dst, int ldd, int *info);
 /* dst (rows x cols, leading dimension rows) = src rounded to half (bf16 = 0) or bfloat16. */
 cudaError_t ps_cuda_launch_to_half(cudaStream_t s, int bf16, int rows, int cols, const float *src,
                                    int lds, void *dst);
@@ -445,6 +449,8 @@ ps_status ps_cuda_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt,
                             ps__mat dst, void *info);
 ps_status ps_cuda_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
                           double alpha, ps__mat src, ps__mat dst, void *info);
+ps_status ps_cuda_convert_transposed(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows,
+                                     int cols, double alpha, ps__mat src, ps__mat dst, void *info);
 ps_status ps_cuda_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
                            double *result);
 ps_status ps_cuda_set_float_compute(ps__backend *be, ps__float_compute mode);

@@ -17,6 +17,18 @@ ps_status ps_cuda_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, i
     return PS_SUCCESS;
 }
 
+ps_status ps_cuda_convert_transposed(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows,
+                                     int cols, double alpha, ps__mat src, ps__mat dst, void *info) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_convert_transposed(
+                    ps_cuda(be)->cur_stream, src_dt == PS__DOUBLE, dst_dt == PS__DOUBLE, rows, cols,
+                    alpha, ps_cuda_ptr(src_dt, src.buf, src.off), src.ld,
+                    ps_cuda_ptr(dst_dt, dst.buf, dst.off), dst.ld, (int *)info),
+                "convert_transposed kernel");
+    return PS_SUCCESS;
+}
+
 ps_status ps_cuda_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
                             double alpha, const void *left, const void *right, ps__mat src,
                             ps__mat dst, void *info) {

@@ -22,6 +22,35 @@ __global__ void convert_kernel(int rows, int cols, double alpha, const S *src, i
     if (bad) *info = 1; // a benign race: every writer writes 1
 }
 
+// The vtable's convert_transposed: a 32 x 32 tile of src a block, through shared memory, so that
+// both its reads (down src's columns) and its writes (down dst's) are whole sectors.
+template <typename S, typename D>
+__global__ void convert_transposed_kernel(int rows, int cols, double alpha, const S *src, int lds,
+                                          D *dst, int ldd, int *info) {
+    __shared__ D tile[32][33]; // [src column][src row]; 33 keeps both passes conflict-free
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int i0 = blockIdx.x * 32, col_tiles = (cols + 31) / 32;
+    bool bad = false;
+    for (int jt = blockIdx.y; jt < col_tiles; jt += gridDim.y) {
+        const int j0 = jt * 32;
+        for (int c = ty; c < 32; c += 8) {
+            int i = i0 + tx, j = j0 + c;
+            if (i < rows && j < cols) {
+                D v = static_cast<D>(alpha * static_cast<double>(src[i + (size_t)j * lds]));
+                bad |= !isfinite(v); // as convert_kernel
+                tile[c][tx] = v;
+            }
+        }
+        __syncthreads();
+        for (int r = ty; r < 32; r += 8) { // dst(j, i) = tile[j - j0][i - i0]
+            int i = i0 + r, j = j0 + tx;
+            if (i < rows && j < cols) dst[j + (size_t)i * ldd] = tile[tx][r];
+        }
+        __syncthreads(); // the tile is read before the next one is written
+    }
+    if (bad) *info = 1;
+}
+
 // The vtable's split_double: hi = fl32(a), lo = fl16((a - hi) 2^shift), a - hi exact in double
 // and rounded once, straight to binary16.
 __global__ void split_double_kernel(int rows, int cols, const double *src, int lds, double scale,
@@ -233,6 +262,33 @@ extern "C" cudaError_t ps_cuda_launch_split_fp16(cudaStream_t s, int rows, int c
                                              by_rows, lo_blocks,
                                              make_float3(hi_scale[0], hi_scale[1], hi_scale[2]));
     return cudaGetLastError();
+}
+
+template <typename S, typename D>
+static cudaError_t launch_convert_transposed(cudaStream_t s, int rows, int cols, double alpha,
+                                             const void *src, int lds, void *dst, int ldd,
+                                             int *info) {
+    const int col_tiles = (cols + 31) / 32;
+    dim3 block(32, 8), grid((rows + 31) / 32, col_tiles < 65535 ? col_tiles : 65535);
+    convert_transposed_kernel<S, D><<<grid, block, 0, s>>>(
+        rows, cols, alpha, static_cast<const S *>(src), lds, static_cast<D *>(dst), ldd, info);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t ps_cuda_launch_convert_transposed(cudaStream_t s, int src_dbl, int dst_dbl,
+                                                         int rows, int cols, double alpha,
+                                                         const void *src, int lds, void *dst,
+                                                         int ldd, int *info) {
+    if (src_dbl && dst_dbl)
+        return launch_convert_transposed<double, double>(s, rows, cols, alpha, src, lds, dst, ldd,
+                                                         info);
+    if (src_dbl)
+        return launch_convert_transposed<double, float>(s, rows, cols, alpha, src, lds, dst, ldd,
+                                                        info);
+    if (dst_dbl)
+        return launch_convert_transposed<float, double>(s, rows, cols, alpha, src, lds, dst, ldd,
+                                                        info);
+    return launch_convert_transposed<float, float>(s, rows, cols, alpha, src, lds, dst, ldd, info);
 }
 
 extern "C" cudaError_t ps_cuda_launch_split_double(cudaStream_t s, int rows, int cols,

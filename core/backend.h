@@ -684,6 +684,14 @@ struct ps__backend_ops {
      * (CUDA on Hopper: a programmatic dependent launch, waiting only to read x and y). A hint:
      * ignoring it is right. */
     ps_status (*read_only_matrices)(ps__backend *be, int on);
+    /* ---- Narrowing straight into the transposed layout (core/refine.c, for LU's transposed
+     * layout, core/lu.c); appended, so older modules get the default, which refuses
+     * (PS_ERR_NOT_SUPPORTED): the caller then narrows and lets the LU transpose. ---- */
+    /* dst = alpha * src^T rounded to dst_dt: src rows x cols, dst cols x rows, two buffers that
+     * do not overlap; otherwise as convert (alpha a power of two; info[0] set to 1 where a value
+     * is not finite in dst_dt). rows = cols = 0 succeeds where the backend offers it. */
+    ps_status (*convert_transposed)(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows,
+                                    int cols, double alpha, ps__mat src, ps__mat dst, void *info);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -271,6 +271,16 @@ static ps_status default_read_only_matrices(ps__backend *be, int on) {
     return PS_SUCCESS;
 }
 
+/* Refused: a transposing narrowing through the host would cost more than the device's own
+ * narrowing and transpose, which the caller does instead. */
+static ps_status default_convert_transposed(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt,
+                                            int rows, int cols, double alpha, ps__mat src,
+                                            ps__mat dst, void *info) {
+    (void)src_dt, (void)dst_dt, (void)rows, (void)cols, (void)alpha, (void)src, (void)dst,
+        (void)info;
+    return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED, "convert_transposed: not offered");
+}
+
 /* arnoldi_steps' default has finished its steps when it returns: nothing to stop. */
 static void default_arnoldi_cancel(ps__backend *be) {
     (void)be;
@@ -341,6 +351,7 @@ static const ps__backend_ops defaults = {
     .split_double = ps__default_split_double,
     .gemv_split = ps__default_gemv_split,
     .read_only_matrices = default_read_only_matrices,
+    .convert_transposed = default_convert_transposed,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -409,6 +420,7 @@ static const entry_info optional[] = {
     PS__ENTRY(split_double),
     PS__ENTRY(gemv_split),
     PS__ENTRY(read_only_matrices),
+    PS__ENTRY(convert_transposed),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

@@ -283,7 +283,7 @@ static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
  */
 static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                                 void *info, int nb, const ps__factor_kind *kind, int window,
-                                const ps__lu_progress *progress) {
+                                const ps__lu_progress *progress, int given_transposed) {
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
     ps__backend *be = &ctx->be;
@@ -306,11 +306,14 @@ static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps_
                      .window = window,
                      .progress = progress};
     f.a.t = kind == &lu_kind && m == n && k > nb && !window && use_transposed_layout(ctx, dt, n);
+    if (!st && given_transposed && !f.a.t)
+        st = ps__fail(ctx, PS_ERR_INVALID_ARGUMENT,
+                      "LU: the matrix came transposed, but n = %d is factored as it stands", n);
     if (!st && f.a.t) {
         void *panel = NULL;
         st = ps__scratch_dev(&s, ps__dtype_size(dt) * (size_t)m * (size_t)nb, &panel);
         f.panel = (ps__mat){panel, 0, m};
-        if (!st) st = ps__transpose_in_place(be, dt, n, a, panel, nb);
+        if (!st && !given_transposed) st = ps__transpose_in_place(be, dt, n, a, panel, nb);
     }
     if (!st) st = run_blocked(&f, k, n, nb);
     if (!st && f.a.t) st = ps__transpose_in_place(be, dt, n, a, f.panel.buf, nb);
@@ -320,7 +323,7 @@ static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps_
 
 ps_status ps__blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                              void *info, int nb, const ps__factor_kind *kind) {
-    return blocked_factor(ctx, dt, m, n, a, ipiv, info, nb, kind, 0, NULL);
+    return blocked_factor(ctx, dt, m, n, a, ipiv, info, nb, kind, 0, NULL, 0);
 }
 
 ps_status ps__getrf_window(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void *ipiv,
@@ -329,7 +332,7 @@ ps_status ps__getrf_window(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void
     if (n == 0) return PS_SUCCESS;
     int nb = ps__lu_block_size(ctx, dt, n, n);
     return blocked_factor(ctx, dt, n, n, a, ipiv, info, nb, &lu_kind, PS__LU_WINDOW_BLOCKS * nb,
-                          NULL);
+                          NULL, 0);
 }
 
 ps_status ps__zero_info(ps_context *ctx, void *info) {
@@ -338,27 +341,44 @@ ps_status ps__zero_info(ps_context *ctx, void *info) {
     return ctx->be.ops->upload(&ctx->be, PS__INT32, 1, 1, &zero, 1, info_view);
 }
 
+/* Whether getrf factors on the host's panels (ps__getrf_hybrid): asked for, and a not already in
+ * host memory. */
+static int on_host_panels(ps_context *ctx, ps__mat a) {
+    void *alias;
+    return ctx->lu_panel_where == PS__LU_PANEL_HOST &&
+           ctx->be.ops->host_alias(&ctx->be, a.buf, &alias) != PS_SUCCESS;
+}
+
 static ps_status getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
-                       void *info, const ps__lu_progress *progress) {
+                       void *info, const ps__lu_progress *progress, int given_transposed) {
     PS__TRY(ps__zero_info(ctx, info));
     int k = m < n ? m : n;
     if (k == 0) return PS_SUCCESS;
-    void *alias;
     int nb = ps__lu_block_size(ctx, dt, m, n);
-    if (ctx->lu_panel_where == PS__LU_PANEL_HOST &&
-        ctx->be.ops->host_alias(&ctx->be, a.buf, &alias) != PS_SUCCESS) /* not already host */
+    if (on_host_panels(ctx, a)) {
+        if (given_transposed)
+            return ps__fail(ctx, PS_ERR_INVALID_ARGUMENT,
+                            "LU: the matrix came transposed to the host panels' factorization");
         return ps__getrf_hybrid(ctx, dt, m, n, a, ipiv, info, nb);
-    return blocked_factor(ctx, dt, m, n, a, ipiv, info, nb, &lu_kind, 0, progress);
+    }
+    return blocked_factor(ctx, dt, m, n, a, ipiv, info, nb, &lu_kind, 0, progress,
+                          given_transposed);
 }
 
 ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                     void *info) {
-    return getrf(ctx, dt, m, n, a, ipiv, info, NULL);
+    return getrf(ctx, dt, m, n, a, ipiv, info, NULL, 0);
 }
 
 ps_status ps__getrf_progress(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void *ipiv,
-                             void *info, const ps__lu_progress *progress) {
-    return getrf(ctx, dt, n, n, a, ipiv, info, progress);
+                             void *info, const ps__lu_progress *progress, int given_transposed) {
+    return getrf(ctx, dt, n, n, a, ipiv, info, progress, given_transposed);
+}
+
+int ps__getrf_holds_transposed(ps_context *ctx, ps__dtype dt, int n) {
+    /* blocked_factor's rule for a square LU with whole-column pivoting, off the host panels */
+    return n > 0 && ctx->lu_panel_where != PS__LU_PANEL_HOST &&
+           n > ps__lu_block_size(ctx, dt, n, n) && use_transposed_layout(ctx, dt, n);
 }
 
 ps_status ps__pivots_to_perm(ps_context *ctx, int n, const void *ipiv, void *perm) {

@@ -23,9 +23,14 @@ typedef struct ps__lu_progress {
     void *arg;
 } ps__lu_progress;
 /* ps__getrf of the n x n view a, reporting to progress (NULL: as ps__getrf) as it goes where it
- * factors by blocks on the device; not on the host panels' path, nor once it has finished. */
+ * factors by blocks on the device; not on the host panels' path, nor once it has finished. With
+ * given_transposed, a holds the matrix's transpose, as the factorization would have put it
+ * (ps__getrf_holds_transposed must be true for n and dt); the factors come back as ps__getrf's. */
 ps_status ps__getrf_progress(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void *ipiv,
-                             void *info, const ps__lu_progress *progress);
+                             void *info, const ps__lu_progress *progress, int given_transposed);
+/* Whether ps__getrf_progress of an n x n matrix in dt transposes it in place before it factors it
+ * (LU's transposed layout), so that a caller writing the matrix anyway may write it transposed. */
+int ps__getrf_holds_transposed(ps_context *ctx, ps__dtype dt, int n);
 /*
  * ps__getrf of the n x n view a with each column's pivot searched within a window of rows below
  * the diagonal (PS__LU_WINDOW_BLOCKS block rows, core/lu.c) instead of the whole column: the

@@ -433,23 +433,56 @@ static ps_status fallback(refine *w, ps_refine_result *res, int code) {
  * [1/2, 1). This also keeps a dense matrix's typical entries far above FP16's subnormals, where
  * the scaling by ||A||_inf of the FP16 mode would put them near 1/n and leave them few
  * significant bits. Exact; every right-hand side is multiplied alike, so it cancels. */
-static ps_status scale_to_unit_max(refine *w) {
+/* max |m(i,j)| of an n x n matrix m of dt held with ld = n (one iamax a chunk of columns). */
+static ps_status max_abs(refine *w, ps__dtype dt, ps__mat m, double *amax) {
     int n = w->n, cols = INT_MAX / n; /* columns per iamax call: its count is an int */
-    double amax = 0;
+    *amax = 0;
     for (int c0 = 0; c0 < n; c0 += cols) {
         int cw = n - c0 < cols ? n - c0 : cols, at;
-        ps__vec chunk = {w->af.buf, (size_t)c0 * (size_t)n, 1};
-        PS__TRY(w->ops->iamax(w->be, PS__FLOAT, cw * n, chunk, &at));
+        ps__vec chunk = {m.buf, m.off + (size_t)c0 * (size_t)n, 1};
+        PS__TRY(w->ops->iamax(w->be, dt, cw * n, chunk, &at));
         size_t off = chunk.off + (size_t)at;
-        float v;
-        PS__TRY(w->ops->read_elements(w->be, PS__FLOAT, w->af.buf, 1, &off, &v));
-        if (fabs(v) > amax) amax = fabs(v);
+        double v;
+        if (dt == PS__DOUBLE) {
+            PS__TRY(w->ops->read_elements(w->be, dt, m.buf, 1, &off, &v));
+        } else {
+            float f;
+            PS__TRY(w->ops->read_elements(w->be, dt, m.buf, 1, &off, &f));
+            v = f;
+        }
+        if (fabs(v) > *amax) *amax = fabs(v);
     }
-    if (amax == 0) return PS_SUCCESS;
+    return PS_SUCCESS;
+}
+
+/* w->scale = the power of two that takes amax into [1/2, 1) (1 for amax 0). */
+static void unit_max_scale(refine *w, double amax) {
+    if (amax == 0) return;
     int e;
     frexp(amax, &e);        /* 2^(e-1) <= amax < 2^e */
     if (e < -100) e = -100; /* the scale stays a float (such a copy has underflowed anyway) */
     w->scale = ldexp(1.0, -e);
+}
+
+/* FP16X3's scaling from A itself, before it is narrowed (the narrowing then applies it): one
+ * iamax over the double matrix, held with lda = n, where scale_to_unit_max reads the float copy
+ * and then scales it, a pass more. Rounding to float may take max |a| up to 1 exactly, which
+ * FP16X3's range allows. *overflow where an entry is beyond float's range, as the narrowing
+ * would have found (LAPACK's dlag2s test). */
+static ps_status scale_from_a(refine *w, int *overflow) {
+    double amax;
+    PS__TRY(max_abs(w, PS__DOUBLE, w->a, &amax));
+    *overflow = amax > FLT_MAX;
+    if (!*overflow) unit_max_scale(w, amax);
+    return PS_SUCCESS;
+}
+
+static ps_status scale_to_unit_max(refine *w) {
+    int n = w->n, cols = INT_MAX / n;
+    double amax;
+    PS__TRY(max_abs(w, PS__FLOAT, w->af, &amax));
+    if (amax == 0) return PS_SUCCESS;
+    unit_max_scale(w, amax);
     ps__scalar s = ps__scalar_of(PS__FLOAT, w->scale);
     for (int c0 = 0; c0 < n; c0 += cols) {
         int cw = n - c0 < cols ? n - c0 : cols;
@@ -498,25 +531,54 @@ static ps_status early_inverses(refine *w, const ps_refine_options *o, int *earl
     return PS_SUCCESS;
 }
 
+/* Whether A is narrowed straight into the transposed layout the LU holds it in while it factors
+ * it (ps__getrf_holds_transposed; CUDA from n = 16384 in float): one pass over A where narrowing,
+ * FP16X3's iamax and scaling of the float copy and the LU's in-place transpose took four (on an
+ * H100 at n = 32768, 14 of the 19 ms before the LU's first panel; session 46). Not with RBT (its
+ * LU keeps the row layout), not where the backend lacks convert_transposed, and not for FP16X3
+ * with lda > n, whose scaling then comes from the float copy (scale_from_a reads A as one
+ * vector). */
+static int narrow_transposed(refine *w, const ps_refine_options *o) {
+    if (w->rbt[0] || !ps__getrf_holds_transposed(w->ctx, PS__FLOAT, w->n)) return 0;
+    if (o->precision == PS_LOWPREC_FP16X3 && w->a.ld != w->n) return 0;
+    ps__mat none = {NULL, 0, 1};
+    if (w->ops->convert_transposed(w->be, PS__DOUBLE, PS__FLOAT, 0, 0, 1.0, none, none, NULL) ==
+        PS_SUCCESS)
+        return 1;
+    w->ctx->last_error[0] = '\0'; /* a refusal is an answer here */
+    return 0;
+}
+
 /* The low-precision LU of scale * A (RBT: of scale * L A R, pivoting within a window) into
  * w->af; *code < 0 when it cannot be used. */
 static ps_status factor_low(refine *w, const ps_refine_options *o, int *code) {
-    int overflow, info = 0;
+    int overflow = 0, info = 0;
     *code = 0;
     if (o->factorization == PS_REFINE_RBT) PS__TRY(rbt_weights(w));
-    PS__TRY(narrow(w, w->n, w->a, w->af, w->rbt[1], &overflow));
+    int fp16x3 = o->precision == PS_LOWPREC_FP16X3, transposed = narrow_transposed(w, o);
+    if (transposed) {
+        if (fp16x3) PS__TRY(scale_from_a(w, &overflow));
+        if (!overflow) {
+            PS__TRY(ps__zero_info(w->ctx, w->flag));
+            PS__TRY(w->ops->convert_transposed(w->be, PS__DOUBLE, PS__FLOAT, w->n, w->n, w->scale,
+                                               w->a, w->af, w->flag));
+            PS__TRY(ps__read_info(w->ctx, w->flag, &overflow));
+        }
+    } else {
+        PS__TRY(narrow(w, w->n, w->a, w->af, w->rbt[1], &overflow));
+        if (!overflow && fp16x3) PS__TRY(scale_to_unit_max(w));
+    }
     if (overflow) {
         *code = PS_REFINE_OVERFLOW;
         return PS_SUCCESS;
     }
-    if (o->precision == PS_LOWPREC_FP16X3) PS__TRY(scale_to_unit_max(w));
     int early;
     PS__TRY(early_inverses(w, o, &early));
     ps__lu_progress progress = {invert_finished, w};
     PS__TRY(w->ops->set_float_compute(w->be, (ps__float_compute)o->precision));
     ps_status st = w->rbt[0] ? ps__getrf_window(w->ctx, PS__FLOAT, w->n, w->af, w->ipiv, w->flag)
                              : ps__getrf_progress(w->ctx, PS__FLOAT, w->n, w->af, w->ipiv, w->flag,
-                                                  early ? &progress : NULL);
+                                                  early ? &progress : NULL, transposed);
     /* Back to plain float GEMMs whatever happened, so later float work is unaffected. */
     ps_status reset = w->ops->set_float_compute(w->be, PS__COMPUTE_FP32);
     if (st == PS_SUCCESS) st = reset;
