@@ -121,8 +121,6 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
         PS_CUDA_TRY(be, cudaMemset(st->coop_scratch, 0, bytes), "cudaMemset (panel scratch)");
         PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_PANEL_ROWS", 1, 65536, 0,
                                      &st->coop.rows_per_block));
-        PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_LEAF_GATHER", 0, 1, 0,
-                                     &st->coop.gather));
         st->wz_coop = ps_cuda_wz_panel_coop_init(&st->coop) == cudaSuccess;
     }
     cudaGetLastError();
@@ -461,7 +459,7 @@ static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, p
                     ps_cuda_launch_getrf_panel_coop(st->cur_stream, dt == PS__DOUBLE, blocks, m, n,
                                                     ps_cuda_ptr(dt, a.buf, a.off), a.ld,
                                                     (int *)ipiv + ipiv_off, row_base, (int *)info,
-                                                    st->coop_epoch, st->coop_scratch, cp.gather),
+                                                    st->coop_epoch, st->coop_scratch),
                     "getrf panel kernel (cooperative)");
         return PS_SUCCESS;
     }

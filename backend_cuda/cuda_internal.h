@@ -31,7 +31,6 @@ typedef struct ps_cuda_coop_panel {
     int max_blocks;     /* co-resident blocks (one per SM); 0: no cooperative launch */
     size_t max_shared;  /* dynamic shared memory a block may use */
     int rows_per_block; /* 0: the leaf's default (PS_CUDA_LU_COOP_ROWS, PS_CUDA_WZ_COOP_ROWS) */
-    int gather;         /* the LU leaf's one-pass exchange (PORTSOLVE_CUDA_LEAF_GATHER) */
 } ps_cuda_coop_panel;
 /* The iterative solvers' cooperative kernels (cuda_iter_kernels.cu): PS_CUDA_ITER_THREADS
  * threads per block, at most PS_CUDA_ITER_BLOCKS_PER_SM blocks per SM. */
@@ -275,11 +274,9 @@ int ps_cuda_coop_panel_blocks(const ps_cuda_coop_panel *cp, int dbl, int m, int 
                               int default_rows);
 int ps_cuda_coop_panel_max_width(const ps_cuda_coop_panel *cp, int dbl, int m, int rows_of_n,
                                  int default_rows);
-/* gather: every block reads all candidate rows with the candidates (one round trip through L2 a
- * column instead of two), where they fit a thread's registers; else the two-pass exchange. */
 cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int blocks, int m, int n,
                                             void *a, int lda, int *ipiv, int row_base, int *info,
-                                            unsigned epoch, void *scratch, int gather);
+                                            unsigned epoch, void *scratch);
 /* The Cholesky tall-panel kernel: the n x n diagonal block (n <= PS_CUDA_POTRF_MAX) in shared
  * memory, the m - n rows below solved in the same launch. arrivals: a device int, zero before
  * and after (the blocks count themselves on it). max_blocks: the grid's cap (every block

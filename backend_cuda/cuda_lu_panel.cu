@@ -21,19 +21,12 @@
 
 namespace {
 
-// Gather (PORTSOLVE_CUDA_LEAF_GATHER): each block reads every block's candidate row and row j in
-// the same pass as the candidates, so a column costs one round trip through L2 instead of two
-// (the candidates, then the winner's row). A thread holds up to kGatherWords of those words, so
-// the launch asks for it only where blocks * n + n words fit.
-constexpr int kGatherWords = 16;
-
 // Dynamic shared memory: the tile (per x n, column-major, ld = per), the pivot row, row j.
 // Exchange words (scratch): candidates [2][blocks] (value, row), candidate rows [2][blocks][n]
 // and row j [2][n], double-buffered by column parity. A block reaches column j + 2, and so
 // overwrites a column-j slot, only after reading every block's column j + 1 candidate, which
-// each block publishes only after it has finished reading column j (with Gather, every row of
-// column j too).
-template <typename T, bool Gather = false>
+// each block publishes only after it has finished reading column j.
+template <typename T>
 __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
     getrf_panel_coop_kernel(int m, int n, T *a, int lda, int *ipiv, int row_base, int *info,
                             unsigned epoch, ll_word *cand, ll_word *cand_rows, ll_word *row_j) {
@@ -76,16 +69,14 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
                           warp_row))
             block_best = bi;
         __syncthreads();
-        // a block with rows from jn on publishes a row even without a candidate (an all-NaN
-        // column), since with Gather every block reads it; it never wins
-        const int first = max(r0, jn), mine = block_best < m ? block_best : first;
+        const int mine = block_best;
         const bool own = jn >= r0 && jn < r0 + rows;
         ll_word *my_row = cand_rows + ((size_t)buf * blocks + b) * n * W;
         ll_word *jw = row_j + (size_t)buf * n * W;
         for (int k = tid; k < n; k += blockDim.x) {
             const T *ck = tile + (size_t)k * per;
             const bool pending = l && k > jn;
-            if (mine < r0 + rows) {
+            if (mine < m) {
                 int i = mine - r0;
                 ll_put_value(my_row + k * W, pending ? fma(-l[i], u[k], ck[i]) : ck[i], flag);
             }
@@ -96,73 +87,6 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
         }
     };
 
-    // Gather: column j's candidates, every candidate row and row j in one pass of loads, each
-    // word again until it carries column j's flag; then the pivot as take_candidates picks it,
-    // and the winner's row and row j into prow and jrow (as 32-bit halves: a double's two words
-    // may lie with two threads). Returns the pivot row.
-    auto gather = [&](int j, int buf, unsigned flag) {
-        const int rows_words = blocks * n * W, all = rows_words + n * W;
-        const ll_word *slots = cand + (size_t)buf * blocks * C;
-        const ll_word *base = cand_rows + (size_t)buf * blocks * n * W;
-        const ll_word *jw = row_j + (size_t)buf * n * W;
-        ll_word got[kGatherWords], cw[C];
-        unsigned need = 0;
-#pragma unroll
-        for (int s = 0; s < kGatherWords; s++) {
-            const int f = tid + s * PS_CUDA_COOP_THREADS;
-            if (f >= all) continue;
-            if (f < rows_words) { // block c's row: published where c has rows from j on
-                const int c = f / (n * W), c0 = c * per, c1 = min(m, c0 + per);
-                if (max(c0, j) >= c1) continue;
-            }
-            need |= 1u << s;
-        }
-        bool cand_left = tid < blocks;
-        while (cand_left || need) {
-            if (cand_left) {
-#pragma unroll
-                for (int q = 0; q < C; q++) cw[q] = ll_load(slots + (size_t)tid * C + q);
-                cand_left = false;
-#pragma unroll
-                for (int q = 0; q < C; q++) cand_left = cand_left || (unsigned)cw[q] != flag;
-            }
-#pragma unroll
-            for (int s = 0; s < kGatherWords; s++)
-                if (need >> s & 1u) {
-                    const int f = tid + s * PS_CUDA_COOP_THREADS;
-                    got[s] = ll_load(f < rows_words ? base + f : jw + (f - rows_words));
-                    if ((unsigned)got[s] == flag) need &= ~(1u << s);
-                }
-        }
-        T v = -1;
-        int r = m;
-        if (tid < blocks) v = ll_value<T>(cw), r = (int)ll_payload(cw[W]);
-        if (block_argmax(v, r, m, warp_val, warp_row) && lane == 0)
-            chosen_row = r < m ? r : j; // an all-NaN column: no interchange
-        __syncthreads();
-        const int p = chosen_row, winner = p / per;
-        unsigned *pwords = reinterpret_cast<unsigned *>(prow);
-        unsigned *jwords = reinterpret_cast<unsigned *>(jrow);
-#pragma unroll
-        for (int s = 0; s < kGatherWords; s++) {
-            const int f = tid + s * PS_CUDA_COOP_THREADS;
-            if (f >= all) break;
-            const bool row_j_word = f >= rows_words;
-            const int g = row_j_word ? f - rows_words : f % (n * W);
-            if (!row_j_word && (p == j || f / (n * W) != winner)) continue;
-            // ll_value's order: a double's first word is its high half
-            const int at = W == 2 ? (g & ~1) + 1 - (g & 1) : g;
-            const unsigned payload = ll_payload(got[s]);
-            if (row_j_word) {
-                jwords[at] = payload;
-                if (p == j) pwords[at] = payload;
-            } else {
-                pwords[at] = payload;
-            }
-        }
-        return p;
-    };
-
     const int steps = min(m, n);
     publish(0, nullptr, nullptr);
     for (int j = 0; j < steps; j++) {
@@ -171,26 +95,21 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS)
         const bool own_j = j >= r0 && j < r0 + rows;
         const ll_word *jw = row_j + (size_t)buf * n * W;
 
-        int p;
-        if constexpr (Gather) {
-            p = gather(j, buf, flag);
-        } else {
-            // the pivot, reduced by every block in the same order: thread c reads candidate c
-            {
-                const int r = take_candidates<T>(cand + (size_t)buf * blocks * C, blocks, flag, m,
-                                                 warp_val, warp_row);
-                if (r >= 0) chosen_row = r < m ? r : j; // an all-NaN column: no interchange
-            }
-            __syncthreads();
-            p = chosen_row;
-            // row j's copy when p == j: after an all-NaN column no block may have a candidate
-            const ll_word *pw = p == j ? jw : cand_rows + ((size_t)buf * blocks + p / per) * n * W;
-            for (int k = tid; k < n; k += blockDim.x) {
-                ll_word x[2 * W];
-                ll_read<W>(pw + k * W, jw + k * W, flag, x);
-                prow[k] = ll_value<T>(x);
-                jrow[k] = ll_value<T>(x + W);
-            }
+        // the pivot, reduced by every block in the same order: thread c reads candidate c
+        {
+            const int r = take_candidates<T>(cand + (size_t)buf * blocks * C, blocks, flag, m,
+                                             warp_val, warp_row);
+            if (r >= 0) chosen_row = r < m ? r : j; // an all-NaN column: no interchange
+        }
+        __syncthreads();
+        const int p = chosen_row;
+        // row j's copy when p == j: after an all-NaN column no block may have a candidate
+        const ll_word *pw = p == j ? jw : cand_rows + ((size_t)buf * blocks + p / per) * n * W;
+        for (int k = tid; k < n; k += blockDim.x) {
+            ll_word x[2 * W];
+            ll_read<W>(pw + k * W, jw + k * W, flag, x);
+            prow[k] = ll_value<T>(x);
+            jrow[k] = ll_value<T>(x + W);
         }
         __syncthreads();
         const T pivot = prow[j];
@@ -246,12 +165,8 @@ template <typename T> size_t shared_bytes(int per, int n) {
 }
 
 template <typename T> cudaError_t allow_shared(size_t bytes) {
-    cudaError_t err = cudaFuncSetAttribute(getrf_panel_coop_kernel<T, false>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-    if (!err)
-        err = cudaFuncSetAttribute(getrf_panel_coop_kernel<T, true>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-    return err;
+    return cudaFuncSetAttribute(getrf_panel_coop_kernel<T>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
 }
 
 } // namespace
@@ -300,7 +215,7 @@ extern "C" int ps_cuda_coop_panel_max_width(const ps_cuda_coop_panel *cp, int db
 extern "C" cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, int blocks, int m,
                                                        int n, void *a, int lda, int *ipiv,
                                                        int row_base, int *info, unsigned epoch,
-                                                       void *scratch, int gather) {
+                                                       void *scratch) {
     if (blocks <= 0 || n > PS_CUDA_COOP_MAX_WIDTH || epoch == 0 ||
         epoch >= 1u << (32 - PS_CUDA_COOP_COLUMN_BITS))
         return cudaErrorInvalidValue;
@@ -311,11 +226,8 @@ extern "C" cudaError_t ps_cuda_launch_getrf_panel_coop(cudaStream_t s, int dbl, 
     ll_word *cand_rows = cand + 2 * (size_t)blocks * (words + 1);
     ll_word *row_j = cand_rows + 2 * (size_t)blocks * n * words;
     void *args[] = {&m, &n, &a, &lda, &ipiv, &row_base, &info, &epoch, &cand, &cand_rows, &row_j};
-    gather = gather && (blocks + 1) * n * words <= kGatherWords * PS_CUDA_COOP_THREADS;
-    const void *kernel = dbl ? (gather ? (const void *)getrf_panel_coop_kernel<double, true>
-                                       : (const void *)getrf_panel_coop_kernel<double>)
-                             : (gather ? (const void *)getrf_panel_coop_kernel<float, true>
-                                       : (const void *)getrf_panel_coop_kernel<float>);
+    const void *kernel = dbl ? (const void *)getrf_panel_coop_kernel<double>
+                             : (const void *)getrf_panel_coop_kernel<float>;
     return cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(PS_CUDA_COOP_THREADS), args,
                                        shared, s);
 }
