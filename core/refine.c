@@ -429,11 +429,6 @@ static ps_status fallback(refine *w, ps_refine_result *res, int code) {
     return ps__getrs(ctx, PS__DOUBLE, PS__NOTRANS, w->n, w->nrhs, w->a, w->ipiv, w->x);
 }
 
-/* FP16X3 holds its operands' parts in FP16 (largest 65504, and the GEMM scales them by up to
- * 2^6): the narrowed matrix is multiplied by the power of two that brings max |a(i,j)| into
- * [1/2, 1). This also keeps a dense matrix's typical entries far above FP16's subnormals, where
- * the scaling by ||A||_inf of the FP16 mode would put them near 1/n and leave them few
- * significant bits. Exact; every right-hand side is multiplied alike, so it cancels. */
 /* max |m(i,j)| of an n x n matrix m of dt held with ld = n (one iamax a chunk of columns). */
 static ps_status max_abs(refine *w, ps__dtype dt, ps__mat m, double *amax) {
     int n = w->n, cols = INT_MAX / n; /* columns per iamax call: its count is an int */
@@ -456,7 +451,12 @@ static ps_status max_abs(refine *w, ps__dtype dt, ps__mat m, double *amax) {
     return PS_SUCCESS;
 }
 
-/* w->scale = the power of two that takes amax into [1/2, 1) (1 for amax 0). */
+/* FP16X3 holds its operands' parts in FP16 (largest 65504, and the GEMM scales them by up to
+ * 2^6): the narrowed matrix is multiplied by the power of two that brings max |a(i,j)| into
+ * [1/2, 1). This also keeps a dense matrix's typical entries far above FP16's subnormals, where
+ * the scaling by ||A||_inf of the FP16 mode would put them near 1/n and leave them few
+ * significant bits. Exact; every right-hand side is multiplied alike, so it cancels. Here:
+ * w->scale = the power of two that takes amax into [1/2, 1) (1 for amax 0). */
 static void unit_max_scale(refine *w, double amax) {
     if (amax == 0) return;
     int e;
@@ -478,8 +478,10 @@ static ps_status scale_from_a(refine *w, int *overflow) {
     return PS_SUCCESS;
 }
 
+/* FP16X3's scaling of the narrowed copy itself: its iamax, then its scal (the flow where A is not
+ * narrowed straight into the LU's layout). */
 static ps_status scale_to_unit_max(refine *w) {
-    int n = w->n, cols = INT_MAX / n;
+    int n = w->n, cols = INT_MAX / n; /* as max_abs */
     double amax;
     PS__TRY(max_abs(w, PS__FLOAT, w->af, &amax));
     if (amax == 0) return PS_SUCCESS;
