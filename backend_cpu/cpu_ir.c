@@ -24,29 +24,32 @@ static void store(ps__dtype dt, ps__mat a, int i, int j, double v) {
         ((float *)a.buf)[k] = (float)v;
 }
 
-ps_status ps__cpu_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
-                          double alpha, ps__mat src, ps__mat dst, void *info) {
-    (void)be;
+/* dst = alpha src rounded to dst_dt, or alpha src^T with transposed; info[0] = 1 on overflow. */
+static void convert_elements(ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols, double alpha,
+                             ps__mat src, ps__mat dst, void *info, int transposed) {
     int overflow = 0;
     for (int j = 0; j < cols; j++)
         for (int i = 0; i < rows; i++) {
             double v = ps__convert_value(dst_dt, alpha, element(src_dt, src, i, j), &overflow);
-            store(dst_dt, dst, i, j, v);
+            if (transposed)
+                store(dst_dt, dst, j, i, v);
+            else
+                store(dst_dt, dst, i, j, v);
         }
     if (overflow) *(int32_t *)info = 1;
+}
+
+ps_status ps__cpu_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
+                          double alpha, ps__mat src, ps__mat dst, void *info) {
+    (void)be;
+    convert_elements(src_dt, dst_dt, rows, cols, alpha, src, dst, info, 0);
     return PS_SUCCESS;
 }
 
 ps_status ps__cpu_convert_transposed(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows,
                                      int cols, double alpha, ps__mat src, ps__mat dst, void *info) {
     (void)be;
-    int overflow = 0;
-    for (int j = 0; j < cols; j++)
-        for (int i = 0; i < rows; i++) {
-            double v = ps__convert_value(dst_dt, alpha, element(src_dt, src, i, j), &overflow);
-            store(dst_dt, dst, j, i, v);
-        }
-    if (overflow) *(int32_t *)info = 1;
+    convert_elements(src_dt, dst_dt, rows, cols, alpha, src, dst, info, 1);
     return PS_SUCCESS;
 }
 
