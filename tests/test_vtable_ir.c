@@ -30,68 +30,21 @@ static int read_word(const tbuf *w) {
     return v;
 }
 
-static void test_convert(void) {
-    static const int dims[][2] = {{0, 3}, {3, 0}, {1, 1}, {2, 5}, {17, 9}, {70, 33}};
-    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
-        for (int combo = 0; combo < 16; combo++) {
-            const ps__backend_ops *ops = combo & 8 ? ps__backend_defaults() : be->ops;
-            ps__dtype from = combo & 1 ? PS__FLOAT : PS__DOUBLE;
-            ps__dtype to = combo & 2 ? PS__FLOAT : PS__DOUBLE;
-            int special = (combo & 4) && from == PS__DOUBLE && to == PS__FLOAT;
-            int m = dims[t][0], n = dims[t][1];
-            shape ss = random_shape(m, n), sd = random_shape(m, n);
-            tbuf S = tb_random(from, shape_count(ss)), D = tb_random(to, shape_count(sd));
-            int32_t zero = 0;
-            tbuf W = int_buffer(1, &zero);
-            double alpha = combo & 4 ? 0.25 : 1.0;
-            if (special && m * n > 0) { /* one element beyond FLT_MAX after scaling */
-                AT(S, ss, m - 1, n / 2) = 4 * (double)FLT_MAX * 1.5;
-                upload_all(&S);
-            }
-            ps_status st =
-                ops->convert(be, from, to, m, n, alpha, view(&S, ss), view(&D, sd), W.dev);
-            CHECK(st == PS_SUCCESS, "convert: %s", be->err);
-            char what[96];
-            snprintf(what, sizeof what, "convert %s->%s %dx%d%s%s", dtname(from), dtname(to), m, n,
-                     special ? " overflow" : "", combo & 8 ? " (default)" : "");
-            int overflowed = read_word(&W);
-            CHECK(overflowed == (special && m * n > 0), "%s: overflow word %d", what, overflowed);
-            if (!(special && m * n > 0)) { /* dst is unspecified after an overflow */
-                double *e = copy_of(&D);
-                for (int j = 0; j < n; j++)
-                    for (int i = 0; i < m; i++)
-                        e[sd.off + i + (size_t)j * sd.ld] = round_to(to, alpha * AT(S, ss, i, j));
-                expect_buffer(what, &D, e, NULL, 0);
-                free(e);
-            }
-            /* NaN sets the word too, and a set word stays set */
-            if (m * n > 0 && from == PS__DOUBLE) {
-                AT(S, ss, 0, 0) = NAN;
-                upload_all(&S);
-                int32_t z = 0;
-                tbuf W2 = int_buffer(1, &z);
-                CHECK(ops->convert(be, from, to, m, n, 1.0, view(&S, ss), view(&D, sd), W2.dev) ==
-                          PS_SUCCESS,
-                      "convert NaN: %s", be->err);
-                CHECK(read_word(&W2) == 1, "%s: NaN did not set the word", what);
-                AT(S, ss, 0, 0) = 0.5;
-                upload_all(&S);
-                CHECK(ops->convert(be, from, to, m, n, 1.0, view(&S, ss), view(&D, sd), W2.dev) ==
-                          PS_SUCCESS,
-                      "convert: %s", be->err);
-                CHECK(read_word(&W2) == 1, "%s: the word was cleared", what);
-                tb_free(&W2);
-            }
-            tb_free(&S), tb_free(&D), tb_free(&W);
-        }
+/* One entry's run: convert, or convert_transposed (dst = alpha src^T) with transposed. */
+static ps_status run_convert(const ps__backend_ops *ops, int transposed, ps__dtype from,
+                             ps__dtype to, int m, int n, double alpha, ps__mat src, ps__mat dst,
+                             void *word) {
+    return transposed ? ops->convert_transposed(be, from, to, m, n, alpha, src, dst, word)
+                      : ops->convert(be, from, to, m, n, alpha, src, dst, word);
 }
 
-/* convert_transposed against its definition, dst = alpha src^T rounded to dst's type, for every
- * pair of types: views at random offsets with ld > rows, shapes that leave CUDA's 32 x 32 tiles
- * partial, the overflow word for a value beyond float's range and for NaN. The default and
- * OpenCL refuse it (the refinement then narrows and the LU transposes); CPU and CUDA must offer
- * it. */
-static void test_convert_transposed(void) {
+/* convert and convert_transposed against their definitions, dst = alpha src (or alpha src^T)
+ * rounded to dst's type, for every pair of types: views at random offsets with ld > rows, shapes
+ * that leave CUDA's 32 x 32 transposing tiles partial, the overflow word for a value beyond
+ * float's range and for NaN (a set word stays set). convert also through the default;
+ * convert_transposed is refused by the default and OpenCL (the refinement then narrows and the
+ * LU transposes), and CPU and CUDA must offer it. */
+static void test_convert(void) {
     ps__mat none = {NULL, 0, 1};
     CHECK(ps__backend_defaults()->convert_transposed(be, PS__DOUBLE, PS__FLOAT, 0, 0, 1.0, none,
                                                      none, NULL) == PS_ERR_NOT_SUPPORTED,
@@ -102,15 +55,18 @@ static void test_convert_transposed(void) {
         be->ops->convert_transposed(be, PS__DOUBLE, PS__FLOAT, 0, 0, 1.0, none, none, NULL);
     CHECK(probe == (offered ? PS_SUCCESS : PS_ERR_NOT_SUPPORTED),
           "the %s backend's convert_transposed answered %d (%s)", name, (int)probe, be->err);
-    if (probe != PS_SUCCESS) return;
-    static const int dims[][2] = {{0, 3}, {3, 0}, {1, 1}, {2, 5}, {33, 65}, {70, 31}, {300, 257}};
+    static const int dims[][2] = {{0, 3}, {3, 0}, {1, 1}, {2, 5}, {17, 9}, {70, 33}, {300, 257}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
-        for (int combo = 0; combo < 8; combo++) {
+        for (int combo = 0; combo < 32; combo++) {
+            int transposed = combo & 16;
+            if (transposed && (probe != PS_SUCCESS || (combo & 8))) continue;
+            const ps__backend_ops *ops = combo & 8 ? ps__backend_defaults() : be->ops;
             ps__dtype from = combo & 1 ? PS__FLOAT : PS__DOUBLE;
             ps__dtype to = combo & 2 ? PS__FLOAT : PS__DOUBLE;
             int m = dims[t][0], n = dims[t][1];
             int special = (combo & 4) && from == PS__DOUBLE && to == PS__FLOAT && m * n > 0;
-            shape ss = random_shape(m, n), sd = random_shape(n, m);
+            shape ss = random_shape(m, n),
+                  sd = transposed ? random_shape(n, m) : random_shape(m, n);
             tbuf S = tb_random(from, shape_count(ss)), D = tb_random(to, shape_count(sd));
             int32_t zero = 0;
             tbuf W = int_buffer(1, &zero);
@@ -119,31 +75,42 @@ static void test_convert_transposed(void) {
                 AT(S, ss, m - 1, n / 2) = 4 * (double)FLT_MAX * 1.5;
                 upload_all(&S);
             }
-            CHECK(be->ops->convert_transposed(be, from, to, m, n, alpha, view(&S, ss), view(&D, sd),
-                                              W.dev) == PS_SUCCESS,
-                  "convert_transposed: %s", be->err);
             char what[96];
-            snprintf(what, sizeof what, "convert_transposed %s->%s %dx%d%s", dtname(from),
-                     dtname(to), m, n, special ? " overflow" : "");
+            snprintf(what, sizeof what, "%s %s->%s %dx%d%s%s",
+                     transposed ? "convert_transposed" : "convert", dtname(from), dtname(to), m, n,
+                     special ? " overflow" : "", combo & 8 ? " (default)" : "");
+            CHECK(run_convert(ops, transposed, from, to, m, n, alpha, view(&S, ss), view(&D, sd),
+                              W.dev) == PS_SUCCESS,
+                  "%s: %s", what, be->err);
             int overflowed = read_word(&W);
             CHECK(overflowed == special, "%s: overflow word %d", what, overflowed);
             if (!special) { /* dst is unspecified after an overflow */
                 double *e = copy_of(&D);
                 for (int j = 0; j < n; j++)
-                    for (int i = 0; i < m; i++)
-                        e[sd.off + j + (size_t)i * sd.ld] = round_to(to, alpha * AT(S, ss, i, j));
+                    for (int i = 0; i < m; i++) {
+                        size_t at = transposed ? sd.off + j + (size_t)i * sd.ld
+                                               : sd.off + i + (size_t)j * sd.ld;
+                        e[at] = round_to(to, alpha * AT(S, ss, i, j));
+                    }
                 expect_buffer(what, &D, e, NULL, 0);
                 free(e);
             }
-            if (m * n > 0 && from == PS__DOUBLE && !(combo & 4)) { /* NaN sets the word too */
+            /* NaN sets the word too, and a set word stays set */
+            if (m * n > 0 && from == PS__DOUBLE) {
                 AT(S, ss, m / 2, n - 1) = NAN;
                 upload_all(&S);
                 int32_t z = 0;
                 tbuf W2 = int_buffer(1, &z);
-                CHECK(be->ops->convert_transposed(be, from, to, m, n, 1.0, view(&S, ss),
-                                                  view(&D, sd), W2.dev) == PS_SUCCESS,
-                      "convert_transposed NaN: %s", be->err);
+                CHECK(run_convert(ops, transposed, from, to, m, n, 1.0, view(&S, ss), view(&D, sd),
+                                  W2.dev) == PS_SUCCESS,
+                      "%s NaN: %s", what, be->err);
                 CHECK(read_word(&W2) == 1, "%s: NaN did not set the word", what);
+                AT(S, ss, m / 2, n - 1) = 0.5;
+                upload_all(&S);
+                CHECK(run_convert(ops, transposed, from, to, m, n, 1.0, view(&S, ss), view(&D, sd),
+                                  W2.dev) == PS_SUCCESS,
+                      "%s: %s", what, be->err);
+                CHECK(read_word(&W2) == 1, "%s: the word was cleared", what);
                 tb_free(&W2);
             }
             tb_free(&S), tb_free(&D), tb_free(&W);
@@ -1083,7 +1050,6 @@ int main(int argc, char **argv) {
     ctx_under_test = ctx;
     const char *c = ps_test_case(); /* --case NAME runs one group (the sanitizer runs') */
     if (!c || !strcmp(c, "convert")) test_convert();
-    if (!c || !strcmp(c, "convert_transposed")) test_convert_transposed();
     if (!c || !strcmp(c, "butterfly")) test_butterfly();
     if (!c || !strcmp(c, "norm_inf")) test_norm_inf(PS__DOUBLE), test_norm_inf(PS__FLOAT);
     if (!c || !strcmp(c, "permute_rows"))
