@@ -117,12 +117,16 @@ static ps_status rbt_weights(refine *w) {
 }
 
 /* dst = narrow(scale * L src R) (float n x cols; L = I without RBT, R = I unless right is given:
- * the matrix's own transformation). With overflow, *overflow says whether a value did not fit (a
- * device flag read back: one synchronization); without, nothing is checked. */
+ * the matrix's own transformation); with transposed (no RBT), dst = narrow(scale src^T), cols x n.
+ * With overflow, *overflow says whether a value did not fit (a device flag read back: one
+ * synchronization); without, nothing is checked. */
 static ps_status narrow(refine *w, int cols, ps__mat src, ps__mat dst, const void *right,
-                        int *overflow) {
+                        int transposed, int *overflow) {
     if (overflow) PS__TRY(ps__zero_info(w->ctx, w->flag));
-    if (w->rbt[0])
+    if (transposed)
+        PS__TRY(w->ops->convert_transposed(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale, src,
+                                           dst, w->flag));
+    else if (w->rbt[0])
         PS__TRY(w->ops->butterfly(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale, w->rbt[0],
                                   right, src, dst, w->flag));
     else
@@ -171,7 +175,7 @@ static ps_status residual(refine *w) {
 /* dst = (LU)^-1 (scale * src) over cols columns, in the low precision, widened to double in dst
  * (which may be src). overflow as narrow; after an overflow dst is not written. */
 static ps_status low_solve(refine *w, int cols, ps__mat src, ps__mat dst, int *overflow) {
-    PS__TRY(narrow(w, cols, src, w->rf, NULL, overflow));
+    PS__TRY(narrow(w, cols, src, w->rf, NULL, 0, overflow));
     if (overflow && *overflow) return PS_SUCCESS;
     PS__TRY(ps__getrs_perm(w->ctx, PS__FLOAT, w->n, cols, w->af, w->perm, w->rf, w->rp));
     return widen(w, PS__FLOAT, cols, w->rp, dst);
@@ -559,18 +563,11 @@ static ps_status factor_low(refine *w, const ps_refine_options *o, int *code) {
     *code = 0;
     if (o->factorization == PS_REFINE_RBT) PS__TRY(rbt_weights(w));
     int fp16x3 = o->precision == PS_LOWPREC_FP16X3, transposed = narrow_transposed(w, o);
-    if (transposed) {
-        if (fp16x3) PS__TRY(scale_from_a(w, &overflow));
-        if (!overflow) {
-            PS__TRY(ps__zero_info(w->ctx, w->flag));
-            PS__TRY(w->ops->convert_transposed(w->be, PS__DOUBLE, PS__FLOAT, w->n, w->n, w->scale,
-                                               w->a, w->af, w->flag));
-            PS__TRY(ps__read_info(w->ctx, w->flag, &overflow));
-        }
-    } else {
-        PS__TRY(narrow(w, w->n, w->a, w->af, w->rbt[1], &overflow));
-        if (!overflow && fp16x3) PS__TRY(scale_to_unit_max(w));
-    }
+    /* FP16X3's scale: from A before narrowing where it is narrowed transposed, else from the
+     * float copy after */
+    if (transposed && fp16x3) PS__TRY(scale_from_a(w, &overflow));
+    if (!overflow) PS__TRY(narrow(w, w->n, w->a, w->af, w->rbt[1], transposed, &overflow));
+    if (!overflow && fp16x3 && !transposed) PS__TRY(scale_to_unit_max(w));
     if (overflow) {
         *code = PS_REFINE_OVERFLOW;
         return PS_SUCCESS;
