@@ -666,6 +666,7 @@ static const ps__backend_ops cuda_ops = {
     .split_double = ps_cuda_split_double,
     .gemv_split = ps_cuda_gemv_split,
     .read_only_matrices = ps_cuda_read_only_matrices,
+    .gemv_triangle = ps_cuda_gemv_triangle,
     .arnoldi_steps = ps_cuda_arnoldi_steps,
     .arnoldi_cancel = ps_cuda_arnoldi_cancel,
     .arnoldi_restart = ps_cuda_arnoldi_restart,

@@ -74,15 +74,19 @@ __device__ __forceinline__ T load_a(const T *p, unsigned long long pol) {
 template <typename T, bool Ahead, bool Keep, int kWarps>
 __global__ void __launch_bounds__(kWarps * 32)
     gemv_n_kernel(int m, int n, T alpha, const T *a, int lda, const T *x, T beta, T *y, T *partial,
-                  unsigned *tickets, float keep) {
+                  unsigned *tickets, float keep, int triangle) {
     __shared__ T sums[kWarps][kRows];
     const unsigned long long pol = Keep ? keep_policy(keep) : 0;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int row = blockIdx.x * kRows + lane, slices = gridDim.y;
     const int per_slice = (n + slices - 1) / slices, c0 = blockIdx.y * per_slice;
     const int c1 = min(n, c0 + per_slice);
-    const int per_warp = (c1 - c0 + kWarps - 1) / kWarps, w0 = c0 + warp * per_warp;
-    const int w1 = min(c1, w0 + per_warp);
+    const int per_warp = (c1 - c0 + kWarps - 1) / kWarps;
+    int w0 = c0 + warp * per_warp, w1 = min(c1, w0 + per_warp);
+    // a triangle's tile reads only the columns that meet it (the rest are zeros, see
+    // ps_cuda_launch_gemv_n): up to its last row (lower), from its first (upper)
+    if (triangle == PS_CUDA_GEMV_LOWER) w1 = min(w1, (int)blockIdx.x * kRows + kRows);
+    if (triangle == PS_CUDA_GEMV_UPPER) w0 = max(w0, (int)blockIdx.x * kRows);
     T acc = 0;
     int c = w0;
     if (Ahead) { // the first kAhead columns' elements before the wait, summed in the same order
@@ -139,14 +143,15 @@ __global__ void __launch_bounds__(kWarps * 32)
 // The kernel for a shape, launched ahead or not, with the L2 policy or not.
 template <typename T, bool Ahead, bool Keep>
 void (*pick(bool tile_blocks))(int, int, T, const T *, int, const T *, T, T *, T *, unsigned *,
-                               float) {
+                               float, int) {
     return tile_blocks ? gemv_n_kernel<T, Ahead, Keep, kTileWarps>
                        : gemv_n_kernel<T, Ahead, Keep, kSliceWarps>;
 }
 
 template <typename T>
 cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, int lda, const T *x,
-                   T beta, T *y, void *partial, unsigned *tickets, int ahead, float keep) {
+                   T beta, T *y, void *partial, unsigned *tickets, int ahead, float keep,
+                   int triangle) {
     const int tiles = (m + kRows - 1) / kRows;
     const bool tile_blocks = 2 * tiles >= sms && tiles <= sms; // the second shape (see above)
     int slices = 1;
@@ -166,7 +171,8 @@ cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, i
         ahead ? (kept ? pick<T, true, true>(tile_blocks) : pick<T, true, false>(tile_blocks))
               : (kept ? pick<T, false, true>(tile_blocks) : pick<T, false, false>(tile_blocks));
     if (!ahead) {
-        kernel<<<grid, threads, 0, s>>>(m, n, alpha, a, lda, x, beta, y, part, tickets, keep);
+        kernel<<<grid, threads, 0, s>>>(m, n, alpha, a, lda, x, beta, y, part, tickets, keep,
+                                        triangle);
         return cudaGetLastError();
     }
     cudaLaunchConfig_t config = {};
@@ -178,8 +184,8 @@ cudaError_t launch(cudaStream_t s, int sms, int m, int n, T alpha, const T *a, i
     config.stream = s;
     config.attrs = attr;
     config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, kernel, m, n, alpha, a, lda, x, beta, y, part, tickets,
-                              keep);
+    return cudaLaunchKernelEx(&config, kernel, m, n, alpha, a, lda, x, beta, y, part, tickets, keep,
+                              triangle);
 }
 
 // Puts the L2 lines of bytes at p back to the normal eviction priority (a no-op for lines not
@@ -200,15 +206,15 @@ extern "C" cudaError_t ps_cuda_launch_gemv_n(cudaStream_t s, int dbl, int sms, i
                                              const void *alpha, const void *a, int lda,
                                              const void *x, const void *beta, void *y,
                                              void *partial, unsigned *tickets, int ahead,
-                                             float keep) {
+                                             float keep, int triangle) {
     if (dbl)
         return launch(s, sms, m, n, *static_cast<const double *>(alpha),
                       static_cast<const double *>(a), lda, static_cast<const double *>(x),
                       *static_cast<const double *>(beta), static_cast<double *>(y), partial,
-                      tickets, ahead, keep);
+                      tickets, ahead, keep, triangle);
     return launch(s, sms, m, n, *static_cast<const float *>(alpha), static_cast<const float *>(a),
                   lda, static_cast<const float *>(x), *static_cast<const float *>(beta),
-                  static_cast<float *>(y), partial, tickets, ahead, keep);
+                  static_cast<float *>(y), partial, tickets, ahead, keep, triangle);
 }
 
 extern "C" cudaError_t ps_cuda_launch_l2_normal(cudaStream_t s, int sms, const void *p,

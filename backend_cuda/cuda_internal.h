@@ -367,9 +367,15 @@ cudaError_t ps_cuda_launch_trsm_small(cudaStream_t s, int dbl, int left, int upp
 #define PS_CUDA_GEMV_ROWS_PER_SM 32
 #define PS_CUDA_GEMV_MAX_SLICES  16
 #define PS_CUDA_GEMV_MIN_COLS    256 /* narrower products (GMRES's update of x) stay cuBLAS's */
+#define PS_CUDA_GEMV_FULL        0
+#define PS_CUDA_GEMV_LOWER       1
+#define PS_CUDA_GEMV_UPPER       2
+/* triangle (PS_CUDA_GEMV_LOWER / _UPPER, m = n): A's entries outside that triangle are zero and
+ * not read. */
 cudaError_t ps_cuda_launch_gemv_n(cudaStream_t s, int dbl, int sms, int m, int n, const void *alpha,
                                   const void *a, int lda, const void *x, const void *beta, void *y,
-                                  void *partial, unsigned *tickets, int ahead, float keep);
+                                  void *partial, unsigned *tickets, int ahead, float keep,
+                                  int triangle);
 /* Puts the L2 lines of the bytes at p back to the normal eviction priority. */
 cudaError_t ps_cuda_launch_l2_normal(cudaStream_t s, int sms, const void *p, size_t bytes);
 /* The held matrix's share of L2 a product on it keeps there (PORTSOLVE_CUDA_GEMV_L2_KEEP, in
@@ -474,6 +480,9 @@ ps_status ps_cuda_iamax(ps__backend *be, ps__dtype dt, int n, ps__vec x, int *re
 ps_status ps_cuda_gemv(ps__backend *be, ps__dtype dt, ps__trans trans, int m, int n,
                        const ps__scalar *alpha, ps__mat a, ps__vec x, const ps__scalar *beta,
                        ps__vec y);
+ps_status ps_cuda_gemv_triangle(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n,
+                                const ps__scalar *alpha, ps__mat a, ps__vec x,
+                                const ps__scalar *beta, ps__vec y);
 ps_status ps_cuda_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scalar *alpha,
                       ps__vec x, ps__vec y, ps__mat a);
 ps_status ps_cuda_trsv(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans trans, ps__diag diag,

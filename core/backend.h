@@ -692,6 +692,16 @@ struct ps__backend_ops {
      * is not finite in dst_dt). rows = cols = 0 succeeds where the backend offers it. */
     ps_status (*convert_transposed)(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows,
                                     int cols, double alpha, ps__mat src, ps__mat dst, void *info);
+    /* ---- Products with a triangle held in a square (GMRES-IR's inverted diagonal blocks,
+     * core/trsv_blocked.c); appended, so older modules get the default (gemv on the square). ----
+     */
+    /* y = alpha a x + beta y for the n x n matrix a (no transpose), whose entries outside its
+     * triangle uplo (diagonal included) the caller promises are zero: a backend may skip them,
+     * reading half the bytes. BLAS gemv's rules otherwise (n = 0: nothing; alpha = 0: a and x
+     * not read). */
+    ps_status (*gemv_triangle)(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n,
+                               const ps__scalar *alpha, ps__mat a, ps__vec x,
+                               const ps__scalar *beta, ps__vec y);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

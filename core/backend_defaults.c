@@ -281,6 +281,14 @@ static ps_status default_convert_transposed(ps__backend *be, ps__dtype src_dt, p
     return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED, "convert_transposed: not offered");
 }
 
+/* The promised zeros read like any other entry: gemv on the whole square is the product. */
+static ps_status default_gemv_triangle(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n,
+                                       const ps__scalar *alpha, ps__mat a, ps__vec x,
+                                       const ps__scalar *beta, ps__vec y) {
+    (void)uplo;
+    return be->ops->gemv(be, dt, PS__NOTRANS, n, n, alpha, a, x, beta, y);
+}
+
 /* arnoldi_steps' default has finished its steps when it returns: nothing to stop. */
 static void default_arnoldi_cancel(ps__backend *be) {
     (void)be;
@@ -352,6 +360,7 @@ static const ps__backend_ops defaults = {
     .gemv_split = ps__default_gemv_split,
     .read_only_matrices = default_read_only_matrices,
     .convert_transposed = default_convert_transposed,
+    .gemv_triangle = default_gemv_triangle,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -421,6 +430,7 @@ static const entry_info optional[] = {
     PS__ENTRY(gemv_split),
     PS__ENTRY(read_only_matrices),
     PS__ENTRY(convert_transposed),
+    PS__ENTRY(gemv_triangle),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

@@ -86,9 +86,10 @@ static ps_status solve_chain(ps__backend *be, const ps__trsv_blocked *t, int sid
         int blk = side ? t->blocks - 1 - step : step, b0 = blk * t->nb, bs = order_of(t, blk);
         ps__vec bb = {b.buf, b.off + (size_t)b0 * (size_t)b.inc, b.inc};
         ps__vec xb = {x.buf, x.off + (size_t)b0 * (size_t)x.inc, x.inc};
-        /* x_b = T_bb^-1 b_b, every earlier block (in the solve's order) already subtracted */
-        PS__TRY(ops->gemv(be, PS__DOUBLE, PS__NOTRANS, bs, bs, &one, inverse_of(t, side, blk), bb,
-                          &zero, xb));
+        /* x_b = T_bb^-1 b_b, every earlier block (in the solve's order) already subtracted; the
+         * inverse is triangular, its other half the zeros the trsm on the identity left */
+        PS__TRY(ops->gemv_triangle(be, PS__DOUBLE, side ? PS__UPPER : PS__LOWER, bs, &one,
+                                   inverse_of(t, side, blk), bb, &zero, xb));
         /* the blocks still to come less block column blk times x_b: below it (L) or above it (U) */
         int r0 = side ? 0 : b0 + bs, rows = side ? b0 : n - b0 - bs;
         if (rows == 0) continue;
