@@ -270,6 +270,12 @@ static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
     return from > 0 && n >= from;
 }
 
+/* Whether blocked_factor holds the n x n matrix transposed (a square LU with partial pivoting
+ * over whole columns, of more than one block nb). */
+static int holds_transposed(ps_context *ctx, ps__dtype dt, int n, int nb) {
+    return n > nb && use_transposed_layout(ctx, dt, n);
+}
+
 /*
  * The transposed layout (square LU with partial pivoting over whole columns): the matrix is
  * transposed in place, factored with every block of it seen through ps__tview (tview.h), and
@@ -305,7 +311,7 @@ static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps_
                      .inv = inv,
                      .window = window,
                      .progress = progress};
-    f.a.t = kind == &lu_kind && m == n && k > nb && !window && use_transposed_layout(ctx, dt, n);
+    f.a.t = kind == &lu_kind && m == n && !window && holds_transposed(ctx, dt, n, nb);
     if (!st && given_transposed && !f.a.t)
         st = ps__fail(ctx, PS_ERR_INVALID_ARGUMENT,
                       "LU: the matrix came transposed, but n = %d is factored as it stands", n);
@@ -376,9 +382,9 @@ ps_status ps__getrf_progress(ps_context *ctx, ps__dtype dt, int n, ps__mat a, vo
 }
 
 int ps__getrf_holds_transposed(ps_context *ctx, ps__dtype dt, int n) {
-    /* blocked_factor's rule for a square LU with whole-column pivoting, off the host panels */
+    /* getrf's path off the host panels (a device matrix on them goes there) */
     return n > 0 && ctx->lu_panel_where != PS__LU_PANEL_HOST &&
-           n > ps__lu_block_size(ctx, dt, n, n) && use_transposed_layout(ctx, dt, n);
+           holds_transposed(ctx, dt, n, ps__lu_block_size(ctx, dt, n, n));
 }
 
 ps_status ps__pivots_to_perm(ps_context *ctx, int n, const void *ipiv, void *perm) {
