@@ -30,6 +30,19 @@ static int read_word(const tbuf *w) {
     return v;
 }
 
+/* Row i of the view a (k columns) times x (stride incx) in long double, the products gemv's
+ * oracles sum; *size gets sum |a(i,j) x_j|, the scale of the device's rounding. */
+static long double row_times(const tbuf *a, shape sa, int i, int k, const double *x, size_t incx,
+                             long double *size) {
+    long double sum = 0;
+    *size = 0;
+    for (int j = 0; j < k; j++) {
+        long double p = (long double)AT(*a, sa, i, j) * x[(size_t)j * incx];
+        sum += p, *size += fabsl(p);
+    }
+    return sum;
+}
+
 /* One entry's run: convert, or convert_transposed (dst = alpha src^T) with transposed. */
 static ps_status run_convert(const ps__backend_ops *ops, int transposed, ps__dtype from,
                              ps__dtype to, int m, int n, double alpha, ps__mat src, ps__mat dst,
@@ -525,11 +538,7 @@ static void test_gemv_mixed(void) {
         tbuf Y = tb_random(PS__DOUBLE, yoff + (m > 0 ? (m - 1) * incy + 1 : 0) + 2);
         double *expect = copy_of(&Y), *mag = calloc((size_t)Y.count, sizeof(double));
         for (int i = 0; i < m; i++) {
-            long double sum = 0, size = 0;
-            for (int j = 0; j < k; j++) {
-                long double p = (long double)AT(A, sa, i, j) * X.host[xoff + (size_t)j * incx];
-                sum += p, size += fabsl(p);
-            }
+            long double size, sum = row_times(&A, sa, i, k, X.host + xoff, (size_t)incx, &size);
             size_t e = yoff + (size_t)i * incy;
             expect[e] = (double)(Y.host[e] + alpha * sum);
             mag[e] = 4.0 * (k + 1) * (fabs(Y.host[e]) + fabs(alpha) * (double)size);
@@ -584,11 +593,7 @@ static void test_read_only(void) {
                                 vview(&Y, 0, 1), &zero, vview(&Z, 0, 1)) == PS_SUCCESS,
                   "gemv %d x %d: %s", g, g, be->err);
             for (int i = 0; i < m; i++) {
-                long double sum = 0, size = 0;
-                for (int j = 0; j < k; j++) {
-                    long double p = (long double)AT(A, sa, i, j) * X.host[j];
-                    sum += p, size += fabsl(p);
-                }
+                long double size, sum = row_times(&A, sa, i, k, X.host, 1, &size);
                 expect[i] = (double)(Y.host[i] - sum);
                 mag[i] = 4.0 * (k + 1) * (fabs(Y.host[i]) + (double)size);
             }
@@ -600,11 +605,7 @@ static void test_read_only(void) {
             memcpy(Y.host, y, sizeof(double) * (size_t)m);
             free(y);
             for (int i = 0; i < g; i++) {
-                long double sum = 0, size = 0;
-                for (int j = 0; j < g; j++) {
-                    long double p = (long double)AT(D, sd, i, j) * Y.host[j];
-                    sum += p, size += fabsl(p);
-                }
+                long double size, sum = row_times(&D, sd, i, g, Y.host, 1, &size);
                 expect[i] = (double)sum;
                 mag[i] = 4.0 * (g + 1) * (double)size;
             }
@@ -662,11 +663,7 @@ static void test_gemv_triangle(void) {
             memcpy(expect, Y.host, sizeof(double) * (size_t)Y.count),
                 memset(mag, 0, sizeof(double) * (size_t)Y.count);
             for (int i = 0; i < n; i++) {
-                long double sum = 0, size = 0;
-                for (int j = 0; j < n; j++) {
-                    long double p = (long double)AT(A, sa, i, j) * X.host[j];
-                    sum += p, size += fabsl(p);
-                }
+                long double size, sum = row_times(&A, sa, i, n, X.host, 1, &size);
                 expect[i] = (double)(alpha * sum + (long double)beta * Y.host[i]);
                 mag[i] = 4.0 * (n + 2) * (double)(fabsl(alpha) * size + fabs(beta * Y.host[i]));
             }
