@@ -120,6 +120,7 @@ static ps_status record_step(ps__solver *s, double rel, int met, int copy_best, 
     const ps_iter_options *o = s->o;
     ps_iter_result *res = s->res;
     s->iterations++;
+    s->last_rel = rel;
     if (res->history_length < o->history_capacity) o->history[res->history_length++] = rel;
     if (s->xbest.buf) {
         s->x_is_best = rel < s->best;
@@ -141,7 +142,7 @@ static ps_status record_step(ps__solver *s, double rel, int met, int copy_best, 
 }
 
 ps_status ps__iter_step(ps__solver *s, double rel, int *done) {
-    return record_step(s, rel, rel <= s->o->tol, 1, done);
+    return record_step(s, rel, rel <= s->tol, 1, done);
 }
 
 ps_status ps__iter_step_met(ps__solver *s, double rel, int met, int *done) {
@@ -263,7 +264,8 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     }
     ps__solver s = {0};
     s.ctx = ctx, s.be = &ctx->be, s.ops = ctx->be.ops, s.dt = dt, s.n = n, s.a = a, s.b = b;
-    s.x = x, s.o = o, s.res = res;
+    s.x = x, s.o = o, s.res = res, s.tol = o->tol;
+    if (pc && pc->enough > s.tol) s.tol = pc->enough; /* NaN leaves o->tol */
     if (pc && pc->a_float.buf) { /* every product of GMRES goes through ps__iter_matvec/residual */
         if (method != PS_ITER_GMRES || dt != PS__DOUBLE)
             return ps__fail(ctx, PS_ERR_INVALID_ARGUMENT,
@@ -297,20 +299,27 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     /* Gauss-Seidel divides by the diagonal in its triangular solve: it needs only the check. */
     if (!st && (stationary || s.precond)) st = setup_diagonal(&s, &scratch, fn);
 
-    double rel = 0;
-    if (!st) st = true_residual(&s, x, rtrue, &rel);
-    s.best = rel;
+    /* x's residual: b itself where the caller promises x = 0 (no product) */
+    double rel = 1;
+    if (!st)
+        st = pc && pc->x_zero ? ps__iter_copy(&s, b, rtrue) : true_residual(&s, x, rtrue, &rel);
+    s.best = s.last_rel = rel;
     s.x_is_best = 1;
     s.rstart = rtrue;
     if (!st && s.xbest.buf) st = ps__iter_copy(&s, x, s.xbest);
-    s.end = rel <= o->tol ? PS__ITER_TOL_MET : PS__ITER_MAX_ITER;
+    s.end = rel <= s.tol ? PS__ITER_TOL_MET : PS__ITER_MAX_ITER;
     /* A stays as it is for the whole loop: the backend may read it ahead of the work queued
      * before each product */
-    int held = !st && rel > o->tol && o->max_iter > 0 && !s.a_float.buf;
+    int held = !st && rel > s.tol && o->max_iter > 0 && !s.a_float.buf;
     if (held) st = s.ops->hold_matrix(s.be, dt, n, n, a);
-    for (int restart = 0; !st && rel > o->tol && s.iterations < o->max_iter; restart++) {
+    const int estimate_ends = pc && pc->estimate_ends;
+    for (int restart = 0; !st && rel > s.tol && s.iterations < o->max_iter; restart++) {
         s.rstart_valid = 1; /* rtrue is b - A x */
         st = run_method(method, &s);
+        if (!st && estimate_ends) {
+            rel = s.last_rel;
+            break;
+        }
         if (!st) st = true_residual(&s, x, rtrue, &rel);
         if (st || s.end != PS__ITER_TOL_MET || restart == PS__ITER_MAX_RESTARTS) break;
     }
@@ -321,7 +330,7 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     }
     /* Not converged: hand back the best iterate seen, judged by its true residual (unless x is
      * that iterate). */
-    if (!st && !(rel <= o->tol) && s.xbest.buf && !s.x_is_best && !(rel <= s.best)) {
+    if (!st && !(rel <= s.tol) && s.xbest.buf && !s.x_is_best && !(rel <= s.best)) {
         double best_rel;
         st = true_residual(&s, s.xbest, rtrue, &best_rel);
         if (!st && !(best_rel >= rel)) { /* also taken when rel is NaN */
@@ -333,7 +342,7 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     if (st) return st;
     res->iterations = s.iterations;
     res->rel_residual = rel;
-    res->converged = rel <= o->tol;
+    res->converged = rel <= s.tol;
     if (!res->converged && s.end == PS__ITER_TOL_MET) s.end = PS__ITER_MAX_ITER;
     return report(&s, fn, method);
 }

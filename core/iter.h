@@ -22,13 +22,21 @@ ps_status ps__iter_solve(ps_context *ctx, const char *fn, ps_iter_method method,
  * accuracy (GMRES-IR's optional cheaper operator). a_lo, where its buffer is set too: the low
  * parts of A's split in six bytes an entry (the backend's split_double, binary16, A = a_float +
  * 2^-lo_shift a_lo to about 2^-35 relative), read with a_float by the backend's gemv_split:
- * three quarters of a double product's bytes, for a system that is A's to that accuracy. */
+ * three quarters of a double product's bytes, for a system that is A's to that accuracy.
+ * GMRES-IR's corrections start from x = 0 and are judged by the caller's own residual, so it
+ * may also set x_zero (x is zero on entry: its residual is b, and no product forms it),
+ * estimate_ends (the solve ends on the method's residual estimate: no product forms the true
+ * residual after it, and the result's rel_residual and converged are the estimate's) and enough
+ * (a relative residual, above o->tol, at which the solve may already stop). */
 typedef struct ps__precond {
     ps_status (*apply)(void *arg, ps__vec v, ps__vec z);
     void *arg;
     ps__mat a_float;
     ps__mat a_lo;
     int lo_shift;
+    int x_zero;
+    int estimate_ends;
+    double enough;
 } ps__precond;
 /* ps__iter_solve with the preconditioner pc (NULL: as o->precond says). */
 ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method method,

@@ -163,7 +163,8 @@ static int restart_ends_solve(ps__solver *s, host_state *h, double beta) {
         s->end = PS__ITER_DIVERGED;
         return 1;
     }
-    if (beta / s->bnorm <= s->o->tol) {
+    s->last_rel = beta / s->bnorm;
+    if (beta / s->bnorm <= s->tol) {
         s->end = PS__ITER_TOL_MET;
         return 1;
     }

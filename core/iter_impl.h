@@ -29,13 +29,16 @@ typedef struct ps__solver {
     const ps_iter_options *o;
     ps_iter_result *res;
     double bnorm;          /* ||b||_2, > 0 */
+    double tol;            /* the relative residual that ends the solve: o->tol, or the caller's
+                            * larger ps__precond enough */
     int precond;           /* apply dinv as the preconditioner */
     const ps__precond *pc; /* the caller's preconditioner instead (NULL: none) */
     ps__vec dinv;          /* 1 / diag(A), set up when a method or the preconditioner needs it */
     ps__vec xbest;
-    double best;    /* relative residual estimate of xbest */
-    int x_is_best;  /* x is the iterate in xbest (its last recorded step was the best so far) */
-    ps__vec rstart; /* b - A x for x at the method's entry, while rstart_valid (the driver's) */
+    double best;     /* relative residual estimate of xbest */
+    double last_rel; /* the latest relative residual: the driver's, or the method's estimate */
+    int x_is_best;   /* x is the iterate in xbest (its last recorded step was the best so far) */
+    ps__vec rstart;  /* b - A x for x at the method's entry, while rstart_valid (the driver's) */
     int rstart_valid;
     void *work;    /* the device workspace the vectors are carved from */
     size_t stride; /* elements between vectors (n rounded up, for aligned access) */

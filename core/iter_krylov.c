@@ -142,7 +142,7 @@ ps_status ps__iter_cg(ps__solver *s) {
     double best = s->best * s->bnorm;
     sc[PS__CG_BEST] = best * best;
     PS__TRY(ps__iter_upload_scalars(s, sc, PS__CG_SCALARS, blk[0]));
-    double stop = s->o->tol * s->bnorm, stop_rr = stop * stop;
+    double stop = s->tol * s->bnorm, stop_rr = stop * stop;
 
     /* steps 0 .. budget: step t > 0 measures iteration t, the last one without updating */
     const int budget = s->o->max_iter - s->iterations;
@@ -183,7 +183,7 @@ ps_status ps__iter_bicgstab(ps__solver *s) {
         PS__TRY(ps__iter_axpy(s, -alpha, v, r)); /* r is now s = r - alpha v */
         double ns;
         PS__TRY(ps__iter_nrm2(s, r, &ns));
-        if (ns / s->bnorm <= s->o->tol) { /* the half step already converged */
+        if (ns / s->bnorm <= s->tol) { /* the half step already converged */
             int done;
             PS__TRY(ps__iter_axpy(s, alpha, phat, s->x));
             return ps__iter_step(s, ns / s->bnorm, &done);

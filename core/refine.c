@@ -51,17 +51,30 @@
  * GMRES-IR step costs more than a classical one (on an H100 at n = 32768 about 12 ms against
  * 7.5: the widened factors' double triangular solves). */
 #define PS__REFINE_STALL 0.5
-/* GMRES-IR solves each correction equation to this relative residual; with the float operator
- * (PORTSOLVE_IR_FLOAT_OPERATOR) to the looser one, as its corrections are A's only to float's
+/* GMRES-IR solves each correction equation on A's own products until the outer test would pass
+ * (PS__REFINE_ENOUGH_SHARE), or at the latest to this relative residual, near what double
+ * products with A can attain; with the split operator (PORTSOLVE_IR_SPLIT_OPERATOR), whose
+ * system is A's only to about cond(A) 2^-35, to the second; with the float operator
+ * (PORTSOLVE_IR_FLOAT_OPERATOR) to the loosest, as its corrections are A's only to float's
  * accuracy (docs/IR.md: in the CPU experiment, a float operator at 1e-6 took 62-71 Arnoldi steps
- * where 1e-2 took 30-36). PORTSOLVE_IR_GMRES_TOL sets either. */
-#define PS__REFINE_GMRES_TOL          1e-6
+ * where 1e-2 took 30-36). PORTSOLVE_IR_GMRES_TOL sets any of them. */
+#define PS__REFINE_GMRES_TOL          1e-12
+#define PS__REFINE_GMRES_TOL_SPLIT_OP 1e-6
 #define PS__REFINE_GMRES_TOL_FLOAT_OP 1e-2
 /* An outer step on the float operator that contracts the residual less than this (steps at its
  * tolerance contract some 100x) moves GMRES to A's own products and the default tolerance: where
  * kappa(A) u_float nears 1 (CPU experiment, n = 1024, cond 1e8: 149 Arnoldi steps without the
  * move, 75-76 with it, 60 on A alone; docs/IR.md). */
 #define PS__REFINE_FLOAT_OP_CONTRACTION 0.02
+/* On A's own products GMRES-IR's GMRES stops once its residual estimate, relative to r's, is at
+ * most this share of the contraction that would pass LAPACK's test, ||x||_inf cte / ||r||_inf: one
+ * outer step then takes the Arnoldi steps the test asks for and no more (at n = 32768 each costs a
+ * double GEMV and a preconditioner solve, 3.3 ms on an H200). The estimate is GMRES's, in the
+ * 2-norm, and x changes by d: the share stands for both. At n = 32768, cond 1e6 (fp16x3, H200),
+ * ||x||_inf fell 2.7x in the first outer step, and 1 and 0.5 missed the test by 2.2x and 1.3x,
+ * which cost an outer step (a GEMV and a GMRES restart) to save a step or two; 0.25 met it in one
+ * (docs/IR.md). Where it is not enough the outer test fails and the next outer step goes on. */
+#define PS__REFINE_ENOUGH_SHARE 0.25
 
 typedef struct refine {
     ps_context *ctx;
@@ -363,8 +376,13 @@ static ps_status split_operator(refine *w, ps__precond *pc) {
 
 /* GMRES-IR: outer steps x += d, r = b - A x as in classical refinement, but each column's
  * correction equation A d = r (columns that have not passed the test) solved by GMRES from
- * d = 0 to a relative residual PS__REFINE_GMRES_TOL (or the context's PORTSOLVE_IR_GMRES_TOL),
- * right-preconditioned by the low-precision LU, with at most max_iter Arnoldi steps. GMRES never
+ * d = 0 until the outer test would pass (PS__REFINE_ENOUGH_SHARE) or to a relative residual
+ * PS__REFINE_GMRES_TOL (or the context's PORTSOLVE_IR_GMRES_TOL), right-preconditioned by the
+ * low-precision LU, with at most max(max_iter, restart) Arnoldi steps: at least one whole cycle,
+ * since a cycle's last steps converge as fast as its first and a restart loses the Krylov space
+ * (n = 32768, cond 1e6, fp16x3: 57 steps in one cycle of 60, against 30 + 30 in cycles of 30;
+ * the residual GMRES starts from is the outer step's, so no product forms it again, and its end
+ * is judged by the outer test, so no product checks GMRES's estimate either). GMRES never
  * increases the residual of A d = r, so a correction from an unconverged GMRES is still taken. Ends
  * when the test passes, after max_iter outer steps, or when an outer step stalls as a classical one
  * would. With the float operator the corrections solve fl(A) d = r, which contracts the error by
@@ -373,9 +391,10 @@ static ps_status split_operator(refine *w, ps__precond *pc) {
  * PORTSOLVE_IR_GMRES_TOL is set, the default tolerance) instead of ending refinement. The split
  * operator (A to about 2^-35) keeps the default tolerance and moves to A by the same rule. */
 static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_result *res) {
-    ps__precond pc = {precondition, w, {NULL, 0, 1}, {NULL, 0, 1}, 0};
+    /* each correction starts from d = 0, and the outer test judges it by its own residual */
+    ps__precond pc = {precondition, w, {NULL, 0, 1}, {NULL, 0, 1}, 0, 1, 1, 0.0};
     ps_iter_options io = ps_iter_options_default();
-    io.max_iter = o->max_iter > 0 ? o->max_iter : 1;
+    io.max_iter = o->max_iter > o->restart ? o->max_iter : o->restart;
     io.restart = o->restart;
     ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
     PS__TRY(factors_in_double(w));
@@ -383,13 +402,17 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
     PS__TRY(split_operator(w, &pc));
     for (int outer = 0; outer < o->max_iter && !w->converged; outer++) {
         double before = w->worst;
-        io.tol = w->ctx->ir_gmres_tol > 0         ? w->ctx->ir_gmres_tol
-                 : pc.a_float.buf && !pc.a_lo.buf ? PS__REFINE_GMRES_TOL_FLOAT_OP
-                                                  : PS__REFINE_GMRES_TOL;
+        io.tol = w->ctx->ir_gmres_tol > 0 ? w->ctx->ir_gmres_tol
+                 : pc.a_lo.buf            ? PS__REFINE_GMRES_TOL_SPLIT_OP
+                 : pc.a_float.buf         ? PS__REFINE_GMRES_TOL_FLOAT_OP
+                                          : PS__REFINE_GMRES_TOL;
         for (int j = 0; j < w->nrhs; j++) {
             if (w->rnrm[j] <= w->xnrm[j] * w->cte) continue;
             ps__vec dj = ps__mat_col(w->d, 0, j);
             PS__TRY(w->ops->fill(w->be, PS__DOUBLE, w->n, 1, &zero, ps__mat_at(w->d, 0, j)));
+            /* where GMRES reads A itself, stop where the outer test would pass (NaN: never) */
+            pc.enough =
+                pc.a_float.buf ? 0.0 : PS__REFINE_ENOUGH_SHARE * w->xnrm[j] * w->cte / w->rnrm[j];
             ps_iter_result ir;
             ps_status st = ps__iter_solve_precond(w->ctx, w->fn, PS_ITER_GMRES, PS__DOUBLE, w->n,
                                                   w->a, ps__mat_col(w->r, 0, j), dj, &io, &ir, &pc);

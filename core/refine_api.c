@@ -59,7 +59,7 @@ const char *ps_refine_path_name(ps_refine_path p) {
 }
 
 ps_refine_options ps_refine_options_default(void) {
-    ps_refine_options o = {PS_LOWPREC_FLOAT, 30, 1, 30, PS_REFINE_PARTIAL_PIVOTING};
+    ps_refine_options o = {PS_LOWPREC_FLOAT, 30, 1, 60, PS_REFINE_PARTIAL_PIVOTING};
     return o;
 }
 

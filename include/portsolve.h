@@ -419,7 +419,7 @@ typedef struct ps_refine_options {
     int max_iter;         /* refinement steps before falling back (LAPACK's ITERMAX, 30) */
     int gmres;            /* 1 (default): GMRES-IR when classical refinement stalls; 0: classical
                              only, as LAPACK (PORTSOLVE_IR_GMRES=0) */
-    int restart;          /* GMRES's m for GMRES-IR (default 30) */
+    int restart;          /* GMRES's m for GMRES-IR (default 60) */
     ps_refine_factor factorization; /* PORTSOLVE_IR_FACTOR=partial|rbt; default partial */
 } ps_refine_options;
 

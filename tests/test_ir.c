@@ -493,7 +493,7 @@ static void test_errors(ps_context *ctx) {
 
     /* options */
     ps_refine_options o = ps_refine_options_default();
-    CHECK(o.precision == PS_LOWPREC_FLOAT && o.max_iter == 30 && o.gmres == 1 && o.restart == 30,
+    CHECK(o.precision == PS_LOWPREC_FLOAT && o.max_iter == 30 && o.gmres == 1 && o.restart == 60,
           "defaults");
     ps_refine_options bad = o;
     bad.precision = (ps_lowprec)9;

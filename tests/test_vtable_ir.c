@@ -923,7 +923,7 @@ static void test_iter_float_operator(void) {
         ps_iter_options io = ps_iter_options_default();
         io.tol = 1e-12, io.max_iter = 200, io.restart = 30;
         ps_iter_result res;
-        ps__precond pc = {identity_precond, &n, {Af.dev, 0, n}, {NULL, 0, 1}, 0};
+        ps__precond pc = {identity_precond, &n, {Af.dev, 0, n}, {NULL, 0, 1}, 0, 0, 0, 0.0};
         ps_status st =
             ps__iter_solve_precond(ctx_under_test, "test", PS_ITER_GMRES, PS__DOUBLE, n,
                                    view(&A, sa), vview(&B, 0, 1), vview(&X, 0, 1), &io, &res, &pc);
@@ -960,6 +960,108 @@ static void test_iter_float_operator(void) {
                   ps_status_string(st));
         }
         tb_free(&A), tb_free(&Af), tb_free(&B), tb_free(&X);
+    }
+}
+
+/* Solves A x = b by GMRES with GMRES-IR's stopping flags (ps__precond: x_zero,
+ * estimate_ends, enough) and returns the true relative 2-norm residual of x, computed on the host;
+ * res gets the solve's result and hist its history. A is diagonal with entries spread over
+ * [2, 100] plus noise, so GMRES needs tens of steps; X is zeroed first where x_zero says so. */
+static double flagged_gmres(int n, shape sa, tbuf *A, tbuf *B, tbuf *X, ps__precond pc, double tol,
+                            ps_status *st, ps_iter_result *res, double *hist, int capacity) {
+    if (pc.x_zero) {
+        for (int i = 0; i < n; i++) X->host[i] = 0;
+        upload_all(X);
+    }
+    ps_iter_options io = ps_iter_options_default();
+    io.tol = tol, io.max_iter = 400, io.restart = 40;
+    io.history = hist, io.history_capacity = capacity;
+    *st = ps__iter_solve_precond(ctx_under_test, "test", PS_ITER_GMRES, PS__DOUBLE, n, view(A, sa),
+                                 vview(B, 0, 1), vview(X, 0, 1), &io, res, &pc);
+    double *x = tb_download(X), rr = 0, bb = 0;
+    for (int i = 0; i < n; i++) {
+        double r = B->host[i];
+        for (int j = 0; j < n; j++) r -= AT(*A, sa, i, j) * x[j];
+        rr += r * r, bb += B->host[i] * B->host[i];
+    }
+    free(x);
+    return sqrt(rr / bb);
+}
+
+/* GMRES-IR's flags on the GMRES it calls (core/iter.c): with enough, GMRES stops at the first
+ * step whose residual estimate is at most enough, though o->tol is far below; with estimate_ends
+ * the result reports that estimate, and it matches the true residual of the returned x (no
+ * product checks it, so a wrong x would show here); with x_zero the residual GMRES starts from is
+ * b itself (x zero on entry), and the solution is the same as without the flag. A NaN enough is
+ * ignored. */
+static void test_iter_caller_ends(void) {
+    static const int sizes[] = {1, 2, 3, 120, 300};
+    enum { CAP = 400 };
+    double hist[CAP];
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        int n = sizes[t];
+        shape sa = random_shape(n, n);
+        tbuf A = tb_random(PS__DOUBLE, shape_count(sa));
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                AT(A, sa, i, j) = i == j ? 2 + 98.0 * i / (n > 1 ? n - 1 : 1) + AT(A, sa, i, j) / 2
+                                         : AT(A, sa, i, j) / (4 * sqrt((double)n));
+        upload_all(&A);
+        tbuf B = tb_random(PS__DOUBLE, n), X = tb_random(PS__DOUBLE, n);
+        ps__precond plain = {identity_precond, &n, {NULL, 0, 1}, {NULL, 0, 1}, 0, 0, 0, 0.0};
+        ps__precond flagged = plain;
+        flagged.x_zero = flagged.estimate_ends = 1, flagged.enough = 1e-4;
+        ps_iter_result full, early;
+        ps_status st;
+        /* the reference: to 1e-11 from x = 0, every residual a product */
+        double rel = flagged_gmres(
+            n, sa, &A, &B, &X,
+            (ps__precond){identity_precond, &n, {NULL, 0, 1}, {NULL, 0, 1}, 0, 1, 0, 0.0}, 1e-11,
+            &st, &full, hist, CAP);
+        CHECK(st == PS_SUCCESS && rel <= 1e-11 * 1.01 && full.converged,
+              "GMRES x_zero to 1e-11, n = %d: %s, true residual %.3g", n, ps_status_string(st),
+              rel);
+        rel = flagged_gmres(n, sa, &A, &B, &X, flagged, 1e-14, &st, &early, hist, CAP);
+        CHECK(st == PS_SUCCESS && early.converged, "GMRES enough 1e-4, n = %d: %s", n,
+              ps_status_string(st));
+        /* GMRES stops at the first step within enough, or at a restart (every 40 steps) whose
+         * fresh residual is within it though the cycle's last estimate was not */
+        int k = early.history_length;
+        int at_restart = k % 40 == 0 && k > 0 && hist[k - 1] > 1e-4 && early.rel_residual <= 1e-4;
+        CHECK(k == early.iterations && k >= 1 &&
+                  (at_restart || (hist[k - 1] <= 1e-4 && (k == 1 || hist[k - 2] > 1e-4))),
+              "GMRES enough 1e-4, n = %d: %d steps, estimates %.3g then %.3g: not stopped at the "
+              "first step within enough",
+              n, k, k > 1 ? hist[k - 2] : NAN, k > 0 ? hist[k - 1] : NAN);
+        CHECK(at_restart || early.rel_residual == hist[k - 1],
+              "GMRES estimate_ends, n = %d: reported %.17g, the last estimate %.17g (%d steps)", n,
+              early.rel_residual, hist[k - 1], k);
+        CHECK(fabs(rel - early.rel_residual) <= 1e-3 * early.rel_residual + 1e-12,
+              "GMRES enough 1e-4, n = %d: true residual %.6g, estimate %.6g", n, rel,
+              early.rel_residual);
+        if (n > 3)
+            CHECK(early.iterations < full.iterations && full.iterations > 10,
+                  "GMRES enough 1e-4, n = %d: %d steps against %d to 1e-11", n, early.iterations,
+                  full.iterations);
+        /* x_zero from a zeroed x and the driver's residual from the same x: the same steps */
+        ps__precond driver = flagged;
+        driver.x_zero = 0;
+        for (int i = 0; i < n; i++) X.host[i] = 0;
+        upload_all(&X);
+        ps_iter_result same;
+        double rel2 = flagged_gmres(n, sa, &A, &B, &X, driver, 1e-14, &st, &same, hist, CAP);
+        CHECK(st == PS_SUCCESS && same.iterations == early.iterations &&
+                  fabs(rel2 - rel) <= 1e-6 * rel + 1e-15,
+              "GMRES x_zero, n = %d: %d steps to %.6g, against %d to %.6g from the driver's "
+              "residual",
+              n, early.iterations, rel, same.iterations, rel2);
+        /* a NaN enough leaves o->tol */
+        flagged.enough = NAN;
+        rel = flagged_gmres(n, sa, &A, &B, &X, flagged, 1e-9, &st, &same, hist, CAP);
+        CHECK(st == PS_SUCCESS && same.rel_residual <= 1e-9 && rel <= 1.01e-9,
+              "GMRES enough NaN, n = %d: %s, estimate %.3g, true %.3g", n, ps_status_string(st),
+              same.rel_residual, rel);
+        tb_free(&A), tb_free(&B), tb_free(&X);
     }
 }
 
@@ -1120,6 +1222,7 @@ int main(int argc, char **argv) {
     if (!c || !strcmp(c, "read_only")) test_read_only();
     if (!c || !strcmp(c, "gemv_triangle")) test_gemv_triangle();
     if (!c || !strcmp(c, "iter_float_operator")) test_iter_float_operator();
+    if (!c || !strcmp(c, "iter_caller_ends")) test_iter_caller_ends();
     if (c && !strcmp(c, "trsv_mixed_large")) test_trsv_mixed_large(); /* only when asked */
     int rc = ps_test_finish("test_vtable_ir");
     ctx_under_test = NULL;
