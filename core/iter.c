@@ -274,6 +274,9 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
         s.a_lo = pc->a_lo;
         s.lo_shift = pc->lo_shift;
     }
+    if (pc && pc->seed_z.buf && method != PS_ITER_GMRES)
+        return ps__fail(ctx, PS_ERR_INVALID_ARGUMENT, "%s: a seeded first step serves GMRES only",
+                        fn);
     PS__TRY(ps__iter_nrm2(&s, b, &s.bnorm));
     if (s.bnorm == 0) { /* x = 0 solves it exactly */
         ps__scalar zero = ps__scalar_of(dt, 0.0);

@@ -27,7 +27,11 @@ ps_status ps__iter_solve(ps_context *ctx, const char *fn, ps_iter_method method,
  * may also set x_zero (x is zero on entry: its residual is b, and no product forms it),
  * estimate_ends (the solve ends on the method's residual estimate: no product forms the true
  * residual after it, and the result's rel_residual and converged are the estimate's) and enough
- * (a relative residual, above o->tol, at which the solve may already stop). */
+ * (a relative residual, above o->tol, at which the solve may already stop). seed_z, where its
+ * buffer is set (GMRES only, from x = 0): the first Arnoldi step's preconditioned vector is given,
+ * with seed_az = A seed_z, instead of made by a preconditioner application and a product (flexible
+ * GMRES takes any z_j with its product; GMRES-IR passes its last classical correction and the
+ * change of residual it made). */
 typedef struct ps__precond {
     ps_status (*apply)(void *arg, ps__vec v, ps__vec z);
     void *arg;
@@ -37,6 +41,7 @@ typedef struct ps__precond {
     int x_zero;
     int estimate_ends;
     double enough;
+    ps__vec seed_z, seed_az;
 } ps__precond;
 /* ps__iter_solve with the preconditioner pc (NULL: as o->precond says). */
 ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method method,

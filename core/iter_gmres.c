@@ -124,11 +124,17 @@ static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__ve
 
 /* Queues Arnoldi step j: w = A M^-1 v_j orthogonalized against V(:, 0:j) by CGS2 and
  * normalized into v_{j+1} (orthonormalize), and the start of its column's trip to the host
- * through slot j % 2: H(:, j) = h1 + h2 and H(j+1, j) the norm. Flexible: M^-1 v_j into Z(:, j). */
+ * through slot j % 2: H(:, j) = h1 + h2 and H(j+1, j) the norm. Flexible: M^-1 v_j into Z(:, j),
+ * or, for the solve's first step, the caller's seed z_0 and its product (ps__precond). */
 static ps_status arnoldi_enqueue(ps__solver *s, int m, ps__mat V, int j, ps__vec zbuf) {
     ps__vec vj = ps__mat_col(V, 0, j), w = ps__mat_col(V, 0, j + 1), z;
     ps__mat Z = flexible_z(s, m);
     if (Z.buf) zbuf = ps__mat_col(Z, 0, j);
+    if (Z.buf && j == 0 && s->iterations == 0 && s->pc->seed_z.buf) {
+        PS__TRY(ps__iter_copy(s, s->pc->seed_z, zbuf));
+        PS__TRY(ps__iter_copy(s, s->pc->seed_az, w));
+        return s->ops->orthonormalize(s->be, s->dt, s->n, j + 1, V, w, step_column(s, m, j), j % 2);
+    }
     PS__TRY(ps__iter_precond(s, vj, zbuf, &z));
     PS__TRY(ps__iter_matvec(s, z, w));
     return s->ops->orthonormalize(s->be, s->dt, s->n, j + 1, V, w, step_column(s, m, j), j % 2);

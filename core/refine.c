@@ -89,6 +89,12 @@ typedef struct refine {
     ps__mat rp; /* float n x nrhs: the same with the pivots' permutation applied */
     ps__mat dv; /* double n: GMRES-IR's preconditioner's transformed vector */
     ps__mat d;  /* double n x nrhs: GMRES-IR's corrections */
+    /* With GMRES-IR and one right-hand side: each classical step's correction goes to z_last and
+     * the residual it started from stays in r_prev (the two swap with r), so that GMRES-IR can
+     * start from the step before the last with that step as its first Arnoldi step (seeded) */
+    ps__mat z_last, r_prev;
+    double prev_rnrm, prev_xnrm, prev_worst; /* the norms of that step before the last */
+    int seeded;                              /* z_last and r_prev hold such a step */
     ps__mat ad; /* GMRES-IR: the low-precision factors widened to double (NULL: not made) */
     int mixed;  /* GMRES-IR: the backend solves with the float factors in double (trsv_mixed) */
     ps__trsv_blocked blocked; /* GMRES-IR: the same by inverted diagonal blocks (nb 0: not) */
@@ -246,7 +252,8 @@ static ps_status classical_solve(refine *w, ps__mat src, ps__mat dst, int *overf
 }
 
 /* Classical refinement from x0 = (LU)^-1 b. Ends converged, stalled (when GMRES may take over),
- * after max_iter steps, or on overflow (*overflow). */
+ * after max_iter steps, or on overflow (*overflow). Where z_last is set, each step keeps its
+ * correction there and the residual it started from in r_prev (w->seeded), for GMRES-IR. */
 static ps_status classical(refine *w, const ps_refine_options *o, ps_refine_result *res,
                            int *overflow) {
     PS__TRY(classical_solve(w, w->b, w->x, overflow));
@@ -256,12 +263,19 @@ static ps_status classical(refine *w, const ps_refine_options *o, ps_refine_resu
     int slow = 0; /* consecutive slow steps */
     while (!w->converged && res->classical_steps < o->max_iter) {
         double before = w->worst;
-        PS__TRY(classical_solve(w, w->r, w->r, overflow));
+        ps__mat d = w->z_last.buf ? w->z_last : w->r;
+        PS__TRY(classical_solve(w, w->r, d, overflow));
         if (*overflow) return PS_SUCCESS;
         for (int j = 0; j < w->nrhs; j++)
-            PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, ps__mat_col(w->r, 0, j),
+            PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, ps__mat_col(d, 0, j),
                                  ps__mat_col(w->x, 0, j)));
         res->classical_steps++;
+        if (w->z_last.buf) { /* r (this step's start) becomes r_prev; the new residual goes to r */
+            ps__mat t = w->r;
+            w->r = w->r_prev, w->r_prev = t;
+            w->prev_rnrm = w->rnrm[0], w->prev_xnrm = w->xnrm[0], w->prev_worst = before;
+            w->seeded = 1;
+        }
         PS__TRY(residual(w));
         slow = w->worst <= PS__REFINE_STALL * before ? 0 : slow + 1;
         if (o->gmres && slow > 0 && (slow == 2 || !(w->worst < before))) break; /* stalled */
@@ -374,6 +388,32 @@ static ps_status split_operator(refine *w, ps__precond *pc) {
     return PS_SUCCESS;
 }
 
+/* GMRES-IR starts from the iterate before the last classical step, with that step as its first
+ * Arnoldi step (flexible GMRES takes any z_0 with its product A z_0): z_0 is the step's correction
+ * d and A z_0 = r_prev - r_last, the change its residuals show, so the step's solve and product
+ * are not made again, and GMRES's first iterate is at least as good as the step's (it minimizes
+ * over multiples of d, 1 included). At n = 32768, cond 1e6 (fp16x3, H200) the step made the
+ * residual worse, 8.8e-6 against 6.3e-6 relative to ||x||. The difference of the two residuals is
+ * A d up to their rounding and x's, about eps ||A|| ||x||, below LAPACK's test by sqrt(n). With
+ * one right-hand side only (with more, a column that passed at the last step would be undone), and
+ * where GMRES's products are A's own (the float and split operators' are not exactly). */
+static ps_status seed_first_step(refine *w, ps__precond *pc) {
+    int seeded = w->seeded;
+    w->seeded = 0;
+    if (!seeded || pc->a_float.buf) return PS_SUCCESS;
+    ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0), minus = ps__scalar_of(PS__DOUBLE, -1.0);
+    ps__vec d = ps__mat_col(w->z_last, 0, 0), r_last = ps__mat_col(w->r, 0, 0);
+    ps__vec r_prev = ps__mat_col(w->r_prev, 0, 0);
+    PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &minus, d, ps__mat_col(w->x, 0, 0)));
+    PS__TRY(w->ops->scal(w->be, PS__DOUBLE, w->n, &minus, r_last));
+    PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, r_prev, r_last)); /* r_prev - r_last */
+    pc->seed_z = d, pc->seed_az = r_last;
+    ps__mat t = w->r; /* GMRES solves from r_prev */
+    w->r = w->r_prev, w->r_prev = t;
+    w->rnrm[0] = w->prev_rnrm, w->xnrm[0] = w->prev_xnrm, w->worst = w->prev_worst;
+    return PS_SUCCESS;
+}
+
 /* GMRES-IR: outer steps x += d, r = b - A x as in classical refinement, but each column's
  * correction equation A d = r (columns that have not passed the test) solved by GMRES from
  * d = 0 until the outer test would pass (PS__REFINE_ENOUGH_SHARE) or to a relative residual
@@ -392,7 +432,8 @@ static ps_status split_operator(refine *w, ps__precond *pc) {
  * operator (A to about 2^-35) keeps the default tolerance and moves to A by the same rule. */
 static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_result *res) {
     /* each correction starts from d = 0, and the outer test judges it by its own residual */
-    ps__precond pc = {precondition, w, {NULL, 0, 1}, {NULL, 0, 1}, 0, 1, 1, 0.0};
+    ps__precond pc = {precondition, w,           {NULL, 0, 1}, {NULL, 0, 1}, 0, 1, 1, 0.0,
+                      {NULL, 0, 1}, {NULL, 0, 1}};
     ps_iter_options io = ps_iter_options_default();
     io.max_iter = o->max_iter > o->restart ? o->max_iter : o->restart;
     io.restart = o->restart;
@@ -400,6 +441,7 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
     PS__TRY(factors_in_double(w));
     PS__TRY(float_operator(w, &pc.a_float));
     PS__TRY(split_operator(w, &pc));
+    PS__TRY(seed_first_step(w, &pc));
     for (int outer = 0; outer < o->max_iter && !w->converged; outer++) {
         double before = w->worst;
         io.tol = w->ctx->ir_gmres_tol > 0 ? w->ctx->ir_gmres_tol
@@ -416,7 +458,9 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
             ps_iter_result ir;
             ps_status st = ps__iter_solve_precond(w->ctx, w->fn, PS_ITER_GMRES, PS__DOUBLE, w->n,
                                                   w->a, ps__mat_col(w->r, 0, j), dj, &io, &ir, &pc);
-            res->gmres_iterations += ir.iterations;
+            /* the seeded step reused the last classical step's solve and product */
+            res->gmres_iterations += ir.iterations - (pc.seed_z.buf && ir.iterations > 0);
+            pc.seed_z.buf = pc.seed_az.buf = NULL;
             /* Not converging is judged by the outer test; anything else is a real failure. */
             if (st != PS_SUCCESS && st != PS_ERR_NO_CONVERGENCE && st != PS_ERR_BREAKDOWN)
                 return st;
@@ -672,9 +716,12 @@ ps_status ps__dsgesv(ps_context *ctx, const char *fn, int n, int nrhs, ps__mat a
     if (!st) st = ps__scratch_dev(&s, 2 * nr * sizeof(float), &w.rf.buf); /* rf, then rp */
     w.rp = (ps__mat){w.rf.buf, nr, n};
     if (!st) st = ps__scratch_dev(&s, (size_t)n * sizeof(int32_t), &w.perm);
-    if (!st && o->gmres) /* d, then dv */
-        st = ps__scratch_dev(&s, (nr + (size_t)n) * sizeof(double), &w.d.buf);
+    int keep = o->gmres && nrhs == 1; /* z_last and r_prev, for GMRES-IR's seeded first step */
+    if (!st && o->gmres)              /* d, then dv, then z_last and r_prev */
+        st = ps__scratch_dev(&s, ((keep ? 3 : 1) * nr + (size_t)n) * sizeof(double), &w.d.buf);
     w.dv = (ps__mat){w.d.buf, nr, n};
+    w.z_last = (ps__mat){keep ? w.d.buf : NULL, nr + (size_t)n, n};
+    w.r_prev = (ps__mat){w.d.buf, 2 * nr + (size_t)n, n};
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &w.flag);
     if (!st) st = ps__scratch_host(&s, 2 * nr / (size_t)n * sizeof(double), (void **)&w.rnrm);
     w.xnrm = w.rnrm + nr / (size_t)n;

@@ -923,7 +923,8 @@ static void test_iter_float_operator(void) {
         ps_iter_options io = ps_iter_options_default();
         io.tol = 1e-12, io.max_iter = 200, io.restart = 30;
         ps_iter_result res;
-        ps__precond pc = {identity_precond, &n, {Af.dev, 0, n}, {NULL, 0, 1}, 0, 0, 0, 0.0};
+        ps__precond pc = {identity_precond, &n,          {Af.dev, 0, n}, {NULL, 0, 1}, 0, 0, 0, 0.0,
+                          {NULL, 0, 1},     {NULL, 0, 1}};
         ps_status st =
             ps__iter_solve_precond(ctx_under_test, "test", PS_ITER_GMRES, PS__DOUBLE, n,
                                    view(&A, sa), vview(&B, 0, 1), vview(&X, 0, 1), &io, &res, &pc);
@@ -993,7 +994,7 @@ static double flagged_gmres(int n, shape sa, tbuf *A, tbuf *B, tbuf *X, ps__prec
  * the result reports that estimate, and it matches the true residual of the returned x (no
  * product checks it, so a wrong x would show here); with x_zero the residual GMRES starts from is
  * b itself (x zero on entry), and the solution is the same as without the flag. A NaN enough is
- * ignored. */
+ * ignored. A seeded first step (seed_z, seed_az) is taken as given. */
 static void test_iter_caller_ends(void) {
     static const int sizes[] = {1, 2, 3, 120, 300};
     enum { CAP = 400 };
@@ -1008,16 +1009,17 @@ static void test_iter_caller_ends(void) {
                                          : AT(A, sa, i, j) / (4 * sqrt((double)n));
         upload_all(&A);
         tbuf B = tb_random(PS__DOUBLE, n), X = tb_random(PS__DOUBLE, n);
-        ps__precond plain = {identity_precond, &n, {NULL, 0, 1}, {NULL, 0, 1}, 0, 0, 0, 0.0};
+        ps__precond plain = {
+            identity_precond, &n,          {NULL, 0, 1}, {NULL, 0, 1}, 0, 0, 0, 0.0,
+            {NULL, 0, 1},     {NULL, 0, 1}};
         ps__precond flagged = plain;
         flagged.x_zero = flagged.estimate_ends = 1, flagged.enough = 1e-4;
         ps_iter_result full, early;
         ps_status st;
-        /* the reference: to 1e-11 from x = 0, every residual a product */
-        double rel = flagged_gmres(
-            n, sa, &A, &B, &X,
-            (ps__precond){identity_precond, &n, {NULL, 0, 1}, {NULL, 0, 1}, 0, 1, 0, 0.0}, 1e-11,
-            &st, &full, hist, CAP);
+        /* the reference: to 1e-11 from x = 0, the end judged by a product */
+        ps__precond zero_start = plain;
+        zero_start.x_zero = 1;
+        double rel = flagged_gmres(n, sa, &A, &B, &X, zero_start, 1e-11, &st, &full, hist, CAP);
         CHECK(st == PS_SUCCESS && rel <= 1e-11 * 1.01 && full.converged,
               "GMRES x_zero to 1e-11, n = %d: %s, true residual %.3g", n, ps_status_string(st),
               rel);
@@ -1055,6 +1057,49 @@ static void test_iter_caller_ends(void) {
               "GMRES x_zero, n = %d: %d steps to %.6g, against %d to %.6g from the driver's "
               "residual",
               n, early.iterations, rel, same.iterations, rel2);
+        /* a seeded first step (z_0 and A z_0 given): with z_0 the solution x* of A x = b, GMRES
+         * from x = 0 is done in that one step; with a random z_0 it converges as ever. The seeds
+         * are left as they were, and refused for another method. */
+        tbuf Z = tb_random(PS__DOUBLE, n), AZ = tb_random(PS__DOUBLE, n);
+        for (int i = 0; i < n; i++) {
+            AZ.host[i] = 0;
+            for (int j = 0; j < n; j++) AZ.host[i] += AT(A, sa, i, j) * Z.host[j];
+        }
+        upload_all(&AZ);
+        double *z0 = copy_of(&Z), *az0 = copy_of(&AZ);
+        ps__precond seeded = plain;
+        seeded.x_zero = 1, seeded.seed_z = vview(&Z, 0, 1), seeded.seed_az = vview(&AZ, 0, 1);
+        ps_iter_result sr;
+        rel = flagged_gmres(n, sa, &A, &AZ, &X, seeded, 1e-10, &st, &sr, hist, CAP);
+        double *x = tb_download(&X), xerr = 0, xmax = 0;
+        for (int i = 0; i < n; i++)
+            xerr = fmax(xerr, fabs(x[i] - z0[i])), xmax = fmax(xmax, fabs(z0[i]));
+        free(x);
+        CHECK(st == PS_SUCCESS && sr.iterations == 1 && rel <= 1e-10 && xerr <= 1e-12 * xmax,
+              "GMRES seeded with the solution, n = %d: %s, %d steps, residual %.3g, error %.3g", n,
+              ps_status_string(st), sr.iterations, rel, xerr / xmax);
+        for (int i = 0; i < n; i++) Z.host[i] = z0[i] * (1 + 0.5 * ((i * 7919) % 13 - 6) / 6.0);
+        upload_all(&Z); /* z_0 now only near x*: A z_0 as above is no longer its product */
+        for (int i = 0; i < n; i++) {
+            AZ.host[i] = 0;
+            for (int j = 0; j < n; j++) AZ.host[i] += AT(A, sa, i, j) * Z.host[j];
+        }
+        upload_all(&AZ);
+        free(z0), free(az0);
+        z0 = copy_of(&Z), az0 = copy_of(&AZ);
+        rel = flagged_gmres(n, sa, &A, &B, &X, seeded, 1e-10, &st, &sr, hist, CAP);
+        CHECK(st == PS_SUCCESS && rel <= 1.01e-10 && sr.iterations <= 2 * full.iterations + 2,
+              "GMRES seeded, n = %d: %s, %d steps (%d unseeded to 1e-11), true residual %.3g", n,
+              ps_status_string(st), sr.iterations, full.iterations, rel);
+        expect_buffer("GMRES's seed z_0 unchanged", &Z, z0, NULL, 0);
+        expect_buffer("GMRES's seed A z_0 unchanged", &AZ, az0, NULL, 0);
+        ps_iter_options io = ps_iter_options_default();
+        st = ps__iter_solve_precond(ctx_under_test, "test", PS_ITER_BICGSTAB, PS__DOUBLE, n,
+                                    view(&A, sa), vview(&B, 0, 1), vview(&X, 0, 1), &io, &sr,
+                                    &seeded);
+        CHECK(st == PS_ERR_INVALID_ARGUMENT, "BiCGSTAB seeded: %s", ps_status_string(st));
+        free(z0), free(az0);
+        tb_free(&Z), tb_free(&AZ);
         /* a NaN enough leaves o->tol */
         flagged.enough = NAN;
         rel = flagged_gmres(n, sa, &A, &B, &X, flagged, 1e-9, &st, &same, hist, CAP);
