@@ -207,6 +207,7 @@ static const ps__backend_ops cpu_ops = {
     .gemv_mixed = ps__cpu_gemv_mixed,
     .split_double = ps__cpu_split_double,
     .gemv_split = ps__cpu_gemv_split,
+    .transpose_square = ps__cpu_transpose_square,
 };
 
 const ps__backend_ops *ps__cpu_backend_ops(void) {

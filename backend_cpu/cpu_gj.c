@@ -74,6 +74,34 @@ ps_status ps__cpu_trmm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo up
 PS__CPU_GJ_KERNELS(double, d)
 PS__CPU_GJ_KERNELS(float, s)
 
+/* a = a^T in place: each pair of 64 x 64 tiles (I, J), (J, I) swapped entry by entry, so both
+ * stay in cache */
+#define PS__CPU_TRANSPOSE_SQUARE(real, suffix)                                                     \
+    static void transpose_square_##suffix(int n, real *a, int lda) {                               \
+        for (int j0 = 0; j0 < n; j0 += 64)                                                         \
+            for (int i0 = j0; i0 < n; i0 += 64) {                                                  \
+                int i1 = i0 + 64 < n ? i0 + 64 : n, j1 = j0 + 64 < n ? j0 + 64 : n;                \
+                for (int j = j0; j < j1; j++)                                                      \
+                    for (int i = i0 > j + 1 ? i0 : j + 1; i < i1; i++) {                           \
+                        real v = a[i + (size_t)j * lda];                                           \
+                        a[i + (size_t)j * lda] = a[j + (size_t)i * lda];                           \
+                        a[j + (size_t)i * lda] = v;                                                \
+                    }                                                                              \
+            }                                                                                      \
+    }
+PS__CPU_TRANSPOSE_SQUARE(double, d)
+PS__CPU_TRANSPOSE_SQUARE(float, s)
+
+ps_status ps__cpu_transpose_square(ps__backend *be, ps__dtype dt, int n, ps__mat a) {
+    (void)be;
+    if (n <= 0) return PS_SUCCESS;
+    if (dt == PS__DOUBLE)
+        transpose_square_d(n, DM(a), a.ld);
+    else
+        transpose_square_s(n, SM(a), a.ld);
+    return PS_SUCCESS;
+}
+
 ps_status ps__cpu_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
                          const void *ipiv, size_t ipiv_off, int forward) {
     (void)be;

@@ -667,6 +667,7 @@ static const ps__backend_ops cuda_ops = {
     .gemv_split = ps_cuda_gemv_split,
     .read_only_matrices = ps_cuda_read_only_matrices,
     .gemv_triangle = ps_cuda_gemv_triangle,
+    .transpose_square = ps_cuda_transpose_square,
     .arnoldi_steps = ps_cuda_arnoldi_steps,
     .arnoldi_cancel = ps_cuda_arnoldi_cancel,
     .arnoldi_restart = ps_cuda_arnoldi_restart,

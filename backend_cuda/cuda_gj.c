@@ -50,6 +50,16 @@ ps_status ps_cuda_transpose(ps__backend *be, ps__dtype dt, int rows, int cols, p
     return PS_SUCCESS;
 }
 
+/* a = a^T in place, one kernel over pairs of tiles (cuda_gj_kernels.cu). */
+ps_status ps_cuda_transpose_square(ps__backend *be, ps__dtype dt, int n, ps__mat a) {
+    if (n <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_transpose_square(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, n,
+                                                ps_cuda_ptr(dt, a.buf, a.off), a.ld),
+                "transpose_square kernel");
+    return PS_SUCCESS;
+}
+
 ps_status ps_cuda_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
                                    ps__mat ji, ps__mat ik, ps__mat jk) {
     if (m <= 0 || ncols <= 0 || s <= 0) return PS_SUCCESS;

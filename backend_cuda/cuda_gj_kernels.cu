@@ -236,7 +236,44 @@ __global__ void __launch_bounds__(BM / WM * BN / 32 * 32)
 #endif
 }
 
+// The vtable's transpose_square: a = a^T in place, a block a pair of 32 x 32 tiles (I, J) and
+// (J, I), I <= J, both read into shared memory before either is written, so no block reads
+// what another writes; blocks below the diagonal (blockIdx.y > blockIdx.x) leave at once. Reads
+// and writes go down columns, whole sectors; [column][row] tiles padded to 33 keep both
+// conflict-free.
+template <typename T> __global__ void transpose_square_kernel(int n, T *a, int lda) {
+    const int ti = blockIdx.y, tj = blockIdx.x;
+    if (ti > tj) return;
+    __shared__ T upper[32][33], lower[32][33]; // tile (I, J) and tile (J, I), [col][row]
+    const int tx = threadIdx.x, ty = threadIdx.y, i0 = ti * 32, j0 = tj * 32;
+    for (int c = ty; c < 32; c += 8) {
+        if (i0 + tx < n && j0 + c < n) upper[c][tx] = a[(i0 + tx) + (size_t)(j0 + c) * lda];
+        if (ti != tj && j0 + tx < n && i0 + c < n)
+            lower[c][tx] = a[(j0 + tx) + (size_t)(i0 + c) * lda];
+    }
+    __syncthreads();
+    for (int c = ty; c < 32; c += 8) {
+        // a(j0 + tx, i0 + c) = old a(i0 + c, j0 + tx); a(i0 + tx, j0 + c) = old a(j0 + c, i0 + tx)
+        if (j0 + tx < n && i0 + c < n) a[(j0 + tx) + (size_t)(i0 + c) * lda] = upper[tx][c];
+        if (ti != tj && i0 + tx < n && j0 + c < n)
+            a[(i0 + tx) + (size_t)(j0 + c) * lda] = lower[tx][c];
+    }
+}
+
 } // namespace
+
+extern "C" cudaError_t ps_cuda_launch_transpose_square(cudaStream_t st, int dbl, int n, void *a,
+                                                       int lda) {
+    if (n <= 0) return cudaSuccess;
+    const unsigned tiles = (unsigned)((n + 31) / 32);
+    if (tiles > 65535) return cudaErrorInvalidValue; /* gridDim.y's limit: n above 2 million */
+    dim3 block(32, 8), grid(tiles, tiles);
+    if (dbl)
+        transpose_square_kernel<double><<<grid, block, 0, st>>>(n, static_cast<double *>(a), lda);
+    else
+        transpose_square_kernel<float><<<grid, block, 0, st>>>(n, static_cast<float *>(a), lda);
+    return cudaGetLastError();
+}
 
 extern "C" cudaError_t ps_cuda_launch_colswp(cudaStream_t st, int dbl, int nrows, void *a, int lda,
                                              int entries, int nseg, int nsave, const int *dst,

@@ -315,6 +315,8 @@ cudaError_t ps_cuda_launch_wz_zsolve(cudaStream_t s, int dbl, int nb, int nrhs, 
 cudaError_t ps_cuda_launch_colswp(cudaStream_t s, int dbl, int nrows, void *a, int lda, int entries,
                                   int nseg, int nsave, const int *dst, const int *src,
                                   const int *seg, const int *saved, void *values);
+/* a = a^T in place for the n x n matrix a (the vtable's transpose_square). */
+cudaError_t ps_cuda_launch_transpose_square(cudaStream_t s, int dbl, int n, void *a, int lda);
 cudaError_t ps_cuda_launch_stripe_update(cudaStream_t s, int dbl, int tensor_cores, int m,
                                          int ncols, int sdim, const void *ji, int ldji,
                                          const void *ik, int ldik, void *jk, int ldjk);
@@ -448,6 +450,7 @@ ps_status ps_cuda_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, in
                          const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps_cuda_transpose(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
                             ps__mat dst);
+ps_status ps_cuda_transpose_square(ps__backend *be, ps__dtype dt, int n, ps__mat a);
 ps_status ps_cuda_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
                                    ps__mat ji, ps__mat ik, ps__mat jk);
 ps_status ps_cuda_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,

@@ -702,6 +702,12 @@ struct ps__backend_ops {
     ps_status (*gemv_triangle)(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n,
                                const ps__scalar *alpha, ps__mat a, ps__vec x,
                                const ps__scalar *beta, ps__vec y);
+    /* ---- A square matrix transposed where it lies (LU's transposed layout, core/lu.c, and
+     * gjinv's, core/gj.c, through ps__transpose_in_place); appended, so older modules get the
+     * default, which refuses (PS_ERR_NOT_SUPPORTED): the caller then transposes by strips
+     * through a work buffer, which moves the off-diagonal entries three times. ---- */
+    /* a = a^T for the n x n view a. n = 0 succeeds where the backend offers it. */
+    ps_status (*transpose_square)(ps__backend *be, ps__dtype dt, int n, ps__mat a);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -271,6 +271,12 @@ static ps_status default_read_only_matrices(ps__backend *be, int on) {
     return PS_SUCCESS;
 }
 
+/* Refused: the caller transposes by strips through its work buffer (ps__transpose_in_place). */
+static ps_status default_transpose_square(ps__backend *be, ps__dtype dt, int n, ps__mat a) {
+    (void)dt, (void)n, (void)a;
+    return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED, "transpose_square: not offered");
+}
+
 /* Refused: a transposing narrowing through the host would cost more than the device's own
  * narrowing and transpose, which the caller does instead. */
 static ps_status default_convert_transposed(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt,
@@ -361,6 +367,7 @@ static const ps__backend_ops defaults = {
     .read_only_matrices = default_read_only_matrices,
     .convert_transposed = default_convert_transposed,
     .gemv_triangle = default_gemv_triangle,
+    .transpose_square = default_transpose_square,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -431,6 +438,7 @@ static const entry_info optional[] = {
     PS__ENTRY(read_only_matrices),
     PS__ENTRY(convert_transposed),
     PS__ENTRY(gemv_triangle),
+    PS__ENTRY(transpose_square),
     PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),

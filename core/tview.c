@@ -47,8 +47,8 @@ ps_status ps__swap_rows_tv(ps__backend *be, ps__dtype dt, int ncols, ps__tview a
 
 /* Each diagonal block goes through work, and the strip below it is exchanged with the one right
  * of it (the first through work). */
-ps_status ps__transpose_in_place(ps__backend *be, ps__dtype dt, int n, ps__mat a, void *work,
-                                 int w) {
+ps_status ps__transpose_in_place_by_strips(ps__backend *be, ps__dtype dt, int n, ps__mat a,
+                                           void *work, int w) {
     for (int j = 0; j < n; j += w) {
         int jw = n - j < w ? n - j : w, r = n - j - jw;
         ps__mat tmp = {work, 0, jw}, d = ps__mat_at(a, j, j);
@@ -61,4 +61,12 @@ ps_status ps__transpose_in_place(ps__backend *be, ps__dtype dt, int n, ps__mat a
         PS__TRY(be->ops->copy2d(be, dt, jw, r, tmp, right));
     }
     return PS_SUCCESS;
+}
+
+ps_status ps__transpose_in_place(ps__backend *be, ps__dtype dt, int n, ps__mat a, void *work,
+                                 int w) {
+    ps_status st = be->ops->transpose_square(be, dt, n, a);
+    if (st != PS_ERR_NOT_SUPPORTED) return st;
+    if (be->err && be->err_size) be->err[0] = '\0'; /* a refusal is an answer here */
+    return ps__transpose_in_place_by_strips(be, dt, n, a, work, w);
 }

@@ -46,8 +46,13 @@ ps_status ps__copy_tv(ps__backend *be, ps__dtype dt, int rows, int cols, ps__tvi
  * columns of the view a. */
 ps_status ps__swap_rows_tv(ps__backend *be, ps__dtype dt, int ncols, ps__tview a, int k, int b,
                            const void *ipiv);
-/* Transposes the n x n view a in place, by strips of w columns; work holds w x n elements. */
+/* Transposes the n x n view a in place: by the backend's transpose_square where it offers it
+ * (each entry read and written once), else by strips of w columns, which move each off-diagonal
+ * entry three times; work holds w x n elements. */
 ps_status ps__transpose_in_place(ps__backend *be, ps__dtype dt, int n, ps__mat a, void *work,
                                  int w);
+/* The same by strips alone (the fallback; tested by itself). */
+ps_status ps__transpose_in_place_by_strips(ps__backend *be, ps__dtype dt, int n, ps__mat a,
+                                           void *work, int w);
 
 #endif

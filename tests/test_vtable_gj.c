@@ -349,24 +349,45 @@ static void test_trsm_tv(ps__dtype dt) {
         }
 }
 
-/* ps__transpose_in_place by strips of w, exact, orders that strips divide and do not. */
+/* The n x n view a transposed in place, exact, nothing around it changed: by strips of w
+ * (orders that strips divide and do not), by ps__transpose_in_place (the backend's
+ * transpose_square where it offers it, else strips), and by the entry itself, which either
+ * transposes (orders across several 32 x 32 tiles and within one) or refuses with
+ * PS_ERR_NOT_SUPPORTED and leaves a as it was, as the default does. */
 static void test_transpose_in_place(ps__dtype dt) {
-    static const int dims[][2] = {{0, 4}, {1, 4}, {2, 1}, {5, 2}, {17, 4}, {40, 64}, {65, 16}};
-    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
-        int n = dims[d][0], w = dims[d][1];
-        shape sa = random_shape(n, n);
-        tbuf A = tb_random(dt, shape_count(sa)), work = tb_random(dt, w * n + 1);
-        double *e = copy_of(&A);
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < n; i++) e[sa.off + (size_t)i + (size_t)j * sa.ld] = AT(A, sa, j, i);
-        ps_status st = ps__transpose_in_place(be, dt, n, view(&A, sa), work.dev, w);
-        CHECK(st == PS_SUCCESS, "transpose_in_place: %s", be->err);
-        char what[64];
-        snprintf(what, sizeof what, "%stranspose_in_place n=%d w=%d", dtname(dt), n, w);
-        expect_buffer(what, &A, e, NULL, 0);
-        free(e);
-        tb_free(&A), tb_free(&work);
-    }
+    static const int dims[][2] = {{0, 4},   {1, 4},   {2, 1},  {5, 2},    {17, 4},
+                                  {40, 64}, {65, 16}, {33, 8}, {100, 32}, {257, 64}};
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
+        for (int how = 0; how < 4; how++) {
+            int n = dims[d][0], w = dims[d][1];
+            shape sa = random_shape(n, n);
+            tbuf A = tb_random(dt, shape_count(sa)), work = tb_random(dt, w * n + 1);
+            double *e = copy_of(&A), *before = copy_of(&A);
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < n; i++)
+                    e[sa.off + (size_t)i + (size_t)j * sa.ld] = AT(A, sa, j, i);
+            static const char *const names[] = {"by strips", "transpose_in_place",
+                                                "transpose_square", "transpose_square default"};
+            ps_status st;
+            if (how == 0)
+                st = ps__transpose_in_place_by_strips(be, dt, n, view(&A, sa), work.dev, w);
+            else if (how == 1)
+                st = ps__transpose_in_place(be, dt, n, view(&A, sa), work.dev, w);
+            else
+                st = (how == 2 ? be->ops : ps__backend_defaults())
+                         ->transpose_square(be, dt, n, view(&A, sa));
+            char what[80];
+            snprintf(what, sizeof what, "%s%s n=%d w=%d", dtname(dt), names[how], n, w);
+            if (how == 3 || (how == 2 && st == PS_ERR_NOT_SUPPORTED)) {
+                CHECK(st == PS_ERR_NOT_SUPPORTED, "%s: %s", what, ps_status_string(st));
+                expect_buffer(what, &A, before, NULL, 0); /* refused: untouched */
+            } else {
+                CHECK(st == PS_SUCCESS, "%s: %s", what, be->err);
+                expect_buffer(what, &A, e, NULL, 0);
+            }
+            free(e), free(before);
+            tb_free(&A), tb_free(&work);
+        }
 }
 
 static void run_all(ps__dtype dt) {
