@@ -428,12 +428,20 @@ static ps_status seed_first_step(refine *w, ps__precond *pc) {
  * would. With the float operator the corrections solve fl(A) d = r, which contracts the error by
  * about ||A^-1 (A - fl(A))|| a step, small while kappa(A) u_float is; an outer step on it that
  * contracts less than PS__REFINE_FLOAT_OP_CONTRACTION moves GMRES to A's own products (and, unless
- * PORTSOLVE_IR_GMRES_TOL is set, the default tolerance) instead of ending refinement. The split
- * operator (A to about 2^-35) keeps the default tolerance and moves to A by the same rule. */
+ * PORTSOLVE_IR_GMRES_TOL is set, the default stop) instead of ending refinement. The split
+ * operator (A to about 2^-35) keeps its tolerance, PS__REFINE_GMRES_TOL_SPLIT_OP, and moves to A
+ * by the same rule. */
 static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_result *res) {
     /* each correction starts from d = 0, and the outer test judges it by its own residual */
-    ps__precond pc = {precondition, w,           {NULL, 0, 1}, {NULL, 0, 1}, 0, 1, 1, 0.0,
-                      {NULL, 0, 1}, {NULL, 0, 1}};
+    ps__vec none = {NULL, 0, 1};
+    ps__precond pc = {.apply = precondition,
+                      .arg = w,
+                      .a_float = {NULL, 0, 1},
+                      .a_lo = {NULL, 0, 1},
+                      .x_zero = 1,
+                      .estimate_ends = 1,
+                      .seed_z = none,
+                      .seed_az = none};
     ps_iter_options io = ps_iter_options_default();
     io.max_iter = o->max_iter > o->restart ? o->max_iter : o->restart;
     io.restart = o->restart;

@@ -923,8 +923,12 @@ static void test_iter_float_operator(void) {
         ps_iter_options io = ps_iter_options_default();
         io.tol = 1e-12, io.max_iter = 200, io.restart = 30;
         ps_iter_result res;
-        ps__precond pc = {identity_precond, &n,          {Af.dev, 0, n}, {NULL, 0, 1}, 0, 0, 0, 0.0,
-                          {NULL, 0, 1},     {NULL, 0, 1}};
+        ps__precond pc = {.apply = identity_precond,
+                          .arg = &n,
+                          .a_float = {Af.dev, 0, n},
+                          .a_lo = {NULL, 0, 1},
+                          .seed_z = {NULL, 0, 1},
+                          .seed_az = {NULL, 0, 1}};
         ps_status st =
             ps__iter_solve_precond(ctx_under_test, "test", PS_ITER_GMRES, PS__DOUBLE, n,
                                    view(&A, sa), vview(&B, 0, 1), vview(&X, 0, 1), &io, &res, &pc);
@@ -1009,9 +1013,12 @@ static void test_iter_caller_ends(void) {
                                          : AT(A, sa, i, j) / (4 * sqrt((double)n));
         upload_all(&A);
         tbuf B = tb_random(PS__DOUBLE, n), X = tb_random(PS__DOUBLE, n);
-        ps__precond plain = {
-            identity_precond, &n,          {NULL, 0, 1}, {NULL, 0, 1}, 0, 0, 0, 0.0,
-            {NULL, 0, 1},     {NULL, 0, 1}};
+        ps__precond plain = {.apply = identity_precond,
+                             .arg = &n,
+                             .a_float = {NULL, 0, 1},
+                             .a_lo = {NULL, 0, 1},
+                             .seed_z = {NULL, 0, 1},
+                             .seed_az = {NULL, 0, 1}};
         ps__precond flagged = plain;
         flagged.x_zero = flagged.estimate_ends = 1, flagged.enough = 1e-4;
         ps_iter_result full, early;
