@@ -55,6 +55,8 @@ struct ps_context {
     int ir_split_operator; /* GMRES-IR's products with A from fl32(A) and binary16 low parts,
                             * PORTSOLVE_IR_SPLIT_OPERATOR (tuning): 1 where the backend has them,
                             * 0 (unset) never (core/refine.c) */
+    int ir_stop_check;     /* GMRES-IR's stop checked by the outer test itself, PORTSOLVE_IR_STOP_
+                            * CHECK (experimental, 0 or 1; core/refine.c) */
     int ir_early_inverses; /* GMRES-IR's diagonal blocks inverted while the LU runs, PORTSOLVE_IR_
                             * EARLY_INVERSES (tuning): -1 where the backend has two lanes, 0 never,
                             * 1 always (core/refine.c) */

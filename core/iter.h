@@ -31,7 +31,10 @@ ps_status ps__iter_solve(ps_context *ctx, const char *fn, ps_iter_method method,
  * buffer is set (GMRES only, from x = 0): the first Arnoldi step's preconditioned vector is given,
  * with seed_az = A seed_z, instead of made by a preconditioner application and a product (flexible
  * GMRES takes any z_j with its product; GMRES-IR passes its last classical correction and the
- * change of residual it made). */
+ * change of residual it made). check, where set (GMRES with this preconditioner): called when the
+ * estimate first meets the stop (tol or enough), with the iterate t that stop would return and
+ * the estimate; it sets *accept (GMRES ends there, as it would have) or else *enough, a smaller
+ * stop GMRES goes on to within its cycle (GMRES-IR's optional check of its own test). */
 typedef struct ps__precond {
     ps_status (*apply)(void *arg, ps__vec v, ps__vec z);
     void *arg;
@@ -42,6 +45,7 @@ typedef struct ps__precond {
     int estimate_ends;
     double enough;
     ps__vec seed_z, seed_az;
+    ps_status (*check)(void *arg, ps__vec t, double estimate, int *accept, double *enough);
 } ps__precond;
 /* ps__iter_solve with the preconditioner pc (NULL: as o->precond says). */
 ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method method,

@@ -75,6 +75,13 @@
  * which cost an outer step (a GEMV and a GMRES restart) to save a step or two; 0.25 met it in one
  * (docs/IR.md). Where it is not enough the outer test fails and the next outer step goes on. */
 #define PS__REFINE_ENOUGH_SHARE 0.25
+/* With the stop checked (PORTSOLVE_IR_STOP_CHECK=1, experimental) GMRES first stops at the whole
+ * contraction the test asks for, and the check, the test itself on the iterate that stop would
+ * return (a double product: what the outer step's residual would cost anyway when it passes),
+ * either ends GMRES there or, from the inf-norms it found, moves the stop to this share of what
+ * they say is still missing, within the same cycle: the quarter's two uncertainties, measured
+ * instead of covered. */
+#define PS__REFINE_CHECK_SHARE 0.8
 
 typedef struct refine {
     ps_context *ctx;
@@ -95,6 +102,10 @@ typedef struct refine {
     ps__mat z_last, r_prev;
     double prev_rnrm, prev_xnrm, prev_worst; /* the norms of that step before the last */
     int seeded;                              /* z_last and r_prev hold such a step */
+    /* GMRES-IR's checked stop (PORTSOLVE_IR_STOP_CHECK): an accepted iterate x + t in z_last and
+     * its residual in r_prev, with their norms */
+    int checked;
+    double checked_rnrm, checked_xnrm;
     ps__mat ad; /* GMRES-IR: the low-precision factors widened to double (NULL: not made) */
     int mixed;  /* GMRES-IR: the backend solves with the float factors in double (trsv_mixed) */
     ps__trsv_blocked blocked; /* GMRES-IR: the same by inverted diagonal blocks (nb 0: not) */
@@ -414,6 +425,32 @@ static ps_status seed_first_step(refine *w, ps__precond *pc) {
     return PS_SUCCESS;
 }
 
+/* GMRES's check of a stop (ps__precond check; PORTSOLVE_IR_STOP_CHECK, one right-hand side): the
+ * outer test on x + t, formed in z_last with its residual in r_prev (free by now: a seed in them
+ * was copied by GMRES's first step, queued before). Passed, GMRES ends and the outer step takes
+ * both as they are (w->checked); else the stop moves to PS__REFINE_CHECK_SHARE of the estimate
+ * times the contraction the inf-norms say is still missing. */
+static ps_status stop_check(void *arg, ps__vec t, double estimate, int *accept, double *enough) {
+    refine *w = arg;
+    ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0), minus = ps__scalar_of(PS__DOUBLE, -1.0);
+    ps__vec xt = ps__mat_col(w->z_last, 0, 0), rt = ps__mat_col(w->r_prev, 0, 0);
+    double rn, xn;
+    PS__TRY(w->ops->copy(w->be, PS__DOUBLE, w->n, ps__mat_col(w->x, 0, 0), xt));
+    PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, t, xt));
+    PS__TRY(w->ops->copy(w->be, PS__DOUBLE, w->n, ps__mat_col(w->b, 0, 0), rt));
+    PS__TRY(w->ops->gemv(w->be, PS__DOUBLE, PS__NOTRANS, w->n, w->n, &minus, w->a, xt, &one, rt));
+    PS__TRY(w->ops->norm_inf(w->be, PS__DOUBLE, w->n, 1, w->r_prev, &rn));
+    PS__TRY(w->ops->norm_inf(w->be, PS__DOUBLE, w->n, 1, w->z_last, &xn));
+    *accept = rn <= xn * w->cte; /* NaN fails */
+    if (*accept) {
+        w->checked = 1;
+        w->checked_rnrm = rn, w->checked_xnrm = xn;
+        return PS_SUCCESS;
+    }
+    *enough = PS__REFINE_CHECK_SHARE * estimate * (xn * w->cte / rn);
+    return PS_SUCCESS;
+}
+
 /* GMRES-IR: outer steps x += d, r = b - A x as in classical refinement, but each column's
  * correction equation A d = r (columns that have not passed the test) solved by GMRES from
  * d = 0 until the outer test would pass (PS__REFINE_ENOUGH_SHARE) or to a relative residual
@@ -460,9 +497,13 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
             if (w->rnrm[j] <= w->xnrm[j] * w->cte) continue;
             ps__vec dj = ps__mat_col(w->d, 0, j);
             PS__TRY(w->ops->fill(w->be, PS__DOUBLE, w->n, 1, &zero, ps__mat_at(w->d, 0, j)));
-            /* where GMRES reads A itself, stop where the outer test would pass (NaN: never) */
-            pc.enough =
-                pc.a_float.buf ? 0.0 : PS__REFINE_ENOUGH_SHARE * w->xnrm[j] * w->cte / w->rnrm[j];
+            /* where GMRES reads A itself, stop where the outer test would pass (NaN: never); a
+             * checked stop first at the whole contraction */
+            pc.check =
+                w->ctx->ir_stop_check > 0 && w->z_last.buf && !pc.a_float.buf ? stop_check : NULL;
+            w->checked = 0;
+            double share = pc.check ? 1.0 : PS__REFINE_ENOUGH_SHARE;
+            pc.enough = pc.a_float.buf ? 0.0 : share * w->xnrm[j] * w->cte / w->rnrm[j];
             ps_iter_result ir;
             ps_status st = ps__iter_solve_precond(w->ctx, w->fn, PS_ITER_GMRES, PS__DOUBLE, w->n,
                                                   w->a, ps__mat_col(w->r, 0, j), dj, &io, &ir, &pc);
@@ -474,9 +515,21 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
                 return st;
             w->ctx->last_error[0] = '\0';
             w->ctx->last_info = 0;
-            PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, dj, ps__mat_col(w->x, 0, j)));
+            if (w->checked) /* the checked iterate, which its residual belongs to */
+                PS__TRY(w->ops->copy(w->be, PS__DOUBLE, w->n, ps__mat_col(w->z_last, 0, 0),
+                                     ps__mat_col(w->x, 0, j)));
+            else
+                PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, dj, ps__mat_col(w->x, 0, j)));
         }
-        PS__TRY(residual(w));
+        if (w->checked) { /* one right-hand side, which passed: its residual is the check's */
+            ps__mat t = w->r;
+            w->r = w->r_prev, w->r_prev = t;
+            w->rnrm[0] = w->checked_rnrm, w->xnrm[0] = w->checked_xnrm;
+            w->worst = w->checked_rnrm == 0 ? 0 : w->checked_rnrm / w->checked_xnrm;
+            w->converged = 1;
+        } else {
+            PS__TRY(residual(w));
+        }
         if (pc.a_float.buf) {
             if (!(w->worst <= PS__REFINE_FLOAT_OP_CONTRACTION * before))
                 pc.a_float.buf = pc.a_lo.buf = NULL; /* on with A's own products */

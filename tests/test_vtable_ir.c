@@ -979,7 +979,7 @@ static double flagged_gmres(int n, shape sa, tbuf *A, tbuf *B, tbuf *X, ps__prec
         upload_all(X);
     }
     ps_iter_options io = ps_iter_options_default();
-    io.tol = tol, io.max_iter = 400, io.restart = 40;
+    io.tol = tol, io.max_iter = 400, io.restart = 120;
     io.history = hist, io.history_capacity = capacity;
     *st = ps__iter_solve_precond(ctx_under_test, "test", PS_ITER_GMRES, PS__DOUBLE, n, view(A, sa),
                                  vview(B, 0, 1), vview(X, 0, 1), &io, res, &pc);
@@ -991,6 +991,29 @@ static double flagged_gmres(int n, shape sa, tbuf *A, tbuf *B, tbuf *X, ps__prec
     }
     free(x);
     return sqrt(rr / bb);
+}
+
+/* A check of GMRES's stop for the test below: refuses the first (asking for 100x less), accepts
+ * the second, keeping each estimate and a copy of the iterate it was given. */
+typedef struct {
+    int calls;
+    double estimate[2];
+    int n;
+    tbuf *copy;
+} stop_probe;
+
+static ps_status probe_precond(void *arg, ps__vec v, ps__vec z) {
+    return identity_precond(&((stop_probe *)arg)->n, v, z);
+}
+
+static ps_status probe_check(void *arg, ps__vec t, double estimate, int *accept, double *enough) {
+    stop_probe *p = arg;
+    if (p->calls < 2) p->estimate[p->calls] = estimate;
+    p->calls++;
+    PS__TRY(be->ops->copy(be, PS__DOUBLE, p->n, t, vview(p->copy, 0, 1)));
+    *accept = p->calls >= 2;
+    *enough = estimate / 100;
+    return PS_SUCCESS;
 }
 
 /* GMRES-IR's flags on the GMRES it calls (core/iter.c): with enough, GMRES stops at the first
@@ -1033,10 +1056,10 @@ static void test_iter_caller_ends(void) {
         rel = flagged_gmres(n, sa, &A, &B, &X, flagged, 1e-14, &st, &early, hist, CAP);
         CHECK(st == PS_SUCCESS && early.converged, "GMRES enough 1e-4, n = %d: %s", n,
               ps_status_string(st));
-        /* GMRES stops at the first step within enough, or at a restart (every 40 steps) whose
+        /* GMRES stops at the first step within enough, or at a restart (every 120 steps) whose
          * fresh residual is within it though the cycle's last estimate was not */
         int k = early.history_length;
-        int at_restart = k % 40 == 0 && k > 0 && hist[k - 1] > 1e-4 && early.rel_residual <= 1e-4;
+        int at_restart = k % 120 == 0 && k > 0 && hist[k - 1] > 1e-4 && early.rel_residual <= 1e-4;
         CHECK(k == early.iterations && k >= 1 &&
                   (at_restart || (hist[k - 1] <= 1e-4 && (k == 1 || hist[k - 2] > 1e-4))),
               "GMRES enough 1e-4, n = %d: %d steps, estimates %.3g then %.3g: not stopped at the "
@@ -1107,6 +1130,40 @@ static void test_iter_caller_ends(void) {
         CHECK(st == PS_ERR_INVALID_ARGUMENT, "BiCGSTAB seeded: %s", ps_status_string(st));
         free(z0), free(az0);
         tb_free(&Z), tb_free(&AZ);
+        /* a checked stop: refused once with a stop 100x lower, GMRES goes on in the same cycle to
+         * it and stops there, where the check accepts; the iterate each check is given is the
+         * x the stop would return (the accepted one is what GMRES returns) */
+        if (n > 3) {
+            stop_probe probe = {0, {0}, n, NULL};
+            tbuf T = tb_random(PS__DOUBLE, n);
+            probe.copy = &T;
+            ps__precond checked = flagged;
+            checked.arg = &probe, checked.apply = probe_precond, checked.check = probe_check;
+            checked.enough = 1e-3;
+            ps_iter_result cr;
+            rel = flagged_gmres(n, sa, &A, &B, &X, checked, 1e-14, &st, &cr, hist, CAP);
+            k = cr.history_length;
+            int first = 0; /* the step of the first stop: the first estimate within 1e-3 */
+            while (first < k && !(hist[first] <= 1e-3)) first++;
+            CHECK(st == PS_SUCCESS && probe.calls == 2 && probe.estimate[0] <= 1e-3 &&
+                      probe.estimate[1] <= probe.estimate[0] / 100 &&
+                      hist[k - 1] == probe.estimate[1] && k > first + 1 &&
+                      (k < 2 || hist[k - 2] > probe.estimate[0] / 100),
+                  "GMRES checked stop, n = %d: %s, %d checks at estimates %.3g and %.3g, %d steps "
+                  "(first within 1e-3 at %d)",
+                  n, ps_status_string(st), probe.calls, probe.estimate[0], probe.estimate[1], k,
+                  first + 1);
+            double *t = tb_download(&T), *x = tb_download(&X), diff = 0;
+            for (int i = 0; i < n; i++) diff = fmax(diff, fabs(t[i] - x[i]));
+            CHECK(diff == 0,
+                  "GMRES checked stop, n = %d: the accepted iterate differs from x by %.3g", n,
+                  diff);
+            CHECK(fabs(rel - cr.rel_residual) <= 1e-3 * cr.rel_residual + 1e-12,
+                  "GMRES checked stop, n = %d: true residual %.6g, estimate %.6g", n, rel,
+                  cr.rel_residual);
+            free(t), free(x);
+            tb_free(&T);
+        }
         /* a NaN enough leaves o->tol */
         flagged.enough = NAN;
         rel = flagged_gmres(n, sa, &A, &B, &X, flagged, 1e-9, &st, &same, hist, CAP);
