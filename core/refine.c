@@ -100,12 +100,11 @@ typedef struct refine {
      * the residual it started from stays in r_prev (the two swap with r), so that GMRES-IR can
      * start from the step before the last with that step as its first Arnoldi step (seeded) */
     ps__mat z_last, r_prev;
-    double prev_rnrm, prev_xnrm, prev_worst; /* the norms of that step before the last */
-    int seeded;                              /* z_last and r_prev hold such a step */
-    /* GMRES-IR's checked stop (PORTSOLVE_IR_STOP_CHECK): an accepted iterate x + t in z_last and
-     * its residual in r_prev, with their norms */
+    double prev_rnrm, prev_xnrm; /* the norms of that step before the last */
+    int seeded;                  /* z_last and r_prev hold such a step */
+    /* GMRES-IR's checked stop (PORTSOLVE_IR_STOP_CHECK): an accepted iterate x + t is in z_last
+     * and its residual in r_prev, their norms in rnrm and xnrm */
     int checked;
-    double checked_rnrm, checked_xnrm;
     ps__mat ad; /* GMRES-IR: the low-precision factors widened to double (NULL: not made) */
     int mixed;  /* GMRES-IR: the backend solves with the float factors in double (trsv_mixed) */
     ps__trsv_blocked blocked; /* GMRES-IR: the same by inverted diagonal blocks (nb 0: not) */
@@ -174,24 +173,11 @@ static ps_status widen(refine *w, ps__dtype src_dt, int cols, ps__mat src, ps__m
     return w->ops->convert(w->be, src_dt, PS__DOUBLE, w->n, cols, 1.0, src, dst, w->flag);
 }
 
-/* r = b - A x over every column, with the per-column norms and the test. */
-static ps_status residual(refine *w) {
-    ps__backend *be = w->be;
-    const ps__backend_ops *ops = w->ops;
-    int n = w->n;
-    ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0), minus = ps__scalar_of(PS__DOUBLE, -1.0);
-    PS__TRY(ops->copy2d(be, PS__DOUBLE, n, w->nrhs, w->b, w->r));
-    if (w->nrhs == 1)
-        PS__TRY(ops->gemv(be, PS__DOUBLE, PS__NOTRANS, n, n, &minus, w->a, ps__mat_col(w->x, 0, 0),
-                          &one, ps__mat_col(w->r, 0, 0)));
-    else
-        PS__TRY(ops->gemm(be, PS__DOUBLE, PS__NOTRANS, PS__NOTRANS, n, w->nrhs, n, &minus, w->a,
-                          w->x, &one, w->r));
+/* The test on every column from the norms in rnrm and xnrm: converged and worst. */
+static void judge(refine *w) {
     w->converged = 1;
     w->worst = 0;
     for (int j = 0; j < w->nrhs; j++) {
-        PS__TRY(ops->norm_inf(be, PS__DOUBLE, n, 1, ps__mat_at(w->r, 0, j), &w->rnrm[j]));
-        PS__TRY(ops->norm_inf(be, PS__DOUBLE, n, 1, ps__mat_at(w->x, 0, j), &w->xnrm[j]));
         if (!(w->rnrm[j] <= w->xnrm[j] * w->cte)) w->converged = 0; /* NaN fails */
         double ratio = w->rnrm[j] == 0 ? 0 : w->rnrm[j] / w->xnrm[j];
         if (isnan(ratio) || isinf(ratio) || isnan(w->worst))
@@ -199,7 +185,32 @@ static ps_status residual(refine *w) {
         else if (ratio > w->worst)
             w->worst = ratio;
     }
+}
+
+/* r = b - A x over every column of the n x nrhs x (w->x, or GMRES-IR's checked iterate) into r,
+ * with the per-column norms and the test. */
+static ps_status residual_of(refine *w, ps__mat x, ps__mat r) {
+    ps__backend *be = w->be;
+    const ps__backend_ops *ops = w->ops;
+    int n = w->n;
+    ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0), minus = ps__scalar_of(PS__DOUBLE, -1.0);
+    PS__TRY(ops->copy2d(be, PS__DOUBLE, n, w->nrhs, w->b, r));
+    if (w->nrhs == 1)
+        PS__TRY(ops->gemv(be, PS__DOUBLE, PS__NOTRANS, n, n, &minus, w->a, ps__mat_col(x, 0, 0),
+                          &one, ps__mat_col(r, 0, 0)));
+    else
+        PS__TRY(ops->gemm(be, PS__DOUBLE, PS__NOTRANS, PS__NOTRANS, n, w->nrhs, n, &minus, w->a, x,
+                          &one, r));
+    for (int j = 0; j < w->nrhs; j++) {
+        PS__TRY(ops->norm_inf(be, PS__DOUBLE, n, 1, ps__mat_at(r, 0, j), &w->rnrm[j]));
+        PS__TRY(ops->norm_inf(be, PS__DOUBLE, n, 1, ps__mat_at(x, 0, j), &w->xnrm[j]));
+    }
+    judge(w);
     return PS_SUCCESS;
+}
+
+static ps_status residual(refine *w) {
+    return residual_of(w, w->x, w->r);
 }
 
 /* dst = (LU)^-1 (scale * src) over cols columns, in the low precision, widened to double in dst
@@ -284,7 +295,7 @@ static ps_status classical(refine *w, const ps_refine_options *o, ps_refine_resu
         if (w->z_last.buf) { /* r (this step's start) becomes r_prev; the new residual goes to r */
             ps__mat t = w->r;
             w->r = w->r_prev, w->r_prev = t;
-            w->prev_rnrm = w->rnrm[0], w->prev_xnrm = w->xnrm[0], w->prev_worst = before;
+            w->prev_rnrm = w->rnrm[0], w->prev_xnrm = w->xnrm[0];
             w->seeded = 1;
         }
         PS__TRY(residual(w));
@@ -416,38 +427,30 @@ static ps_status seed_first_step(refine *w, ps__precond *pc) {
     ps__vec d = ps__mat_col(w->z_last, 0, 0), r_last = ps__mat_col(w->r, 0, 0);
     ps__vec r_prev = ps__mat_col(w->r_prev, 0, 0);
     PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &minus, d, ps__mat_col(w->x, 0, 0)));
-    PS__TRY(w->ops->scal(w->be, PS__DOUBLE, w->n, &minus, r_last));
-    PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, r_prev, r_last)); /* r_prev - r_last */
+    PS__TRY(w->ops->axpby(w->be, PS__DOUBLE, w->n, &one, r_prev, &minus, r_last)); /* A d */
     pc->seed_z = d, pc->seed_az = r_last;
     ps__mat t = w->r; /* GMRES solves from r_prev */
     w->r = w->r_prev, w->r_prev = t;
-    w->rnrm[0] = w->prev_rnrm, w->xnrm[0] = w->prev_xnrm, w->worst = w->prev_worst;
+    w->rnrm[0] = w->prev_rnrm, w->xnrm[0] = w->prev_xnrm;
+    judge(w);
     return PS_SUCCESS;
 }
 
 /* GMRES's check of a stop (ps__precond check; PORTSOLVE_IR_STOP_CHECK, one right-hand side): the
  * outer test on x + t, formed in z_last with its residual in r_prev (free by now: a seed in them
  * was copied by GMRES's first step, queued before). Passed, GMRES ends and the outer step takes
- * both as they are (w->checked); else the stop moves to PS__REFINE_CHECK_SHARE of the estimate
- * times the contraction the inf-norms say is still missing. */
+ * both as they are, with the norms and the test the check left (w->checked); else the stop moves
+ * to PS__REFINE_CHECK_SHARE of the estimate times the contraction the inf-norms say is still
+ * missing (the outer step's own residual then replaces the norms). */
 static ps_status stop_check(void *arg, ps__vec t, double estimate, int *accept, double *enough) {
     refine *w = arg;
-    ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0), minus = ps__scalar_of(PS__DOUBLE, -1.0);
-    ps__vec xt = ps__mat_col(w->z_last, 0, 0), rt = ps__mat_col(w->r_prev, 0, 0);
-    double rn, xn;
-    PS__TRY(w->ops->copy(w->be, PS__DOUBLE, w->n, ps__mat_col(w->x, 0, 0), xt));
-    PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, t, xt));
-    PS__TRY(w->ops->copy(w->be, PS__DOUBLE, w->n, ps__mat_col(w->b, 0, 0), rt));
-    PS__TRY(w->ops->gemv(w->be, PS__DOUBLE, PS__NOTRANS, w->n, w->n, &minus, w->a, xt, &one, rt));
-    PS__TRY(w->ops->norm_inf(w->be, PS__DOUBLE, w->n, 1, w->r_prev, &rn));
-    PS__TRY(w->ops->norm_inf(w->be, PS__DOUBLE, w->n, 1, w->z_last, &xn));
-    *accept = rn <= xn * w->cte; /* NaN fails */
-    if (*accept) {
-        w->checked = 1;
-        w->checked_rnrm = rn, w->checked_xnrm = xn;
-        return PS_SUCCESS;
-    }
-    *enough = PS__REFINE_CHECK_SHARE * estimate * (xn * w->cte / rn);
+    ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0);
+    PS__TRY(w->ops->copy(w->be, PS__DOUBLE, w->n, ps__mat_col(w->x, 0, 0),
+                         ps__mat_col(w->z_last, 0, 0)));
+    PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, t, ps__mat_col(w->z_last, 0, 0)));
+    PS__TRY(residual_of(w, w->z_last, w->r_prev));
+    *accept = w->checked = w->converged;
+    *enough = PS__REFINE_CHECK_SHARE * estimate * (w->xnrm[0] * w->cte / w->rnrm[0]);
     return PS_SUCCESS;
 }
 
@@ -524,9 +527,6 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
         if (w->checked) { /* one right-hand side, which passed: its residual is the check's */
             ps__mat t = w->r;
             w->r = w->r_prev, w->r_prev = t;
-            w->rnrm[0] = w->checked_rnrm, w->xnrm[0] = w->checked_xnrm;
-            w->worst = w->checked_rnrm == 0 ? 0 : w->checked_rnrm / w->checked_xnrm;
-            w->converged = 1;
         } else {
             PS__TRY(residual(w));
         }

@@ -968,6 +968,15 @@ static void test_iter_float_operator(void) {
     }
 }
 
+/* out = A z on the host (long double sums), uploaded: a seed's product. */
+static void times_a(const tbuf *a, shape sa, int n, const tbuf *z, tbuf *out) {
+    for (int i = 0; i < n; i++) {
+        long double size;
+        out->host[i] = (double)row_times(a, sa, i, n, z->host, 1, &size);
+    }
+    upload_all(out);
+}
+
 /* Solves A x = b by GMRES with GMRES-IR's stopping flags (ps__precond: x_zero,
  * estimate_ends, enough) and returns the true relative 2-norm residual of x, computed on the host;
  * res gets the solve's result and hist its history. A is diagonal with entries spread over
@@ -985,8 +994,8 @@ static double flagged_gmres(int n, shape sa, tbuf *A, tbuf *B, tbuf *X, ps__prec
                                  vview(B, 0, 1), vview(X, 0, 1), &io, res, &pc);
     double *x = tb_download(X), rr = 0, bb = 0;
     for (int i = 0; i < n; i++) {
-        double r = B->host[i];
-        for (int j = 0; j < n; j++) r -= AT(*A, sa, i, j) * x[j];
+        long double size;
+        double r = (double)(B->host[i] - row_times(A, sa, i, n, x, 1, &size));
         rr += r * r, bb += B->host[i] * B->host[i];
     }
     free(x);
@@ -1091,11 +1100,7 @@ static void test_iter_caller_ends(void) {
          * from x = 0 is done in that one step; with a random z_0 it converges as ever. The seeds
          * are left as they were, and refused for another method. */
         tbuf Z = tb_random(PS__DOUBLE, n), AZ = tb_random(PS__DOUBLE, n);
-        for (int i = 0; i < n; i++) {
-            AZ.host[i] = 0;
-            for (int j = 0; j < n; j++) AZ.host[i] += AT(A, sa, i, j) * Z.host[j];
-        }
-        upload_all(&AZ);
+        times_a(&A, sa, n, &Z, &AZ);
         double *z0 = copy_of(&Z), *az0 = copy_of(&AZ);
         ps__precond seeded = plain;
         seeded.x_zero = 1, seeded.seed_z = vview(&Z, 0, 1), seeded.seed_az = vview(&AZ, 0, 1);
@@ -1110,11 +1115,7 @@ static void test_iter_caller_ends(void) {
               ps_status_string(st), sr.iterations, rel, xerr / xmax);
         for (int i = 0; i < n; i++) Z.host[i] = z0[i] * (1 + 0.5 * ((i * 7919) % 13 - 6) / 6.0);
         upload_all(&Z); /* z_0 now only near x*: A z_0 as above is no longer its product */
-        for (int i = 0; i < n; i++) {
-            AZ.host[i] = 0;
-            for (int j = 0; j < n; j++) AZ.host[i] += AT(A, sa, i, j) * Z.host[j];
-        }
-        upload_all(&AZ);
+        times_a(&A, sa, n, &Z, &AZ);
         free(z0), free(az0);
         z0 = copy_of(&Z), az0 = copy_of(&AZ);
         rel = flagged_gmres(n, sa, &A, &B, &X, seeded, 1e-10, &st, &sr, hist, CAP);
