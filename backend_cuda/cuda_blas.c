@@ -218,12 +218,19 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
 }
 
 /* The TF32X3 and FP16X3 modes (float accuracy from TF32 or FP16 tensor cores, as CUTLASS's
- * 3xTF32): with each operand split as x = hi + lo (cuda_ir_kernels.cu), op(A) op(B) ~ Ahi Bhi +
- * Ahi Blo + Alo Bhi, the dropped Alo Blo being 2^-20 of the product (2^-22 in FP16, which
+ * 3xTF32): with each operand split as x = hi + lo (cuda_ir_kernels.cu), op(A) op(B) ~ Alo Bhi +
+ * Ahi Blo + Ahi Bhi, the dropped Alo Blo being 2^-20 of the product (2^-22 in FP16, which
  * rounds where TF32 truncates). The three products are one GEMM of inner dimension 3k on
- * [Ahi Ahi Alo] and [Bhi; Blo; Bhi], built in stream-ordered buffers of the current lane.
+ * [Alo Ahi Ahi] and [Bhi; Blo; Bhi], built in stream-ordered buffers of the current lane.
+ * The small products come first because tensor cores do not round their float sums to nearest:
+ * each k step of the accumulation truncates the running sum (Fasi et al. 2021; Khattak and
+ * Mikaitis 2025), so a small product added after the big one loses up to an ulp of the big sum
+ * at every step. With Ahi Bhi first (as until session 49), the FP16X3 product of the LU's update
+ * shape (k = 768, H200) was 8x less accurate than SGEMM's (rms 4.0e-6 of rms(A B), against
+ * 5.0e-7), and with it last 1.9x (9.5e-7), for the same time; GMRES-IR at n = 32768, cond 1e6
+ * then took 5 + 13 steps instead of 1 + 58 (tools/experiments/fp16x3_order.cu, docs/IR.md).
  * FP16 holds each lo as lo 2^11 (FP16's subnormals start at 2^-14, TF32's range is float's), so
- * its hi copies are scaled to match: [Ahi 2^6, Ahi, Alo 2^11] and [Bhi 2^5; Blo 2^11; Bhi] make
+ * its hi copies are scaled to match: [Alo 2^11, Ahi, Ahi 2^6] and [Bhi; Blo 2^11; Bhi 2^5] make
  * every product 2^11 times its own, which alpha 2^-11 undoes exactly (a lo 2^11 below 2^-14 is
  * subnormal, so each term keeps an absolute error of up to 2^-35 (|a| + |b|); docs/IR.md).
  * FP16 on H100 runs at twice TF32's rate; its range (65504, so |A| up to about 1000 and |B| up
@@ -237,6 +244,9 @@ typedef struct split3_mode {
     float hi_scale[2][3]; /* FP16X3: A's and B's copies of hi (split_fp16's hi_scale) */
 } split3_mode;
 
+/* Which of the three copies hold the low part: A's first, B's second (the order above). */
+enum { PS_SPLIT3_A_LO = 1u, PS_SPLIT3_B_LO = 2u };
+
 static const split3_mode split3_modes[2] = {
     {"TF32X3", sizeof(float), CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 1.0f, {{0}}},
     {"FP16X3",
@@ -244,7 +254,7 @@ static const split3_mode split3_modes[2] = {
      CUDA_R_16F,
      CUBLAS_COMPUTE_32F,
      0x1p-11f,
-     {{64.0f, 1.0f, 1.0f}, {32.0f, 1.0f, 1.0f}}},
+     {{1.0f, 1.0f, 64.0f}, {1.0f, 1.0f, 32.0f}}},
 };
 
 /* One operand's three parts (lo_blocks: which copies hold the low part). */
@@ -270,8 +280,8 @@ static ps_status split3_gemm(ps__backend *be, const split3_mode *md, ps__trans t
     PS_CUDA_TRY(be, cudaMallocAsync((void **)&w, boff + bparts * es, s), what);
     /* k runs down A's columns unless A is transposed, and down B's rows unless B is. */
     int a_rows = ta != PS__NOTRANS, b_rows = tb == PS__NOTRANS;
-    cudaError_t e = split3_operand(s, md, 0, ar, ac, a, w, a_rows, 4u);
-    if (e == cudaSuccess) e = split3_operand(s, md, 1, br, bc, b, w + boff, b_rows, 2u);
+    cudaError_t e = split3_operand(s, md, 0, ar, ac, a, w, a_rows, PS_SPLIT3_A_LO);
+    if (e == cudaSuccess) e = split3_operand(s, md, 1, br, bc, b, w + boff, b_rows, PS_SPLIT3_B_LO);
     cublasStatus_t cs = CUBLAS_STATUS_SUCCESS;
     float scaled_alpha = alpha->s * md->alpha_scale;
     if (e == cudaSuccess)
