@@ -78,8 +78,11 @@ const mode modes[] = {
     {"hi-first (before s49)", 3, {{0, 64}, {0, 1}, {1, 1}}, {{0, 32}, {1, 1}, {0, 1}}, 0},
     {"lo-first (library)", 3, {{1, 1}, {0, 1}, {0, 64}}, {{0, 1}, {1, 1}, {0, 32}}, 0},
     {"lo-first, two GEMMs", 3, {{1, 1}, {0, 1}, {0, 64}}, {{0, 1}, {1, 1}, {0, 32}}, 2},
-    {"lo-first + lo lo", 4, {{1, 0x1p-11f}, {1, 1}, {0, 1}, {0, 64}},
-     {{1, 1}, {0, 1}, {1, 1}, {0, 32}}, 0},
+    {"lo-first + lo lo",
+     4,
+     {{1, 0x1p-11f}, {1, 1}, {0, 1}, {0, 64}},
+     {{1, 1}, {0, 1}, {1, 1}, {0, 32}},
+     0},
 };
 
 } // namespace
@@ -140,10 +143,10 @@ int main(int argc, char **argv) {
                 int lofirst = md == nmodes + 1;
                 for (int p = 0; p < 3; p++) {
                     int alo = lofirst ? p == 0 : p == 2, blo = p == 1;
-                    part_tf32_kernel<<<dim3((m + 255) / 256, k), 256>>>(m, k, a, ta + (size_t)p * na,
-                                                                         m, alo);
+                    part_tf32_kernel<<<dim3((m + 255) / 256, k), 256>>>(
+                        m, k, a, ta + (size_t)p * na, m, alo);
                     part_tf32_kernel<<<dim3((k + 255) / 256, n), 256>>>(k, n, b, tb + (size_t)p * k,
-                                                                         3 * k, blo);
+                                                                        3 * k, blo);
                 }
                 CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, 3 * k, &fone, ta, CUDA_R_32F, m,
                                 tb, CUDA_R_32F, 3 * k, &fzero, c, CUDA_R_32F, m,
@@ -189,12 +192,12 @@ int main(int argc, char **argv) {
             toward += ref[i] > 0 ? -e : e; // positive: got is nearer zero than ref
             worst = fmax(worst, fabs(e));
         }
-        const char *name = md < 0         ? "SGEMM"
+        const char *name = md < 0             ? "SGEMM"
                            : md == nmodes     ? "TF32X3 hi-first (before)"
                            : md == nmodes + 1 ? "TF32X3 lo-first (library)"
                                               : modes[md].name;
-        printf("%-26s %12.3e %12.3e %12.3e %10.3f\n", name,
-               sqrt(s2 / nc) / ref_rms, toward / nc / ref_rms, worst / ref_rms, ms / 5);
+        printf("%-26s %12.3e %12.3e %12.3e %10.3f\n", name, sqrt(s2 / nc) / ref_rms,
+               toward / nc / ref_rms, worst / ref_rms, ms / 5);
     }
     return 0;
 }
