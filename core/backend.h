@@ -136,7 +136,10 @@ typedef enum ps__algo {
 } ps__algo;
 
 /* How float gemm computes (the set_float_compute entry): in float, or with its inputs rounded to
- * a tensor-core format and the products accumulated in float. Numbered as ps_lowprec. */
+ * a tensor-core format and the products accumulated in float. Numbered as ps_lowprec. A backend
+ * offering the split modes must sum their two small products before the big one where its
+ * accumulator truncates (tensor cores do): in the other order FP16X3's error was 8x float's, not
+ * 1.9x (backend_cuda/cuda_blas.c; test_vtable_ir checks it against the backend's float gemm). */
 typedef enum ps__float_compute {
     PS__COMPUTE_FP32 = 0,
     PS__COMPUTE_TF32 = 1,
