@@ -14,22 +14,7 @@
 #include <cuda_fp16.h>
 #include <vector>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_) {                                                                                  \
-            printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));                      \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CB(x)                                                                                      \
-    do {                                                                                           \
-        cublasStatus_t s_ = (x);                                                                   \
-        if (s_) {                                                                                  \
-            printf("%s:%d cublas %d\n", __FILE__, __LINE__, (int)s_);                              \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "experiment_check.cuh"
 
 namespace {
 

@@ -12,14 +12,7 @@
 #include <cublas_v2.h>
 #include <vector>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_) {                                                                                  \
-            printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));                      \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "experiment_check.cuh"
 
 namespace {
 
@@ -247,9 +240,9 @@ int main() {
                 int vec = cfg[c][0], tiles = (m + 32 * vec - 1) / (32 * vec);
                 Product p{m, 2048, -1.0, a, (size_t)n, {nullptr, 0, 0.0}, x, 1, y, 1};
                 if (vec == 4)
-                    CK((launch_sliced<4, false>(s, tiles, cfg[c][1], p)));
+                    CK((launch_sliced<4, false>(s, tiles, cfg[c][1], false, p)));
                 else
-                    CK((launch_sliced<1, false>(s, tiles, cfg[c][1], p)));
+                    CK((launch_sliced<1, false>(s, tiles, cfg[c][1], false, p)));
             };
             call();
             CK(cudaDeviceSynchronize());
