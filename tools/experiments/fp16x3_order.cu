@@ -4,9 +4,8 @@
 // nearest (Fasi et al. 2021 on V100/A100; Khattak and Mikaitis 2025 on H100): where the small
 // parts (hi lo, lo hi) come after hi hi, each of their k/16 steps truncates the big sum again.
 //
-// Not part of the build (an experiment, session 49). On the GPU machine, from the repository root:
-//   nvcc -O3 -arch=sm_90 -std=c++17 tools/experiments/fp16x3_order.cu -lcublas -o /tmp/fp16x3_order
-//   /tmp/fp16x3_order [m n k]
+// An experiment (session 49), built with the tests where the CUDA backend is (not run by CTest):
+//   BUILD/tools/experiments/fp16x3_order [m n k]
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

@@ -2,9 +2,8 @@
 // variants, on GMRES-IR's shapes: the blocked triangular solves' column blocks (m rows, 2048
 // columns, m = 30720 down to 2048) and the float operator's square product.
 //
-// Not part of the build (an experiment, session 44). On the GPU machine, from the repository root:
-//   nvcc -O3 -arch=sm_90 -std=c++17 -Ibackend_cuda -Iinclude tools/experiments/gemv_mixed_bw.cu \
-//        -lcublas -o /tmp/gemv_mixed_bw && /tmp/gemv_mixed_bw
+// An experiment (session 44), built with the tests where the CUDA backend is (not run by CTest):
+//   BUILD/tools/experiments/gemv_mixed_bw
 #include "../../backend_cuda/cuda_gemv_mixed.cu"
 
 #include <cstdio>

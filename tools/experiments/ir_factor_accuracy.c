@@ -22,12 +22,10 @@
  * sgetrf's factors was not: n = 1024, cond 1e6 still took 5-7 classical steps.)
  *   - with a fifth argument tournament (session 44): the same blocked float LU (BITS likewise)
  *     with partial pivoting, then with tournament pivoting (CALU) in its panels, leaves of 64,
- *     256 and 1024 rows and of CHUNK (a seventh argument). Not part of the
- * build (a CPU experiment on LAPACKE, tmglib and OpenBLAS):
- *   gcc -O2 -o ir_factor_accuracy tools/experiments/ir_factor_accuracy.c \
- *       -llapacke -lopenblas -ltmglib -llapack -lm
- *   ./ir_factor_accuracy N COND [SEED [NB [float-solves | float-operator [BITS] |
- *                                          tournament [BITS [CHUNK]]]]]
+ *     256 and 1024 rows and of CHUNK (a seventh argument). A CPU experiment on LAPACKE,
+ * tmglib and OpenBLAS, built with the tests (not run by CTest):
+ *   BUILD/tools/experiments/ir_factor_accuracy N COND [SEED [NB [float-solves | float-operator
+ * [BITS] | tournament [BITS [CHUNK]]]]]
  */
 #include <lapacke.h>
 #include <cblas.h>
