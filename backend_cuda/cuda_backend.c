@@ -35,6 +35,8 @@ static void release_state(ps_cuda_state *st) {
         if (st->lane_done[i]) cudaEventDestroy(st->lane_done[i]);
         if (st->handles[i]) cublasDestroy(st->handles[i]);
     }
+    for (int i = 0; i < PS__TRANSFER_SLOTS; i++)
+        if (st->transferred[i]) cudaEventDestroy(st->transferred[i]);
     if (st->scratch) cudaFree(st->scratch);
     if (st->potrf_arrivals) cudaFree(st->potrf_arrivals);
     if (st->coop_scratch) cudaFree(st->coop_scratch);
@@ -159,6 +161,9 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
         PS_CUDA_TRY(be, cudaEventCreateWithFlags(&st->staged[i], cudaEventDisableTiming),
                     "cudaEventCreate");
     }
+    for (int i = 0; i < PS__TRANSFER_SLOTS; i++)
+        PS_CUDA_TRY(be, cudaEventCreateWithFlags(&st->transferred[i], cudaEventDisableTiming),
+                    "cudaEventCreate");
     return ps_cuda_iter_open(be, st);
 }
 
@@ -363,6 +368,68 @@ static ps_status cuda_download(ps__backend *be, ps__dtype dt, int rows, int cols
                        (const char *)st->staging[p % 2] + (size_t)j * width, width);
         }
     }
+    return PS_SUCCESS;
+}
+
+/* Page-locked memory, so transfers move it by DMA and can run while the host works; plain
+ * memory where the driver will not pin that much. */
+static ps_status cuda_host_alloc(ps__backend *be, size_t bytes, void **ptr) {
+    if (cudaHostAlloc(ptr, bytes ? bytes : 1, cudaHostAllocDefault) == cudaSuccess)
+        return PS_SUCCESS;
+    cudaGetLastError();
+    *ptr = malloc(bytes ? bytes : 1);
+    if (!*ptr)
+        return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY,
+                                "cuda: host allocation of %zu bytes failed", bytes);
+    return PS_SUCCESS;
+}
+
+static void cuda_host_free(ps__backend *be, void *ptr) {
+    (void)be;
+    unsigned flags;
+    if (!ptr) return;
+    if (cudaHostGetFlags(&flags, ptr) == cudaSuccess) {
+        cudaFreeHost(ptr);
+        return;
+    }
+    cudaGetLastError();
+    free(ptr);
+}
+
+/* A 2-D copy between host memory and a view queued on the context's stream, tracked by slot. */
+static ps_status transfer_async(ps__backend *be, int to_device, ps__dtype dt, int rows, int cols,
+                                void *host, int ldh, ps__mat view, int slot) {
+    ps_cuda_state *st = ps_cuda(be);
+    if (slot < 0 || slot >= PS__TRANSFER_SLOTS)
+        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT, "cuda: transfer slot %d", slot);
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    size_t es = ps__dtype_size(dt), width = (size_t)rows * es;
+    char *d = ps_cuda_ptr(dt, view.buf, view.off);
+    cudaError_t err =
+        to_device ? cudaMemcpy2DAsync(d, (size_t)view.ld * es, host, (size_t)ldh * es, width,
+                                      (size_t)cols, cudaMemcpyHostToDevice, st->stream)
+                  : cudaMemcpy2DAsync(host, (size_t)ldh * es, d, (size_t)view.ld * es, width,
+                                      (size_t)cols, cudaMemcpyDeviceToHost, st->stream);
+    PS_CUDA_TRY(be, err, to_device ? "cudaMemcpy2DAsync (upload)" : "cudaMemcpy2DAsync (download)");
+    PS_CUDA_TRY(be, cudaEventRecord(st->transferred[slot], st->stream), "cudaEventRecord");
+    return PS_SUCCESS;
+}
+
+static ps_status cuda_upload_async(ps__backend *be, ps__dtype dt, int rows, int cols,
+                                   const void *host, int ldh, ps__mat dst, int slot) {
+    return transfer_async(be, 1, dt, rows, cols, (void *)host, ldh, dst, slot);
+}
+
+static ps_status cuda_download_async(ps__backend *be, ps__dtype dt, int rows, int cols,
+                                     ps__mat src, void *host, int ldh, int slot) {
+    return transfer_async(be, 0, dt, rows, cols, host, ldh, src, slot);
+}
+
+static ps_status cuda_transfer_wait(ps__backend *be, int slot) {
+    if (slot < 0 || slot >= PS__TRANSFER_SLOTS)
+        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT, "cuda: transfer slot %d", slot);
+    PS_CUDA_TRY(be, cudaEventSynchronize(ps_cuda(be)->transferred[slot]),
+                "cudaEventSynchronize (transfer)");
     return PS_SUCCESS;
 }
 
@@ -684,6 +751,11 @@ static const ps__backend_ops cuda_ops = {
     .lane_wait = cuda_lane_wait,
     .lanes_split = ps_cuda_lanes_split,
     .lanes_join = ps_cuda_lanes_join,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
+    .upload_async = cuda_upload_async,
+    .download_async = cuda_download_async,
+    .transfer_wait = cuda_transfer_wait,
 };
 
 /* The module's one exported symbol. */

@@ -109,6 +109,7 @@ typedef struct ps_cuda_state {
     int potrf_max_blocks;    /* potrf_tall's co-resident blocks (its grid's cap) */
     void *staging[2];        /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
+    cudaEvent_t transferred[PS__TRANSFER_SLOTS]; /* upload_async / download_async's slots */
     int panel_threads;                /* block size of the one-block panel kernel */
     ps_cuda_coop_panel coop;          /* the cooperative LU leaf's limits */
     void *coop_scratch;               /* its candidate exchange area; NULL: not available */

@@ -161,6 +161,7 @@ static void release_state(ps_cl_state *st) {
     if (!st) return;
     ps_cl_profile_close(st);
     ps_cl_release_fetches(st);
+    ps_cl_release_transfers(st);
     ps_cl_release_host_blocks(st);
     ps_cl_release_programs(st);
     if (st->scratch) clReleaseMemObject(st->scratch);
@@ -405,6 +406,9 @@ static const ps__backend_ops cl_ops = {
     .fetch_wait = ps_cl_fetch_wait,
     .host_alloc = ps_cl_host_alloc,
     .host_free = ps_cl_host_free,
+    .upload_async = ps_cl_upload_async,
+    .download_async = ps_cl_download_async,
+    .transfer_wait = ps_cl_transfer_wait,
     .fill = ps_cl_fill,
     .read_elements = cl_read_elements,
     .laswp = ps_cl_laswp,

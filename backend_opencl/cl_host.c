@@ -47,7 +47,7 @@ ps_status ps_cl_host_alloc(ps__backend *be, size_t bytes, void **ptr) {
     return PS_SUCCESS;
 }
 
-/* Unmaps and releases one block (every transfer is blocking, so none still reads it). */
+/* Unmaps and releases one block (core waits for the transfers that use a block first). */
 static void release_block(ps_cl_state *st, struct ps_cl_host_block *b) {
     if (b->mem) {
         clEnqueueUnmapMemObject(st->queue, b->mem, b->ptr, 0, NULL, NULL);

@@ -95,6 +95,7 @@ typedef struct ps_cl_state {
     int nkernels;
     struct ps_cl_host_block *host_blocks; /* host_alloc's, mapped (cl_host.c) */
     ps_cl_fetch fetch[PS__FETCH_SLOTS];   /* fetch_start's reads in flight (cl_fetch.c) */
+    cl_event transferred[PS__TRANSFER_SLOTS]; /* upload_async's and download_async's last */
     FILE *profile;                        /* PORTSOLVE_CL_PROFILE's file (cl_profile.c) */
     cl_event *profile_events;             /* the launches since the last flush, */
     const char **profile_names;           /* and their names */
@@ -131,6 +132,13 @@ ps_status ps_cl_upload(ps__backend *be, ps__dtype dt, int rows, int cols, const 
                        ps__mat dst);
 ps_status ps_cl_download(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src, void *host,
                          int ldh);
+/* upload_async / download_async / transfer_wait (cl_transfer.c), and the wait at close. */
+ps_status ps_cl_upload_async(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host,
+                             int ldh, ps__mat dst, int slot);
+ps_status ps_cl_download_async(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                               void *host, int ldh, int slot);
+ps_status ps_cl_transfer_wait(ps__backend *be, int slot);
+void ps_cl_release_transfers(ps_cl_state *st);
 /* fetch_start / fetch_wait (cl_fetch.c), and the wait for what is left at close. */
 ps_status ps_cl_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src);
 ps_status ps_cl_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src,

@@ -5,7 +5,9 @@
  * n = 16384, 4 GB moved: 1.71-1.80 s directly against 1.84-1.89 s staged through 4 MB blocks,
  * the two builds run in turn in one call; in another call 16 and 32 MB blocks did no better than
  * 4 MB, and direct transfers were faster still). On CPU devices a staging copy is pure overhead.
- * Memory from host_alloc (cl_host.c) is page-locked and moves by DMA.
+ * Memory from host_alloc (cl_host.c) is page-locked and moves by DMA; core's staging
+ * (core/staging.c) queues such transfers without waiting (upload_async, download_async), one
+ * event per slot.
  */
 #include "cl_internal.h"
 
@@ -17,33 +19,37 @@ void ps_cl_rect_of(ps__mat v, size_t es, size_t origin[3], size_t *pitch) {
     *pitch = ld * es;
 }
 
-/* A blocking transfer between a host array (leading dimension ldh) and a view: a rectangle for
- * all columns but the last, and a plain contiguous transfer for the last one. NVIDIA's OpenCL
+/* A transfer between a host array (leading dimension ldh) and a view: a rectangle for all
+ * columns but the last, and a plain contiguous transfer for the last one. NVIDIA's OpenCL
  * rejects a rectangle whose last row (here: column) does not have a full pitch of buffer after
  * its start (stricter than the specification's bound), which a view ending near the end of its
- * buffer (the diagonal read as a 1 x n view with ld = lda + 1, a corner element) runs into. */
+ * buffer (the diagonal read as a 1 x n view with ld = lda + 1, a corner element) runs into.
+ * done = NULL: blocking; otherwise queued, and *done is the event of its last command (the
+ * queue is in order, so the last one ends after the first). */
 static ps_status transfer(ps__backend *be, int to_device, ps__dtype dt, int rows, int cols,
-                          void *host, int ldh, ps__mat view) {
+                          void *host, int ldh, ps__mat view, cl_event *done) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
     size_t es = ps__dtype_size(dt), origin[3], pitch;
     cl_command_queue q = ps_cl(be)->queue;
     cl_mem m = (cl_mem)view.buf;
+    cl_bool blocking = done ? CL_FALSE : CL_TRUE;
     cl_int err = CL_SUCCESS;
     if (cols > 1) {
         size_t host_origin[3] = {0, 0, 0}, region[3] = {(size_t)rows * es, (size_t)cols - 1, 1};
         ps_cl_rect_of(view, es, origin, &pitch);
-        err = to_device
-                  ? clEnqueueWriteBufferRect(q, m, CL_TRUE, origin, host_origin, region, pitch, 0,
-                                             (size_t)ldh * es, 0, host, 0, NULL, NULL)
-                  : clEnqueueReadBufferRect(q, m, CL_TRUE, origin, host_origin, region, pitch, 0,
-                                            (size_t)ldh * es, 0, host, 0, NULL, NULL);
+        err = to_device ? clEnqueueWriteBufferRect(q, m, blocking, origin, host_origin, region,
+                                                   pitch, 0, (size_t)ldh * es, 0, host, 0, NULL,
+                                                   NULL)
+                        : clEnqueueReadBufferRect(q, m, blocking, origin, host_origin, region,
+                                                  pitch, 0, (size_t)ldh * es, 0, host, 0, NULL,
+                                                  NULL);
     }
     if (err == CL_SUCCESS) {
         size_t last = (size_t)(cols - 1);
         size_t offset = (view.off + last * (size_t)view.ld) * es, bytes = (size_t)rows * es;
         char *h = (char *)host + last * (size_t)ldh * es;
-        err = to_device ? clEnqueueWriteBuffer(q, m, CL_TRUE, offset, bytes, h, 0, NULL, NULL)
-                        : clEnqueueReadBuffer(q, m, CL_TRUE, offset, bytes, h, 0, NULL, NULL);
+        err = to_device ? clEnqueueWriteBuffer(q, m, blocking, offset, bytes, h, 0, NULL, done)
+                        : clEnqueueReadBuffer(q, m, blocking, offset, bytes, h, 0, NULL, done);
     }
     if (err != CL_SUCCESS)
         return ps_cl_fail(be, err,
@@ -53,10 +59,52 @@ static ps_status transfer(ps__backend *be, int to_device, ps__dtype dt, int rows
 
 ps_status ps_cl_upload(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host, int ldh,
                        ps__mat dst) {
-    return transfer(be, 1, dt, rows, cols, (void *)host, ldh, dst);
+    return transfer(be, 1, dt, rows, cols, (void *)host, ldh, dst, NULL);
 }
 
 ps_status ps_cl_download(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src, void *host,
                          int ldh) {
-    return transfer(be, 0, dt, rows, cols, host, ldh, src);
+    return transfer(be, 0, dt, rows, cols, host, ldh, src, NULL);
+}
+
+ps_status ps_cl_transfer_wait(ps__backend *be, int slot) {
+    ps_cl_state *st = ps_cl(be);
+    if (slot < 0 || slot >= PS__TRANSFER_SLOTS)
+        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT, "opencl: transfer slot %d", slot);
+    cl_event e = st->transferred[slot];
+    if (!e) return PS_SUCCESS;
+    st->transferred[slot] = NULL;
+    cl_int err = clWaitForEvents(1, &e);
+    clReleaseEvent(e);
+    if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clWaitForEvents (transfer)");
+    return PS_SUCCESS;
+}
+
+/* Queues a transfer under slot, after the slot's previous one has been waited for. */
+static ps_status transfer_async(ps__backend *be, int to_device, ps__dtype dt, int rows, int cols,
+                                void *host, int ldh, ps__mat view, int slot) {
+    PS__TRY(ps_cl_transfer_wait(be, slot));
+    PS__TRY(transfer(be, to_device, dt, rows, cols, host, ldh, view,
+                     &ps_cl(be)->transferred[slot]));
+    if (ps_cl(be)->transferred[slot]) clFlush(ps_cl(be)->queue); /* start it now */
+    return PS_SUCCESS;
+}
+
+ps_status ps_cl_upload_async(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host,
+                             int ldh, ps__mat dst, int slot) {
+    return transfer_async(be, 1, dt, rows, cols, (void *)host, ldh, dst, slot);
+}
+
+ps_status ps_cl_download_async(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                               void *host, int ldh, int slot) {
+    return transfer_async(be, 0, dt, rows, cols, host, ldh, src, slot);
+}
+
+void ps_cl_release_transfers(ps_cl_state *st) {
+    for (int i = 0; i < PS__TRANSFER_SLOTS; i++)
+        if (st->transferred[i]) {
+            clWaitForEvents(1, &st->transferred[i]);
+            clReleaseEvent(st->transferred[i]);
+            st->transferred[i] = NULL;
+        }
 }

@@ -222,6 +222,8 @@ static inline PS__HOST_DEVICE int ps__cg_scalars(double *s, double gamma, double
     s[PS__CG_ALPHA] = *alpha;
     return 1;
 }
+/* Slots of upload_async / download_async / transfer_wait. */
+#define PS__TRANSFER_SLOTS 4
 /* Slots of fetch_start / fetch_wait. */
 #define PS__FETCH_SLOTS 2
 /* Steps of an arnoldi_steps or arnoldi_restart call whose columns fetch_wait may deliver before
@@ -711,6 +713,19 @@ struct ps__backend_ops {
      * through a work buffer, which moves the off-diagonal entries three times. ---- */
     /* a = a^T for the n x n view a. n = 0 succeeds where the backend offers it. */
     ps_status (*transpose_square)(ps__backend *be, ps__dtype dt, int n, ps__mat a);
+    /* ---- Bulk transfers queued without waiting (the host drivers' staging, core/staging.c);
+     * appended, so older modules get the defaults (the blocking upload and download, and a wait
+     * that returns at once). ---- */
+    /* Queue a transfer between host memory from host_alloc (page-locked, so the device can move
+     * it by DMA while the host works) and a view, on the context's queue after the work queued
+     * before it, and return. slot (0..PS__TRANSFER_SLOTS-1) then tracks it, replacing what the
+     * slot tracked; host must not be touched until transfer_wait(slot) returns. */
+    ps_status (*upload_async)(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host,
+                              int ldh, ps__mat dst, int slot);
+    ps_status (*download_async)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                                void *host, int ldh, int slot);
+    /* Blocks until the last transfer queued under slot has finished (at once when none is). */
+    ps_status (*transfer_wait)(ps__backend *be, int slot);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

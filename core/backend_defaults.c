@@ -259,6 +259,23 @@ static void default_host_free(ps__backend *be, void *ptr) {
     free(ptr);
 }
 
+static ps_status default_upload_async(ps__backend *be, ps__dtype dt, int rows, int cols,
+                                      const void *host, int ldh, ps__mat dst, int slot) {
+    (void)slot;
+    return be->ops->upload(be, dt, rows, cols, host, ldh, dst);
+}
+
+static ps_status default_download_async(ps__backend *be, ps__dtype dt, int rows, int cols,
+                                        ps__mat src, void *host, int ldh, int slot) {
+    (void)slot;
+    return be->ops->download(be, dt, rows, cols, src, host, ldh);
+}
+
+static ps_status default_transfer_wait(ps__backend *be, int slot) {
+    (void)be, (void)slot;
+    return PS_SUCCESS;
+}
+
 /* Nothing reads ahead: the hint needs no action. */
 static ps_status default_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a) {
     (void)be, (void)dt, (void)rows, (void)cols, (void)a;
@@ -368,6 +385,9 @@ static const ps__backend_ops defaults = {
     .convert_transposed = default_convert_transposed,
     .gemv_triangle = default_gemv_triangle,
     .transpose_square = default_transpose_square,
+    .upload_async = default_upload_async,
+    .download_async = default_download_async,
+    .transfer_wait = default_transfer_wait,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -444,6 +464,9 @@ static const entry_info optional[] = {
     PS__ENTRY(fetch_wait),
     PS__ENTRY(cg_step),
     PS__ENTRY(orthonormalize),
+    PS__ENTRY(upload_async),
+    PS__ENTRY(download_async),
+    PS__ENTRY(transfer_wait),
 };
 #undef PS__ENTRY
 

@@ -9,66 +9,43 @@
 
 _Static_assert(sizeof(int) == sizeof(int32_t), "pivots are passed as 32-bit ints");
 
-/* True when some element of the column is NaN or Inf: an exponent field of all ones. Integer
- * tests, OR-reduced, so the loop vectorizes and the scan costs about one read of the data. */
-static int column_has_nonfinite_d(const double *c, int rows) {
+int ps__range_nonfinite(ps__dtype dt, const void *a, size_t count) {
     unsigned bad = 0;
-    for (int i = 0; i < rows; i++) {
-        uint64_t bits;
-        memcpy(&bits, &c[i], sizeof bits);
-        bad |= (unsigned)((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull);
-    }
-    return bad != 0;
-}
-
-static int column_has_nonfinite_s(const float *c, int rows) {
-    unsigned bad = 0;
-    for (int i = 0; i < rows; i++) {
-        uint32_t bits;
-        memcpy(&bits, &c[i], sizeof bits);
-        bad |= (unsigned)((bits & 0x7f800000u) == 0x7f800000u);
-    }
-    return bad != 0;
-}
-
-/* Scans, in each column j, the rows the shape references: all (PS__UPLO_ALL), j..rows-1
- * (lower) or 0..j (upper). */
-enum { PS__UPLO_ALL = -1 };
-static ps_status check_finite_rows(ps_context *ctx, ps__dtype dt, int shape, int rows, int cols,
-                                   const void *a, int lda, const char *fn, const char *name,
-                                   int pos) {
-    for (int j = 0; j < cols; j++) {
-        int first = shape == PS__LOWER ? j : 0;
-        int end = shape == PS__UPPER ? (j + 1 < rows ? j + 1 : rows) : rows;
-        if (first >= end) continue;
-        size_t col_off = (size_t)j * (size_t)lda;
-        int i = first;
-        if (dt == PS__DOUBLE) {
-            const double *c = (const double *)a + col_off;
-            if (!column_has_nonfinite_d(c + first, end - first)) continue;
-            while (isfinite(c[i])) i++;
-        } else {
-            const float *c = (const float *)a + col_off;
-            if (!column_has_nonfinite_s(c + first, end - first)) continue;
-            while (isfinite(c[i])) i++;
+    if (dt == PS__DOUBLE) {
+        const double *c = a;
+        for (size_t i = 0; i < count; i++) {
+            uint64_t bits;
+            memcpy(&bits, &c[i], sizeof bits);
+            bad |= (unsigned)((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull);
         }
-        ctx->last_info = -pos;
-        return ps__fail(ctx, PS_ERR_NON_FINITE,
-                        "%s: %s(%d,%d) is not finite; inputs must not contain NaN or Inf", fn, name,
-                        i + 1, j + 1);
+    } else {
+        const float *c = a;
+        for (size_t i = 0; i < count; i++) {
+            uint32_t bits;
+            memcpy(&bits, &c[i], sizeof bits);
+            bad |= (unsigned)((bits & 0x7f800000u) == 0x7f800000u);
+        }
+    }
+    return bad != 0;
+}
+
+ps_status ps__report_nonfinite(ps_context *ctx, ps__dtype dt, const ps__finite_check *check,
+                               int rows, int col0, int cols, const void *a, int lda) {
+    size_t es = ps__dtype_size(dt);
+    for (int j = col0; j < col0 + cols; j++) {
+        int first, end;
+        ps__shape_rows(check->shape, rows, j, &first, &end);
+        const char *c = (const char *)a + (size_t)j * (size_t)lda * es;
+        for (int i = first; i < end; i++) {
+            double v = dt == PS__DOUBLE ? ((const double *)c)[i] : (double)((const float *)c)[i];
+            if (isfinite(v)) continue;
+            ctx->last_info = -check->pos;
+            return ps__fail(ctx, PS_ERR_NON_FINITE,
+                            "%s: %s(%d,%d) is not finite; inputs must not contain NaN or Inf",
+                            check->fn, check->name, i + 1, j + 1);
+        }
     }
     return PS_SUCCESS;
-}
-
-ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *a,
-                           int lda, const char *fn, const char *name, int pos) {
-    return check_finite_rows(ctx, dt, PS__UPLO_ALL, rows, cols, a, lda, fn, name, pos);
-}
-
-ps_status ps__check_finite_triangle(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n,
-                                    const void *a, int lda, const char *fn, const char *name,
-                                    int pos) {
-    return check_finite_rows(ctx, dt, (int)uplo, n, n, a, lda, fn, name, pos);
 }
 
 ps_status ps__check_array(ps_context *ctx, const char *fn, char name, const void *a, int used,

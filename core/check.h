@@ -4,13 +4,31 @@
 
 #include "context.h"
 
-/* PS_ERR_NON_FINITE naming the first NaN/Inf element of the rows x cols host array. */
-ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *a,
-                           int lda, const char *fn, const char *name, int pos);
-/* The same over the uplo triangle of an n x n array (the part a symmetric routine reads). */
-ps_status ps__check_finite_triangle(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n,
-                                    const void *a, int lda, const char *fn, const char *name,
-                                    int pos);
+/* The part of an array a finite check reads: all of it, or the triangle of a symmetric routine
+ * (PS__UPPER, PS__LOWER). */
+enum { PS__SHAPE_ALL = -1 };
+/* A host input that must hold no NaN or Inf in its shape's part; a failure names fn, the array
+ * and its argument position (LAPACK's info = -pos). */
+typedef struct ps__finite_check {
+    const char *fn;
+    const char *name;
+    int pos;
+    int shape; /* PS__SHAPE_ALL, PS__UPPER or PS__LOWER */
+} ps__finite_check;
+
+/* The rows [*first, *end) of column j that shape reads, of rows rows. */
+static inline void ps__shape_rows(int shape, int rows, int j, int *first, int *end) {
+    *first = shape == PS__LOWER ? j : 0;
+    *end = shape == PS__UPPER ? (j + 1 < rows ? j + 1 : rows) : rows;
+    if (*first > *end) *first = *end;
+}
+/* 1 when some of the count contiguous elements is NaN or Inf (exponent bits all ones; integer
+ * tests OR-reduced, so the loop vectorizes and costs about one read of the data). */
+int ps__range_nonfinite(ps__dtype dt, const void *a, size_t count);
+/* PS_ERR_NON_FINITE naming the first NaN/Inf in columns col0 .. col0 + cols - 1 of the host
+ * array a (leading dimension lda), or PS_SUCCESS when there is none. */
+ps_status ps__report_nonfinite(ps_context *ctx, ps__dtype dt, const ps__finite_check *check,
+                               int rows, int col0, int cols, const void *a, int lda);
 /* LAPACK's checks of an array argument (position pos) and its leading dimension (pos + 1): a
  * NULL array when it holds elements (`used`), and ld below max(1, rows), where `dim` names rows
  * in the message ('n', 'm'). The messages read "fn: A is NULL", "fn: lda=0 is less than

@@ -81,11 +81,7 @@ static ps_status check_host_args(ps_context *ctx, ps__dtype dt, const char *fn, 
     if (has_rhs) {
         PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 7));
     }
-    PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
-    if (n == 0) return PS_SUCCESS;
-    PS__TRY(ps__check_finite_triangle(ctx, dt, *u, n, A, lda, fn, "A", 4 + shift));
-    if (has_rhs) PS__TRY(ps__check_finite(ctx, dt, n, nrhs, B, ldb, fn, "B", 7));
-    return PS_SUCCESS;
+    return ps__check_dtype_supported(ctx, dt, fn);
 }
 
 /* potrf (B NULL) or posv: on PS_ERR_NOT_SPD A gets the partial factor back, B stays. */
@@ -102,9 +98,10 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     void *dev_info;
     int info = 0;
     int solve = has_rhs && nrhs > 0;
+    ps__finite_check check_a = {fn, "A", has_rhs ? 5 : 4, (int)u}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps_status st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &a);
-    if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &b);
+    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
+    if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
     if (!st) st = ps__potrf(ctx, dt, u, n, a.dev, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st && info == 0 && solve) st = ps__potrs(ctx, dt, u, n, nrhs, a.dev, b.dev);
@@ -125,8 +122,9 @@ static ps_status host_potrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
 
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;
-    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 1, &a);
-    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &b);
+    ps__finite_check check_a = {fn, "A", 5, (int)u}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
+    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
+    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
     if (!st) st = ps__potrs(ctx, dt, u, n, nrhs, a.dev, b.dev);
     if (!st) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     ps__scratch_end(&s);

@@ -1,5 +1,6 @@
 /* Context lifecycle, per-call error state and counted allocations. */
 #include "context.h"
+#include "staging.h"
 #include "select.h"
 
 #include <ctype.h>
@@ -224,6 +225,7 @@ void *ps_context_native_queue(const ps_context *ctx) {
 void ps_context_destroy(ps_context *ctx) {
     if (!ctx) return;
     ps_context_destroy(ctx->host);
+    ps__staging_release(ctx);
     ps__backend_close(ctx);
     free(ctx);
 }

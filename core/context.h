@@ -61,6 +61,8 @@ struct ps_context {
                             * EARLY_INVERSES (tuning): -1 where the backend has two lanes, 0 never,
                             * 1 always (core/refine.c) */
     ps_refine_result refine_result; /* what the last dsgesv did */
+    void *ring[PS__TRANSFER_SLOTS]; /* the host drivers' page-locked staging buffers */
+    size_t ring_bytes;              /* their size (0: none yet; core/staging.c) */
     char last_error[PS__ERROR_SIZE];
     int last_info;
     /* Resource accounting: live device buffers, and a test hook that makes the n-th next

@@ -91,17 +91,14 @@ static ps_status host_solve(ps_context *ctx, ps_iter_method method, ps__dtype dt
     if (!b && n > 0) return ps__bad_arg(ctx, 5, "%s: b is NULL", fn);
     if (!x && n > 0) return ps__bad_arg(ctx, 6, "%s: x is NULL", fn);
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
-    if (n > 0) {
-        PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 3));
-        PS__TRY(ps__check_finite(ctx, dt, n, 1, b, n, fn, "b", 5));
-        PS__TRY(ps__check_finite(ctx, dt, n, 1, x, n, fn, "x", 6));
-    }
 
+    ps__finite_check check_a = {fn, "A", 3, PS__SHAPE_ALL}, check_b = {fn, "b", 5, PS__SHAPE_ALL},
+                     check_x = {fn, "x", 6, PS__SHAPE_ALL};
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, bs, xs;
-    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 1, &a);
-    if (!st) st = ps__stage_in(&s, dt, n, 1, b, ps__max1(n), 1, &bs);
-    if (!st) st = ps__stage_in(&s, dt, n, 1, x, ps__max1(n), 0, &xs);
+    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
+    if (!st) st = ps__stage_in(&s, dt, n, 1, b, ps__max1(n), 1, &check_b, &bs);
+    if (!st) st = ps__stage_in(&s, dt, n, 1, x, ps__max1(n), 0, &check_x, &xs);
     if (!st) {
         ps__vec bv = {bs.dev.buf, bs.dev.off, 1}, xv = {xs.dev.buf, xs.dev.off, 1};
         st = ps__iter_solve(ctx, fn, method, dt, n, a.dev, bv, xv, &o, res);

@@ -100,7 +100,6 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
     if (!ipiv && k > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (k == 0) return PS_SUCCESS;
-    PS__TRY(ps__check_finite(ctx, dt, m, n, A, lda, fn, "A", 4));
 
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a;
@@ -108,7 +107,7 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
     int info = 0;
     ps_status st = ps__scratch_dev(&s, (size_t)k * sizeof(int32_t), &dev_ipiv);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = ps__stage_in(&s, dt, m, n, A, lda, 1, &a);
+    if (!st) st = ps__stage_in(&s, dt, m, n, A, lda, 1, &(ps__finite_check){fn, "A", 4, PS__SHAPE_ALL}, &a);
     if (!st) st = ps__getrf(ctx, dt, m, n, a.dev, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st) st = ps__stage_out(ctx, dt, m, n, &a, A, lda);
@@ -132,15 +131,14 @@ static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0 || nrhs == 0) return PS_SUCCESS;
     PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 7));
-    PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 5));
-    PS__TRY(ps__check_finite(ctx, dt, n, nrhs, B, ldb, fn, "B", 8));
 
+    ps__finite_check check_a = {fn, "A", 5, PS__SHAPE_ALL}, check_b = {fn, "B", 8, PS__SHAPE_ALL};
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;
     void *dev_ipiv;
     ps_status st = ps__upload_pivots(&s, n, ipiv, &dev_ipiv);
-    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &a);
-    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &b);
+    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
+    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
     if (!st) st = ps__getrs(ctx, dt, t, n, nrhs, a.dev, dev_ipiv, b.dev);
     if (!st) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     ps__scratch_end(&s);
@@ -158,17 +156,16 @@ static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 7));
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0) return PS_SUCCESS;
-    PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 4));
-    PS__TRY(ps__check_finite(ctx, dt, n, nrhs, B, ldb, fn, "B", 7));
 
+    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;
     void *dev_ipiv, *dev_info;
     int info = 0;
     ps_status st = ps__scratch_dev(&s, (size_t)n * sizeof(int32_t), &dev_ipiv);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &a);
-    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &b);
+    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
+    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
     if (!st) st = ps__getrf(ctx, dt, n, n, a.dev, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st && info == 0) st = ps__getrs(ctx, dt, PS__NOTRANS, n, nrhs, a.dev, dev_ipiv, b.dev);

@@ -228,15 +228,14 @@ ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *i
     ctx->refine_result.factorization = ctx->refine.factorization;
     PS__TRY(ps__check_dtype_supported(ctx, PS__DOUBLE, fn));
     if (n == 0) return PS_SUCCESS;
-    PS__TRY(ps__check_finite(ctx, PS__DOUBLE, n, n, A, lda, fn, "A", 4));
-    PS__TRY(ps__check_finite(ctx, PS__DOUBLE, n, nrhs, B, ldb, fn, "B", 7));
 
+    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b, x;
-    ps_status st = ps__stage_in(&s, PS__DOUBLE, n, n, A, lda, 1, &a);
-    if (!st) st = ps__stage_in(&s, PS__DOUBLE, n, nrhs, B, ldb, 1, &b);
+    ps_status st = ps__stage_in(&s, PS__DOUBLE, n, n, A, lda, 1, &check_a, &a);
+    if (!st) st = ps__stage_in(&s, PS__DOUBLE, n, nrhs, B, ldb, 1, &check_b, &b);
     /* X is written during refinement: a private copy keeps the caller's X on failure. */
-    if (!st) st = ps__stage_in(&s, PS__DOUBLE, n, nrhs, X, ldx, 0, &x);
+    if (!st) st = ps__stage_in(&s, PS__DOUBLE, n, nrhs, X, ldx, 0, NULL, &x);
     int tmp_iter = 0;
     if (!st) st = run(&s, fn, n, nrhs, a.dev, ipiv, b.dev, x.dev, &tmp_iter);
     /* A changed only when it fell back (its double factors, returned as dgesv does). */

@@ -1,11 +1,176 @@
 /* Host arrays staged for the backend (see staging.h). */
 #include "staging.h"
 
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* The ring's buffers are at most this large; a call's chunks are whole columns of one buffer. */
+#define RING_MAX_BYTES ((size_t)32 << 20)
+#define RING_MIN_BYTES ((size_t)1 << 20)
+/* Copies and scans below this many bytes stay on the calling thread (a parallel region costs
+ * microseconds; one thread moves about 4 GB/s). */
+#define PARALLEL_BYTES ((size_t)4 << 20)
+/* The most threads a copy uses: host memory bandwidth is saturated well before. */
+#define MAX_THREADS 32
+/* A column is cut into segments of this many elements, so that tall single columns spread. */
+#define SEGMENT 32768
+
+static int threads_for(size_t bytes) {
+#ifdef _OPENMP
+    if (bytes < PARALLEL_BYTES) return 1;
+    int t = omp_get_max_threads();
+    return t < MAX_THREADS ? t : MAX_THREADS;
+#else
+    (void)bytes;
+    return 1;
+#endif
+}
+
+/* Columns col0 .. col0 + cols - 1 of src (rows x ., leading dimension lds elements): copied
+ * into dst (leading dimension ldd) when dst is not NULL, and scanned for NaN/Inf in shape's part
+ * when check is set. Returns 1 when the scan found one (the copy may then be incomplete). */
+static int walk_columns(ps__dtype dt, int check, int shape, int rows, int col0, int cols,
+                        const char *src, size_t lds, char *dst, size_t ldd) {
+    size_t es = ps__dtype_size(dt);
+    long segs = (rows + SEGMENT - 1) / SEGMENT, items = segs * (long)cols;
+    int bad = 0;
+    int threads = threads_for((size_t)rows * (size_t)cols * es);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) reduction(| : bad) num_threads(threads) if (threads > 1)
+#endif
+    for (long it = 0; it < items; it++) {
+        int j = col0 + (int)(it / segs), i0 = (int)(it % segs) * SEGMENT;
+        int i1 = rows - i0 < SEGMENT ? rows : i0 + SEGMENT;
+        const char *from = src + ((size_t)j * lds + (size_t)i0) * es;
+        if (check) {
+            int first, end;
+            ps__shape_rows(shape, rows, j, &first, &end);
+            if (first < i0) first = i0;
+            if (end > i1) end = i1;
+            if (first < end)
+                bad |= ps__range_nonfinite(dt, src + ((size_t)j * lds + (size_t)first) * es,
+                                           (size_t)(end - first));
+        }
+        if (dst) memcpy(dst + ((size_t)(j - col0) * ldd + (size_t)i0) * es, from,
+                        (size_t)(i1 - i0) * es);
+    }
+    (void)threads;
+    return bad;
+}
+
+ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *a,
+                           int lda, const ps__finite_check *check) {
+    if (!check || rows <= 0 || cols <= 0) return PS_SUCCESS;
+    if (!walk_columns(dt, 1, check->shape, rows, 0, cols, a, (size_t)lda, NULL, 0))
+        return PS_SUCCESS;
+    return ps__report_nonfinite(ctx, dt, check, rows, 0, cols, a, lda);
+}
+
+void ps__staging_release(ps_context *ctx) {
+    for (int i = 0; i < PS__TRANSFER_SLOTS; i++) {
+        if (!ctx->ring[i]) continue;
+        ctx->be.ops->transfer_wait(&ctx->be, i);
+        ctx->be.ops->host_free(&ctx->be, ctx->ring[i]);
+        ctx->ring[i] = NULL;
+    }
+    ctx->ring_bytes = 0;
+}
+
+/* Buffers of at least the size a transfer of `bytes` pipelines well in; 0 when they cannot be
+ * had (the caller then transfers from its own memory). */
+static size_t ring_for(ps_context *ctx, size_t bytes) {
+    size_t want = bytes / PS__TRANSFER_SLOTS;
+    if (want > RING_MAX_BYTES) want = RING_MAX_BYTES;
+    if (want < RING_MIN_BYTES) want = RING_MIN_BYTES;
+    if (ctx->ring_bytes >= want) return ctx->ring_bytes;
+    ps__staging_release(ctx);
+    for (int i = 0; i < PS__TRANSFER_SLOTS; i++)
+        if (ctx->be.ops->host_alloc(&ctx->be, want, &ctx->ring[i]) != PS_SUCCESS) {
+            ctx->ring[i] = NULL;
+            ps__staging_release(ctx);
+            ctx->last_error[0] = '\0'; /* not an error: the transfer goes unstaged */
+            return 0;
+        }
+    ctx->ring_bytes = want;
+    return want;
+}
+
+/* Columns per ring buffer for columns of column_bytes; 0 when the ring cannot be used. */
+static int ring_columns(ps_context *ctx, size_t column_bytes, int cols) {
+    size_t ring = ring_for(ctx, column_bytes * (size_t)cols);
+    size_t per = ring / column_bytes;
+    return per > (size_t)cols ? cols : (int)per;
+}
+
+/* Uploads through the ring: the threads fill buffer k while buffer k - 1 is on its way. */
+static ps_status upload_staged(ps_context *ctx, ps__dtype dt, int rows, int cols,
+                               const void *host, int ldh, const ps__finite_check *check,
+                               ps__mat dst) {
+    ps__backend *be = &ctx->be;
+    size_t es = ps__dtype_size(dt);
+    int per = ring_columns(ctx, (size_t)rows * es, cols);
+    if (per == 0) {
+        PS__TRY(ps__check_finite(ctx, dt, rows, cols, host, ldh, check));
+        return be->ops->upload(be, dt, rows, cols, host, ldh, dst);
+    }
+    ps_status st = PS_SUCCESS;
+    for (int c0 = 0, k = 0; c0 < cols && !st; c0 += per, k++) {
+        int slot = k % PS__TRANSFER_SLOTS, nc = cols - c0 < per ? cols - c0 : per;
+        st = be->ops->transfer_wait(be, slot); /* the buffer's last transfer has read it */
+        if (st) break;
+        if (walk_columns(dt, check != NULL, check ? check->shape : PS__SHAPE_ALL, rows, c0, nc,
+                         host, (size_t)ldh, ctx->ring[slot], (size_t)rows)) {
+            st = ps__report_nonfinite(ctx, dt, check, rows, c0, nc, host, ldh);
+            break;
+        }
+        ps__mat to = {dst.buf, dst.off + (size_t)c0 * (size_t)dst.ld, dst.ld};
+        st = be->ops->upload_async(be, dt, rows, nc, ctx->ring[slot], rows, to, slot);
+    }
+    /* On success the transfers stay queued ahead of the work that reads them; the next use of
+     * a buffer waits for its slot. */
+    return st;
+}
+
+/* Downloads through the ring: buffer k is copied out while later ones are on their way. */
+static ps_status download_staged(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src,
+                                 void *host, int ldh) {
+    ps__backend *be = &ctx->be;
+    size_t es = ps__dtype_size(dt);
+    int per = ring_columns(ctx, (size_t)rows * es, cols);
+    if (per == 0) return be->ops->download(be, dt, rows, cols, src, host, ldh);
+    int chunks = (cols + per - 1) / per;
+    ps_status st = PS_SUCCESS;
+    for (int k = 0; k < chunks + PS__TRANSFER_SLOTS && !st; k++) {
+        if (k >= PS__TRANSFER_SLOTS) { /* chunk p is in its buffer: copy it out */
+            int p = k - PS__TRANSFER_SLOTS, slot = p % PS__TRANSFER_SLOTS, c0 = p * per;
+            if (p >= chunks) break;
+            int nc = cols - c0 < per ? cols - c0 : per;
+            st = be->ops->transfer_wait(be, slot);
+            if (!st)
+                walk_columns(dt, 0, PS__SHAPE_ALL, rows, 0, nc, ctx->ring[slot], (size_t)rows,
+                             (char *)host + (size_t)c0 * (size_t)ldh * es, (size_t)ldh);
+        }
+        if (!st && k < chunks) {
+            int slot = k % PS__TRANSFER_SLOTS, c0 = k * per;
+            int nc = cols - c0 < per ? cols - c0 : per;
+            ps__mat from = {src.buf, src.off + (size_t)c0 * (size_t)src.ld, src.ld};
+            st = be->ops->download_async(be, dt, rows, nc, from, ctx->ring[slot], rows, slot);
+        }
+    }
+    if (st) /* no transfer may still write a buffer that the next call refills */
+        for (int i = 0; i < PS__TRANSFER_SLOTS; i++) be->ops->transfer_wait(be, i);
+    return st;
+}
+
 ps_status ps__stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const void *host, int ldh,
-                       int may_alias, ps__staged *out) {
+                       int may_alias, const ps__finite_check *check, ps__staged *out) {
     ps_context *ctx = s->ctx;
     void *alias;
-    if (may_alias && ctx->be.ops->host_alias(&ctx->be, (void *)host, &alias) == PS_SUCCESS) {
+    int host_memory = ctx->be.ops->host_alias(&ctx->be, (void *)host, &alias) == PS_SUCCESS;
+    if (may_alias && host_memory) {
+        PS__TRY(ps__check_finite(ctx, dt, rows, cols, host, ldh, check));
         out->dev = (ps__mat){alias, 0, ldh};
         out->aliased = 1;
         return PS_SUCCESS;
@@ -15,13 +180,28 @@ ps_status ps__stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const v
     PS__TRY(
         ps__scratch_dev(s, (size_t)out->dev.ld * (size_t)cols * ps__dtype_size(dt), &out->dev.buf));
     if (rows == 0 || cols == 0) return PS_SUCCESS;
-    return ctx->be.ops->upload(&ctx->be, dt, rows, cols, host, ldh, out->dev);
+    if (host_memory) { /* the device buffer is host memory: copy into it directly */
+        PS__TRY(ctx->be.ops->host_alias(&ctx->be, out->dev.buf, &alias));
+        if (!walk_columns(dt, check != NULL, check ? check->shape : PS__SHAPE_ALL, rows, 0, cols,
+                          host, (size_t)ldh, alias, (size_t)out->dev.ld))
+            return PS_SUCCESS;
+        return ps__report_nonfinite(ctx, dt, check, rows, 0, cols, host, ldh);
+    }
+    return upload_staged(ctx, dt, rows, cols, host, ldh, check, out->dev);
 }
 
 ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const ps__staged *in,
                         void *host, int ldh) {
     if (in->aliased || rows == 0 || cols == 0) return PS_SUCCESS;
-    return ctx->be.ops->download(&ctx->be, dt, rows, cols, in->dev, host, ldh);
+    void *alias;
+    if (ctx->be.ops->host_alias(&ctx->be, in->dev.buf, &alias) == PS_SUCCESS) {
+        PS__TRY(ctx->be.ops->sync(&ctx->be));
+        walk_columns(dt, 0, PS__SHAPE_ALL, rows, 0, cols,
+                     (const char *)alias + in->dev.off * ps__dtype_size(dt), (size_t)in->dev.ld,
+                     host, (size_t)ldh);
+        return PS_SUCCESS;
+    }
+    return download_staged(ctx, dt, rows, cols, in->dev, host, ldh);
 }
 
 ps_status ps__check_dtype_supported(ps_context *ctx, ps__dtype dt, const char *fn) {

@@ -1,8 +1,14 @@
 /* Host arrays as the backend sees them, for the host drivers: an alias of the caller's memory
- * (backends that address host memory, the CPU) or a copy staged through a device buffer. */
+ * (backends that address host memory, the CPU) or a copy staged through a device buffer.
+ *
+ * Staging copies on several threads into a ring of page-locked buffers (the backend's
+ * host_alloc), checking for NaN and Inf in the same pass, while the device moves the previous
+ * buffer (upload_async); downloads run the other way round. Nothing is written to the caller's
+ * arrays by stage_in, so a refused input leaves them as they were. */
 #ifndef PS_CORE_STAGING_H
 #define PS_CORE_STAGING_H
 
+#include "check.h"
 #include "context.h"
 
 typedef struct ps__staged {
@@ -12,12 +18,19 @@ typedef struct ps__staged {
 
 /* Makes rows x cols of host (leading dimension ldh) available to the backend. may_alias = 0
  * asks for a copy even where the backend could alias the caller's memory (an output the caller
- * must see changed only on success); a copy's device buffer is released with the scratch. */
+ * must see changed only on success); a copy's device buffer is released with the scratch.
+ * check (NULL: none) refuses NaN and Inf with PS_ERR_NON_FINITE, found during the copy. */
 ps_status ps__stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const void *host, int ldh,
-                       int may_alias, ps__staged *out);
+                       int may_alias, const ps__finite_check *check, ps__staged *out);
 /* Copies a staged array back to the host (nothing to do when aliased). */
 ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const ps__staged *in,
                         void *host, int ldh);
+/* PS_ERR_NON_FINITE naming the first NaN/Inf of the rows x cols host array (a scan on several
+ * threads), for inputs that are not staged. */
+ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *a,
+                           int lda, const ps__finite_check *check);
+/* Waits for the ring's transfers and releases it (context destruction). */
+void ps__staging_release(ps_context *ctx);
 
 /* The checks every host driver makes on the context before any work: double precision on the
  * device when dt is double. */

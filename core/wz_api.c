@@ -303,11 +303,7 @@ static ps_status check_host_args(ps_context *ctx, ps__dtype dt, const char *fn, 
     if (has_rhs) {
         PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 7));
     }
-    PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
-    if (n == 0) return PS_SUCCESS;
-    PS__TRY(ps__check_finite(ctx, dt, n, n, A, lda, fn, "A", 3 + shift));
-    if (has_rhs && nrhs > 0) PS__TRY(ps__check_finite(ctx, dt, n, nrhs, B, ldb, fn, "B", 7));
-    return PS_SUCCESS;
+    return ps__check_dtype_supported(ctx, dt, fn);
 }
 
 /* wztrf (B NULL) or wzsv: A and ipiv are written when the factorization completes (also for a
@@ -325,9 +321,11 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     int info = 0, solve = has_rhs && nrhs > 0;
     int *piv = NULL; /* the pivots land in the caller's ipiv only when the call succeeds */
     ps_status st = ps__scratch_host(&s, (size_t)n * sizeof *piv, (void **)&piv);
+    ps__finite_check check_a = {fn, "A", has_rhs ? 4 : 3, PS__SHAPE_ALL},
+                     check_b = {fn, "B", 7, PS__SHAPE_ALL};
     if (!st) st = wz_alloc(&s, dt, n, solve ? nrhs : 0, &ws);
-    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &a);
-    if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &b);
+    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
+    if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
     if (!st) st = wz_factor(&s, dt, n, a.dev, &ws, piv, &info);
     if (!st && info == 0 && solve) st = wz_solve(&s, dt, n, nrhs, a.dev, piv, &ws, b.dev, fn, 6);
     if (!st && info == 0 && solve) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
@@ -350,9 +348,10 @@ static ps_status host_wztrs(ps_context *ctx, ps__dtype dt, const char *fn, int n
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;
     wz_work ws;
+    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps_status st = wz_alloc(&s, dt, n, nrhs, &ws);
-    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &a);
-    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &b);
+    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
+    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
     if (!st) st = wz_solve(&s, dt, n, nrhs, a.dev, ipiv, &ws, b.dev, fn, 6);
     if (!st) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     ps__scratch_end(&s);
