@@ -60,6 +60,10 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
              prop.name, st->device, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1 << 30));
     be->has_double = 1;
+    /* Host drivers up to these orders run on the CPU path (core/crossover.c; measured on an
+     * H200, docs/PERFORMANCE.md). */
+    be->host_crossover[PS__FLOAT] = PS_CUDA_HOST_CROSSOVER_FLOAT;
+    be->host_crossover[PS__DOUBLE] = PS_CUDA_HOST_CROSSOVER_DOUBLE;
     st->fp64_tensor_cores = prop.major >= 8;
     st->tensor_cores_32f = prop.major >= 8;
     st->float_compute = PS__COMPUTE_FP32;
@@ -420,8 +424,8 @@ static ps_status cuda_upload_async(ps__backend *be, ps__dtype dt, int rows, int 
     return transfer_async(be, 1, dt, rows, cols, (void *)host, ldh, dst, slot);
 }
 
-static ps_status cuda_download_async(ps__backend *be, ps__dtype dt, int rows, int cols,
-                                     ps__mat src, void *host, int ldh, int slot) {
+static ps_status cuda_download_async(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                                     void *host, int ldh, int slot) {
     return transfer_async(be, 0, dt, rows, cols, host, ldh, src, slot);
 }
 

@@ -9,6 +9,9 @@
 
 /* Bytes of each of the two pinned staging buffers host transfers go through. */
 #define PS_CUDA_STAGING_BYTES ((size_t)32 << 20)
+/* Host drivers up to these orders run on the CPU path (cuda_backend.c). */
+#define PS_CUDA_HOST_CROSSOVER_FLOAT  640
+#define PS_CUDA_HOST_CROSSOVER_DOUBLE 384
 
 /* The cooperative LU leaf (cuda_lu_panel.cu): a grid of at most one block per SM, each block
  * holding its slice of the panel's rows in shared memory. It fits when that slice does. */
@@ -110,8 +113,8 @@ typedef struct ps_cuda_state {
     void *staging[2];        /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
     cudaEvent_t transferred[PS__TRANSFER_SLOTS]; /* upload_async / download_async's slots */
-    int panel_threads;                /* block size of the one-block panel kernel */
-    ps_cuda_coop_panel coop;          /* the cooperative LU leaf's limits */
+    int panel_threads;                           /* block size of the one-block panel kernel */
+    ps_cuda_coop_panel coop;                     /* the cooperative LU leaf's limits */
     void *coop_scratch;               /* its candidate exchange area; NULL: not available */
     unsigned coop_epoch;              /* the last launch's epoch (exchange flags) */
     int wz_coop;                      /* the cooperative WZ leaf is available */

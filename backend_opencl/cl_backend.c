@@ -107,6 +107,10 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
      * 256 rows, from 512 rows, which also keeps both kernels under test there. */
     int gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
     st->gpu = gpu;
+    /* Host drivers up to these orders run on the CPU path (core/crossover.c; measured on an
+     * H200 with NVIDIA's OpenCL, docs/PERFORMANCE.md). A CPU device is the host already. */
+    be->host_crossover[PS__FLOAT] = gpu ? PS_CL_HOST_CROSSOVER_FLOAT : 0;
+    be->host_crossover[PS__DOUBLE] = gpu ? PS_CL_HOST_CROSSOVER_DOUBLE : 0;
     st->nvidia = strstr(platform, "NVIDIA") != NULL;
     st->step_wg = 1;
     while (gpu && st->step_wg * 2 <= STEP_WG_GPU && (size_t)st->step_wg * 2 <= max_wg)

@@ -93,14 +93,18 @@ typedef struct ps_cl_state {
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */
     ps_cl_cached_kernel kernels[PS_CL_KERNEL_CACHE];
     int nkernels;
-    struct ps_cl_host_block *host_blocks; /* host_alloc's, mapped (cl_host.c) */
-    ps_cl_fetch fetch[PS__FETCH_SLOTS];   /* fetch_start's reads in flight (cl_fetch.c) */
+    struct ps_cl_host_block *host_blocks;     /* host_alloc's, mapped (cl_host.c) */
+    ps_cl_fetch fetch[PS__FETCH_SLOTS];       /* fetch_start's reads in flight (cl_fetch.c) */
     cl_event transferred[PS__TRANSFER_SLOTS]; /* upload_async's and download_async's last */
-    FILE *profile;                        /* PORTSOLVE_CL_PROFILE's file (cl_profile.c) */
-    cl_event *profile_events;             /* the launches since the last flush, */
-    const char **profile_names;           /* and their names */
+    FILE *profile;                            /* PORTSOLVE_CL_PROFILE's file (cl_profile.c) */
+    cl_event *profile_events;                 /* the launches since the last flush, */
+    const char **profile_names;               /* and their names */
     int profile_count, profile_capacity;
 } ps_cl_state;
+
+/* Host drivers up to these orders run on the CPU path on a GPU (cl_backend.c). */
+#define PS_CL_HOST_CROSSOVER_FLOAT  256
+#define PS_CL_HOST_CROSSOVER_DOUBLE 256
 
 static inline ps_cl_state *ps_cl(ps__backend *be) {
     return (ps_cl_state *)be->impl;

@@ -37,12 +37,11 @@ static ps_status transfer(ps__backend *be, int to_device, ps__dtype dt, int rows
     if (cols > 1) {
         size_t host_origin[3] = {0, 0, 0}, region[3] = {(size_t)rows * es, (size_t)cols - 1, 1};
         ps_cl_rect_of(view, es, origin, &pitch);
-        err = to_device ? clEnqueueWriteBufferRect(q, m, blocking, origin, host_origin, region,
-                                                   pitch, 0, (size_t)ldh * es, 0, host, 0, NULL,
-                                                   NULL)
-                        : clEnqueueReadBufferRect(q, m, blocking, origin, host_origin, region,
-                                                  pitch, 0, (size_t)ldh * es, 0, host, 0, NULL,
-                                                  NULL);
+        err = to_device
+                  ? clEnqueueWriteBufferRect(q, m, blocking, origin, host_origin, region, pitch, 0,
+                                             (size_t)ldh * es, 0, host, 0, NULL, NULL)
+                  : clEnqueueReadBufferRect(q, m, blocking, origin, host_origin, region, pitch, 0,
+                                            (size_t)ldh * es, 0, host, 0, NULL, NULL);
     }
     if (err == CL_SUCCESS) {
         size_t last = (size_t)(cols - 1);
@@ -84,8 +83,8 @@ ps_status ps_cl_transfer_wait(ps__backend *be, int slot) {
 static ps_status transfer_async(ps__backend *be, int to_device, ps__dtype dt, int rows, int cols,
                                 void *host, int ldh, ps__mat view, int slot) {
     PS__TRY(ps_cl_transfer_wait(be, slot));
-    PS__TRY(transfer(be, to_device, dt, rows, cols, host, ldh, view,
-                     &ps_cl(be)->transferred[slot]));
+    PS__TRY(
+        transfer(be, to_device, dt, rows, cols, host, ldh, view, &ps_cl(be)->transferred[slot]));
     if (ps_cl(be)->transferred[slot]) clFlush(ps_cl(be)->queue); /* start it now */
     return PS_SUCCESS;
 }

@@ -167,6 +167,9 @@ int main(int argc, char **argv) {
            o.nrhs, o.repeats);
     printf("# backend %s, device %s; reference %s\n", ps_context_backend_name(ctx), device,
            ref->name);
+    printf("# host crossover: %s host drivers up to n = %d run on the CPU path\n",
+           o.single ? "float" : "double",
+           ps_context_host_crossover(ctx, o.single ? PS_FLOAT : PS_DOUBLE));
     printf("# ratio = portsolve GFLOP/s / reference GFLOP/s (gesv 2/3 n^3, posv 1/3 n^3, + 2 n^2 "
            "nrhs);\n"
            "# for a reference that solves the same system it is reference time / portsolve time\n");

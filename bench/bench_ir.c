@@ -6,6 +6,7 @@
  *                      [--precisions float,tf32,fp16,bf16,tf32x3,fp16x3[-rbt],...] [--repeats R]
  *                      [--csv F]
  *                      [--references yes|no] [--restart M] [--max-iter K]
+ *                      [--level device|host]
  *
  * Per order n and condition number: A = Q1 diag(sigma) Q2^T with sigma geometric from 1 to
  * 1/cond (dlatms mode 3; built on the GPU for CUDA, with LAPACKE on the host otherwise), b
@@ -21,6 +22,9 @@
  * refinement steps and path (for ps-<p> also its classical and GMRES steps, counted even when it
  * fell back), and the backward error ||b - A x||_inf / (||A||_inf ||x||_inf)
  * recomputed on the host from the returned x (LAPACK's test passes below sqrt(n) 2^-53).
+ * --level host times the host drivers instead (ps_dgesv, ps_dsgesv on host arrays: transfers
+ * included) beside cuSOLVER dgetrf+dgetrs with the plain transfers a user would write (the
+ * ref-ir rows are left out there: cuSOLVER's IRS has no host interface).
  * --restart and --max-iter set ps_refine_options' restart and max_iter (GMRES-IR's m, and the
  * refinement steps and Arnoldi steps per correction; defaults 30 and 30).
  */
@@ -48,6 +52,7 @@ typedef struct {
     int nprecs;
     int references;        /* run the vendor references (--references no: portsolve only) */
     int restart, max_iter; /* ps_refine_options' (0: the default) */
+    int host_level;        /* --level host: the host drivers, transfers timed */
 } options;
 
 static int parse(int argc, char **argv, options *o) {
@@ -66,6 +71,7 @@ static int parse(int argc, char **argv, options *o) {
         BENCH_ARG_INT("--restart", &o->restart, 1, 1 << 20),
         BENCH_ARG_INT("--max-iter", &o->max_iter, 1, 1 << 20),
         BENCH_ARG_CHOICE("--references", &no_references, "yes|no"),
+        BENCH_ARG_CHOICE("--level", &o->host_level, "device|host"),
     };
     if (!bench_parse_args("portsolve-bench-ir", argc, argv, args, sizeof args / sizeof args[0]))
         return 0;
@@ -152,7 +158,30 @@ static int run_portsolve(ps_context *ctx, const options *opt, int method, ps_low
     o.factorization = f;
     if (opt->restart) o.restart = opt->restart;
     if (opt->max_iter) o.max_iter = opt->max_iter;
-    ps_status st = ps_matrix_create(ctx, PS_DOUBLE, n, n, n, &A);
+    ps_status st;
+    if (opt->host_level) { /* the host drivers on copies of the inputs, made before the clock */
+        double *Ah = malloc(sizeof(double) * (size_t)n * n), *Bh = malloc(sizeof(double) * n);
+        st = Ah && Bh && ipiv ? ps_context_set_refine_options(ctx, &o) : PS_ERR_OUT_OF_HOST_MEMORY;
+        if (!st) {
+            memcpy(Ah, A0, sizeof(double) * (size_t)n * n);
+            memcpy(Bh, B0, sizeof(double) * n);
+        }
+        double t0 = bench_now();
+        *iter = 0;
+        if (!st)
+            st = method == PS_DGESV ? ps_dgesv(ctx, n, 1, Ah, n, ipiv, Bh, n)
+                                    : ps_dsgesv(ctx, n, 1, Ah, n, ipiv, Bh, n, X, n, iter);
+        *seconds = bench_now() - t0;
+        *res = ps_context_refine_result(ctx);
+        if (!st && method == PS_DGESV) memcpy(X, Bh, sizeof(double) * n);
+        if (st)
+            fprintf(stderr, "portsolve-bench-ir: host %s n=%d: %s\n",
+                    method == PS_DGESV ? "dgesv" : ps_lowprec_name(p), n,
+                    ps_context_last_error(ctx));
+        free(Ah), free(Bh), free(ipiv);
+        return st != PS_SUCCESS;
+    }
+    st = ps_matrix_create(ctx, PS_DOUBLE, n, n, n, &A);
     if (!st) st = ps_matrix_create(ctx, PS_DOUBLE, n, 1, n, &B);
     if (!st) st = ps_matrix_create(ctx, PS_DOUBLE, n, 1, n, &Xm);
     if (!st) st = ps_matrix_upload(A, A0, n);
@@ -177,10 +206,12 @@ static int run_portsolve(ps_context *ctx, const options *opt, int method, ps_low
 }
 
 /* The references; -1 when the backend has none of this kind (or precision). */
-static int run_reference(ps_context *ctx, int method, ps_lowprec p, int n, const double *A0,
-                         const double *B0, double *X, double *seconds, int *iter) {
+static int run_reference(ps_context *ctx, const options *opt, int method, ps_lowprec p, int n,
+                         const double *A0, const double *B0, double *X, double *seconds,
+                         int *iter) {
     const char *be = ps_context_backend_name(ctx);
     *iter = 0;
+    if (opt->host_level && method != REF_DGESV) return -1;
     if (method == REF_DGESV) {
         const bench_ref *ref = bench_reference_for(be, NULL, 0);
         if (!ref || !ref->solves) return -1;
@@ -190,7 +221,7 @@ static int run_reference(ps_context *ctx, int method, ps_lowprec p, int n, const
         pr.ipiv = malloc(sizeof(int) * (size_t)n);
         if (cpu) memcpy(pr.A, A0, sizeof(double) * (size_t)n * n);
         memcpy(X, B0, sizeof(double) * (size_t)n);
-        int rc = ref->run(ref, ctx, &pr, 1, seconds);
+        int rc = ref->run(ref, ctx, &pr, !opt->host_level, seconds);
         if (cpu) free(pr.A);
         free(pr.ipiv);
         return rc;
@@ -219,7 +250,8 @@ int main(int argc, char **argv) {
     int open_rc = bench_open_context("portsolve-bench-ir", o.backend, &ctx);
     if (open_rc) return open_rc;
     const char *backend = ps_context_backend_name(ctx), *device = ps_context_device_name(ctx);
-    printf("portsolve-bench-ir: device level, one right-hand side, on %s (%s)\n", backend, device);
+    printf("portsolve-bench-ir: %s level, one right-hand side, on %s (%s)\n",
+           o.host_level ? "host" : "device", backend, device);
     FILE *csv = o.csv ? fopen(o.csv, "w") : NULL;
     if (csv)
         fprintf(csv, "backend,device,n,cond,method,seconds,ratio,iter,path,backward_error,"
@@ -262,7 +294,7 @@ int main(int argc, char **argv) {
                     for (r = -1; r < o.repeats; r++) {
                         e = m == PS_DGESV || m == PS_IR
                                 ? run_portsolve(ctx, &o, m, p, f, n, A0, B0, X, &t, &iter, &res)
-                                : run_reference(ctx, m, p, n, A0, B0, X, &t, &iter);
+                                : run_reference(ctx, &o, m, p, n, A0, B0, X, &t, &iter);
                         if (e) break;
                         if (r >= 0) times[r] = t;
                     }

@@ -1,8 +1,12 @@
 /* The CUDA references, on the portsolve context's stream (same device, same run):
  *   cusolver:    cusolverDn?getrf + ?getrs on the same system. At the host level its time
- *                includes the plain cudaMemcpy transfers a user would write; at the device level
- *                only the factor and solve.
+ *                includes the plain cudaMemcpy transfers a user would write (A and B up, B
+ *                down); at the device level only the factor and solve.
  *                For --method chol: cusolverDn?potrf + ?potrs.
+ *   cusolver-contract: the same, also downloading A's factors and the pivots, as ?gesv's
+ *                contract asks (and portsolve's host drivers do).
+ *   cusolver-pinned: the contract's transfers from and to arrays the user already keeps in
+ *                page-locked memory (cudaMallocHost; the copies into them are not timed).
  *   cublas-gemm: cuBLAS GEMM of order n (rate only: 2 n^3 flops). */
 #include "bench_refs.h"
 
@@ -18,6 +22,8 @@ static struct {
     int n, nrhs, single;
     void *a, *b, *c, *work;
     int *ipiv, *info;
+    void *pinned_a, *pinned_b; /* cusolver-pinned's host arrays */
+    int *pinned_ipiv;
     cusolverDnHandle_t solver;
     cublasHandle_t blas;
 } cache;
@@ -25,6 +31,9 @@ static struct {
 void bench_cuda_release(void) {
     cudaFree(cache.a), cudaFree(cache.b), cudaFree(cache.c), cudaFree(cache.work);
     cudaFree(cache.ipiv), cudaFree(cache.info);
+    cudaFreeHost(cache.pinned_a), cudaFreeHost(cache.pinned_b), cudaFreeHost(cache.pinned_ipiv);
+    cache.pinned_a = cache.pinned_b = NULL;
+    cache.pinned_ipiv = NULL;
     if (cache.solver) cusolverDnDestroy(cache.solver);
     if (cache.blas) cublasDestroy(cache.blas);
     cache.a = cache.b = cache.c = cache.work = NULL;
@@ -67,14 +76,30 @@ static int prepare(ps_context *ctx, const bench_problem *p, int want_c) {
            cublasSetStream(cache.blas, s) != CUBLAS_STATUS_SUCCESS;
 }
 
-static int run_cusolver(const bench_ref *self, ps_context *ctx, bench_problem *p, int device_level,
-                        double *seconds) {
-    (void)self;
+/* How the host-level reference moves its data. */
+enum { PLAIN, CONTRACT, PINNED };
+
+static int run_cusolver_mode(ps_context *ctx, bench_problem *p, int device_level, int mode,
+                             double *seconds) {
     if (prepare(ctx, p, 0)) return 1;
     cudaStream_t s = ps_context_cuda_stream(ctx);
     size_t es = p->single ? sizeof(float) : sizeof(double);
     size_t abytes = (size_t)p->n * p->n * es, bbytes = (size_t)p->n * p->nrhs * es;
+    size_t pbytes = sizeof(int) * (size_t)p->n;
     int n = p->n, nrhs = p->nrhs, rc = 0;
+    void *ha = p->A, *hb = p->B;
+    int *hipiv = p->ipiv;
+    if (mode == PINNED && !device_level) { /* the user's arrays live in pinned memory */
+        if (!cache.pinned_a &&
+            (cudaMallocHost(&cache.pinned_a, abytes) || cudaMallocHost(&cache.pinned_b, bbytes) ||
+             cudaMallocHost((void **)&cache.pinned_ipiv, pbytes))) {
+            fprintf(stderr, "portsolve-bench: cudaMallocHost for the reference failed\n");
+            return 1;
+        }
+        memcpy(cache.pinned_a, p->A, abytes);
+        memcpy(cache.pinned_b, p->B, bbytes);
+        ha = cache.pinned_a, hb = cache.pinned_b, hipiv = cache.pinned_ipiv;
+    }
     double t0 = bench_now();
     if (device_level) { /* transfers untimed */
         rc |= cudaMemcpy(cache.a, p->A, abytes, cudaMemcpyHostToDevice) != cudaSuccess;
@@ -82,8 +107,8 @@ static int run_cusolver(const bench_ref *self, ps_context *ctx, bench_problem *p
         rc |= cudaStreamSynchronize(s) != cudaSuccess;
         t0 = bench_now();
     } else {
-        rc |= cudaMemcpyAsync(cache.a, p->A, abytes, cudaMemcpyHostToDevice, s) != cudaSuccess;
-        rc |= cudaMemcpyAsync(cache.b, p->B, bbytes, cudaMemcpyHostToDevice, s) != cudaSuccess;
+        rc |= cudaMemcpyAsync(cache.a, ha, abytes, cudaMemcpyHostToDevice, s) != cudaSuccess;
+        rc |= cudaMemcpyAsync(cache.b, hb, bbytes, cudaMemcpyHostToDevice, s) != cudaSuccess;
     }
     cublasFillMode_t lo = CUBLAS_FILL_MODE_LOWER;
     int lwork = 0;
@@ -108,15 +133,40 @@ static int run_cusolver(const bench_ref *self, ps_context *ctx, bench_problem *p
         rc |= cusolverDnDgetrs(cache.solver, CUBLAS_OP_N, n, nrhs, cache.a, n, cache.ipiv, cache.b,
                                n, cache.info) != 0;
     }
-    if (!device_level)
-        rc |= cudaMemcpyAsync(p->B, cache.b, bbytes, cudaMemcpyDeviceToHost, s) != cudaSuccess;
+    if (!device_level) {
+        rc |= cudaMemcpyAsync(hb, cache.b, bbytes, cudaMemcpyDeviceToHost, s) != cudaSuccess;
+        if (mode != PLAIN) {
+            rc |= cudaMemcpyAsync(ha, cache.a, abytes, cudaMemcpyDeviceToHost, s) != cudaSuccess;
+            if (!p->chol)
+                rc |= cudaMemcpyAsync(hipiv, cache.ipiv, pbytes, cudaMemcpyDeviceToHost, s) !=
+                      cudaSuccess;
+        }
+    }
     rc |= cudaStreamSynchronize(s) != cudaSuccess;
     *seconds = bench_now() - t0;
     if (device_level)
         rc |= cudaMemcpy(p->B, cache.b, bbytes, cudaMemcpyDeviceToHost) != cudaSuccess;
+    else if (hb != p->B)
+        memcpy(p->B, hb, bbytes);
     int info = 0;
     cudaMemcpy(&info, cache.info, sizeof info, cudaMemcpyDeviceToHost);
     return rc || info != 0;
+}
+
+static int run_cusolver(const bench_ref *self, ps_context *ctx, bench_problem *p, int device_level,
+                        double *seconds) {
+    (void)self;
+    return run_cusolver_mode(ctx, p, device_level, PLAIN, seconds);
+}
+static int run_cusolver_contract(const bench_ref *self, ps_context *ctx, bench_problem *p,
+                                 int device_level, double *seconds) {
+    (void)self;
+    return run_cusolver_mode(ctx, p, device_level, CONTRACT, seconds);
+}
+static int run_cusolver_pinned(const bench_ref *self, ps_context *ctx, bench_problem *p,
+                               int device_level, double *seconds) {
+    (void)self;
+    return run_cusolver_mode(ctx, p, device_level, PINNED, seconds);
 }
 
 static double gemm_flops(int n, int nrhs) {
@@ -150,9 +200,19 @@ static const bench_ref cusolver_ref = {"cuSOLVER getrf+getrs", 1, bench_lu_flops
 static const bench_ref cusolver_chol_ref = {"cuSOLVER potrf+potrs", 1, bench_chol_flops,
                                             run_cusolver};
 static const bench_ref gemm_ref = {"cuBLAS GEMM rate", 0, gemm_flops, run_gemm};
+static const bench_ref contract_ref = {"cuSOLVER getrf+getrs with A and ipiv downloaded", 1,
+                                       bench_lu_flops, run_cusolver_contract};
+static const bench_ref contract_chol_ref = {"cuSOLVER potrf+potrs with A downloaded", 1,
+                                            bench_chol_flops, run_cusolver_contract};
+static const bench_ref pinned_ref = {"cuSOLVER getrf+getrs from pinned arrays", 1, bench_lu_flops,
+                                     run_cusolver_pinned};
+static const bench_ref pinned_chol_ref = {"cuSOLVER potrf+potrs from pinned arrays", 1,
+                                          bench_chol_flops, run_cusolver_pinned};
 
 const bench_ref *bench_cuda_ref(const char *name, int chol) {
     if (!name || strcmp(name, "cusolver") == 0) return chol ? &cusolver_chol_ref : &cusolver_ref;
+    if (strcmp(name, "cusolver-contract") == 0) return chol ? &contract_chol_ref : &contract_ref;
+    if (strcmp(name, "cusolver-pinned") == 0) return chol ? &pinned_chol_ref : &pinned_ref;
     if (strcmp(name, "cublas-gemm") == 0) return &gemm_ref;
     return NULL;
 }

@@ -183,11 +183,31 @@ static int run_lapacke(const bench_ref *self, ps_context *ctx, bench_problem *p,
     return info != 0;
 }
 
+/* The same host driver on a CPU-backend context of its own: what a small call costs without a
+ * device (the measure of the host crossover). */
+static ps_context *cpu_ctx;
+static int run_cpu_backend(const bench_ref *self, ps_context *ctx, bench_problem *p,
+                           int device_level, double *seconds) {
+    (void)self, (void)ctx;
+    if (!cpu_ctx) {
+        ps_context_options o = ps_context_options_default();
+        o.backend = PS_BACKEND_CPU;
+        if (ps_context_create(&cpu_ctx, &o)) return 1;
+    }
+    return bench_run_portsolve(cpu_ctx, p, device_level, seconds);
+}
+
 static const bench_ref lapacke_ref = {"LAPACKE_gesv (OpenBLAS)", 1, bench_lu_flops, run_lapacke};
+static const bench_ref cpu_backend_ref = {"portsolve cpu backend", 1, bench_lu_flops,
+                                          run_cpu_backend};
+static const bench_ref cpu_backend_chol_ref = {"portsolve cpu backend", 1, bench_chol_flops,
+                                               run_cpu_backend};
 static const bench_ref lapacke_chol_ref = {"LAPACKE_posv (OpenBLAS)", 1, bench_chol_flops,
                                            run_lapacke};
 
 const bench_ref *bench_reference_for(const char *backend, const char *name, int chol) {
+    if (name && strcmp(name, "cpu-backend") == 0)
+        return chol ? &cpu_backend_chol_ref : &cpu_backend_ref;
     if (strcmp(backend, "cpu") == 0)
         return !name || strcmp(name, "lapacke") == 0 ? (chol ? &lapacke_chol_ref : &lapacke_ref)
                                                      : NULL;
@@ -202,6 +222,8 @@ const bench_ref *bench_reference_for(const char *backend, const char *name, int 
 }
 
 void bench_refs_release(void) {
+    ps_context_destroy(cpu_ctx);
+    cpu_ctx = NULL;
 #ifdef PORTSOLVE_BENCH_OPENCL
     bench_opencl_release();
 #endif

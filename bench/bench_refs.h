@@ -42,7 +42,9 @@ struct bench_ref {
 };
 /* The reference `name` (NULL: the backend's default) for a backend: cpu: "lapacke" (LAPACKE
  * ?gesv on OpenBLAS); opencl: "clblast-gemm" (CLBlast's GEMM rate on the context's queue);
- * cuda: "cusolver" (cusolverDn ?getrf + ?getrs) or "cublas-gemm". NULL when there is none. */
+ * cuda: "cusolver" (cusolverDn ?getrf + ?getrs), "cusolver-contract" (also downloading A and
+ * the pivots), "cusolver-pinned" (the user's arrays in page-locked memory) or "cublas-gemm";
+ * every backend: "cpu-backend" (the same driver on the CPU backend). NULL when there is none. */
 const bench_ref *bench_reference_for(const char *backend, const char *name, int chol);
 /* Releases what the references keep between repeats (device buffers); call before the
  * context goes. */

@@ -163,6 +163,10 @@ typedef struct ps__backend {
     int has_double;        /* set by open: device computes in double precision */
     char *err;             /* failure message buffer, err_size bytes (owned by the context) */
     size_t err_size;
+    /* set by open, measured per device kind: host drivers of order up to host_crossover[dt]
+     * (PS__FLOAT, PS__DOUBLE) run on the CPU path, where transfers and launches would cost more
+     * than the work (core/crossover.c); 0: never */
+    int host_crossover[2];
 } ps__backend;
 
 /* The conjugate-gradient step's vectors (cg_step): w = A u on entry, s carries A p; u.buf may

@@ -88,6 +88,10 @@ static ps_status check_host_args(ps_context *ctx, ps__dtype dt, const char *fn, 
 static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn, char uplo, int n,
                                    int nrhs, void *A, int lda, void *B, int ldb, int has_rhs) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps_context *cpu;
+    if (ps__crossover(ctx, dt, n, &cpu))
+        return ps__crossed(ctx, cpu,
+                           host_factor_solve(cpu, dt, fn, uplo, n, nrhs, A, lda, B, ldb, has_rhs));
     ps__begin(ctx);
     ps__uplo u;
     PS__TRY(check_host_args(ctx, dt, fn, uplo, n, nrhs, A, lda, B, ldb, has_rhs, &u));
@@ -98,7 +102,8 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     void *dev_info;
     int info = 0;
     int solve = has_rhs && nrhs > 0;
-    ps__finite_check check_a = {fn, "A", has_rhs ? 5 : 4, (int)u}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
+    ps__finite_check check_a = {fn, "A", has_rhs ? 5 : 4, (int)u},
+                     check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps_status st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
     if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
     if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
@@ -115,6 +120,9 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
 static ps_status host_potrs(ps_context *ctx, ps__dtype dt, const char *fn, char uplo, int n,
                             int nrhs, const void *A, int lda, void *B, int ldb) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps_context *cpu;
+    if (ps__crossover(ctx, dt, n, &cpu))
+        return ps__crossed(ctx, cpu, host_potrs(cpu, dt, fn, uplo, n, nrhs, A, lda, B, ldb));
     ps__begin(ctx);
     ps__uplo u;
     PS__TRY(check_host_args(ctx, dt, fn, uplo, n, nrhs, A, lda, B, ldb, 1, &u));

@@ -144,6 +144,7 @@ static ps_status create_context(ps_context **out, ps_backend_kind kind, int nb,
     if (!st) st = ps__wz_options_from_env(ctx, create_error, sizeof create_error);
     if (!st) st = ps__gj_options_from_env(ctx, create_error, sizeof create_error);
     if (!st) st = ps__refine_options_from_env(ctx, create_error, sizeof create_error);
+    if (!st) st = ps__crossover_from_env(ctx, create_error, sizeof create_error);
     if (st) {
         free(ctx);
         return st;
@@ -264,6 +265,7 @@ ps_status ps__context_host(ps_context *ctx, ps_context **host) {
 void ps__begin(ps_context *ctx) {
     ctx->last_error[0] = '\0';
     ctx->last_info = 0;
+    ctx->last_on_host = 0;
 }
 
 ps_status ps__fail(ps_context *ctx, ps_status status, const char *fmt, ...) {

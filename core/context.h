@@ -61,6 +61,9 @@ struct ps_context {
                             * EARLY_INVERSES (tuning): -1 where the backend has two lanes, 0 never,
                             * 1 always (core/refine.c) */
     ps_refine_result refine_result; /* what the last dsgesv did */
+    int host_crossover; /* -1: the backend's orders; else the order up to which host drivers run
+                         * on the CPU (PORTSOLVE_HOST_CROSSOVER, ps_context_set_host_crossover) */
+    int last_on_host;   /* the last host driver ran on the CPU by the crossover */
     void *ring[PS__TRANSFER_SLOTS]; /* the host drivers' page-locked staging buffers */
     size_t ring_bytes;              /* their size (0: none yet; core/staging.c) */
     char last_error[PS__ERROR_SIZE];
@@ -147,6 +150,14 @@ ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size);
 /* The context's CPU companion, which factors panels on the host for the hybrid variants; created
  * on first use and destroyed with ctx. */
 ps_status ps__context_host(ps_context *ctx, ps_context **host);
+
+/* Whether a host driver of order n in dt runs on the CPU (the crossover); then *host is the
+ * context's CPU companion. */
+int ps__crossover(ps_context *ctx, ps__dtype dt, int n, ps_context **host);
+/* The status of a call the companion ran, with its message and info copied into ctx. */
+ps_status ps__crossed(ps_context *ctx, ps_context *host, ps_status st);
+/* Reads PORTSOLVE_HOST_CROSSOVER (an order from 0; unset: -1, the backend's). */
+ps_status ps__crossover_from_env(ps_context *ctx, char *msg, size_t size);
 
 /* Test hook: the n-th next allocation fails (n >= 1); 0 turns it off. */
 void ps__context_fail_nth_alloc(ps_context *ctx, int n);

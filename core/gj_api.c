@@ -251,6 +251,9 @@ static ps_status check_square(ps_context *ctx, ps__dtype dt, const char *fn, int
 static ps_status host_getri(ps_context *ctx, ps__dtype dt, const char *fn, int n, void *A, int lda,
                             const int *ipiv) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps_context *cpu;
+    if (ps__crossover(ctx, dt, n, &cpu))
+        return ps__crossed(ctx, cpu, host_getri(cpu, dt, fn, n, A, lda, ipiv));
     ps__begin(ctx);
     PS__TRY(check_square(ctx, dt, fn, n, A, lda, 3));
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 5, "%s: ipiv is NULL", fn);
@@ -258,7 +261,8 @@ static ps_status host_getri(ps_context *ctx, ps__dtype dt, const char *fn, int n
     PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 5));
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a;
-    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 0, &(ps__finite_check){fn, "A", 3, PS__SHAPE_ALL}, &a);
+    ps_status st =
+        ps__stage_in(&s, dt, n, n, A, lda, 0, &(ps__finite_check){fn, "A", 3, PS__SHAPE_ALL}, &a);
     if (!st) st = run_getri(&s, dt, n, a.dev, ipiv, fn);
     if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
     ps__scratch_end(&s);
@@ -273,7 +277,8 @@ static ps_status host_gjinv(ps_context *ctx, ps__dtype dt, const char *fn, int n
     if (n == 0) return PS_SUCCESS;
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a;
-    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 0, &(ps__finite_check){fn, "A", 3, PS__SHAPE_ALL}, &a);
+    ps_status st =
+        ps__stage_in(&s, dt, n, n, A, lda, 0, &(ps__finite_check){fn, "A", 3, PS__SHAPE_ALL}, &a);
     if (!st) st = run_gjinv(&s, dt, n, a.dev, a.dev, fn);
     if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
     ps__scratch_end(&s);

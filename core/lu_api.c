@@ -92,6 +92,9 @@ ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
 static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m, int n, void *A,
                             int lda, int *ipiv) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps_context *cpu;
+    if (ps__crossover(ctx, dt, m > n ? m : n, &cpu))
+        return ps__crossed(ctx, cpu, host_getrf(cpu, dt, fn, m, n, A, lda, ipiv));
     ps__begin(ctx);
     int k = m < n ? m : n;
     if (m < 0) return ps__bad_arg(ctx, 2, "%s: m=%d is negative", fn, m);
@@ -107,7 +110,9 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
     int info = 0;
     ps_status st = ps__scratch_dev(&s, (size_t)k * sizeof(int32_t), &dev_ipiv);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = ps__stage_in(&s, dt, m, n, A, lda, 1, &(ps__finite_check){fn, "A", 4, PS__SHAPE_ALL}, &a);
+    if (!st)
+        st = ps__stage_in(&s, dt, m, n, A, lda, 1, &(ps__finite_check){fn, "A", 4, PS__SHAPE_ALL},
+                          &a);
     if (!st) st = ps__getrf(ctx, dt, m, n, a.dev, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st) st = ps__stage_out(ctx, dt, m, n, &a, A, lda);
@@ -120,6 +125,9 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
 static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char trans, int n,
                             int nrhs, const void *A, int lda, const int *ipiv, void *B, int ldb) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps_context *cpu;
+    if (ps__crossover(ctx, dt, n, &cpu))
+        return ps__crossed(ctx, cpu, host_getrs(cpu, dt, fn, trans, n, nrhs, A, lda, ipiv, B, ldb));
     ps__begin(ctx);
     ps__trans t;
     PS__TRY(ps__parse_trans(ctx, trans, &t, fn, 2));
@@ -148,6 +156,9 @@ static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
 static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n, int nrhs, void *A,
                            int lda, int *ipiv, void *B, int ldb) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    ps_context *cpu;
+    if (ps__crossover(ctx, dt, n, &cpu))
+        return ps__crossed(ctx, cpu, host_gesv(cpu, dt, fn, n, nrhs, A, lda, ipiv, B, ldb));
     ps__begin(ctx);
     if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);

@@ -53,8 +53,9 @@ static int walk_columns(ps__dtype dt, int check, int shape, int rows, int col0, 
                 bad |= ps__range_nonfinite(dt, src + ((size_t)j * lds + (size_t)first) * es,
                                            (size_t)(end - first));
         }
-        if (dst) memcpy(dst + ((size_t)(j - col0) * ldd + (size_t)i0) * es, from,
-                        (size_t)(i1 - i0) * es);
+        if (dst)
+            memcpy(dst + ((size_t)(j - col0) * ldd + (size_t)i0) * es, from,
+                   (size_t)(i1 - i0) * es);
     }
     (void)threads;
     return bad;
@@ -105,9 +106,8 @@ static int ring_columns(ps_context *ctx, size_t column_bytes, int cols) {
 }
 
 /* Uploads through the ring: the threads fill buffer k while buffer k - 1 is on its way. */
-static ps_status upload_staged(ps_context *ctx, ps__dtype dt, int rows, int cols,
-                               const void *host, int ldh, const ps__finite_check *check,
-                               ps__mat dst) {
+static ps_status upload_staged(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host,
+                               int ldh, const ps__finite_check *check, ps__mat dst) {
     ps__backend *be = &ctx->be;
     size_t es = ps__dtype_size(dt);
     int per = ring_columns(ctx, (size_t)rows * es, cols);

@@ -171,9 +171,28 @@ PS_API ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix
 
 /* ------------------------------------------------------------------------------------------ */
 /* LAPACK-style host drivers on column-major host arrays. On backends with their own memory  */
-/* the arrays are staged through the device; the CPU backend works in them directly.          */
-/* On PS_ERR_SINGULAR, A and ipiv hold the completed factorization and B is untouched (as in  */
-/* LAPACK); on every other failure A, ipiv and B are left as they were.                       */
+/* the arrays are staged through the device (copied on several threads into page-locked      */
+/* buffers, checked for NaN/Inf in the same pass, moved while the next block is copied); the  */
+/* CPU backend works in them directly. On PS_ERR_SINGULAR, A and ipiv hold the completed      */
+/* factorization and B is untouched (as in LAPACK); on every other failure A, ipiv and B are  */
+/* left as they were. Results are written back only after the device work has completed, so   */
+/* a device fault in the middle of a call (PS_ERR_BACKEND) also leaves them as they were,      */
+/* except when the fault interrupts the copy back itself: then A, ipiv or B may be partly     */
+/* written and must be treated as undefined.                                                  */
+/*                                                                                            */
+/* Host crossover: on a GPU backend, the LU (getrf/getrs/gesv, getri) and Cholesky            */
+/* (potrf/potrs/posv) host drivers of order at most a measured crossover run on the CPU path  */
+/* instead (OpenBLAS/LAPACK in the process), where transfers and launches would cost more     */
+/* than the work. PORTSOLVE_HOST_CROSSOVER=n (0: never) or the call below overrides the       */
+/* measured orders.                                                                           */
+
+/* Host drivers of order up to n run on the CPU from now on (0: never); n = -1 returns to the
+ * backend's measured orders. PORTSOLVE_HOST_CROSSOVER sets n when the context is created. */
+PS_API ps_status ps_context_set_host_crossover(ps_context *ctx, int n);
+/* The order up to which host drivers in dtype run on the CPU now (0 on the CPU backend). */
+PS_API int ps_context_host_crossover(const ps_context *ctx, ps_dtype dtype);
+/* 1 when the last host driver called on ctx ran on the CPU by the crossover. */
+PS_API int ps_context_last_call_on_host(const ps_context *ctx);
 
 PS_API ps_status ps_sgetrf(ps_context *ctx, int m, int n, float *A, int lda, int *ipiv);
 PS_API ps_status ps_dgetrf(ps_context *ctx, int m, int n, double *A, int lda, int *ipiv);

@@ -203,6 +203,144 @@ static void case_non_finite(ps_context *ctx) {
     expect_usable(ctx);
 }
 
+/* A NaN or Inf in the last block column that staging copies is found during the copy, after the
+ * earlier blocks went to the device: every driver refuses, naming the element, and A, B and the
+ * pivots stay as they were. The order is large enough for several staging blocks. */
+enum { BIG = 700, BIG_LD = 703, BIG_RHS = 3 };
+typedef struct big_arrays {
+    double *A, *A0, *B, *B0;
+    int *ipiv, *ipiv0;
+} big_arrays;
+
+static void big_fresh(big_arrays *m) {
+    size_t a = (size_t)BIG_LD * BIG, b = (size_t)BIG_LD * BIG_RHS;
+    ps_test_latms_d(BIG, 10.0, 'P', m->A, BIG_LD); /* symmetric positive definite */
+    for (size_t i = 0; i < b; i++) m->B[i] = ps_test_rand();
+    for (int i = 0; i < BIG; i++) m->ipiv[i] = i + 1;
+    memcpy(m->A0, m->A, a * sizeof *m->A);
+    memcpy(m->B0, m->B, b * sizeof *m->B);
+    memcpy(m->ipiv0, m->ipiv, BIG * sizeof *m->ipiv);
+}
+
+static void big_refused(ps_context *ctx, const big_arrays *m, ps_status got, int want_info,
+                        const char *where, const char *what) {
+    size_t a = (size_t)BIG_LD * BIG, b = (size_t)BIG_LD * BIG_RHS;
+    CHECK(got == PS_ERR_NON_FINITE, "%s: got %s", what, ps_status_string(got));
+    CHECK(ps_context_last_info(ctx) == want_info, "%s: info %d, expected %d", what,
+          ps_context_last_info(ctx), want_info);
+    CHECK(strstr(ps_context_last_error(ctx), where) != NULL, "%s: message '%s' names %s", what,
+          ps_context_last_error(ctx), where);
+    CHECK(memcmp(m->A, m->A0, a * sizeof *m->A) == 0, "%s: A was modified", what);
+    CHECK(memcmp(m->B, m->B0, b * sizeof *m->B) == 0, "%s: B was modified", what);
+    CHECK(memcmp(m->ipiv, m->ipiv0, BIG * sizeof *m->ipiv) == 0, "%s: ipiv was modified", what);
+    CHECK(ctx->live_buffers == 0 && ctx->live_host_blocks == 0, "%s: %ld buffers, %ld blocks left",
+          what, ctx->live_buffers, ctx->live_host_blocks);
+}
+
+static void case_non_finite_last_block(ps_context *ctx) {
+    size_t a = (size_t)BIG_LD * BIG, b = (size_t)BIG_LD * BIG_RHS;
+    big_arrays m = {malloc(a * sizeof(double)), malloc(a * sizeof(double)),
+                    malloc(b * sizeof(double)), malloc(b * sizeof(double)),
+                    malloc(BIG * sizeof(int)),  malloc(BIG * sizeof(int))};
+    CHECK(m.A && m.A0 && m.B && m.B0 && m.ipiv && m.ipiv0, "out of host memory");
+    if (!(m.A && m.A0 && m.B && m.B0 && m.ipiv && m.ipiv0)) goto done;
+    const double bad[] = {NAN, INFINITY};
+    size_t corner = (size_t)(BIG - 1) + (size_t)(BIG - 1) * BIG_LD;
+    size_t last_b = (size_t)(BIG - 2) + (size_t)(BIG_RHS - 1) * BIG_LD;
+    int iter;
+    double *X = malloc(b * sizeof(double));
+    for (int k = 0; k < 2 && X; k++) {
+        big_fresh(&m);
+        m.A[corner] = m.A0[corner] = bad[k];
+        const char *at = "A(700,700)";
+        big_refused(ctx, &m, ps_dgesv(ctx, BIG, BIG_RHS, m.A, BIG_LD, m.ipiv, m.B, BIG_LD), -4, at,
+                    "dgesv");
+        big_refused(ctx, &m, ps_dgetrf(ctx, BIG, BIG, m.A, BIG_LD, m.ipiv), -4, at, "dgetrf");
+        big_refused(ctx, &m, ps_dgetrs(ctx, 'N', BIG, BIG_RHS, m.A, BIG_LD, m.ipiv, m.B, BIG_LD),
+                    -5, at, "dgetrs");
+        big_refused(ctx, &m, ps_dposv(ctx, 'L', BIG, BIG_RHS, m.A, BIG_LD, m.B, BIG_LD), -5, at,
+                    "dposv");
+        big_refused(ctx, &m, ps_dpotrf(ctx, 'U', BIG, m.A, BIG_LD), -4, at, "dpotrf");
+        big_refused(ctx, &m, ps_dgetri(ctx, BIG, m.A, BIG_LD, m.ipiv), -3, at, "dgetri");
+        big_refused(ctx, &m, ps_dgjinv(ctx, BIG, m.A, BIG_LD), -3, at, "dgjinv");
+        big_refused(ctx, &m, ps_dgjsv(ctx, BIG, BIG_RHS, m.A, BIG_LD, m.B, BIG_LD), -4, at,
+                    "dgjsv");
+        big_refused(ctx, &m, ps_dwzsv(ctx, BIG, BIG_RHS, m.A, BIG_LD, m.ipiv, m.B, BIG_LD), -4, at,
+                    "dwzsv");
+        big_refused(
+            ctx, &m,
+            ps_dsgesv(ctx, BIG, BIG_RHS, m.A, BIG_LD, m.ipiv, m.B, BIG_LD, X, BIG_LD, &iter), -4,
+            at, "dsgesv");
+
+        big_fresh(&m);
+        m.B[last_b] = m.B0[last_b] = bad[k];
+        at = "B(699,3)";
+        big_refused(ctx, &m, ps_dgesv(ctx, BIG, BIG_RHS, m.A, BIG_LD, m.ipiv, m.B, BIG_LD), -7, at,
+                    "dgesv B");
+        big_refused(ctx, &m, ps_dposv(ctx, 'U', BIG, BIG_RHS, m.A, BIG_LD, m.B, BIG_LD), -7, at,
+                    "dposv B");
+        big_refused(ctx, &m, ps_dgetrs(ctx, 'T', BIG, BIG_RHS, m.A, BIG_LD, m.ipiv, m.B, BIG_LD),
+                    -8, at, "dgetrs B");
+    }
+    /* a NaN in the triangle potrf does not read is accepted (LAPACK reads one triangle) */
+    big_fresh(&m);
+    m.A[(size_t)(BIG - 1) * BIG_LD] = NAN; /* A(1,700): upper only */
+    CHECK_STATUS(ps_dpotrf(ctx, 'L', BIG, m.A, BIG_LD), PS_SUCCESS);
+    free(X);
+done:
+    free(m.A), free(m.A0), free(m.B), free(m.B0), free(m.ipiv), free(m.ipiv0);
+    expect_usable(ctx);
+}
+
+/* The host crossover: small host-driver calls on a GPU backend run on the CPU path. Both paths
+ * must solve the same systems to LAPACK's residual test, refuse the same bad input the same
+ * way, and return LAPACK's factors for a singular matrix. */
+static void case_crossover(ps_context *ctx) {
+    int gpu = strcmp(ps_context_backend_name(ctx), "cpu") != 0;
+    CHECK(ps_context_host_crossover(ctx, PS_DOUBLE) == 0, "tests run with the crossover off");
+    CHECK_STATUS(ps_context_set_host_crossover(ctx, -2), PS_ERR_INVALID_ARGUMENT);
+    static const int orders[] = {1, 2, 3, 17, N};
+    for (int path = 0; path < 2; path++) {
+        CHECK_STATUS(ps_context_set_host_crossover(ctx, path ? 1000 : 0), PS_SUCCESS);
+        CHECK(ps_context_host_crossover(ctx, PS_FLOAT) == (gpu && path ? 1000 : 0),
+              "crossover order reported");
+        for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
+            int n = orders[o];
+            fresh_data();
+            ps_status st = ps_dgesv(ctx, n, NRHS, A, LDA, ipiv, B, LDB);
+            CHECK(st == PS_SUCCESS, "path %d n=%d: %s", path, n, ps_context_last_error(ctx));
+            CHECK(ps_context_last_call_on_host(ctx) == (gpu && path), "path %d: ran on host %d",
+                  path, ps_context_last_call_on_host(ctx));
+            double r = ps_check_solve_ratio(PS_DOUBLE, 'N', n, NRHS, A0, LDA, B, LDB, B0, LDB);
+            CHECK(r < PS_TEST_THRESHOLD, "path %d n=%d: residual ratio %g", path, n, r);
+            fresh_data();
+            CHECK_STATUS(ps_dgetrf(ctx, n, n, A, LDA, ipiv), PS_SUCCESS);
+            double f = ps_check_lu_ratio(PS_DOUBLE, n, n, A0, LDA, A, LDA, ipiv);
+            CHECK(f < PS_TEST_THRESHOLD, "path %d n=%d: factorization ratio %g", path, n, f);
+            CHECK_STATUS(ps_dgetrs(ctx, 'T', n, NRHS, A, LDA, ipiv, B, LDB), PS_SUCCESS);
+            r = ps_check_solve_ratio(PS_DOUBLE, 'T', n, NRHS, A0, LDA, B, LDB, B0, LDB);
+            CHECK(r < PS_TEST_THRESHOLD, "path %d n=%d: getrs('T') residual ratio %g", path, n, r);
+        }
+        /* the same refusal, message and info either way, arrays untouched */
+        fresh_data();
+        expect_refusal(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, N - 1), PS_ERR_INVALID_ARGUMENT,
+                       -8, "crossover: ldb < n");
+        CHECK(strstr(ps_context_last_error(ctx), "ldb=39") != NULL, "message: %s",
+              ps_context_last_error(ctx));
+        /* singular: LAPACK's factors and info either way */
+        fresh_data();
+        for (int i = 0; i < N; i++) A[i + 5 * LDA] = A0[i + 5 * LDA] = 0; /* column 6 is zero */
+        CHECK_STATUS(ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_SINGULAR);
+        CHECK(ps_context_last_info(ctx) == 6, "path %d: singular info %d", path,
+              ps_context_last_info(ctx));
+        CHECK(memcmp(B, B0, sizeof B) == 0, "path %d: B changed on singular", path);
+        double f = ps_check_lu_ratio(PS_DOUBLE, N, N, A0, LDA, A, LDA, ipiv);
+        CHECK(f < PS_TEST_THRESHOLD, "path %d: singular factors' ratio %g", path, f);
+    }
+    CHECK_STATUS(ps_context_set_host_crossover(ctx, 0), PS_SUCCESS);
+    expect_usable(ctx);
+}
+
 /* Makes the k-th allocation of a call fail, for every k until the call needs fewer. */
 static void case_alloc_failure(ps_context *ctx) {
     for (int which = 0; which < 3; which++) {
@@ -291,6 +429,8 @@ int main(int argc, char **argv) {
                  {"bad_trans_and_pivots", case_bad_trans_and_pivots},
                  {"singular", case_singular},
                  {"non_finite", case_non_finite},
+                 {"non_finite_last_block", case_non_finite_last_block},
+                 {"crossover", case_crossover},
                  {"alloc_failure", case_alloc_failure},
                  {"matrix_level", case_matrix_level}};
     const char *want = ps_test_case();
