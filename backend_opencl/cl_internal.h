@@ -103,8 +103,8 @@ typedef struct ps_cl_state {
 } ps_cl_state;
 
 /* Host drivers up to these orders run on the CPU path on a GPU (cl_backend.c). */
-#define PS_CL_HOST_CROSSOVER_FLOAT  256
-#define PS_CL_HOST_CROSSOVER_DOUBLE 256
+#define PS_CL_HOST_CROSSOVER_FLOAT  896
+#define PS_CL_HOST_CROSSOVER_DOUBLE 640
 
 static inline ps_cl_state *ps_cl(ps__backend *be) {
     return (ps_cl_state *)be->impl;

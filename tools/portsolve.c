@@ -244,6 +244,10 @@ static int cmd_solve(int argc, char **argv) {
     printf("backend    %s\ndevice     %s\nmethod     %s (%c%s)\nn          %d\nnrhs       %d\n",
            ps_context_backend_name(ctx), ps_context_device_name(ctx), m->name, p, m->driver, n,
            nrhs);
+    if (ps_context_last_call_on_host(ctx))
+        printf("ran on     the CPU path: host drivers up to n = %d cross over (%s)\n",
+               ps_context_host_crossover(ctx, a.sys.single ? PS_FLOAT : PS_DOUBLE),
+               "PORTSOLVE_HOST_CROSSOVER=0 keeps them on the device");
     if (st != PS_SUCCESS) {
         printf("status     %s: %s\n", ps_status_string(st), ps_context_last_error(ctx));
         if (m->iterative && (st == PS_ERR_NO_CONVERGENCE || st == PS_ERR_BREAKDOWN))
