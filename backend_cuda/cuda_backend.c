@@ -608,28 +608,27 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
      * 1.06 / 1.07x cuSOLVER against 1.02 / 1.02 by cuBLAS's trsm, sgesv at 16384 1.00 against
      * 0.99; at 8192 0.80 against 0.82, so from 12288 on. */
     if (algo == PS__ALGO_LU_INVERSE) return 12288;
-    /* gjinv held transposed: its row interchanges move contiguous columns (docs/PERFORMANCE.md,
-     * session 23) */
+    /* gjinv held transposed: its row interchanges move contiguous columns (docs/GJ.md) */
     if (algo == PS__ALGO_GJ_TRANSPOSED) return 8192;
-    /* getri keeps the blocks LU had before session 40: with LU's 128 below 12288 getrf+getri
+    /* getri keeps the blocks LU had before: with LU's 128 below 12288 getrf+getri
      * took 49.7 / 158 ms at 4096 / 8192 against 43.4 / 107 (H200) */
     if (algo == PS__ALGO_GETRI) return dt == PS__FLOAT && n >= 24576 ? 768 : n >= 8192 ? 512 : 256;
-    /* LU held transposed (core/lu.c), session 41, ms transposed / as given. H200: dgesv 639 / 654
+    /* LU held transposed (core/lu.c), ms transposed / as given. H200: dgesv 639 / 654
      * at 32768, 130 / 130 at 16384, 45.3 / 44.0 at 8192; sgesv 667 / 693, 130 / 133, 42.1 / 38.7.
      * H100 at 16384: dgesv 138.9 / 135.5, sgesv 131.4 / 135.3. The transposes at both ends
      * outweigh the cheaper interchanges below that, and for double at 16384 (a row of doubles
      * wastes half as much of each sector as a row of floats). */
     if (algo == PS__ALGO_LU_TRANSPOSED) return dt == PS__FLOAT ? 16384 : 24576;
-    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c), session 42,
+    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c),
      * H200, fp16x3 at cond 1e6, s: at 32768 0.657 by trsv_mixed, 0.639 / 0.610 / 0.636 with
      * blocks of 1024 / 2048 / 4096; at 16384 0.176, 0.177 / 0.172 (1024 / 2048). Not measured
      * below 16384, where GMRES-IR keeps trsv_mixed. */
     if (algo == PS__ALGO_TRSV_BLOCKED) return n >= 16384 ? 2048 : 0;
     if (algo != PS__ALGO_LU) return 0;
-    /* sgesv at 32768 on split lanes (H100, session 12): nb 512 / 768 / 1024 gave 0.99 / 1.02 /
+    /* sgesv at 32768 on split lanes (H100): nb 512 / 768 / 1024 gave 0.99 / 1.02 /
      * 1.02x cuSOLVER */
     if (dt == PS__FLOAT && n >= 24576) return 768;
-    /* H200, session 40, with the leaf's 32 rows a block: dgesv at 4096 19.2 / 19.9 / 20.9 / 20.8
+    /* H200, with the leaf's 32 rows a block: dgesv at 4096 19.2 / 19.9 / 20.9 / 20.8
      * ms with nb 128 / 256 / 384 / 512, at 8192 44.2 / 44.4 / 46.7 / 47.0; sgesv 17.3 / 17.9 ms
      * (128 / 256) at 4096 and 39.1 / 39.7 at 8192 (256 and 512 had been the defaults there); at
      * 16384 512 against 256, 130.7 / 134.5 ms */

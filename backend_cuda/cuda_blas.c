@@ -225,7 +225,7 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
  * The small products come first because tensor cores do not round their float sums to nearest:
  * each k step of the accumulation truncates the running sum (Fasi et al. 2021; Khattak and
  * Mikaitis 2025), so a small product added after the big one loses up to an ulp of the big sum
- * at every step. With Ahi Bhi first (as until session 49), the FP16X3 product of the LU's update
+ * at every step. With Ahi Bhi first (as before), the FP16X3 product of the LU's update
  * shape (k = 768, H200) was 8x less accurate than SGEMM's (rms 4.0e-6 of rms(A B), against
  * 5.0e-7), and with it last 1.9x (9.5e-7), for the same time; GMRES-IR at n = 32768, cond 1e6
  * then took 5 + 13 steps instead of 1 + 58 (tools/experiments/fp16x3_order.cu, docs/IR.md).
@@ -309,8 +309,8 @@ ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb
      * launch (CUBLAS_STATUS_EXECUTION_FAILED, H100, CUDA 13.0). FP16X3 also takes the panel's
      * products of at least 128 x 128, whose float GEMMs were on the critical path of its split
      * lanes: on an H200 at n = 32768 (blocks of 768) the solve took 0.322-0.324 s against
-     * 0.329-0.334 at cond 1e2, and 0.531-0.533 against 0.536 at 1e6, with the same steps
-     * (session 45). FP16/BF16 keep every product in their format: the same limit there made
+     * 0.329-0.334 at cond 1e2, and 0.531-0.533 against 0.536 at 1e6, with the same steps.
+     * FP16/BF16 keep every product in their format: the same limit there made
      * refinement slower (n = 32768, cond 1e2: 30 classical + 9 GMRES steps, 0.77 s, against 28
      * classical steps, 0.61 s, with the panel in FP16 too). */
     int least = mode == PS__COMPUTE_FP16X3                               ? PS_CUDA_FP16X3_MIN

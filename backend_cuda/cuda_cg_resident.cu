@@ -1,7 +1,7 @@
 // CG's steps (core/backend.h, cg_steps) with the matrix resident on the chip
 // (cuda_resident.cuh): one cooperative launch runs up to the call's count of steps, each a
 // product and cg_step, without reading the matrix from L2 or HBM. At n = 2000 on an H200 a step
-// took 8 us against 10.5 for a product kernel and a step kernel (docs/PERFORMANCE.md, session 37).
+// took 8 us against 10.5 for a product kernel and a step kernel (docs/PERFORMANCE.md).
 #include "cuda_resident.cuh"
 
 namespace {

@@ -15,7 +15,7 @@
  *
  * A short list (a block step's interchanges: gjinv's transposed layout swaps columns at every
  * step, core/gj.c) never waits for the host: the host read would stall the look-ahead's other
- * lane at every step (session 22 measured 0.66x -> 0.85x of cuSOLVER's inverse with the plan
+ * lane at every step (measurement showed 0.66x -> 0.85x of cuSOLVER's inverse with the plan
  * read per step). The laswp kernel's permutation, composed on the device in each block
  * (cuda_laswp.cu), moves the columns instead.
  */

@@ -13,9 +13,9 @@
 // - up to one tile per SM: one block of 32 warps per tile, all the columns, no slices to meet:
 //   one wave, without the tickets' fence, atomic and reads of the slices' sums at the end.
 //
-// Measured on an H100 (docs/PERFORMANCE.md, session 15), per CG iteration (this product and
+// Measured on an H100 (docs/PERFORMANCE.md), per CG iteration (this product and
 // cg_step): n = 2000 20.4 -> 17 us; but from n = 3000 on cuBLAS's kernel was faster, so it took
-// up to 2048 rows. With the launch ahead (below) and the shapes above (session 32, H200, GB/s
+// up to 2048 rows. With the launch ahead (below) and the shapes above (H200, GB/s
 // per product over DGEMV's): GMRES 0.68 -> 0.75 at 3000 and 0.78 -> 0.90 at 4096, CG 0.80 at
 // 3000 either way and 0.86 -> 0.93 at 4096; so it takes columns up to 32 rows per SM (one wave of
 // the second shape: 4224 on 132 SMs; cuda_backend.c).
@@ -30,8 +30,8 @@
 // evict_last and the rest with evict_first, so that share stays in L2 from one product to the
 // next instead of every line being evicted before its next use (the cyclic access defeats
 // LRU). H100, repeated products, n = 2500 / 3000 / 4096: 24.2 / 31.3 / 49.9 us with plain loads,
-// 17.9 / 25.4 / 43.5 with 20-28 MB kept, cuBLAS DGEMV 20.0 / 27.6 / 47.9 (docs/PERFORMANCE.md,
-// session 33). Without a set-aside of persisting L2 lines the hint still works; the priority
+// 17.9 / 25.4 / 43.5 with 20-28 MB kept, cuBLAS DGEMV 20.0 / 27.6 / 47.9 (docs/PERFORMANCE.md).
+// Without a set-aside of persisting L2 lines the hint still works; the priority
 // outlives the kernel, so the caller's release of the held matrix puts it back to normal
 // (ps_cuda_launch_l2_normal).
 #include "cuda_device.cuh"

@@ -12,7 +12,7 @@
 // - Slices (Hopper's thread-block clusters): the tile's columns are cut into up to eight slices,
 //   a block each, one cluster per tile; the slices' sums meet in the first block's through
 //   distributed shared memory, added in slice order. Tiles times slices is chosen to be about
-//   three blocks an SM, whatever the rows (measured per shape in session 44; the session-42
+//   three blocks an SM, whatever the rows (measured per shape; a
 //   trace, H200, n = 32768, blocks of 2048, had put whole-column tiles at 3.2 TB/s, in 1.5-2
 //   waves).
 // - Without clusters: whole columns a block, the warps per block chosen so that the grid fills
@@ -24,7 +24,7 @@
 // word), six columns in flight instead of eight so that four sliced blocks an SM still fit. The
 // low parts' products are summed in float, beside the double sums of the floats': each is at most
 // 2^-24 of its entry's, so float's rounding of their sum is some 2^-48 of the product. Their sum
-// joins the double one once, before the warps' sums meet. On an H200 (session 45) the whole
+// joins the double one once, before the warps' sums meet. On an H200 the whole
 // 32768 x 32768 product took 1.74 ms with every half widened to double and four columns in
 // flight, 1.65 ms with these float sums and eight columns at three blocks an SM, and 1.64 ms as
 // now (3.9 TB/s, where DGEMV reads A's 8.6 GB at 4.6 TB/s): not yet at the memory's rate.
@@ -268,7 +268,7 @@ cudaError_t launch_product(cudaStream_t s, int sms, int max_slices, bool ahead, 
     if (most > max_slices) most = max_slices;
     if (most >= 2) {
         // four rows a lane where the columns are aligned, and slices enough for about three
-        // blocks an SM (at least two): on an H200 at k = 2048 (session 44), m = 2048 / 4096 /
+        // blocks an SM (at least two): on an H200 at k = 2048, m = 2048 / 4096 /
         // 6144 took 7.7 / 10.4 / 14.4 us in eight slices of four rows a lane against 10.8 /
         // 18.1 / 21.8 us with a row a lane and four to eight, and m = 12288 29.3 us in four
         // slices against 35.5 in eight; m = 30720, two slices, 62.8 us (four: 66.2)

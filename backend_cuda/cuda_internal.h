@@ -21,12 +21,12 @@
 #define PS_CUDA_WZ_LEAF        64  /* the WZ leaf's (PORTSOLVE_WZ_PANEL_WIDTH overrides) */
 /* Rows per block the grid is sized for (fewer blocks when m is small; PORTSOLVE_CUDA_PANEL_ROWS
  * overrides both). LU's leaf: 32, which gives panels of fewer than about 8000 rows more blocks
- * than 64 did (H200, session 40: dgesv 2-4% faster at n = 4096-8192, sgesv 1-3%, equal at
+ * than 64 did (H200: dgesv 2-4% faster at n = 4096-8192, sgesv 1-3%, equal at
  * 16384-32768; the RBT window's 1536-row leaf made fp16x3-rbt 4-5% faster at 16384 and 32768).
  * 64 had likewise beaten 128: dgesv / sgesv 5% faster at n = 8192 and 1-2% at 16384 on an
- * H100 and an H200, the RBT window 5% faster (session 31). The WZ leaf: 128 on the shared device,
- * where 64 made blocked WZ at 16384 3% slower (H100, docs/PERFORMANCE.md, session 31), and 64 on
- * split lanes (ps_cuda_wz_coop_rows), where it was 1-3% faster (session 32). */
+ * H100 and an H200, the RBT window 5% faster. The WZ leaf: 128 on the shared device,
+ * where 64 made blocked WZ at 16384 3% slower (H100, docs/PERFORMANCE.md), and 64 on
+ * split lanes (ps_cuda_wz_coop_rows), where it was 1-3% faster. */
 #define PS_CUDA_LU_COOP_ROWS       32
 #define PS_CUDA_WZ_COOP_ROWS       128
 #define PS_CUDA_WZ_COOP_ROWS_SPLIT 64
@@ -362,8 +362,8 @@ cudaError_t ps_cuda_launch_trsm_small(cudaStream_t s, int dbl, int left, int upp
  * PS_CUDA_GEMV_MAX_ROWS elements, tickets PS_CUDA_GEMV_MAX_ROWS / 32 zeros. ahead: A is not
  * written by the kernel queued before, so the launch may load it while that kernel runs.
  * gemv takes it for columns up to PS_CUDA_GEMV_ROWS_PER_SM rows per SM long (one wave of its
- * one-block-per-tile shape; measured in session 32, cuda_gemv.cu), and on a held matrix with its
- * share of L2 (below) up to PS_CUDA_GEMV_MAX_ROWS (session 33: GMRES at n = 5000 / 8000 0.85 /
+ * one-block-per-tile shape; measured in cuda_gemv.cu), and on a held matrix with its
+ * share of L2 (below) up to PS_CUDA_GEMV_MAX_ROWS (GMRES at n = 5000 / 8000 0.85 /
  * 0.92 -> 0.90 / 0.98 of DGEMV's bandwidth on an H200, 6000-7000 within 0.03 either way);
  * PORTSOLVE_CUDA_GEMV_MAX_ROWS sets another length for both, up to PS_CUDA_GEMV_MAX_ROWS (0:
  * never). keep > 0: load the share keep of A's L2 lines with the evict_last priority and the

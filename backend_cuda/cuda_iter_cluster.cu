@@ -3,12 +3,12 @@
 // a cluster barrier and a few distributed-shared-memory accesses, where the grid-wide kernel
 // (cuda_iter_kernels.cu) pays a round trip through global memory and a grid-wide sync. At the
 // short lengths where the product itself takes 10-70 us (n = 2000-5000) those costs were a large
-// part of each Arnoldi step (docs/PERFORMANCE.md, sessions 20 and 24). The blocks' products go
-// out by remote stores into every block's inbox and V's slice comes in by bulk copies (session
-// 32: each call had grown by 0.2-0.3 us per column of V, now 0.1-0.2; GMRES at n = 5000 on an
+// part of each Arnoldi step (docs/PERFORMANCE.md). The blocks' products go
+// out by remote stores into every block's inbox and V's slice comes in by bulk copies (each
+// call had grown by 0.2-0.3 us per column of V, now 0.1-0.2; GMRES at n = 5000 on an
 // H200 0.82 -> 0.85 of DGEMV's bandwidth per product); the stores are asynchronous and counted
 // on the receiver's mbarrier, so a block waits for its own inbox instead of a cluster barrier
-// (session 33: GMRES 2000-2185 -> 2294-2434 GB/s per product at n = 2000, 3381-3448 ->
+// (GMRES 2000-2185 -> 2294-2434 GB/s per product at n = 2000, 3381-3448 ->
 // 3725-3821 at 3000, +3-5% at 5000-7000, H200).
 //
 // Each block takes a contiguous slice of the rows: it keeps its slice of w in shared memory for
@@ -30,7 +30,7 @@ constexpr int kInboxCols = PS_CUDA_ORTH_MAX_K + 1;
 // The slice of V by the tensor memory accelerator (bulk copies, one per column, completing on an
 // mbarrier) instead of a load and a store per element and thread: where the product before this
 // kernel is cuBLAS's, which cannot let it start early, that load is on the step's path (n = 5000
-// on an H200: 16.5 -> 14.4 us per call at k = 35; docs/PERFORMANCE.md, session 32).
+// on an H200: 16.5 -> 14.4 us per call at k = 35; docs/PERFORMANCE.md).
 __device__ unsigned smem_addr(const void *p) {
     return (unsigned)__cvta_generic_to_shared(p);
 }
@@ -98,7 +98,7 @@ __device__ void push_async(const double *local, const unsigned long long *bar, u
 // receiver's mbarrier bar, and sums its own inbox once its mbarrier says all have come: stores
 // go out without waiting, where every block reading every block's products took a remote round
 // trip per warp and column, which made each call grow by about 0.2 us per column, and no
-// cluster barrier is needed (docs/PERFORMANCE.md, sessions 32 and 33). The sums run in the same
+// cluster barrier is needed (docs/PERFORMANCE.md). The sums run in the same
 // order as cluster_combine's. sq, when given: ||w||^2 before the update, in the same reduction
 // (the second pass's, so that the norm needs no reduction of its own).
 template <typename T>
@@ -226,7 +226,7 @@ __global__ void __launch_bounds__(kThreads)
     // normalize's reductions read the other blocks' slots, so no block may leave before all have
     // read; the passes only store into other blocks, and each block waited for everything sent
     // to it, so after them alone no block's shared memory is touched once it leaves and none
-    // need wait here (one cluster barrier fewer per call; docs/PERFORMANCE.md, session 32)
+    // need wait here (one cluster barrier fewer per call; docs/PERFORMANCE.md)
     if (!from_sq) red.finish();
 #else
     (void)n, (void)k, (void)v, (void)ldv, (void)w, (void)col, (void)host_out, (void)rows_cap,

@@ -182,15 +182,14 @@ __global__ void __launch_bounds__(kThreads)
 
 // Vectors up to this length take cg_step as one block of kSmallThreads: no grid-wide sync (two
 // per step otherwise), at the price of one SM's bandwidth for the vector passes. H100, per CG
-// iteration's matrix-read bandwidth over DGEMV's (docs/PERFORMANCE.md, session 15): n = 2000
+// iteration's matrix-read bandwidth over DGEMV's (docs/PERFORMANCE.md): n = 2000
 // 0.60-0.62 -> 0.63, 3000 0.72-0.76 -> 0.79-0.80, 5000 0.88-0.89 -> 0.89-0.90.
 constexpr int kSmallThreads = 1024;
 constexpr int kSmallCgMax = 6144;
 // Up to these lengths the one block holds its elements in registers (cg_step_held_kernel),
 // loaded while the product before it still runs: two per thread up to 2048, three up to 3072 (64
 // registers, no spill; four spill in double). With two only, CG at n = 3000 read the matrix at
-// 0.81 of DGEMV's bandwidth per product on an H100, with three at 0.96 (docs/PERFORMANCE.md,
-// session 32).
+// 0.81 of DGEMV's bandwidth per product on an H100, with three at 0.96 (docs/PERFORMANCE.md).
 constexpr int kHeldCgMax2 = 2 * kSmallThreads, kHeldCgMax3 = 3 * kSmallThreads;
 
 int grid_for(const ps_cuda_iter_limits *lim, int n) {
@@ -275,7 +274,7 @@ namespace {
 // gmres_update_x: x += dinv .* (V(:, 0 .. y.ky) y.y), a warp a row (update_x_row), so a lane
 // has one or two loads to wait for; y comes in the arguments, so that the host's y needs no
 // upload (which waits for the device). A thread a row summing its ky terms one load at a time
-// had cost GMRES 1.5 us a product at n = 2500 on an H100 (docs/PERFORMANCE.md, session 35).
+// had cost GMRES 1.5 us a product at n = 2500 on an H100 (docs/PERFORMANCE.md).
 template <typename T>
 __global__ void update_x_kernel(int n, const T *v, int ldv, const T *dinv, T *x,
                                 const ps_cuda_host_y y) {

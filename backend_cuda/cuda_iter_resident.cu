@@ -4,7 +4,7 @@
 // result, from which the next product is formed) and a little arithmetic: about 10 us at n =
 // 2000 on an H100 or H200. The step-by-step path (a product, then orthonormalize's cluster
 // kernel) paid the product's 9-10 us of L2 reads and 5-7 us of Gram-Schmidt after it, which kept
-// GMRES at about 0.7 of cuBLAS DGEMV's bandwidth there (docs/PERFORMANCE.md, session 34). The
+// GMRES at about 0.7 of cuBLAS DGEMV's bandwidth there (docs/PERFORMANCE.md). The
 // init below sets up CG's resident kernels (cuda_cg_resident.cu) too.
 #include "cuda_resident.cuh"
 

@@ -3,7 +3,7 @@
  * updates the trailing matrix; on a shared device each of lane 1's small kernels waits for
  * blocks of lane 0's GEMM to finish before it gets an SM (tens of microseconds each), and the
  * cooperative LU leaf, which wants nearly every SM, waits for the GEMM to drain. A CUPTI trace of
- * dgesv at n = 16384 (docs/PERFORMANCE.md, session 12) showed lane 1 busy for 147 of 175 ms, its
+ * dgesv at n = 16384 (docs/PERFORMANCE.md) showed lane 1 busy for 147 of 175 ms, its
  * 248 leaves alone 103 ms. Green contexts (CUDA 12.4+) split the SMs: lane 1 gets a few of its
  * own, lane 0 the rest, so neither waits for the other's blocks.
  *
@@ -139,7 +139,7 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
 /*
  * SMs for lane 1 when splitting for algo with n columns left to factor (GJ: of order n); 0: do
  * not split.
- * LU, measured on an H100 (132 SMs; docs/PERFORMANCE.md, session 12), dgesv against cuSOLVER:
+ * LU, measured on an H100 (132 SMs; docs/PERFORMANCE.md), dgesv against cuSOLVER:
  * - at n = 16384, no split 0.85, lane 1 on 8 / 16 / 24 / 32 / 48 SMs 0.62 / 0.82 / 0.92 / 0.98
  *   / 0.93; joining for the last 2048..6144 columns changed nothing;
  * - at n = 32768 a split from the start lost (0.96, GEMM on 100 SMs costs more than the panel
@@ -147,7 +147,7 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
  *   columns are left gave 1.02 / 1.02 / 0.99, and at 16384 splitting only below 8192 0.90.
  * So: split for the last PS_CUDA_SPLIT_BELOW = 24576 columns (PORTSOLVE_CUDA_SPLIT_BELOW
  * overrides), a quarter of the SMs.
- * The float LU of FP16X3 (refinement's factorization; session 43, H200, ps_dsgesv at cond 1e2)
+ * The float LU of FP16X3 (refinement's factorization; H200, ps_dsgesv at cond 1e2)
  * has trailing GEMMs about twice as fast, so the panel's lane is the longer chain from the
  * start: unsplit, the cooperative leaf waited for each GEMM to drain and ran alone after it
  * (about 4 of every 11 ms at n = 32768). Split from the start with 32 / 48 / 56 / 64 SMs it took
@@ -155,16 +155,16 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
  * 0.334; 0.116 / 0.105 with 48 / 64 at 16384 against 0.117, RBT flat). So FP16X3 splits from
  * the first column with three eighths of the SMs. TF32X3's GEMMs are slower and it lost there
  * (0.514 s with 48 against 0.471), so it, plain float and double keep the rule above.
- * GJ inversion (session 21): its update is the whole matrix at every step, so it splits from the
+ * GJ inversion: its update is the whole matrix at every step, so it splits from the
  * start or not at all, by its order: at n = 16384 shared 0.266 s, lane 1 on 8 / 16 / 24 / 32 /
  * 48 SMs 0.296 / 0.252 / 0.259 / 0.268 / 0.30 s (0.243 / 0.247 on 12-16 / 20-24 SMs with the
  * copy-free update of gj.c); 16 SMs also won at 4096 and 8192 (0.0261 -> 0.0256, 0.0707 ->
  * 0.0683 s) and lost at 32768 (1.72 -> 1.75 s). So an eighth of the SMs for orders up to
  * PS_CUDA_SPLIT_BELOW.
  * Cholesky lost on split lanes (dposv 0.99 -> 0.81 on 32 SMs at 16384: its leaf and small syrk
- * need the whole device): it keeps sharing. WZ lost too when the lanes came (session 12: 0.98 ->
+ * need the whole device): it keeps sharing. WZ lost too when the lanes came (0.98 ->
  * 0.49 of LU's rate); measured again with today's leaf and look-ahead it gains as LU does
- * (session 32, H100, dwztrf at 8192 / 16384: shared 0.0536 / 0.1628 s; lane 1 on 24 / 32 / 48
+ * (H100, dwztrf at 8192 / 16384: shared 0.0536 / 0.1628 s; lane 1 on 24 / 32 / 48
  * SMs 0.0542 / 0.1453, 0.0486 / 0.1378, 0.0512 / 0.1488 s; 32 SMs with 64 rows per leaf block
  * 0.0471 / 0.1359), so it splits as LU does.
  * PORTSOLVE_CUDA_PANEL_SMS overrides the SM count for LU, WZ and GJ.

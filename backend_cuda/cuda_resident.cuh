@@ -54,7 +54,7 @@ __device__ __forceinline__ double warp_total_rows(double (&acc)[kMaxRows]) {
 // sums: up to 48 values in one round of loads, the first `rounded` of them rounded to T (the
 // projections, as orthonormalize rounds them). The loads are predicated, not branched around:
 // an earlier form that chose between a load and a constant per element measured 4 us for one
-// value on an H100, against 0.7 us for this one (docs/PERFORMANCE.md, session 34).
+// value on an H100, against 0.7 us for this one (docs/PERFORMANCE.md).
 constexpr int kGatherCols = 3;
 template <typename Op, typename T = double>
 __device__ __forceinline__ void grid_gather(const double *region, int cols, double *out,

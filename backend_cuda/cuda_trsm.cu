@@ -2,7 +2,7 @@
 // X = alpha inv(T) B (left) or alpha B inv(T) (right), T not transposed.
 //
 // cuBLAS's dtrsm with a triangle of 128 and 16384 right-hand sides ran at about 1 TFLOP/s on an
-// H100 (Gauss-Jordan inversion's solves with U11, docs/PERFORMANCE.md, session 16). Every case is
+// H100 (Gauss-Jordan inversion's solves with U11, docs/PERFORMANCE.md). Every case is
 // turned into a forward substitution with a lower triangle L' held in shared memory (reversing
 // the order of the unknowns where the substitution runs backwards, and transposing T on the
 // right: x T = b is T^T x^T = b^T); L' is padded to the next size of 16, 32 or 64 with identity

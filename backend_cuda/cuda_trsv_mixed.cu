@@ -3,7 +3,7 @@
 //
 // Why a kernel of its own: cuBLAS has no mixed-precision trsv, and its dtrsv on the factors
 // widened to double read 8.6 GB per pair of solves at n = 32768 (4.3 ms on an H200, two thirds
-// of an Arnoldi step; docs/PERFORMANCE.md, session 38), besides the widened copy itself.
+// of an Arnoldi step; docs/PERFORMANCE.md), besides the widened copy itself.
 //
 // The scheme: one launch, one thread block of 4 NB threads per block row of NB rows (NB = 128 by
 // default, PORTSOLVE_CUDA_TRSV_ROWS), taken in the solve's order (top down for lower, bottom up
@@ -17,7 +17,7 @@
 //  3. when x_{p-1} is final: x_p = T^-1 (b_p - sum_q A(p, q) x_q), written, and the count
 //     advanced.
 // The chain from one block row to the next is thus a wait, the preloaded product and one with
-// the inverse (2.5-3 us on an H200); a substitution (some 70 cycles an unknown, session 11's
+// the inverse (2.5-3 us on an H200); a substitution (some 70 cycles an unknown, an earlier
 // one-launch trsv) is never on it. The inverse is of the float entries, in double: its rounding,
 // about eps cond(T), stays far below the float factors' own (2^-24 of each entry) for any
 // diagonal block whose condition is under 1e8, and it only applies a preconditioner. The last

@@ -332,12 +332,12 @@ static int cl_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
     if (algo == PS__ALGO_LU) return 256;
     /* Block rows by inverses (core/lu.c, core/gj.c) on GPUs from n = 8192: H100, NVIDIA's OpenCL,
      * same call, trsm / inverse: gjinv 0.189 / 0.164 s at 8192, 0.682 / 0.628 s at 16384,
-     * getrf+getri 1.29 / 1.24 s at 16384; LU alone the same either way (session 18). Not
+     * getrf+getri 1.29 / 1.24 s at 16384; LU alone the same either way. Not
      * measured on CPU devices, which keep the solves. */
     if (algo == PS__ALGO_LU_INVERSE) return ps_cl(be)->gpu ? 8192 : 0;
     /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c) on GPUs, where
      * trsv_mixed takes a launch per 64 rows: H200, NVIDIA's OpenCL, n = 8192, cond 1e8 in float
-     * (2 + 60 steps), 0.81 s by trsv_mixed, 0.32 with blocks of 1024 or 2048 (session 42). CPU
+     * (2 + 60 steps), 0.81 s by trsv_mixed, 0.32 with blocks of 1024 or 2048. CPU
      * devices keep trsv_mixed; smaller orders were not measured. */
     if (algo == PS__ALGO_TRSV_BLOCKED) return ps_cl(be)->gpu && n >= 8192 ? 2048 : 0;
     return 0;

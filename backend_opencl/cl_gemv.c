@@ -1,7 +1,7 @@
 /* y = alpha A x + beta y, A not transposed and x, y contiguous, by two kernels of
  * kernels_cl/blas.cl instead of CLBlast's gemv: on NVIDIA's OpenCL (H100) CLBlast's took 122 us
  * for an n = 2000 matrix, 262 GB/s, and every iteration of the iterative solvers is one such
- * product (docs/PERFORMANCE.md, session 24).
+ * product (docs/PERFORMANCE.md).
  *   ps_gemv_n_part: work-groups of PS_GEMV_ROWS rows times a slice of the columns, each
  *                   work-item a row and every PS_GEMV_PARTS-th column of the slice (so each
  *                   load is a coalesced run of rows), the parts summed in the group into

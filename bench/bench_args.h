@@ -1,6 +1,6 @@
 /* The benchmark programs' command lines: each program describes its options in a table, and one
  * strict parser reads them, so a mistyped value stops the run with a message instead of
- * measuring something else (a GPU session is too short to repeat). */
+ * measuring something else (a GPU run is too short to repeat). */
 #ifndef PS_BENCH_ARGS_H
 #define PS_BENCH_ARGS_H
 

@@ -1,5 +1,5 @@
 # Runs one benchmark program on tiny sizes and judges what it printed (cmake -P), so that a
-# change that breaks a benchmark fails the tests here instead of costing a GPU session.
+# change that breaks a benchmark fails the tests here instead of costing a GPU run.
 #   -DPROGRAM=path -DARGS="a;b;..." -DCSV=file -DROWS=N -DROW_REGEX=re [-DMIN_LINES=N]
 # Passes when the program exits 0, prints at least ROWS lines matching ROW_REGEX, prints no
 # "nan" or "inf" (every figure was measured), and writes CSV with a header and at least ROWS

@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PS__BACKEND_ABI_VERSION  3 /* 3: lanes_split takes the precision (session 43) */
+#define PS__BACKEND_ABI_VERSION  3 /* 3: lanes_split takes the precision */
 #define PS__BACKEND_ENTRY_SYMBOL "ps_backend_module_v1"
 
 /* Element types a backend buffer can hold. The first two equal ps_dtype. */
@@ -498,7 +498,7 @@ struct ps__backend_ops {
      * The norm is specified only when v's columns are orthonormal to working precision (GMRES's
      * basis; k <= n): a backend may then take it without a reduction of its own as
      * sqrt(||w||^2 - ||h2||^2), ||w|| before the second pass, when that pass removes at most
-     * half of ||w||^2 (CUDA's cluster kernel; docs/PERFORMANCE.md, session 31). Then, when
+     * half of ||w||^2 (CUDA's cluster kernel; docs/PERFORMANCE.md). Then, when
      * fetch_slot >= 0, starts fetching col[0 .. 2k] as fetch_start would. k >= 0; w and col are
      * contiguous and do not overlap v. A backend may start reading v before the
      * operation queued just before this one has finished (CUDA, where GMRES queues the product

@@ -58,9 +58,8 @@ typedef struct gj_inverse {
  * The transposed layout (PORTSOLVE_GJ_LAYOUT, the backend's PS__ALGO_GJ_TRANSPOSED): the
  * device variant may hold the matrix transposed for the whole inversion (a transpose at each end,
  * move_matrix), so that every row interchange of a step moves two contiguous columns (on an
- * H100 at n = 16384 the rows' laswp was about 25 ms of lane 0's 225; docs/PERFORMANCE.md,
- * session 23). The blocks are ps__tview's (tview.h), whose helpers turn each operation on them
- * into the one on storage.
+ * H100 at n = 16384 the rows' laswp was about 25 ms of lane 0's 225; docs/GJ.md). The blocks are
+ * ps__tview's (tview.h), whose helpers turn each operation on them into the one on storage.
  */
 
 /* Whether gjinv's device variant at order n holds the matrix transposed: PORTSOLVE_GJ_LAYOUT,
@@ -115,7 +114,7 @@ static ps_status panel_transform_factors(ps_context *ctx, ps__dtype dt, int n, i
  * lane before its update. GJ's update is about n x n x b flops at every step while the panel's LU
  * shrinks with n - k, so the panel's lane is the longer one early and has slack late. On an H100
  * at n = 16384 with the panel lane on 16 SMs of its own: 0.2498 / 0.2452 / 0.2561 s with the
- * factors moved for no step / the second half / every step (docs/PERFORMANCE.md, session 21).
+ * factors moved for no step / the second half / every step (docs/PERFORMANCE.md).
  */
 static int factors_on_panel_lane(int n, int k) {
     return 2 * k >= n;
@@ -126,7 +125,7 @@ static int factors_on_panel_lane(int n, int k) {
  * step k, first, so the panel's lane only factors: in the first quarter, where the tall panels
  * make the panel's lane the longer one (on 16 SMs of an H100 a 16384 x 512 panel takes about
  * 6 ms, the rest's update about 5.5). n = 16384, three rounds: 0.2417 / 0.2415 / 0.2426 s never,
- * 0.2399 / 0.2389 / 0.2404 s for k < n/4 (every step: no gain; docs/PERFORMANCE.md, session 21).
+ * 0.2399 / 0.2389 / 0.2404 s for k < n/4 (every step: no gain; docs/PERFORMANCE.md).
  */
 static int next_on_rest_lane(int n, int k) {
     return 4 * k < n;
@@ -298,7 +297,7 @@ static ps_status factor_panel(ps_context *ctx, ps__dtype dt, int n, ps__tview a,
  * the matrix is transposed, its transpose, formed here (an n x b transpose per step), so that
  * the update's two big products read both operands as C = A B does. With saved read as B^T
  * instead, cuBLAS's GEMMs on the rest's lane took 203 ms against 193 ms for the same flops
- * untransposed (H100, n = 16384; docs/PERFORMANCE.md, session 23). Only the rest's lane reads
+ * untransposed (H100, n = 16384; docs/PERFORMANCE.md). Only the rest's lane reads
  * the transpose (the next panel's update on the other lane reads saved), and it reads it before
  * the next step's replaces it.
  */

@@ -20,14 +20,14 @@
  * its SMs for a whole launch) gets a cycle's steps as one call. The host reads the columns of
  * its first PS__ARNOLDI_CHECKPOINT steps as soon as the backend delivers them (CUDA: while the
  * call goes on), so that a solve that converges there stops the rest with arnoldi_cancel and
- * does not pay for a whole cycle. (Until session 37 the first cycle was two calls, 8 steps and
+ * does not pay for a whole cycle. (Earlier the first cycle was two calls, 8 steps and
  * the rest, for the same reason: a launch more, which reloaded the matrix into the SMs.)
  *
  * On the fused path a cycle starts with one arnoldi_restart call: the last cycle's x += V y
  * (deferred to here, y passed from the host), the residual, its norm and v_0, and the first
  * steps. The host then learns beta with those steps' columns. On CUDA this took the upload of y
- * (which waits for the device) and five kernels out of every restart (docs/PERFORMANCE.md,
- * session 35). Elsewhere x's update is gmres_update_x's, y again passed from the host, where the
+ * (which waits for the device) and five kernels out of every restart (docs/PERFORMANCE.md).
+ * Elsewhere x's update is gmres_update_x's, y again passed from the host, where the
  * backend has it.
  */
 #include "iter_impl.h"

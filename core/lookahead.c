@@ -21,8 +21,8 @@ static ps_status run_steps(ps_context *ctx, int k, int n, int nb,
          * update, in time it would otherwise spend waiting for the next panel: lane 1's chain
          * is the longer one. On an H200 at n = 32768 the panel's lane was busy 245 of the LU's
          * 276 ms and lane 0 181 (fp16x3), and the swaps there instead of on lane 1 made fp16x3
-         * 3% faster (0.326 against 0.336 s at cond 1e2) and ps dgesv 0.4% (session 44). Before
-         * the next block column's update they had held lane 1 back (dgesv, H100, session 12). */
+         * 3% faster (0.326 against 0.336 s at cond 1e2) and ps dgesv 0.4%. Before
+         * the next block column's update they had held lane 1 back (dgesv, H100). */
         int next_on_0 = split && nb2 > 0;
         if (steps->left && !split) PS__TRY(steps->left(steps->arg, j, jb));
         if (next_on_0) PS__TRY(steps->update(steps->arg, j, jb, next, rest0));

@@ -194,7 +194,7 @@ static ps_status step_panel(void *arg, int j, int jb) {
 /* With a window: L21 = A21 U11^-1 for the rows below it, a triangular solve with no sequential
  * search down the column. It runs on lane 0, which on split lanes has most of the device: on
  * the panel's lane (32 of an H100's SMs) cuBLAS's strsm for it took 66 ms of the panel lane's
- * critical path at n = 32768 (docs/PERFORMANCE.md, session 26). */
+ * critical path at n = 32768 (docs/PERFORMANCE.md). */
 static ps_status step_finish(void *arg, int j, int jb) {
     factor_args *f = arg;
     int rows = search_end(f, j);
@@ -282,7 +282,7 @@ static int holds_transposed(ps_context *ctx, ps__dtype dt, int n, int nb) {
  * transposed back. Each panel's row interchanges then move contiguous columns where they moved
  * rows with one element per 32-byte sector: laswp was a quarter of the float LU's kernel time at
  * n = 32768 on an H200, and the layout made that solve (fp16x3, cond 1e2) 8% faster
- * (docs/PERFORMANCE.md, session 41). Not for a window's pivots: rows within two block rows of each
+ * (docs/PERFORMANCE.md). Not for a window's pivots: rows within two block rows of each
  * other lie in the same sectors of a column already (RBT's LU was 3% slower transposed). The panels
  * are factored in an m x nb workspace as is (the backend's panel kernel reads columns); the
  * in-place transposes go through it too.

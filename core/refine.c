@@ -264,9 +264,9 @@ static ps_status precondition(void *arg, ps__vec v, ps__vec z) {
  * the low precision (low_solve), whose solve of several columns is one trsm. The blocked solve
  * reads the float factors and the inverses once, where the float trsv pair read the factors at
  * half the memory's rate (an H200 trace at n = 32768: 3.6-3.7 ms a solve, against 1.5 ms for
- * GMRES-IR's blocked solves; session 45; at cond 1e2, three classical steps, the solve took
- * 0.317 s against 0.322-0.324, session 46); float or double arithmetic
- * left the classical steps as they were (session 39). Its double vectors need no narrowing, so
+ * GMRES-IR's blocked solves; at cond 1e2, three classical steps, the solve took
+ * 0.317 s against 0.322-0.324); float or double arithmetic
+ * left the classical steps as they were. Its double vectors need no narrowing, so
  * only low_solve sets *overflow. */
 static ps_status classical_solve(refine *w, ps__mat src, ps__mat dst, int *overflow) {
     if (!w->blocked.nb || w->nrhs != 1) return low_solve(w, w->nrhs, src, dst, overflow);
@@ -383,8 +383,8 @@ int ps__split_operator_offered(ps_context *ctx) {
  * relative (lo rounds a - fl32(a), at most 2^-24 |a|, to 11 bits; shift maps 2^-24 ||A||_inf near
  * binary16's 2^15, so entries down to 2^-29 of that keep all of lo's bits), so the corrections
  * solve a system within about cond(A) 2^-35 of A's: at cond 1e6, 3e-5 a step, below the 1e-3 or
- * so that an outer step of 30 Arnoldi steps contracts at n = 32768. Measured there (H200, fp16x3,
- * session 45): the same 1 + 60 steps, but CUDA's gemv_split read its 6.4 GB in 1.64 ms (3.9 TB/s)
+ * so that an outer step of 30 Arnoldi steps contracts at n = 32768. Measured there (H200, fp16x3):
+ * the same 1 + 60 steps, but CUDA's gemv_split read its 6.4 GB in 1.64 ms (3.9 TB/s)
  * against DGEMV's 8.6 GB in 1.85-1.89, and the split took 4.7 ms: 0.527-0.531 s against
  * 0.530-0.536, within the runs' spread, for n^2 6 bytes more memory. Where the backend lacks the
  * entries, the memory is short, ||A||_inf is zero or far from float's range, or an entry does not
@@ -631,7 +631,7 @@ static ps_status scale_to_unit_max(refine *w) {
  * updates have shrunk enough to leave their lane idle while the panel's lane works, the next
  * diagonal block it has finished, inverted (one a step, so that no step's share holds the next
  * panel back). Inverting every block as soon as it was final cost the LU as much time as the
- * inverses took (session 44). */
+ * inverses took. */
 static ps_status invert_finished(void *arg, ps__tview a, int cols) {
     refine *w = arg;
     if (2 * (size_t)cols < (size_t)w->n) return PS_SUCCESS;
@@ -645,8 +645,8 @@ static ps_status invert_finished(void *arg, ps__tview a, int cols) {
  * the inverses then run in time the LU's update lane would spend waiting for the panel's: on an
  * H200 at n = 32768 (fp16x3) that lane idled some 95 of the LU's 276 ms, the inverses after the
  * LU had taken 28-31 ms, and early they took 20-25 ms off the solve at cond 1e6 and nothing
- * measurable from it at cond 1e2, where classical refinement converges and they go unused
- * (session 44). PORTSOLVE_IR_EARLY_INVERSES: 0 never, 1 on every backend, unset on those with
+ * measurable from it at cond 1e2, where classical refinement converges and they go unused.
+ * PORTSOLVE_IR_EARLY_INVERSES: 0 never, 1 on every backend, unset on those with
  * two lanes. */
 static ps_status early_inverses(refine *w, const ps_refine_options *o, int *early) {
     *early = 0;
@@ -669,7 +669,7 @@ static ps_status early_inverses(refine *w, const ps_refine_options *o, int *earl
 /* Whether A is narrowed straight into the transposed layout the LU holds it in while it factors
  * it (ps__getrf_holds_transposed; CUDA from n = 16384 in float): one pass over A where narrowing,
  * FP16X3's iamax and scaling of the float copy and the LU's in-place transpose took four (H200,
- * n = 32768: 9.3 ms from ||A||_inf to the LU's first panel, against 17.8; session 46). Not with RBT
+ * n = 32768: 9.3 ms from ||A||_inf to the LU's first panel, against 17.8). Not with RBT
  * (its LU keeps the row layout), not where the backend lacks convert_transposed, and not for FP16X3
  * with lda > n, whose scaling then comes from the float copy (scale_from_a reads A as one
  * vector). */

@@ -61,7 +61,7 @@ ps_status ps__trsv_blocked_invert(ps_context *ctx, ps__trsv_blocked *t, ps__tvie
              * inverse by halves (dtrti2's block form, X21 = -X22 T21 X11 by two trmm a level,
              * a third of the flops) was slower on CUDA: at n = 32768 with blocks of 2048 its
              * 1536 cuBLAS trmm kernels and 1024 small trsm took about 60 ms against this
-             * loop's 27 (session 43, H200). */
+             * loop's 27 (H200). */
             PS__TRY(ps__trsm_tv(be, PS__DOUBLE, PS__LEFT, side ? PS__UPPER : PS__LOWER, PS__NOTRANS,
                                 side ? PS__NONUNIT : PS__UNIT, bs, bs, &one, widened,
                                 ps__tview_as_is(inv)));
@@ -105,7 +105,7 @@ ps_status ps__trsv_blocked_solve(ps_context *ctx, const ps__trsv_blocked *t, ps_
     /* The factors and the inverses are fixed while the chain runs, so each product may load its
      * block before the one ahead of it has finished (read_only_matrices). On CUDA at n = 32768
      * an application is 62 products of 10-90 us with 1.7-1.9 us idle between them (H100); so
-     * launched, GMRES-IR's 60 Arnoldi steps took 215 ms against 227 (H200, session 46). */
+     * launched, GMRES-IR's 60 Arnoldi steps took 215 ms against 227 (H200). */
     PS__TRY(be->ops->read_only_matrices(be, 1));
     ps_status st = solve_chain(be, t, uplo == PS__UPPER, lu, b, x);
     ps_status off = be->ops->read_only_matrices(be, 0);

@@ -152,7 +152,7 @@ __kernel void ps_cg_update(int n, int has_dinv, __global real *x, ulong xo, __gl
  *   ps_orth_update (grid)      w -= v h
  * CLBlast's transposed gemv gave each of the k sums one work-item, which then read a whole
  * column alone: about 1.8 ms an Arnoldi step at n = 20000 on an H100, 400 times what reading v
- * costs (docs/PERFORMANCE.md, session 24). */
+ * costs (docs/PERFORMANCE.md). */
 #define PS_ORTH_CHUNK 8
 
 __kernel void ps_orth_dots(int n, int k, __global const real *v, ulong vo, int ldv,

@@ -311,7 +311,7 @@ static void test_gmres(ps_context *ctx) {
     ps_refine_result r = {0};
     /* On some random cond-1e8 matrices classical refinement crawls to the test by itself and
      * GMRES never starts: none of 60 on the CPU backend, but 2 of 60 on an H100 and 13 of 36 on
-     * an H200 (session 38), whose float LU rounds otherwise. Such a matrix must still be solved,
+     * an H200, whose float LU rounds otherwise. Such a matrix must still be solved,
      * and a fresh one is drawn until GMRES-IR has been exercised: at most 12, so that even at
      * the H200's rate all of them crawl in about one run in 200 000. */
     set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);

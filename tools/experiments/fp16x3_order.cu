@@ -4,7 +4,7 @@
 // nearest (Fasi et al. 2021 on V100/A100; Khattak and Mikaitis 2025 on H100): where the small
 // parts (hi lo, lo hi) come after hi hi, each of their k/16 steps truncates the big sum again.
 //
-// An experiment (session 49), built with the tests where the CUDA backend is (not run by CTest):
+// An experiment, built with the tests where the CUDA backend is (not run by CTest):
 //   BUILD/tools/experiments/fp16x3_order [m n k]
 #include <cmath>
 #include <cstdio>

@@ -2,7 +2,7 @@
 // variants, on GMRES-IR's shapes: the blocked triangular solves' column blocks (m rows, 2048
 // columns, m = 30720 down to 2048) and the float operator's square product.
 //
-// An experiment (session 44), built with the tests where the CUDA backend is (not run by CTest):
+// An experiment, built with the tests where the CUDA backend is (not run by CTest):
 //   BUILD/tools/experiments/gemv_mixed_bw
 #include "../../backend_cuda/cuda_gemv_mixed.cu"
 

@@ -1,5 +1,5 @@
 /*
- * Where GMRES-IR's Arnoldi steps come from (docs/PERFORMANCE.md, session 39): one dlatms matrix
+ * Where GMRES-IR's Arnoldi steps come from (docs/PERFORMANCE.md): one dlatms matrix
  * (mode 3, singular values spread geometrically; DMAX 1) refined by the same FGMRES-IR in double
  * (restart 30, inner tolerance 1e-6, LAPACK dsgesv's stopping test, classical steps until one does
  * not halve the residual) with float factors of several origins:
@@ -11,7 +11,7 @@
  *   - with a fifth argument float-solves: classical refinement solving in float arithmetic
  *     (as ps_dsgesv's classical steps do) with a double LU rounded, a head of n/8 or n/16, and
  *     sgetrf.
- *   - with a fifth argument float-operator (session 43): GMRES's inner products with A made
+ *   - with a fifth argument float-operator: GMRES's inner products with A made
  *     with A rounded to float (half the bytes of each Arnoldi step's product; the outer residual
  *     stays A's in double), and with A's own, each at inner tolerances 1e-6, 1e-3 and 1e-2;
  *     last, the float operator at 1e-2 moving to A's and 1e-6 after an outer step that contracts
@@ -20,7 +20,7 @@
  * bits (a sixth argument; 24, float, by default): factors as poor as n = 32768's at a small n,
  * where sgetrf's are good enough for classical refinement. (Random relative noise of up to 1e-4 on
  * sgetrf's factors was not: n = 1024, cond 1e6 still took 5-7 classical steps.)
- *   - with a fifth argument tournament (session 44): the same blocked float LU (BITS likewise)
+ *   - with a fifth argument tournament: the same blocked float LU (BITS likewise)
  *     with partial pivoting, then with tournament pivoting (CALU) in its panels, leaves of 64,
  *     256 and 1024 rows and of CHUNK (a seventh argument). A CPU experiment on LAPACKE,
  * tmglib and OpenBLAS, built with the tests (not run by CTest):

@@ -11,7 +11,7 @@
  * runtime call on the host (R, start ns, end ns, 0, callback id, 0, name), on the same clock:
  * where the host, not the device, sets the pace (a launch issued late after a wait). Needs
  * libcupti (the CUDA toolkit's) beside the program at run time; the timings it gives matched
- * untraced runs within noise (docs/PERFORMANCE.md, session 11).
+ * untraced runs within noise (docs/PERFORMANCE.md).
  */
 #include <cupti.h>
 #include <stdio.h>
