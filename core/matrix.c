@@ -1,5 +1,6 @@
 /* Device-resident matrices. */
 #include "matrix.h"
+#include "staging.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,7 @@ ps_status ps_matrix_upload(ps_matrix *m, const void *host, int ldh) {
         return ps__bad_arg(ctx, 3, "ps_matrix_upload: ldh=%d is less than max(1, rows=%d)", ldh,
                            m->rows);
     if (m->rows == 0 || m->cols == 0) return PS_SUCCESS;
-    return ctx->be.ops->upload(&ctx->be, m->dt, m->rows, m->cols, host, ldh, ps__matrix_view(m));
+    return ps__upload(ctx, m->dt, m->rows, m->cols, host, ldh, ps__matrix_view(m));
 }
 
 ps_status ps_matrix_download(const ps_matrix *m, void *host, int ldh) {
@@ -117,7 +118,7 @@ ps_status ps_matrix_download(const ps_matrix *m, void *host, int ldh) {
         return ps__bad_arg(ctx, 3, "ps_matrix_download: ldh=%d is less than max(1, rows=%d)", ldh,
                            m->rows);
     if (m->rows == 0 || m->cols == 0) return PS_SUCCESS;
-    return ctx->be.ops->download(&ctx->be, m->dt, m->rows, m->cols, ps__matrix_view(m), host, ldh);
+    return ps__download(ctx, m->dt, m->rows, m->cols, ps__matrix_view(m), host, ldh);
 }
 
 int ps_matrix_rows(const ps_matrix *m) {

@@ -204,6 +204,26 @@ ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const
     return download_staged(ctx, dt, rows, cols, in->dev, host, ldh);
 }
 
+ps_status ps__upload(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host, int ldh,
+                     ps__mat dst) {
+    void *alias;
+    ps__backend *be = &ctx->be;
+    if (rows <= 0 || cols <= 0 || be->ops->host_alias(be, dst.buf, &alias) == PS_SUCCESS)
+        return be->ops->upload(be, dt, rows, cols, host, ldh, dst);
+    PS__TRY(upload_staged(ctx, dt, rows, cols, host, ldh, NULL, dst));
+    for (int i = 0; i < PS__TRANSFER_SLOTS; i++) PS__TRY(be->ops->transfer_wait(be, i));
+    return PS_SUCCESS;
+}
+
+ps_status ps__download(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src, void *host,
+                       int ldh) {
+    void *alias;
+    ps__backend *be = &ctx->be;
+    if (rows <= 0 || cols <= 0 || be->ops->host_alias(be, src.buf, &alias) == PS_SUCCESS)
+        return be->ops->download(be, dt, rows, cols, src, host, ldh);
+    return download_staged(ctx, dt, rows, cols, src, host, ldh);
+}
+
 ps_status ps__check_dtype_supported(ps_context *ctx, ps__dtype dt, const char *fn) {
     if (dt == PS__DOUBLE && !ctx->be.has_double)
         return ps__fail(ctx, PS_ERR_NO_DOUBLE, "%s: device '%s' has no double precision", fn,

@@ -29,6 +29,13 @@ ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const
  * threads), for inputs that are not staged. */
 ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *a,
                            int lda, const ps__finite_check *check);
+/* Blocking transfers between a host array and a view (ps_matrix_upload / download): through
+ * the ring on backends with their own memory, a plain copy where device memory is host memory;
+ * the upload has reached the device when it returns. */
+ps_status ps__upload(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host, int ldh,
+                     ps__mat dst);
+ps_status ps__download(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src, void *host,
+                       int ldh);
 /* Waits for the ring's transfers and releases it (context destruction). */
 void ps__staging_release(ps_context *ctx);
 
