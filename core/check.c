@@ -57,6 +57,26 @@ ps_status ps__check_array(ps_context *ctx, const char *fn, char name, const void
     return PS_SUCCESS;
 }
 
+/* The bytes [first, end) an rows x cols column-major array spans. */
+static void span_of(const void *a, int ld, int cols, int rows, size_t es, uintptr_t *first,
+                    uintptr_t *end) {
+    *first = (uintptr_t)a;
+    *end = *first + ((size_t)(cols - 1) * (size_t)ld + (size_t)rows) * es;
+}
+
+ps_status ps__check_separate(ps_context *ctx, const char *fn, const void *a, char aname, int lda,
+                             int acols, const void *b, char bname, int ldb, int bcols, int rows,
+                             size_t es, int pos) {
+    if (!a || !b || rows <= 0 || acols <= 0 || bcols <= 0) return PS_SUCCESS;
+    uintptr_t a0, a1, b0, b1;
+    span_of(a, lda, acols, rows, es, &a0, &a1);
+    span_of(b, ldb, bcols, rows, es, &b0, &b1);
+    if (a0 < b1 && b0 < a1)
+        return ps__bad_arg(ctx, pos, "%s: %c shares memory with %c; they must be separate arrays",
+                           fn, bname, aname);
+    return PS_SUCCESS;
+}
+
 ps_status ps__parse_uplo(ps_context *ctx, char c, ps__uplo *uplo, const char *fn, int pos) {
     if (c == 'L' || c == 'l') {
         *uplo = PS__LOWER;

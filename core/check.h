@@ -35,6 +35,12 @@ ps_status ps__report_nonfinite(ps_context *ctx, ps__dtype dt, const ps__finite_c
  * max(1,n=3)". */
 ps_status ps__check_array(ps_context *ctx, const char *fn, char name, const void *a, int used,
                           int ld, char dim, int rows, int pos);
+/* Refuses (argument pos, LAPACK's info -pos) an output array b that shares memory with array a:
+ * a is rows x acols with leading dimension lda, b rows x bcols with ldb, elements of es bytes.
+ * The drivers read a while they write b, so a shared element would be read after it changed. */
+ps_status ps__check_separate(ps_context *ctx, const char *fn, const void *a, char aname, int lda,
+                             int acols, const void *b, char bname, int ldb, int bcols, int rows,
+                             size_t es, int pos);
 /* Parses an uplo character ('L' or 'U', either case). */
 ps_status ps__parse_uplo(ps_context *ctx, char c, ps__uplo *uplo, const char *fn, int pos);
 /* Checks a 1-based LAPACK pivot vector of n entries for a matrix of order n. */

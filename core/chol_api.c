@@ -80,6 +80,8 @@ static ps_status check_host_args(ps_context *ctx, ps__dtype dt, const char *fn, 
     PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 4 + shift));
     if (has_rhs) {
         PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 7));
+        PS__TRY(ps__check_separate(ctx, fn, A, 'A', lda, n, B, 'B', ldb, nrhs, n,
+                                   ps__dtype_size(dt), 7));
     }
     return ps__check_dtype_supported(ctx, dt, fn);
 }

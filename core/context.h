@@ -95,6 +95,16 @@ void ps__dev_free(ps_context *ctx, void *buf);
 ps_status ps__host_alloc(ps_context *ctx, size_t bytes, void **ptr);
 void ps__host_free(ps_context *ctx, void *ptr);
 
+/* *bytes = count1 * count2 * size; 0 when the product does not fit in a size_t (a wrapped size
+ * would allocate too little and let the work run past it). */
+static inline int ps__bytes_of(size_t count1, size_t count2, size_t size, size_t *bytes) {
+    if (count2 && count1 > (size_t)-1 / count2) return 0;
+    size_t count = count1 * count2;
+    if (size && count > (size_t)-1 / size) return 0;
+    *bytes = count * size;
+    return 1;
+}
+
 /* Allocations of one call, released together on every exit path. */
 typedef struct ps__scratch {
     ps_context *ctx;

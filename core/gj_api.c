@@ -293,6 +293,8 @@ static ps_status host_gjsv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);
     PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 4));
     PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 6));
+    PS__TRY(
+        ps__check_separate(ctx, fn, A, 'A', lda, n, B, 'B', ldb, nrhs, n, ps__dtype_size(dt), 6));
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0) return PS_SUCCESS;
     ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 6, PS__SHAPE_ALL};

@@ -136,6 +136,8 @@ static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 5));
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 7, "%s: ipiv is NULL", fn);
     PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 8));
+    PS__TRY(
+        ps__check_separate(ctx, fn, A, 'A', lda, n, B, 'B', ldb, nrhs, n, ps__dtype_size(dt), 8));
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0 || nrhs == 0) return PS_SUCCESS;
     PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 7));
@@ -165,6 +167,8 @@ static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 4));
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
     PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 7));
+    PS__TRY(
+        ps__check_separate(ctx, fn, A, 'A', lda, n, B, 'B', ldb, nrhs, n, ps__dtype_size(dt), 7));
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0) return PS_SUCCESS;
 

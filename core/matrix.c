@@ -35,6 +35,12 @@ ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, 
                         "ps_matrix_create: device '%s' has no double "
                         "precision",
                         ctx->be.device_name);
+    size_t bytes;
+    if (!ps__bytes_of((size_t)ld, (size_t)cols, ps__dtype_size((ps__dtype)dtype), &bytes))
+        return ps__fail(ctx, PS_ERR_OUT_OF_MEMORY,
+                        "ps_matrix_create: ld=%d x cols=%d elements do not fit in the address "
+                        "space",
+                        ld, cols);
     ps_matrix *m;
     ps_status st = ps__host_alloc(ctx, sizeof *m, (void **)&m);
     if (st) return st;
@@ -45,7 +51,7 @@ ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, 
     m->ld = ld;
     m->off = 0;
     m->owns = 1;
-    st = ps__dev_alloc(ctx, (size_t)ld * (size_t)cols * ps__dtype_size(m->dt), &m->buf);
+    st = ps__dev_alloc(ctx, bytes, &m->buf);
     if (st) {
         ps__host_free(ctx, m);
         return st;

@@ -221,8 +221,10 @@ ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *i
     PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 7));
     PS__TRY(ps__check_array(ctx, fn, 'X', X, n > 0 && nrhs > 0, ldx, 'n', n, 9));
     if (!iter) return ps__bad_arg(ctx, 11, "%s: iter is NULL", fn);
-    if (X == B && n > 0 && nrhs > 0)
-        return ps__bad_arg(ctx, 9, "%s: X is B; they must not overlap", fn);
+    PS__TRY(ps__check_separate(ctx, fn, A, 'A', lda, n, B, 'B', ldb, nrhs, n, sizeof(double), 7));
+    PS__TRY(ps__check_separate(ctx, fn, A, 'A', lda, n, X, 'X', ldx, nrhs, n, sizeof(double), 9));
+    PS__TRY(
+        ps__check_separate(ctx, fn, B, 'B', ldb, nrhs, X, 'X', ldx, nrhs, n, sizeof(double), 9));
     *iter = 0;
     ctx->refine_result.precision = ctx->refine.precision;
     ctx->refine_result.factorization = ctx->refine.factorization;

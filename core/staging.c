@@ -177,8 +177,13 @@ ps_status ps__stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const v
     }
     out->aliased = 0;
     out->dev = (ps__mat){NULL, 0, ps__max1(rows)};
-    PS__TRY(
-        ps__scratch_dev(s, (size_t)out->dev.ld * (size_t)cols * ps__dtype_size(dt), &out->dev.buf));
+    size_t bytes;
+    if (!ps__bytes_of((size_t)out->dev.ld, (size_t)cols, ps__dtype_size(dt), &bytes))
+        return ps__fail(ctx, PS_ERR_OUT_OF_MEMORY,
+                        "a %d x %d staging copy does not fit in the "
+                        "address space",
+                        rows, cols);
+    PS__TRY(ps__scratch_dev(s, bytes, &out->dev.buf));
     if (rows == 0 || cols == 0) return PS_SUCCESS;
     if (host_memory) { /* the device buffer is host memory: copy into it directly */
         PS__TRY(ctx->be.ops->host_alias(&ctx->be, out->dev.buf, &alias));

@@ -380,6 +380,62 @@ static void case_matrix_roundtrip(ps_context *ctx) {
     }
 }
 
+/* Sizes whose byte count does not fit in a size_t are refused, not wrapped into a small
+ * allocation that the work would run past (ld * cols * 8 = 2^64 + 537552 here). */
+static void case_huge_sizes(ps_context *ctx) {
+    ps_matrix *M = NULL;
+    ps_status st = ps_matrix_create(ctx, PS_DOUBLE, 2147437309, 1073764994, 0, &M);
+    CHECK(st == PS_ERR_OUT_OF_MEMORY, "huge matrix: %s (%s)", ps_status_string(st),
+          ps_context_last_error(ctx));
+    CHECK(M == NULL, "huge matrix: no handle");
+    CHECK(ctx->live_buffers == 0 && ctx->live_host_blocks == 0, "huge matrix: nothing allocated");
+    st = ps_matrix_create(ctx, PS_FLOAT, 1 << 30, 1 << 30, 0, &M); /* 2^62 bytes: fits, too big */
+    CHECK(st == PS_ERR_OUT_OF_MEMORY && M == NULL, "2^62 bytes: %s", ps_status_string(st));
+    expect_usable(ctx);
+}
+
+/* An output array that shares memory with an input is refused with the output's position, the
+ * arrays untouched: the drivers read A while they write B (or X). Arrays that only touch are
+ * accepted. */
+static void case_aliasing(ps_context *ctx) {
+    enum { n = 12, ld = 14, nrhs = 2 };
+    static double buf[ld * n + ld * nrhs + 8], copy[ld * n + ld * nrhs + 8], X[ld * nrhs];
+    int ip[n], iter;
+    for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) buf[i] = ps_test_rand();
+    for (int i = 0; i < n; i++) buf[i + (size_t)i * ld] += 2 * n, ip[i] = i + 1;
+    memcpy(copy, buf, sizeof buf);
+    double *A = buf, *tail = buf + (size_t)ld * (n - 1); /* B starting in A's last column */
+    struct {
+        const char *what;
+        ps_status st;
+        int pos;
+    } calls[] = {
+        {"dgesv B = A", ps_dgesv(ctx, n, nrhs, A, ld, ip, A, ld), 7},
+        {"dgesv B in A's last column", ps_dgesv(ctx, n, nrhs, A, ld, ip, tail, ld), 7},
+        {"dgetrs B = A", ps_dgetrs(ctx, 'N', n, nrhs, A, ld, ip, A, ld), 8},
+        {"dposv B = A", ps_dposv(ctx, 'L', n, nrhs, A, ld, A, ld), 7},
+        {"dpotrs B in A's last column", ps_dpotrs(ctx, 'U', n, nrhs, A, ld, tail, ld), 7},
+        {"dwzsv B = A", ps_dwzsv(ctx, n, nrhs, A, ld, ip, A, ld), 7},
+        {"dgjsv B = A", ps_dgjsv(ctx, n, nrhs, A, ld, A, ld), 6},
+        {"dsgesv B = A", ps_dsgesv(ctx, n, nrhs, A, ld, ip, A, ld, X, ld, &iter), 7},
+        {"dsgesv X = A", ps_dsgesv(ctx, n, nrhs, A, ld, ip, X, ld, A, ld, &iter), 9},
+        {"dsgesv X = B", ps_dsgesv(ctx, n, nrhs, A, ld, ip, X, ld, X, ld, &iter), 9},
+    };
+    for (size_t c = 0; c < sizeof calls / sizeof calls[0]; c++) {
+        CHECK(calls[c].st == PS_ERR_INVALID_ARGUMENT, "%s: %s", calls[c].what,
+              ps_status_string(calls[c].st));
+        CHECK(memcmp(buf, copy, sizeof buf) == 0, "%s: arrays modified", calls[c].what);
+    }
+    /* the info of the last refusal names X */
+    CHECK(ps_context_last_info(ctx) == -9, "dsgesv X = B: info %d", ps_context_last_info(ctx));
+    CHECK(strstr(ps_context_last_error(ctx), "X shares memory with B") != NULL, "message: %s",
+          ps_context_last_error(ctx));
+    /* B right after A's last element of its last column: separate, and solved */
+    double *after = buf + (size_t)ld * (n - 1) + n;
+    CHECK_STATUS(ps_dgesv(ctx, n, 1, A, ld, ip, after, n), PS_SUCCESS);
+    expect_usable(ctx);
+}
+
 /* Makes the k-th allocation of a call fail, for every k until the call needs fewer. */
 static void case_alloc_failure(ps_context *ctx) {
     for (int which = 0; which < 3; which++) {
@@ -471,6 +527,8 @@ int main(int argc, char **argv) {
                  {"non_finite_last_block", case_non_finite_last_block},
                  {"crossover", case_crossover},
                  {"matrix_roundtrip", case_matrix_roundtrip},
+                 {"huge_sizes", case_huge_sizes},
+                 {"aliasing", case_aliasing},
                  {"alloc_failure", case_alloc_failure},
                  {"matrix_level", case_matrix_level}};
     const char *want = ps_test_case();
