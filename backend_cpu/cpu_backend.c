@@ -205,8 +205,6 @@ static const ps__backend_ops cpu_ops = {
     .permute_rows = ps__cpu_permute_rows,
     .trsv_mixed = ps__cpu_trsv_mixed,
     .gemv_mixed = ps__cpu_gemv_mixed,
-    .split_double = ps__cpu_split_double,
-    .gemv_split = ps__cpu_gemv_split,
     .transpose_square = ps__cpu_transpose_square,
 };
 

@@ -75,10 +75,6 @@ ps_status ps__cpu_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int 
                              ps__vec x);
 ps_status ps__cpu_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
                              ps__vec y);
-ps_status ps__cpu_split_double(ps__backend *be, int m, int k, ps__mat a, int shift, ps__mat hi,
-                               ps__mat lo, void *flag);
-ps_status ps__cpu_gemv_split(ps__backend *be, int m, int k, double alpha, ps__mat hi, ps__mat lo,
-                             int shift, ps__vec x, ps__vec y);
 ps_status ps__cpu_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
                            double *result);
 ps_status ps__cpu_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,

@@ -228,7 +228,7 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
  * at every step. With Ahi Bhi first (as before), the FP16X3 product of the LU's update
  * shape (k = 768, H200) was 8x less accurate than SGEMM's (rms 4.0e-6 of rms(A B), against
  * 5.0e-7), and with it last 1.9x (9.5e-7), for the same time; GMRES-IR at n = 32768, cond 1e6
- * then took 5 + 13 steps instead of 1 + 58 (tools/experiments/fp16x3_order.cu, docs/IR.md).
+ * then took 5 + 13 steps instead of 1 + 58 (docs/IR.md).
  * FP16 holds each lo as lo 2^11 (FP16's subnormals start at 2^-14, TF32's range is float's), so
  * its hi copies are scaled to match: [Alo 2^11, Ahi, Ahi 2^6] and [Bhi; Blo 2^11; Bhi 2^5] make
  * every product 2^11 times its own, which alpha 2^-11 undoes exactly (a lo 2^11 below 2^-14 is

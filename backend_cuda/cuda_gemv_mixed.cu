@@ -18,19 +18,8 @@
 // - Without clusters: whole columns a block, the warps per block chosen so that the grid fills
 //   the device (about 64 warps per SM) whether the panel is tall or short.
 //
-// gemv_split is the same product with each entry a(i, j) + 2^-shift lo(i, j), lo binary16
-// (GMRES-IR's products with A from six bytes an entry, core/refine.c): the same tiles, each lane
-// also loading its rows' halves (8 bytes where the columns are aligned), held as loaded (two a
-// word), six columns in flight instead of eight so that four sliced blocks an SM still fit. The
-// low parts' products are summed in float, beside the double sums of the floats': each is at most
-// 2^-24 of its entry's, so float's rounding of their sum is some 2^-48 of the product. Their sum
-// joins the double one once, before the warps' sums meet. On an H200 the whole
-// 32768 x 32768 product took 1.74 ms with every half widened to double and four columns in
-// flight, 1.65 ms with these float sums and eight columns at three blocks an SM, and 1.64 ms as
-// now (3.9 TB/s, where DGEMV reads A's 8.6 GB at 4.6 TB/s): not yet at the memory's rate.
 #include <cooperative_groups.h>
 #include <cstdint>
-#include <cuda_fp16.h>
 
 #include "cuda_device.cuh"
 #include "cuda_internal.h"
@@ -40,11 +29,9 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int kUnroll = 8;
-constexpr int kUnrollSplit = 6;      // gemv_split's: 64 registers (20 bytes spilled)
-constexpr int kSliceWarps = 8;       // warps of a block when the columns are sliced
-constexpr int kBlocksPerSm = 4;      // of kSliceWarps each, at 64 registers a thread
-constexpr int kBlocksPerSmSplit = 4; // gemv_split's
-constexpr int kMinSliceCols = 256;   // a warp's share of a slice at least 32 columns
+constexpr int kSliceWarps = 8;     // warps of a block when the columns are sliced
+constexpr int kBlocksPerSm = 4;    // of kSliceWarps each, at 64 registers a thread
+constexpr int kMinSliceCols = 256; // a warp's share of a slice at least 32 columns
 
 // Vec consecutive rows of column col from row0 on, as floats: one 16-byte load where the tile is
 // whole (the caller guarantees the alignment), else one guarded load a row.
@@ -62,40 +49,6 @@ __device__ __forceinline__ void load_rows(const float *__restrict__ col, int row
     for (int r = 0; r < Vec; r++) out[r] = row0 + r < m ? __ldg(col + row0 + r) : 0.f;
 }
 
-// The same rows of a binary16 column, kept as loaded (two halves a word: half the registers of
-// floats), one 8-byte load a lane where the tile is whole.
-template <int Vec>
-__device__ __forceinline__ void load_lo_rows(const unsigned short *__restrict__ col, int row0,
-                                             int m, unsigned (&out)[(Vec + 1) / 2]) {
-    if constexpr (Vec == 4) {
-        if (row0 + 4 <= m) {
-            uint2 raw = __ldg(reinterpret_cast<const uint2 *>(col + row0));
-            out[0] = raw.x, out[1] = raw.y;
-            return;
-        }
-        unsigned h[4];
-#pragma unroll
-        for (int r = 0; r < 4; r++) h[r] = row0 + r < m ? __ldg(col + row0 + r) : 0u;
-        out[0] = h[0] | h[1] << 16, out[1] = h[2] | h[3] << 16;
-    } else {
-#pragma unroll
-        for (int r = 0; r < Vec; r++) out[r] = row0 + r < m ? __ldg(col + row0 + r) : 0u;
-    }
-}
-
-// Row r's low part from those words.
-template <int Vec> __device__ __forceinline__ float lo_of(const unsigned *w, int r) {
-    unsigned bits = Vec == 4 ? w[r >> 1] >> (16 * (r & 1)) : w[r];
-    return __half2float(__ushort_as_half((unsigned short)(bits & 0xffffu)));
-}
-
-// A's low parts for gemv_split (lo null: gemv_mixed).
-struct LowParts {
-    const unsigned short *lo;
-    size_t ldl;
-    double scale; // 2^-shift
-};
-
 // A block: a tile of 32 Vec rows (a lane Vec consecutive rows) and the columns of its slice, split
 // among its warps (warp w takes the slice's columns w, w + Warps, ...). Sliced: the grid is
 // `slices` blocks a tile, launched as clusters of `slices` (block b is slice b % slices of tile
@@ -104,13 +57,13 @@ struct LowParts {
 // Ahead (sliced only; launched as a programmatic dependent of the kernel before it, on a matrix no
 // queued work writes): each warp loads its first group of columns, then waits for that kernel
 // before it reads x or y. The sums are taken in the same order either way.
-template <int Warps, int Vec, bool Sliced, bool Lo, bool Ahead = false>
-__global__ void __launch_bounds__(Warps * 32, Sliced ? (Lo ? kBlocksPerSmSplit : kBlocksPerSm) : 1)
+template <int Warps, int Vec, bool Sliced, bool Ahead = false>
+__global__ void __launch_bounds__(Warps * 32, Sliced ? kBlocksPerSm : 1)
     gemv_mixed_kernel(int m, int k, int slices, double alpha, const float *__restrict__ a,
-                      size_t lda, LowParts low, const double *__restrict__ x, size_t incx,
-                      double *__restrict__ y, size_t incy) {
+                      size_t lda, const double *__restrict__ x, size_t incx, double *__restrict__ y,
+                      size_t incy) {
     static_assert(Sliced || !Ahead, "launched ahead only as clusters of slices");
-    constexpr int Unroll = Lo ? kUnrollSplit : kUnroll;
+    constexpr int Unroll = kUnroll;
     __shared__ double part[Warps][32 * Vec];
     __shared__ double slice_sum[Sliced ? 32 * Vec : 1];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -120,9 +73,8 @@ __global__ void __launch_bounds__(Warps * 32, Sliced ? (Lo ? kBlocksPerSmSplit :
     const int c1 = min(k, c0 + per_slice);
     const int row0 = (tile * 32 + lane) * Vec;
     double acc[Vec];
-    float acc_lo[Vec]; // gemv_split: the low parts' products, each 2^-24 of its entry's or less
 #pragma unroll
-    for (int r = 0; r < Vec; r++) acc[r] = 0, acc_lo[r] = 0;
+    for (int r = 0; r < Vec; r++) acc[r] = 0;
     int j = c0 + warp;
     bool first = true;
     if constexpr (Ahead)
@@ -133,14 +85,10 @@ __global__ void __launch_bounds__(Warps * 32, Sliced ? (Lo ? kBlocksPerSmSplit :
         }
     for (; j + (Unroll - 1) * Warps < c1; j += Unroll * Warps) {
         float v[Unroll][Vec];
-        unsigned l[Lo ? Unroll : 1][(Vec + 1) / 2];
         double xv[Unroll];
 #pragma unroll
-        for (int u = 0; u < Unroll; u++) {
+        for (int u = 0; u < Unroll; u++)
             load_rows<Vec>(a + (size_t)(j + u * Warps) * lda, row0, m, v[u]);
-            if constexpr (Lo)
-                load_lo_rows<Vec>(low.lo + (size_t)(j + u * Warps) * low.ldl, row0, m, l[u]);
-        }
         if (Ahead && first) { // x (and y) may be the kernel before's
             ps_cuda_grid_dependency_wait();
             // only now may the next kernel start: what it reads ahead was final before this one
@@ -150,31 +98,19 @@ __global__ void __launch_bounds__(Warps * 32, Sliced ? (Lo ? kBlocksPerSmSplit :
 #pragma unroll
         for (int u = 0; u < Unroll; u++) xv[u] = __ldg(x + (size_t)(j + u * Warps) * incx);
 #pragma unroll
-        for (int u = 0; u < Unroll; u++) {
+        for (int u = 0; u < Unroll; u++)
 #pragma unroll
             for (int r = 0; r < Vec; r++) acc[r] = fma((double)v[u][r], xv[u], acc[r]);
-            if constexpr (Lo) {
-                float xf = (float)xv[u];
-#pragma unroll
-                for (int r = 0; r < Vec; r++) acc_lo[r] = fmaf(lo_of<Vec>(l[u], r), xf, acc_lo[r]);
-            }
-        }
     }
     for (; j < c1; j += Warps) {
         float v[Vec];
-        unsigned l[(Vec + 1) / 2];
         load_rows<Vec>(a + (size_t)j * lda, row0, m, v);
-        if constexpr (Lo) load_lo_rows<Vec>(low.lo + (size_t)j * low.ldl, row0, m, l);
         double xj = __ldg(x + (size_t)j * incx);
 #pragma unroll
         for (int r = 0; r < Vec; r++) acc[r] = fma((double)v[r], xj, acc[r]);
-        if constexpr (Lo)
-#pragma unroll
-            for (int r = 0; r < Vec; r++) acc_lo[r] = fmaf(lo_of<Vec>(l, r), (float)xj, acc_lo[r]);
     }
 #pragma unroll
-    for (int r = 0; r < Vec; r++)
-        part[warp][lane * Vec + r] = Lo ? fma((double)acc_lo[r], low.scale, acc[r]) : acc[r];
+    for (int r = 0; r < Vec; r++) part[warp][lane * Vec + r] = acc[r];
     __syncthreads();
     // the tile's rows, a thread each, summed over the warps in order
     const int tile_row0 = tile * 32 * Vec;
@@ -216,29 +152,28 @@ struct Product {
     double alpha;
     const float *a;
     size_t lda;
-    LowParts low;
     const double *x;
     size_t incx;
     double *y;
     size_t incy;
 };
 
-template <int Warps, int Vec, bool Lo> cudaError_t launch(cudaStream_t s, const Product &p) {
+template <int Warps, int Vec> cudaError_t launch(cudaStream_t s, const Product &p) {
     int tiles = (p.m + 32 * Vec - 1) / (32 * Vec);
-    gemv_mixed_kernel<Warps, Vec, false, Lo><<<tiles, Warps * 32, 0, s>>>(
-        p.m, p.k, 1, p.alpha, p.a, p.lda, p.low, p.x, p.incx, p.y, p.incy);
+    gemv_mixed_kernel<Warps, Vec, false>
+        <<<tiles, Warps * 32, 0, s>>>(p.m, p.k, 1, p.alpha, p.a, p.lda, p.x, p.incx, p.y, p.incy);
     return cudaGetLastError();
 }
 
-template <int Vec, bool Lo> cudaError_t launch_filled(cudaStream_t s, int sms, const Product &p) {
+template <int Vec> cudaError_t launch_filled(cudaStream_t s, int sms, const Product &p) {
     int tiles = (p.m + 32 * Vec - 1) / (32 * Vec), want = 64 * sms; /* warps that fill the device */
-    if (tiles * 4 >= want) return launch<4, Vec, Lo>(s, p);
-    if (tiles * 8 >= want) return launch<8, Vec, Lo>(s, p);
-    if (tiles * 16 >= want) return launch<16, Vec, Lo>(s, p);
-    return launch<32, Vec, Lo>(s, p);
+    if (tiles * 4 >= want) return launch<4, Vec>(s, p);
+    if (tiles * 8 >= want) return launch<8, Vec>(s, p);
+    if (tiles * 16 >= want) return launch<16, Vec>(s, p);
+    return launch<32, Vec>(s, p);
 }
 
-template <int Vec, bool Lo>
+template <int Vec>
 cudaError_t launch_sliced(cudaStream_t s, int tiles, int slices, bool ahead, const Product &p) {
     cudaLaunchConfig_t config = {};
     cudaLaunchAttribute attr[2];
@@ -253,17 +188,15 @@ cudaError_t launch_sliced(cudaStream_t s, int tiles, int slices, bool ahead, con
     config.stream = s;
     config.attrs = attr;
     config.numAttrs = ahead ? 2 : 1;
-    auto kernel = ahead ? gemv_mixed_kernel<kSliceWarps, Vec, true, Lo, true>
-                        : gemv_mixed_kernel<kSliceWarps, Vec, true, Lo, false>;
-    return cudaLaunchKernelEx(&config, kernel, p.m, p.k, slices, p.alpha, p.a, p.lda, p.low, p.x,
-                              p.incx, p.y, p.incy);
+    auto kernel = ahead ? gemv_mixed_kernel<kSliceWarps, Vec, true, true>
+                        : gemv_mixed_kernel<kSliceWarps, Vec, true, false>;
+    return cudaLaunchKernelEx(&config, kernel, p.m, p.k, slices, p.alpha, p.a, p.lda, p.x, p.incx,
+                              p.y, p.incy);
 }
 
-template <bool Lo>
 cudaError_t launch_product(cudaStream_t s, int sms, int max_slices, bool ahead, const Product &p) {
     if (p.m <= 0 || p.k <= 0) return cudaSuccess;
     int aligned = ((uintptr_t)p.a & 15) == 0 && p.lda % 4 == 0;
-    if (Lo) aligned = aligned && ((uintptr_t)p.low.lo & 7) == 0 && p.low.ldl % 4 == 0;
     int most = p.k / kMinSliceCols; // slices of at least 32 columns a warp
     if (most > max_slices) most = max_slices;
     if (most >= 2) {
@@ -277,13 +210,13 @@ cudaError_t launch_product(cudaStream_t s, int sms, int max_slices, bool ahead, 
         int slices = 3 * sms / tiles;
         if (slices > most) slices = most;
         if (slices < 2) slices = 2;
-        return vec == 4 ? launch_sliced<4, Lo>(s, tiles, slices, ahead, p)
-                        : launch_sliced<1, Lo>(s, tiles, slices, ahead, p);
+        return vec == 4 ? launch_sliced<4>(s, tiles, slices, ahead, p)
+                        : launch_sliced<1>(s, tiles, slices, ahead, p);
     }
     /* four rows a lane (one 16-byte load a column) where the columns are 16-byte aligned and
      * there are rows enough for half the device's warps in tiles of 128 rows; else a row a lane */
-    if (aligned && (p.m + 127) / 128 * 32 * 2 >= 64 * sms) return launch_filled<4, Lo>(s, sms, p);
-    return launch_filled<1, Lo>(s, sms, p);
+    if (aligned && (p.m + 127) / 128 * 32 * 2 >= 64 * sms) return launch_filled<4>(s, sms, p);
+    return launch_filled<1>(s, sms, p);
 }
 
 } // namespace
@@ -294,10 +227,8 @@ extern "C" cudaError_t ps_cuda_gemv_mixed_init(int device, int *max_slices) {
     cudaError_t err = cudaDeviceGetAttribute(&can, cudaDevAttrClusterLaunch, device);
     if (!err) err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
     if (err || !can || major < 9) return err;
-    const void *kernels[] = {(const void *)gemv_mixed_kernel<kSliceWarps, 1, true, false>,
-                             (const void *)gemv_mixed_kernel<kSliceWarps, 4, true, false>,
-                             (const void *)gemv_mixed_kernel<kSliceWarps, 1, true, true>,
-                             (const void *)gemv_mixed_kernel<kSliceWarps, 4, true, true>};
+    const void *kernels[] = {(const void *)gemv_mixed_kernel<kSliceWarps, 1, true>,
+                             (const void *)gemv_mixed_kernel<kSliceWarps, 4, true>};
     for (const void *kernel : kernels) { // built for this device, not an older one?
         cudaFuncAttributes fa;
         err = cudaFuncGetAttributes(&fa, kernel);
@@ -310,11 +241,8 @@ extern "C" cudaError_t ps_cuda_gemv_mixed_init(int device, int *max_slices) {
 
 extern "C" cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int max_slices, int m,
                                                  int k, double alpha, const float *a, int lda,
-                                                 const void *lo, int ldl, int shift,
                                                  const double *x, int incx, double *y, int incy,
                                                  int ahead) {
-    LowParts low = {static_cast<const unsigned short *>(lo), (size_t)ldl, ldexp(1.0, -shift)};
-    Product p = {m, k, alpha, a, (size_t)lda, low, x, (size_t)incx, y, (size_t)incy};
-    return lo ? launch_product<true>(s, sms, max_slices, ahead != 0, p)
-              : launch_product<false>(s, sms, max_slices, ahead != 0, p);
+    Product p = {m, k, alpha, a, (size_t)lda, x, (size_t)incx, y, (size_t)incy};
+    return launch_product(s, sms, max_slices, ahead != 0, p);
 }

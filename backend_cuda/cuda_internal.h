@@ -231,8 +231,7 @@ cudaError_t ps_cuda_launch_trsv_mixed(cudaStream_t s, int rows_per_block, int up
                                       int n, const float *a, int lda, double *x, int incx,
                                       unsigned *sync);
 /* y += alpha A x, A float (m x k), x and y double, in double (the vtable's gemv_mixed,
- * cuda_gemv_mixed.cu); with lo non-null, each entry a(i, j) + 2^-shift lo(i, j), lo binary16 with
- * leading dimension ldl (the vtable's gemv_split); sms: the multiprocessors the launch may fill;
+ * cuda_gemv_mixed.cu); sms: the multiprocessors the launch may fill;
  * max_slices: the most blocks (a thread-block cluster) a row tile's columns may be cut among, 1 for
  * whole columns a block. The init gives the device's most: PS_CUDA_GEMV_MIXED_MAX_SLICES where
  * clusters run, else 1. ahead: launched as a programmatic dependent of the kernel before it, which
@@ -240,14 +239,8 @@ cudaError_t ps_cuda_launch_trsv_mixed(cudaStream_t s, int rows_per_block, int up
 #define PS_CUDA_GEMV_MIXED_MAX_SLICES 8
 cudaError_t ps_cuda_gemv_mixed_init(int device, int *max_slices);
 cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int max_slices, int m, int k,
-                                      double alpha, const float *a, int lda, const void *lo,
-                                      int ldl, int shift, const double *x, int incx, double *y,
-                                      int incy, int ahead);
-/* hi = fl32(src), lo = fl16((src - hi) 2^shift), *info = 1 where hi is not finite (the vtable's
- * split_double). */
-cudaError_t ps_cuda_launch_split_double(cudaStream_t s, int rows, int cols, const double *src,
-                                        int lds, int shift, float *hi, int ldh, void *lo, int ldl,
-                                        int *info);
+                                      double alpha, const float *a, int lda, const double *x,
+                                      int incx, double *y, int incy, int ahead);
 /* dst(i, j) = src(perm[i], j): a row permutation by gathering (the vtable's permute_rows). */
 cudaError_t ps_cuda_launch_permute_rows(cudaStream_t s, int dbl, int rows, int cols,
                                         const int *perm, const void *src, int lds, void *dst,
@@ -471,10 +464,6 @@ ps_status ps_cuda_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int 
                              ps__vec x);
 ps_status ps_cuda_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
                              ps__vec y);
-ps_status ps_cuda_gemv_split(ps__backend *be, int m, int k, double alpha, ps__mat hi, ps__mat lo,
-                             int shift, ps__vec x, ps__vec y);
-ps_status ps_cuda_split_double(ps__backend *be, int m, int k, ps__mat a, int shift, ps__mat hi,
-                               ps__mat lo, void *flag);
 ps_status ps_cuda_copy(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cuda_swap(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 ps_status ps_cuda_scal(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha, ps__vec x);

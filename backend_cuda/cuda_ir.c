@@ -88,40 +88,17 @@ ps_status ps_cuda_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, int 
     return PS_SUCCESS;
 }
 
-/* gemv_mixed, and gemv_split where lo has a buffer: one kernel template (cuda_gemv_mixed.cu). */
-static ps_status gemv_float_entries(ps__backend *be, int m, int k, double alpha, ps__mat a,
-                                    ps__mat lo, int shift, ps__vec x, ps__vec y) {
+/* One kernel (cuda_gemv_mixed.cu), launched ahead where the matrices are read-only. */
+ps_status ps_cuda_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
+                             ps__vec y) {
     ps_cuda_state *st = ps_cuda(be);
     if (m <= 0 || k <= 0) return PS_SUCCESS;
-    const uint16_t *low = lo.buf ? (const uint16_t *)lo.buf + lo.off : NULL;
     int ahead = st->read_only_matrices && st->iter.early >= 2;
     PS_CUDA_TRY(be,
                 ps_cuda_launch_gemv_mixed(
                     st->cur_stream, ps_cuda_lane_sms(st), st->gemv_mixed_slices, m, k, alpha,
-                    (const float *)a.buf + a.off, a.ld, low, lo.ld, shift,
-                    (const double *)x.buf + x.off, x.inc, (double *)y.buf + y.off, y.inc, ahead),
-                low ? "gemv_split kernel" : "gemv_mixed kernel");
+                    (const float *)a.buf + a.off, a.ld, (const double *)x.buf + x.off, x.inc,
+                    (double *)y.buf + y.off, y.inc, ahead),
+                "gemv_mixed kernel");
     return PS_SUCCESS;
-}
-
-ps_status ps_cuda_gemv_split(ps__backend *be, int m, int k, double alpha, ps__mat hi, ps__mat lo,
-                             int shift, ps__vec x, ps__vec y) {
-    return gemv_float_entries(be, m, k, alpha, hi, lo, shift, x, y);
-}
-
-ps_status ps_cuda_split_double(ps__backend *be, int m, int k, ps__mat a, int shift, ps__mat hi,
-                               ps__mat lo, void *flag) {
-    if (m <= 0 || k <= 0) return PS_SUCCESS;
-    PS_CUDA_TRY(be,
-                ps_cuda_launch_split_double(ps_cuda(be)->cur_stream, m, k,
-                                            (const double *)a.buf + a.off, a.ld, shift,
-                                            (float *)hi.buf + hi.off, hi.ld,
-                                            (uint16_t *)lo.buf + lo.off, lo.ld, (int *)flag),
-                "split_double kernel");
-    return PS_SUCCESS;
-}
-
-ps_status ps_cuda_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
-                             ps__vec y) {
-    return gemv_float_entries(be, m, k, alpha, a, (ps__mat){NULL, 0, 1}, 0, x, y);
 }

@@ -51,24 +51,6 @@ __global__ void convert_transposed_kernel(int rows, int cols, double alpha, cons
     if (bad) *info = 1;
 }
 
-// The vtable's split_double: hi = fl32(a), lo = fl16((a - hi) 2^shift), a - hi exact in double
-// and rounded once, straight to binary16.
-__global__ void split_double_kernel(int rows, int cols, const double *src, int lds, double scale,
-                                    float *hi, int ldh, __half *lo, int ldl, int *info) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= rows) return;
-    bool bad = false;
-    for (int j = blockIdx.y; j < cols; j += gridDim.y) {
-        double v = src[i + (size_t)j * lds];
-        float h = __double2float_rn(v);
-        bool fits = isfinite(h);
-        bad |= !fits;
-        hi[i + (size_t)j * ldh] = h;
-        lo[i + (size_t)j * ldl] = __double2half(fits ? (v - (double)h) * scale : 0.0);
-    }
-    if (bad) *info = 1; // a benign race: every writer writes 1
-}
-
 // The butterfly entry (core/backend.h; ps__butterfly_orbit in core/backend_defaults_ir.h is the
 // definition this restates). Slot s of a dimension of order n with q orbits: orbit s's four
 // indices, or one index beyond them.
@@ -305,15 +287,6 @@ extern "C" cudaError_t ps_cuda_launch_convert_transposed(cudaStream_t s, int src
         return launch_convert_transposed<float, double>(s, rows, cols, alpha, src, lds, dst, ldd,
                                                         info);
     return launch_convert_transposed<float, float>(s, rows, cols, alpha, src, lds, dst, ldd, info);
-}
-
-extern "C" cudaError_t ps_cuda_launch_split_double(cudaStream_t s, int rows, int cols,
-                                                   const double *src, int lds, int shift, float *hi,
-                                                   int ldh, void *lo, int ldl, int *info) {
-    dim3 block(256), grid((rows + 255) / 256, cols < 65535 ? cols : 65535);
-    split_double_kernel<<<grid, block, 0, s>>>(rows, cols, src, lds, ldexp(1.0, shift), hi, ldh,
-                                               static_cast<__half *>(lo), ldl, info);
-    return cudaGetLastError();
 }
 
 extern "C" cudaError_t ps_cuda_launch_split_tf32(cudaStream_t s, int rows, int cols,

@@ -668,23 +668,6 @@ struct ps__backend_ops {
      * the entry, so a call with m = k = 0 asks whether it has. */
     ps_status (*gemv_mixed)(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
                             ps__vec y);
-    /* ---- GMRES-IR's products with A read from six bytes an entry (core/refine.c's split
-     * operator); appended, so older modules get the defaults (PS_ERR_NOT_SUPPORTED, nothing done,
-     * no message). ---- */
-    /* The m x k DOUBLE view a split in two: hi = fl32(a) (FLOAT, m x k) and lo = fl16((a - hi)
-     * 2^shift) (IEEE binary16, round to nearest, m x k), so that hi + 2^-shift lo is a to about
-     * 2^-35 relative while lo is within binary16's range. *flag (device int32) is set to 1 where
-     * an entry of hi is not finite (a beyond float's range, or not finite itself), as convert's,
-     * and left as it is otherwise. m = k = 0 succeeds where the backend has the entry. */
-    ps_status (*split_double)(ps__backend *be, int m, int k, ps__mat a, int shift, ps__mat hi,
-                              ps__mat lo, void *flag);
-    /* y = y + alpha (hi + 2^-shift lo) x for split_double's parts (m x k, no transpose) and
-     * DOUBLE vectors x (k) and y (m), which must not overlap: hi x as gemv_mixed's, in double; lo x
-     * (each term at most 2^-24 of its entry's, a correction) in float at least, so that each y_i
-     * is within about k (eps_double sum |hi x| + eps_float 2^-shift sum |lo x|) of the exact
-     * product. m = k = 0 succeeds where the backend has the entry. */
-    ps_status (*gemv_split)(ps__backend *be, int m, int k, double alpha, ps__mat hi, ps__mat lo,
-                            int shift, ps__vec x, ps__vec y);
     /* ---- Chains of products on fixed matrices (GMRES-IR's blocked triangular solves,
      * core/trsv_blocked.c); appended, so older modules get the default (nothing). ---- */
     /* From a call with on = 1 until one with on = 0, the matrix of every gemv and gemv_mixed call

@@ -86,19 +86,6 @@ ps_status ps__default_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps
     return PS_ERR_NOT_SUPPORTED;
 }
 
-/* Likewise: GMRES then reads A itself. */
-ps_status ps__default_split_double(ps__backend *be, int m, int k, ps__mat a, int shift, ps__mat hi,
-                                   ps__mat lo, void *flag) {
-    (void)be, (void)m, (void)k, (void)a, (void)shift, (void)hi, (void)lo, (void)flag;
-    return PS_ERR_NOT_SUPPORTED;
-}
-
-ps_status ps__default_gemv_split(ps__backend *be, int m, int k, double alpha, ps__mat hi,
-                                 ps__mat lo, int shift, ps__vec x, ps__vec y) {
-    (void)be, (void)m, (void)k, (void)alpha, (void)hi, (void)lo, (void)shift, (void)x, (void)y;
-    return PS_ERR_NOT_SUPPORTED;
-}
-
 ps_status ps__default_set_float_compute(ps__backend *be, ps__float_compute mode) {
     if (mode == PS__COMPUTE_FP32) return PS_SUCCESS;
     return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED,

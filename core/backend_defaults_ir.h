@@ -17,32 +17,6 @@ ps_status ps__default_trsv_mixed(ps__backend *be, ps__uplo uplo, ps__diag diag, 
                                  ps__vec x);
 ps_status ps__default_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
                                  ps__vec y);
-ps_status ps__default_split_double(ps__backend *be, int m, int k, ps__mat a, int shift, ps__mat hi,
-                                   ps__mat lo, void *flag);
-ps_status ps__default_gemv_split(ps__backend *be, int m, int k, double alpha, ps__mat hi,
-                                 ps__mat lo, int shift, ps__vec x, ps__vec y);
-
-/* IEEE binary16 on the host (split_double's low parts; C11 has no half type): v rounded to the
- * nearest binary16, ties to even (beyond 65504 to Inf, as the rounding implies), as bits. */
-static inline uint16_t ps__half_from_double(double v) {
-    uint16_t sign = signbit(v) ? 0x8000u : 0u;
-    double a = fabs(v);
-    if (isnan(a)) return (uint16_t)(sign | 0x7e00u);
-    if (a >= 65520.0) return (uint16_t)(sign | 0x7c00u); /* halfway to 2^16 and above: Inf */
-    if (a < 0x1p-14) /* subnormal: multiples of 2^-24 (1024 of them is the least normal) */
-        return (uint16_t)(sign | (uint16_t)nearbyint(a * 0x1p24));
-    int e;
-    double q = nearbyint(ldexp(frexp(a, &e), 11)); /* 11 significant bits: 1024..2048 */
-    if (q == 2048) q = 1024, e++;
-    return (uint16_t)(sign | (uint16_t)((e + 14) << 10) | (uint16_t)(q - 1024));
-}
-
-/* The value of binary16 bits h. */
-static inline double ps__half_value(uint16_t h) {
-    int e = (h >> 10) & 31, m = h & 1023;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
-    return h & 0x8000u ? -v : v;
-}
 
 /* The conversion of one host element as the convert entry defines it: *overflow set when the
  * result is not finite. Shared by the default and the CPU backend. */

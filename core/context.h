@@ -50,13 +50,6 @@ struct ps_context {
                             * (tuning): -1 the backend's choice, 0 none (core/trsv_blocked.c) */
     double ir_gmres_tol;   /* GMRES-IR's inner tolerance, PORTSOLVE_IR_GMRES_TOL (tuning; 0: the
                             * default, PS__REFINE_GMRES_TOL in core/refine.c) */
-    int ir_float_operator; /* GMRES-IR's products with A by A rounded to float, PORTSOLVE_IR_FLOAT_
-                            * OPERATOR (experimental, 0 or 1; core/refine.c) */
-    int ir_split_operator; /* GMRES-IR's products with A from fl32(A) and binary16 low parts,
-                            * PORTSOLVE_IR_SPLIT_OPERATOR (tuning): 1 where the backend has them,
-                            * 0 (unset) never (core/refine.c) */
-    int ir_stop_check;     /* GMRES-IR's stop checked by the outer test itself, PORTSOLVE_IR_STOP_
-                            * CHECK (experimental, 0 or 1; core/refine.c) */
     int ir_early_inverses; /* GMRES-IR's diagonal blocks inverted while the LU runs, PORTSOLVE_IR_
                             * EARLY_INVERSES (tuning): -1 where the backend has two lanes, 0 never,
                             * 1 always (core/refine.c) */

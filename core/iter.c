@@ -42,27 +42,14 @@ int ps__iter_vectors(ps_iter_method method, int n, int restart, int flexible, in
     return 0;
 }
 
-/* y += alpha A x from the caller's approximation of A (ps__precond): the float copy, with its
- * low parts where they are given. */
-static ps_status approximate_product(ps__solver *s, double alpha, ps__vec x, ps__vec y) {
-    if (s->a_lo.buf)
-        return s->ops->gemv_split(s->be, s->n, s->n, alpha, s->a_float, s->a_lo, s->lo_shift, x, y);
-    return s->ops->gemv_mixed(s->be, s->n, s->n, alpha, s->a_float, x, y);
-}
-
 ps_status ps__iter_matvec(ps__solver *s, ps__vec x, ps__vec y) {
     ps__scalar one = ps__scalar_of(s->dt, 1.0), zero = ps__scalar_of(s->dt, 0.0);
-    if (s->a_float.buf) { /* y = 0, then y += A x with the float copy (a 1 x n view of y) */
-        PS__TRY(s->ops->fill(s->be, s->dt, 1, s->n, &zero, (ps__mat){y.buf, y.off, y.inc}));
-        return approximate_product(s, 1.0, x, y);
-    }
     return s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, s->n, &one, s->a, x, &zero, y);
 }
 
 ps_status ps__iter_residual(ps__solver *s, ps__vec x, ps__vec r) {
     ps__scalar one = ps__scalar_of(s->dt, 1.0), minus_one = ps__scalar_of(s->dt, -1.0);
     PS__TRY(s->ops->copy(s->be, s->dt, s->n, s->b, r));
-    if (s->a_float.buf) return approximate_product(s, -1.0, x, r);
     return s->ops->gemv(s->be, s->dt, PS__NOTRANS, s->n, s->n, &minus_one, s->a, x, &one, r);
 }
 
@@ -266,14 +253,6 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     s.ctx = ctx, s.be = &ctx->be, s.ops = ctx->be.ops, s.dt = dt, s.n = n, s.a = a, s.b = b;
     s.x = x, s.o = o, s.res = res, s.tol = o->tol;
     if (pc && pc->enough > s.tol) s.tol = pc->enough; /* NaN leaves o->tol */
-    if (pc && pc->a_float.buf) { /* every product of GMRES goes through ps__iter_matvec/residual */
-        if (method != PS_ITER_GMRES || dt != PS__DOUBLE)
-            return ps__fail(ctx, PS_ERR_INVALID_ARGUMENT,
-                            "%s: a float copy of A serves GMRES in double only", fn);
-        s.a_float = pc->a_float;
-        s.a_lo = pc->a_lo;
-        s.lo_shift = pc->lo_shift;
-    }
     if (pc && pc->seed_z.buf && method != PS_ITER_GMRES)
         return ps__fail(ctx, PS_ERR_INVALID_ARGUMENT, "%s: a seeded first step serves GMRES only",
                         fn);
@@ -313,7 +292,7 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     s.end = rel <= s.tol ? PS__ITER_TOL_MET : PS__ITER_MAX_ITER;
     /* A stays as it is for the whole loop: the backend may read it ahead of the work queued
      * before each product */
-    int held = !st && rel > s.tol && o->max_iter > 0 && !s.a_float.buf;
+    int held = !st && rel > s.tol && o->max_iter > 0;
     if (held) st = s.ops->hold_matrix(s.be, dt, n, n, a);
     const int estimate_ends = pc && pc->estimate_ends;
     for (int restart = 0; !st && rel > s.tol && s.iterations < o->max_iter; restart++) {

@@ -22,9 +22,6 @@ typedef struct ps__solver {
     ps__dtype dt;
     int n;
     ps__mat a;
-    ps__mat a_float; /* with a buffer: the products with A read this float copy (ps__precond) */
-    ps__mat a_lo;    /* with a buffer too: and these low parts, 2^-lo_shift each (ps__precond) */
-    int lo_shift;
     ps__vec b, x;
     const ps_iter_options *o;
     ps_iter_result *res;

@@ -16,10 +16,8 @@
  * 4. When classical refinement stalls (two steps in a row slower than 1/2, or one without
  *    progress: kappa(A) u_low is near 1), GMRES-IR: the same outer steps, but each correction
  *    equation A d = r solved by flexible GMRES in double, right-preconditioned by the
- *    low-precision LU factors applied in double, to a relative residual of 1e-6
- *    (PORTSOLVE_IR_GMRES_TOL, a tuning knob, sets another; PORTSOLVE_IR_FLOAT_OPERATOR, an
- *    experimental one, has GMRES's products read A rounded to float, and
- *    PORTSOLVE_IR_SPLIT_OPERATOR, a tuning one, read fl32(A) and binary16 low parts). GMRES needs
+ *    low-precision LU factors applied in double, until the outer test would pass or to a
+ *    relative residual of 1e-12 (PORTSOLVE_IR_GMRES_TOL, a tuning knob, sets another). GMRES needs
  *    the preconditioned operator's spectrum clustered, not its distance from I below 1, so it
  *    converges for condition numbers far past 1/u_low, where one LU solve per step does not.
  *    The outer test stays LAPACK's (GMRES's own 2-norm tolerance cannot express it: the test
@@ -51,22 +49,11 @@
  * GMRES-IR step costs more than a classical one (on an H100 at n = 32768 about 12 ms against
  * 7.5: the widened factors' double triangular solves). */
 #define PS__REFINE_STALL 0.5
-/* GMRES-IR solves each correction equation on A's own products until the outer test would pass
+/* GMRES-IR solves each correction equation until the outer test would pass
  * (PS__REFINE_ENOUGH_SHARE), or at the latest to this relative residual, near what double
- * products with A can attain; with the split operator (PORTSOLVE_IR_SPLIT_OPERATOR), whose
- * system is A's only to about cond(A) 2^-35, to the second; with the float operator
- * (PORTSOLVE_IR_FLOAT_OPERATOR) to the loosest, as its corrections are A's only to float's
- * accuracy (docs/IR.md: in the CPU experiment, a float operator at 1e-6 took 62-71 Arnoldi steps
- * where 1e-2 took 30-36). PORTSOLVE_IR_GMRES_TOL sets any of them. */
-#define PS__REFINE_GMRES_TOL          1e-12
-#define PS__REFINE_GMRES_TOL_SPLIT_OP 1e-6
-#define PS__REFINE_GMRES_TOL_FLOAT_OP 1e-2
-/* An outer step on the float operator that contracts the residual less than this (steps at its
- * tolerance contract some 100x) moves GMRES to A's own products and the default tolerance: where
- * kappa(A) u_float nears 1 (CPU experiment, n = 1024, cond 1e8: 149 Arnoldi steps without the
- * move, 75-76 with it, 60 on A alone; docs/IR.md). */
-#define PS__REFINE_FLOAT_OP_CONTRACTION 0.02
-/* On A's own products GMRES-IR's GMRES stops once its residual estimate, relative to r's, is at
+ * products with A can attain; PORTSOLVE_IR_GMRES_TOL sets another. */
+#define PS__REFINE_GMRES_TOL 1e-12
+/* GMRES-IR's GMRES stops once its residual estimate, relative to r's, is at
  * most this share of the contraction that would pass LAPACK's test, ||x||_inf cte / ||r||_inf: one
  * outer step then takes the Arnoldi steps the test asks for and no more (at n = 32768 each costs a
  * double GEMV and a preconditioner solve, 3.3 ms on an H200). The estimate is GMRES's, in the
@@ -75,13 +62,6 @@
  * which cost an outer step (a GEMV and a GMRES restart) to save a step or two; 0.25 met it in one
  * (docs/IR.md). Where it is not enough the outer test fails and the next outer step goes on. */
 #define PS__REFINE_ENOUGH_SHARE 0.25
-/* With the stop checked (PORTSOLVE_IR_STOP_CHECK=1, experimental) GMRES first stops at the whole
- * contraction the test asks for, and the check, the test itself on the iterate that stop would
- * return (a double product: what the outer step's residual would cost anyway when it passes),
- * either ends GMRES there or, from the inf-norms it found, moves the stop to this share of what
- * they say is still missing, within the same cycle: the quarter's two uncertainties, measured
- * instead of covered. */
-#define PS__REFINE_CHECK_SHARE 0.8
 
 typedef struct refine {
     ps_context *ctx;
@@ -102,9 +82,6 @@ typedef struct refine {
     ps__mat z_last, r_prev;
     double prev_rnrm, prev_xnrm; /* the norms of that step before the last */
     int seeded;                  /* z_last and r_prev hold such a step */
-    /* GMRES-IR's checked stop (PORTSOLVE_IR_STOP_CHECK): an accepted iterate x + t is in z_last
-     * and its residual in r_prev, their norms in rnrm and xnrm */
-    int checked;
     ps__mat ad; /* GMRES-IR: the low-precision factors widened to double (NULL: not made) */
     int mixed;  /* GMRES-IR: the backend solves with the float factors in double (trsv_mixed) */
     ps__trsv_blocked blocked; /* GMRES-IR: the same by inverted diagonal blocks (nb 0: not) */
@@ -187,7 +164,7 @@ static void judge(refine *w) {
     }
 }
 
-/* r = b - A x over every column of the n x nrhs x (w->x, or GMRES-IR's checked iterate) into r,
+/* r = b - A x over every column of the n x nrhs x (w->x, or the step before the last) into r,
  * with the per-column norms and the test. */
 static ps_status residual_of(refine *w, ps__mat x, ps__mat r) {
     ps__backend *be = w->be;
@@ -348,68 +325,6 @@ static ps_status factors_in_double(refine *w) {
     return w->ops->convert(w->be, PS__FLOAT, PS__DOUBLE, w->n, w->n, 1.0, w->af, w->ad, w->flag);
 }
 
-/* The float operator (PORTSOLVE_IR_FLOAT_OPERATOR, experimental): A rounded to float into *af
- * for GMRES's products (ps__precond's a_float), where the backend has gemv_mixed, the memory
- * allows and every entry fits; else af's buffer stays NULL and GMRES reads A. */
-static ps_status float_operator(refine *w, ps__mat *af) {
-    *af = (ps__mat){NULL, 0, w->n};
-    if (!w->ctx->ir_float_operator || !ps__gemv_mixed_offered(w->ctx)) return PS_SUCCESS;
-    void *buf;
-    PS__TRY(optional_dev(w, (size_t)w->n * (size_t)w->n * sizeof(float), &buf));
-    if (!buf) return PS_SUCCESS;
-    int overflow;
-    PS__TRY(ps__zero_info(w->ctx, w->flag));
-    PS__TRY(w->ops->convert(w->be, PS__DOUBLE, PS__FLOAT, w->n, w->n, 1.0, w->a,
-                            (ps__mat){buf, 0, w->n}, w->flag));
-    PS__TRY(ps__read_info(w->ctx, w->flag, &overflow));
-    if (!overflow) af->buf = buf;
-    return PS_SUCCESS;
-}
-
-int ps__split_operator_offered(ps_context *ctx) {
-    ps__backend *be = &ctx->be;
-    ps__mat none = {NULL, 0, 1};
-    ps__vec nothing = {NULL, 0, 1};
-    if (be->ops->split_double(be, 0, 0, none, 0, none, none, NULL) == PS_SUCCESS &&
-        be->ops->gemv_split(be, 0, 0, 0.0, none, none, 0, nothing, nothing) == PS_SUCCESS)
-        return 1;
-    ctx->last_error[0] = '\0'; /* a refusal is an answer here */
-    return 0;
-}
-
-/* The split operator (PORTSOLVE_IR_SPLIT_OPERATOR=1, tuning; off by default): A held as
- * fl32(A) + 2^-shift lo, lo binary16 (the backend's split_double), which GMRES's products read
- * through gemv_split, six bytes an entry where DGEMV reads eight. Each entry is A's to about 2^-35
- * relative (lo rounds a - fl32(a), at most 2^-24 |a|, to 11 bits; shift maps 2^-24 ||A||_inf near
- * binary16's 2^15, so entries down to 2^-29 of that keep all of lo's bits), so the corrections
- * solve a system within about cond(A) 2^-35 of A's: at cond 1e6, 3e-5 a step, below the 1e-3 or
- * so that an outer step of 30 Arnoldi steps contracts at n = 32768. Measured there (H200, fp16x3):
- * the same 1 + 60 steps, but CUDA's gemv_split read its 6.4 GB in 1.64 ms (3.9 TB/s)
- * against DGEMV's 8.6 GB in 1.85-1.89, and the split took 4.7 ms: 0.527-0.531 s against
- * 0.530-0.536, within the runs' spread, for n^2 6 bytes more memory. Where the backend lacks the
- * entries, the memory is short, ||A||_inf is zero or far from float's range, or an entry does not
- * fit in float, GMRES reads A. */
-static ps_status split_operator(refine *w, ps__precond *pc) {
-    int e = 0;
-    frexp(w->anrm, &e); /* ||A||_inf < 2^e */
-    if (w->ctx->ir_split_operator <= 0 || pc->a_float.buf || !(w->anrm > 0) || e < -100 ||
-        e > 128 || !ps__split_operator_offered(w->ctx))
-        return PS_SUCCESS;
-    size_t entries = (size_t)w->n * (size_t)w->n;
-    void *hi, *lo = NULL;
-    PS__TRY(optional_dev(w, entries * sizeof(float), &hi));
-    if (hi) PS__TRY(optional_dev(w, entries * sizeof(uint16_t), &lo));
-    if (!lo) return PS_SUCCESS;
-    int overflow, shift = 39 - e; /* 2^-24 ||A||_inf < 2^(e - 24) becomes at most 2^15 */
-    ps__mat h = {hi, 0, w->n}, l = {lo, 0, w->n};
-    PS__TRY(ps__zero_info(w->ctx, w->flag));
-    PS__TRY(w->ops->split_double(w->be, w->n, w->n, w->a, shift, h, l, w->flag));
-    PS__TRY(ps__read_info(w->ctx, w->flag, &overflow));
-    if (overflow) return PS_SUCCESS;
-    pc->a_float = h, pc->a_lo = l, pc->lo_shift = shift;
-    return PS_SUCCESS;
-}
-
 /* GMRES-IR starts from the iterate before the last classical step, with that step as its first
  * Arnoldi step (flexible GMRES takes any z_0 with its product A z_0): z_0 is the step's correction
  * d and A z_0 = r_prev - r_last, the change its residuals show, so the step's solve and product
@@ -417,12 +332,11 @@ static ps_status split_operator(refine *w, ps__precond *pc) {
  * over multiples of d, 1 included). At n = 32768, cond 1e6 (fp16x3, H200) the step made the
  * residual worse, 8.8e-6 against 6.3e-6 relative to ||x||. The difference of the two residuals is
  * A d up to their rounding and x's, about eps ||A|| ||x||, below LAPACK's test by sqrt(n). With
- * one right-hand side only (with more, a column that passed at the last step would be undone), and
- * where GMRES's products are A's own (the float and split operators' are not exactly). */
+ * one right-hand side only (with more, a column that passed at the last step would be undone). */
 static ps_status seed_first_step(refine *w, ps__precond *pc) {
     int seeded = w->seeded;
     w->seeded = 0;
-    if (!seeded || pc->a_float.buf) return PS_SUCCESS;
+    if (!seeded) return PS_SUCCESS;
     ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0), minus = ps__scalar_of(PS__DOUBLE, -1.0);
     ps__vec d = ps__mat_col(w->z_last, 0, 0), r_last = ps__mat_col(w->r, 0, 0);
     ps__vec r_prev = ps__mat_col(w->r_prev, 0, 0);
@@ -433,24 +347,6 @@ static ps_status seed_first_step(refine *w, ps__precond *pc) {
     w->r = w->r_prev, w->r_prev = t;
     w->rnrm[0] = w->prev_rnrm, w->xnrm[0] = w->prev_xnrm;
     judge(w);
-    return PS_SUCCESS;
-}
-
-/* GMRES's check of a stop (ps__precond check; PORTSOLVE_IR_STOP_CHECK, one right-hand side): the
- * outer test on x + t, formed in z_last with its residual in r_prev (free by now: a seed in them
- * was copied by GMRES's first step, queued before). Passed, GMRES ends and the outer step takes
- * both as they are, with the norms and the test the check left (w->checked); else the stop moves
- * to PS__REFINE_CHECK_SHARE of the estimate times the contraction the inf-norms say is still
- * missing (the outer step's own residual then replaces the norms). */
-static ps_status stop_check(void *arg, ps__vec t, double estimate, int *accept, double *enough) {
-    refine *w = arg;
-    ps__scalar one = ps__scalar_of(PS__DOUBLE, 1.0);
-    PS__TRY(w->ops->copy(w->be, PS__DOUBLE, w->n, ps__mat_col(w->x, 0, 0),
-                         ps__mat_col(w->z_last, 0, 0)));
-    PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, t, ps__mat_col(w->z_last, 0, 0)));
-    PS__TRY(residual_of(w, w->z_last, w->r_prev));
-    *accept = w->checked = w->converged;
-    *enough = PS__REFINE_CHECK_SHARE * estimate * (w->xnrm[0] * w->cte / w->rnrm[0]);
     return PS_SUCCESS;
 }
 
@@ -465,19 +361,12 @@ static ps_status stop_check(void *arg, ps__vec t, double estimate, int *accept, 
  * is judged by the outer test, so no product checks GMRES's estimate either). GMRES never
  * increases the residual of A d = r, so a correction from an unconverged GMRES is still taken. Ends
  * when the test passes, after max_iter outer steps, or when an outer step stalls as a classical one
- * would. With the float operator the corrections solve fl(A) d = r, which contracts the error by
- * about ||A^-1 (A - fl(A))|| a step, small while kappa(A) u_float is; an outer step on it that
- * contracts less than PS__REFINE_FLOAT_OP_CONTRACTION moves GMRES to A's own products (and, unless
- * PORTSOLVE_IR_GMRES_TOL is set, the default stop) instead of ending refinement. The split
- * operator (A to about 2^-35) keeps its tolerance, PS__REFINE_GMRES_TOL_SPLIT_OP, and moves to A
- * by the same rule. */
+ * would. */
 static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_result *res) {
     /* each correction starts from d = 0, and the outer test judges it by its own residual */
     ps__vec none = {NULL, 0, 1};
     ps__precond pc = {.apply = precondition,
                       .arg = w,
-                      .a_float = {NULL, 0, 1},
-                      .a_lo = {NULL, 0, 1},
                       .x_zero = 1,
                       .estimate_ends = 1,
                       .seed_z = none,
@@ -487,26 +376,16 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
     io.restart = o->restart;
     ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
     PS__TRY(factors_in_double(w));
-    PS__TRY(float_operator(w, &pc.a_float));
-    PS__TRY(split_operator(w, &pc));
     PS__TRY(seed_first_step(w, &pc));
     for (int outer = 0; outer < o->max_iter && !w->converged; outer++) {
         double before = w->worst;
-        io.tol = w->ctx->ir_gmres_tol > 0 ? w->ctx->ir_gmres_tol
-                 : pc.a_lo.buf            ? PS__REFINE_GMRES_TOL_SPLIT_OP
-                 : pc.a_float.buf         ? PS__REFINE_GMRES_TOL_FLOAT_OP
-                                          : PS__REFINE_GMRES_TOL;
+        io.tol = w->ctx->ir_gmres_tol > 0 ? w->ctx->ir_gmres_tol : PS__REFINE_GMRES_TOL;
         for (int j = 0; j < w->nrhs; j++) {
             if (w->rnrm[j] <= w->xnrm[j] * w->cte) continue;
             ps__vec dj = ps__mat_col(w->d, 0, j);
             PS__TRY(w->ops->fill(w->be, PS__DOUBLE, w->n, 1, &zero, ps__mat_at(w->d, 0, j)));
-            /* where GMRES reads A itself, stop where the outer test would pass (NaN: never); a
-             * checked stop first at the whole contraction */
-            pc.check =
-                w->ctx->ir_stop_check > 0 && w->z_last.buf && !pc.a_float.buf ? stop_check : NULL;
-            w->checked = 0;
-            double share = pc.check ? 1.0 : PS__REFINE_ENOUGH_SHARE;
-            pc.enough = pc.a_float.buf ? 0.0 : share * w->xnrm[j] * w->cte / w->rnrm[j];
+            /* stop where the outer test would pass (NaN: never) */
+            pc.enough = PS__REFINE_ENOUGH_SHARE * w->xnrm[j] * w->cte / w->rnrm[j];
             ps_iter_result ir;
             ps_status st = ps__iter_solve_precond(w->ctx, w->fn, PS_ITER_GMRES, PS__DOUBLE, w->n,
                                                   w->a, ps__mat_col(w->r, 0, j), dj, &io, &ir, &pc);
@@ -518,24 +397,10 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
                 return st;
             w->ctx->last_error[0] = '\0';
             w->ctx->last_info = 0;
-            if (w->checked) /* the checked iterate, which its residual belongs to */
-                PS__TRY(w->ops->copy(w->be, PS__DOUBLE, w->n, ps__mat_col(w->z_last, 0, 0),
-                                     ps__mat_col(w->x, 0, j)));
-            else
-                PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, dj, ps__mat_col(w->x, 0, j)));
+            PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &one, dj, ps__mat_col(w->x, 0, j)));
         }
-        if (w->checked) { /* one right-hand side, which passed: its residual is the check's */
-            ps__mat t = w->r;
-            w->r = w->r_prev, w->r_prev = t;
-        } else {
-            PS__TRY(residual(w));
-        }
-        if (pc.a_float.buf) {
-            if (!(w->worst <= PS__REFINE_FLOAT_OP_CONTRACTION * before))
-                pc.a_float.buf = pc.a_lo.buf = NULL; /* on with A's own products */
-        } else if (!(w->worst <= PS__REFINE_STALL * before)) {
-            break;
-        }
+        PS__TRY(residual(w));
+        if (!(w->worst <= PS__REFINE_STALL * before)) break;
     }
     return PS_SUCCESS;
 }

@@ -17,8 +17,4 @@
 ps_status ps__dsgesv(ps_context *ctx, const char *fn, int n, int nrhs, ps__mat a, void *ipiv,
                      ps__mat b, ps__mat x, const ps_refine_options *o, ps_refine_result *res);
 
-/* Whether the context's backend has split_double and gemv_split, GMRES-IR's split operator
- * (asked by calls with m = k = 0; a refusal leaves no message behind). */
-int ps__split_operator_offered(ps_context *ctx);
-
 #endif

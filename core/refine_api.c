@@ -130,32 +130,22 @@ ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size) {
                  "PORTSOLVE_IR_FACTOR='%s' is not a factorization; accepted: partial, rbt", v);
         return PS_ERR_INVALID_ARGUMENT;
     }
-    double gmres = ctx->refine.gmres, block = -1, float_op = 0, tol = 0, early = -1, split = 0,
-           check = 0;
+    double gmres = ctx->refine.gmres, block = -1, tol = 0, early = -1;
     /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c): unset, the
-     * backend's choice; 0, never; else their order. Its products with A by A rounded to float
-     * (experimental) or by fl32(A) and binary16 low parts (unset: neither), its inner tolerance
-     * (unset: the default), whether its stop is checked by the outer test itself (experimental;
-     * unset: no) and whether its blocks are inverted while the LU runs (unset: where the backend
-     * has two lanes; core/refine.c). */
+     * backend's choice; 0, never; else their order. Its inner tolerance (unset: the default) and
+     * whether its blocks are inverted while the LU runs (unset: where the backend has two lanes;
+     * core/refine.c). */
     PS__TRY(number_from_env("PORTSOLVE_IR_GMRES", 0, 1, 1, "0 or 1", &gmres, msg, size));
     PS__TRY(number_from_env("PORTSOLVE_IR_TRSV_BLOCK", 0, 65536, 1,
                             "a block order: give 0 (solve by trsv_mixed) or an integer up to 65536",
                             &block, msg, size));
-    PS__TRY(
-        number_from_env("PORTSOLVE_IR_FLOAT_OPERATOR", 0, 1, 1, "0 or 1", &float_op, msg, size));
     PS__TRY(number_from_env("PORTSOLVE_IR_GMRES_TOL", 1e-14, 0.1, 0,
                             "a tolerance: give a number from 1e-14 to 0.1", &tol, msg, size));
     PS__TRY(number_from_env("PORTSOLVE_IR_EARLY_INVERSES", 0, 1, 1, "0 or 1", &early, msg, size));
-    PS__TRY(number_from_env("PORTSOLVE_IR_SPLIT_OPERATOR", 0, 1, 1, "0 or 1", &split, msg, size));
-    PS__TRY(number_from_env("PORTSOLVE_IR_STOP_CHECK", 0, 1, 1, "0 or 1", &check, msg, size));
     ctx->refine.gmres = (int)gmres;
     ctx->ir_trsv_block = (int)block;
-    ctx->ir_float_operator = (int)float_op;
     ctx->ir_gmres_tol = tol;
     ctx->ir_early_inverses = (int)early;
-    ctx->ir_split_operator = (int)split;
-    ctx->ir_stop_check = (int)check;
     return PS_SUCCESS;
 }
 

@@ -2,8 +2,8 @@
  * Context creation and backend selection (core behaviour, no algorithm): PORTSOLVE_BACKEND
  * parsing, unknown values, unavailable backends with their reason, options over environment,
  * PORTSOLVE_LU_NB, PORTSOLVE_LU_BLOCK_ROW, PORTSOLVE_LU_PANEL, PORTSOLVE_LU_LAYOUT,
- * PORTSOLVE_IR_TRSV_BLOCK, PORTSOLVE_IR_GMRES_TOL, PORTSOLVE_IR_FLOAT_OPERATOR,
- * PORTSOLVE_IR_EARLY_INVERSES, PORTSOLVE_IR_SPLIT_OPERATOR and PORTSOLVE_DEVICE
+ * PORTSOLVE_IR_TRSV_BLOCK, PORTSOLVE_IR_GMRES_TOL, PORTSOLVE_IR_EARLY_INVERSES and
+ * PORTSOLVE_DEVICE
  * checks, status strings, and the vtable completion rules (missing required entries, ABI version,
  * older tables receiving defaults).
  */
@@ -190,13 +190,6 @@ static double trsv_block_of(const ps_context *c) {
 static double gmres_tol_of(const ps_context *c) {
     return c->ir_gmres_tol;
 }
-static double float_operator_of(const ps_context *c) {
-    return c->ir_float_operator;
-}
-
-static double split_operator_of(const ps_context *c) {
-    return c->ir_split_operator;
-}
 static double early_inverses_of(const ps_context *c) {
     return c->ir_early_inverses;
 }
@@ -264,21 +257,13 @@ static void test_env_tuning(void) {
     static const double want_tol[] = {0, 1e-2, 0.1};
     check_number_knob(&o, "PORTSOLVE_IR_GMRES_TOL", bad_tol, 6, good_tol, want_tol, 3,
                       gmres_tol_of);
-    /* GMRES-IR's float operator: 0 or 1 */
-    static const char *const bad_op[] = {"2", "yes", "-1"};
     static const char *const good_op[] = {"", "0", "1"};
-    static const double want_op[] = {0, 0, 1};
-    check_number_knob(&o, "PORTSOLVE_IR_FLOAT_OPERATOR", bad_op, 3, good_op, want_op, 3,
-                      float_operator_of);
     /* GMRES-IR's blocks inverted while the LU runs: unset is the backend's choice (-1), else 0
      * or 1 */
     static const char *const bad_early[] = {"2", "auto", "-1"};
     static const double want_early[] = {-1, 0, 1};
     check_number_knob(&o, "PORTSOLVE_IR_EARLY_INVERSES", bad_early, 3, good_op, want_early, 3,
                       early_inverses_of);
-    /* GMRES-IR's split operator: 0 or 1, unset 0 */
-    check_number_knob(&o, "PORTSOLVE_IR_SPLIT_OPERATOR", bad_op, 3, good_op, want_op, 3,
-                      split_operator_of);
 
     setenv("PORTSOLVE_DEVICE", "3", 1);
     CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);

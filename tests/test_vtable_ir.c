@@ -674,142 +674,6 @@ static void test_gemv_triangle(void) {
         }
 }
 
-/* n binary16 values of a device buffer, as bits: the buffer read as floats (download copies
- * them bit for bit), its allocation rounded up to whole floats by the caller. */
-static uint16_t *download_halves(void *dev, size_t n) {
-    int words = (int)((n + 1) / 2);
-    float *raw = malloc(sizeof(float) * (size_t)words);
-    uint16_t *h = malloc(sizeof(uint16_t) * (n ? n : 1));
-    CHECK(be->ops->download(be, PS__FLOAT, words, 1, (ps__mat){dev, 0, words}, raw, words) ==
-              PS_SUCCESS,
-          "download of the halves: %s", be->err);
-    memcpy(h, raw, sizeof(uint16_t) * n);
-    free(raw);
-    return h;
-}
-
-/* GMRES-IR's split operator (core/refine.c): split_double's parts against the definition, each
- * hi exactly fl32(a) and hi + 2^-shift lo within lo's own rounding of a (2^-11 of a - hi, or
- * binary16's least subnormal), on entries spread over 24 binades with the shift refinement
- * takes from ||A||_inf; an entry beyond float's range sets the word. Then gemv_split with those
- * parts against the same sums in long double, on gemv_mixed's shapes (CUDA's slices, four rows
- * a lane where hi's and lo's columns are aligned, a row a lane elsewhere). The defaults refuse
- * both; OpenCL does not have them, and must refuse rather than pretend. */
-static void test_split(void) {
-    ps__vec none = {NULL, 0, 1};
-    ps__mat empty = {NULL, 0, 1};
-    const ps__backend_ops *d = ps__backend_defaults();
-    CHECK(d->split_double(be, 0, 0, empty, 0, empty, empty, NULL) == PS_ERR_NOT_SUPPORTED &&
-              d->gemv_split(be, 0, 0, 0.0, empty, empty, 0, none, none) == PS_ERR_NOT_SUPPORTED,
-          "the defaults did not refuse split_double and gemv_split");
-    ps_status p1 = be->ops->split_double(be, 0, 0, empty, 0, empty, empty, NULL);
-    ps_status p2 = be->ops->gemv_split(be, 0, 0, 0.0, empty, empty, 0, none, none);
-    if (!strcmp(be->ops->name, "opencl")) {
-        CHECK(p1 == PS_ERR_NOT_SUPPORTED && p2 == PS_ERR_NOT_SUPPORTED,
-              "opencl answered split_double %d, gemv_split %d: it has no such kernels", (int)p1,
-              (int)p2);
-        return;
-    }
-    CHECK(p1 == PS_SUCCESS && p2 == PS_SUCCESS, "the %s backend refused m = k = 0: %s",
-          be->ops->name, be->err);
-    static const int dims[][2] = {{1, 1},       {2, 3},       {33, 7},     {100, 70},
-                                  {1000, 9},    {70, 1000},   {20001, 37}, {2049, 2048},
-                                  {1000, 2048}, {17001, 1030}};
-    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++) {
-        int m = dims[t][0], k = dims[t][1];
-        /* the tall and sliced shapes with columns CUDA may read four rows at a time */
-        int aligned = m >= 2049, ldh = aligned ? (m + 3) / 4 * 4 : m + ps_test_rand_int(3);
-        int ldl = aligned ? ldh : m + ps_test_rand_int(3);
-        shape sa = random_shape(m, k);
-        tbuf A = tb_random(PS__DOUBLE, shape_count(sa));
-        double anrm = 0;
-        for (int i = 0; i < m; i++) {
-            double row = 0;
-            for (int j = 0; j < k; j++) {
-                double *a = &AT(A, sa, i, j);
-                *a = ldexp(*a, -ps_test_rand_int(24));
-                row += fabs(*a);
-            }
-            if (row > anrm) anrm = row;
-        }
-        upload_all(&A);
-        int e;
-        frexp(anrm, &e);
-        int shift = 39 - e; /* as core/refine.c */
-        tbuf H = tb_random(PS__FLOAT, ldh * k);
-        size_t halves = (size_t)ldl * (size_t)k;
-        void *lo = NULL;
-        CHECK(be->ops->alloc(be, (halves + 1) / 2 * sizeof(float), &lo) == PS_SUCCESS, "alloc: %s",
-              be->err);
-        int32_t zero = 0;
-        tbuf W = int_buffer(1, &zero);
-        ps__mat hv = {H.dev, 0, ldh}, lv = {lo, 0, ldl};
-        CHECK(be->ops->split_double(be, m, k, view(&A, sa), shift, hv, lv, W.dev) == PS_SUCCESS,
-              "split_double %dx%d: %s", m, k, be->err);
-        CHECK(read_word(&W) == 0, "split_double %dx%d set the word", m, k);
-        double *h = tb_download(&H);
-        uint16_t *l = download_halves(lo, halves);
-        int bad_hi = -1, bad_lo = -1, lo_used = 0;
-        for (int j = 0; j < k; j++)
-            for (int i = 0; i < m; i++) {
-                double a = AT(A, sa, i, j), hi = h[i + (size_t)j * ldh];
-                double part = ldexp(ps__half_value(l[i + (size_t)j * ldl]), -shift);
-                lo_used |= part != 0;
-                if (hi != (double)(float)a) bad_hi = i + j * m;
-                if (!(fabs(a - (hi + part)) <= ldexp(fabs(a - hi), -11) + ldexp(1.0, -24 - shift)))
-                    bad_lo = i + j * m;
-            }
-        CHECK(bad_hi < 0 && bad_lo < 0 && lo_used,
-              "split_double %dx%d: entry %d's hi is not fl32(a), entry %d's hi + lo is not a, or "
-              "every low part is zero (%d)",
-              m, k, bad_hi, bad_lo, lo_used);
-        /* the product with those parts */
-        int incx = 1 + ps_test_rand_int(2), incy = 1 + ps_test_rand_int(2);
-        tbuf X = tb_random(PS__DOUBLE, (k - 1) * incx + 1);
-        tbuf Y = tb_random(PS__DOUBLE, (m - 1) * incy + 1);
-        double alpha = t % 2 ? -1.0 : 0.75;
-        double *expect = copy_of(&Y), *mag = calloc((size_t)Y.count, sizeof(double));
-        for (int i = 0; i < m; i++) {
-            long double sum = 0, size = 0, size_lo = 0;
-            for (int j = 0; j < k; j++) {
-                long double xj = X.host[(size_t)j * incx];
-                long double lo_part = ldexpl(ps__half_value(l[i + (size_t)j * ldl]), -shift);
-                long double p = ((long double)h[i + (size_t)j * ldh] + lo_part) * xj;
-                sum += p, size += fabsl(p), size_lo += fabsl(lo_part * xj);
-            }
-            size_t y = (size_t)i * incy;
-            expect[y] = (double)(Y.host[y] + alpha * sum);
-            /* expect_buffer scales mag by double's eps: the low parts' sums may be float's */
-            mag[y] = 4.0 * (k + 1) *
-                     (fabs(Y.host[y]) +
-                      fabs(alpha) * (double)(size + size_lo * FLT_EPSILON / DBL_EPSILON));
-        }
-        char what[96];
-        snprintf(what, sizeof what, "gemv_split m=%d k=%d incx=%d incy=%d", m, k, incx, incy);
-        CHECK(be->ops->gemv_split(be, m, k, alpha, hv, lv, shift, vview(&X, 0, incx),
-                                  vview(&Y, 0, incy)) == PS_SUCCESS,
-              "%s: %s", what, be->err);
-        expect_buffer(what, &Y, expect, mag, 1.0);
-        free(expect), free(mag), free(h), free(l);
-        be->ops->free(be, lo);
-        tb_free(&A), tb_free(&H), tb_free(&W), tb_free(&X), tb_free(&Y);
-    }
-    /* an entry beyond float's range */
-    tbuf A = tb_random(PS__DOUBLE, 6), H = tb_random(PS__FLOAT, 6);
-    A.host[4] = 4.0 * FLT_MAX;
-    upload_all(&A);
-    void *lo = NULL;
-    CHECK(be->ops->alloc(be, 3 * sizeof(float), &lo) == PS_SUCCESS, "alloc: %s", be->err);
-    int32_t zero = 0;
-    tbuf W = int_buffer(1, &zero);
-    CHECK(be->ops->split_double(be, 3, 2, (ps__mat){A.dev, 0, 3}, 0, (ps__mat){H.dev, 0, 3},
-                                (ps__mat){lo, 0, 3}, W.dev) == PS_SUCCESS,
-          "split_double: %s", be->err);
-    CHECK(read_word(&W) == 1, "split_double: an entry beyond float's range did not set the word");
-    be->ops->free(be, lo);
-    tb_free(&A), tb_free(&H), tb_free(&W);
-}
-
 /* The blocked triangular solves of GMRES-IR's preconditioner (core/trsv_blocked.c) on one LU
  * array (unit lower L below the diagonal, U on and above it), against substitution in double on
  * the host: orders with one block, partial last blocks and many, blocks of order 1 and larger
@@ -898,74 +762,9 @@ static void test_trsv_blocked(void) {
     tb_free(&W);
 }
 
-/* GMRES with a float copy of A as its operator (ps__precond's a_float: GMRES-IR's float
- * operator, core/iter.c): the solution solves fl(A) x = b to the tolerance, measured against
- * fl(A) on the host, and A x = b only to float's accuracy, which shows the copy was read; a
- * float copy is refused for any method but GMRES in double. The preconditioner is the identity
- * (the system is diagonally dominant). */
+/* GMRES's identity preconditioner, for systems that need none (diagonally dominant). */
 static ps_status identity_precond(void *arg, ps__vec v, ps__vec z) {
     return be->ops->copy(be, PS__DOUBLE, *(const int *)arg, v, z);
-}
-
-static void test_iter_float_operator(void) {
-    static const int sizes[] = {1, 2, 3, 97, 300};
-    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
-        int n = sizes[t];
-        shape sa = random_shape(n, n);
-        tbuf A = tb_random(PS__DOUBLE, shape_count(sa)), Af = tb_random(PS__FLOAT, n * n);
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < n; i++) {
-                if (i == j) AT(A, sa, i, j) += 2.0 * (AT(A, sa, i, j) < 0 ? -n : n);
-                Af.host[i + (size_t)j * n] = (float)AT(A, sa, i, j);
-            }
-        upload_all(&A), upload_all(&Af);
-        tbuf B = tb_random(PS__DOUBLE, n), X = tb_random(PS__DOUBLE, n);
-        ps_iter_options io = ps_iter_options_default();
-        io.tol = 1e-12, io.max_iter = 200, io.restart = 30;
-        ps_iter_result res;
-        ps__precond pc = {.apply = identity_precond,
-                          .arg = &n,
-                          .a_float = {Af.dev, 0, n},
-                          .a_lo = {NULL, 0, 1},
-                          .seed_z = {NULL, 0, 1},
-                          .seed_az = {NULL, 0, 1}};
-        ps_status st =
-            ps__iter_solve_precond(ctx_under_test, "test", PS_ITER_GMRES, PS__DOUBLE, n,
-                                   view(&A, sa), vview(&B, 0, 1), vview(&X, 0, 1), &io, &res, &pc);
-        CHECK(st == PS_SUCCESS, "GMRES on fl(A), n = %d: %s", n,
-              ps_context_last_error(ctx_under_test));
-        double *x = tb_download(&X);
-        double rf = 0, ra = 0, bmax = 0, scale = 0;
-        for (int i = 0; i < n; i++) {
-            double sf = B.host[i], sd = B.host[i], mag = 0;
-            for (int j = 0; j < n; j++) {
-                sf -= Af.host[i + (size_t)j * n] * x[j];
-                sd -= AT(A, sa, i, j) * x[j];
-                mag += fabs(AT(A, sa, i, j) * x[j]);
-            }
-            rf = fmax(rf, fabs(sf)), ra = fmax(ra, fabs(sd)), bmax = fmax(bmax, fabs(B.host[i]));
-            scale = fmax(scale, mag);
-        }
-        /* GMRES's 2-norm tol of 1e-12 bounds the max-norm residual by 1e-12 sqrt(n) ||b|| */
-        CHECK(rf <= 1e-12 * sqrt((double)n) * bmax + 64 * n * eps_of(PS__DOUBLE) * scale,
-              "GMRES on fl(A), n = %d: residual against fl(A) %.3g (||b|| %.3g)", n, rf, bmax);
-        /* A differs from fl(A) by about 2^-25 relative in each entry: x solves A's system to
-         * that accuracy only, far above the tolerance (for n > 1; a 1 x 1 A may be a float) */
-        if (n > 1)
-            CHECK(ra > 1e3 * rf && ra < 1e-5 * scale,
-                  "GMRES on fl(A), n = %d: residual against A %.3g, against fl(A) %.3g: the float "
-                  "copy was not the operator",
-                  n, ra, rf);
-        free(x);
-        if (n == 97) { /* refused for another method */
-            st = ps__iter_solve_precond(ctx_under_test, "test", PS_ITER_BICGSTAB, PS__DOUBLE, n,
-                                        view(&A, sa), vview(&B, 0, 1), vview(&X, 0, 1), &io, &res,
-                                        &pc);
-            CHECK(st == PS_ERR_INVALID_ARGUMENT, "BiCGSTAB with a float operator: %s",
-                  ps_status_string(st));
-        }
-        tb_free(&A), tb_free(&Af), tb_free(&B), tb_free(&X);
-    }
 }
 
 /* out = A z on the host (long double sums), uploaded: a seed's product. */
@@ -1002,29 +801,6 @@ static double flagged_gmres(int n, shape sa, tbuf *A, tbuf *B, tbuf *X, ps__prec
     return sqrt(rr / bb);
 }
 
-/* A check of GMRES's stop for the test below: refuses the first (asking for 100x less), accepts
- * the second, keeping each estimate and a copy of the iterate it was given. */
-typedef struct {
-    int calls;
-    double estimate[2];
-    int n;
-    tbuf *copy;
-} stop_probe;
-
-static ps_status probe_precond(void *arg, ps__vec v, ps__vec z) {
-    return identity_precond(&((stop_probe *)arg)->n, v, z);
-}
-
-static ps_status probe_check(void *arg, ps__vec t, double estimate, int *accept, double *enough) {
-    stop_probe *p = arg;
-    if (p->calls < 2) p->estimate[p->calls] = estimate;
-    p->calls++;
-    PS__TRY(be->ops->copy(be, PS__DOUBLE, p->n, t, vview(p->copy, 0, 1)));
-    *accept = p->calls >= 2;
-    *enough = estimate / 100;
-    return PS_SUCCESS;
-}
-
 /* GMRES-IR's flags on the GMRES it calls (core/iter.c): with enough, GMRES stops at the first
  * step whose residual estimate is at most enough, though o->tol is far below; with estimate_ends
  * the result reports that estimate, and it matches the true residual of the returned x (no
@@ -1045,12 +821,8 @@ static void test_iter_caller_ends(void) {
                                          : AT(A, sa, i, j) / (4 * sqrt((double)n));
         upload_all(&A);
         tbuf B = tb_random(PS__DOUBLE, n), X = tb_random(PS__DOUBLE, n);
-        ps__precond plain = {.apply = identity_precond,
-                             .arg = &n,
-                             .a_float = {NULL, 0, 1},
-                             .a_lo = {NULL, 0, 1},
-                             .seed_z = {NULL, 0, 1},
-                             .seed_az = {NULL, 0, 1}};
+        ps__precond plain = {
+            .apply = identity_precond, .arg = &n, .seed_z = {NULL, 0, 1}, .seed_az = {NULL, 0, 1}};
         ps__precond flagged = plain;
         flagged.x_zero = flagged.estimate_ends = 1, flagged.enough = 1e-4;
         ps_iter_result full, early;
@@ -1131,40 +903,6 @@ static void test_iter_caller_ends(void) {
         CHECK(st == PS_ERR_INVALID_ARGUMENT, "BiCGSTAB seeded: %s", ps_status_string(st));
         free(z0), free(az0);
         tb_free(&Z), tb_free(&AZ);
-        /* a checked stop: refused once with a stop 100x lower, GMRES goes on in the same cycle to
-         * it and stops there, where the check accepts; the iterate each check is given is the
-         * x the stop would return (the accepted one is what GMRES returns) */
-        if (n > 3) {
-            stop_probe probe = {0, {0}, n, NULL};
-            tbuf T = tb_random(PS__DOUBLE, n);
-            probe.copy = &T;
-            ps__precond checked = flagged;
-            checked.arg = &probe, checked.apply = probe_precond, checked.check = probe_check;
-            checked.enough = 1e-3;
-            ps_iter_result cr;
-            rel = flagged_gmres(n, sa, &A, &B, &X, checked, 1e-14, &st, &cr, hist, CAP);
-            k = cr.history_length;
-            int first = 0; /* the step of the first stop: the first estimate within 1e-3 */
-            while (first < k && !(hist[first] <= 1e-3)) first++;
-            CHECK(st == PS_SUCCESS && probe.calls == 2 && probe.estimate[0] <= 1e-3 &&
-                      probe.estimate[1] <= probe.estimate[0] / 100 &&
-                      hist[k - 1] == probe.estimate[1] && k > first + 1 &&
-                      (k < 2 || hist[k - 2] > probe.estimate[0] / 100),
-                  "GMRES checked stop, n = %d: %s, %d checks at estimates %.3g and %.3g, %d steps "
-                  "(first within 1e-3 at %d)",
-                  n, ps_status_string(st), probe.calls, probe.estimate[0], probe.estimate[1], k,
-                  first + 1);
-            double *t = tb_download(&T), *x = tb_download(&X), diff = 0;
-            for (int i = 0; i < n; i++) diff = fmax(diff, fabs(t[i] - x[i]));
-            CHECK(diff == 0,
-                  "GMRES checked stop, n = %d: the accepted iterate differs from x by %.3g", n,
-                  diff);
-            CHECK(fabs(rel - cr.rel_residual) <= 1e-3 * cr.rel_residual + 1e-12,
-                  "GMRES checked stop, n = %d: true residual %.6g, estimate %.6g", n, rel,
-                  cr.rel_residual);
-            free(t), free(x);
-            tb_free(&T);
-        }
         /* a NaN enough leaves o->tol */
         flagged.enough = NAN;
         rel = flagged_gmres(n, sa, &A, &B, &X, flagged, 1e-9, &st, &same, hist, CAP);
@@ -1360,11 +1098,9 @@ int main(int argc, char **argv) {
         test_float_compute(!strcmp(ps_test_backend_name(), "cuda"));
     if (!c || !strcmp(c, "trsv_mixed")) test_trsv_mixed();
     if (!c || !strcmp(c, "gemv_mixed")) test_gemv_mixed();
-    if (!c || !strcmp(c, "split")) test_split();
     if (!c || !strcmp(c, "trsv_blocked")) test_trsv_blocked();
     if (!c || !strcmp(c, "read_only")) test_read_only();
     if (!c || !strcmp(c, "gemv_triangle")) test_gemv_triangle();
-    if (!c || !strcmp(c, "iter_float_operator")) test_iter_float_operator();
     if (!c || !strcmp(c, "iter_caller_ends")) test_iter_caller_ends();
     if (c && !strcmp(c, "trsv_mixed_large")) test_trsv_mixed_large(); /* only when asked */
     int rc = ps_test_finish("test_vtable_ir");
