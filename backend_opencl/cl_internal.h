@@ -129,6 +129,14 @@ void ps_cl_release_programs(ps_cl_state *st);
 ps_status ps_cl_host_alloc(ps__backend *be, size_t bytes, void **ptr);
 void ps_cl_host_free(ps__backend *be, void *ptr);
 void ps_cl_release_host_blocks(ps_cl_state *st);
+/* The on-disk program cache (cl_cache.c): the folder (0 when none may be used), a file's
+ * checked payload for key (NULL when absent or refused; the caller frees it) and its atomic
+ * replacement. */
+int ps_cl_cache_dir(char *dir, size_t size);
+unsigned char *ps_cl_cache_read(const char *path, uint64_t key, size_t *len);
+void ps_cl_cache_write(const char *path, uint64_t key, const unsigned char *payload, size_t len);
+/* SHA-256 of len bytes (the cache's checksum). */
+void ps_cl_sha256(const void *data, size_t len, unsigned char out[32]);
 /* A column-major view as an OpenCL rectangle: rows of the rectangle are the matrix columns. */
 void ps_cl_rect_of(ps__mat v, size_t es, size_t origin[3], size_t *pitch);
 /* upload / download (cl_transfer.c). */

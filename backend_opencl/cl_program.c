@@ -3,18 +3,16 @@
  * backend's device, and on disk as device binaries keyed by a hash of the source, the build
  * options and the device/driver, so a second process starts without compiling (which takes
  * seconds on POCL). Cache folder: $PORTSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/portsolve, else
- * ~/.cache/portsolve. A corrupt or stale cache file is ignored and rebuilt.
+ * ~/.cache/portsolve. What the disk cache accepts is cl_cache.c's to decide; a file it refuses
+ * is rebuilt and replaced.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cl_internal.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 extern const char ps__cl_source_prelude[]; /* compiled ahead of every family's source */
 extern const char ps__cl_source_memory[];
@@ -46,39 +44,12 @@ static uint64_t fnv1a(uint64_t h, const char *s) {
     return (h ^ 0xff) * 0x100000001b3ull; /* separator, so "ab"+"c" differs from "a"+"bc" */
 }
 
-/* The cache folder (created if needed); 0 when there is none usable. */
-static int cache_dir(char *dir, size_t size) {
-    const char *env = getenv("PORTSOLVE_CACHE_DIR");
-    if (env && *env)
-        snprintf(dir, size, "%s", env);
-    else if ((env = getenv("XDG_CACHE_HOME")) && *env)
-        snprintf(dir, size, "%s/portsolve", env);
-    else if ((env = getenv("HOME")) && *env)
-        snprintf(dir, size, "%s/.cache/portsolve", env);
-    else
-        return 0;
-    for (char *p = dir + 1; *p; p++) { /* mkdir -p */
-        if (*p != '/') continue;
-        *p = '\0';
-        mkdir(dir, 0755);
-        *p = '/';
-    }
-    return mkdir(dir, 0755) == 0 || errno == EEXIST;
-}
-
-static cl_program load_binary(ps_cl_state *st, const char *path, const char *options) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char *bin = NULL;
-    long size = 0;
-    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (bin = malloc((size_t)size)) && fread(bin, 1, (size_t)size, f) != (size_t)size) {
-        free(bin);
-        bin = NULL;
-    }
-    fclose(f);
+/* A cached binary for key, built for this device (cl_cache.c has checked the file first). */
+static cl_program load_binary(ps_cl_state *st, const char *path, uint64_t key,
+                              const char *options) {
+    size_t len = 0;
+    unsigned char *bin = ps_cl_cache_read(path, key, &len);
     if (!bin) return NULL;
-    size_t len = (size_t)size;
     const unsigned char *bins[1] = {bin};
     cl_int err, status;
     cl_program p =
@@ -92,7 +63,7 @@ static cl_program load_binary(ps_cl_state *st, const char *path, const char *opt
     return p;
 }
 
-static void save_binary(ps_cl_state *st, cl_program p, const char *path) {
+static void save_binary(cl_program p, const char *path, uint64_t key) {
     size_t size = 0;
     if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
         size == 0)
@@ -100,24 +71,8 @@ static void save_binary(ps_cl_state *st, cl_program p, const char *path) {
     unsigned char *bin = malloc(size);
     if (!bin) return;
     unsigned char *bins[1] = {bin};
-    /* A temporary file of its own (mkstemp), renamed into place when complete: two contexts
-     * saving the same program at once, in two processes or two threads of one, never write
-     * into one file, and a reader never sees half of one. */
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS) {
-        int fd = mkstemp(tmp);
-        FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-        if (fd >= 0 && !f) close(fd);
-        if (f) {
-            int ok = fwrite(bin, 1, size, f) == size;
-            ok &= fclose(f) == 0;
-            if (!ok || rename(tmp, path) != 0) remove(tmp);
-        } else if (fd >= 0) {
-            remove(tmp);
-        }
-    }
-    (void)st;
+    if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
+        ps_cl_cache_write(path, key, bin, size);
     free(bin);
 }
 
@@ -134,11 +89,11 @@ static ps_status build_program(ps__backend *be, ps_cl_family family, ps__dtype d
     uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ull, src[0]), src[1]);
     h = fnv1a(fnv1a(h, options), st->device_key);
     char dir[4000], path[4100];
-    int cached = cache_dir(dir, sizeof dir);
+    int cached = ps_cl_cache_dir(dir, sizeof dir);
     if (cached) {
         snprintf(path, sizeof path, "%s/%s-%016llx.clbin", dir, family_name(family),
                  (unsigned long long)h);
-        if ((*out = load_binary(st, path, options))) return PS_SUCCESS;
+        if ((*out = load_binary(st, path, h, options))) return PS_SUCCESS;
     }
     cl_int err;
     cl_program p = clCreateProgramWithSource(st->context, 2, src, NULL, &err);
@@ -152,7 +107,7 @@ static ps_status build_program(ps__backend *be, ps_cl_family family, ps__dtype d
                                 "opencl: building kernels_cl/%s.cl (%s) failed (%d) on %s:\n%s",
                                 family_name(family), options, (int)err, be->device_name, log);
     }
-    if (cached) save_binary(st, p, path);
+    if (cached) save_binary(p, path, h);
     *out = p;
     return PS_SUCCESS;
 }
