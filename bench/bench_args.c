@@ -114,7 +114,44 @@ static int read_value(const char *prog, const bench_arg *a, const char *value) {
     return 0;
 }
 
+/* --help: each option with what it takes. */
+static void print_usage(const char *prog, const bench_arg *args, size_t nargs) {
+    printf("usage: %s [option value]...\noptions:\n", prog);
+    for (size_t k = 0; k < nargs; k++) {
+        const bench_arg *a = &args[k];
+        printf("  %-16s ", a->name);
+        switch (a->kind) {
+        case BENCH_STRING:
+            printf("text\n");
+            break;
+        case BENCH_INT:
+            printf("an integer from %.0f to %.0f\n", a->lo, a->hi);
+            break;
+        case BENCH_DOUBLE:
+            printf("a number from %g to %g\n", a->lo, a->hi);
+            break;
+        case BENCH_INT_LIST:
+            printf("comma-separated integers, each at least %.0f\n", a->lo);
+            break;
+        case BENCH_DOUBLE_LIST:
+            printf("comma-separated numbers from %g to %g\n", a->lo, a->hi);
+            break;
+        case BENCH_CHOICE:
+            printf("one of %s\n", a->choices);
+            break;
+        case BENCH_CHOICE_SET:
+            printf("a comma-separated set of %s\n", a->choices);
+            break;
+        }
+    }
+}
+
 int bench_parse_args(const char *prog, int argc, char **argv, const bench_arg *args, size_t nargs) {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            print_usage(prog, args, nargs);
+            exit(0);
+        }
     for (int i = 1; i < argc; i += 2) {
         const bench_arg *a = NULL;
         for (size_t k = 0; k < nargs && !a; k++)

@@ -1,21 +1,32 @@
+#define _POSIX_C_SOURCE 200809L /* getline, fdopen */
 #include "mmio.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct {
     FILE *f;
     const char *path;
     int line;
-    char buf[4096];
+    char *buf; /* the current line, whole (getline), however long */
+    size_t cap;
     char *err;
     size_t err_size;
 } reader;
+
+/* Reads the next line into r->buf; 0 at end of file. */
+static int read_line(reader *r) {
+    return getline(&r->buf, &r->cap, r->f) >= 0;
+}
 
 __attribute__((format(printf, 2, 3))) static int fail(reader *r, const char *fmt, ...) {
     int n = snprintf(r->err, r->err_size, "%s:%d: ", r->path, r->line);
@@ -28,7 +39,7 @@ __attribute__((format(printf, 2, 3))) static int fail(reader *r, const char *fmt
 
 /* Next line that is neither a comment nor blank; NULL at end of file. */
 static char *next_data_line(reader *r) {
-    while (fgets(r->buf, sizeof r->buf, r->f)) {
+    while (read_line(r)) {
         r->line++;
         char *p = r->buf;
         while (isspace((unsigned char)*p)) p++;
@@ -54,24 +65,51 @@ static int parse_numbers(const char *p, double *vals, int max) {
 }
 
 static int as_index(double v, int limit, int *out) {
-    if (v != (double)(long)v || v < 1 || v > limit) return 0;
+    if (!(v >= 1 && v <= limit) || v != floor(v)) return 0; /* NaN fails the first test */
     *out = (int)v - 1;
     return 1;
 }
 
+/* Opens path for reading when it is a regular file: a FIFO or a device would block or never
+ * end, and a directory has no lines. */
+static FILE *open_regular(const char *path, char *err, size_t err_size) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat s;
+    if (fstat(fd, &s) != 0 || !S_ISREG(s.st_mode)) {
+        snprintf(err, err_size, "%s: not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+/* The bytes of physical memory, or 0 when unknown. */
+static double physical_memory(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+}
+
 int mm_read_dense(const char *path, mm_dense *out, char *err, size_t err_size) {
-    reader r = {NULL, path, 0, {0}, err, err_size};
+    reader r = {NULL, path, 0, NULL, 0, err, err_size};
     out->rows = out->cols = 0;
     out->values = NULL;
-    r.f = fopen(path, "r");
-    if (!r.f) {
-        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
-        return 1;
-    }
+    r.f = open_regular(path, err, err_size);
+    if (!r.f) return 1;
     int rc = 1;
     double *a = NULL;
     char object[32], format[32], field[32], symmetry[32];
-    if (!fgets(r.buf, sizeof r.buf, r.f)) {
+    if (!read_line(&r)) {
         fail(&r, "empty file");
         goto done;
     }
@@ -123,17 +161,26 @@ int mm_read_dense(const char *path, mm_dense *out, char *err, size_t err_size) {
         fail(&r, "a %s matrix must be square, not %d x %d", symmetry, rows, cols);
         goto done;
     }
+    /* the dense matrix, and the solver's copy of it: refuse before allocating what this machine
+     * cannot hold, with the numbers */
+    double need = 2.0 * rows * (double)cols * sizeof *a, have = physical_memory();
+    if (have > 0 && need > have) {
+        fail(&r,
+             "a dense %d x %d matrix and its working copy need %.1f GB; this machine has %.1f GB",
+             rows, cols, need / 1e9, have / 1e9);
+        goto done;
+    }
     a = calloc((size_t)rows * (size_t)cols, sizeof *a);
     if (!a) {
         fail(&r, "out of memory for a %d x %d matrix", rows, cols);
         goto done;
     }
     if (coordinate) {
-        long entries = (long)size[2];
-        if (size[2] != (double)entries || entries < 0) {
+        if (!(size[2] >= 0 && size[2] <= 1e18) || size[2] != floor(size[2])) {
             fail(&r, "the entry count '%g' is not a non-negative integer", size[2]);
             goto done;
         }
+        long entries = (long)size[2];
         for (long e = 0; e < entries; e++) {
             if (!(p = next_data_line(&r))) {
                 fail(&r, "file ends after %ld of %ld entries", e, entries);
@@ -189,6 +236,7 @@ int mm_read_dense(const char *path, mm_dense *out, char *err, size_t err_size) {
     rc = 0;
 done:
     free(a);
+    free(r.buf);
     fclose(r.f);
     return rc;
 }

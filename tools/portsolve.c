@@ -96,6 +96,10 @@ static int parse_solve_args(int argc, char **argv, solve_args *a) {
     a->restart = defaults.restart;
     for (int i = 2; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
+            usage(stdout);
+            exit(0);
+        }
         if (!v) {
             fprintf(stderr, "portsolve solve: %s needs a value\n", k);
             return 0;
