@@ -7,27 +7,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The largest |v_i| into *max, and the sum of |v_i| / *max (p = 1) or of (v_i / *max)^2 (p = 2):
+ * the norm is *max times it (or its square root), and neither overflows nor underflows for
+ * entries anywhere in double's range. */
+static double scaled_sum(const double *v, int n, int p, double *max) {
+    double m = 0, s = 0;
+    for (int i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
+    for (int i = 0; i < n && m > 0; i++) s += p == 1 ? fabs(v[i]) / m : (v[i] / m) * (v[i] / m);
+    *max = m;
+    return s;
+}
+
 double cli_residual(int n, int nrhs, const double *A, const double *B, const double *X, double eps,
                     int relative) {
-    double anorm = 0, worst = 0;
+    double anorm_m = 0, anorm_s = 0, worst = 0; /* ||A||_1 = anorm_m * anorm_s */
     for (int j = 0; j < n; j++) {
-        double s = 0;
-        for (int i = 0; i < n; i++) s += fabs(A[i + (size_t)j * n]);
-        anorm = fmax(anorm, s);
+        double m, s = scaled_sum(A + (size_t)j * n, n, 1, &m);
+        if (m * s > anorm_m * anorm_s || anorm_m == 0) anorm_m = m, anorm_s = s;
     }
     double *r = malloc(sizeof *r * (size_t)(n > 0 ? n : 1));
     if (!r) return NAN;
     for (int c = 0; c < nrhs; c++) {
         const double *x = X + (size_t)c * n, *b = B + (size_t)c * n;
-        double xnorm = 0, rnorm = 0, r2 = 0, b2 = 0;
         for (int i = 0; i < n; i++) r[i] = b[i];
-        for (int k = 0; k < n; k++) {
-            xnorm += fabs(x[k]);
+        for (int k = 0; k < n; k++)
             for (int i = 0; i < n; i++) r[i] -= A[i + (size_t)k * n] * x[k];
+        double rm, xm, bm, q;
+        if (relative) {
+            double rs = scaled_sum(r, n, 2, &rm), bs = scaled_sum(b, n, 2, &bm);
+            q = bm > 0 ? rm / bm * sqrt(rs / bs) : rm * sqrt(rs);
+        } else {
+            double rs = scaled_sum(r, n, 1, &rm), xs = scaled_sum(x, n, 1, &xm);
+            q = anorm_m > 0 && xm > 0 ? rm / anorm_m / xm * (rs / (anorm_s * xs)) / (n * eps)
+                                      : rm * rs;
         }
-        for (int i = 0; i < n; i++) rnorm += fabs(r[i]), r2 += r[i] * r[i], b2 += b[i] * b[i];
-        double q = relative ? (b2 > 0 ? sqrt(r2 / b2) : sqrt(r2))
-                            : (anorm > 0 && xnorm > 0 ? rnorm / (anorm * xnorm * n * eps) : rnorm);
         if (!(q <= worst)) worst = q;
     }
     free(r);
