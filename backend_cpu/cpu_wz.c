@@ -2,6 +2,7 @@
 #include "cpu_internal.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdint.h>
 
 #define PS_CPU_TEMPLATE "cpu_wz_real.h"

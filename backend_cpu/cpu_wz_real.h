@@ -34,7 +34,13 @@ static void FN(wz_pick)(REAL *a, int lda, int lo, int hi, int r1, int c0, int c1
             p = i;
         }
     FN(wz_swap_rows)(s0, s1, a, lda, lo, p);
-    REAL u0 = A_(lo, c0), u1 = A_(lo, c1);
+    /* the pivot row scaled by a power of two to at most 1/2 in magnitude, so that the products
+     * below neither overflow nor underflow for entries anywhere in REAL's range */
+    REAL m = FN(wz_abs)(A_(lo, c0)) > FN(wz_abs)(A_(lo, c1)) ? FN(wz_abs)(A_(lo, c0))
+                                                             : FN(wz_abs)(A_(lo, c1));
+    int e = 0;
+    if (m > 0 && m <= (REAL)HUGE_VAL) frexp((double)m, &e);
+    REAL u0 = (REAL)ldexp((double)A_(lo, c0), -e - 1), u1 = (REAL)ldexp((double)A_(lo, c1), -e - 1);
     int q = lo + 1;
     REAL bestd = -1;
     for (int i = lo + 1; i < hi; i++) {

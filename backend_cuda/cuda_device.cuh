@@ -34,4 +34,14 @@ __device__ __forceinline__ void ps_cuda_launch_dependents() {
 #endif
 }
 
+// WZ's pivot search forms |u0 a(i,c1) - u1 a(i,c0)| over rows i: (u0, u1) scaled by a power of
+// two to at most 1/2 in magnitude, exactly, so that the products neither overflow nor underflow
+// for entries anywhere in T's range (the CPU oracle does the same, cpu_wz_real.h).
+template <typename T> __device__ __forceinline__ void ps_cuda_wz_scaled_row(T &u0, T &u1) {
+    T m = fmax(fabs(u0), fabs(u1));
+    int e = 0;
+    if (m > T(0) && isfinite(m)) frexp(m, &e);
+    u0 = ldexp(u0, -e - 1), u1 = ldexp(u1, -e - 1);
+}
+
 #endif

@@ -55,6 +55,7 @@ __device__ void pick_rows(T *a, int lda, int lo, int hi, int r1, int c0, int c1,
     swap_rows(a, lda, ncols, lo, p);
     __syncthreads();
     T u0 = A_(lo, c0), u1 = A_(lo, c1);
+    ps_cuda_wz_scaled_row(u0, u1);
     bv = -1;
     bi = hi;
     for (int i = lo + 1 + threadIdx.x; i < hi; i += blockDim.x) {

@@ -150,7 +150,8 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS, 1)
             }
             break;
         }
-        const T u0 = row0[t0], u1 = row0[t1];
+        T u0 = row0[t0], u1 = row0[t1];
+        ps_cuda_wz_scaled_row(u0, u1);
         publish(
             2 * s + 1, t1, t1, [=](int i) { return fabs(u0 * TILE(i, t1) - u1 * TILE(i, t0)); },
             false, 0, 0, nullptr, nullptr);

@@ -53,7 +53,12 @@ static void pick_rows(__global real *a, int lda, int lo, int hi, int r1, int c0,
     if (p == hi) p = lo; /* every |a(i,c0)| NaN: no interchange, as the oracle */
     swap_rows(a, lda, ncols, lo, p);
     barrier(CLK_GLOBAL_MEM_FENCE);
-    real u0 = A_(lo, c0), u1 = A_(lo, c1);
+    /* the pivot row scaled by a power of two to at most 1/2 in magnitude, exactly, so that the
+     * products neither overflow nor underflow (the CPU oracle does the same) */
+    real u0 = A_(lo, c0), u1 = A_(lo, c1), m = fmax(fabs(u0), fabs(u1));
+    int e = 0;
+    if (m > 0 && isfinite(m)) frexp(m, &e);
+    u0 = ldexp(u0, -e - 1), u1 = ldexp(u1, -e - 1);
     bv = -1;
     bi = hi;
     for (int i = lo + 1 + get_local_id(0); i < hi; i += PS_WG) {

@@ -128,6 +128,28 @@ static void test_dlatms(ps_context *ctx, ps_dtype dt) {
     set_options(ctx, PS_WZ_BLOCKED, 1, 0);
 }
 
+/* Well-conditioned matrices with entries near the top or the bottom of the precision's range
+ * (a power of two times a matrix of condition 1.1, so exactly scaled): the pivot search's 2 x 2
+ * determinants must not overflow or underflow into a false "singular". */
+static void test_scaled(ps_context *ctx, ps_dtype dt) {
+    const int exps[] = {dt == PS_DOUBLE ? 1015 : 120, dt == PS_DOUBLE ? -1000 : -120};
+    set_options(ctx, PS_WZ_BLOCKED, 1, 0);
+    for (size_t k = 0; k < sizeof exps / sizeof exps[0]; k++) {
+        int n = 50, lda = 53;
+        void *A0 = latms(dt, n, lda, 1.1);
+        for (size_t i = 0; i < (size_t)lda * n; i++) {
+            if (dt == PS_DOUBLE)
+                ((double *)A0)[i] = ldexp(((double *)A0)[i], exps[k]);
+            else
+                ((float *)A0)[i] = ldexpf(((float *)A0)[i], exps[k]);
+        }
+        char what[32];
+        snprintf(what, sizeof what, "scaled by 2^%d", exps[k]);
+        check_solve(ctx, dt, A0, n, lda, 1, what, 1.1);
+        free(A0);
+    }
+}
+
 /* Diagonally dominant matrices factor stably without pivoting. */
 static void test_unpivoted(ps_context *ctx, ps_dtype dt) {
     static const int sizes[] = {1, 2, 3, 7, 64, 65, 255};
@@ -321,6 +343,7 @@ int main(int argc, char **argv) {
         ps_dtype dt = d ? PS_FLOAT : PS_DOUBLE;
         if (!only || !strcmp(only, "dlatms")) test_dlatms(ctx, dt);
         if (!only || !strcmp(only, "unpivoted")) test_unpivoted(ctx, dt);
+        if (!only || !strcmp(only, "scaled")) test_scaled(ctx, dt);
         if (!only || !strcmp(only, "zero_corners")) test_zero_corners(ctx, dt);
         if (!only || !strcmp(only, "singular")) test_singular(ctx, dt);
         if (!only || !strcmp(only, "device_level")) test_device_level(ctx, dt);
