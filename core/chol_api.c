@@ -108,10 +108,11 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
                      check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps_status st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
     if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
-    if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
+    if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = ps__potrf(ctx, dt, u, n, a.dev, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st && info == 0 && solve) st = ps__potrs(ctx, dt, u, n, nrhs, a.dev, b.dev);
+    if (!st && info == 0 && solve) st = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);
     if (!st && info == 0 && solve) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
     ps__scratch_end(&s);
@@ -134,8 +135,9 @@ static ps_status host_potrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     ps__staged a, b;
     ps__finite_check check_a = {fn, "A", 5, (int)u}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
-    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
+    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = ps__potrs(ctx, dt, u, n, nrhs, a.dev, b.dev);
+    if (!st) st = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);
     if (!st) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     ps__scratch_end(&s);
     return st;

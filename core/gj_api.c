@@ -303,6 +303,7 @@ static ps_status host_gjsv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 0, &check_a, &a);
     if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = run_gjsv(&s, dt, n, nrhs, a.dev, b.dev, fn);
+    if (!st) st = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);
     if (!st) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
     ps__scratch_end(&s);

@@ -240,6 +240,9 @@ ps_status ps__iter_solve(ps_context *ctx, const char *fn, ps_iter_method method,
     return ps__iter_solve_precond(ctx, fn, method, dt, n, a, b, x, o, res, NULL);
 }
 
+/* b is solved scaled when max |b_i| lies outside [2^-E, 2^E) for this E. */
+#define PS__ITER_SCALE_EXP 100
+
 ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method method,
                                  ps__dtype dt, int n, ps__mat a, ps__vec b, ps__vec x,
                                  const ps_iter_options *o, ps_iter_result *res,
@@ -256,8 +259,10 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     if (pc && pc->seed_z.buf && method != PS_ITER_GMRES)
         return ps__fail(ctx, PS_ERR_INVALID_ARGUMENT, "%s: a seeded first step serves GMRES only",
                         fn);
-    PS__TRY(ps__iter_nrm2(&s, b, &s.bnorm));
-    if (s.bnorm == 0) { /* x = 0 solves it exactly */
+    /* max |b_i| (norm_inf of the column: no sum, so neither overflow nor underflow) */
+    double bmax = 0;
+    PS__TRY(s.ops->norm_inf(s.be, dt, n, 1, (ps__mat){b.buf, b.off, n}, &bmax));
+    if (bmax == 0) { /* x = 0 solves it exactly */
         ps__scalar zero = ps__scalar_of(dt, 0.0);
         ps__mat xm = {x.buf, x.off, x.inc};
         PS__TRY(s.ops->fill(s.be, dt, 1, n, &zero, xm));
@@ -270,16 +275,32 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     s.precond = !stationary && !pc && o->precond == PS_PRECOND_JACOBI;
     int extra, nv = ps__iter_vectors(method, n, o->restart, s.pc != NULL, &extra);
     s.stride = ((size_t)n + 31) / 32 * 32;
-    size_t elements = ((size_t)nv + 3) * s.stride + (size_t)extra;
+    size_t elements = ((size_t)nv + 4) * s.stride + (size_t)extra;
 
     ps__scratch scratch = ps__scratch_begin(ctx);
     ps_status st = ps__scratch_dev(&scratch, elements * ps__dtype_size(dt), &s.work);
     s.dinv = ps__solver_vec(&s, nv);
     ps__vec rtrue = ps__solver_vec(&s, nv + 2);
-    s.extra = (ps__vec){s.work, ((size_t)nv + 3) * s.stride, 1};
+    s.extra = (ps__vec){s.work, ((size_t)nv + 4) * s.stride, 1};
     if (method != PS_ITER_GMRES) s.xbest = ps__solver_vec(&s, nv + 1); /* GMRES's x only improves */
     /* Gauss-Seidel divides by the diagonal in its triangular solve: it needs only the check. */
     if (!st && (stationary || s.precond)) st = setup_diagonal(&s, &scratch, fn);
+    /* A right-hand side far from 1 in size is solved scaled: b (a copy) and x by a power of two
+     * that brings max |b_i| to [1, 2), exactly, so that the dot products and norms the methods
+     * decide by neither overflow nor underflow; x is scaled back at the end. A caller's
+     * preconditioner (GMRES-IR) works on residuals of its own scale and is left alone. */
+    int e = 0;
+    frexp(bmax, &e);
+    double unscale = 1;
+    if (!st && !pc && (e < -PS__ITER_SCALE_EXP || e > PS__ITER_SCALE_EXP)) {
+        ps__scalar down = ps__scalar_of(dt, ldexp(1.0, 1 - e));
+        ps__vec bs = ps__solver_vec(&s, nv + 3);
+        st = ps__iter_copy(&s, b, bs);
+        if (!st) st = s.ops->scal(s.be, dt, n, &down, bs);
+        if (!st) st = s.ops->scal(s.be, dt, n, &down, x);
+        if (!st) s.b = b = bs, unscale = ldexp(1.0, e - 1);
+    }
+    if (!st) st = ps__iter_nrm2(&s, b, &s.bnorm);
 
     /* x's residual: b itself where the caller promises x = 0 (no product) */
     double rel = 1;
@@ -319,6 +340,11 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
             st = ps__iter_copy(&s, s.xbest, x);
             rel = best_rel;
         }
+    }
+    if (unscale != 1) { /* x back to the caller's scale, on every path */
+        ps__scalar up = ps__scalar_of(dt, unscale);
+        ps_status scaled = s.ops->scal(s.be, dt, n, &up, x);
+        if (!st) st = scaled;
     }
     ps__scratch_end(&scratch);
     if (st) return st;

@@ -148,8 +148,9 @@ static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     void *dev_ipiv;
     ps_status st = ps__upload_pivots(&s, n, ipiv, &dev_ipiv);
     if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
-    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
+    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = ps__getrs(ctx, dt, t, n, nrhs, a.dev, dev_ipiv, b.dev);
+    if (!st) st = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);
     if (!st) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     ps__scratch_end(&s);
     return st;
@@ -180,10 +181,11 @@ static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     ps_status st = ps__scratch_dev(&s, (size_t)n * sizeof(int32_t), &dev_ipiv);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
     if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
-    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
+    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = ps__getrf(ctx, dt, n, n, a.dev, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st && info == 0) st = ps__getrs(ctx, dt, PS__NOTRANS, n, nrhs, a.dev, dev_ipiv, b.dev);
+    if (!st && info == 0) st = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);
     if (!st && info == 0) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
     if (!st) st = ps__download_pivots(ctx, n, dev_ipiv, ipiv);

@@ -230,6 +230,7 @@ ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *i
     if (!st) st = ps__stage_in(&s, PS__DOUBLE, n, nrhs, X, ldx, 0, NULL, &x);
     int tmp_iter = 0;
     if (!st) st = run(&s, fn, n, nrhs, a.dev, ipiv, b.dev, x.dev, &tmp_iter);
+    if (!st) st = ps__check_solution(ctx, PS__DOUBLE, n, nrhs, x.dev, fn);
     /* A changed only when it fell back (its double factors, returned as dgesv does). */
     int fell_back = ctx->refine_result.path == PS_REFINE_FALLBACK;
     if ((st == PS_SUCCESS || st == PS_ERR_SINGULAR) && fell_back) {

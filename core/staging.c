@@ -1,6 +1,7 @@
 /* Host arrays staged for the backend (see staging.h). */
 #include "staging.h"
 
+#include <math.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -227,6 +228,19 @@ ps_status ps__download(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__ma
     if (rows <= 0 || cols <= 0 || be->ops->host_alias(be, src.buf, &alias) == PS_SUCCESS)
         return be->ops->download(be, dt, rows, cols, src, host, ldh);
     return download_staged(ctx, dt, rows, cols, src, host, ldh);
+}
+
+ps_status ps__check_solution(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat x,
+                             const char *fn) {
+    double norm = 0;
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    PS__TRY(ctx->be.ops->norm_inf(&ctx->be, dt, rows, cols, x, &norm));
+    if (isfinite(norm)) return PS_SUCCESS;
+    return ps__fail(ctx, PS_ERR_RESULT_NOT_FINITE,
+                    "%s: the computed solution is not finite: it lies beyond the precision's "
+                    "range, or a pivot is below the safe minimum and its reciprocal overflows; "
+                    "nothing was written back",
+                    fn);
 }
 
 ps_status ps__check_dtype_supported(ps_context *ctx, ps__dtype dt, const char *fn) {

@@ -36,6 +36,12 @@ ps_status ps__upload(ps_context *ctx, ps__dtype dt, int rows, int cols, const vo
                      ps__mat dst);
 ps_status ps__download(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src, void *host,
                        int ldh);
+/* PS_ERR_RESULT_NOT_FINITE when the rows x cols solution x (a staged copy, before it is written
+ * back) holds NaN or Inf: the inputs were finite, so the solution is beyond the precision's
+ * range or a pivot was below the safe minimum. One device pass (norm_inf); a row's sum over
+ * several right-hand sides that overflows counts as not finite too. */
+ps_status ps__check_solution(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat x,
+                             const char *fn);
 /* Waits for the ring's transfers and releases it (context destruction). */
 void ps__staging_release(ps_context *ctx);
 

@@ -327,9 +327,10 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
                      check_b = {fn, "B", 7, PS__SHAPE_ALL};
     if (!st) st = wz_alloc(&s, dt, n, solve ? nrhs : 0, &ws);
     if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
-    if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
+    if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = wz_factor(&s, dt, n, a.dev, &ws, piv, &info);
     if (!st && info == 0 && solve) st = wz_solve(&s, dt, n, nrhs, a.dev, piv, &ws, b.dev, fn, 6);
+    if (!st && info == 0 && solve) st = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);
     if (!st && info == 0 && solve) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     if (!st && !breaks_down(ctx, info)) {
         st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
@@ -353,8 +354,9 @@ static ps_status host_wztrs(ps_context *ctx, ps__dtype dt, const char *fn, int n
     ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps_status st = wz_alloc(&s, dt, n, nrhs, &ws);
     if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
-    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 1, &check_b, &b);
+    if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = wz_solve(&s, dt, n, nrhs, a.dev, ipiv, &ws, b.dev, fn, 6);
+    if (!st) st = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);
     if (!st) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     ps__scratch_end(&s);
     return st;

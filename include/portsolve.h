@@ -65,7 +65,8 @@ PS_API const char *ps_version(void);
     X(PS_ERR_NO_CONVERGENCE, 403, "iteration did not converge")                                    \
     X(PS_ERR_NON_FINITE, 404, "input contains NaN or Inf")                                         \
     X(PS_ERR_BREAKDOWN, 405, "iterative method broke down")                                        \
-    X(PS_ERR_ZERO_DIAGONAL, 406, "zero on the diagonal")
+    X(PS_ERR_ZERO_DIAGONAL, 406, "zero on the diagonal")                                           \
+    X(PS_ERR_RESULT_NOT_FINITE, 407, "the computed solution contains NaN or Inf")
 
 typedef enum ps_status {
 #define PS_STATUS_ENUM_ENTRY(name, value, text) name = value,
@@ -170,21 +171,28 @@ PS_API ps_status ps_mat_getrs(ps_context *ctx, char trans, const ps_matrix *LU, 
 PS_API ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B);
 
 /* ------------------------------------------------------------------------------------------ */
-/* LAPACK-style host drivers on column-major host arrays. On backends with their own memory  */
-/* the arrays are staged through the device (copied on several threads into page-locked      */
-/* buffers, checked for NaN/Inf in the same pass, moved while the next block is copied); the  */
-/* CPU backend works in them directly. On PS_ERR_SINGULAR, A and ipiv hold the completed      */
-/* factorization and B is untouched (as in LAPACK); on every other failure A, ipiv and B are  */
-/* left as they were. Results are written back only after the device work has completed, so   */
-/* a device fault in the middle of a call (PS_ERR_BACKEND) also leaves them as they were,      */
-/* except when the fault interrupts the copy back itself: then A, ipiv or B may be partly     */
-/* written and must be treated as undefined.                                                  */
-/*                                                                                            */
-/* Host crossover: on a GPU backend, the LU (getrf/getrs/gesv, getri) and Cholesky            */
-/* (potrf/potrs/posv) host drivers of order at most a measured crossover run on the CPU path  */
-/* instead (OpenBLAS/LAPACK in the process), where transfers and launches would cost more     */
-/* than the work. PORTSOLVE_HOST_CROSSOVER=n (0: never) or the call below overrides the       */
-/* measured orders.                                                                           */
+/*
+ * LAPACK-style host drivers on column-major host arrays. On backends with their own memory the
+ * arrays are staged through the device (copied on several threads into page-locked buffers,
+ * checked for NaN/Inf in the same pass, moved while the next block is copied); the CPU backend
+ * factors in them directly.
+ * - On PS_ERR_SINGULAR, A and ipiv hold the completed factorization and B is untouched (as in
+ *   LAPACK); on every other failure A, ipiv and B are left as they were.
+ * - A solution that comes out NaN or Inf from finite inputs (beyond the precision's range, or
+ *   pivots below the safe minimum) is PS_ERR_RESULT_NOT_FINITE, never success, with nothing
+ *   written back.
+ * - Results are written back only after the device work has completed, so a device fault in
+ *   the middle of a call (PS_ERR_BACKEND) also leaves the arrays as they were, except when the
+ *   fault interrupts the copy back itself: then A, ipiv or B may be partly written and must be
+ *   treated as undefined.
+ * - An output array that shares memory with an input is refused (PS_ERR_INVALID_ARGUMENT).
+ *
+ * Host crossover: on a GPU backend, the LU (getrf/getrs/gesv, getri) and Cholesky
+ * (potrf/potrs/posv) host drivers of order at most a measured crossover run on the CPU path
+ * instead (OpenBLAS/LAPACK in the process), where transfers and launches would cost more than
+ * the work. PORTSOLVE_HOST_CROSSOVER=n (0: never) or the call below overrides the measured
+ * orders.
+ */
 
 /* Host drivers of order up to n run on the CPU from now on (0: never); n = -1 returns to the
  * backend's measured orders. PORTSOLVE_HOST_CROSSOVER sets n when the context is created. */

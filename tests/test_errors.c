@@ -436,6 +436,92 @@ static void case_aliasing(ps_context *ctx) {
     expect_usable(ctx);
 }
 
+/* A solution that comes out NaN or Inf from finite inputs is never reported as success: either
+ * the call solves it (a finite, correct x) or it says PS_ERR_RESULT_NOT_FINITE and writes
+ * nothing back. diag(1e-320, 1e-320) x = (1e-320, 2e-320) has x = (1, 2) (condition 1) but its
+ * pivots are subnormal; diag(1e-300, 1) x = (1e10, 1) has x_1 = 1e310, beyond double. */
+static void result_case(ps_context *ctx, double d, double b0, double x0, int representable) {
+    typedef enum { GESV, GETRS, POSV, GJSV, WZSV, DSGESV, CALLS } call;
+    static const char *const names[CALLS] = {"dgesv", "dgetrs", "dposv",
+                                             "dgjsv", "dwzsv",  "dsgesv"};
+    for (int c = 0; c < CALLS; c++) {
+        double a[4] = {d, 0, 0, d}, a0[4], b[2] = {b0, 2 * d}, bb[2], x[2] = {7, 7};
+        int ip[2] = {1, 2}, iter;
+        if (!representable) a[3] = 1, b[1] = 1;
+        memcpy(a0, a, sizeof a), memcpy(bb, b, sizeof b);
+        ps_status st;
+        double *sol = c == DSGESV ? x : b;
+        switch ((call)c) {
+        case GESV:
+            st = ps_dgesv(ctx, 2, 1, a, 2, ip, b, 2);
+            break;
+        case GETRS:
+            st = ps_dgetrs(ctx, 'N', 2, 1, a, 2, ip, b, 2);
+            break;
+        case POSV:
+            st = ps_dposv(ctx, 'L', 2, 1, a, 2, b, 2);
+            break;
+        case GJSV:
+            st = ps_dgjsv(ctx, 2, 1, a, 2, b, 2);
+            break;
+        case WZSV:
+            st = ps_dwzsv(ctx, 2, 1, a, 2, ip, b, 2);
+            break;
+        default:
+            st = ps_dsgesv(ctx, 2, 1, a, 2, ip, b, 2, x, 2, &iter);
+            break;
+        }
+        if (st == PS_SUCCESS) {
+            CHECK(representable && isfinite(sol[0]) && isfinite(sol[1]) &&
+                      fabs(sol[0] - x0) <= 1e-12 * x0 && fabs(sol[1] - 2) <= 1e-12,
+                  "%s d=%g: success with x = (%g, %g)", names[c], d, sol[0], sol[1]);
+        } else if (c == WZSV && st == PS_ERR_SINGULAR) {
+            /* WZ counts a corner pivot below the safe minimum as singular (docs/WZ.md) */
+            CHECK(representable && memcmp(b, bb, sizeof b) == 0, "dwzsv d=%g: singular", d);
+        } else {
+            CHECK(st == PS_ERR_RESULT_NOT_FINITE, "%s d=%g: %s (%s)", names[c], d,
+                  ps_status_string(st), ps_context_last_error(ctx));
+            CHECK(memcmp(b, bb, sizeof b) == 0 && (c != DSGESV || (x[0] == 7 && x[1] == 7)),
+                  "%s d=%g: the right-hand side or X was written", names[c], d);
+            CHECK(c == GETRS || c == GESV || c == POSV || c == GJSV || c == WZSV ||
+                      memcmp(a, a0, sizeof a) == 0,
+                  "%s d=%g: A written", names[c], d);
+        }
+    }
+}
+
+static void case_result_not_finite(ps_context *ctx) {
+    result_case(ctx, 1e-320, 1e-320, 1, 1);
+    result_case(ctx, 1e-300, 1e10, HUGE_VAL, 0); /* x_1 = 1e310 */
+    expect_usable(ctx);
+}
+
+/* The iterative solvers on a right-hand side anywhere in double's range: A x = b with
+ * A = [4 1 0; 1 5 1; 0 1 6] and b = s (5, 8, 13), so x = s (1, 1, 2), for s from 1e-300 to
+ * 1e307. Each solver must converge to that x (relative error 1e-6), never return x = 0 for a
+ * nonzero b, never report a breakdown the scale alone caused. */
+static void case_iter_scaled(ps_context *ctx) {
+    typedef ps_status (*solver)(ps_context *, int, const double *, int, const double *, double *,
+                                const ps_iter_options *, ps_iter_result *);
+    static const solver solvers[] = {ps_djacobi, ps_dgs, ps_dcg, ps_dbicgstab, ps_dgmres};
+    static const char *const names[] = {"jacobi", "gs", "cg", "bicgstab", "gmres"};
+    static const double scales[] = {1e-300, 1e-170, 1e-160, 1, 1e160, 1e300, 1e307};
+    const double A[9] = {4, 1, 0, 1, 5, 1, 0, 1, 6};
+    ps_iter_options o = ps_iter_options_default();
+    o.tol = 1e-10;
+    for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++)
+        for (size_t m = 0; m < sizeof solvers / sizeof solvers[0]; m++) {
+            double sc = scales[k], b[3] = {5 * sc, 8 * sc, 13 * sc}, x[3] = {0, 0, 0};
+            ps_iter_result res;
+            ps_status st = solvers[m](ctx, 3, A, 3, b, x, &o, &res);
+            double err = fmax(fmax(fabs(x[0] / sc - 1), fabs(x[1] / sc - 1)), fabs(x[2] / sc - 2));
+            CHECK(st == PS_SUCCESS && err <= 1e-6,
+                  "%s, b scaled by %g: %s (%s), x/s = (%g, %g, %g)", names[m], sc,
+                  ps_status_string(st), ps_context_last_error(ctx), x[0] / sc, x[1] / sc,
+                  x[2] / sc);
+        }
+}
+
 /* Makes the k-th allocation of a call fail, for every k until the call needs fewer. */
 static void case_alloc_failure(ps_context *ctx) {
     for (int which = 0; which < 3; which++) {
@@ -529,6 +615,8 @@ int main(int argc, char **argv) {
                  {"matrix_roundtrip", case_matrix_roundtrip},
                  {"huge_sizes", case_huge_sizes},
                  {"aliasing", case_aliasing},
+                 {"result_not_finite", case_result_not_finite},
+                 {"iter_scaled", case_iter_scaled},
                  {"alloc_failure", case_alloc_failure},
                  {"matrix_level", case_matrix_level}};
     const char *want = ps_test_case();
