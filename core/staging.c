@@ -239,7 +239,7 @@ ps_status ps__check_solution(ps_context *ctx, ps__dtype dt, int rows, int cols, 
     return ps__fail(ctx, PS_ERR_RESULT_NOT_FINITE,
                     "%s: the computed solution is not finite: it lies beyond the precision's "
                     "range, or a pivot is below the safe minimum and its reciprocal overflows; "
-                    "nothing was written back",
+                    "the right-hand sides were not written back",
                     fn);
 }
 
