@@ -9,8 +9,10 @@ if [ "${1:-}" = "--sanitize" ]; then
   export BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo
   bash scripts/build.sh -DPORTSOLVE_SANITIZE=ON -DPORTSOLVE_BUILD_BENCH=OFF
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  # allocator_may_return_null: an allocation too large for the machine must come back NULL, as
+  # malloc's does, so that the library's out-of-memory paths run (errors.huge_sizes)
   echo "portsolve: running the test label cpu under ASan+UBSan"
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 \
     ctest --test-dir build-asan -L cpu --output-on-failure -j"$(nproc)"
   # The OpenCL backend's host code on POCL, when the module is built: without LeakSanitizer,
   # whose tracer crashed at exit beside POCL's worker threads (1 run in 2 of opencl.vtable), and
@@ -18,7 +20,7 @@ if [ "${1:-}" = "--sanitize" ]; then
   # POCL's threads on one machine (opencl.threads, every run, also on code that had passed CI)
   if grep -q '^PORTSOLVE_WITH_OPENCL:BOOL=ON' build-asan/CMakeCache.txt; then
     echo "portsolve: running the test label opencl under ASan (no leak check)+UBSan"
-    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:use_sigaltstack=0 \
+    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:use_sigaltstack=0:allocator_may_return_null=1 \
       ctest --test-dir build-asan -L opencl --output-on-failure -j"$(nproc)"
   fi
   exit 0
