@@ -27,13 +27,21 @@ ps_status ps__crossover_from_env(ps_context *ctx, char *msg, size_t size) {
     return PS_SUCCESS;
 }
 
+/* Whether the backend already works in host memory (the CPU backend's host_alias takes any
+ * pointer): there is no host path to cross over to. */
+static int works_in_host_memory(const ps_context *ctx) {
+    void *alias;
+    ps__backend *be = (ps__backend *)&ctx->be;
+    return be->ops->host_alias(be, (void *)ctx, &alias) == PS_SUCCESS;
+}
+
 static int crossover_order(const ps_context *ctx, ps__dtype dt) {
     if (ctx->host_crossover >= 0) return ctx->host_crossover;
     return ctx->be.host_crossover[dt == PS__DOUBLE ? PS__DOUBLE : PS__FLOAT];
 }
 
 int ps__crossover(ps_context *ctx, ps__dtype dt, int n, ps_context **host) {
-    if (n <= 0 || n > crossover_order(ctx, dt) || strcmp(ctx->be.ops->name, "cpu") == 0) return 0;
+    if (n <= 0 || n > crossover_order(ctx, dt) || works_in_host_memory(ctx)) return 0;
     char saved[PS__ERROR_SIZE];
     memcpy(saved, ctx->last_error, sizeof saved);
     if (ps__context_host(ctx, host) != PS_SUCCESS) { /* then the device runs it */
@@ -64,7 +72,7 @@ ps_status ps_context_set_host_crossover(ps_context *ctx, int n) {
 
 int ps_context_host_crossover(const ps_context *ctx, ps_dtype dtype) {
     if (!ctx) return 0;
-    if (strcmp(ctx->be.ops->name, "cpu") == 0) return 0;
+    if (works_in_host_memory(ctx)) return 0;
     return crossover_order(ctx, dtype == PS_DOUBLE ? PS__DOUBLE : PS__FLOAT);
 }
 
