@@ -112,12 +112,14 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     if (!st) st = ps__potrf(ctx, dt, u, n, a.dev, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st && info == 0 && solve) st = ps__potrs(ctx, dt, u, n, nrhs, a.dev, b.dev);
-    if (!st && info == 0 && solve) st = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);
-    if (!st && info == 0 && solve) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
+    /* a solution that is not finite leaves B, but A gets its factor (as LAPACK's) */
+    ps_status result = PS_SUCCESS;
+    if (!st && info == 0 && solve) result = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);
+    if (!st && info == 0 && solve && !result) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
     if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
     ps__scratch_end(&s);
     if (!st && info > 0) st = not_spd(ctx, fn, info);
-    return st;
+    return st ? st : result;
 }
 
 static ps_status host_potrs(ps_context *ctx, ps__dtype dt, const char *fn, char uplo, int n,

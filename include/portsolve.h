@@ -180,8 +180,9 @@ PS_API ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix
  *   LAPACK); on every other failure A, ipiv and B are left as they were.
  * - A solution that comes out NaN or Inf from finite inputs (beyond the precision's range, or
  *   pivots below the safe minimum) is PS_ERR_RESULT_NOT_FINITE, never success: B (and X) are
- *   left as they were; A may already hold its factors where the backend factors in the
- *   caller's array (the CPU).
+ *   left as they were; gesv and posv return A's factors (and ipiv) as on a singular matrix,
+ *   so that getrs/potrs with them gives LAPACK's answer; other solvers may leave A factored
+ *   where the backend factors in the caller's array (the CPU).
  * - Results are written back only after the device work has completed, so a device fault in
  *   the middle of a call (PS_ERR_BACKEND) also leaves the arrays as they were, except when the
  *   fault interrupts the copy back itself: then A, ipiv or B may be partly written and must be
@@ -490,6 +491,17 @@ PS_API const char *ps_refine_path_name(ps_refine_path p);
 PS_API ps_status ps_mat_dsgesv(ps_context *ctx, ps_matrix *A, int *ipiv, const ps_matrix *B,
                                ps_matrix *X, int *iter);
 PS_API ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *ipiv,
+                           const double *B, int ldb, double *X, int ldx, int *iter);
+
+/* LAPACK's dsposv: A symmetric positive definite (its uplo triangle read), factored by Cholesky
+ * in float, the solution refined in double by classical refinement with LAPACK's test and
+ * ITERMAX (the context's max_iter, default 30; the precision and GMRES options do not apply).
+ * iter >= 0: the steps taken, A unchanged. iter < 0 (-2: A or a residual beyond float's range,
+ * -3: A not positive definite in float, -31: no convergence): it fell back to the double
+ * Cholesky factorization, which overwrites A's triangle as dposv's does; not positive definite
+ * in double is PS_ERR_NOT_SPD with the info of dpotrf (A holds the partial factor, X untouched).
+ * ps_context_refine_result reports the path (classical or fallback). */
+PS_API ps_status ps_dsposv(ps_context *ctx, char uplo, int n, int nrhs, double *A, int lda,
                            const double *B, int ldb, double *X, int ldx, int *iter);
 
 #ifdef __cplusplus

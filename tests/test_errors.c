@@ -447,6 +447,7 @@ static void result_case(ps_context *ctx, double d, double b0, double x0, int rep
     for (int c = 0; c < CALLS; c++) {
         double a[4] = {d, 0, 0, d}, a0[4], b[2] = {b0, 2 * d}, bb[2], x[2] = {7, 7};
         int ip[2] = {1, 2}, iter;
+        if (c == GESV) ip[0] = ip[1] = 9; /* gesv's output */
         if (!representable) a[3] = 1, b[1] = 1;
         memcpy(a0, a, sizeof a), memcpy(bb, b, sizeof b);
         ps_status st;
@@ -486,6 +487,11 @@ static void result_case(ps_context *ctx, double d, double b0, double x0, int rep
             CHECK(c == GETRS || c == GESV || c == POSV || c == GJSV || c == WZSV ||
                       memcmp(a, a0, sizeof a) == 0,
                   "%s d=%g: A written", names[c], d);
+            /* gesv and posv return the factors, as on a singular matrix */
+            CHECK(c != GESV || (memcmp(a, a0, sizeof a) == 0 && ip[0] == 1 && ip[1] == 2),
+                  "dgesv d=%g: the factors or pivots did not come back", d);
+            CHECK(c != POSV || (a[0] == sqrt(a0[0]) && a[3] == sqrt(a0[3])),
+                  "dposv d=%g: the factor did not come back (%g, %g)", d, a[0], a[3]);
         }
     }
 }
