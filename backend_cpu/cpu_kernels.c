@@ -1,5 +1,10 @@
 /* The CPU backend's custom and LAPACK-like entries, as plain loops for both precisions. */
+#define _GNU_SOURCE /* dladdr, RTLD_NOLOAD */
 #include "cpu_internal.h"
+
+#include <cblas.h>
+#include <dlfcn.h>
+#include <pthread.h>
 
 #include <float.h>
 #include <math.h>
@@ -71,6 +76,28 @@ ps_status ps__cpu_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols
 
 extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 extern void sgetrf_(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
+static void (*lapack_dgetrf)(const int *, const int *, double *, const int *, int *,
+                             int *) = dgetrf_;
+static void (*lapack_sgetrf)(const int *, const int *, float *, const int *, int *,
+                             int *) = sgetrf_;
+static pthread_once_t lapack_once = PTHREAD_ONCE_INIT;
+
+/* OpenBLAS's own ?getrf_, looked up in the library that defines cblas_dgemm rather than by the
+ * global symbol: a LAPACK drop-in loaded ahead of it (libportsolve_lapack.so, LD_PRELOAD) exports
+ * the same names, and the panels must not call back into it. */
+static void find_lapack_getrf(void) {
+    Dl_info where;
+    void *lib = NULL;
+    if (dladdr((void *)cblas_dgemm, &where) && where.dli_fname)
+        lib = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!lib) return;
+    void *d = dlsym(lib, "dgetrf_"), *f = dlsym(lib, "sgetrf_");
+    if (d && f) { /* POSIX's way to turn dlsym's answer into a function pointer */
+        memcpy(&lapack_dgetrf, &d, sizeof d);
+        memcpy(&lapack_sgetrf, &f, sizeof f);
+    }
+    dlclose(lib); /* NOLOAD took a reference to a library that stays loaded */
+}
 
 _Static_assert(sizeof(int) == sizeof(int32_t), "LAPACK's pivots are written into int32 buffers");
 
@@ -92,10 +119,11 @@ ps_status ps__cpu_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__m
         return PS_SUCCESS;
     }
     int lapack_info = 0, k = m < n ? m : n;
+    pthread_once(&lapack_once, find_lapack_getrf);
     if (dt == PS__DOUBLE)
-        dgetrf_(&m, &n, DM(a), &a.ld, (int *)piv, &lapack_info);
+        lapack_dgetrf(&m, &n, DM(a), &a.ld, (int *)piv, &lapack_info);
     else
-        sgetrf_(&m, &n, SM(a), &a.ld, (int *)piv, &lapack_info);
+        lapack_sgetrf(&m, &n, SM(a), &a.ld, (int *)piv, &lapack_info);
     for (int i = 0; i < k; i++) piv[i] += row_base - 1; /* 1-based relative -> 0-based absolute */
     if (lapack_info > 0 && *info_word == 0) *info_word = row_base + lapack_info;
     return PS_SUCCESS;

@@ -231,14 +231,17 @@ ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *i
     int tmp_iter = 0;
     if (!st) st = run(&s, fn, n, nrhs, a.dev, ipiv, b.dev, x.dev, &tmp_iter);
     if (!st) st = ps__check_solution(ctx, PS__DOUBLE, n, nrhs, x.dev, fn);
-    /* A changed only when it fell back (its double factors, returned as dgesv does). */
+    /* A changed only when it fell back (its double factors, returned as dgesv does, also when
+     * the solution is not finite, so that getrs with them gives LAPACK's answer). */
     int fell_back = ctx->refine_result.path == PS_REFINE_FALLBACK;
-    if ((st == PS_SUCCESS || st == PS_ERR_SINGULAR) && fell_back) {
+    int factored = st == PS_SUCCESS || st == PS_ERR_SINGULAR || st == PS_ERR_RESULT_NOT_FINITE;
+    if (factored && fell_back) {
         ps_status ost = ps__stage_out(ctx, PS__DOUBLE, n, n, &a, A, lda);
         if (ost) st = ost;
     }
     if (st == PS_SUCCESS) st = ps__stage_out(ctx, PS__DOUBLE, n, nrhs, &x, X, ldx);
-    if (st == PS_SUCCESS || st == PS_ERR_SINGULAR) *iter = tmp_iter;
+    if (st == PS_SUCCESS || st == PS_ERR_SINGULAR || st == PS_ERR_RESULT_NOT_FINITE)
+        *iter = tmp_iter;
     ps__scratch_end(&s);
     return st;
 }

@@ -90,23 +90,32 @@ static ps_status to_float(sp_refine *w, ps__mat src, ps__mat dst, int *overflow)
     return ps__read_info(w->ctx, w->flag, overflow);
 }
 
+/* dst += alpha src, column by column (n x nrhs, both contiguous). */
+static ps_status add_columns(sp_refine *w, double alpha, ps__mat src, ps__mat dst) {
+    ps__scalar a = {.d = alpha};
+    for (int j = 0; j < w->nrhs; j++)
+        PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, w->n, &a, ps__mat_col(src, 0, j),
+                             ps__mat_col(dst, 0, j)));
+    return PS_SUCCESS;
+}
+
 /* r = b - A x, A symmetric in its uplo triangle T = S + D (S strictly triangular):
- * A x = (S + D) x + (I + S^T) x - x, two triangular products. */
+ * A x = (S + D) x + (S^T + D) x - D x, two triangular products and a diagonal scaling, each
+ * rounding relative to |A| |x| as a symmetric product does. */
 static ps_status residual(sp_refine *w) {
-    size_t count = (size_t)w->n * (size_t)w->nrhs;
-    ps__scalar one = {.d = 1.0}, minus = {.d = -1.0};
-    ps__vec r = {w->r.buf, w->r.off, 1}, y = {w->y.buf, w->y.off, 1};
+    ps__scalar one = {.d = 1.0};
     PS__TRY(w->ops->copy2d(w->be, PS__DOUBLE, w->n, w->nrhs, w->b, w->r));
+    for (int t = 0; t < 2; t++) {
+        PS__TRY(w->ops->copy2d(w->be, PS__DOUBLE, w->n, w->nrhs, w->x, w->y));
+        PS__TRY(w->ops->trmm(w->be, PS__DOUBLE, PS__LEFT, w->uplo, t ? PS__TRANS : PS__NOTRANS,
+                             PS__NONUNIT, w->n, w->nrhs, &one, w->a, w->y));
+        PS__TRY(add_columns(w, -1.0, w->y, w->r));
+    }
     PS__TRY(w->ops->copy2d(w->be, PS__DOUBLE, w->n, w->nrhs, w->x, w->y));
-    PS__TRY(w->ops->trmm(w->be, PS__DOUBLE, PS__LEFT, w->uplo, PS__NOTRANS, PS__NONUNIT, w->n,
-                         w->nrhs, &one, w->a, w->y));
-    PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, (int)count, &minus, y, r));
-    PS__TRY(w->ops->copy2d(w->be, PS__DOUBLE, w->n, w->nrhs, w->x, w->y));
-    PS__TRY(w->ops->trmm(w->be, PS__DOUBLE, PS__LEFT, w->uplo, PS__TRANS, PS__UNIT, w->n, w->nrhs,
-                         &one, w->a, w->y));
-    PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, (int)count, &minus, y, r));
-    ps__vec x = {w->x.buf, w->x.off, 1};
-    return w->ops->axpy(w->be, PS__DOUBLE, (int)count, &one, x, r);
+    ps__vec diagonal = {w->a.buf, w->a.off, w->a.ld + 1};
+    for (int j = 0; j < w->nrhs; j++)
+        PS__TRY(w->ops->vmul(w->be, PS__DOUBLE, w->n, diagonal, ps__mat_col(w->y, 0, j)));
+    return add_columns(w, 1.0, w->y, w->r);
 }
 
 /* Whether every column meets max|r_j| <= max|x_j| cte; *worst: the largest max|r_j| / max|x_j|. */
@@ -128,9 +137,7 @@ static ps_status converged(sp_refine *w, int *done, double *worst) {
  * else *code LAPACK's reason to fall back (-2, -3 or -31). */
 static ps_status refine(sp_refine *w, int max_iter, int a_out_of_float, int *code, int *iter,
                         double *worst) {
-    size_t count = (size_t)w->n * (size_t)w->nrhs;
     int overflow, info, done;
-    ps__scalar one = {.d = 1.0};
     *code = 0;
     PS__TRY(to_float(w, w->b, w->sx, &overflow));
     if (overflow || a_out_of_float) return *code = PS_REFINE_OVERFLOW, PS_SUCCESS;
@@ -151,8 +158,7 @@ static ps_status refine(sp_refine *w, int max_iter, int a_out_of_float, int *cod
         PS__TRY(ps__potrs(w->ctx, PS__FLOAT, w->uplo, w->n, w->nrhs, w->sa, w->sx));
         PS__TRY(w->ops->convert(w->be, PS__FLOAT, PS__DOUBLE, w->n, w->nrhs, 1.0, w->sx, w->y,
                                 w->flag));
-        ps__vec x = {w->x.buf, w->x.off, 1}, y = {w->y.buf, w->y.off, 1};
-        PS__TRY(w->ops->axpy(w->be, PS__DOUBLE, (int)count, &one, y, x));
+        PS__TRY(add_columns(w, 1.0, w->y, w->x));
         PS__TRY(residual(w));
         PS__TRY(converged(w, &done, worst));
     }
@@ -225,10 +231,9 @@ static ps_status solve(ps__scratch *s, sp_refine *w, double *A, int lda, const d
                             fn, info, info, code);
         }
     }
-    PS__TRY(ps__check_solution(ctx, PS__DOUBLE, w->n, w->nrhs, w->x, fn));
-    PS__TRY(ps__stage_out(ctx, PS__DOUBLE, w->n, w->nrhs, &x, X, ldx));
     *iter = res->iter;
-    return PS_SUCCESS;
+    PS__TRY(ps__check_solution(ctx, PS__DOUBLE, w->n, w->nrhs, w->x, fn));
+    return ps__stage_out(ctx, PS__DOUBLE, w->n, w->nrhs, &x, X, ldx);
 }
 
 ps_status ps_dsposv(ps_context *ctx, char uplo, int n, int nrhs, double *A, int lda,
@@ -241,14 +246,14 @@ ps_status ps_dsposv(ps_context *ctx, char uplo, int n, int nrhs, double *A, int 
     PS__TRY(ps__parse_uplo(ctx, uplo, &u, fn, 2));
     if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 4, "%s: nrhs=%d is negative", fn, nrhs);
-    PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 6));
-    PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 8));
-    PS__TRY(ps__check_array(ctx, fn, 'X', X, n > 0 && nrhs > 0, ldx, 'n', n, 10));
+    PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 5));
+    PS__TRY(ps__check_array(ctx, fn, 'B', B, n > 0 && nrhs > 0, ldb, 'n', n, 7));
+    PS__TRY(ps__check_array(ctx, fn, 'X', X, n > 0 && nrhs > 0, ldx, 'n', n, 9));
     if (!iter) return ps__bad_arg(ctx, 11, "%s: iter is NULL", fn);
-    PS__TRY(ps__check_separate(ctx, fn, A, 'A', lda, n, B, 'B', ldb, nrhs, n, sizeof(double), 8));
-    PS__TRY(ps__check_separate(ctx, fn, A, 'A', lda, n, X, 'X', ldx, nrhs, n, sizeof(double), 10));
+    PS__TRY(ps__check_separate(ctx, fn, A, 'A', lda, n, B, 'B', ldb, nrhs, n, sizeof(double), 7));
+    PS__TRY(ps__check_separate(ctx, fn, A, 'A', lda, n, X, 'X', ldx, nrhs, n, sizeof(double), 9));
     PS__TRY(
-        ps__check_separate(ctx, fn, B, 'B', ldb, nrhs, X, 'X', ldx, nrhs, n, sizeof(double), 10));
+        ps__check_separate(ctx, fn, B, 'B', ldb, nrhs, X, 'X', ldx, nrhs, n, sizeof(double), 9));
     *iter = 0;
     ctx->refine_result.precision = PS_LOWPREC_FLOAT;
     PS__TRY(ps__check_dtype_supported(ctx, PS__DOUBLE, fn));

@@ -180,9 +180,10 @@ PS_API ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix
  *   LAPACK); on every other failure A, ipiv and B are left as they were.
  * - A solution that comes out NaN or Inf from finite inputs (beyond the precision's range, or
  *   pivots below the safe minimum) is PS_ERR_RESULT_NOT_FINITE, never success: B (and X) are
- *   left as they were; gesv and posv return A's factors (and ipiv) as on a singular matrix,
- *   so that getrs/potrs with them gives LAPACK's answer; other solvers may leave A factored
- *   where the backend factors in the caller's array (the CPU).
+ *   left as they were; gesv and posv (and dsgesv/dsposv after a fallback, with iter) return
+ *   A's factors and ipiv as on a singular matrix, so that getrs/potrs with them gives LAPACK's
+ *   answer; other solvers may leave A factored where the backend factors in the caller's
+ *   array (the CPU).
  * - Results are written back only after the device work has completed, so a device fault in
  *   the middle of a call (PS_ERR_BACKEND) also leaves the arrays as they were, except when the
  *   fault interrupts the copy back itself: then A, ipiv or B may be partly written and must be
