@@ -495,8 +495,9 @@ PS_API ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda,
                            const double *B, int ldb, double *X, int ldx, int *iter);
 
 /* LAPACK's dsposv: A symmetric positive definite (its uplo triangle read), factored by Cholesky
- * in float, the solution refined in double by classical refinement with LAPACK's test and
- * ITERMAX (the context's max_iter, default 30; the precision and GMRES options do not apply).
+ * in float, the solution refined in double by classical refinement with LAPACK's test (kept
+ * with a 10% margin, as the residual is formed from the triangle by three products) and ITERMAX
+ * (the context's max_iter, default 30; the precision and GMRES options do not apply).
  * iter >= 0: the steps taken, A unchanged. iter < 0 (-2: A or a residual beyond float's range,
  * -3: A not positive definite in float, -31: no convergence): it fell back to the double
  * Cholesky factorization, which overwrites A's triangle as dposv's does; not positive definite

@@ -78,6 +78,9 @@ static void check_solve(ps_context *ctx, int n, int nrhs, char uplo, double cond
             double be = backward_error(n, nrhs, full, lda, X, ldx, B, ldb);
             double bound = 4 * sqrt((double)n) * ps_test_eps(PS_DOUBLE);
             CHECK(be <= bound, "%s: backward error %.3g above %.3g", what, be, bound);
+            /* and LAPACK's own test of a refined answer (ddrvac): below 1 */
+            double lapack = ratio * n / sqrt((double)n);
+            CHECK(lapack < 1, "%s: ddrvac's ratio %.3g", what, lapack);
             CHECK(memcmp(A, A0, sizeof(double) * (size_t)lda * n) == 0 || n == 0,
                   "%s: A changed with iter %d", what, iter);
         } else { /* fell back: A's triangle holds the double Cholesky factor, the rest as was */
@@ -102,6 +105,7 @@ static void test_solve(ps_context *ctx) {
             char uplo = u ? 'U' : 'L';
             check_solve(ctx, orders[k], k % 2 ? 3 : 1, uplo, 10, 1, 1);
             check_solve(ctx, orders[k], 2, uplo, 1e4, 1, 1);
+            check_solve(ctx, orders[k], 15, uplo, 3e7, 1, 1);
         }
     /* condition 1e12 defeats float: no convergence within 30 steps, or not positive definite in
      * float; either way the answer is double Cholesky's */
