@@ -151,8 +151,8 @@ static ps_status refine(sp_refine *w, int max_iter, int a_out_of_float, int *cod
     PS__TRY(ps__read_info(w->ctx, w->flag, &info));
     if (info) return *code = PS_REFINE_LOW_SINGULAR, PS_SUCCESS;
     PS__TRY(ps__potrs(w->ctx, PS__FLOAT, w->uplo, w->n, w->nrhs, w->sa, w->sx));
-    PS__TRY(w->ops->convert(w->be, PS__FLOAT, PS__DOUBLE, w->n, w->nrhs, 1.0, w->sx, w->x,
-                            w->flag));
+    PS__TRY(
+        w->ops->convert(w->be, PS__FLOAT, PS__DOUBLE, w->n, w->nrhs, 1.0, w->sx, w->x, w->flag));
     PS__TRY(residual(w));
     PS__TRY(converged(w, &done, worst));
     for (*iter = 0; !done; ++*iter) {
@@ -181,8 +181,8 @@ static ps_status fall_back(sp_refine *w, int *info) {
 static ps_status scratch_mat(ps__scratch *s, ps__dtype dt, int rows, int cols, ps__mat *m) {
     size_t bytes;
     if (!ps__bytes_of((size_t)rows, (size_t)cols, ps__dtype_size(dt), &bytes))
-        return ps__fail(s->ctx, PS_ERR_OUT_OF_MEMORY, "ps_dsposv: a %d x %d work array does not fit",
-                        rows, cols);
+        return ps__fail(s->ctx, PS_ERR_OUT_OF_MEMORY,
+                        "ps_dsposv: a %d x %d work array does not fit", rows, cols);
     *m = (ps__mat){NULL, 0, rows};
     return ps__scratch_dev(s, bytes, &m->buf);
 }

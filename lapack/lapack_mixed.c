@@ -42,9 +42,9 @@ static int finish_fallback(ps_context *ctx, ps_status st, const char *uplo, cons
     return 1;
 }
 
-PS_LAPACK_EXPORT void dsgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, const double *b,
-             const int *ldb, double *x, const int *ldx, double *work, float *swork, int *iter,
-             int *info) {
+PS_LAPACK_EXPORT void dsgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
+                              const double *b, const int *ldb, double *x, const int *ldx,
+                              double *work, float *swork, int *iter, int *info) {
     *info = 0;
     BAD(*n < 0, 1);
     BAD(*nrhs < 0, 2);
@@ -70,9 +70,10 @@ PS_LAPACK_EXPORT void dsgesv_(const int *n, const int *nrhs, double *a, const in
     ps__lapack_log("DSGESV", *n, *n, *nrhs, NULL, why, start);
 }
 
-PS_LAPACK_EXPORT void dsposv_(const char *uplo, const int *n, const int *nrhs, double *a, const int *lda,
-             const double *b, const int *ldb, double *x, const int *ldx, double *work,
-             float *swork, int *iter, int *info, size_t uplo_len) {
+PS_LAPACK_EXPORT void dsposv_(const char *uplo, const int *n, const int *nrhs, double *a,
+                              const int *lda, const double *b, const int *ldb, double *x,
+                              const int *ldx, double *work, float *swork, int *iter, int *info,
+                              size_t uplo_len) {
     (void)uplo_len;
     *info = 0;
     BAD(!ps__lapack_is(uplo, 'U') && !ps__lapack_is(uplo, 'L'), 1);

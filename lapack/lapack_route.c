@@ -27,8 +27,8 @@ static pthread_key_t context_key;
 
 typedef struct thread_state {
     ps_context *ctx;
-    int tried;     /* context creation was attempted (and failed when ctx is NULL) */
-    int min_n[2];  /* routing order per dtype (PS_FLOAT, PS_DOUBLE) */
+    int tried;    /* context creation was attempted (and failed when ctx is NULL) */
+    int min_n[2]; /* routing order per dtype (PS_FLOAT, PS_DOUBLE) */
 } thread_state;
 static __thread thread_state state;
 
@@ -87,8 +87,9 @@ static void create_context(void) {
     ps_context *ctx = NULL;
     if (ps_context_create(&ctx, NULL) != PS_SUCCESS) {
         if (config.verbose)
-            fprintf(stderr, "portsolve_lapack: no portsolve context (%s); every call goes to the "
-                            "host LAPACK\n",
+            fprintf(stderr,
+                    "portsolve_lapack: no portsolve context (%s); every call goes to the "
+                    "host LAPACK\n",
                     ps_last_create_error());
         return;
     }

@@ -61,10 +61,9 @@ static void check_solve(ps_context *ctx, int n, int nrhs, char uplo, double cond
     ps_status st = ps_dsposv(ctx, uplo, n, nrhs, A, lda, B, ldb, X, ldx, &iter);
     ps_refine_result r = ps_context_refine_result(ctx);
     char what[96];
-    snprintf(what, sizeof what, "dsposv %c n=%d nrhs=%d cond=%.0e scale=%.0e", uplo, n, nrhs,
-             cond, scale);
-    CHECK(st == PS_SUCCESS, "%s: %s (%s)", what, ps_status_string(st),
-          ps_context_last_error(ctx));
+    snprintf(what, sizeof what, "dsposv %c n=%d nrhs=%d cond=%.0e scale=%.0e", uplo, n, nrhs, cond,
+             scale);
+    CHECK(st == PS_SUCCESS, "%s: %s (%s)", what, ps_status_string(st), ps_context_last_error(ctx));
     if (st == PS_SUCCESS && n > 0) {
         CHECK(expect == 1 ? iter >= 0 : iter == expect, "%s: iter %d, expected %s%d", what, iter,
               expect == 1 ? ">= " : "", expect == 1 ? 0 : expect);
@@ -91,8 +90,8 @@ static void check_solve(ps_context *ctx, int n, int nrhs, char uplo, double cond
             for (int j = 0; j < n; j++)
                 for (int i = 0; i < n; i++)
                     if ((uplo == 'L' && i < j) || (uplo == 'U' && i > j))
-                        CHECK(isnan(A[i + (size_t)j * lda]), "%s: unread A(%d,%d) written", what,
-                              i, j);
+                        CHECK(isnan(A[i + (size_t)j * lda]), "%s: unread A(%d,%d) written", what, i,
+                              j);
         }
     }
     free(full), free(A), free(A0), free(B), free(B0), free(X), free(X0);
@@ -115,8 +114,8 @@ static void test_solve(ps_context *ctx) {
         double *full, *A = spd(n, lda, 1e12, u ? 'U' : 'L', 1, &full);
         double *B = ps_test_random_array(PS_DOUBLE, n, 1), *X = malloc(sizeof(double) * n);
         ps_status st = ps_dsposv(ctx, u ? 'U' : 'L', n, 1, A, lda, B, n, X, n, &iter);
-        CHECK(st == PS_SUCCESS && (iter == PS_REFINE_NOT_CONVERGED ||
-                                   iter == PS_REFINE_LOW_SINGULAR),
+        CHECK(st == PS_SUCCESS &&
+                  (iter == PS_REFINE_NOT_CONVERGED || iter == PS_REFINE_LOW_SINGULAR),
               "dsposv cond 1e12: %s, iter %d", ps_status_string(st), iter);
         double ratio = ps_check_solve_ratio(PS_DOUBLE, 'N', n, 1, full, lda, X, n, B, n);
         CHECK(ratio < PS_TEST_THRESHOLD, "dsposv cond 1e12: residual ratio %.3g", ratio);
@@ -150,7 +149,7 @@ static void test_not_spd(ps_context *ctx) {
         X[0] = X[1] = 7;                                                                           \
         ps_status st = (call);                                                                     \
         CHECK(st == PS_ERR_INVALID_ARGUMENT && ps_context_last_info(ctx) == -(pos) && X[0] == 7,   \
-              "dsposv bad %s: %s, info %d", what, ps_status_string(st),                          \
+              "dsposv bad %s: %s, info %d", what, ps_status_string(st),                            \
               ps_context_last_info(ctx));                                                          \
     } while (0)
 
