@@ -46,7 +46,7 @@ static double backward_error(int n, int nrhs, const double *A, int lda, const do
     return worst;
 }
 
-/* One dsposv; expect: the iter the call must report (1: any >= 0, else that code). */
+/* One dsposv; expect: the iter the call must report (1: any >= 0, 0: any, else that code). */
 static void check_solve(ps_context *ctx, int n, int nrhs, char uplo, double cond, double scale,
                         int expect) {
     int lda = n + 3, ldb = n + 2, ldx = n + 1, iter = -999;
@@ -65,8 +65,8 @@ static void check_solve(ps_context *ctx, int n, int nrhs, char uplo, double cond
              scale);
     CHECK(st == PS_SUCCESS, "%s: %s (%s)", what, ps_status_string(st), ps_context_last_error(ctx));
     if (st == PS_SUCCESS && n > 0) {
-        CHECK(expect == 1 ? iter >= 0 : iter == expect, "%s: iter %d, expected %s%d", what, iter,
-              expect == 1 ? ">= " : "", expect == 1 ? 0 : expect);
+        CHECK(expect == 1 ? iter >= 0 : expect == 0 || iter == expect, "%s: iter %d, expected %d",
+              what, iter, expect);
         CHECK(iter == r.iter, "%s: iter %d but the result says %d", what, iter, r.iter);
         CHECK(memcmp(B, B0, sizeof(double) * (size_t)ldb * nrhs) == 0, "%s: B written", what);
         CHECK(ps_test_padding_intact(PS_DOUBLE, n, ldx, nrhs, X, X0), "%s: X padding", what);
@@ -104,7 +104,7 @@ static void test_solve(ps_context *ctx) {
             char uplo = u ? 'U' : 'L';
             check_solve(ctx, orders[k], k % 2 ? 3 : 1, uplo, 10, 1, 1);
             check_solve(ctx, orders[k], 2, uplo, 1e4, 1, 1);
-            check_solve(ctx, orders[k], 15, uplo, 3e7, 1, 1);
+            check_solve(ctx, orders[k], 15, uplo, 3e7, 1, 0); /* float at its limit */
         }
     /* condition 1e12 defeats float: no convergence within 30 steps, or not positive definite in
      * float; either way the answer is double Cholesky's */
