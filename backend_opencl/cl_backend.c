@@ -274,6 +274,14 @@ static void *cl_queue(ps__backend *be) {
 
 static ps_status cl_alloc(ps__backend *be, size_t bytes, void **buf) {
     cl_int err;
+    /* larger than the whole device: some drivers (NVIDIA's) accept the buffer and fail later */
+    cl_ulong global = 0;
+    if (clGetDeviceInfo(ps_cl(be)->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global,
+                        NULL) == CL_SUCCESS &&
+        global > 0 && bytes > global)
+        return ps__backend_fail(be, PS_ERR_OUT_OF_MEMORY,
+                                "opencl: a buffer of %zu bytes is larger than the %llu bytes of %s",
+                                bytes, (unsigned long long)global, be->device_name);
     cl_mem m = clCreateBuffer(ps_cl(be)->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
     if (err != CL_SUCCESS) {
         ps_status s = ps_cl_fail(be, err, "clCreateBuffer");

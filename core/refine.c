@@ -93,7 +93,7 @@ typedef struct refine {
     double scale;  /* what A and every right-hand side are multiplied by before narrowing */
     void *rbt[2];  /* RBT: device weights of L and of R (2n doubles each); NULL: no RBT */
     double anrm;   /* ||A||_inf */
-    double cte;    /* ||A||_inf eps sqrt(n): LAPACK's test */
+    double cte;    /* LAPACK's test, kept with a margin (ps__refine_tolerance) */
     double *rnrm;  /* host, per column: ||r_j||_inf */
     double *xnrm;  /* host, per column: ||x_j||_inf */
     double worst;  /* max_j ||r_j|| / ||x_j|| of the last residual (NaN when not finite) */
@@ -586,6 +586,7 @@ static ps_status factor_low(refine *w, const ps_refine_options *o, int *code) {
 
 static ps_status solve(refine *w, const ps_refine_options *o, ps_refine_result *res) {
     int code, overflow = 0;
+    if (!(w->cte > 0)) return fallback(w, res, PS_REFINE_NOT_CONVERGED); /* nothing to certify */
     PS__TRY(factor_low(w, o, &code));
     if (code) return fallback(w, res, code);
     if (w->nrhs == 0) return PS_SUCCESS; /* LAPACK still factors: ipiv is defined */
@@ -622,7 +623,7 @@ ps_status ps__dsgesv(ps_context *ctx, const char *fn, int n, int nrhs, ps__mat a
     if (!isfinite(w.anrm))
         return ps__fail(ctx, PS_ERR_NON_FINITE, "%s: A holds NaN or Inf (||A||_inf = %g)", fn,
                         w.anrm);
-    w.cte = w.anrm * (DBL_EPSILON / 2) * sqrt((double)n);
+    w.cte = ps__refine_tolerance(w.anrm, n);
     w.scale = 1;
     if (o->precision == PS_LOWPREC_FP16 && w.anrm > 0) {
         int e;

@@ -5,6 +5,19 @@
 
 #include "context.h"
 
+#include <float.h>
+#include <math.h>
+
+/* The refinement test (LAPACK's): a column is done when its computed ||r||_inf <= ||x||_inf tol.
+ * LAPACK's tol is ||A||_inf eps sqrt(n); a residual formed in another order (LAPACK's testers
+ * recompute it) differs from the computed one by about a unit of eps ||A|| ||x||, so a claim
+ * keeps PS__REFINE_ROUNDING such units below the threshold. At n <= 4 the tolerance is not
+ * positive: no claim can be made, and the solve falls back to double at once. */
+#define PS__REFINE_ROUNDING 2.0
+static inline double ps__refine_tolerance(double anrm, int n) {
+    return anrm * (DBL_EPSILON / 2) * (sqrt((double)n) - PS__REFINE_ROUNDING);
+}
+
 /*
  * Solves A X = B (double views; A n x n, B and X n x nrhs, B and X not overlapping) as LAPACK's
  * dsgesv does, under validated options o: the low-precision LU of A, then refinement in double

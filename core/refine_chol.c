@@ -12,6 +12,7 @@
 #include "check.h"
 #include "chol.h"
 #include "lu.h"
+#include "refine.h"
 #include "staging.h"
 
 #include <float.h>
@@ -35,7 +36,7 @@ typedef struct sp_refine {
     ps__mat sa, sx;  /* float: A's factor, a right-hand side or correction */
     ps__mat r, y;    /* double, contiguous: residual, work */
     void *flag;      /* int32 device word: conversion overflow, factorization info */
-    double cte;      /* ||A||_inf eps sqrt(n): the test of LAPACK's dsposv */
+    double cte;      /* LAPACK's test with a margin (ps__refine_tolerance) */
 } sp_refine;
 
 /* ||A||_inf of the symmetric matrix held in the uplo triangle of the host array, and whether an
@@ -118,11 +119,8 @@ static ps_status residual(sp_refine *w) {
     return add_columns(w, 1.0, w->y, w->r);
 }
 
-/* Whether every column meets max|r_j| <= max|x_j| cte MARGIN; *worst: the largest
- * max|r_j| / max|x_j|. The residual is three roundings of products instead of dsymm's one, so the
- * claim keeps a margin below LAPACK's threshold: a check that recomputes it (LAPACK's ddrvac)
- * found 1.017 times the threshold where this one had found just under it. */
-#define MARGIN 0.9
+/* Whether every column meets max|r_j| <= max|x_j| cte (ps__refine_tolerance); *worst: the largest
+ * max|r_j| / max|x_j|. */
 static ps_status converged(sp_refine *w, int *done, double *worst) {
     *done = 1;
     *worst = 0;
@@ -130,7 +128,7 @@ static ps_status converged(sp_refine *w, int *done, double *worst) {
         double rn, xn;
         PS__TRY(w->ops->norm_inf(w->be, PS__DOUBLE, w->n, 1, ps__mat_at(w->r, 0, j), &rn));
         PS__TRY(w->ops->norm_inf(w->be, PS__DOUBLE, w->n, 1, ps__mat_at(w->x, 0, j), &xn));
-        if (!(rn <= xn * w->cte * MARGIN)) *done = 0; /* NaN fails */
+        if (!(rn <= xn * w->cte)) *done = 0; /* NaN fails */
         double ratio = rn == 0 ? 0 : rn / xn;
         if (!(ratio <= *worst)) *worst = ratio;
     }
@@ -143,6 +141,7 @@ static ps_status refine(sp_refine *w, int max_iter, int a_out_of_float, int *cod
                         double *worst) {
     int overflow, info, done;
     *code = 0;
+    if (!(w->cte > 0)) return *code = PS_REFINE_NOT_CONVERGED, PS_SUCCESS; /* n <= 4 */
     PS__TRY(to_float(w, w->b, w->sx, &overflow));
     if (overflow || a_out_of_float) return *code = PS_REFINE_OVERFLOW, PS_SUCCESS;
     /* the whole square is converted; what the unread triangle turns into is never read */
@@ -201,7 +200,7 @@ static ps_status solve(ps__scratch *s, sp_refine *w, double *A, int lda, const d
     double anrm = 0;
     int a_out_of_float = 0;
     PS__TRY(triangle_norm(ctx, w->uplo, w->n, A, lda, &anrm, &a_out_of_float));
-    w->cte = anrm * ldexp(1.0, -53) * sqrt((double)w->n);
+    w->cte = ps__refine_tolerance(anrm, w->n);
     w->a = a.dev;
     w->b = b.dev;
     w->x = x.dev;

@@ -405,8 +405,11 @@ PS_API ps_status ps_dgmres(ps_context *ctx, int n, const double *A, int lda, con
 /* the solution refined in double. Refinement is classical (x += (LU)^-1 (b - A x)) while each  */
 /* step at least halves the residual; when it stalls, GMRES-IR: GMRES(m) on the double system,  */
 /* right-preconditioned by the low-precision factors (Carson and Higham; Haidar et al.). A      */
-/* column is done when ||b - A x||_inf <= ||x||_inf ||A||_inf eps sqrt(n) (LAPACK's test, eps =  */
-/* 2^-53). iter >= 0: the refinement steps taken (classical steps plus GMRES's Arnoldi steps,   */
+/* column is done when ||b - A x||_inf <= ||x||_inf ||A||_inf eps (sqrt(n) - 2), eps = 2^-53:    */
+/* LAPACK's test, kept two rounding units inside its threshold so that the claim holds when the */
+/* residual is recomputed in another order (as LAPACK's testers do); at n <= 4 nothing can be   */
+/* claimed and it falls back at once (iter = -31).                                              */
+/* iter >= 0: the refinement steps taken (classical steps plus GMRES's Arnoldi steps,           */
 /* each costing one low-precision solve and one double matrix-vector product); A is unchanged  */
 /* and ipiv holds the low-precision pivots. iter < 0: it fell back to double LU (A holds its    */
 /* factors, ipiv its pivots, as dgesv), for one of LAPACK's reasons below. A singular double    */
@@ -495,9 +498,8 @@ PS_API ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda,
                            const double *B, int ldb, double *X, int ldx, int *iter);
 
 /* LAPACK's dsposv: A symmetric positive definite (its uplo triangle read), factored by Cholesky
- * in float, the solution refined in double by classical refinement with LAPACK's test (kept
- * with a 10% margin, as the residual is formed from the triangle by three products) and ITERMAX
- * (the context's max_iter, default 30; the precision and GMRES options do not apply).
+ * in float, the solution refined in double by classical refinement with dsgesv's test below
+ * and ITERMAX (the context's max_iter, default 30; the precision and GMRES options do not apply).
  * iter >= 0: the steps taken, A unchanged. iter < 0 (-2: A or a residual beyond float's range,
  * -3: A not positive definite in float, -31: no convergence): it fell back to the double
  * Cholesky factorization, which overwrites A's triangle as dposv's does; not positive definite

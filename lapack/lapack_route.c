@@ -45,6 +45,10 @@ static void destroy_at_exit(void) {
     }
 }
 
+static void register_exit(void) {
+    atexit(destroy_at_exit);
+}
+
 static void read_config(void) {
     pthread_key_create(&context_key, destroy_context);
     const char *v = getenv("PORTSOLVE_LAPACK_VERBOSE");
@@ -70,7 +74,6 @@ static void read_config(void) {
             exit(EXIT_FAILURE);
         }
     }
-    atexit(destroy_at_exit);
 }
 
 /* The order from which calls in dtype go to ctx: the user's, or one past the library's host
@@ -99,6 +102,10 @@ static void create_context(void) {
     state.min_n[PS_DOUBLE] = routing_order(ctx, PS_DOUBLE);
     state.ctx = ctx;
     pthread_setspecific(context_key, ctx);
+    /* registered after the backend's runtime has registered its own exit handlers (CUDA's), so
+     * that this one runs first, while the runtime can still release the context */
+    static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+    pthread_once(&exit_once, register_exit);
     if (config.verbose)
         fprintf(stderr, "portsolve_lapack: %s (%s), routing orders from %d (float), %d (double)\n",
                 ps_context_backend_name(ctx), ps_context_device_name(ctx), state.min_n[PS_FLOAT],
@@ -130,6 +137,7 @@ void *ps__lapack_host(const char *name) {
 }
 
 double ps__lapack_now(void) {
+    pthread_once(&config_once, read_config);
     if (!config.verbose) return 0;
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

@@ -102,8 +102,10 @@ static void test_solve(ps_context *ctx) {
     for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++)
         for (int u = 0; u < 2; u++) {
             char uplo = u ? 'U' : 'L';
-            check_solve(ctx, orders[k], k % 2 ? 3 : 1, uplo, 10, 1, 1);
-            check_solve(ctx, orders[k], 2, uplo, 1e4, 1, 1);
+            /* no claim of convergence is possible at n <= 4: straight to double */
+            int converges = orders[k] > 4 ? 1 : PS_REFINE_NOT_CONVERGED;
+            check_solve(ctx, orders[k], k % 2 ? 3 : 1, uplo, 10, 1, converges);
+            check_solve(ctx, orders[k], 2, uplo, 1e4, 1, converges);
             check_solve(ctx, orders[k], 15, uplo, 3e7, 1, 0); /* float at its limit */
         }
     /* condition 1e12 defeats float: no convergence within 30 steps, or not positive definite in
@@ -170,7 +172,8 @@ static void test_errors(ps_context *ctx) {
     double N[4] = {2, NAN, 0, 2};
     CHECK(ps_dsposv(ctx, 'L', 2, 1, N, 2, B, 2, X, 2, &iter) == PS_ERR_NON_FINITE,
           "dsposv NaN in the triangle read");
-    CHECK(ps_dsposv(ctx, 'U', 2, 1, N, 2, B, 2, X, 2, &iter) == PS_SUCCESS && X[0] == 0.5,
+    CHECK(ps_dsposv(ctx, 'U', 2, 1, N, 2, B, 2, X, 2, &iter) == PS_SUCCESS &&
+              fabs(X[0] - 0.5) < 1e-15,
           "dsposv NaN in the triangle not read: %s", ps_context_last_error(ctx));
     CHECK(ps_dsposv(ctx, 'L', 0, 1, A, 1, B, 1, X, 1, &iter) == PS_SUCCESS && iter == 0,
           "dsposv n = 0");
