@@ -18,4 +18,10 @@ PKG_CONFIG_PATH="$libdir" cc -std=c11 examples/solve_dense.c -o "$prefix/pc-cons
 LD_LIBRARY_PATH="$(dirname "$libdir")" PORTSOLVE_BACKEND=cpu "$prefix/pc-consumer"
 # the installed command-line program finds the library in its own prefix
 "$prefix/bin/portsolve" solve --backend cpu --n 50 >/dev/null
-echo "install check: find_package and pkg-config consumers built and ran, and the installed CLI"
+# the installed LAPACK drop-in serves a plain LAPACK program, and pkg-config knows it
+PKG_CONFIG_PATH="$libdir" pkg-config --libs portsolve-lapack | grep -q -- -lportsolve_lapack
+PORTSOLVE_BACKEND=cpu PORTSOLVE_LAPACK_MIN_N=0 PORTSOLVE_LAPACK_VERBOSE=1 \
+  LD_PRELOAD="$(dirname "$libdir")/libportsolve_lapack.so" build/bench/portsolve-bench-lapack 50 2 \
+  2>&1 >/dev/null | grep -q "DGESV m=50 n=50 nrhs=1 on portsolve cpu"
+echo "install check: find_package and pkg-config consumers built and ran, the installed CLI and" \
+  "the LAPACK drop-in"
