@@ -1,0 +1,66 @@
+"""NumPy arrays as the C API takes them: column-major, float32 or float64, copied only when
+needed."""
+import ctypes
+
+import numpy as np
+
+from ._lib import c_void_p
+
+FLOAT_TYPES = (np.float32, np.float64)
+
+
+def common_dtype(*arrays):
+    """float32 when every input is float32 (or a smaller float), else float64; complex is
+    refused."""
+    for a in arrays:
+        if np.iscomplexobj(a):
+            raise ValueError("portsolve solves real systems; complex input is not supported")
+    dt = np.result_type(*[np.asarray(a).dtype for a in arrays], np.float32)
+    return np.dtype(np.float32) if dt == np.float32 else np.dtype(np.float64)
+
+
+def matrix(a, name, dtype, overwrite=False, check_finite=True, square=True):
+    """a as a column-major 2-D array of dtype, the caller's own when overwrite allows."""
+    a = np.asarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array, got {a.ndim}-D")
+    if square and a.shape[0] != a.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {a.shape}")
+    if check_finite and not np.isfinite(a).all():
+        raise ValueError(f"{name} must not contain infs or NaNs")
+    if overwrite and a.dtype == dtype and a.flags.f_contiguous and a.flags.writeable:
+        return a
+    return np.array(a, dtype=dtype, order="F", copy=True)
+
+
+def rhs(b, n, dtype, overwrite=False, check_finite=True):
+    """b (1-D or 2-D, n rows) as a column-major n x k array, and whether it was 1-D."""
+    b = np.asarray(b)
+    if b.ndim not in (1, 2):
+        raise ValueError(f"b must be 1-D or 2-D, got {b.ndim}-D")
+    if b.shape[0] != n:
+        raise ValueError(f"b has {b.shape[0]} rows, the matrix is {n} x {n}")
+    vector = b.ndim == 1
+    b2 = b.reshape(n, 1) if vector else b
+    return matrix(b2, "b", dtype, overwrite and not vector, check_finite, square=False), vector
+
+
+def addr(a):
+    return c_void_p(a.ctypes.data)
+
+
+def ld(a):
+    """The leading dimension of a column-major array (at least 1)."""
+    return max(1, a.shape[0])
+
+
+def ints(values):
+    return np.ascontiguousarray(values, dtype=np.intc)
+
+
+def prefix(dtype):
+    return "d" if dtype == np.float64 else "s"
+
+
+def byref(x):
+    return ctypes.byref(x)

@@ -1,0 +1,204 @@
+"""Direct solvers in SciPy's conventions: solve, lu_factor/lu_solve, cho_factor/cho_solve,
+wz_factor/wz_solve, inv, solve_mixed."""
+import ctypes
+import warnings
+
+import numpy as np
+
+from . import _arrays as A
+from ._context import current
+from ._lib import RefineOptions, c_int, lib
+
+_METHODS = ("lu", "wz", "gj", "cholesky", "mixed")
+
+
+class LinAlgWarning(RuntimeWarning):
+    """A factorization that completed on a singular matrix (as SciPy's lu_factor warns)."""
+
+
+def _call(ctx, name, dtype, *args):
+    ctx.check(getattr(lib, f"ps_{A.prefix(dtype)}{name}")(ctx.handle, *args))
+
+
+def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
+          check_finite=True, context=None):
+    """Solves a x = b for a square a (float32 or float64; C or Fortran order) and b of shape (n,)
+    or (n, k).
+
+    method: "lu" (partial pivoting, LAPACK's gesv), "wz" (pivoted WZ factorization), "gj"
+    (striped Gauss-Jordan), "cholesky" (a symmetric positive definite, only its `lower` or upper
+    triangle read) or "mixed" (float factorization refined to double accuracy, float64 result;
+    see solve_mixed). Raises LinAlgError when a is singular (or not positive definite),
+    ValueError for bad shapes or non-finite input.
+    """
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {', '.join(_METHODS)}, got {method!r}")
+    if method == "mixed":
+        return solve_mixed(a, b, check_finite=check_finite, context=context)[0]
+    ctx = current(context)
+    dt = A.common_dtype(a, b)
+    am = A.matrix(a, "a", dt, overwrite_a, check_finite)
+    n = am.shape[0]
+    bm, vector = A.rhs(b, n, dt, overwrite_b, check_finite)
+    k = bm.shape[1]
+    if method == "lu":
+        piv = np.empty(max(n, 1), dtype=np.intc)
+        _call(ctx, "gesv", dt, n, k, A.addr(am), A.ld(am), A.addr(piv), A.addr(bm), A.ld(bm))
+    elif method == "wz":
+        piv = np.empty(max(n, 1), dtype=np.intc)
+        _call(ctx, "wzsv", dt, n, k, A.addr(am), A.ld(am), A.addr(piv), A.addr(bm), A.ld(bm))
+    elif method == "gj":
+        _call(ctx, "gjsv", dt, n, k, A.addr(am), A.ld(am), A.addr(bm), A.ld(bm))
+    else:
+        _call(ctx, "posv", dt, b"L" if lower else b"U", n, k, A.addr(am), A.ld(am), A.addr(bm),
+              A.ld(bm))
+    return bm.reshape(n) if vector else bm
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True, context=None):
+    """LU with partial pivoting of a square a: (lu, piv), L (unit diagonal) and U packed in lu,
+    piv the 0-based row interchanges (row i was interchanged with row piv[i]), as SciPy's. A
+    singular a warns (LinAlgWarning) and returns its factors, as SciPy does."""
+    ctx = current(context)
+    dt = A.common_dtype(a)
+    lu = A.matrix(a, "a", dt, overwrite_a, check_finite)
+    n = lu.shape[0]
+    piv = np.empty(max(n, 1), dtype=np.intc)
+    status = getattr(lib, f"ps_{A.prefix(dt)}getrf")(ctx.handle, n, n, A.addr(lu), A.ld(lu),
+                                                     A.addr(piv))
+    if status == 400:  # singular: the factors are complete
+        info = lib.ps_context_last_info(ctx.handle)
+        warnings.warn(f"Diagonal number {info} is exactly zero. Singular matrix.", LinAlgWarning,
+                      stacklevel=2)
+    else:
+        ctx.check(status)
+    return lu, piv[:n] - 1
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, context=None):
+    """Solves a x = b (trans 0), a^T x = b (1) or a^H x = b (2, = 1 for real data) with
+    lu_factor's output."""
+    lu, piv = lu_and_piv
+    if trans not in (0, 1, 2):
+        raise ValueError(f"trans must be 0, 1 or 2, got {trans!r}")
+    ctx = current(context)
+    dt = A.common_dtype(lu)
+    lu = A.matrix(lu, "lu", dt, False, check_finite)
+    n = lu.shape[0]
+    piv = np.asarray(piv)
+    if piv.shape != (n,):
+        raise ValueError(f"piv must have {n} entries, got shape {piv.shape}")
+    ipiv = A.ints(piv + 1)
+    bm, vector = A.rhs(b, n, dt, overwrite_b, check_finite)
+    _call(ctx, "getrs", dt, b"NTC"[trans:trans + 1], n, bm.shape[1], A.addr(lu), A.ld(lu),
+          A.addr(ipiv), A.addr(bm), A.ld(bm))
+    return bm.reshape(n) if vector else bm
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True, context=None):
+    """Cholesky factor of a symmetric positive definite a: (c, lower), the factor in c's lower
+    (L, a = L L^T) or upper (U, a = U^T U) triangle; the other triangle is left as it was, as in
+    SciPy. Only that triangle of a is read. Not positive definite: LinAlgError."""
+    ctx = current(context)
+    dt = A.common_dtype(a)
+    c = A.matrix(a, "a", dt, overwrite_a, check_finite)
+    n = c.shape[0]
+    _call(ctx, "potrf", dt, b"L" if lower else b"U", n, A.addr(c), A.ld(c))
+    return c, lower
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True, context=None):
+    """Solves a x = b with cho_factor's output."""
+    c, lower = c_and_lower
+    ctx = current(context)
+    dt = A.common_dtype(c)
+    c = A.matrix(c, "c", dt, False, check_finite)
+    n = c.shape[0]
+    bm, vector = A.rhs(b, n, dt, overwrite_b, check_finite)
+    _call(ctx, "potrs", dt, b"L" if lower else b"U", n, bm.shape[1], A.addr(c), A.ld(c),
+          A.addr(bm), A.ld(bm))
+    return bm.reshape(n) if vector else bm
+
+
+def wz_factor(a, overwrite_a=False, check_finite=True, context=None):
+    """WZ factorization P a = W Z (pivoted; docs/WZ.md): (wz, piv), W and Z packed in wz as lu
+    packs L and U, piv the 0-based interchanges in step order. Singular: LinAlgError."""
+    ctx = current(context)
+    dt = A.common_dtype(a)
+    wz = A.matrix(a, "a", dt, overwrite_a, check_finite)
+    n = wz.shape[0]
+    piv = np.empty(max(n, 1), dtype=np.intc)
+    _call(ctx, "wztrf", dt, n, A.addr(wz), A.ld(wz), A.addr(piv))
+    return wz, piv[:n] - 1
+
+
+def wz_solve(wz_and_piv, b, overwrite_b=False, check_finite=True, context=None):
+    """Solves a x = b with wz_factor's output."""
+    wz, piv = wz_and_piv
+    ctx = current(context)
+    dt = A.common_dtype(wz)
+    wz = A.matrix(wz, "wz", dt, False, check_finite)
+    n = wz.shape[0]
+    ipiv = A.ints(np.asarray(piv) + 1)
+    if ipiv.shape != (n,):
+        raise ValueError(f"piv must have {n} entries, got shape {ipiv.shape}")
+    bm, vector = A.rhs(b, n, dt, overwrite_b, check_finite)
+    _call(ctx, "wztrs", dt, n, bm.shape[1], A.addr(wz), A.ld(wz), A.addr(ipiv), A.addr(bm),
+          A.ld(bm))
+    return bm.reshape(n) if vector else bm
+
+
+def inv(a, method="lu", overwrite_a=False, check_finite=True, context=None):
+    """The inverse of a square a: method "lu" (getrf then getri, as LAPACK) or "gj" (blocked
+    Gauss-Jordan elimination in place). Singular: LinAlgError."""
+    if method not in ("lu", "gj"):
+        raise ValueError(f"method must be 'lu' or 'gj', got {method!r}")
+    ctx = current(context)
+    dt = A.common_dtype(a)
+    x = A.matrix(a, "a", dt, overwrite_a, check_finite)
+    n = x.shape[0]
+    if method == "gj":
+        _call(ctx, "gjinv", dt, n, A.addr(x), A.ld(x))
+        return x
+    piv = np.empty(max(n, 1), dtype=np.intc)
+    _call(ctx, "getrf", dt, n, n, A.addr(x), A.ld(x), A.addr(piv))
+    _call(ctx, "getri", dt, n, A.addr(x), A.ld(x), A.addr(piv))
+    return x
+
+
+def solve_mixed(a, b, precision="float", factorization="partial", gmres=True, max_iter=30,
+                check_finite=True, context=None):
+    """Solves a x = b in float64 with a low-precision factorization refined to double accuracy
+    (LAPACK's dsgesv; docs/IR.md). precision: "float" (every backend), or on CUDA "tf32",
+    "fp16", "bf16", "tf32x3", "fp16x3"; factorization "partial" or "rbt"; gmres: GMRES-IR when
+    classical refinement stalls. Returns (x, report), report a dict: path ("classical", "gmres",
+    "fallback"), iter (LAPACK's: steps, or < 0 when it fell back to double), classical_steps,
+    gmres_iterations, backward_error, precision."""
+    ctx = current(context)
+    am = A.matrix(a, "a", np.dtype(np.float64), False, check_finite)
+    n = am.shape[0]
+    bm, vector = A.rhs(b, n, np.dtype(np.float64), False, check_finite)
+    x = np.zeros_like(bm, order="F")
+    opts = lib.ps_context_refine_options(ctx.handle)
+    saved = RefineOptions.from_buffer_copy(opts)
+    p, f = c_int(), c_int()
+    if lib.ps_lowprec_from_name(str(precision).encode(), ctypes.byref(p)):
+        raise ValueError(f"unknown precision {precision!r}")
+    if lib.ps_refine_factor_from_name(str(factorization).encode(), ctypes.byref(f)):
+        raise ValueError(f"unknown factorization {factorization!r}")
+    opts.precision, opts.factorization = p.value, f.value
+    opts.gmres, opts.max_iter = int(bool(gmres)), int(max_iter)
+    ctx.check(lib.ps_context_set_refine_options(ctx.handle, ctypes.byref(opts)))
+    try:
+        piv = np.empty(max(n, 1), dtype=np.intc)
+        it = c_int()
+        ctx.check(lib.ps_dsgesv(ctx.handle, n, bm.shape[1], A.addr(am), A.ld(am), A.addr(piv),
+                                A.addr(bm), A.ld(bm), A.addr(x), A.ld(x), ctypes.byref(it)))
+        r = lib.ps_context_refine_result(ctx.handle)
+    finally:
+        lib.ps_context_set_refine_options(ctx.handle, ctypes.byref(saved))
+    report = {"path": lib.ps_refine_path_name(r.path).decode(), "iter": r.iter,
+              "classical_steps": r.classical_steps, "gmres_iterations": r.gmres_iterations,
+              "backward_error": r.backward_error,
+              "precision": lib.ps_lowprec_name(r.precision).decode()}
+    return (x.reshape(n) if vector else x), report
