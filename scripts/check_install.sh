@@ -23,5 +23,11 @@ PKG_CONFIG_PATH="$libdir" pkg-config --libs portsolve-lapack | grep -q -- -lport
 PORTSOLVE_BACKEND=cpu PORTSOLVE_LAPACK_MIN_N=0 PORTSOLVE_LAPACK_VERBOSE=1 \
   LD_PRELOAD="$(dirname "$libdir")/libportsolve_lapack.so" build/bench/portsolve-bench-lapack 50 2 \
   2>&1 >/dev/null | grep -q "DGESV m=50 n=50 nrhs=1 on portsolve cpu"
-echo "install check: find_package and pkg-config consumers built and ran, the installed CLI and" \
-  "the LAPACK drop-in"
+# the installed Python package finds the installed library by itself (Debian's python3)
+env -u PORTSOLVE_LIBRARY PYTHONPATH="$prefix/lib/python3/dist-packages" PORTSOLVE_BACKEND=cpu \
+  /usr/bin/python3 -c 'import numpy as np, portsolve as ps
+x = ps.solve(np.diag([2.0, 4.0]), np.ones(2))
+assert np.allclose(x, [0.5, 0.25]), x
+print("installed Python package:", ps.__version__, ps.Context().backend)'
+echo "install check: find_package and pkg-config consumers built and ran, the installed CLI," \
+  "the LAPACK drop-in and the Python package"

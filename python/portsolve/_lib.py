@@ -39,8 +39,8 @@ def _candidates():
     if env:
         yield env
     try:
-        from . import _install  # written by the CMake install
-        yield _install.LIBRARY
+        from . import _install  # written by the CMake install: the library relative to here
+        yield os.path.normpath(os.path.join(os.path.dirname(__file__), _install.LIBRARY))
     except ImportError:
         pass
     found = ctypes.util.find_library("portsolve")
