@@ -1,6 +1,7 @@
 """Contexts: one backend and device, used by one thread at a time."""
 import ctypes
 import threading
+import weakref
 
 from . import _errors
 from ._lib import ContextOptions, c_int, c_void_p, lib
@@ -51,6 +52,7 @@ class Context:
         if status:
             _errors.raise_for(status, lib.ps_last_create_error().decode())
         self._handle = handle
+        self._matrices = weakref.WeakSet()  # DeviceMatrix objects, released before the context
 
     @property
     def handle(self):
@@ -68,9 +70,16 @@ class Context:
         """The device's name as the backend reports it."""
         return lib.ps_context_device_name(self.handle).decode()
 
+    def synchronize(self):
+        """Waits for the work queued on the device (for timing)."""
+        self.check(lib.ps_context_synchronize(self.handle))
+
     def close(self):
-        """Releases the context (also done when it is collected)."""
+        """Releases the context and the DeviceMatrix objects made on it (also done when it is
+        collected)."""
         if getattr(self, "_handle", None) is not None:
+            for m in list(self._matrices):
+                m.close()
             lib.ps_context_destroy(self._handle)
             self._handle = None
 

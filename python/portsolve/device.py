@@ -60,6 +60,7 @@ class DeviceMatrix:
         self._ctx.check(lib.ps_matrix_wrap_native(self._ctx.handle, _DTYPES[dt], rows, cols, ld,
                                                   c_void_p(ptr), 0, ctypes.byref(handle)))
         self._handle, self._piv, self._lower, self._owner = handle, None, None, obj
+        self._ctx._matrices.add(self)
         return self
 
     def _create(self, dt, shape):
@@ -69,18 +70,25 @@ class DeviceMatrix:
         self._ctx.check(lib.ps_matrix_create(self._ctx.handle, _DTYPES[dt], shape[0], shape[1], 0,
                                              ctypes.byref(handle)))
         self._handle, self._piv, self._lower = handle, None, None
+        self._ctx._matrices.add(self)
+
+    @property
+    def handle(self):
+        if getattr(self, "_handle", None) is None:
+            raise ValueError("the DeviceMatrix is closed")
+        return self._handle
 
     def to_numpy(self):
         """The matrix (or its factors) back on the host, Fortran-ordered."""
         out = np.empty(self.shape, dtype=self.dtype, order="F")
-        self._ctx.check(lib.ps_matrix_download(self._handle, A.addr(out), A.ld(out)))
+        self._ctx.check(lib.ps_matrix_download(self.handle, A.addr(out), A.ld(out)))
         return out
 
     def lu_factor(self):
         """LU with partial pivoting in place; the pivots stay with the matrix. Returns self."""
         n = self._square()
         piv = np.empty(max(n, 1), dtype=np.intc)
-        self._ctx.check(lib.ps_mat_getrf(self._ctx.handle, self._handle, A.addr(piv)))
+        self._ctx.check(lib.ps_mat_getrf(self._ctx.handle, self.handle, A.addr(piv)))
         self._piv, self._lower = piv, None
         return self
 
@@ -89,13 +97,13 @@ class DeviceMatrix:
         if self._piv is None:
             raise ValueError("lu_solve needs lu_factor first")
         return self._solve(b, lambda bm: lib.ps_mat_getrs(
-            self._ctx.handle, b"NTC"[trans:trans + 1], self._handle, A.addr(self._piv), bm))
+            self._ctx.handle, b"NTC"[trans:trans + 1], self.handle, A.addr(self._piv), bm))
 
     def cho_factor(self, lower=False):
         """Cholesky in place (its lower or upper triangle). Returns self."""
         self._square()
         self._ctx.check(lib.ps_mat_potrf(self._ctx.handle, b"L" if lower else b"U",
-                                         self._handle))
+                                         self.handle))
         self._lower, self._piv = bool(lower), None
         return self
 
@@ -104,7 +112,7 @@ class DeviceMatrix:
         if self._lower is None:
             raise ValueError("cho_solve needs cho_factor first")
         return self._solve(b, lambda bm: lib.ps_mat_potrs(
-            self._ctx.handle, b"L" if self._lower else b"U", self._handle, bm))
+            self._ctx.handle, b"L" if self._lower else b"U", self.handle, bm))
 
     def _square(self):
         if self.shape[0] != self.shape[1]:
@@ -123,7 +131,8 @@ class DeviceMatrix:
         return x.reshape(n) if vector else x
 
     def close(self):
-        """Releases the device memory (also done when the matrix is collected)."""
+        """Releases the device memory (also done when the matrix or its context is collected or
+        closed; a closed matrix cannot be used)."""
         if getattr(self, "_handle", None) is not None:
             lib.ps_matrix_destroy(self._handle)
             self._handle = None

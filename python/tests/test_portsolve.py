@@ -249,7 +249,10 @@ def test_contexts(ctx):
     with ps.Context(BACKEND) as inner:
         x = ps.solve(np.eye(3) * 2, np.ones(3))
         assert np.allclose(x, 0.5)
+        kept = ps.DeviceMatrix(np.eye(3))
     with pytest.raises(ValueError):
         inner.backend  # closed on leaving the block
+    with pytest.raises(ValueError):
+        kept.to_numpy()  # released with its context
     x = ps.solve(np.eye(2) * 4, np.ones(2), context=ctx)
     assert np.allclose(x, 0.25)
