@@ -19,8 +19,11 @@ def common_dtype(*arrays):
     return np.dtype(np.float32) if dt == np.float32 else np.dtype(np.float64)
 
 
-def matrix(a, name, dtype, overwrite=False, check_finite=True, square=True):
-    """a as a column-major 2-D array of dtype, the caller's own when overwrite allows."""
+def matrix(a, name, dtype, overwrite=False, check_finite=False, square=True, transposed=False):
+    """a as a column-major 2-D array of dtype, the caller's own when overwrite allows. The host
+    drivers refuse NaN and Inf themselves, inside their copy to the device, so check_finite is
+    only asked for where no driver will look (DeviceMatrix). transposed: a^T is wanted instead
+    (for a C-ordered a, a copy without transposition)."""
     a = np.asarray(a)
     if a.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array, got {a.ndim}-D")
@@ -28,12 +31,20 @@ def matrix(a, name, dtype, overwrite=False, check_finite=True, square=True):
         raise ValueError(f"{name} must be square, got shape {a.shape}")
     if check_finite and not np.isfinite(a).all():
         raise ValueError(f"{name} must not contain infs or NaNs")
+    if transposed:
+        a = a.T
     if overwrite and a.dtype == dtype and a.flags.f_contiguous and a.flags.writeable:
         return a
     return np.array(a, dtype=dtype, order="F", copy=True)
 
 
-def rhs(b, n, dtype, overwrite=False, check_finite=True):
+def c_ordered(a):
+    """Whether a is held row by row (its transpose is column-major without a copy)."""
+    a = np.asarray(a)
+    return a.ndim == 2 and a.flags.c_contiguous and not a.flags.f_contiguous
+
+
+def rhs(b, n, dtype, overwrite=False, check_finite=False):
     """b (1-D or 2-D, n rows) as a column-major n x k array, and whether it was 1-D."""
     b = np.asarray(b)
     if b.ndim not in (1, 2):

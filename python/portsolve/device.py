@@ -16,6 +16,7 @@ class DeviceMatrix:
     then solve for host right-hand sides, uploading only those."""
 
     def __init__(self, a, context=None, dtype=None, check_finite=True):
+        """Uploads a (NaN/Inf refused unless check_finite=False)."""
         self._ctx = current(context)
         dt = np.dtype(dtype) if dtype is not None else A.common_dtype(a)
         if dt not in _DTYPES:
@@ -121,7 +122,7 @@ class DeviceMatrix:
 
     def _solve(self, b, call):
         n = self.shape[0]
-        bm, vector = A.rhs(b, n, self.dtype)
+        bm, vector = A.rhs(b, n, self.dtype, check_finite=True)
         rhs = DeviceMatrix(bm, self._ctx, self.dtype)
         try:
             self._ctx.check(call(rhs._handle))

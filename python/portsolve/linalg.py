@@ -29,7 +29,9 @@ def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
     (striped Gauss-Jordan), "cholesky" (a symmetric positive definite, only its `lower` or upper
     triangle read) or "mixed" (float factorization refined to double accuracy, float64 result;
     see solve_mixed). Raises LinAlgError when a is singular (or not positive definite),
-    ValueError for bad shapes or non-finite input.
+    ValueError for bad shapes or non-finite input. NaN and Inf are always refused, by the
+    library's own check during its copy (check_finite=False does not skip it; it costs nothing
+    extra). A row-major (C-ordered) a is solved as it lies, through its transpose.
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {', '.join(_METHODS)}, got {method!r}")
@@ -37,11 +39,19 @@ def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
         return solve_mixed(a, b, check_finite=check_finite, context=context)[0]
     ctx = current(context)
     dt = A.common_dtype(a, b)
-    am = A.matrix(a, "a", dt, overwrite_a, check_finite)
+    # a row-major a is the column-major a^T: LU factors a^T and solves transposed, Cholesky takes
+    # the other triangle (a is symmetric); either way the copy needs no transposition
+    flip = A.c_ordered(a) and method in ("lu", "cholesky")
+    am = A.matrix(a, "a", dt, overwrite_a, check_finite, transposed=flip)
     n = am.shape[0]
     bm, vector = A.rhs(b, n, dt, overwrite_b, check_finite)
     k = bm.shape[1]
-    if method == "lu":
+    if method == "lu" and flip:
+        piv = np.empty(max(n, 1), dtype=np.intc)
+        _call(ctx, "getrf", dt, n, n, A.addr(am), A.ld(am), A.addr(piv))
+        _call(ctx, "getrs", dt, b"T", n, k, A.addr(am), A.ld(am), A.addr(piv), A.addr(bm),
+              A.ld(bm))
+    elif method == "lu":
         piv = np.empty(max(n, 1), dtype=np.intc)
         _call(ctx, "gesv", dt, n, k, A.addr(am), A.ld(am), A.addr(piv), A.addr(bm), A.ld(bm))
     elif method == "wz":
@@ -50,8 +60,8 @@ def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
     elif method == "gj":
         _call(ctx, "gjsv", dt, n, k, A.addr(am), A.ld(am), A.addr(bm), A.ld(bm))
     else:
-        _call(ctx, "posv", dt, b"L" if lower else b"U", n, k, A.addr(am), A.ld(am), A.addr(bm),
-              A.ld(bm))
+        _call(ctx, "posv", dt, b"L" if lower != flip else b"U", n, k, A.addr(am), A.ld(am),
+              A.addr(bm), A.ld(bm))
     return bm.reshape(n) if vector else bm
 
 
@@ -155,15 +165,16 @@ def inv(a, method="lu", overwrite_a=False, check_finite=True, context=None):
         raise ValueError(f"method must be 'lu' or 'gj', got {method!r}")
     ctx = current(context)
     dt = A.common_dtype(a)
-    x = A.matrix(a, "a", dt, overwrite_a, check_finite)
+    flip = A.c_ordered(a)  # inv(a) = inv(a^T)^T, and a^T is column-major as it lies
+    x = A.matrix(a, "a", dt, overwrite_a, check_finite, transposed=flip)
     n = x.shape[0]
     if method == "gj":
         _call(ctx, "gjinv", dt, n, A.addr(x), A.ld(x))
-        return x
-    piv = np.empty(max(n, 1), dtype=np.intc)
-    _call(ctx, "getrf", dt, n, n, A.addr(x), A.ld(x), A.addr(piv))
-    _call(ctx, "getri", dt, n, A.addr(x), A.ld(x), A.addr(piv))
-    return x
+    else:
+        piv = np.empty(max(n, 1), dtype=np.intc)
+        _call(ctx, "getrf", dt, n, n, A.addr(x), A.ld(x), A.addr(piv))
+        _call(ctx, "getri", dt, n, A.addr(x), A.ld(x), A.addr(piv))
+    return x.T if flip else x
 
 
 def solve_mixed(a, b, precision="float", factorization="partial", gmres=True, max_iter=30,
