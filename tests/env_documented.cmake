@@ -1,11 +1,12 @@
 cmake_policy(SET CMP0057 NEW) # IN_LIST
 # Fails when an environment variable the library reads is documented nowhere, or when README.md
 # or docs/TUNING.md documents one that nothing reads: every "PORTSOLVE_..." string literal in
-# core/, the backends and lapack/ must stand in README.md's or docs/TUNING.md's tables, and every
+# core/, the backends, lapack/ and the Python package must stand in README.md's or docs/TUNING.md's tables, and every
 # variable those tables list must be read by the library (or, PORTSOLVE_TEST_SEED, the tests).
 file(GLOB_RECURSE sources ${SOURCE_DIR}/core/*.[ch] ${SOURCE_DIR}/backend_cpu/*.[ch]
   ${SOURCE_DIR}/backend_cuda/*.[ch] ${SOURCE_DIR}/backend_cuda/*.cu
-  ${SOURCE_DIR}/backend_opencl/*.[ch] ${SOURCE_DIR}/lapack/*.[ch] ${SOURCE_DIR}/tests/test_util.c)
+  ${SOURCE_DIR}/backend_opencl/*.[ch] ${SOURCE_DIR}/lapack/*.[ch] ${SOURCE_DIR}/python/portsolve/*.py
+  ${SOURCE_DIR}/tests/test_util.c)
 set(read "")
 foreach(f ${sources})
   file(READ ${f} text)
