@@ -37,7 +37,7 @@ static ps_status mat_factor_solve(ps_context *ctx, const char *fn, ps__uplo uplo
 ps_status ps_mat_potrf(ps_context *ctx, char uplo, ps_matrix *A) {
     static const char fn[] = "ps_mat_potrf";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     ps__uplo u;
     PS__TRY(ps__parse_uplo(ctx, uplo, &u, fn, 2));
     PS__TRY(ps__check_square_matrix(ctx, A, 3, fn));
@@ -47,7 +47,7 @@ ps_status ps_mat_potrf(ps_context *ctx, char uplo, ps_matrix *A) {
 ps_status ps_mat_potrs(ps_context *ctx, char uplo, const ps_matrix *A, ps_matrix *B) {
     static const char fn[] = "ps_mat_potrs";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     ps__uplo u;
     PS__TRY(ps__parse_uplo(ctx, uplo, &u, fn, 2));
     PS__TRY(ps__check_square_matrix(ctx, A, 3, fn));
@@ -58,7 +58,7 @@ ps_status ps_mat_potrs(ps_context *ctx, char uplo, const ps_matrix *A, ps_matrix
 ps_status ps_mat_posv(ps_context *ctx, char uplo, ps_matrix *A, ps_matrix *B) {
     static const char fn[] = "ps_mat_posv";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     ps__uplo u;
     PS__TRY(ps__parse_uplo(ctx, uplo, &u, fn, 2));
     PS__TRY(ps__check_square_matrix(ctx, A, 3, fn));
@@ -90,11 +90,11 @@ static ps_status check_host_args(ps_context *ctx, ps__dtype dt, const char *fn, 
 static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn, char uplo, int n,
                                    int nrhs, void *A, int lda, void *B, int ldb, int has_rhs) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    PS__BEGIN(ctx);
     ps_context *cpu;
     if (ps__crossover(ctx, dt, n, &cpu))
         return ps__crossed(ctx, cpu,
                            host_factor_solve(cpu, dt, fn, uplo, n, nrhs, A, lda, B, ldb, has_rhs));
-    ps__begin(ctx);
     ps__uplo u;
     PS__TRY(check_host_args(ctx, dt, fn, uplo, n, nrhs, A, lda, B, ldb, has_rhs, &u));
     if (n == 0) return PS_SUCCESS;
@@ -125,10 +125,10 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
 static ps_status host_potrs(ps_context *ctx, ps__dtype dt, const char *fn, char uplo, int n,
                             int nrhs, const void *A, int lda, void *B, int ldb) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    PS__BEGIN(ctx);
     ps_context *cpu;
     if (ps__crossover(ctx, dt, n, &cpu))
         return ps__crossed(ctx, cpu, host_potrs(cpu, dt, fn, uplo, n, nrhs, A, lda, B, ldb));
-    ps__begin(ctx);
     ps__uplo u;
     PS__TRY(check_host_args(ctx, dt, fn, uplo, n, nrhs, A, lda, B, ldb, 1, &u));
     if (n == 0 || nrhs == 0) return PS_SUCCESS;

@@ -127,6 +127,7 @@ static ps_status create_context(ps_context **out, ps_backend_kind kind, int nb,
         snprintf(create_error, sizeof create_error, "ps_context_create: out of host memory");
         return PS_ERR_OUT_OF_HOST_MEMORY;
     }
+    atomic_init(&ctx->owner, 0);
     ctx->lu_block_size = nb;
     ps_status st = tuning_from_env("PORTSOLVE_LU_PANEL_WIDTH", &ctx->lu_panel_width, create_error,
                                    sizeof create_error);
@@ -246,7 +247,7 @@ int ps_context_last_info(const ps_context *ctx) {
 
 ps_status ps_context_synchronize(ps_context *ctx) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     return ctx->be.ops->sync(&ctx->be);
 }
 
@@ -260,6 +261,24 @@ ps_status ps__context_host(ps_context *ctx, ps_context **host) {
     }
     *host = ctx->host;
     return PS_SUCCESS;
+}
+
+/* A distinct address per thread, its identity in ps_context.owner. */
+static _Thread_local char thread_tag;
+
+ps__claim ps__enter(ps_context *ctx) {
+    uintptr_t me = (uintptr_t)&thread_tag, none = 0;
+    if (atomic_load(&ctx->owner) == me) { /* a nested call of the same thread */
+        ctx->depth++;
+        return (ps__claim){ctx, 1};
+    }
+    if (!atomic_compare_exchange_strong(&ctx->owner, &none, me)) return (ps__claim){ctx, 0};
+    ctx->depth = 1;
+    return (ps__claim){ctx, 1};
+}
+
+void ps__leave(ps__claim *claim) {
+    if (claim->held && --claim->ctx->depth == 0) atomic_store(&claim->ctx->owner, 0);
 }
 
 void ps__begin(ps_context *ctx) {

@@ -4,6 +4,9 @@
 
 #include "backend.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
+
 #define PS__ERROR_SIZE 1024
 
 /* How LU computes its block rows of U (core/lu.c). */
@@ -27,6 +30,9 @@ typedef enum ps__lu_panel_where {
 } ps__lu_panel_where;
 
 struct ps_context {
+    /* the thread inside a public call on this context (0: none) and its nesting depth */
+    _Atomic(uintptr_t) owner;
+    int depth;
     ps__backend be;
     ps__backend_ops ops;      /* the completed table be.ops points to */
     void *module;             /* dlopen handle of a backend module, NULL for cpu */
@@ -70,6 +76,21 @@ struct ps_context {
 
 /* Starts a public call: clears the error and info. */
 void ps__begin(ps_context *ctx);
+
+/* A public call's claim on its context (PS__BEGIN): one thread at a time; the thread that holds
+ * it may nest calls. A call from a second thread while one runs is refused with
+ * PS_ERR_CONTEXT_BUSY, leaving the context (and its message) to the running call. The claim
+ * ends when the calling function returns (the cleanup attribute of gcc and clang). */
+typedef struct ps__claim {
+    ps_context *ctx;
+    int held;
+} ps__claim;
+ps__claim ps__enter(ps_context *ctx);
+void ps__leave(ps__claim *claim);
+#define PS__BEGIN(c_)                                                                              \
+    ps__claim ps__claim_ __attribute__((cleanup(ps__leave))) = ps__enter(c_);                      \
+    if (!ps__claim_.held) return PS_ERR_CONTEXT_BUSY;                                              \
+    ps__begin(c_)
 /* Sets the error message (printf-style) and returns status. */
 ps_status ps__fail(ps_context *ctx, ps_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

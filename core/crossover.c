@@ -60,7 +60,7 @@ ps_status ps__crossed(ps_context *ctx, ps_context *host, ps_status st) {
 
 ps_status ps_context_set_host_crossover(ps_context *ctx, int n) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     if (n < -1 || n > MAX_CROSSOVER)
         return ps__bad_arg(ctx, 2,
                            "ps_context_set_host_crossover: n=%d is not -1 or an order "

@@ -47,7 +47,7 @@ ps_gj_options ps_context_gj_options(const ps_context *ctx) {
 ps_status ps_context_set_gj_options(ps_context *ctx, const ps_gj_options *opts) {
     static const char fn[] = "ps_context_set_gj_options";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     if (!opts) return ps__bad_arg(ctx, 2, "%s: opts is NULL", fn);
     if (opts->variant != PS_GJ_DEVICE && opts->variant != PS_GJ_HYBRID &&
         opts->variant != PS_GJ_CONCURRENT)
@@ -188,7 +188,7 @@ static ps_status private_copy(ps__scratch *s, ps__dtype dt, int rows, int cols, 
 ps_status ps_mat_getri(ps_context *ctx, ps_matrix *A, const int *ipiv) {
     static const char fn[] = "ps_mat_getri";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
     int n = A->rows;
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 3, "%s: ipiv is NULL", fn);
@@ -203,7 +203,7 @@ ps_status ps_mat_getri(ps_context *ctx, ps_matrix *A, const int *ipiv) {
 ps_status ps_mat_gjinv(ps_context *ctx, ps_matrix *A) {
     static const char fn[] = "ps_mat_gjinv";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
     int n = A->rows;
     if (n == 0) return PS_SUCCESS;
@@ -221,7 +221,7 @@ ps_status ps_mat_gjinv(ps_context *ctx, ps_matrix *A) {
 ps_status ps_mat_gjsv(ps_context *ctx, ps_matrix *A, ps_matrix *B) {
     static const char fn[] = "ps_mat_gjsv";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
     PS__TRY(ps__check_rhs_matrix(ctx, A, B, 3, fn));
     int n = A->rows, nrhs = B->cols;
@@ -251,10 +251,10 @@ static ps_status check_square(ps_context *ctx, ps__dtype dt, const char *fn, int
 static ps_status host_getri(ps_context *ctx, ps__dtype dt, const char *fn, int n, void *A, int lda,
                             const int *ipiv) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    PS__BEGIN(ctx);
     ps_context *cpu;
     if (ps__crossover(ctx, dt, n, &cpu))
         return ps__crossed(ctx, cpu, host_getri(cpu, dt, fn, n, A, lda, ipiv));
-    ps__begin(ctx);
     PS__TRY(check_square(ctx, dt, fn, n, A, lda, 3));
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 5, "%s: ipiv is NULL", fn);
     if (n == 0) return PS_SUCCESS;
@@ -272,7 +272,7 @@ static ps_status host_getri(ps_context *ctx, ps__dtype dt, const char *fn, int n
 static ps_status host_gjinv(ps_context *ctx, ps__dtype dt, const char *fn, int n, void *A,
                             int lda) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     PS__TRY(check_square(ctx, dt, fn, n, A, lda, 3));
     if (n == 0) return PS_SUCCESS;
     ps__scratch s = ps__scratch_begin(ctx);
@@ -288,7 +288,7 @@ static ps_status host_gjinv(ps_context *ctx, ps__dtype dt, const char *fn, int n
 static ps_status host_gjsv(ps_context *ctx, ps__dtype dt, const char *fn, int n, int nrhs, void *A,
                            int lda, void *B, int ldb) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);
     PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 4));

@@ -60,7 +60,7 @@ ps_status ps_mat_iter_solve(ps_context *ctx, ps_iter_method method, const ps_mat
                             ps_iter_result *res) {
     static const char fn[] = "ps_mat_iter_solve";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     ps_iter_options o;
     PS__TRY(check_options(ctx, fn, method, opts, 6, &o));
     PS__TRY(ps__check_matrix(ctx, A, 3, fn, "A"));
@@ -81,7 +81,7 @@ static ps_status host_solve(ps_context *ctx, ps_iter_method method, ps__dtype dt
                             int n, const void *A, int lda, const void *b, void *x,
                             const ps_iter_options *opts, ps_iter_result *res) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     ps_iter_result local;
     if (!res) res = &local;
     ps_iter_options o;

@@ -19,7 +19,7 @@ static ps_status singular(ps_context *ctx, const char *fn, int info) {
 ps_status ps_mat_getrf(ps_context *ctx, ps_matrix *A, int *ipiv) {
     static const char fn[] = "ps_mat_getrf";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     PS__TRY(ps__check_matrix(ctx, A, 2, fn, "A"));
     int k = A->rows < A->cols ? A->rows : A->cols;
     if (!ipiv && k > 0) return ps__bad_arg(ctx, 3, "%s: ipiv is NULL", fn);
@@ -41,7 +41,7 @@ ps_status ps_mat_getrs(ps_context *ctx, char trans, const ps_matrix *LU, const i
                        ps_matrix *B) {
     static const char fn[] = "ps_mat_getrs";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     ps__trans t;
     PS__TRY(ps__parse_trans(ctx, trans, &t, fn, 2));
     PS__TRY(ps__check_square_matrix(ctx, LU, 3, fn));
@@ -63,7 +63,7 @@ ps_status ps_mat_getrs(ps_context *ctx, char trans, const ps_matrix *LU, const i
 ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
     static const char fn[] = "ps_mat_gesv";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
     PS__TRY(ps__check_rhs_matrix(ctx, A, B, 4, fn));
     int n = A->rows;
@@ -92,10 +92,10 @@ ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
 static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m, int n, void *A,
                             int lda, int *ipiv) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    PS__BEGIN(ctx);
     ps_context *cpu;
     if (ps__crossover(ctx, dt, m > n ? m : n, &cpu))
         return ps__crossed(ctx, cpu, host_getrf(cpu, dt, fn, m, n, A, lda, ipiv));
-    ps__begin(ctx);
     int k = m < n ? m : n;
     if (m < 0) return ps__bad_arg(ctx, 2, "%s: m=%d is negative", fn, m);
     if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
@@ -125,10 +125,10 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
 static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char trans, int n,
                             int nrhs, const void *A, int lda, const int *ipiv, void *B, int ldb) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    PS__BEGIN(ctx);
     ps_context *cpu;
     if (ps__crossover(ctx, dt, n, &cpu))
         return ps__crossed(ctx, cpu, host_getrs(cpu, dt, fn, trans, n, nrhs, A, lda, ipiv, B, ldb));
-    ps__begin(ctx);
     ps__trans t;
     PS__TRY(ps__parse_trans(ctx, trans, &t, fn, 2));
     if (n < 0) return ps__bad_arg(ctx, 3, "%s: n=%d is negative", fn, n);
@@ -159,10 +159,10 @@ static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
 static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n, int nrhs, void *A,
                            int lda, int *ipiv, void *B, int ldb) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    PS__BEGIN(ctx);
     ps_context *cpu;
     if (ps__crossover(ctx, dt, n, &cpu))
         return ps__crossed(ctx, cpu, host_gesv(cpu, dt, fn, n, nrhs, A, lda, ipiv, B, ldb));
-    ps__begin(ctx);
     if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);
     PS__TRY(ps__check_array(ctx, fn, 'A', A, n > 0, lda, 'n', n, 4));

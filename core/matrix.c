@@ -18,7 +18,7 @@ ps_status ps__check_matrix(ps_context *ctx, const ps_matrix *m, int pos, const c
 ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, int ld,
                            ps_matrix **out) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     if (!out) return ps__bad_arg(ctx, 6, "ps_matrix_create: out is NULL");
     *out = NULL;
     if (dtype != PS_FLOAT && dtype != PS_DOUBLE)
@@ -63,7 +63,7 @@ ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, 
 ps_status ps_matrix_wrap_native(ps_context *ctx, ps_dtype dtype, int rows, int cols, int ld,
                                 void *buffer, size_t offset, ps_matrix **out) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     if (!out) return ps__bad_arg(ctx, 8, "ps_matrix_wrap_native: out is NULL");
     *out = NULL;
     if (dtype != PS_FLOAT && dtype != PS_DOUBLE)
@@ -104,7 +104,7 @@ void ps_matrix_destroy(ps_matrix *m) {
 ps_status ps_matrix_upload(ps_matrix *m, const void *host, int ldh) {
     if (!m) return PS_ERR_INVALID_ARGUMENT;
     ps_context *ctx = m->ctx;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     if (!host && m->rows > 0 && m->cols > 0)
         return ps__bad_arg(ctx, 2, "ps_matrix_upload: host is NULL");
     if (ldh < (m->rows > 0 ? m->rows : 1))
@@ -117,7 +117,7 @@ ps_status ps_matrix_upload(ps_matrix *m, const void *host, int ldh) {
 ps_status ps_matrix_download(const ps_matrix *m, void *host, int ldh) {
     if (!m) return PS_ERR_INVALID_ARGUMENT;
     ps_context *ctx = m->ctx;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     if (!host && m->rows > 0 && m->cols > 0)
         return ps__bad_arg(ctx, 2, "ps_matrix_download: host is NULL");
     if (ldh < (m->rows > 0 ? m->rows : 1))

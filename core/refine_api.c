@@ -76,7 +76,7 @@ ps_refine_result ps_context_refine_result(const ps_context *ctx) {
 ps_status ps_context_set_refine_options(ps_context *ctx, const ps_refine_options *opts) {
     static const char fn[] = "ps_context_set_refine_options";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     if (!opts) return ps__bad_arg(ctx, 2, "%s: opts is NULL", fn);
     if (!strcmp(ps_lowprec_name(opts->precision), "unknown"))
         return ps__bad_arg(ctx, 2, "%s: precision=%d is not a ps_lowprec", fn,
@@ -171,7 +171,7 @@ ps_status ps_mat_dsgesv(ps_context *ctx, ps_matrix *A, int *ipiv, const ps_matri
                         int *iter) {
     static const char fn[] = "ps_mat_dsgesv";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     memset(&ctx->refine_result, 0, sizeof ctx->refine_result);
     PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
     if (A->dt != PS__DOUBLE) {
@@ -202,7 +202,7 @@ ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *i
                     const double *B, int ldb, double *X, int ldx, int *iter) {
     static const char fn[] = "ps_dsgesv";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     memset(&ctx->refine_result, 0, sizeof ctx->refine_result);
     if (n < 0) return ps__bad_arg(ctx, 2, "%s: n=%d is negative", fn, n);
     if (nrhs < 0) return ps__bad_arg(ctx, 3, "%s: nrhs=%d is negative", fn, nrhs);

@@ -243,7 +243,7 @@ ps_status ps_dsposv(ps_context *ctx, char uplo, int n, int nrhs, double *A, int 
                     const double *B, int ldb, double *X, int ldx, int *iter) {
     static const char fn[] = "ps_dsposv";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     memset(&ctx->refine_result, 0, sizeof ctx->refine_result);
     ps__uplo u;
     PS__TRY(ps__parse_uplo(ctx, uplo, &u, fn, 2));

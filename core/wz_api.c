@@ -43,7 +43,7 @@ ps_wz_options ps_context_wz_options(const ps_context *ctx) {
 ps_status ps_context_set_wz_options(ps_context *ctx, const ps_wz_options *opts) {
     static const char fn[] = "ps_context_set_wz_options";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     if (!opts) return ps__bad_arg(ctx, 2, "%s: opts is NULL", fn);
     if (opts->variant != PS_WZ_BLOCKED && opts->variant != PS_WZ_VECTOR &&
         opts->variant != PS_WZ_VECTOR_HOST)
@@ -255,7 +255,7 @@ static ps_status mat_factor_solve(ps_context *ctx, const char *fn, ps_matrix *A,
 ps_status ps_mat_wztrf(ps_context *ctx, ps_matrix *A, int *ipiv) {
     static const char fn[] = "ps_mat_wztrf";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
     if (!ipiv && A->rows > 0) return ps__bad_arg(ctx, 3, "%s: ipiv is NULL", fn);
     return mat_factor_solve(ctx, fn, A, ipiv, NULL);
@@ -264,7 +264,7 @@ ps_status ps_mat_wztrf(ps_context *ctx, ps_matrix *A, int *ipiv) {
 ps_status ps_mat_wztrs(ps_context *ctx, const ps_matrix *WZ, const int *ipiv, ps_matrix *B) {
     static const char fn[] = "ps_mat_wztrs";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     PS__TRY(ps__check_square_matrix(ctx, WZ, 2, fn));
     PS__TRY(ps__check_rhs_matrix(ctx, WZ, B, 4, fn));
     int n = WZ->rows;
@@ -283,7 +283,7 @@ ps_status ps_mat_wztrs(ps_context *ctx, const ps_matrix *WZ, const int *ipiv, ps
 ps_status ps_mat_wzsv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
     static const char fn[] = "ps_mat_wzsv";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     PS__TRY(ps__check_square_matrix(ctx, A, 2, fn));
     PS__TRY(ps__check_rhs_matrix(ctx, A, B, 4, fn));
     if (!ipiv && A->rows > 0) return ps__bad_arg(ctx, 3, "%s: ipiv is NULL", fn);
@@ -313,7 +313,7 @@ static ps_status check_host_args(ps_context *ctx, ps__dtype dt, const char *fn, 
 static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn, int n, int nrhs,
                                    void *A, int lda, int *ipiv, void *B, int ldb, int has_rhs) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     PS__TRY(check_host_args(ctx, dt, fn, n, nrhs, A, lda, ipiv, B, ldb, has_rhs));
     if (n == 0) return PS_SUCCESS;
 
@@ -344,7 +344,7 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
 static ps_status host_wztrs(ps_context *ctx, ps__dtype dt, const char *fn, int n, int nrhs,
                             const void *A, int lda, const int *ipiv, void *B, int ldb) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
-    ps__begin(ctx);
+    PS__BEGIN(ctx);
     PS__TRY(check_host_args(ctx, dt, fn, n, nrhs, A, lda, ipiv, B, ldb, 1));
     if (n == 0 || nrhs == 0) return PS_SUCCESS;
 

@@ -15,6 +15,8 @@
  *   of the first zero pivot; the right-hand sides of a solve are then left as they were.
  * - Matrices are column-major. Pivot vectors are 1-based as in LAPACK.
  * - A context is used by one thread at a time; separate contexts may run in separate threads.
+ *   A call from a second thread while a call on the context runs returns PS_ERR_CONTEXT_BUSY
+ *   and does nothing (no message: the context's error belongs to the running call).
  */
 #ifndef PORTSOLVE_H
 #define PORTSOLVE_H
@@ -53,6 +55,7 @@ PS_API const char *ps_version(void);
     X(PS_ERR_UNKNOWN_BACKEND, 101, "unknown backend name")                                         \
     X(PS_ERR_CONTEXT_MISMATCH, 102, "matrix belongs to another context")                           \
     X(PS_ERR_DTYPE_MISMATCH, 103, "matrices of different precision")                               \
+    X(PS_ERR_CONTEXT_BUSY, 104, "context in use by a call from another thread")                    \
     X(PS_ERR_OUT_OF_HOST_MEMORY, 200, "out of host memory")                                        \
     X(PS_ERR_OUT_OF_MEMORY, 201, "out of device memory")                                           \
     X(PS_ERR_BACKEND_UNAVAILABLE, 300, "backend not available")                                    \

@@ -8,6 +8,8 @@
 #include "test_util.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -496,6 +498,62 @@ static void result_case(ps_context *ctx, double d, double b0, double x0, int rep
     }
 }
 
+/* A context used by a second thread while a call runs: the second thread's calls are refused
+ * with PS_ERR_CONTEXT_BUSY (they corrupted results before), the running call's answer is right,
+ * and the context serves either thread once the call is over. */
+typedef struct busy_probe {
+    ps_context *ctx;
+    atomic_int started, done;
+    int busy, other;
+} busy_probe;
+
+static void *probe_context(void *arg) {
+    busy_probe *p = arg;
+    while (!atomic_load(&p->started)) {
+    }
+    while (!atomic_load(&p->done)) {
+        ps_status st = ps_context_synchronize(p->ctx);
+        if (st == PS_ERR_CONTEXT_BUSY)
+            p->busy++;
+        else if (st != PS_SUCCESS)
+            p->other++;
+    }
+    return NULL;
+}
+
+static void case_context_busy(ps_context *ctx) {
+    enum { N = 700 };
+    double *A = ps_test_random_array(PS_DOUBLE, N, N), *B = malloc(sizeof(double) * N);
+    int *ipiv = malloc(sizeof(int) * N);
+    for (int i = 0; i < N; i++) A[i + (size_t)i * N] += N;
+    double *A0 = ps_test_clone(PS_DOUBLE, A, N, N), ones[N];
+    for (int i = 0; i < N; i++) ones[i] = 1;
+    busy_probe p = {ctx, 0, 0, 0, 0};
+    pthread_t t;
+    pthread_create(&t, NULL, probe_context, &p);
+    int refused = 0, calls = 0;
+    for (int round = 0; round < 3; round++) {
+        memcpy(A, A0, sizeof(double) * N * N);
+        for (int i = 0; i < N; i++) B[i] = 1;
+        atomic_store(&p.started, 1);
+        ps_status st;
+        do { /* the probe may hold the context for an instant: then this call is the refused one */
+            st = ps_dgesv(ctx, N, 1, A, N, ipiv, B, N);
+            refused += st == PS_ERR_CONTEXT_BUSY;
+        } while (st == PS_ERR_CONTEXT_BUSY && refused < 1000000);
+        calls++;
+        CHECK(st == PS_SUCCESS, "dgesv beside a probing thread: %s", ps_status_string(st));
+        double r = ps_check_solve_ratio(PS_DOUBLE, 'N', N, 1, A0, N, B, N, ones, N);
+        CHECK(r < PS_TEST_THRESHOLD, "dgesv beside a probing thread: residual ratio %.3g", r);
+    }
+    atomic_store(&p.done, 1);
+    pthread_join(t, NULL);
+    CHECK(p.busy > 0, "the probing thread was never refused during %d calls", calls);
+    CHECK(p.other == 0, "the probing thread got %d other failures", p.other);
+    expect_usable(ctx);
+    free(A), free(A0), free(B), free(ipiv);
+}
+
 static void case_result_not_finite(ps_context *ctx) {
     result_case(ctx, 1e-320, 1e-320, 1, 1);
     result_case(ctx, 1e-300, 1e10, HUGE_VAL, 0); /* x_1 = 1e310 */
@@ -623,6 +681,7 @@ int main(int argc, char **argv) {
                  {"aliasing", case_aliasing},
                  {"result_not_finite", case_result_not_finite},
                  {"iter_scaled", case_iter_scaled},
+                 {"context_busy", case_context_busy},
                  {"alloc_failure", case_alloc_failure},
                  {"matrix_level", case_matrix_level}};
     const char *want = ps_test_case();

@@ -101,6 +101,11 @@ static double physical_memory(void) {
 }
 
 int mm_read_dense(const char *path, mm_dense *out, char *err, size_t err_size) {
+    return mm_read_dense_within(path, 0, out, err, err_size);
+}
+
+int mm_read_dense_within(const char *path, double max_bytes, mm_dense *out, char *err,
+                         size_t err_size) {
     reader r = {NULL, path, 0, NULL, 0, err, err_size};
     out->rows = out->cols = 0;
     out->values = NULL;
@@ -163,11 +168,11 @@ int mm_read_dense(const char *path, mm_dense *out, char *err, size_t err_size) {
     }
     /* the dense matrix, and the solver's copy of it: refuse before allocating what this machine
      * cannot hold, with the numbers */
-    double need = 2.0 * rows * (double)cols * sizeof *a, have = physical_memory();
+    double need = 2.0 * rows * (double)cols * sizeof *a;
+    double have = max_bytes > 0 ? max_bytes : physical_memory();
     if (have > 0 && need > have) {
-        fail(&r,
-             "a dense %d x %d matrix and its working copy need %.1f GB; this machine has %.1f GB",
-             rows, cols, need / 1e9, have / 1e9);
+        fail(&r, "a dense %d x %d matrix and its working copy need %.3g GB; %s %.3g GB", rows, cols,
+             need / 1e9, max_bytes > 0 ? "the limit is" : "this machine has", have / 1e9);
         goto done;
     }
     a = calloc((size_t)rows * (size_t)cols, sizeof *a);

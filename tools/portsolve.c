@@ -8,6 +8,7 @@
  * methods'.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "cli_args.h"
 #include "cli_methods.h"
 #include "cli_system.h"
 #include "mmio.h"
@@ -68,138 +69,6 @@ static int cmd_info(void) {
     return 0;
 }
 
-typedef struct {
-    cli_system_spec sys;
-    const char *backend, *solution;
-    /* the iterative methods' settings; given: which were on the command line */
-    double tol;
-    int max_iter, restart, precond, given_iter_option;
-} solve_args;
-
-static int parse_int(const char *s, int lo, int *out) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < lo || v > 1000000) return 0;
-    *out = (int)v;
-    return 1;
-}
-
-static int parse_solve_args(int argc, char **argv, solve_args *a) {
-    memset(a, 0, sizeof *a);
-    a->sys.method = cli_find_method("lu");
-    a->sys.n = -1;
-    a->sys.nrhs = 1;
-    a->sys.seed = (unsigned long)time(NULL);
-    a->tol = -1;
-    ps_iter_options defaults = ps_iter_options_default();
-    a->max_iter = defaults.max_iter;
-    a->restart = defaults.restart;
-    for (int i = 2; i < argc; i++) {
-        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
-            usage(stdout);
-            exit(0);
-        }
-        if (!v) {
-            fprintf(stderr, "portsolve solve: %s needs a value\n", k);
-            return 0;
-        }
-        i++;
-        char *end;
-        if (!strcmp(k, "--method")) {
-            if (!(a->sys.method = cli_find_method(v))) {
-                fprintf(stderr, "portsolve solve: --method '%s' is not a method (methods: %s)\n", v,
-                        cli_method_names());
-                return 0;
-            }
-        } else if (!strcmp(k, "--backend")) {
-            a->backend = v;
-        } else if (!strcmp(k, "--matrix")) {
-            a->sys.matrix = v;
-        } else if (!strcmp(k, "--rhs")) {
-            a->sys.rhs = v;
-        } else if (!strcmp(k, "--solution")) {
-            a->solution = v;
-        } else if (!strcmp(k, "--seed")) {
-            a->sys.seed = strtoul(v, &end, 10);
-            if (end == v || *end) {
-                fprintf(stderr, "portsolve solve: --seed '%s' is not a number\n", v);
-                return 0;
-            }
-        } else if (!strcmp(k, "--n")) {
-            if (!parse_int(v, 0, &a->sys.n)) {
-                fprintf(stderr, "portsolve solve: --n '%s' is not an order from 0 to 1000000\n", v);
-                return 0;
-            }
-        } else if (!strcmp(k, "--nrhs")) {
-            if (!parse_int(v, 1, &a->sys.nrhs)) {
-                fprintf(stderr, "portsolve solve: --nrhs '%s' is not a count from 1\n", v);
-                return 0;
-            }
-        } else if (!strcmp(k, "--precision")) {
-            if (strcmp(v, "s") && strcmp(v, "d")) {
-                fprintf(stderr, "portsolve solve: --precision '%s' is neither s nor d\n", v);
-                return 0;
-            }
-            a->sys.single = v[0] == 's';
-        } else if (!strcmp(k, "--tol")) {
-            a->tol = strtod(v, &end);
-            a->given_iter_option = 1;
-            if (end == v || *end || !(a->tol > 0 && a->tol < 1)) {
-                fprintf(stderr, "portsolve solve: --tol '%s' is not a number in (0, 1)\n", v);
-                return 0;
-            }
-        } else if (!strcmp(k, "--max-iter") || !strcmp(k, "--restart")) {
-            int *out = !strcmp(k, "--max-iter") ? &a->max_iter : &a->restart;
-            a->given_iter_option = 1;
-            if (!parse_int(v, 1, out)) {
-                fprintf(stderr, "portsolve solve: %s '%s' is not a count from 1\n", k, v);
-                return 0;
-            }
-        } else if (!strcmp(k, "--precond")) {
-            a->given_iter_option = 1;
-            if (strcasecmp(v, "none") && strcasecmp(v, "jacobi")) {
-                fprintf(stderr, "portsolve solve: --precond '%s' is neither none nor jacobi\n", v);
-                return 0;
-            }
-            a->precond = strcasecmp(v, "jacobi") == 0;
-        } else {
-            fprintf(stderr, "portsolve solve: unknown option '%s'\n", k);
-            return 0;
-        }
-    }
-    const cli_method *m = a->sys.method;
-    if ((a->sys.n >= 0) == (a->sys.matrix != NULL)) {
-        fprintf(stderr, "portsolve solve: give exactly one of --n and --matrix\n");
-        return 0;
-    }
-    if (a->sys.rhs && !a->sys.matrix) {
-        fprintf(stderr, "portsolve solve: --rhs needs --matrix\n");
-        return 0;
-    }
-    if (m->iterative && a->sys.nrhs != 1) {
-        fprintf(stderr, "portsolve solve: --method %s solves one right-hand side, not %d\n",
-                m->name, a->sys.nrhs);
-        return 0;
-    }
-    if (!m->iterative && a->given_iter_option) {
-        fprintf(stderr,
-                "portsolve solve: --tol, --max-iter, --restart and --precond are the iterative "
-                "methods' (jacobi, gs, cg, bicgstab, gmres), not %s's\n",
-                m->name);
-        return 0;
-    }
-    if (m->double_only && a->sys.single) {
-        fprintf(stderr,
-                "portsolve solve: --method %s takes and returns double (it factors in a lower "
-                "precision and refines); leave out --precision s\n",
-                m->name);
-        return 0;
-    }
-    if (a->tol < 0) a->tol = a->sys.single ? 1e-4 : 1e-8;
-    return 1;
-}
-
 static int open_context(const char *backend, ps_context **ctx) {
     ps_context_options o = ps_context_options_default();
     if (backend && ps_backend_kind_from_name(backend, &o.backend) != PS_SUCCESS) {
@@ -218,8 +87,13 @@ static int open_context(const char *backend, ps_context **ctx) {
 }
 
 static int cmd_solve(int argc, char **argv) {
-    solve_args a;
-    if (!parse_solve_args(argc, argv, &a)) {
+    cli_solve_args a;
+    int parsed = cli_parse_solve_args(argc, argv, &a);
+    if (parsed == CLI_ARGS_HELP) {
+        usage(stdout);
+        return 0;
+    }
+    if (parsed != CLI_ARGS_OK) {
         usage(stderr);
         return 2;
     }
