@@ -29,6 +29,7 @@ for t in mmio cli; do
   echo "fuzz: $t for ${FUZZ_SECONDS:-60} s"
   if ! (cd "$out" && ASAN_OPTIONS=allocator_may_return_null=1 ./fuzz_$t \
         -max_total_time="${FUZZ_SECONDS:-60}" -rss_limit_mb=2048 -print_final_stats=1 \
+        -close_fd_mask=$([ $t = cli ] && echo 2 || echo 0) \
         -artifact_prefix="$out/failed-$t-" "corpus-$t" > "$out/$t.log" 2>&1); then
     tail -40 "$out/$t.log"
     for f in "$out"/failed-$t-*; do
@@ -37,7 +38,7 @@ for t in mmio cli; do
     done
     status=1
   else
-    grep -E "stat::number_of_executed_units|Done" "$out/$t.log" | head -2
+    grep -E "stat::number_of_executed_units|Done" "$out/$t.log" | head -2 || true
   fi
 done
 [ $status -eq 0 ] && rm -rf "$out"
