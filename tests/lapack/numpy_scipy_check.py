@@ -102,6 +102,20 @@ try:
 except np.linalg.LinAlgError:
     print("numpy.linalg.cholesky not SPD: LinAlgError ok")
 
+# NaN input: portsolve refuses it and hands the call to the host LAPACK, which propagates NaN as
+# it would without the preload (run_numpy_scipy.sh checks the log says so)
+with np.errstate(all="ignore"):
+    bad = matrix(300, 10.0, np.float64)
+    bad[7, 7] = np.nan
+    try:
+        x = np.linalg.solve(bad, np.ones(300))
+        ok = np.isnan(x).any()
+    except np.linalg.LinAlgError:
+        ok = True
+print(f"numpy.linalg.solve with NaN: {'NaN propagated' if ok else 'FAILED'}")
+if not ok:
+    failures.append("numpy.linalg.solve with NaN: a finite answer")
+
 if failures:
     print("FAILED:", *failures, sep="\n  ")
     sys.exit(1)

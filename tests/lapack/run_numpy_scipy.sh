@@ -18,6 +18,10 @@ for routine in DGESV DGETRF DGETRS DGETRI DPOTRF DPOTRS DPOSV SGETRF SGETRS SGET
     status=1
   fi
 done
+if ! grep -q "DGESV m=300 n=300 nrhs=1 on host LAPACK after portsolve: .*NaN" "$log"; then
+  echo "FAILED: the NaN system was not handed to the host LAPACK with the reason"
+  status=1
+fi
 echo "$(grep -c 'on portsolve' "$log") LAPACK calls served by portsolve on $backend," \
   "$(grep -c 'on host LAPACK' "$log" || true) by the host LAPACK"
 exit $status
