@@ -1,5 +1,9 @@
 """Direct solvers in SciPy's conventions: solve, lu_factor/lu_solve, cho_factor/cho_solve,
-wz_factor/wz_solve, inv, solve_mixed."""
+wz_factor/wz_solve, inv, solve_mixed.
+
+check_finite is accepted as SciPy's functions accept it, but NaN and Inf are refused
+(ValueError) whatever it says: the library checks every input inside its own copy of it, at no
+extra cost, so no separate pass over the array is made here."""
 import ctypes
 import warnings
 
@@ -42,9 +46,9 @@ def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
     # a row-major a is the column-major a^T: LU factors a^T and solves transposed, Cholesky takes
     # the other triangle (a is symmetric); either way the copy needs no transposition
     flip = A.c_ordered(a) and method in ("lu", "cholesky")
-    am = A.matrix(a, "a", dt, overwrite_a, check_finite, transposed=flip)
+    am = A.matrix(a, "a", dt, overwrite_a, transposed=flip)
     n = am.shape[0]
-    bm, vector = A.rhs(b, n, dt, overwrite_b, check_finite)
+    bm, vector = A.rhs(b, n, dt, overwrite_b)
     k = bm.shape[1]
     if method == "lu" and flip:
         piv = np.empty(max(n, 1), dtype=np.intc)
@@ -71,7 +75,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True, context=None):
     singular a warns (LinAlgWarning) and returns its factors, as SciPy does."""
     ctx = current(context)
     dt = A.common_dtype(a)
-    lu = A.matrix(a, "a", dt, overwrite_a, check_finite)
+    lu = A.matrix(a, "a", dt, overwrite_a)
     n = lu.shape[0]
     piv = np.empty(max(n, 1), dtype=np.intc)
     status = getattr(lib, f"ps_{A.prefix(dt)}getrf")(ctx.handle, n, n, A.addr(lu), A.ld(lu),
@@ -93,13 +97,13 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, conte
         raise ValueError(f"trans must be 0, 1 or 2, got {trans!r}")
     ctx = current(context)
     dt = A.common_dtype(lu)
-    lu = A.matrix(lu, "lu", dt, False, check_finite)
+    lu = A.matrix(lu, "lu", dt, False)
     n = lu.shape[0]
     piv = np.asarray(piv)
     if piv.shape != (n,):
         raise ValueError(f"piv must have {n} entries, got shape {piv.shape}")
     ipiv = A.ints(piv + 1)
-    bm, vector = A.rhs(b, n, dt, overwrite_b, check_finite)
+    bm, vector = A.rhs(b, n, dt, overwrite_b)
     _call(ctx, "getrs", dt, b"NTC"[trans:trans + 1], n, bm.shape[1], A.addr(lu), A.ld(lu),
           A.addr(ipiv), A.addr(bm), A.ld(bm))
     return bm.reshape(n) if vector else bm
@@ -111,7 +115,7 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True, context=Non
     SciPy. Only that triangle of a is read. Not positive definite: LinAlgError."""
     ctx = current(context)
     dt = A.common_dtype(a)
-    c = A.matrix(a, "a", dt, overwrite_a, check_finite)
+    c = A.matrix(a, "a", dt, overwrite_a)
     n = c.shape[0]
     _call(ctx, "potrf", dt, b"L" if lower else b"U", n, A.addr(c), A.ld(c))
     return c, lower
@@ -122,9 +126,9 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True, context=None
     c, lower = c_and_lower
     ctx = current(context)
     dt = A.common_dtype(c)
-    c = A.matrix(c, "c", dt, False, check_finite)
+    c = A.matrix(c, "c", dt, False)
     n = c.shape[0]
-    bm, vector = A.rhs(b, n, dt, overwrite_b, check_finite)
+    bm, vector = A.rhs(b, n, dt, overwrite_b)
     _call(ctx, "potrs", dt, b"L" if lower else b"U", n, bm.shape[1], A.addr(c), A.ld(c),
           A.addr(bm), A.ld(bm))
     return bm.reshape(n) if vector else bm
@@ -135,7 +139,7 @@ def wz_factor(a, overwrite_a=False, check_finite=True, context=None):
     packs L and U, piv the 0-based interchanges in step order. Singular: LinAlgError."""
     ctx = current(context)
     dt = A.common_dtype(a)
-    wz = A.matrix(a, "a", dt, overwrite_a, check_finite)
+    wz = A.matrix(a, "a", dt, overwrite_a)
     n = wz.shape[0]
     piv = np.empty(max(n, 1), dtype=np.intc)
     _call(ctx, "wztrf", dt, n, A.addr(wz), A.ld(wz), A.addr(piv))
@@ -147,12 +151,12 @@ def wz_solve(wz_and_piv, b, overwrite_b=False, check_finite=True, context=None):
     wz, piv = wz_and_piv
     ctx = current(context)
     dt = A.common_dtype(wz)
-    wz = A.matrix(wz, "wz", dt, False, check_finite)
+    wz = A.matrix(wz, "wz", dt, False)
     n = wz.shape[0]
     ipiv = A.ints(np.asarray(piv) + 1)
     if ipiv.shape != (n,):
         raise ValueError(f"piv must have {n} entries, got shape {ipiv.shape}")
-    bm, vector = A.rhs(b, n, dt, overwrite_b, check_finite)
+    bm, vector = A.rhs(b, n, dt, overwrite_b)
     _call(ctx, "wztrs", dt, n, bm.shape[1], A.addr(wz), A.ld(wz), A.addr(ipiv), A.addr(bm),
           A.ld(bm))
     return bm.reshape(n) if vector else bm
@@ -166,7 +170,7 @@ def inv(a, method="lu", overwrite_a=False, check_finite=True, context=None):
     ctx = current(context)
     dt = A.common_dtype(a)
     flip = A.c_ordered(a)  # inv(a) = inv(a^T)^T, and a^T is column-major as it lies
-    x = A.matrix(a, "a", dt, overwrite_a, check_finite, transposed=flip)
+    x = A.matrix(a, "a", dt, overwrite_a, transposed=flip)
     n = x.shape[0]
     if method == "gj":
         _call(ctx, "gjinv", dt, n, A.addr(x), A.ld(x))
@@ -186,9 +190,9 @@ def solve_mixed(a, b, precision="float", factorization="partial", gmres=True, ma
     "fallback"), iter (LAPACK's: steps, or < 0 when it fell back to double), classical_steps,
     gmres_iterations, backward_error, precision."""
     ctx = current(context)
-    am = A.matrix(a, "a", np.dtype(np.float64), False, check_finite)
+    am = A.matrix(a, "a", np.dtype(np.float64), False)
     n = am.shape[0]
-    bm, vector = A.rhs(b, n, np.dtype(np.float64), False, check_finite)
+    bm, vector = A.rhs(b, n, np.dtype(np.float64), False)
     x = np.zeros_like(bm, order="F")
     opts = lib.ps_context_refine_options(ctx.handle)
     saved = RefineOptions.from_buffer_copy(opts)
