@@ -37,6 +37,7 @@ typedef struct {
     const char *backend, *csv, *plot;
     int sizes[32], nsizes, nbs[16], nnbs, stripes[16], nstripes;
     int repeats, single, hybrid_max, accuracy_max;
+    int host; /* --level host: the host drivers on host arrays, transfers timed */
 } options;
 
 static int parse(int argc, char **argv, options *o) {
@@ -53,6 +54,7 @@ static int parse(int argc, char **argv, options *o) {
         BENCH_ARG_INT("--hybrid-max", &o->hybrid_max, 0, 1 << 30),
         BENCH_ARG_INT("--accuracy-max", &o->accuracy_max, 0, 1 << 30),
         BENCH_ARG_CHOICE("--precision", &o->single, "d|s"),
+        BENCH_ARG_CHOICE("--level", &o->host, "device|host"),
         BENCH_ARG_INTS("--sizes", o->sizes, 32, &o->nsizes, 1),
         BENCH_ARG_INTS("--nbs", o->nbs, 16, &o->nnbs, 0),             /* 0: the automatic choice */
         BENCH_ARG_INTS("--stripes", o->stripes, 16, &o->nstripes, 0), /* likewise */
@@ -65,10 +67,43 @@ static int parse(int argc, char **argv, options *o) {
     return 1;
 }
 
+/* The host level: the host driver of method m on a fresh copy of A0 (and B0) in host memory,
+ * the whole call timed (checks, transfers, work). X gets the result when not NULL. */
+static int run_host(ps_context *ctx, const options *o, int m, int param, int n, const void *A0,
+                    const void *B0, void *X, double *seconds) {
+    size_t es = o->single ? sizeof(float) : sizeof(double);
+    void *A = malloc(es * (size_t)n * n), *B = malloc(es * (size_t)n);
+    int *ipiv = malloc(sizeof(int) * (size_t)n);
+    memcpy(A, A0, es * (size_t)n * n);
+    memcpy(B, B0, es * (size_t)n);
+    ps_gj_options g = {m == GJ_HYBRID       ? PS_GJ_HYBRID
+                       : m == GJ_CONCURRENT ? PS_GJ_CONCURRENT
+                                            : PS_GJ_DEVICE,
+                       m == GJSV ? 0 : param, m == GJSV ? param : 0};
+    ps_status st = ps_context_set_gj_options(ctx, &g);
+    double t0 = bench_now();
+    if (!st && m == GETRI) {
+        st = o->single ? ps_sgetrf(ctx, n, n, A, n, ipiv) : ps_dgetrf(ctx, n, n, A, n, ipiv);
+        if (!st) st = o->single ? ps_sgetri(ctx, n, A, n, ipiv) : ps_dgetri(ctx, n, A, n, ipiv);
+    } else if (!st && m == GJSV) {
+        st = o->single ? ps_sgjsv(ctx, n, 1, A, n, B, n) : ps_dgjsv(ctx, n, 1, A, n, B, n);
+    } else if (!st) {
+        st = o->single ? ps_sgjinv(ctx, n, A, n) : ps_dgjinv(ctx, n, A, n);
+    }
+    *seconds = bench_now() - t0;
+    if (!st && X) memcpy(X, m == GJSV ? B : A, es * (size_t)n * (m == GJSV ? 1 : n));
+    if (st)
+        fprintf(stderr, "portsolve-bench-gj: host %s n=%d param=%d: %s\n", names[m], n, param,
+                ps_context_last_error(ctx));
+    free(A), free(B), free(ipiv);
+    return st != PS_SUCCESS;
+}
+
 /* One timed run of method m (block size or stripe `param`) on a fresh upload of A0. X gets the
  * result when not NULL. */
 static int run_portsolve(ps_context *ctx, const options *o, int m, int param, int n, const void *A0,
                          const void *B0, void *X, double *seconds) {
+    if (o->host) return run_host(ctx, o, m, param, n, A0, B0, X, seconds);
     ps_dtype dt = o->single ? PS_FLOAT : PS_DOUBLE;
     ps_matrix *A = NULL, *B = NULL;
     int *ipiv = malloc(sizeof(int) * (size_t)n);
@@ -142,7 +177,7 @@ static int run_ref(ps_context *ctx, const options *o, int m, int n, const void *
         }
     }
     bench_problem_reset(&p);
-    int rc = ref->run(ref, ctx, &p, 1, seconds);
+    int rc = ref->run(ref, ctx, &p, !o->host, seconds); /* host: its plain transfers timed */
     bench_problem_free(&p);
     return rc;
 }
@@ -178,8 +213,8 @@ int main(int argc, char **argv) {
     if (open_rc) return open_rc;
     const char *device = ps_context_device_name(ctx);
     char p = o.single ? 's' : 'd';
-    printf("portsolve-bench-gj: %c precision, device level, on %s (%s)\n", p,
-           ps_context_backend_name(ctx), device);
+    printf("portsolve-bench-gj: %c precision, %s level, on %s (%s)\n", p,
+           o.host ? "host" : "device", ps_context_backend_name(ctx), device);
     FILE *csv = o.csv ? fopen(o.csv, "w") : NULL;
     if (csv) fprintf(csv, "backend,device,precision,n,method,param,seconds,gflops\n");
     printf("%7s %-17s %6s %10s %9s %8s\n", "n", "method", "nb/s", "seconds", "GFLOP/s", "vs ref");
