@@ -37,6 +37,9 @@ static void release_state(ps_cuda_state *st) {
     }
     for (int i = 0; i < PS__TRANSFER_SLOTS; i++)
         if (st->transferred[i]) cudaEventDestroy(st->transferred[i]);
+    for (int i = 0; i < PS__TRANSFER_MARKS; i++)
+        if (st->marks[i]) cudaEventDestroy(st->marks[i]);
+    if (st->transfers) cudaStreamDestroy(st->transfers);
     if (st->scratch) cudaFree(st->scratch);
     if (st->potrf_arrivals) cudaFree(st->potrf_arrivals);
     if (st->coop_scratch) cudaFree(st->coop_scratch);
@@ -168,6 +171,11 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     for (int i = 0; i < PS__TRANSFER_SLOTS; i++)
         PS_CUDA_TRY(be, cudaEventCreateWithFlags(&st->transferred[i], cudaEventDisableTiming),
                     "cudaEventCreate");
+    for (int i = 0; i < PS__TRANSFER_MARKS; i++)
+        PS_CUDA_TRY(be, cudaEventCreateWithFlags(&st->marks[i], cudaEventDisableTiming),
+                    "cudaEventCreate");
+    PS_CUDA_TRY(be, cudaStreamCreateWithFlags(&st->transfers, cudaStreamNonBlocking),
+                "cudaStreamCreate (transfers)");
     return ps_cuda_iter_open(be, st);
 }
 
@@ -237,6 +245,7 @@ static void cuda_close(ps__backend *be) {
     ps_cuda_state *st = ps_cuda(be);
     if (st && st->stream) cudaStreamSynchronize(st->stream);
     if (st && st->lane[1]) cudaStreamSynchronize(st->lane[1]);
+    if (st && st->transfers) cudaStreamSynchronize(st->transfers);
     for (int i = 0; st && i < 2; i++)
         if (st->part.stream[i]) cudaStreamSynchronize(st->part.stream[i]);
     release_state(st);
@@ -246,6 +255,7 @@ static void cuda_close(ps__backend *be) {
 static ps_status cuda_sync(ps__backend *be) {
     ps_cuda_state *st = ps_cuda(be);
     PS_CUDA_TRY(be, cudaStreamSynchronize(st->lane[1]), "cudaStreamSynchronize (lane 1)");
+    PS_CUDA_TRY(be, cudaStreamSynchronize(st->transfers), "cudaStreamSynchronize (transfers)");
     for (int i = 0; i < 2; i++)
         if (st->part.stream[i])
             PS_CUDA_TRY(be, cudaStreamSynchronize(st->part.stream[i]),
@@ -400,7 +410,7 @@ static void cuda_host_free(ps__backend *be, void *ptr) {
     free(ptr);
 }
 
-/* A 2-D copy between host memory and a view queued on the context's stream, tracked by slot. */
+/* A 2-D copy between host memory and a view queued on the transfer stream, tracked by slot. */
 static ps_status transfer_async(ps__backend *be, int to_device, ps__dtype dt, int rows, int cols,
                                 void *host, int ldh, ps__mat view, int slot) {
     ps_cuda_state *st = ps_cuda(be);
@@ -411,11 +421,36 @@ static ps_status transfer_async(ps__backend *be, int to_device, ps__dtype dt, in
     char *d = ps_cuda_ptr(dt, view.buf, view.off);
     cudaError_t err =
         to_device ? cudaMemcpy2DAsync(d, (size_t)view.ld * es, host, (size_t)ldh * es, width,
-                                      (size_t)cols, cudaMemcpyHostToDevice, st->stream)
+                                      (size_t)cols, cudaMemcpyHostToDevice, st->transfers)
                   : cudaMemcpy2DAsync(host, (size_t)ldh * es, d, (size_t)view.ld * es, width,
-                                      (size_t)cols, cudaMemcpyDeviceToHost, st->stream);
+                                      (size_t)cols, cudaMemcpyDeviceToHost, st->transfers);
     PS_CUDA_TRY(be, err, to_device ? "cudaMemcpy2DAsync (upload)" : "cudaMemcpy2DAsync (download)");
-    PS_CUDA_TRY(be, cudaEventRecord(st->transferred[slot], st->stream), "cudaEventRecord");
+    PS_CUDA_TRY(be, cudaEventRecord(st->transferred[slot], st->transfers), "cudaEventRecord");
+    return PS_SUCCESS;
+}
+
+/* Marks are events, recorded on the context's stream or on the transfer stream. */
+static ps_status cuda_transfer_order(ps__backend *be, ps__transfer_order order, int mark) {
+    ps_cuda_state *st = ps_cuda(be);
+    if (mark < 0 || mark >= PS__TRANSFER_MARKS)
+        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT, "cuda: transfer mark %d", mark);
+    cudaEvent_t ev = st->marks[mark];
+    cudaError_t err;
+    switch (order) {
+    case PS__ORDER_MARK_WORK:
+        err = cudaEventRecord(ev, st->stream);
+        break;
+    case PS__ORDER_MARK_TRANSFERS:
+        err = cudaEventRecord(ev, st->transfers);
+        break;
+    case PS__ORDER_TRANSFERS_AFTER:
+        err = cudaStreamWaitEvent(st->transfers, ev, 0);
+        break;
+    default:
+        err = cudaStreamWaitEvent(st->stream, ev, 0);
+        break;
+    }
+    PS_CUDA_TRY(be, err, "transfer order");
     return PS_SUCCESS;
 }
 
@@ -624,6 +659,10 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
      * blocks of 1024 / 2048 / 4096; at 16384 0.176, 0.177 / 0.172 (1024 / 2048). Not measured
      * below 16384, where GMRES-IR keeps trsv_mixed. */
     if (algo == PS__ALGO_TRSV_BLOCKED) return n >= 16384 ? 2048 : 0;
+    /* host LU by pieces, its transfers beside the work (core/lu_overlap.c), H200 against the
+     * one-piece staging: dgesv 65 / 216 / 878 ms against 77 / 274 / 1148 at 8192 / 16384 /
+     * 32768, sgesv 54 / 169 / 783 against 56 / 199 / 913 */
+    if (algo == PS__ALGO_LU_OVERLAP) return 8192;
     if (algo != PS__ALGO_LU) return 0;
     /* sgesv at 32768 on split lanes (H100): nb 512 / 768 / 1024 gave 0.99 / 1.02 /
      * 1.02x cuSOLVER */
@@ -757,6 +796,7 @@ static const ps__backend_ops cuda_ops = {
     .upload_async = cuda_upload_async,
     .download_async = cuda_download_async,
     .transfer_wait = cuda_transfer_wait,
+    .transfer_order = cuda_transfer_order,
 };
 
 /* The module's one exported symbol. */

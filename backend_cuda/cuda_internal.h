@@ -113,6 +113,8 @@ typedef struct ps_cuda_state {
     void *staging[2];        /* pinned host buffers, PS_CUDA_STAGING_BYTES each */
     cudaEvent_t staged[2];
     cudaEvent_t transferred[PS__TRANSFER_SLOTS]; /* upload_async / download_async's slots */
+    cudaStream_t transfers;                      /* their stream, beside the compute */
+    cudaEvent_t marks[PS__TRANSFER_MARKS];       /* transfer_order's marks */
     int panel_threads;                           /* block size of the one-block panel kernel */
     ps_cuda_coop_panel coop;                     /* the cooperative LU leaf's limits */
     void *coop_scratch;               /* its candidate exchange area; NULL: not available */

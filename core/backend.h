@@ -130,9 +130,12 @@ typedef enum ps__algo {
                                  * 0: LU's */
     PS__ALGO_LU_TRANSPOSED = 8, /* LU of a square matrix holds it transposed from this order on
                                  * (core/lu.c); 0: never */
-    PS__ALGO_TRSV_BLOCKED = 9   /* GMRES-IR's preconditioner solves with the float factors by
+    PS__ALGO_TRSV_BLOCKED = 9,  /* GMRES-IR's preconditioner solves with the float factors by
                                  * diagonal blocks of this order, inverted once, instead of by
                                  * trsv_mixed (core/trsv_blocked.c); 0: never */
+    PS__ALGO_LU_OVERLAP = 10    /* host LU drivers factor in two halves, their transfers
+                                 * overlapped with the work, from this order on
+                                 * (core/lu_overlap.c); 0: never */
 } ps__algo;
 
 /* How float gemm computes (the set_float_compute entry): in float, or with its inputs rounded to
@@ -228,6 +231,18 @@ static inline PS__HOST_DEVICE int ps__cg_scalars(double *s, double gamma, double
 }
 /* Slots of upload_async / download_async / transfer_wait. */
 #define PS__TRANSFER_SLOTS 4
+/* Marks of transfer_order. */
+#define PS__TRANSFER_MARKS 16
+/* transfer_order's orders. MARK_WORK and MARK_TRANSFERS name the point the context's queue, or
+ * the transfers queued so far, have reached (replacing what the mark named before);
+ * TRANSFERS_AFTER makes the transfers queued from now on wait for a mark's point (and for nothing
+ * queued after it), WORK_AFTER the work queued from now on. */
+typedef enum ps__transfer_order {
+    PS__ORDER_MARK_WORK = 0,
+    PS__ORDER_MARK_TRANSFERS = 1,
+    PS__ORDER_TRANSFERS_AFTER = 2,
+    PS__ORDER_WORK_AFTER = 3
+} ps__transfer_order;
 /* Slots of fetch_start / fetch_wait. */
 #define PS__FETCH_SLOTS 2
 /* Steps of an arnoldi_steps or arnoldi_restart call whose columns fetch_wait may deliver before
@@ -704,15 +719,23 @@ struct ps__backend_ops {
      * appended, so older modules get the defaults (the blocking upload and download, and a wait
      * that returns at once). ---- */
     /* Queue a transfer between host memory from host_alloc (page-locked, so the device can move
-     * it by DMA while the host works) and a view, on the context's queue after the work queued
-     * before it, and return. slot (0..PS__TRANSFER_SLOTS-1) then tracks it, replacing what the
-     * slot tracked; host must not be touched until transfer_wait(slot) returns. */
+     * it by DMA while the host works) and a view, and return. Transfers run in the order they
+     * are queued, and otherwise as transfer_order says (a backend may run them on a queue of
+     * their own beside the work; CUDA does). slot (0..PS__TRANSFER_SLOTS-1) then tracks it,
+     * replacing what the slot tracked; host must not be touched until transfer_wait(slot)
+     * returns. */
     ps_status (*upload_async)(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host,
                               int ldh, ps__mat dst, int slot);
     ps_status (*download_async)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
                                 void *host, int ldh, int slot);
     /* Blocks until the last transfer queued under slot has finished (at once when none is). */
     ps_status (*transfer_wait)(ps__backend *be, int slot);
+    /* Orders transfers and work (ps__transfer_order says how; mark in
+     * 0..PS__TRANSFER_MARKS-1). With it the host drivers upload the later columns of a matrix
+     * while the first are factored, and download finished factors while the rest is
+     * (core/lu_overlap.c). The default does nothing: right for backends whose transfers are
+     * queued in order with the work. */
+    ps_status (*transfer_order)(ps__backend *be, ps__transfer_order order, int mark);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -276,6 +276,12 @@ static ps_status default_transfer_wait(ps__backend *be, int slot) {
     return PS_SUCCESS;
 }
 
+/* Transfers in order with the work: nothing to order. */
+static ps_status default_transfer_order(ps__backend *be, ps__transfer_order order, int mark) {
+    (void)be, (void)order, (void)mark;
+    return PS_SUCCESS;
+}
+
 /* Nothing reads ahead: the hint needs no action. */
 static ps_status default_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a) {
     (void)be, (void)dt, (void)rows, (void)cols, (void)a;
@@ -386,6 +392,7 @@ static const ps__backend_ops defaults = {
     .upload_async = default_upload_async,
     .download_async = default_download_async,
     .transfer_wait = default_transfer_wait,
+    .transfer_order = default_transfer_order,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -463,6 +470,7 @@ static const entry_info optional[] = {
     PS__ENTRY(upload_async),
     PS__ENTRY(download_async),
     PS__ENTRY(transfer_wait),
+    PS__ENTRY(transfer_order),
 };
 #undef PS__ENTRY
 

@@ -57,6 +57,21 @@ ps_status ps__size_from_env(const char *name, int max, int *value, char *msg, si
     return PS_SUCCESS;
 }
 
+ps_status ps__order_from_env(const char *name, int max, int *value, char *msg, size_t msg_size) {
+    const char *s = getenv(name);
+    *value = -1;
+    if (!s || !*s) return PS_SUCCESS;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < 0 || v > max) {
+        snprintf(msg, msg_size, "%s='%.32s' is not an order from 0 to %d", name, s, max);
+        return PS_ERR_INVALID_ARGUMENT;
+    }
+    *value = (int)v;
+    return PS_SUCCESS;
+}
+
 static ps_status tuning_from_env(const char *name, int *value, char *msg, size_t msg_size) {
     return ps__size_from_env(name, 4096, value, msg, msg_size);
 }
@@ -104,8 +119,8 @@ ps_status ps__word_from_env(const char *name, const char *const *words, int coun
 }
 
 /* PORTSOLVE_LU_BLOCK_ROW: trsm or inverse (core/lu.c); PORTSOLVE_LU_LAYOUT: rows or transposed
- * (core/lu.c); unset or empty: the backend's choice. PORTSOLVE_LU_PANEL: device (default) or host
- * (core/lu_hybrid.c). */
+ * (core/lu.c); PORTSOLVE_LU_OVERLAP: an order (core/lu_overlap.c); unset or empty: the backend's
+ * choice. PORTSOLVE_LU_PANEL: device (default) or host (core/lu_hybrid.c). */
 static ps_status lu_options_from_env(ps_context *ctx, char *msg, size_t msg_size) {
     static const char *const block_rows[] = {"trsm", "inverse"}; /* PS__LU_BLOCK_ROW_* - 1 */
     static const char *const panels[] = {"device", "host"};      /* PS__LU_PANEL_* */
@@ -113,6 +128,7 @@ static ps_status lu_options_from_env(ps_context *ctx, char *msg, size_t msg_size
     PS__TRY(ps__word_from_env("PORTSOLVE_LU_BLOCK_ROW", block_rows, 2, &ctx->lu_block_row, msg,
                               msg_size));
     PS__TRY(ps__word_from_env("PORTSOLVE_LU_LAYOUT", layouts, 2, &ctx->lu_layout, msg, msg_size));
+    PS__TRY(ps__order_from_env("PORTSOLVE_LU_OVERLAP", 1 << 30, &ctx->lu_overlap, msg, msg_size));
     int panel;
     PS__TRY(ps__word_from_env("PORTSOLVE_LU_PANEL", panels, 2, &panel, msg, msg_size));
     ctx->lu_panel_where = panel ? panel - 1 : PS__LU_PANEL_DEVICE;

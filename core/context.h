@@ -41,6 +41,7 @@ struct ps_context {
     int lu_block_row;         /* ps__lu_block_row: PORTSOLVE_LU_BLOCK_ROW (tuning) */
     int lu_panel_where;       /* ps__lu_panel_where: PORTSOLVE_LU_PANEL (tuning) */
     int lu_layout;            /* ps__layout: PORTSOLVE_LU_LAYOUT (tuning) */
+    int lu_overlap;           /* -1: the backend's; PORTSOLVE_LU_OVERLAP overrides (tuning) */
     int wz_variant;           /* ps_wz_variant: PORTSOLVE_WZ_VARIANT or ps_context_set_wz_options */
     int wz_pivoting;          /* 1 unless PORTSOLVE_WZ_PIVOTING=0 or the options say so */
     int wz_block_size;        /* 0: automatic (PORTSOLVE_WZ_NB) */
@@ -145,6 +146,8 @@ ps_status ps__wz_options_from_env(ps_context *ctx, char *msg, size_t size);
 /* The environment variable `name` as a size 1..max into *value (0 when unset); a bad value
  * writes the reason into msg. */
 ps_status ps__size_from_env(const char *name, int max, int *value, char *msg, size_t msg_size);
+/* An order from 0 to max in the environment variable name; -1 when it is unset or empty. */
+ps_status ps__order_from_env(const char *name, int max, int *value, char *msg, size_t msg_size);
 /* Whether given spells the lower-case name, in any case (option and variant names). */
 int ps__name_is(const char *name, const char *given);
 /* A public enum's names, one entry per value, for its *_name and *_from_name functions. */

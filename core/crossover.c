@@ -4,27 +4,13 @@
  * (be.host_crossover), or the caller's. */
 #include "context.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define MAX_CROSSOVER 1000000
 
 ps_status ps__crossover_from_env(ps_context *ctx, char *msg, size_t size) {
-    const char *text = getenv("PORTSOLVE_HOST_CROSSOVER");
-    ctx->host_crossover = -1;
-    if (!text || !*text) return PS_SUCCESS;
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || errno || v < 0 || v > MAX_CROSSOVER) {
-        snprintf(msg, size, "PORTSOLVE_HOST_CROSSOVER='%.32s' is not an order from 0 to %d", text,
-                 MAX_CROSSOVER);
-        return PS_ERR_INVALID_ARGUMENT;
-    }
-    ctx->host_crossover = (int)v;
-    return PS_SUCCESS;
+    return ps__order_from_env("PORTSOLVE_HOST_CROSSOVER", MAX_CROSSOVER, &ctx->host_crossover, msg,
+                              size);
 }
 
 /* Whether the backend already works in host memory (the CPU backend's host_alias takes any

@@ -2,6 +2,7 @@
 #ifndef PS_CORE_LU_H
 #define PS_CORE_LU_H
 
+#include "check.h"
 #include "context.h"
 #include "tview.h"
 
@@ -41,6 +42,32 @@ int ps__getrf_holds_transposed(ps_context *ctx, ps__dtype dt, int n);
  * with the factors.
  */
 ps_status ps__getrf_window(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void *ipiv, void *info);
+/* A host driver's LU call (ps_?getrf of a square matrix, ps_?gesv), checked: the caller's
+ * arrays, and how their contents are checked for NaN and Inf. nrhs = 0: no solve. */
+typedef struct ps__lu_host_call {
+    const char *fn;
+    int n, nrhs;
+    void *a;
+    int lda;
+    int *ipiv; /* 1-based, as LAPACK's */
+    void *b;
+    int ldb;
+    ps__finite_check check_a, check_b;
+} ps__lu_host_call;
+/* The order from which host LU overlaps its transfers with the work: PORTSOLVE_LU_OVERLAP, else
+ * the backend's measured choice (block_size of PS__ALGO_LU_OVERLAP); 0: never. */
+int ps__lu_overlap_from(ps_context *ctx, ps__dtype dt);
+/* Where a host LU of order n splits into its left and right halves (core/lu_overlap.c), or 0
+ * when it is not overlapped: below the order, on backends that work in host memory, on the host
+ * panels' path, or with too few blocks. */
+int ps__lu_overlap_split(ps_context *ctx, ps__dtype dt, int n);
+/* The host LU of c, its left half [0, f) as ps__lu_overlap_split says, its transfers overlapped
+ * with the work (core/lu_overlap.c). On success A holds the factors and ipiv the pivots, *info
+ * the first zero pivot's column (0: none) and, with a solve, *result PS_ERR_RESULT_NOT_FINITE
+ * where the solution is not finite; B gets the solution when both are 0. A refused input leaves
+ * the caller's arrays as they were; a device fault during the work may have written rows of A. */
+ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call *c, int f,
+                            int *info, ps_status *result);
 /* Solves op(A) X = B (n x nrhs) with ps__getrf's factors and its device pivots. */
 ps_status ps__getrs(ps_context *ctx, ps__dtype dt, ps__trans trans, int n, int nrhs, ps__mat a,
                     const void *ipiv, ps__mat b);

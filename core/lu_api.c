@@ -89,6 +89,17 @@ ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
  * address host memory) or stage through device buffers; results are written back only when
  * the call succeeds, or, as in LAPACK, the factors when the matrix is singular. ---- */
 
+/* A host LU by ps__lu_overlapped (split at column h), with the drivers' statuses. */
+static ps_status overlapped(ps_context *ctx, ps__dtype dt, const ps__lu_host_call *call, int h) {
+    ps__scratch s = ps__scratch_begin(ctx);
+    int info = 0;
+    ps_status result = PS_SUCCESS;
+    ps_status st = ps__lu_overlapped(&s, dt, call, h, &info, &result);
+    ps__scratch_end(&s);
+    if (!st && info > 0) st = singular(ctx, call->fn, info);
+    return st ? st : result;
+}
+
 static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m, int n, void *A,
                             int lda, int *ipiv) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
@@ -103,6 +114,11 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
     if (!ipiv && k > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (k == 0) return PS_SUCCESS;
+    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL};
+    int h = m == n ? ps__lu_overlap_split(ctx, dt, n) : 0;
+    if (h > 0)
+        return overlapped(
+            ctx, dt, &(ps__lu_host_call){fn, n, 0, A, lda, ipiv, NULL, 1, check_a, check_a}, h);
 
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a;
@@ -110,9 +126,7 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
     int info = 0;
     ps_status st = ps__scratch_dev(&s, (size_t)k * sizeof(int32_t), &dev_ipiv);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st)
-        st = ps__stage_in(&s, dt, m, n, A, lda, 1, &(ps__finite_check){fn, "A", 4, PS__SHAPE_ALL},
-                          &a);
+    if (!st) st = ps__stage_in(&s, dt, m, n, A, lda, 1, &check_a, &a);
     if (!st) st = ps__getrf(ctx, dt, m, n, a.dev, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st) st = ps__stage_out(ctx, dt, m, n, &a, A, lda);
@@ -174,6 +188,10 @@ static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     if (n == 0) return PS_SUCCESS;
 
     ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
+    int h = ps__lu_overlap_split(ctx, dt, n);
+    if (h > 0)
+        return overlapped(
+            ctx, dt, &(ps__lu_host_call){fn, n, nrhs, A, lda, ipiv, B, ldb, check_a, check_b}, h);
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;
     void *dev_ipiv, *dev_info;

@@ -106,19 +106,42 @@ static int ring_columns(ps_context *ctx, size_t column_bytes, int cols) {
     return per > (size_t)cols ? cols : (int)per;
 }
 
-/* Uploads through the ring: the threads fill buffer k while buffer k - 1 is on its way. */
-static ps_status upload_staged(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host,
-                               int ldh, const ps__finite_check *check, ps__mat dst) {
+/* Transfers queued from now on wait for all work queued before. */
+static ps_status follow_work(ps__backend *be) {
+    PS__TRY(be->ops->transfer_order(be, PS__ORDER_MARK_WORK, PS__MARK_STAGING));
+    return be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, PS__MARK_STAGING);
+}
+
+ps_status ps__work_after_transfers(ps_context *ctx, int mark) {
+    ps__backend *be = &ctx->be;
+    PS__TRY(be->ops->transfer_order(be, PS__ORDER_MARK_TRANSFERS, mark));
+    return be->ops->transfer_order(be, PS__ORDER_WORK_AFTER, mark);
+}
+
+ps_status ps__transfers_after_work(ps_context *ctx) {
+    return follow_work(&ctx->be);
+}
+
+/* Uploads columns col0 .. col0 + cols - 1 of host into the same columns of dst through the ring:
+ * the threads fill buffer k while buffer k - 1 is on its way. The transfers stay queued; the
+ * work that reads them must be ordered behind them (PS__ORDER_WORK_AFTER). */
+static ps_status upload_columns(ps_context *ctx, ps__dtype dt, int rows, int col0, int cols,
+                                const void *host, int ldh, const ps__finite_check *check,
+                                ps__mat dst) {
     ps__backend *be = &ctx->be;
     size_t es = ps__dtype_size(dt);
     int per = ring_columns(ctx, (size_t)rows * es, cols);
     if (per == 0) {
-        PS__TRY(ps__check_finite(ctx, dt, rows, cols, host, ldh, check));
-        return be->ops->upload(be, dt, rows, cols, host, ldh, dst);
+        if (check &&
+            walk_columns(dt, 1, check->shape, rows, col0, cols, host, (size_t)ldh, NULL, 0))
+            return ps__report_nonfinite(ctx, dt, check, rows, col0, cols, host, ldh);
+        return be->ops->upload(be, dt, rows, cols,
+                               (const char *)host + (size_t)col0 * (size_t)ldh * es, ldh,
+                               ps__mat_at(dst, 0, col0));
     }
     ps_status st = PS_SUCCESS;
-    for (int c0 = 0, k = 0; c0 < cols && !st; c0 += per, k++) {
-        int slot = k % PS__TRANSFER_SLOTS, nc = cols - c0 < per ? cols - c0 : per;
+    for (int c0 = col0, k = 0; c0 < col0 + cols && !st; c0 += per, k++) {
+        int slot = k % PS__TRANSFER_SLOTS, nc = col0 + cols - c0 < per ? col0 + cols - c0 : per;
         st = be->ops->transfer_wait(be, slot); /* the buffer's last transfer has read it */
         if (st) break;
         if (walk_columns(dt, check != NULL, check ? check->shape : PS__SHAPE_ALL, rows, c0, nc,
@@ -126,15 +149,14 @@ static ps_status upload_staged(ps_context *ctx, ps__dtype dt, int rows, int cols
             st = ps__report_nonfinite(ctx, dt, check, rows, c0, nc, host, ldh);
             break;
         }
-        ps__mat to = {dst.buf, dst.off + (size_t)c0 * (size_t)dst.ld, dst.ld};
-        st = be->ops->upload_async(be, dt, rows, nc, ctx->ring[slot], rows, to, slot);
+        st = be->ops->upload_async(be, dt, rows, nc, ctx->ring[slot], rows, ps__mat_at(dst, 0, c0),
+                                   slot);
     }
-    /* On success the transfers stay queued ahead of the work that reads them; the next use of
-     * a buffer waits for its slot. */
     return st;
 }
 
-/* Downloads through the ring: buffer k is copied out while later ones are on their way. */
+/* Downloads through the ring: buffer k is copied out while later ones are on their way. Every
+ * transfer has finished when it returns. */
 static ps_status download_staged(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src,
                                  void *host, int ldh) {
     ps__backend *be = &ctx->be;
@@ -156,13 +178,34 @@ static ps_status download_staged(ps_context *ctx, ps__dtype dt, int rows, int co
         if (!st && k < chunks) {
             int slot = k % PS__TRANSFER_SLOTS, c0 = k * per;
             int nc = cols - c0 < per ? cols - c0 : per;
-            ps__mat from = {src.buf, src.off + (size_t)c0 * (size_t)src.ld, src.ld};
-            st = be->ops->download_async(be, dt, rows, nc, from, ctx->ring[slot], rows, slot);
+            st = be->ops->download_async(be, dt, rows, nc, ps__mat_at(src, 0, c0), ctx->ring[slot],
+                                         rows, slot);
         }
     }
     if (st) /* no transfer may still write a buffer that the next call refills */
         for (int i = 0; i < PS__TRANSFER_SLOTS; i++) be->ops->transfer_wait(be, i);
     return st;
+}
+
+static ps_status upload_staged(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host,
+                               int ldh, const ps__finite_check *check, ps__mat dst) {
+    ps__backend *be = &ctx->be;
+    PS__TRY(follow_work(be));
+    PS__TRY(upload_columns(ctx, dt, rows, 0, cols, host, ldh, check, dst));
+    return ps__work_after_transfers(ctx, PS__MARK_STAGED);
+}
+
+ps_status ps__stage_columns_in(ps_context *ctx, ps__dtype dt, int rows, int col0, int cols,
+                               const void *host, int ldh, const ps__finite_check *check,
+                               ps__mat dst) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    return upload_columns(ctx, dt, rows, col0, cols, host, ldh, check, dst);
+}
+
+ps_status ps__stage_block_out(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src,
+                              void *host, int ldh) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    return download_staged(ctx, dt, rows, cols, src, host, ldh);
 }
 
 ps_status ps__stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const void *host, int ldh,
@@ -207,6 +250,7 @@ ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const
                      host, (size_t)ldh);
         return PS_SUCCESS;
     }
+    PS__TRY(follow_work(&ctx->be));
     return download_staged(ctx, dt, rows, cols, in->dev, host, ldh);
 }
 
@@ -227,6 +271,7 @@ ps_status ps__download(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__ma
     ps__backend *be = &ctx->be;
     if (rows <= 0 || cols <= 0 || be->ops->host_alias(be, src.buf, &alias) == PS_SUCCESS)
         return be->ops->download(be, dt, rows, cols, src, host, ldh);
+    PS__TRY(follow_work(be));
     return download_staged(ctx, dt, rows, cols, src, host, ldh);
 }
 

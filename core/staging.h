@@ -22,6 +22,26 @@ typedef struct ps__staged {
  * check (NULL: none) refuses NaN and Inf with PS_ERR_NON_FINITE, found during the copy. */
 ps_status ps__stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const void *host, int ldh,
                        int may_alias, const ps__finite_check *check, ps__staged *out);
+/* The transfer marks (transfer_order) the staging functions use: to follow earlier work, and
+ * to hold later work behind their uploads. The others are free for drivers that order their
+ * own transfers. */
+#define PS__MARK_STAGING 0
+#define PS__MARK_STAGED  1
+/* Transfers queued from now on follow all work queued before (PS__MARK_STAGING). */
+ps_status ps__transfers_after_work(ps_context *ctx);
+/* Work queued from now on follows all transfers queued before, through mark. */
+ps_status ps__work_after_transfers(ps_context *ctx, int mark);
+
+/* For drivers that order their transfers themselves (core/lu_overlap.c): columns col0 .. col0 +
+ * cols - 1 of the host array into the same columns of dst, through the ring, checked as
+ * ps__stage_in checks, after what the last PS__ORDER_TRANSFERS_AFTER named; the work that reads
+ * them must be ordered behind them (PS__ORDER_WORK_AFTER). And the rows x cols view src to the
+ * host array, after what the last PS__ORDER_TRANSFERS_AFTER named; finished when it returns. */
+ps_status ps__stage_columns_in(ps_context *ctx, ps__dtype dt, int rows, int col0, int cols,
+                               const void *host, int ldh, const ps__finite_check *check,
+                               ps__mat dst);
+ps_status ps__stage_block_out(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src,
+                              void *host, int ldh);
 /* Copies a staged array back to the host (nothing to do when aliased). */
 ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const ps__staged *in,
                         void *host, int ldh);

@@ -5,6 +5,7 @@
  */
 #include "checks.h"
 #include "context.h"
+#include "lu.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -663,6 +664,29 @@ static void case_matrix_level(ps_context *ctx) {
     expect_usable(ctx);
 }
 
+/* The host LU in two halves with its transfers overlapped (core/lu_overlap.c; CMake runs this
+ * case with PORTSOLVE_LU_OVERLAP=1 and blocks of 8): it is taken, and it keeps the drivers'
+ * promises: info and LAPACK's factors for a zero pivot in either half, NaN or Inf in the half
+ * the transfer thread stages refused with the arrays untouched, a solution that is not finite,
+ * and failed allocations, without leaks. */
+static void case_overlap(ps_context *ctx) {
+    CHECK(ps__lu_overlap_split(ctx, PS__DOUBLE, N) > 0 &&
+              ps__lu_overlap_split(ctx, PS__FLOAT, BIG) > 0,
+          "the LU is not split at n=%d and %d", N, BIG);
+    case_singular(ctx);
+    /* a zero column in the left half's second piece and in the right half */
+    int f = ps__lu_overlap_split(ctx, PS__DOUBLE, N), zeros[] = {f / 2 + 2, f + 3};
+    for (int z = 0; z < 2; z++) {
+        fresh_data();
+        for (int i = 0; i < N; i++) A[i + (zeros[z] - 1) * LDA] = A0[i + (zeros[z] - 1) * LDA] = 0;
+        expect_singular(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), zeros[z],
+                        z ? "dgesv zero column in the right half" : "dgesv zero column, left half");
+    }
+    case_non_finite_last_block(ctx);
+    case_result_not_finite(ctx);
+    case_alloc_failure(ctx);
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     static const struct {
@@ -683,7 +707,8 @@ int main(int argc, char **argv) {
                  {"iter_scaled", case_iter_scaled},
                  {"context_busy", case_context_busy},
                  {"alloc_failure", case_alloc_failure},
-                 {"matrix_level", case_matrix_level}};
+                 {"matrix_level", case_matrix_level},
+                 {"overlap", case_overlap}};
     const char *want = ps_test_case();
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
