@@ -100,14 +100,14 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     if (n == 0) return PS_SUCCESS;
 
     ps__scratch s = ps__scratch_begin(ctx);
-    ps__staged a, b = {{0}, 1};
+    ps__staged a, b = {{0}, 1, PS__SHAPE_ALL};
     void *dev_info;
     int info = 0;
     int solve = has_rhs && nrhs > 0;
     ps__finite_check check_a = {fn, "A", has_rhs ? 5 : 4, (int)u},
                      check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps_status st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
+    if (!st) st = ps__stage_triangle_in(&s, dt, n, A, lda, 1, &check_a, &a);
     if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = ps__potrf(ctx, dt, u, n, a.dev, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
@@ -136,7 +136,7 @@ static ps_status host_potrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;
     ps__finite_check check_a = {fn, "A", 5, (int)u}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
-    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
+    ps_status st = ps__stage_triangle_in(&s, dt, n, A, lda, 1, &check_a, &a);
     if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = ps__potrs(ctx, dt, u, n, nrhs, a.dev, b.dev);
     if (!st) st = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);

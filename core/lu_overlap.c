@@ -276,7 +276,7 @@ ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call
     int n = c->n;
     size_t es = ps__dtype_size(dt), bytes;
     void *abuf;
-    ps__staged b = {{NULL, 0, 1}, 0};
+    ps__staged b = {{NULL, 0, 1}, 0, PS__SHAPE_ALL};
     *info = 0;
     *result = PS_SUCCESS;
     if (!ps__bytes_of((size_t)n, (size_t)n, es, &bytes))

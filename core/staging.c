@@ -29,21 +29,22 @@ static int threads_for(size_t bytes) {
 #endif
 }
 
-/* Columns col0 .. col0 + cols - 1 of src (rows x ., leading dimension lds elements): copied
- * into dst (leading dimension ldd) when dst is not NULL, and scanned for NaN/Inf in shape's part
- * when check is set. Returns 1 when the scan found one (the copy may then be incomplete). */
-static int walk_columns(ps__dtype dt, int check, int shape, int rows, int col0, int cols,
-                        const char *src, size_t lds, char *dst, size_t ldd) {
+/* Rows r0 .. r1 - 1 of columns col0 .. col0 + cols - 1 of src (rows x ., leading dimension lds
+ * elements): copied into dst (row r0 at its top, leading dimension ldd) when dst is not NULL, and
+ * scanned for NaN/Inf in shape's part when check is set. Returns 1 when the scan found one (the
+ * copy may then be incomplete). */
+static int walk_rows(ps__dtype dt, int check, int shape, int rows, int r0, int r1, int col0,
+                     int cols, const char *src, size_t lds, char *dst, size_t ldd) {
     size_t es = ps__dtype_size(dt);
-    long segs = (rows + SEGMENT - 1) / SEGMENT, items = segs * (long)cols;
+    long segs = (r1 - r0 + SEGMENT - 1) / SEGMENT, items = segs * (long)cols;
     int bad = 0;
-    int threads = threads_for((size_t)rows * (size_t)cols * es);
+    int threads = threads_for((size_t)(r1 - r0) * (size_t)cols * es);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) reduction(| : bad) num_threads(threads) if (threads > 1)
 #endif
     for (long it = 0; it < items; it++) {
-        int j = col0 + (int)(it / segs), i0 = (int)(it % segs) * SEGMENT;
-        int i1 = rows - i0 < SEGMENT ? rows : i0 + SEGMENT;
+        int j = col0 + (int)(it / segs), i0 = r0 + (int)(it % segs) * SEGMENT;
+        int i1 = r1 - i0 < SEGMENT ? r1 : i0 + SEGMENT;
         const char *from = src + ((size_t)j * lds + (size_t)i0) * es;
         if (check) {
             int first, end;
@@ -55,11 +56,23 @@ static int walk_columns(ps__dtype dt, int check, int shape, int rows, int col0, 
                                            (size_t)(end - first));
         }
         if (dst)
-            memcpy(dst + ((size_t)(j - col0) * ldd + (size_t)i0) * es, from,
+            memcpy(dst + ((size_t)(j - col0) * ldd + (size_t)(i0 - r0)) * es, from,
                    (size_t)(i1 - i0) * es);
     }
     (void)threads;
     return bad;
+}
+
+static int walk_columns(ps__dtype dt, int check, int shape, int rows, int col0, int cols,
+                        const char *src, size_t lds, char *dst, size_t ldd) {
+    return walk_rows(dt, check, shape, rows, 0, rows, col0, cols, src, lds, dst, ldd);
+}
+
+/* The rows [*r0, *r1) a transfer of columns c0 .. c0 + nc - 1 moves: all, or those of the
+ * triangle moved (PS__LOWER, PS__UPPER) with the rest of the block's diagonal square. */
+static void moved_rows(int moved, int rows, int c0, int nc, int *r0, int *r1) {
+    *r0 = moved == PS__LOWER ? (c0 < rows ? c0 : rows) : 0;
+    *r1 = moved == PS__UPPER ? (c0 + nc < rows ? c0 + nc : rows) : rows;
 }
 
 ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *a,
@@ -127,7 +140,7 @@ ps_status ps__transfers_after_work(ps_context *ctx) {
  * work that reads them must be ordered behind them (PS__ORDER_WORK_AFTER). */
 static ps_status upload_columns(ps_context *ctx, ps__dtype dt, int rows, int col0, int cols,
                                 const void *host, int ldh, const ps__finite_check *check,
-                                ps__mat dst) {
+                                ps__mat dst, int moved) {
     ps__backend *be = &ctx->be;
     size_t es = ps__dtype_size(dt);
     int per = ring_columns(ctx, (size_t)rows * es, cols);
@@ -144,13 +157,15 @@ static ps_status upload_columns(ps_context *ctx, ps__dtype dt, int rows, int col
         int slot = k % PS__TRANSFER_SLOTS, nc = col0 + cols - c0 < per ? col0 + cols - c0 : per;
         st = be->ops->transfer_wait(be, slot); /* the buffer's last transfer has read it */
         if (st) break;
-        if (walk_columns(dt, check != NULL, check ? check->shape : PS__SHAPE_ALL, rows, c0, nc,
-                         host, (size_t)ldh, ctx->ring[slot], (size_t)rows)) {
+        int r0, r1;
+        moved_rows(moved, rows, c0, nc, &r0, &r1);
+        if (walk_rows(dt, check != NULL, check ? check->shape : PS__SHAPE_ALL, rows, r0, r1, c0, nc,
+                      host, (size_t)ldh, ctx->ring[slot], (size_t)(r1 - r0))) {
             st = ps__report_nonfinite(ctx, dt, check, rows, c0, nc, host, ldh);
             break;
         }
-        st = be->ops->upload_async(be, dt, rows, nc, ctx->ring[slot], rows, ps__mat_at(dst, 0, c0),
-                                   slot);
+        st = be->ops->upload_async(be, dt, r1 - r0, nc, ctx->ring[slot], ps__max1(r1 - r0),
+                                   ps__mat_at(dst, r0, c0), slot);
     }
     return st;
 }
@@ -158,7 +173,7 @@ static ps_status upload_columns(ps_context *ctx, ps__dtype dt, int rows, int col
 /* Downloads through the ring: buffer k is copied out while later ones are on their way. Every
  * transfer has finished when it returns. */
 static ps_status download_staged(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src,
-                                 void *host, int ldh) {
+                                 void *host, int ldh, int moved) {
     ps__backend *be = &ctx->be;
     size_t es = ps__dtype_size(dt);
     int per = ring_columns(ctx, (size_t)rows * es, cols);
@@ -169,17 +184,20 @@ static ps_status download_staged(ps_context *ctx, ps__dtype dt, int rows, int co
         if (k >= PS__TRANSFER_SLOTS) { /* chunk p is in its buffer: copy it out */
             int p = k - PS__TRANSFER_SLOTS, slot = p % PS__TRANSFER_SLOTS, c0 = p * per;
             if (p >= chunks) break;
-            int nc = cols - c0 < per ? cols - c0 : per;
+            int nc = cols - c0 < per ? cols - c0 : per, r0, r1;
+            moved_rows(moved, rows, c0, nc, &r0, &r1);
             st = be->ops->transfer_wait(be, slot);
             if (!st)
-                walk_columns(dt, 0, PS__SHAPE_ALL, rows, 0, nc, ctx->ring[slot], (size_t)rows,
-                             (char *)host + (size_t)c0 * (size_t)ldh * es, (size_t)ldh);
+                walk_columns(
+                    dt, 0, PS__SHAPE_ALL, r1 - r0, 0, nc, ctx->ring[slot], (size_t)(r1 - r0),
+                    (char *)host + ((size_t)c0 * (size_t)ldh + (size_t)r0) * es, (size_t)ldh);
         }
         if (!st && k < chunks) {
             int slot = k % PS__TRANSFER_SLOTS, c0 = k * per;
-            int nc = cols - c0 < per ? cols - c0 : per;
-            st = be->ops->download_async(be, dt, rows, nc, ps__mat_at(src, 0, c0), ctx->ring[slot],
-                                         rows, slot);
+            int nc = cols - c0 < per ? cols - c0 : per, r0, r1;
+            moved_rows(moved, rows, c0, nc, &r0, &r1);
+            st = be->ops->download_async(be, dt, r1 - r0, nc, ps__mat_at(src, r0, c0),
+                                         ctx->ring[slot], ps__max1(r1 - r0), slot);
         }
     }
     if (st) /* no transfer may still write a buffer that the next call refills */
@@ -188,10 +206,10 @@ static ps_status download_staged(ps_context *ctx, ps__dtype dt, int rows, int co
 }
 
 static ps_status upload_staged(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host,
-                               int ldh, const ps__finite_check *check, ps__mat dst) {
+                               int ldh, const ps__finite_check *check, ps__mat dst, int moved) {
     ps__backend *be = &ctx->be;
     PS__TRY(follow_work(be));
-    PS__TRY(upload_columns(ctx, dt, rows, 0, cols, host, ldh, check, dst));
+    PS__TRY(upload_columns(ctx, dt, rows, 0, cols, host, ldh, check, dst, moved));
     return ps__work_after_transfers(ctx, PS__MARK_STAGED);
 }
 
@@ -199,27 +217,28 @@ ps_status ps__stage_columns_in(ps_context *ctx, ps__dtype dt, int rows, int col0
                                const void *host, int ldh, const ps__finite_check *check,
                                ps__mat dst) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
-    return upload_columns(ctx, dt, rows, col0, cols, host, ldh, check, dst);
+    return upload_columns(ctx, dt, rows, col0, cols, host, ldh, check, dst, PS__SHAPE_ALL);
 }
 
 ps_status ps__stage_block_out(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src,
                               void *host, int ldh) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
-    return download_staged(ctx, dt, rows, cols, src, host, ldh);
+    return download_staged(ctx, dt, rows, cols, src, host, ldh, PS__SHAPE_ALL);
 }
 
-ps_status ps__stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const void *host, int ldh,
-                       int may_alias, const ps__finite_check *check, ps__staged *out) {
+static ps_status stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const void *host,
+                          int ldh, int may_alias, const ps__finite_check *check, int moved,
+                          ps__staged *out) {
     ps_context *ctx = s->ctx;
     void *alias;
     int host_memory = ctx->be.ops->host_alias(&ctx->be, (void *)host, &alias) == PS_SUCCESS;
     if (may_alias && host_memory) {
         PS__TRY(ps__check_finite(ctx, dt, rows, cols, host, ldh, check));
-        out->dev = (ps__mat){alias, 0, ldh};
-        out->aliased = 1;
+        *out = (ps__staged){{alias, 0, ldh}, 1, PS__SHAPE_ALL};
         return PS_SUCCESS;
     }
     out->aliased = 0;
+    out->moved = moved;
     out->dev = (ps__mat){NULL, 0, ps__max1(rows)};
     size_t bytes;
     if (!ps__bytes_of((size_t)out->dev.ld, (size_t)cols, ps__dtype_size(dt), &bytes))
@@ -236,7 +255,17 @@ ps_status ps__stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const v
             return PS_SUCCESS;
         return ps__report_nonfinite(ctx, dt, check, rows, 0, cols, host, ldh);
     }
-    return upload_staged(ctx, dt, rows, cols, host, ldh, check, out->dev);
+    return upload_staged(ctx, dt, rows, cols, host, ldh, check, out->dev, moved);
+}
+
+ps_status ps__stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const void *host, int ldh,
+                       int may_alias, const ps__finite_check *check, ps__staged *out) {
+    return stage_in(s, dt, rows, cols, host, ldh, may_alias, check, PS__SHAPE_ALL, out);
+}
+
+ps_status ps__stage_triangle_in(ps__scratch *s, ps__dtype dt, int n, const void *host, int ldh,
+                                int may_alias, const ps__finite_check *check, ps__staged *out) {
+    return stage_in(s, dt, n, n, host, ldh, may_alias, check, check->shape, out);
 }
 
 ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const ps__staged *in,
@@ -251,7 +280,7 @@ ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const
         return PS_SUCCESS;
     }
     PS__TRY(follow_work(&ctx->be));
-    return download_staged(ctx, dt, rows, cols, in->dev, host, ldh);
+    return download_staged(ctx, dt, rows, cols, in->dev, host, ldh, in->moved);
 }
 
 ps_status ps__upload(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host, int ldh,
@@ -260,7 +289,7 @@ ps_status ps__upload(ps_context *ctx, ps__dtype dt, int rows, int cols, const vo
     ps__backend *be = &ctx->be;
     if (rows <= 0 || cols <= 0 || be->ops->host_alias(be, dst.buf, &alias) == PS_SUCCESS)
         return be->ops->upload(be, dt, rows, cols, host, ldh, dst);
-    PS__TRY(upload_staged(ctx, dt, rows, cols, host, ldh, NULL, dst));
+    PS__TRY(upload_staged(ctx, dt, rows, cols, host, ldh, NULL, dst, PS__SHAPE_ALL));
     for (int i = 0; i < PS__TRANSFER_SLOTS; i++) PS__TRY(be->ops->transfer_wait(be, i));
     return PS_SUCCESS;
 }
@@ -272,7 +301,7 @@ ps_status ps__download(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__ma
     if (rows <= 0 || cols <= 0 || be->ops->host_alias(be, src.buf, &alias) == PS_SUCCESS)
         return be->ops->download(be, dt, rows, cols, src, host, ldh);
     PS__TRY(follow_work(be));
-    return download_staged(ctx, dt, rows, cols, src, host, ldh);
+    return download_staged(ctx, dt, rows, cols, src, host, ldh, PS__SHAPE_ALL);
 }
 
 ps_status ps__check_solution(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat x,

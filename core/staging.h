@@ -14,6 +14,7 @@
 typedef struct ps__staged {
     ps__mat dev;
     int aliased; /* dev is the caller's memory: nothing to copy back */
+    int moved;   /* what a copy moves either way: PS__SHAPE_ALL, or a triangle */
 } ps__staged;
 
 /* Makes rows x cols of host (leading dimension ldh) available to the backend. may_alias = 0
@@ -42,6 +43,12 @@ ps_status ps__stage_columns_in(ps_context *ctx, ps__dtype dt, int rows, int col0
                                ps__mat dst);
 ps_status ps__stage_block_out(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src,
                               void *host, int ldh);
+/* ps__stage_in of the n x n array whose triangle check->shape (PS__LOWER or PS__UPPER) is all
+ * the work reads and writes: where it is copied, only that triangle travels (with the diagonal
+ * squares of the copy's blocks), both ways; the other triangle of the copy is undefined and the
+ * caller's is never written (Cholesky's host drivers). */
+ps_status ps__stage_triangle_in(ps__scratch *s, ps__dtype dt, int n, const void *host, int ldh,
+                                int may_alias, const ps__finite_check *check, ps__staged *out);
 /* Copies a staged array back to the host (nothing to do when aliased). */
 ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const ps__staged *in,
                         void *host, int ldh);

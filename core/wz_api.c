@@ -318,7 +318,7 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     if (n == 0) return PS_SUCCESS;
 
     ps__scratch s = ps__scratch_begin(ctx);
-    ps__staged a, b = {{0}, 1};
+    ps__staged a, b = {{0}, 1, PS__SHAPE_ALL};
     wz_work ws;
     int info = 0, solve = has_rhs && nrhs > 0;
     int *piv = NULL; /* the pivots land in the caller's ipiv only when the call succeeds */
