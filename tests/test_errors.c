@@ -289,6 +289,15 @@ static void case_non_finite_last_block(ps_context *ctx) {
     big_fresh(&m);
     m.A[(size_t)(BIG - 1) * BIG_LD] = NAN; /* A(1,700): upper only */
     CHECK_STATUS(ps_dpotrf(ctx, 'L', BIG, m.A, BIG_LD), PS_SUCCESS);
+    /* and the triangle it does not read is not written either: the NaN and the rest stay */
+    int other_kept = 1;
+    for (int j = 1; j < BIG; j++)
+        for (int i = 0; i < j; i++) {
+            size_t at = (size_t)i + (size_t)j * BIG_LD;
+            other_kept &= memcmp(&m.A[at], &m.A0[at], sizeof m.A[at]) == 0 ||
+                          (at == (size_t)(BIG - 1) * BIG_LD && isnan(m.A[at]));
+        }
+    CHECK(other_kept, "dpotrf('L') wrote the upper triangle");
     free(X);
 done:
     free(m.A), free(m.A0), free(m.B), free(m.B0), free(m.ipiv), free(m.ipiv0);
