@@ -454,6 +454,11 @@ static ps_status cuda_transfer_order(ps__backend *be, ps__transfer_order order, 
     return PS_SUCCESS;
 }
 
+static ps_status cuda_device_memory(ps__backend *be, size_t *free_bytes, size_t *total_bytes) {
+    PS_CUDA_TRY(be, cudaMemGetInfo(free_bytes, total_bytes), "cudaMemGetInfo");
+    return PS_SUCCESS;
+}
+
 static ps_status cuda_upload_async(ps__backend *be, ps__dtype dt, int rows, int cols,
                                    const void *host, int ldh, ps__mat dst, int slot) {
     return transfer_async(be, 1, dt, rows, cols, (void *)host, ldh, dst, slot);
@@ -797,6 +802,7 @@ static const ps__backend_ops cuda_ops = {
     .download_async = cuda_download_async,
     .transfer_wait = cuda_transfer_wait,
     .transfer_order = cuda_transfer_order,
+    .device_memory = cuda_device_memory,
 };
 
 /* The module's one exported symbol. */

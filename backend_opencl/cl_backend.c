@@ -291,6 +291,16 @@ static ps_status cl_alloc(ps__backend *be, size_t bytes, void **buf) {
     return PS_SUCCESS;
 }
 
+/* OpenCL tells the device's size, not what is free. */
+static ps_status cl_device_memory(ps__backend *be, size_t *free_bytes, size_t *total_bytes) {
+    cl_ulong global = 0;
+    cl_int err =
+        clGetDeviceInfo(ps_cl(be)->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, NULL);
+    if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clGetDeviceInfo (global memory)");
+    *free_bytes = *total_bytes = global > SIZE_MAX ? SIZE_MAX : (size_t)global;
+    return PS_SUCCESS;
+}
+
 static void cl_free(ps__backend *be, void *buf) {
     (void)be;
     if (buf) clReleaseMemObject((cl_mem)buf);
@@ -421,6 +431,7 @@ static const ps__backend_ops cl_ops = {
     .upload_async = ps_cl_upload_async,
     .download_async = ps_cl_download_async,
     .transfer_wait = ps_cl_transfer_wait,
+    .device_memory = cl_device_memory,
     .fill = ps_cl_fill,
     .read_elements = cl_read_elements,
     .laswp = ps_cl_laswp,

@@ -736,6 +736,11 @@ struct ps__backend_ops {
      * (core/lu_overlap.c). The default does nothing: right for backends whose transfers are
      * queued in order with the work. */
     ps_status (*transfer_order)(ps__backend *be, ps__transfer_order order, int mark);
+    /* ---- Memory known to the backend, for the host drivers' estimates before they start
+     * (core/workspace.c); appended, so older modules get the default (PS_ERR_NOT_SUPPORTED:
+     * unknown, nothing is refused ahead). ---- */
+    /* The device memory free now and in all, in bytes (free = total where only that is known). */
+    ps_status (*device_memory)(ps__backend *be, size_t *free_bytes, size_t *total_bytes);
 };
 
 /* Entry point a backend module exports under PS__BACKEND_ENTRY_SYMBOL. */

@@ -282,6 +282,11 @@ static ps_status default_transfer_order(ps__backend *be, ps__transfer_order orde
     return PS_SUCCESS;
 }
 
+static ps_status default_device_memory(ps__backend *be, size_t *free_bytes, size_t *total_bytes) {
+    (void)be, (void)free_bytes, (void)total_bytes;
+    return PS_ERR_NOT_SUPPORTED;
+}
+
 /* Nothing reads ahead: the hint needs no action. */
 static ps_status default_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a) {
     (void)be, (void)dt, (void)rows, (void)cols, (void)a;
@@ -393,6 +398,7 @@ static const ps__backend_ops defaults = {
     .download_async = default_download_async,
     .transfer_wait = default_transfer_wait,
     .transfer_order = default_transfer_order,
+    .device_memory = default_device_memory,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -471,6 +477,7 @@ static const entry_info optional[] = {
     PS__ENTRY(download_async),
     PS__ENTRY(transfer_wait),
     PS__ENTRY(transfer_order),
+    PS__ENTRY(device_memory),
 };
 #undef PS__ENTRY
 

@@ -98,6 +98,7 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     ps__uplo u;
     PS__TRY(check_host_args(ctx, dt, fn, uplo, n, nrhs, A, lda, B, ldb, has_rhs, &u));
     if (n == 0) return PS_SUCCESS;
+    PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n + (has_rhs ? (double)n * nrhs : 0)));
 
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b = {{0}, 1, PS__SHAPE_ALL};
@@ -132,6 +133,7 @@ static ps_status host_potrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     ps__uplo u;
     PS__TRY(check_host_args(ctx, dt, fn, uplo, n, nrhs, A, lda, B, ldb, 1, &u));
     if (n == 0 || nrhs == 0) return PS_SUCCESS;
+    PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n + (double)n * nrhs));
 
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;

@@ -73,6 +73,7 @@ struct ps_context {
     long live_buffers;
     long live_host_blocks;
     int fail_alloc_countdown;
+    size_t test_device_free; /* test hook: the device memory ps__workspace_fits sees; 0: real */
 };
 
 /* Starts a public call: clears the error and info. */
@@ -188,5 +189,10 @@ ps_status ps__crossover_from_env(ps_context *ctx, char *msg, size_t size);
 
 /* Test hook: the n-th next allocation fails (n >= 1); 0 turns it off. */
 void ps__context_fail_nth_alloc(ps_context *ctx, int n);
+/* A host driver's estimate, before it starts: PS_ERR_OUT_OF_MEMORY (naming fn) when its arrays,
+ * elements of dt on the device, and a reserve for the vendor libraries' workspaces clearly do
+ * not fit in the device memory that is free (core/workspace.c). Backends that work in host
+ * memory pass: the caller's arrays are the work. */
+ps_status ps__workspace_fits(ps_context *ctx, const char *fn, ps__dtype dt, double elements);
 
 #endif

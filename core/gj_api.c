@@ -259,6 +259,7 @@ static ps_status host_getri(ps_context *ctx, ps__dtype dt, const char *fn, int n
     if (!ipiv && n > 0) return ps__bad_arg(ctx, 5, "%s: ipiv is NULL", fn);
     if (n == 0) return PS_SUCCESS;
     PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 5));
+    PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n));
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a;
     ps_status st =
@@ -275,6 +276,7 @@ static ps_status host_gjinv(ps_context *ctx, ps__dtype dt, const char *fn, int n
     PS__BEGIN(ctx);
     PS__TRY(check_square(ctx, dt, fn, n, A, lda, 3));
     if (n == 0) return PS_SUCCESS;
+    PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n));
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a;
     ps_status st =
@@ -297,6 +299,7 @@ static ps_status host_gjsv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
         ps__check_separate(ctx, fn, A, 'A', lda, n, B, 'B', ldb, nrhs, n, ps__dtype_size(dt), 6));
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0) return PS_SUCCESS;
+    PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n + (double)n * nrhs));
     ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 6, PS__SHAPE_ALL};
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;

@@ -114,6 +114,7 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
     if (!ipiv && k > 0) return ps__bad_arg(ctx, 6, "%s: ipiv is NULL", fn);
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (k == 0) return PS_SUCCESS;
+    PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)m * n));
     ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL};
     int h = m == n ? ps__lu_overlap_split(ctx, dt, n) : 0;
     if (h > 0)
@@ -155,6 +156,7 @@ static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0 || nrhs == 0) return PS_SUCCESS;
     PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 7));
+    PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n + (double)n * nrhs));
 
     ps__finite_check check_a = {fn, "A", 5, PS__SHAPE_ALL}, check_b = {fn, "B", 8, PS__SHAPE_ALL};
     ps__scratch s = ps__scratch_begin(ctx);
@@ -187,6 +189,7 @@ static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0) return PS_SUCCESS;
 
+    PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n + (double)n * nrhs));
     ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     int h = ps__lu_overlap_split(ctx, dt, n);
     if (h > 0)

@@ -221,6 +221,8 @@ ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *i
     PS__TRY(ps__check_dtype_supported(ctx, PS__DOUBLE, fn));
     if (n == 0) return PS_SUCCESS;
 
+    /* A in double and in float, B, X and a residual */
+    PS__TRY(ps__workspace_fits(ctx, fn, PS__DOUBLE, 1.5 * n * n + 3.0 * n * nrhs));
     ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b, x;

@@ -261,6 +261,7 @@ ps_status ps_dsposv(ps_context *ctx, char uplo, int n, int nrhs, double *A, int 
     ctx->refine_result.precision = PS_LOWPREC_FLOAT;
     PS__TRY(ps__check_dtype_supported(ctx, PS__DOUBLE, fn));
     if (n == 0 || nrhs == 0) return PS_SUCCESS;
+    PS__TRY(ps__workspace_fits(ctx, fn, PS__DOUBLE, 1.5 * n * n + 3.0 * n * nrhs));
 
     sp_refine w;
     memset(&w, 0, sizeof w);

@@ -316,6 +316,7 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     PS__BEGIN(ctx);
     PS__TRY(check_host_args(ctx, dt, fn, n, nrhs, A, lda, ipiv, B, ldb, has_rhs));
     if (n == 0) return PS_SUCCESS;
+    PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n + (has_rhs ? (double)n * nrhs : 0)));
 
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b = {{0}, 1, PS__SHAPE_ALL};
@@ -347,6 +348,7 @@ static ps_status host_wztrs(ps_context *ctx, ps__dtype dt, const char *fn, int n
     PS__BEGIN(ctx);
     PS__TRY(check_host_args(ctx, dt, fn, n, nrhs, A, lda, ipiv, B, ldb, 1));
     if (n == 0 || nrhs == 0) return PS_SUCCESS;
+    PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n + (double)n * nrhs));
 
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;

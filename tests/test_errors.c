@@ -696,6 +696,51 @@ static void case_overlap(ps_context *ctx) {
     case_alloc_failure(ctx);
 }
 
+/* The host drivers' estimate before they start (core/workspace.c): with the device's free
+ * memory made small through a test hook, calls whose arrays clearly do not fit are refused before
+ * anything happens, saying how much they need; a call that fits runs. Backends that work in the
+ * caller's memory need none. */
+static void case_workspace(ps_context *ctx) {
+    int own_memory = strcmp(ps_context_backend_name(ctx), "cpu") != 0;
+    double X[LDB * NRHS];
+    int iter;
+    ctx->test_device_free = ((size_t)16 << 20) + 8000; /* the libraries' reserve, and 8000 bytes */
+    struct {
+        const char *what;
+        ps_status st;
+    } calls[4];
+    fresh_data();
+    calls[0].what = "dgesv", calls[0].st = ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB);
+    fresh_data();
+    calls[1].what = "dposv", calls[1].st = ps_dposv(ctx, 'L', N, NRHS, A, LDA, B, LDB);
+    fresh_data();
+    calls[2].what = "dgjinv", calls[2].st = ps_dgjinv(ctx, N, A, LDA);
+    fresh_data();
+    calls[3].what = "dsgesv",
+    calls[3].st = ps_dsgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB, X, LDB, &iter);
+    for (int c = 0; c < 4; c++) {
+        if (own_memory) {
+            CHECK(calls[c].st == PS_ERR_OUT_OF_MEMORY, "%s: %s", calls[c].what,
+                  ps_status_string(calls[c].st));
+            CHECK(untouched(), "%s: arrays changed", calls[c].what);
+        } else {
+            CHECK(calls[c].st == PS_SUCCESS || calls[c].st == PS_ERR_NOT_SPD, "%s on cpu: %s",
+                  calls[c].what, ps_status_string(calls[c].st));
+        }
+    }
+    if (own_memory) {
+        fresh_data();
+        CHECK_STATUS(ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), PS_ERR_OUT_OF_MEMORY);
+        CHECK(strstr(ps_context_last_error(ctx), "GiB of device memory") != NULL, "message: %s",
+              ps_context_last_error(ctx));
+    }
+    fresh_data(); /* 20 x 20 and two right-hand sides: 3520 bytes fit */
+    CHECK_STATUS(ps_dgesv(ctx, 20, NRHS, A, LDA, ipiv, B, LDB), PS_SUCCESS);
+    ctx->test_device_free = 0;
+    CHECK(ctx->live_buffers == 0 && ctx->live_host_blocks == 0, "leaked");
+    expect_usable(ctx);
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     static const struct {
@@ -717,7 +762,8 @@ int main(int argc, char **argv) {
                  {"context_busy", case_context_busy},
                  {"alloc_failure", case_alloc_failure},
                  {"matrix_level", case_matrix_level},
-                 {"overlap", case_overlap}};
+                 {"overlap", case_overlap},
+                 {"workspace", case_workspace}};
     const char *want = ps_test_case();
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
