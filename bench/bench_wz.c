@@ -3,14 +3,17 @@
  * run, as the WZ papers report it (Bylina & Bylina, Figures 6, 7 and 9):
  *
  *   portsolve-bench-wz --backend cuda|opencl|cpu --sizes 128,...,8192 [--precision d|s]
- *                      [--vector-max N] [--accuracy-max N] [--repeats R] [--csv F] [--plot F]
+ *                      [--level device|host] [--vector-max N] [--accuracy-max N] [--repeats R]
+ *                      [--csv F] [--plot F]
  *
  * Per order n, device level (matrices already on the device, factorization only): ps_mat_getrf,
  * ps_mat_wztrf blocked, and up to --vector-max the papers' vector form with the device corner
- * kernel (vector) and as published (vector-host). One warm-up, then the median of R runs,
- * variants interleaved. GFLOP/s counts the papers' WZ operations, 2/3 n^3 - 1/2 n^2 + 11/6 n - 7
- * (LU: 2/3 n^3); accuracy is theirs, -log10(||PA - WZ||_F / (n ||A||_F)), up to --accuracy-max
- * (W*Z is formed on the host). Inputs are uniform random in [-1, 1).
+ * kernel (vector) and as published (vector-host). Host level: the host drivers ps_?getrf and
+ * ps_?wztrf on host arrays instead, their transfers timed with them (the call a user makes). One
+ * warm-up, then the median of R runs, variants interleaved. GFLOP/s counts the papers' WZ
+ * operations, 2/3 n^3 - 1/2 n^2 + 11/6 n - 7 (LU: 2/3 n^3); accuracy is theirs, -log10(||PA -
+ * WZ||_F / (n ||A||_F)), up to --accuracy-max (W*Z is formed on the host). Inputs are uniform
+ * random in [-1, 1).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_args.h"
@@ -28,7 +31,7 @@ static const char *const alg_names[NALGS] = {"lu", "wz-blocked", "wz-vector", "w
 
 typedef struct {
     const char *backend, *csv, *plot;
-    int sizes[32], nsizes, repeats, single, vector_max, accuracy_max;
+    int sizes[32], nsizes, repeats, single, vector_max, accuracy_max, host;
 } options;
 
 static double wz_flops(double n) {
@@ -49,6 +52,7 @@ static int parse(int argc, char **argv, options *o) {
         BENCH_ARG_INT("--vector-max", &o->vector_max, 0, 1 << 30),
         BENCH_ARG_INT("--accuracy-max", &o->accuracy_max, 0, 1 << 30),
         BENCH_ARG_CHOICE("--precision", &o->single, "d|s"),
+        BENCH_ARG_CHOICE("--level", &o->host, "device|host"),
         BENCH_ARG_INTS("--sizes", o->sizes, 32, &o->nsizes, 1),
     };
     if (!bench_parse_args("portsolve-bench-wz", argc, argv, args, sizeof args / sizeof args[0]))
@@ -88,13 +92,32 @@ static double accuracy(int n, const double *A, const double *F, const int *ipiv)
     return -log10(sqrt(r) / (n * sqrt(anorm)));
 }
 
+/* The host drivers on a copy of A0 (host level): the factors go to F when not NULL. */
+static ps_status run_host(ps_context *ctx, const options *o, int alg, int n, const void *A0,
+                          void *F, int *ipiv, double *seconds) {
+    size_t bytes = (o->single ? sizeof(float) : sizeof(double)) * (size_t)n * n;
+    void *A = F ? F : malloc(bytes);
+    if (!A) return PS_ERR_OUT_OF_HOST_MEMORY;
+    memcpy(A, A0, bytes);
+    double t0 = bench_now();
+    ps_status st;
+    if (o->single)
+        st = alg == LU ? ps_sgetrf(ctx, n, n, A, n, ipiv) : ps_swztrf(ctx, n, A, n, ipiv);
+    else
+        st = alg == LU ? ps_dgetrf(ctx, n, n, A, n, ipiv) : ps_dwztrf(ctx, n, A, n, ipiv);
+    *seconds = bench_now() - t0;
+    if (!F) free(A);
+    return st;
+}
+
 /* One timed factorization of A0 (host) by algorithm alg; the factors go to F when not NULL. */
 static int run_once(ps_context *ctx, const options *o, int alg, int n, const void *A0, void *F,
                     int *ipiv, double *seconds) {
     ps_dtype dt = o->single ? PS_FLOAT : PS_DOUBLE;
     ps_matrix *A = NULL;
-    ps_status st = ps_matrix_create(ctx, dt, n, n, 0, &A);
-    if (!st) st = ps_matrix_upload(A, A0, n);
+    ps_status st = PS_SUCCESS;
+    if (!o->host) st = ps_matrix_create(ctx, dt, n, n, 0, &A);
+    if (!st && !o->host) st = ps_matrix_upload(A, A0, n);
     if (!st) st = ps_context_synchronize(ctx);
     if (!st && alg != LU) {
         ps_wz_options w = {alg == BLOCKED  ? PS_WZ_BLOCKED
@@ -103,11 +126,15 @@ static int run_once(ps_context *ctx, const options *o, int alg, int n, const voi
                            1, 0};
         st = ps_context_set_wz_options(ctx, &w);
     }
-    double t0 = bench_now();
-    if (!st) st = alg == LU ? ps_mat_getrf(ctx, A, ipiv) : ps_mat_wztrf(ctx, A, ipiv);
-    if (!st) st = ps_context_synchronize(ctx);
-    *seconds = bench_now() - t0;
-    if (!st && F) st = ps_matrix_download(A, F, n);
+    if (!st && o->host) {
+        st = run_host(ctx, o, alg, n, A0, F, ipiv, seconds);
+    } else if (!st) {
+        double t0 = bench_now();
+        st = alg == LU ? ps_mat_getrf(ctx, A, ipiv) : ps_mat_wztrf(ctx, A, ipiv);
+        if (!st) st = ps_context_synchronize(ctx);
+        *seconds = bench_now() - t0;
+        if (!st && F) st = ps_matrix_download(A, F, n);
+    }
     if (st)
         fprintf(stderr, "portsolve-bench-wz: %s n=%d: %s\n", alg_names[alg], n,
                 ps_context_last_error(ctx));
@@ -122,8 +149,8 @@ int main(int argc, char **argv) {
     int open_rc = bench_open_context("portsolve-bench-wz", o.backend, &ctx);
     if (open_rc) return open_rc;
     const char *device = ps_context_device_name(ctx);
-    printf("portsolve-bench-wz: %cwztrf vs %cgetrf, device level, on %s (%s)\n",
-           o.single ? 's' : 'd', o.single ? 's' : 'd', ps_context_backend_name(ctx), device);
+    printf("portsolve-bench-wz: %cwztrf vs %cgetrf, %s level, on %s (%s)\n", o.single ? 's' : 'd',
+           o.single ? 's' : 'd', o.host ? "host" : "device", ps_context_backend_name(ctx), device);
     FILE *csv = o.csv ? fopen(o.csv, "w") : NULL;
     if (csv) fprintf(csv, "backend,device,precision,n,algorithm,seconds,gflops,accuracy\n");
     printf("%7s %-15s %10s %9s %9s\n", "n", "algorithm", "seconds", "GFLOP/s", "accuracy");
