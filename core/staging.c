@@ -170,6 +170,23 @@ static ps_status upload_columns(ps_context *ctx, ps__dtype dt, int rows, int col
     return st;
 }
 
+/* Without the ring: blocking downloads, of the moved triangle's blocks of columns only (the
+ * rest of the copy may never have been uploaded). */
+static ps_status download_unstaged(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src,
+                                   void *host, int ldh, int moved) {
+    ps__backend *be = &ctx->be;
+    size_t es = ps__dtype_size(dt);
+    int step = moved == PS__SHAPE_ALL ? cols : 256;
+    for (int c0 = 0; c0 < cols; c0 += step) {
+        int nc = cols - c0 < step ? cols - c0 : step, r0, r1;
+        moved_rows(moved, rows, c0, nc, &r0, &r1);
+        PS__TRY(be->ops->download(be, dt, r1 - r0, nc, ps__mat_at(src, r0, c0),
+                                  (char *)host + ((size_t)c0 * (size_t)ldh + (size_t)r0) * es,
+                                  ldh));
+    }
+    return PS_SUCCESS;
+}
+
 /* Downloads through the ring: buffer k is copied out while later ones are on their way. Every
  * transfer has finished when it returns. */
 static ps_status download_staged(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src,
@@ -177,7 +194,7 @@ static ps_status download_staged(ps_context *ctx, ps__dtype dt, int rows, int co
     ps__backend *be = &ctx->be;
     size_t es = ps__dtype_size(dt);
     int per = ring_columns(ctx, (size_t)rows * es, cols);
-    if (per == 0) return be->ops->download(be, dt, rows, cols, src, host, ldh);
+    if (per == 0) return download_unstaged(ctx, dt, rows, cols, src, host, ldh, moved);
     int chunks = (cols + per - 1) / per;
     ps_status st = PS_SUCCESS;
     for (int k = 0; k < chunks + PS__TRANSFER_SLOTS && !st; k++) {
