@@ -664,9 +664,8 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
      * blocks of 1024 / 2048 / 4096; at 16384 0.176, 0.177 / 0.172 (1024 / 2048). Not measured
      * below 16384, where GMRES-IR keeps trsv_mixed. */
     if (algo == PS__ALGO_TRSV_BLOCKED) return n >= 16384 ? 2048 : 0;
-    /* host LU by pieces, its transfers beside the work (core/lu_overlap.c), H200 against the
-     * one-piece staging: dgesv 65 / 216 / 878 ms against 77 / 274 / 1148 at 8192 / 16384 /
-     * 32768, sgesv 54 / 169 / 783 against 56 / 199 / 913 */
+    /* host LU by pieces, its transfers beside the work (core/lu_overlap.c): faster than one
+     * piece from 8192 on, in both precisions (H200; docs/PERFORMANCE.md, host drivers) */
     if (algo == PS__ALGO_LU_OVERLAP) return 8192;
     if (algo != PS__ALGO_LU) return 0;
     /* sgesv at 32768 on split lanes (H100): nb 512 / 768 / 1024 gave 0.99 / 1.02 /
