@@ -183,12 +183,22 @@ done:
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     static const ps_dtype dtypes[] = {PS_DOUBLE, PS_FLOAT};
+    /* --case split: the orders LU by pieces splits (PORTSOLVE_LU_OVERLAP=1 in CMake), at two
+     * conditions, for the runs that only add that path to what the full run covers */
+    const char *which = ps_test_case();
+    int split_only = which && strcmp(which, "split") == 0;
+    if (which && !split_only) {
+        fprintf(stderr, "FAIL: test_lu has no case '%s' (only 'split')\n", which);
+        return 1;
+    }
     ps_context *ctx = ps_test_context(0);
     for (int d = 0; d < 2; d++) {
         ps_dtype dt = dtypes[d];
         for (size_t i = 0; i < sizeof orders / sizeof orders[0]; i++) {
             int n = orders[i];
+            if (split_only && n < 64) continue;
             for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++) {
+                if (split_only && c != 1 && c != 3) continue;
                 int lda = (c % 2) ? n + 1 + (int)c : (n > 0 ? n : 1);
                 check_gesv(ctx, dt, n, lda, 1, conds[c]);
                 if (n <= 257) check_gesv(ctx, dt, n, lda, 4, conds[c]);
