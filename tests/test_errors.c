@@ -3,6 +3,7 @@
  * its status, a message, the LAPACK-style info, and the caller's arrays untouched; afterwards
  * the context must still solve correctly, and nothing may be left allocated.
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "checks.h"
 #include "context.h"
 #include "lu.h"
@@ -13,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { N = 40, NRHS = 2, LDA = N + 3, LDB = N + 1 };
 
@@ -521,12 +523,16 @@ static void *probe_context(void *arg) {
     busy_probe *p = arg;
     while (!atomic_load(&p->started)) {
     }
+    /* a pause between tries, so that the probe does not hold the context most of the time
+     * and starve the solving thread (under ASan on two cores it was refused a million times) */
+    const struct timespec pause = {0, 20000};
     while (!atomic_load(&p->done)) {
         ps_status st = ps_context_synchronize(p->ctx);
         if (st == PS_ERR_CONTEXT_BUSY)
             p->busy++;
         else if (st != PS_SUCCESS)
             p->other++;
+        nanosleep(&pause, NULL);
     }
     return NULL;
 }
