@@ -72,13 +72,11 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     st->float_compute = PS__COMPUTE_FP32;
     st->panel_threads = prop.maxThreadsPerBlock >= 512 ? 512 : 256;
     st->sms = prop.multiProcessorCount;
-    /* Tuning knobs of the split lanes (cuda_partition.c): PORTSOLVE_CUDA_PANEL_SMS, the SMs the
-     * look-ahead lane gets to itself (0 never splits); PORTSOLVE_CUDA_SPLIT_BELOW, the columns
+    /* Tuning knobs of the split lanes (cuda_partition.c): cuda_panel_sms, the SMs the
+     * look-ahead lane gets to itself (0 never splits); cuda_split_below, the columns
      * left to factor below which LU splits (-1: unset, the measured default by precision). */
-    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_PANEL_SMS", 0, 4096, -1,
-                                 &st->panel_sms_request));
-    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_SPLIT_BELOW", 0, 1 << 30, -1,
-                                 &st->split_below));
+    st->panel_sms_request = be->tuning->cuda_panel_sms;
+    st->split_below = be->tuning->cuda_split_below;
     /* Lane 0 is the context's stream; lane 1 carries the LU look-ahead's panels, at the
      * highest priority, so its small kernels get SMs as soon as the big GEMM frees some. */
     st->lane[0] = st->stream;
@@ -104,22 +102,15 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     PS_CUDA_TRY(be, ps_cuda_trsv_mixed_init(), "trsv_mixed shared memory");
     /* trsv_mixed's rows per block row; 0 turns the entry off (refinement then widens the
      * factors, as before it existed) */
-    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_TRSV_ROWS", 0, 128, PS_CUDA_TRSV_ROWS,
-                                 &st->trsv_rows));
-    if (st->trsv_rows != 0 && st->trsv_rows != 64 && st->trsv_rows != 128)
-        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
-                                "cuda: PORTSOLVE_CUDA_TRSV_ROWS=%d: 64 or 128 rows per block row, "
-                                "or 0 for none",
-                                st->trsv_rows);
-    /* gemv_mixed's column slices (thread-block clusters, Hopper on); PORTSOLVE_CUDA_GEMV_MIXED_
-     * SLICES, a tuning knob, lowers the most (1: whole columns a block, as without clusters) */
+    st->trsv_rows = ps__knob_or(be->tuning->cuda_trsv_rows, PS_CUDA_TRSV_ROWS);
+    /* gemv_mixed's column slices (thread-block clusters, Hopper on); cuda_gemv_mixed_slices
+     *, a tuning knob, lowers the most (1: whole columns a block, as without clusters) */
     int slices = 1;
     PS_CUDA_TRY(be, ps_cuda_gemv_mixed_init(st->device, &slices), "gemv_mixed clusters");
-    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_GEMV_MIXED_SLICES", 1,
-                                 PS_CUDA_GEMV_MIXED_MAX_SLICES, slices, &st->gemv_mixed_slices));
+    st->gemv_mixed_slices = ps__knob_or(be->tuning->cuda_gemv_mixed_slices, slices);
     if (st->gemv_mixed_slices > slices) st->gemv_mixed_slices = slices;
     /* The whole-GPU LU leaf needs cooperative launch; without it the one-block kernel runs.
-     * PORTSOLVE_CUDA_PANEL_ROWS (a tuning knob) sets the rows per block its grid is sized for. */
+     * cuda_panel_rows (a tuning knob) sets the rows per block its grid is sized for. */
     int coop = 0;
     cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, st->device);
     if (coop && ps_cuda_coop_panel_init(st->device, &st->coop) == cudaSuccess &&
@@ -128,24 +119,19 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
         PS_CUDA_TRY(be, cudaMalloc(&st->coop_scratch, bytes), "cudaMalloc (panel scratch)");
         /* no exchange flag is zero, so no stale word matches */
         PS_CUDA_TRY(be, cudaMemset(st->coop_scratch, 0, bytes), "cudaMemset (panel scratch)");
-        PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_PANEL_ROWS", 1, 65536, 0,
-                                     &st->coop.rows_per_block));
+        st->coop.rows_per_block = be->tuning->cuda_panel_rows;
         st->wz_coop = ps_cuda_wz_panel_coop_init(&st->coop) == cudaSuccess;
     }
     cudaGetLastError();
     int l2_bytes = 0;
     PS_CUDA_TRY(be, cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, st->device),
                 "cudaDeviceGetAttribute (L2 size)");
-    int l2_keep_mib = 0;
-    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_GEMV_L2_KEEP", 0, 1 << 20,
-                                 l2_bytes / 2 >> 20, &l2_keep_mib));
+    int l2_keep_mib = ps__knob_or(be->tuning->cuda_gemv_l2_keep, l2_bytes / 2 >> 20);
     st->gemv_l2_keep = (size_t)l2_keep_mib << 20;
     /* unset: 32 rows per SM, and on a held matrix kept in L2 PS_CUDA_GEMV_MAX_ROWS (measured,
      * cuda_internal.h) */
-    int gemv_rows = PS_CUDA_GEMV_ROWS_PER_SM * st->sms, rows_knob = -1;
+    int gemv_rows = PS_CUDA_GEMV_ROWS_PER_SM * st->sms, rows_knob = be->tuning->cuda_gemv_max_rows;
     if (gemv_rows > PS_CUDA_GEMV_MAX_ROWS) gemv_rows = PS_CUDA_GEMV_MAX_ROWS;
-    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_GEMV_MAX_ROWS", 0,
-                                 PS_CUDA_GEMV_MAX_ROWS, -1, &rows_knob));
     st->gemv_max_rows = rows_knob >= 0 ? rows_knob : gemv_rows;
     st->gemv_held_max_rows = rows_knob >= 0         ? rows_knob
                              : st->gemv_l2_keep > 0 ? PS_CUDA_GEMV_MAX_ROWS
@@ -574,7 +560,7 @@ static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, p
                     "getrf panel kernel (cooperative)");
         return PS_SUCCESS;
     }
-    /* no cooperative launch, or a leaf wider than fits (PORTSOLVE_LU_PANEL_WIDTH) */
+    /* no cooperative launch, or a leaf wider than fits (lu_panel_width) */
     PS_CUDA_TRY(be,
                 ps_cuda_launch_getrf_panel(st->cur_stream, dt == PS__DOUBLE, st->panel_threads, m,
                                            n, ps_cuda_ptr(dt, a.buf, a.off), a.ld,

@@ -3,6 +3,7 @@
 #define PS_BACKEND_CUDA_INTERNAL_H
 
 #include "../core/backend.h"
+#include "../core/tuning.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -17,9 +18,9 @@
  * holding its slice of the panel's rows in shared memory. It fits when that slice does. */
 #define PS_CUDA_COOP_THREADS   256
 #define PS_CUDA_COOP_MAX_WIDTH 256 /* widest leaf; sizes the exchange scratch */
-#define PS_CUDA_LU_LEAF        64  /* default leaf width (PORTSOLVE_LU_PANEL_WIDTH overrides) */
-#define PS_CUDA_WZ_LEAF        64  /* the WZ leaf's (PORTSOLVE_WZ_PANEL_WIDTH overrides) */
-/* Rows per block the grid is sized for (fewer blocks when m is small; PORTSOLVE_CUDA_PANEL_ROWS
+#define PS_CUDA_LU_LEAF        64  /* default leaf width (lu_panel_width overrides) */
+#define PS_CUDA_WZ_LEAF        64  /* the WZ leaf's (wz_panel_width overrides) */
+/* Rows per block the grid is sized for (fewer blocks when m is small; cuda_panel_rows
  * overrides both). LU's leaf: 32, which gives panels of fewer than about 8000 rows more blocks
  * than 64 did (H200: dgesv 2-4% faster at n = 4096-8192, sgesv 1-3%, equal at
  * 16384-32768; the RBT window's 1536-row leaf made fp16x3-rbt 4-5% faster at 16384 and 32768).
@@ -43,7 +44,7 @@ typedef struct ps_cuda_coop_panel {
  * PS_CUDA_CLUSTER_MAX_BLOCKS blocks of PS_CUDA_CLUSTER_THREADS threads. */
 #define PS_CUDA_CLUSTER_THREADS    1024
 #define PS_CUDA_CLUSTER_MAX_BLOCKS 16
-/* Vectors up to this length take the cluster form by default (PORTSOLVE_CUDA_CLUSTER_MAX_N
+/* Vectors up to this length take the cluster form by default (cuda_cluster_max_n
  * overrides, up to 2^17, where a block's slice of w still fits its shared memory; 0 turns them
  * off). */
 #define PS_CUDA_CLUSTER_MAX_N 8192
@@ -51,7 +52,7 @@ typedef struct ps_cuda_iter_limits {
     int max_blocks;     /* co-resident blocks of every iteration kernel; 0: not available */
     int cluster_blocks; /* blocks of orthonormalize's one cluster; 0: no cluster launch */
     int cluster_max_n;  /* the longest vectors the cluster form takes */
-    int early;          /* PORTSOLVE_CUDA_ITER_EARLY: >= 1 launches cg_step's one block and
+    int early;          /* cuda_iter_early: >= 1 launches cg_step's one block and
                          * orthonormalize's cluster as programmatic dependents of the product
                          * before them; 2 also the short-column gemv on a held matrix (Hopper) */
 } ps_cuda_iter_limits;
@@ -104,7 +105,7 @@ typedef struct ps_cuda_state {
     cudaStream_t cur_stream; /* ps_cuda_lane_stream(st, cur) */
     ps_cuda_partition part;  /* made on the first split that asks for it */
     int split;               /* between lanes_split and lanes_join, on the partition */
-    int panel_sms_request;   /* PORTSOLVE_CUDA_PANEL_SMS; -1: unset (the measured default) */
+    int panel_sms_request;   /* cuda_panel_sms; -1: unset (the measured default) */
     int partition_failed;    /* green contexts failed once: the default no longer splits */
     int split_below;         /* LU splits with fewer columns than this left; -1: unset */
     void *scratch;           /* 64 device bytes for small results */
@@ -141,7 +142,7 @@ typedef struct ps_cuda_state {
     void *gemv_partial[2];  /* per lane: the short-column gemv's slice sums (cuda_gemv.cu) */
     unsigned *gemv_tickets[2]; /* per lane: its tickets, one per row tile, zero between launches */
     unsigned *trsv_sync[2];    /* per lane: trsv_mixed's ticket and count, zero between launches */
-    int trsv_rows;             /* trsv_mixed's rows per block row (PORTSOLVE_CUDA_TRSV_ROWS) */
+    int trsv_rows;             /* trsv_mixed's rows per block row (cuda_trsv_rows) */
     int gemv_mixed_slices;     /* gemv_mixed's most column slices a row tile (knob; 1: none) */
     int gemv_max_rows;         /* the longest columns the short-column gemv takes (knob) */
     int gemv_held_max_rows;    /* the same on the held matrix */
@@ -360,7 +361,7 @@ cudaError_t ps_cuda_launch_trsm_small(cudaStream_t s, int dbl, int left, int upp
  * one-block-per-tile shape; measured in cuda_gemv.cu), and on a held matrix with its
  * share of L2 (below) up to PS_CUDA_GEMV_MAX_ROWS (GMRES at n = 5000 / 8000 0.85 /
  * 0.92 -> 0.90 / 0.98 of DGEMV's bandwidth on an H200, 6000-7000 within 0.03 either way);
- * PORTSOLVE_CUDA_GEMV_MAX_ROWS sets another length for both, up to PS_CUDA_GEMV_MAX_ROWS (0:
+ * cuda_gemv_max_rows sets another length for both, up to PS_CUDA_GEMV_MAX_ROWS (0:
  * never). keep > 0: load the share keep of A's L2 lines with the evict_last priority and the
  * rest with evict_first (a held matrix larger than the L2; the lines keep that priority until
  * ps_cuda_launch_l2_normal). */
@@ -379,7 +380,7 @@ cudaError_t ps_cuda_launch_gemv_n(cudaStream_t s, int dbl, int sms, int m, int n
                                   int triangle);
 /* Puts the L2 lines of the bytes at p back to the normal eviction priority. */
 cudaError_t ps_cuda_launch_l2_normal(cudaStream_t s, int sms, const void *p, size_t bytes);
-/* The held matrix's share of L2 a product on it keeps there (PORTSOLVE_CUDA_GEMV_L2_KEEP, in
+/* The held matrix's share of L2 a product on it keeps there (cuda_gemv_l2_keep, in
  * MiB): half of the L2 (measured, cuda_gemv.cu), taken only by a matrix larger than this many
  * tenths of it (smaller ones stay in L2 with plain loads: n = 2000 in double, 32 MB on a 50 MB
  * L2, was 2% slower with the policy). */

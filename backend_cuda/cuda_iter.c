@@ -18,20 +18,15 @@ ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st) {
     if (coop)
         PS_CUDA_TRY(be, ps_cuda_iter_init(st->device, &st->iter), "iteration kernels' occupancy");
     /* Short vectors take orthonormalize's cluster form where the device has clusters;
-     * PORTSOLVE_CUDA_CLUSTER_MAX_N sets how short (0: never). */
+     * cuda_cluster_max_n sets how short (0: never). */
     PS_CUDA_TRY(be, ps_cuda_iter_cluster_init(st->device, &st->iter), "iteration clusters");
-    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_CLUSTER_MAX_N", 0, 1 << 17,
-                                 PS_CUDA_CLUSTER_MAX_N, &st->iter.cluster_max_n));
-    int cluster_blocks = st->iter.cluster_blocks;
-    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_CLUSTER_BLOCKS", 1, 16, cluster_blocks,
-                                 &cluster_blocks));
+    st->iter.cluster_max_n = ps__knob_or(be->tuning->cuda_cluster_max_n, PS_CUDA_CLUSTER_MAX_N);
+    int cluster_blocks = ps__knob_or(be->tuning->cuda_cluster_blocks, st->iter.cluster_blocks);
     if (cluster_blocks < st->iter.cluster_blocks) st->iter.cluster_blocks = cluster_blocks;
-    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_ITER_EARLY", 0, 2,
-                                 st->iter.cluster_blocks > 0 ? 2 : 0, &st->iter.early));
-    /* GMRES's steps with the matrix resident on the SMs where it fits (PORTSOLVE_CUDA_RESIDENT=0
+    st->iter.early = ps__knob_or(be->tuning->cuda_iter_early, st->iter.cluster_blocks > 0 ? 2 : 0);
+    /* GMRES's steps with the matrix resident on the SMs where it fits (cuda_resident=0
      * turns them off) */
-    int resident = 1;
-    PS__TRY(ps__backend_int_knob(be, "cuda", "PORTSOLVE_CUDA_RESIDENT", 0, 1, 1, &resident));
+    int resident = ps__knob_or(be->tuning->cuda_resident, 1);
     if (coop && resident) {
         PS_CUDA_TRY(be, ps_cuda_iter_resident_init(st->device, &st->resident),
                     "resident Arnoldi kernels");

@@ -103,7 +103,7 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
     if (missing)
         return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED,
                                 "cuda: the driver lacks %s (green contexts split the lanes; unset "
-                                "PORTSOLVE_CUDA_PANEL_SMS)",
+                                "cuda_panel_sms)",
                                 missing);
     CUdevResource all, parts[1], rest;
     unsigned groups = 1;
@@ -145,7 +145,7 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
  * - at n = 32768 a split from the start lost (0.96, GEMM on 100 SMs costs more than the panel
  *   gains while the trailing matrix is that large); splitting once n <= 24576 / 16384 / 8192
  *   columns are left gave 1.02 / 1.02 / 0.99, and at 16384 splitting only below 8192 0.90.
- * So: split for the last PS_CUDA_SPLIT_BELOW = 24576 columns (PORTSOLVE_CUDA_SPLIT_BELOW
+ * So: split for the last PS_CUDA_SPLIT_BELOW = 24576 columns (cuda_split_below
  * overrides), a quarter of the SMs.
  * The float LU of FP16X3 (refinement's factorization; H200, ps_dsgesv at cond 1e2)
  * has trailing GEMMs about twice as fast, so the panel's lane is the longer chain from the
@@ -167,7 +167,7 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
  * (H100, dwztrf at 8192 / 16384: shared 0.0536 / 0.1628 s; lane 1 on 24 / 32 / 48
  * SMs 0.0542 / 0.1453, 0.0486 / 0.1378, 0.0512 / 0.1488 s; 32 SMs with 64 rows per leaf block
  * 0.0471 / 0.1359), so it splits as LU does.
- * PORTSOLVE_CUDA_PANEL_SMS overrides the SM count for LU, WZ and GJ.
+ * cuda_panel_sms overrides the SM count for LU, WZ and GJ.
  */
 static int panel_sms_for(const ps_cuda_state *st, ps__algo algo, ps__dtype dt, int n) {
     int lu_like = algo == PS__ALGO_LU || algo == PS__ALGO_WZ;

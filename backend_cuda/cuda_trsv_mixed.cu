@@ -6,7 +6,7 @@
 // of an Arnoldi step; docs/PERFORMANCE.md), besides the widened copy itself.
 //
 // The scheme: one launch, one thread block of 4 NB threads per block row of NB rows (NB = 128 by
-// default, PORTSOLVE_CUDA_TRSV_ROWS), taken in the solve's order (top down for lower, bottom up
+// default, cuda_trsv_rows), taken in the solve's order (top down for lower, bottom up
 // for upper) by a ticket drawn at the block's start, so that every block row a block waits for
 // belongs to a block already running, whatever the scheduler does. Block row p:
 //  1. inverts its diagonal block T in double (registers and shared memory) and loads

@@ -34,7 +34,7 @@ ps_status ps_cuda_wz_panel(ps__backend *be, ps__dtype dt, int m, int w, ps__mat 
                     "wz panel kernel (cooperative)");
         return PS_SUCCESS;
     }
-    /* no cooperative launch, or a panel wider than fits (PORTSOLVE_WZ_PANEL_WIDTH) */
+    /* no cooperative launch, or a panel wider than fits (wz_panel_width) */
     PS_CUDA_TRY(be,
                 ps_cuda_launch_wz_panel(st->cur_stream, dt == PS__DOUBLE, st->panel_threads, m, w,
                                         ps_cuda_ptr(dt, a.buf, a.off), a.ld,

@@ -115,24 +115,19 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     st->step_wg = 1;
     while (gpu && st->step_wg * 2 <= STEP_WG_GPU && (size_t)st->step_wg * 2 <= max_wg)
         st->step_wg *= 2;
-    PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_ROWS", 0, 1 << 30,
-                                 gpu ? STEP_ROWS_GPU : 512, &st->step_rows));
+    st->step_rows = ps__knob_or(be->tuning->cl_step_rows, gpu ? STEP_ROWS_GPU : 512);
     /* The steps of a leaf in one launch, its work-groups waiting on each other's published rows
      * (kernels_cl/lu_steps.cl), instead of a launch per column: by default where the fence that
      * needs is known (NVIDIA's PTX; CPU devices). */
-    PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_RESIDENT", 0, 1,
-                                 st->nvidia || !gpu, &st->step_resident));
-    PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_OWN_GEMM", 0, 2, 1, &st->own_gemm));
-    PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_OWN_GEMV", 0, 2, 1, &st->own_gemv));
+    st->step_resident = ps__knob_or(be->tuning->cl_step_resident, st->nvidia || !gpu);
+    st->own_gemm = ps__knob_or(be->tuning->cl_own_gemm, 1);
+    st->own_gemv = ps__knob_or(be->tuning->cl_own_gemv, 1);
     /* 0 turns trsv_mixed off: refinement then widens the factors, the path of a backend
      * without the entry (tests) */
-    PS__TRY(
-        ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_TRSV_MIXED", 0, 1, 1, &st->trsv_mixed));
+    st->trsv_mixed = ps__knob_or(be->tuning->cl_trsv_mixed, 1);
     /* NVIDIA's FP64 tensor cores through PTX (kernels_cl/gemm.cl) from compute capability 8.0,
-     * its 16 x 8 x 4 shape from 9.0; PORTSOLVE_CL_TENSOR_CORES=0 keeps the portable kernel. */
-    int tensor_cores = 1;
-    PS__TRY(
-        ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_TENSOR_CORES", 0, 1, 1, &tensor_cores));
+     * its 16 x 8 x 4 shape from 9.0; cl_tensor_cores=0 keeps the portable kernel. */
+    int tensor_cores = ps__knob_or(be->tuning->cl_tensor_cores, 1);
     char extensions[4096] = "";
     clGetDeviceInfo(st->device, CL_DEVICE_EXTENSIONS, sizeof extensions, extensions, NULL);
     cl_uint cc_major = 0;
@@ -140,15 +135,14 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
         clGetDeviceInfo(st->device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof cc_major,
                         &cc_major, NULL) == CL_SUCCESS)
         st->dmma = cc_major >= 9 ? 2 : cc_major >= 8 ? 1 : 0;
-    /* That launch has a work-group per compute unit; PORTSOLVE_CL_STEP_GROUPS asks for more
+    /* That launch has a work-group per compute unit; cl_step_groups asks for more
      * (tests: more than can run side by side, so the poll has to turn some away). */
     cl_uint units = 1;
     clGetDeviceInfo(st->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
     st->compute_units = units < 1 ? 1 : units > 4096 ? 4096 : (int)units;
     int unit_groups =
         st->compute_units > PS_CL_STEP_GROUPS_MAX ? PS_CL_STEP_GROUPS_MAX : st->compute_units;
-    PS__TRY(ps__backend_int_knob(be, "opencl", "PORTSOLVE_CL_STEP_GROUPS", 1, PS_CL_STEP_GROUPS_MAX,
-                                 unit_groups, &st->step_parts));
+    st->step_parts = ps__knob_or(be->tuning->cl_step_groups, unit_groups);
     cl_int err;
     st->scratch = clCreateBuffer(st->context, CL_MEM_READ_WRITE, 64, NULL, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (scratch)");
@@ -207,7 +201,8 @@ static ps_status cl_open(ps__backend *be, const char *device_spec) {
         if (err != CL_SUCCESS) s = ps_cl_fail(be, err, "clCreateContext");
     }
     if (s == PS_SUCCESS) {
-        cl_command_queue_properties props = ps_cl_profile_open(st) ? CL_QUEUE_PROFILING_ENABLE : 0;
+        cl_command_queue_properties props =
+            ps_cl_profile_open(be, st) ? CL_QUEUE_PROFILING_ENABLE : 0;
         st->queue = clCreateCommandQueue(st->context, st->device, props, &err);
         if (err != CL_SUCCESS) s = ps_cl_fail(be, err, "clCreateCommandQueue");
     }

@@ -4,6 +4,7 @@
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include "../core/backend.h"
+#include "../core/tuning.h"
 
 #include <CL/cl.h>
 
@@ -83,7 +84,7 @@ typedef struct ps_cl_state {
     int own_gemv;         /* 0: CLBlast only; 1: kernels_cl/blas.cl for contiguous N products
                            * on GPUs (cl_gemv.c); 2: on every device (tests) */
     int compute_units;    /* CL_DEVICE_MAX_COMPUTE_UNITS */
-    int trsv_mixed;       /* offers trsv_mixed (PORTSOLVE_CL_TRSV_MIXED; 0: refinement widens) */
+    int trsv_mixed;       /* offers trsv_mixed (cl_trsv_mixed; 0: refinement widens) */
     cl_mem gemv_part;     /* the own gemv's partial sums, kept across calls */
     size_t gemv_part_bytes;
     int gpu;              /* the device is a GPU */
@@ -96,7 +97,7 @@ typedef struct ps_cl_state {
     struct ps_cl_host_block *host_blocks;     /* host_alloc's, mapped (cl_host.c) */
     ps_cl_fetch fetch[PS__FETCH_SLOTS];       /* fetch_start's reads in flight (cl_fetch.c) */
     cl_event transferred[PS__TRANSFER_SLOTS]; /* upload_async's and download_async's last */
-    FILE *profile;                            /* PORTSOLVE_CL_PROFILE's file (cl_profile.c) */
+    FILE *profile;                            /* cl_profile's file (cl_profile.c) */
     cl_event *profile_events;                 /* the launches since the last flush, */
     const char **profile_names;               /* and their names */
     int profile_count, profile_capacity;
@@ -159,7 +160,7 @@ void ps_cl_release_fetches(ps_cl_state *st);
 
 /* The kernel timeline (cl_profile.c): open says whether the queue needs profiling; ps_cl_event
  * is the event to give the next enqueue (NULL when not profiling); flush writes them out. */
-int ps_cl_profile_open(ps_cl_state *st);
+int ps_cl_profile_open(ps__backend *be, ps_cl_state *st);
 cl_event *ps_cl_event(ps__backend *be, const char *name);
 void ps_cl_profile_flush(ps_cl_state *st);
 void ps_cl_profile_close(ps_cl_state *st);

@@ -1,6 +1,6 @@
 /*
  * A kernel timeline for the OpenCL backend (CUPTI, which tools/trace uses on CUDA, does not see
- * NVIDIA's OpenCL). With PORTSOLVE_CL_PROFILE=<file> the backend's own queue is created with
+ * NVIDIA's OpenCL). With cl_profile=<file> the backend's own queue is created with
  * profiling on, every kernel it launches and every CLBlast call gets an event, and at each
  * synchronize the events are appended to the file as tools/trace's CSV lines
  * (K,start ns,end ns,queue 0,0,0,name; scripts/trace_summary.py reads them). A CLBlast call that
@@ -11,8 +11,8 @@
 
 #include <stdlib.h>
 
-int ps_cl_profile_open(ps_cl_state *st) {
-    const char *path = getenv("PORTSOLVE_CL_PROFILE");
+int ps_cl_profile_open(ps__backend *be, ps_cl_state *st) {
+    const char *path = be->tuning->cl_profile;
     if (!path || !*path) return 0;
     st->profile = fopen(path, "a");
     return st->profile != NULL;

@@ -28,12 +28,9 @@ typedef struct panel_run {
  * leaf width leaf (0: the backend's); < 0 on failure. */
 static double time_getrf(const panel_run *r, const void *host, int rows, int cols, int nb,
                          int leaf) {
-    char leaf_text[16];
-    snprintf(leaf_text, sizeof leaf_text, "%d", leaf);
-    if (leaf > 0)
-        setenv("PORTSOLVE_LU_PANEL_WIDTH", leaf_text, 1);
-    else
-        unsetenv("PORTSOLVE_LU_PANEL_WIDTH");
+    char leaf_text[48];
+    snprintf(leaf_text, sizeof leaf_text, "lu_panel_width=%d", leaf);
+    setenv("PORTSOLVE_TUNING", leaf > 0 ? leaf_text : "", 1);
     ps_context_options o = ps_context_options_default();
     if (ps_backend_kind_from_name(r->backend, &o.backend) != PS_SUCCESS) return -1;
     o.lu_block_size = nb;

@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PS__BACKEND_ABI_VERSION  3 /* 3: lanes_split takes the precision */
+#define PS__BACKEND_ABI_VERSION  4 /* 4: ps__backend.tuning */
 #define PS__BACKEND_ENTRY_SYMBOL "ps_backend_module_v1"
 
 /* Element types a backend buffer can hold. The first two equal ps_dtype. */
@@ -170,6 +170,8 @@ typedef struct ps__backend {
      * (PS__FLOAT, PS__DOUBLE) run on the CPU path, where transfers and launches would cost more
      * than the work (core/crossover.c); 0: never */
     int host_crossover[2];
+    /* the context's knobs (core/tuning.def), set before open; read-only for the backend */
+    const struct ps__tuning *tuning;
 } ps__backend;
 
 /* The conjugate-gradient step's vectors (cg_step): w = A u on entry, s carries A p; u.buf may
@@ -584,7 +586,7 @@ struct ps__backend_ops {
                               size_t perm_off, ps__mat src, ps__mat dst);
     /* ---- Several Arnoldi steps in one call (core/iter_gmres.c); appended, so older modules get
      * the default (PS_ERR_NOT_SUPPORTED: GMRES then queues a product and orthonormalize per
-     * step; with PORTSOLVE_ARNOLDI_STEPS=composed, for tests, those calls in a loop). ---- */
+     * step; with tuning arnoldi_composed=1, for tests, those calls in a loop). ---- */
     /* Custom kernel, GMRES's Arnoldi steps j0 .. j1 - 1 (0 <= j0 < j1) on the n x n matrix a:
      * each w = A (dinv .* v_j) (dinv.buf NULL: A v_j), orthonormalized against v(:, 0 .. j] as
      * orthonormalize does (k = j + 1) into v(:, j + 1), step j's column (2 (j + 1) + 1 values)
@@ -615,7 +617,7 @@ struct ps__backend_ops {
     /* ---- GMRES's restart and the next cycle's first steps in one call (core/iter_gmres.c);
      * appended, so older modules get the default (PS_ERR_NOT_SUPPORTED: GMRES then updates x,
      * forms the residual and normalizes it by separate calls; with
-     * PORTSOLVE_ARNOLDI_STEPS=composed, for tests, those calls). ---- */
+     * tuning arnoldi_composed=1, for tests, those calls). ---- */
     /* Custom kernel, the start of a GMRES cycle on the n x n matrix a, in order:
      *   x += dinv .* (v(:, 0 .. ky) y) when ky > 0, as gmres_update_x makes it;
      *   r = b - A x into v(:, 0); out[0] = beta = ||r||_2 (rounded to dt);
@@ -635,7 +637,7 @@ struct ps__backend_ops {
                                  ps__vec out, int col_stride, int fetch_slot);
     /* ---- GMRES's update of x with y from the host (core/iter_gmres.c); appended, so older
      * modules get the default (PS_ERR_NOT_SUPPORTED: GMRES then uploads y, which waits for the
-     * device, and updates x by gemv, vmul and axpy; with PORTSOLVE_ARNOLDI_STEPS=composed, for
+     * device, and updates x by gemv, vmul and axpy; with tuning arnoldi_composed=1, for
      * tests and without dinv, an axpy per column). ---- */
     /* Custom kernel: x += dinv .* (v(:, 0 .. ky) y) (dinv.buf NULL: x += v(:, 0 .. ky) y), y the
      * ky host doubles, read before the call returns, so the call need not wait for the device;
@@ -647,7 +649,7 @@ struct ps__backend_ops {
                                 const double *y, ps__vec dinv, ps__vec x);
     /* ---- Several conjugate-gradient steps in one call (core/iter_krylov.c); appended, so
      * older modules get the default (PS_ERR_NOT_SUPPORTED: CG then queues a product and
-     * cg_step per step; with PORTSOLVE_CG_STEPS=composed, for tests, those calls in a loop). */
+     * cg_step per step; with tuning cg_composed=1, for tests, those calls in a loop). */
     /* Custom kernel, count >= 1 steps of CG on the n x n matrix a: step i is w = A u, then
      * cg_step from the scalar block before it (in for i = 0, else out block i - 1) into out
      * block i (blocks PS__CG_SCALARS elements apart), the step with index last measuring only
@@ -777,23 +779,6 @@ ps__backend_fail(ps__backend *be, ps_status status, const char *fmt, ...) {
         va_end(ap);
     }
     return status;
-}
-
-/* An integer tuning knob of a backend from the environment: *out = fallback when unset; a value
- * that is not an integer in lo..hi is refused, naming the variable. Inline for the modules. */
-static inline ps_status ps__backend_int_knob(ps__backend *be, const char *backend, const char *name,
-                                             long lo, long hi, int fallback, int *out) {
-    const char *text = getenv(name);
-    *out = fallback;
-    if (!text) return PS_SUCCESS;
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || v < lo || v > hi)
-        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
-                                "%s: %s=\"%.32s\" is not an integer in %ld..%ld", backend, name,
-                                text, lo, hi);
-    *out = (int)v;
-    return PS_SUCCESS;
 }
 
 /* The projection half of orthonormalize (classical Gram-Schmidt twice by four gemv calls:

@@ -5,6 +5,7 @@
  * on the device, so the host can read them a step late.
  */
 #include "backend_defaults_iter.h"
+#include "tuning.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -104,15 +105,8 @@ ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k
     return be->ops->fetch_start(be, dt, fetch_slot, 2 * k + 1, col);
 }
 
-/* Whether knob=composed asks for the composed defaults below (tests): PORTSOLVE_ARNOLDI_STEPS
- * for GMRES's, PORTSOLVE_CG_STEPS for CG's. */
-static int composed_asked(const char *knob) {
-    const char *mode = getenv(knob);
-    return mode && strcmp(mode, "composed") == 0;
-}
-
 /* A product and orthonormalize per step (the backend's own entries), each step's norm read back
- * so that nothing is written after a breakdown. Only when PORTSOLVE_ARNOLDI_STEPS=composed asks
+ * so that nothing is written after a breakdown. Only when tuning arnoldi_composed=1 asks
  * for it, so that tests can run GMRES's path for fused steps on backends that have none;
  * otherwise, and with dinv (the product would need a vector apart from its result),
  * PS_ERR_NOT_SUPPORTED: per-step calls cost the same without the waste of steps queued past
@@ -120,7 +114,7 @@ static int composed_asked(const char *knob) {
 ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                     ps__mat v, int j0, int j1, ps__vec col, int col_stride,
                                     int fetch_slot) {
-    if (!composed_asked("PORTSOLVE_ARNOLDI_STEPS") || dinv.buf) return PS_ERR_NOT_SUPPORTED;
+    if (!be->tuning->arnoldi_composed || dinv.buf) return PS_ERR_NOT_SUPPORTED;
     ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0);
     for (int j = j0; j < j1; j++) {
         ps__vec vj = {v.buf, v.off + (size_t)j * (size_t)v.ld, 1};
@@ -139,11 +133,11 @@ ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__ma
 }
 
 /* x += V y by an axpy per column (y's elements as the axpys' scalars, so nothing waits for the
- * device). Only when PORTSOLVE_ARNOLDI_STEPS=composed asks for it and without dinv, as
+ * device). Only when tuning arnoldi_composed=1 asks for it and without dinv, as
  * arnoldi_steps: otherwise GMRES's own upload, gemv and axpy take fewer calls. */
 ps_status ps__default_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
                                      const double *y, ps__vec dinv, ps__vec x) {
-    if (!composed_asked("PORTSOLVE_ARNOLDI_STEPS") || dinv.buf) return PS_ERR_NOT_SUPPORTED;
+    if (!be->tuning->arnoldi_composed || dinv.buf) return PS_ERR_NOT_SUPPORTED;
     for (int c = 0; c < ky && n > 0; c++) {
         ps__vec vc = {v.buf, v.off + (size_t)c * (size_t)v.ld, 1};
         ps__scalar yc = ps__scalar_of(dt, y[c]);
@@ -155,12 +149,11 @@ ps_status ps__default_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__m
 /* x's update as the default gmres_update_x makes it, the residual by a copy and a product, its
  * norm and v_0 by orthonormalize against no columns, then the steps as the default
  * arnoldi_steps takes them (not the backend's, which might decline after x has changed). Only
- * when PORTSOLVE_ARNOLDI_STEPS=composed asks for it and without dinv, as arnoldi_steps. */
+ * when tuning arnoldi_composed=1 asks for it and without dinv, as arnoldi_steps. */
 ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                       ps__vec b, ps__vec x, ps__mat v, int ky, const double *y,
                                       int j1, ps__vec out, int col_stride, int fetch_slot) {
-    if (!composed_asked("PORTSOLVE_ARNOLDI_STEPS") || dinv.buf || j1 < 1)
-        return PS_ERR_NOT_SUPPORTED;
+    if (!be->tuning->arnoldi_composed || dinv.buf || j1 < 1) return PS_ERR_NOT_SUPPORTED;
     PS__TRY(ps__default_gmres_update_x(be, dt, n, v, ky, y, dinv, x));
     ps__vec r = {v.buf, v.off, 1};
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
@@ -178,14 +171,14 @@ ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__
     return be->ops->fetch_start(be, dt, fetch_slot, 1 + j1 * col_stride, out);
 }
 
-/* A product and the backend's own cg_step per step. Only when PORTSOLVE_CG_STEPS=composed asks
+/* A product and the backend's own cg_step per step. Only when tuning cg_composed=1 asks
  * for it, so that tests can run CG's path for fused steps on backends that have none; otherwise
  * PS_ERR_NOT_SUPPORTED: per-step calls cost the same, and CG's driver reads each step's
  * scalars a step late. */
 ps_status ps__default_cg_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
                                const ps__cg_vectors *v, ps__vec in, ps__vec out, int count,
                                double stop_rr, int last, int fetch_slot) {
-    if (!composed_asked("PORTSOLVE_CG_STEPS") || count < 1) return PS_ERR_NOT_SUPPORTED;
+    if (!be->tuning->cg_composed || count < 1) return PS_ERR_NOT_SUPPORTED;
     ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0);
     for (int i = 0; i < count; i++) {
         ps__vec from = i == 0 ? in : ps__vec_at(out, (size_t)(i - 1) * PS__CG_SCALARS);

@@ -12,7 +12,7 @@
  * factors the diagonal block.
  *
  * Blocked right-looking with look-ahead (backends whose block_size(PS__ALGO_CHOL) is set, or
- * PORTSOLVE_CHOL_NB): per block column j of width nb, the tall panel (rows j..n-1) is factored
+ * chol_nb): per block column j of width nb, the tall panel (rows j..n-1) is factored
  * recursively down to the backend's potrf_tall leaves (see panel()); the trailing matrix is then
  * updated with it, A(c, c') -= L(c, j) L(c', j)^T for c >= c' (see update_columns). On a GPU
  * the recursive form puts every small trsm/syrk of its lower levels, and every leaf, on the
@@ -142,10 +142,10 @@ static ps_status step_update(void *arg, int j, int jb, int c0, int c1) {
     return update_columns(c->ctx, c->dt, c->uplo, c->n, c->a, j, jb, c0, c1);
 }
 
-/* The blocked algorithm's block size for order n: PORTSOLVE_CHOL_NB, else the backend's;
+/* The blocked algorithm's block size for order n: chol_nb, else the backend's;
  * 0 (or n or more) selects the recursive algorithm. */
 static int chol_block_size(ps_context *ctx, ps__dtype dt, int n) {
-    if (ctx->chol_block_size > 0) return ctx->chol_block_size;
+    if (ctx->tuning.chol_nb > 0) return ctx->tuning.chol_nb;
     return ctx->be.ops->block_size(&ctx->be, PS__ALGO_CHOL, dt, n);
 }
 

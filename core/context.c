@@ -4,7 +4,6 @@
 #include "select.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,42 +39,6 @@ const char *ps_last_create_error(void) {
     return create_error;
 }
 
-/* Reads a positive integer tuning variable: unset or empty is 0 (automatic). */
-ps_status ps__size_from_env(const char *name, int max, int *value, char *msg, size_t msg_size) {
-    const char *s = getenv(name);
-    *value = 0;
-    if (!s || !*s) return PS_SUCCESS;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < 1 || v > max) {
-        snprintf(msg, msg_size, "%s='%s' is not a block size: give an integer from 1 to %d", name,
-                 s, max);
-        return PS_ERR_INVALID_ARGUMENT;
-    }
-    *value = (int)v;
-    return PS_SUCCESS;
-}
-
-ps_status ps__order_from_env(const char *name, int max, int *value, char *msg, size_t msg_size) {
-    const char *s = getenv(name);
-    *value = -1;
-    if (!s || !*s) return PS_SUCCESS;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < 0 || v > max) {
-        snprintf(msg, msg_size, "%s='%.32s' is not an order from 0 to %d", name, s, max);
-        return PS_ERR_INVALID_ARGUMENT;
-    }
-    *value = (int)v;
-    return PS_SUCCESS;
-}
-
-static ps_status tuning_from_env(const char *name, int *value, char *msg, size_t msg_size) {
-    return ps__size_from_env(name, 4096, value, msg, msg_size);
-}
-
 int ps__name_is(const char *name, const char *given) {
     while (*name && *given && tolower((unsigned char)*given) == *name) name++, given++;
     return !*name && !*given;
@@ -98,43 +61,6 @@ ps_status ps__enum_from_name(const ps__enum_name *table, size_t count, const cha
     return PS_ERR_INVALID_ARGUMENT;
 }
 
-static ps_status block_size_from_env(int *nb, char *msg, size_t msg_size) {
-    return tuning_from_env("PORTSOLVE_LU_NB", nb, msg, msg_size);
-}
-
-ps_status ps__word_from_env(const char *name, const char *const *words, int count, int *value,
-                            char *msg, size_t msg_size) {
-    const char *s = getenv(name);
-    *value = 0;
-    if (!s || !*s) return PS_SUCCESS;
-    for (int i = 0; i < count; i++)
-        if (ps__name_is(words[i], s)) {
-            *value = i + 1;
-            return PS_SUCCESS;
-        }
-    int n = snprintf(msg, msg_size, "%s='%s' is not one of:", name, s);
-    for (int i = 0; i < count && n >= 0 && (size_t)n < msg_size; i++)
-        n += snprintf(msg + n, msg_size - (size_t)n, "%s %s", i ? "," : "", words[i]);
-    return PS_ERR_INVALID_ARGUMENT;
-}
-
-/* PORTSOLVE_LU_BLOCK_ROW: trsm or inverse (core/lu.c); PORTSOLVE_LU_LAYOUT: rows or transposed
- * (core/lu.c); PORTSOLVE_LU_OVERLAP: an order (core/lu_overlap.c); unset or empty: the backend's
- * choice. PORTSOLVE_LU_PANEL: device (default) or host (core/lu_hybrid.c). */
-static ps_status lu_options_from_env(ps_context *ctx, char *msg, size_t msg_size) {
-    static const char *const block_rows[] = {"trsm", "inverse"}; /* PS__LU_BLOCK_ROW_* - 1 */
-    static const char *const panels[] = {"device", "host"};      /* PS__LU_PANEL_* */
-    static const char *const layouts[] = {"rows", "transposed"}; /* PS__LAYOUT_* - 1 */
-    PS__TRY(ps__word_from_env("PORTSOLVE_LU_BLOCK_ROW", block_rows, 2, &ctx->lu_block_row, msg,
-                              msg_size));
-    PS__TRY(ps__word_from_env("PORTSOLVE_LU_LAYOUT", layouts, 2, &ctx->lu_layout, msg, msg_size));
-    PS__TRY(ps__order_from_env("PORTSOLVE_LU_OVERLAP", 1 << 30, &ctx->lu_overlap, msg, msg_size));
-    int panel;
-    PS__TRY(ps__word_from_env("PORTSOLVE_LU_PANEL", panels, 2, &panel, msg, msg_size));
-    ctx->lu_panel_where = panel ? panel - 1 : PS__LU_PANEL_DEVICE;
-    return PS_SUCCESS;
-}
-
 /* Allocates a context and opens its backend as req says. */
 static ps_status create_context(ps_context **out, ps_backend_kind kind, int nb,
                                 const ps__open_request *req) {
@@ -144,28 +70,17 @@ static ps_status create_context(ps_context **out, ps_backend_kind kind, int nb,
         return PS_ERR_OUT_OF_HOST_MEMORY;
     }
     atomic_init(&ctx->owner, 0);
-    ctx->lu_block_size = nb;
-    ps_status st = tuning_from_env("PORTSOLVE_LU_PANEL_WIDTH", &ctx->lu_panel_width, create_error,
-                                   sizeof create_error);
+    ps_status st = ps__tuning_read(&ctx->tuning, create_error, sizeof create_error);
     if (st) {
         free(ctx);
         return st;
     }
-    if (!st)
-        st = tuning_from_env("PORTSOLVE_WZ_PANEL_WIDTH", &ctx->wz_panel_width, create_error,
-                             sizeof create_error);
-    if (!st)
-        st = tuning_from_env("PORTSOLVE_CHOL_NB", &ctx->chol_block_size, create_error,
-                             sizeof create_error);
-    if (!st) st = lu_options_from_env(ctx, create_error, sizeof create_error);
-    if (!st) st = ps__wz_options_from_env(ctx, create_error, sizeof create_error);
-    if (!st) st = ps__gj_options_from_env(ctx, create_error, sizeof create_error);
-    if (!st) st = ps__refine_options_from_env(ctx, create_error, sizeof create_error);
-    if (!st) st = ps__crossover_from_env(ctx, create_error, sizeof create_error);
-    if (st) {
-        free(ctx);
-        return st;
-    }
+    ctx->lu_block_size = nb > 0 ? nb : ctx->tuning.lu_nb;
+    ctx->be.tuning = &ctx->tuning;
+    ctx->refine = ps_refine_options_default();
+    ctx->refine.precision = (ps_lowprec)ctx->tuning.ir_precision;
+    ctx->refine.factorization = (ps_refine_factor)ctx->tuning.ir_factor;
+    ctx->refine.gmres = ctx->tuning.ir_gmres;
     ctx->be.err = ctx->last_error;
     ctx->be.err_size = sizeof ctx->last_error;
     st = ps__backend_open(ctx, kind, req);
@@ -206,10 +121,6 @@ ps_status ps_context_create(ps_context **out, const ps_context_options *opts) {
                  "ps_context_create: options.lu_block_size=%d is negative", nb);
         return PS_ERR_INVALID_ARGUMENT;
     }
-    if (nb == 0) {
-        st = block_size_from_env(&nb, create_error, sizeof create_error);
-        if (st) return st;
-    }
     ps__open_request req = {device, 0, NULL, NULL};
     return create_context(out, kind, nb, &req);
 }
@@ -229,11 +140,8 @@ ps_status ps_context_create_native(ps_context **out, ps_backend_kind kind, void 
                  (int)kind);
         return PS_ERR_INVALID_ARGUMENT;
     }
-    int nb;
-    ps_status st = block_size_from_env(&nb, create_error, sizeof create_error);
-    if (st) return st;
     ps__open_request req = {NULL, 1, native_context, native_queue};
-    return create_context(out, kind, nb, &req);
+    return create_context(out, kind, 0, &req);
 }
 
 void *ps_context_native_queue(const ps_context *ctx) {

@@ -3,6 +3,7 @@
 #define PS_CORE_CONTEXT_H
 
 #include "backend.h"
+#include "tuning.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -36,34 +37,12 @@ struct ps_context {
     ps__backend be;
     ps__backend_ops ops;      /* the completed table be.ops points to */
     void *module;             /* dlopen handle of a backend module, NULL for cpu */
-    int lu_block_size;        /* 0: automatic */
-    int lu_panel_width;       /* 0: the backend's; PORTSOLVE_LU_PANEL_WIDTH overrides (tuning) */
-    int lu_block_row;         /* ps__lu_block_row: PORTSOLVE_LU_BLOCK_ROW (tuning) */
-    int lu_panel_where;       /* ps__lu_panel_where: PORTSOLVE_LU_PANEL (tuning) */
-    int lu_layout;            /* ps__layout: PORTSOLVE_LU_LAYOUT (tuning) */
-    int lu_overlap;           /* -1: the backend's; PORTSOLVE_LU_OVERLAP overrides (tuning) */
-    int wz_variant;           /* ps_wz_variant: PORTSOLVE_WZ_VARIANT or ps_context_set_wz_options */
-    int wz_pivoting;          /* 1 unless PORTSOLVE_WZ_PIVOTING=0 or the options say so */
-    int wz_block_size;        /* 0: automatic (PORTSOLVE_WZ_NB) */
-    int chol_block_size;      /* 0: the backend's; PORTSOLVE_CHOL_NB overrides (tuning) */
-    int wz_panel_width;       /* 0: the backend's; PORTSOLVE_WZ_PANEL_WIDTH overrides (tuning) */
-    int gj_variant;           /* ps_gj_variant: PORTSOLVE_GJ_VARIANT or ps_context_set_gj_options */
-    int gj_block_size;        /* 0: automatic (PORTSOLVE_GJ_NB) */
-    int gj_stripe_size;       /* 0: automatic (PORTSOLVE_GJ_STRIPE) */
-    int gj_layout;            /* ps__layout: PORTSOLVE_GJ_LAYOUT (tuning) */
+    int lu_block_size;        /* 0: automatic (options.lu_block_size, else tuning.lu_nb) */
+    ps__tuning tuning;        /* the knobs (core/tuning.def); be.tuning points here */
     struct ps_context *host;  /* a CPU context for the hybrid variants, created on first use */
     ps_refine_options refine; /* PORTSOLVE_IR_* or ps_context_set_refine_options */
-    int ir_trsv_block;     /* GMRES-IR's preconditioner's diagonal blocks, PORTSOLVE_IR_TRSV_BLOCK
-                            * (tuning): -1 the backend's choice, 0 none (core/trsv_blocked.c) */
-    double ir_gmres_tol;   /* GMRES-IR's inner tolerance, PORTSOLVE_IR_GMRES_TOL (tuning; 0: the
-                            * default, PS__REFINE_GMRES_TOL in core/refine.c) */
-    int ir_early_inverses; /* GMRES-IR's diagonal blocks inverted while the LU runs, PORTSOLVE_IR_
-                            * EARLY_INVERSES (tuning): -1 where the backend has two lanes, 0 never,
-                            * 1 always (core/refine.c) */
     ps_refine_result refine_result; /* what the last dsgesv did */
-    int host_crossover; /* -1: the backend's orders; else the order up to which host drivers run
-                         * on the CPU (PORTSOLVE_HOST_CROSSOVER, ps_context_set_host_crossover) */
-    int last_on_host;   /* the last host driver ran on the CPU by the crossover */
+    int last_on_host;               /* the last host driver ran on the CPU by the crossover */
     void *ring[PS__TRANSFER_SLOTS]; /* the host drivers' page-locked staging buffers */
     size_t ring_bytes;              /* their size (0: none yet; core/staging.c) */
     char last_error[PS__ERROR_SIZE];
@@ -141,14 +120,6 @@ ps_status ps__scratch_host(ps__scratch *s, size_t bytes, void **ptr);
 ps_status ps__scratch_transfer(ps__scratch *s, size_t bytes, void **ptr);
 void ps__scratch_end(ps__scratch *s);
 
-/* Reads PORTSOLVE_WZ_VARIANT, PORTSOLVE_WZ_PIVOTING and PORTSOLVE_WZ_NB (wz_api.c). */
-ps_status ps__wz_options_from_env(ps_context *ctx, char *msg, size_t size);
-
-/* The environment variable `name` as a size 1..max into *value (0 when unset); a bad value
- * writes the reason into msg. */
-ps_status ps__size_from_env(const char *name, int max, int *value, char *msg, size_t msg_size);
-/* An order from 0 to max in the environment variable name; -1 when it is unset or empty. */
-ps_status ps__order_from_env(const char *name, int max, int *value, char *msg, size_t msg_size);
 /* Whether given spells the lower-case name, in any case (option and variant names). */
 int ps__name_is(const char *name, const char *given);
 /* A public enum's names, one entry per value, for its *_name and *_from_name functions. */
@@ -164,16 +135,6 @@ const char *ps__enum_to_name(const ps__enum_name *table, size_t count, int value
  * PS_ERR_INVALID_ARGUMENT and *value unchanged. */
 ps_status ps__enum_from_name(const ps__enum_name *table, size_t count, const char *given,
                              int *value);
-/* The environment variable `name` as one of the count lower-case words (any case): *value = 1 +
- * its index, or 0 when unset or empty; another value writes the reason into msg. */
-ps_status ps__word_from_env(const char *name, const char *const *words, int count, int *value,
-                            char *msg, size_t msg_size);
-
-/* Reads PORTSOLVE_GJ_VARIANT, PORTSOLVE_GJ_NB and PORTSOLVE_GJ_STRIPE (gj_api.c). */
-ps_status ps__gj_options_from_env(ps_context *ctx, char *msg, size_t size);
-
-/* Reads PORTSOLVE_IR_PRECISION and PORTSOLVE_IR_GMRES (refine_api.c). */
-ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size);
 
 /* The context's CPU companion, which factors panels on the host for the hybrid variants; created
  * on first use and destroyed with ctx. */
@@ -184,8 +145,6 @@ ps_status ps__context_host(ps_context *ctx, ps_context **host);
 int ps__crossover(ps_context *ctx, ps__dtype dt, int n, ps_context **host);
 /* The status of a call the companion ran, with its message and info copied into ctx. */
 ps_status ps__crossed(ps_context *ctx, ps_context *host, ps_status st);
-/* Reads PORTSOLVE_HOST_CROSSOVER (an order from 0; unset: -1, the backend's). */
-ps_status ps__crossover_from_env(ps_context *ctx, char *msg, size_t size);
 
 /* Test hook: the n-th next allocation fails (n >= 1); 0 turns it off. */
 void ps__context_fail_nth_alloc(ps_context *ctx, int n);

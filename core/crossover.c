@@ -8,11 +8,6 @@
 
 #define MAX_CROSSOVER 1000000
 
-ps_status ps__crossover_from_env(ps_context *ctx, char *msg, size_t size) {
-    return ps__order_from_env("PORTSOLVE_HOST_CROSSOVER", MAX_CROSSOVER, &ctx->host_crossover, msg,
-                              size);
-}
-
 /* Whether the backend already works in host memory (the CPU backend's host_alias takes any
  * pointer): there is no host path to cross over to. */
 static int works_in_host_memory(const ps_context *ctx) {
@@ -22,7 +17,7 @@ static int works_in_host_memory(const ps_context *ctx) {
 }
 
 static int crossover_order(const ps_context *ctx, ps__dtype dt) {
-    if (ctx->host_crossover >= 0) return ctx->host_crossover;
+    if (ctx->tuning.host_crossover >= 0) return ctx->tuning.host_crossover;
     return ctx->be.host_crossover[dt == PS__DOUBLE ? PS__DOUBLE : PS__FLOAT];
 }
 
@@ -52,7 +47,7 @@ ps_status ps_context_set_host_crossover(ps_context *ctx, int n) {
                            "ps_context_set_host_crossover: n=%d is not -1 or an order "
                            "from 0 to %d",
                            n, MAX_CROSSOVER);
-    ctx->host_crossover = n;
+    ctx->tuning.host_crossover = n;
     return PS_SUCCESS;
 }
 

@@ -55,17 +55,18 @@ typedef struct gj_inverse {
 #define PS__GJ_TRSM_LEAF 128
 
 /*
- * The transposed layout (PORTSOLVE_GJ_LAYOUT, the backend's PS__ALGO_GJ_TRANSPOSED): the
+ * The transposed layout (gj_layout, the backend's PS__ALGO_GJ_TRANSPOSED): the
  * device variant may hold the matrix transposed for the whole inversion (a transpose at each end,
  * move_matrix), so that every row interchange of a step moves two contiguous columns (on an
  * H100 at n = 16384 the rows' laswp was about 25 ms of lane 0's 225; docs/GJ.md). The blocks are
  * ps__tview's (tview.h), whose helpers turn each operation on them into the one on storage.
  */
 
-/* Whether gjinv's device variant at order n holds the matrix transposed: PORTSOLVE_GJ_LAYOUT,
+/* Whether gjinv's device variant at order n holds the matrix transposed: gj_layout,
  * else the backend's measured choice. */
 static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
-    if (ctx->gj_layout != PS__LAYOUT_AUTO) return ctx->gj_layout == PS__LAYOUT_TRANSPOSED;
+    if (ctx->tuning.gj_layout != PS__LAYOUT_AUTO)
+        return ctx->tuning.gj_layout == PS__LAYOUT_TRANSPOSED;
     int from = ctx->be.ops->block_size(&ctx->be, PS__ALGO_GJ_TRANSPOSED, dt, n);
     return from > 0 && n >= from;
 }
@@ -192,7 +193,7 @@ static ps_status panel_transform(ps_context *ctx, ps__dtype dt, int n, int k, in
  * and inv(U11), formed by a solve on an identity; on dlatms matrices of condition 1e8..1e12 and
  * graded ones, n = 300..2000, blocks of 64..256, the ratios stayed at the solves' (0.002..0.011
  * with the solves, 0.002..0.020 with inv(U11), limit 30; docs/GJ.md), and test_gj runs this
- * form (PORTSOLVE_LU_BLOCK_ROW).
+ * form (lu_block_row).
  * In two parts: the rows below (the swaps, Y and M2j: all the next panel's factorization needs)
  * and the rows above (M1j and M0j from Y), which look-ahead may run on the other lane.
  */

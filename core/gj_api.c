@@ -34,9 +34,9 @@ ps_status ps_gj_variant_from_name(const char *name, ps_gj_variant *v) {
 ps_gj_options ps_context_gj_options(const ps_context *ctx) {
     ps_gj_options o = {PS_GJ_DEVICE, 0, 0};
     if (ctx) {
-        o.variant = (ps_gj_variant)ctx->gj_variant;
-        o.block_size = ctx->gj_block_size;
-        o.stripe_size = ctx->gj_stripe_size;
+        o.variant = (ps_gj_variant)ctx->tuning.gj_variant;
+        o.block_size = ctx->tuning.gj_nb;
+        o.stripe_size = ctx->tuning.gj_stripe;
     }
     return o;
 }
@@ -58,43 +58,20 @@ ps_status ps_context_set_gj_options(ps_context *ctx, const ps_gj_options *opts) 
     if (opts->stripe_size < 0 || opts->stripe_size > PS__GJ_MAX_STRIPE)
         return ps__bad_arg(ctx, 2, "%s: stripe_size=%d is not 0 (automatic) or 1..%d", fn,
                            opts->stripe_size, PS__GJ_MAX_STRIPE);
-    ctx->gj_variant = opts->variant;
-    ctx->gj_block_size = opts->block_size;
-    ctx->gj_stripe_size = opts->stripe_size;
+    ctx->tuning.gj_variant = opts->variant;
+    ctx->tuning.gj_nb = opts->block_size;
+    ctx->tuning.gj_stripe = opts->stripe_size;
     return PS_SUCCESS;
 }
 
-ps_status ps__gj_options_from_env(ps_context *ctx, char *msg, size_t size) {
-    ctx->gj_variant = PS_GJ_DEVICE;
-    ctx->gj_block_size = 0;
-    ctx->gj_stripe_size = 0;
-    const char *v = getenv("PORTSOLVE_GJ_VARIANT");
-    if (v && *v) {
-        ps_gj_variant var;
-        if (ps_gj_variant_from_name(v, &var)) {
-            snprintf(msg, size,
-                     "PORTSOLVE_GJ_VARIANT='%s' is not a Gauss-Jordan variant; accepted: device, "
-                     "hybrid, concurrent",
-                     v);
-            return PS_ERR_INVALID_ARGUMENT;
-        }
-        ctx->gj_variant = var;
-    }
-    static const char *const layouts[] = {"rows", "transposed"}; /* PS__LAYOUT_* - 1 */
-    PS__TRY(ps__word_from_env("PORTSOLVE_GJ_LAYOUT", layouts, 2, &ctx->gj_layout, msg, size));
-    PS__TRY(ps__size_from_env("PORTSOLVE_GJ_NB", PS__GJ_MAX_NB, &ctx->gj_block_size, msg, size));
-    return ps__size_from_env("PORTSOLVE_GJ_STRIPE", PS__GJ_MAX_STRIPE, &ctx->gj_stripe_size, msg,
-                             size);
-}
-
 int ps__gj_block_size(ps_context *ctx, ps__dtype dt, int n) {
-    if (ctx->gj_block_size > 0) return ctx->gj_block_size;
+    if (ctx->tuning.gj_nb > 0) return ctx->tuning.gj_nb;
     int nb = ctx->be.ops->block_size(&ctx->be, PS__ALGO_GJ, dt, n);
     return nb > 0 ? nb : 128;
 }
 
 int ps__gj_stripe_size(ps_context *ctx, ps__dtype dt, int n) {
-    if (ctx->gj_stripe_size > 0) return ctx->gj_stripe_size;
+    if (ctx->tuning.gj_stripe > 0) return ctx->tuning.gj_stripe;
     int s = ctx->be.ops->block_size(&ctx->be, PS__ALGO_GJ_STRIPE, dt, n);
     return s > 0 && s <= PS__GJ_MAX_STRIPE ? s : 128;
 }
@@ -126,7 +103,7 @@ static ps_status zero_on_diagonal(ps__scratch *s, ps__dtype dt, int n, ps__mat a
     return PS_SUCCESS;
 }
 
-/* getri's blocks: the context's LU block size when one is set (PORTSOLVE_LU_NB), else the
+/* getri's blocks: the context's LU block size when one is set (lu_nb), else the
  * backend's choice for getri, else LU's. */
 static int getri_block_size(ps_context *ctx, ps__dtype dt, int n) {
     if (ctx->lu_block_size > 0) return ctx->lu_block_size;
@@ -155,7 +132,7 @@ static ps_status run_gjinv(ps__scratch *s, ps__dtype dt, int n, ps__mat a, ps__m
     int info = 0;
     PS__TRY(ps__scratch_dev(s, (size_t)n * sizeof(int32_t), &dev_ipiv));
     PS__TRY(ps__gjinv(ctx, dt, n, a, work, a, ps__gj_block_size(ctx, dt, n),
-                      (ps__gj_where)ctx->gj_variant, dev_ipiv, &info));
+                      (ps__gj_where)ctx->tuning.gj_variant, dev_ipiv, &info));
     if (info) return singular(ctx, fn, info, "the Gauss-Jordan pivot of column");
     return PS_SUCCESS;
 }

@@ -56,8 +56,8 @@ static ps_status lu_leaf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a,
 }
 
 static int lu_leaf_width(ps_context *ctx, ps__dtype dt, int m) {
-    return ctx->lu_panel_width > 0 ? ctx->lu_panel_width
-                                   : ctx->be.ops->panel_width(&ctx->be, dt, m);
+    return ctx->tuning.lu_panel_width > 0 ? ctx->tuning.lu_panel_width
+                                          : ctx->be.ops->panel_width(&ctx->be, dt, m);
 }
 
 static const ps__factor_kind lu_kind = {1, lu_leaf, lu_leaf_width, {NULL, 0, 1}, 1, PS__ALGO_LU};
@@ -229,8 +229,8 @@ ps_status ps__lu_update(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, 
 }
 
 int ps__use_l_inverse(ps_context *ctx, ps__dtype dt, int k, int nb) {
-    if (ctx->lu_block_row != PS__LU_BLOCK_ROW_AUTO)
-        return ctx->lu_block_row == PS__LU_BLOCK_ROW_INVERSE && k > nb;
+    if (ctx->tuning.lu_block_row != PS__LU_BLOCK_ROW_AUTO)
+        return ctx->tuning.lu_block_row == PS__LU_BLOCK_ROW_INVERSE && k > nb;
     int from = ctx->be.ops->block_size(&ctx->be, PS__ALGO_LU_INVERSE, dt, k);
     return from > 0 && k >= from && k > nb;
 }
@@ -262,10 +262,11 @@ static ps_status run_blocked(factor_args *f, int k, int n, int nb) {
     return PS_SUCCESS;
 }
 
-/* Whether LU of order n holds the matrix transposed while it factors it: PORTSOLVE_LU_LAYOUT,
+/* Whether LU of order n holds the matrix transposed while it factors it: lu_layout,
  * else the backend's measured choice (block_size of PS__ALGO_LU_TRANSPOSED). */
 static int use_transposed_layout(ps_context *ctx, ps__dtype dt, int n) {
-    if (ctx->lu_layout != PS__LAYOUT_AUTO) return ctx->lu_layout == PS__LAYOUT_TRANSPOSED;
+    if (ctx->tuning.lu_layout != PS__LAYOUT_AUTO)
+        return ctx->tuning.lu_layout == PS__LAYOUT_TRANSPOSED;
     int from = ctx->be.ops->block_size(&ctx->be, PS__ALGO_LU_TRANSPOSED, dt, n);
     return from > 0 && n >= from;
 }
@@ -351,7 +352,7 @@ ps_status ps__zero_info(ps_context *ctx, void *info) {
  * host memory. */
 static int on_host_panels(ps_context *ctx, ps__mat a) {
     void *alias;
-    return ctx->lu_panel_where == PS__LU_PANEL_HOST &&
+    return ctx->tuning.lu_panel == PS__LU_PANEL_HOST &&
            ctx->be.ops->host_alias(&ctx->be, a.buf, &alias) != PS_SUCCESS;
 }
 
@@ -383,7 +384,7 @@ ps_status ps__getrf_progress(ps_context *ctx, ps__dtype dt, int n, ps__mat a, vo
 
 int ps__getrf_holds_transposed(ps_context *ctx, ps__dtype dt, int n) {
     /* getrf's path off the host panels (a device matrix on them goes there) */
-    return n > 0 && ctx->lu_panel_where != PS__LU_PANEL_HOST &&
+    return n > 0 && ctx->tuning.lu_panel != PS__LU_PANEL_HOST &&
            holds_transposed(ctx, dt, n, ps__lu_block_size(ctx, dt, n, n));
 }
 

@@ -54,7 +54,7 @@ typedef struct ps__lu_host_call {
     int ldb;
     ps__finite_check check_a, check_b;
 } ps__lu_host_call;
-/* The order from which host LU overlaps its transfers with the work: PORTSOLVE_LU_OVERLAP, else
+/* The order from which host LU overlaps its transfers with the work: lu_overlap, else
  * the backend's measured choice (block_size of PS__ALGO_LU_OVERLAP); 0: never. */
 int ps__lu_overlap_from(ps_context *ctx, ps__dtype dt);
 /* Where a host LU of order n splits into its left and right halves (core/lu_overlap.c), or 0
@@ -109,7 +109,7 @@ ps_status ps__lu_panel(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, i
 ps_status ps__lu_update(ps_context *ctx, ps__dtype dt, int m, ps__mat a, int j, int jb, int c0,
                         int cw, void *ipiv);
 /* Whether block rows of U are formed as inv(L11) times the block (a GEMM) instead of by trsm,
- * for an order-k factorization in blocks of nb: PORTSOLVE_LU_BLOCK_ROW, else the backend's
+ * for an order-k factorization in blocks of nb: lu_block_row, else the backend's
  * measured choice (block_size(PS__ALGO_LU_INVERSE)). LU's and gjinv's block rows. */
 int ps__use_l_inverse(ps_context *ctx, ps__dtype dt, int k, int nb);
 /* The workspace of block rows by inv(L11): inv(L11) of the last two block steps (nb x nb each,

@@ -55,7 +55,7 @@ typedef struct overlap {
 } overlap;
 
 int ps__lu_overlap_from(ps_context *ctx, ps__dtype dt) {
-    if (ctx->lu_overlap >= 0) return ctx->lu_overlap;
+    if (ctx->tuning.lu_overlap >= 0) return ctx->tuning.lu_overlap;
     return ctx->be.ops->block_size(&ctx->be, PS__ALGO_LU_OVERLAP, dt, 0);
 }
 
@@ -63,7 +63,7 @@ int ps__lu_overlap_split(ps_context *ctx, ps__dtype dt, int n) {
     int from = ps__lu_overlap_from(ctx, dt), nb = ps__lu_block_size(ctx, dt, n, n);
     void *alias;
     if (from <= 0 || n < from || n < 2 * LEFT_PIECES * nb) return 0;
-    if (ctx->lu_panel_where == PS__LU_PANEL_HOST) return 0;
+    if (ctx->tuning.lu_panel == PS__LU_PANEL_HOST) return 0;
     if (ctx->be.ops->host_alias(&ctx->be, ctx, &alias) == PS_SUCCESS) return 0;
     return n / 2 / nb * nb;
 }

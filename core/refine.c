@@ -18,7 +18,7 @@
  *    progress: kappa(A) u_low is near 1), GMRES-IR: the same outer steps, but each correction
  *    equation A d = r solved by flexible GMRES in double, right-preconditioned by the
  *    low-precision LU factors applied in double, until the outer test would pass or to a
- *    relative residual of 1e-12 (PORTSOLVE_IR_GMRES_TOL, a tuning knob, sets another). GMRES needs
+ *    relative residual of 1e-12 (ir_gmres_tol, a tuning knob, sets another). GMRES needs
  *    the preconditioned operator's spectrum clustered, not its distance from I below 1, so it
  *    converges for condition numbers far past 1/u_low, where one LU solve per step does not.
  *    The outer test stays LAPACK's (GMRES's own 2-norm tolerance cannot express it: the test
@@ -52,7 +52,7 @@
 #define PS__REFINE_STALL 0.5
 /* GMRES-IR solves each correction equation until the outer test would pass
  * (PS__REFINE_ENOUGH_SHARE), or at the latest to this relative residual, near what double
- * products with A can attain; PORTSOLVE_IR_GMRES_TOL sets another. */
+ * products with A can attain; ir_gmres_tol sets another. */
 #define PS__REFINE_GMRES_TOL 1e-12
 /* GMRES-IR's GMRES stops once its residual estimate, relative to r's, is at
  * most this share of the contraction that would pass LAPACK's test, ||x||_inf cte / ||r||_inf: one
@@ -276,7 +276,7 @@ static ps_status seed_first_step(refine *w, ps__precond *pc) {
 /* GMRES-IR: outer steps x += d, r = b - A x as in classical refinement, but each column's
  * correction equation A d = r (columns that have not passed the test) solved by GMRES from
  * d = 0 until the outer test would pass (PS__REFINE_ENOUGH_SHARE) or to a relative residual
- * PS__REFINE_GMRES_TOL (or the context's PORTSOLVE_IR_GMRES_TOL), right-preconditioned by the
+ * PS__REFINE_GMRES_TOL (or the context's ir_gmres_tol), right-preconditioned by the
  * low-precision LU, with at most max(max_iter, restart) Arnoldi steps: at least one whole cycle,
  * since a cycle's last steps converge as fast as its first and a restart loses the Krylov space
  * (n = 32768, cond 1e6, fp16x3: 57 steps in one cycle of 60, against 30 + 30 in cycles of 30;
@@ -302,7 +302,8 @@ static ps_status gmres_ir(refine *w, const ps_refine_options *o, ps_refine_resul
     PS__TRY(seed_first_step(w, &pc));
     for (int outer = 0; outer < o->max_iter && !w->converged; outer++) {
         double before = w->worst;
-        io.tol = w->ctx->ir_gmres_tol > 0 ? w->ctx->ir_gmres_tol : PS__REFINE_GMRES_TOL;
+        io.tol =
+            w->ctx->tuning.ir_gmres_tol > 0 ? w->ctx->tuning.ir_gmres_tol : PS__REFINE_GMRES_TOL;
         for (int j = 0; j < w->nrhs; j++) {
             if (w->rnrm[j] <= w->xnrm[j] * w->cte) continue;
             ps__vec dj = ps__mat_col(w->d, 0, j);

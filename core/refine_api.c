@@ -96,59 +96,6 @@ ps_status ps_context_set_refine_options(ps_context *ctx, const ps_refine_options
     return PS_SUCCESS;
 }
 
-/* A numeric variable in lo..hi (integer: a whole number): unset or empty leaves *value as it is;
- * anything else is refused, naming the variable and what it takes. */
-static ps_status number_from_env(const char *name, double lo, double hi, int integer,
-                                 const char *what, double *value, char *msg, size_t size) {
-    const char *v = getenv(name);
-    if (!v || !*v) return PS_SUCCESS;
-    char *end;
-    errno = 0;
-    double d = integer ? (double)strtol(v, &end, 10) : strtod(v, &end);
-    if (errno || *end || !(d >= lo && d <= hi)) {
-        snprintf(msg, size, "%s='%s' is not %s", name, v, what);
-        return PS_ERR_INVALID_ARGUMENT;
-    }
-    *value = d;
-    return PS_SUCCESS;
-}
-
-ps_status ps__refine_options_from_env(ps_context *ctx, char *msg, size_t size) {
-    ctx->refine = ps_refine_options_default();
-    memset(&ctx->refine_result, 0, sizeof ctx->refine_result);
-    const char *v = getenv("PORTSOLVE_IR_PRECISION");
-    if (v && *v && ps_lowprec_from_name(v, &ctx->refine.precision)) {
-        snprintf(msg, size,
-                 "PORTSOLVE_IR_PRECISION='%s' is not a refinement precision; accepted: float, "
-                 "tf32, fp16, bf16, tf32x3, fp16x3",
-                 v);
-        return PS_ERR_INVALID_ARGUMENT;
-    }
-    v = getenv("PORTSOLVE_IR_FACTOR");
-    if (v && *v && ps_refine_factor_from_name(v, &ctx->refine.factorization)) {
-        snprintf(msg, size,
-                 "PORTSOLVE_IR_FACTOR='%s' is not a factorization; accepted: partial, rbt", v);
-        return PS_ERR_INVALID_ARGUMENT;
-    }
-    double gmres = ctx->refine.gmres, block = -1, tol = 0, early = -1;
-    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c): unset, the
-     * backend's choice; 0, never; else their order. Its inner tolerance (unset: the default) and
-     * whether its blocks are inverted while the LU runs (unset: where the backend has two lanes;
-     * core/refine.c). */
-    PS__TRY(number_from_env("PORTSOLVE_IR_GMRES", 0, 1, 1, "0 or 1", &gmres, msg, size));
-    PS__TRY(number_from_env("PORTSOLVE_IR_TRSV_BLOCK", 0, 65536, 1,
-                            "a block order: give 0 (solve by trsv_mixed) or an integer up to 65536",
-                            &block, msg, size));
-    PS__TRY(number_from_env("PORTSOLVE_IR_GMRES_TOL", 1e-14, 0.1, 0,
-                            "a tolerance: give a number from 1e-14 to 0.1", &tol, msg, size));
-    PS__TRY(number_from_env("PORTSOLVE_IR_EARLY_INVERSES", 0, 1, 1, "0 or 1", &early, msg, size));
-    ctx->refine.gmres = (int)gmres;
-    ctx->ir_trsv_block = (int)block;
-    ctx->ir_gmres_tol = tol;
-    ctx->ir_early_inverses = (int)early;
-    return PS_SUCCESS;
-}
-
 /* ---- the solve, shared by both levels ---- */
 
 /* Runs ps__dsgesv with device pivots, records the result, returns pivots and iter. */

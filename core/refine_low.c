@@ -135,12 +135,13 @@ static ps_status invert_finished(void *arg, ps__tview a, int cols) {
  * H200 at n = 32768 (fp16x3) that lane idled some 95 of the LU's 276 ms, the inverses after the
  * LU had taken 28-31 ms, and early they took 20-25 ms off the solve at cond 1e6 and nothing
  * measurable from it at cond 1e2, where classical refinement converges and they go unused.
- * PORTSOLVE_IR_EARLY_INVERSES: 0 never, 1 on every backend, unset on those with
+ * ir_early_inverses: 0 never, 1 on every backend, unset on those with
  * two lanes. */
 static ps_status early_inverses(refine *w, const ps_refine_options *o, int *early) {
     *early = 0;
     int lanes = w->ops->lanes(w->be);
-    int want = w->ctx->ir_early_inverses >= 0 ? w->ctx->ir_early_inverses : lanes >= 2;
+    int want =
+        w->ctx->tuning.ir_early_inverses >= 0 ? w->ctx->tuning.ir_early_inverses : lanes >= 2;
     if (!want || !o->gmres || w->rbt[0]) return PS_SUCCESS;
     int nb = ps__trsv_blocked_order(w->ctx, w->n);
     if (nb <= 0) return PS_SUCCESS;

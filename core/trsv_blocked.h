@@ -33,8 +33,8 @@ typedef struct ps__trsv_blocked {
  * no message behind). */
 int ps__gemv_mixed_offered(ps_context *ctx);
 
-/* The order of the diagonal blocks for an n x n factorization on this context: PORTSOLVE_IR_TRSV_
- * BLOCK where set, else the backend's block_size(PS__ALGO_TRSV_BLOCKED); 0 means not by blocks
+/* The order of the diagonal blocks for an n x n factorization on this context: ir_trsv_block
+ * where set, else the backend's block_size(PS__ALGO_TRSV_BLOCKED); 0 means not by blocks
  * (also where the backend lacks gemv_mixed, or n is too small to have two blocks). */
 int ps__trsv_blocked_order(ps_context *ctx, int n);
 

@@ -27,7 +27,7 @@
 #include "lu.h"
 
 int ps__wz_block_size(ps_context *ctx, ps__dtype dt, int n) {
-    int nb = ctx->wz_block_size;
+    int nb = ctx->tuning.wz_nb;
     if (nb <= 0) nb = ctx->be.ops->block_size(&ctx->be, PS__ALGO_WZ, dt, n);
     if (nb <= 0) nb = ps__lu_block_size(ctx, dt, n, n);
     nb -= nb % 2;
@@ -43,8 +43,8 @@ static ps_status wz_leaf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a,
 }
 
 static int wz_leaf_width(ps_context *ctx, ps__dtype dt, int m) {
-    int w = ctx->wz_panel_width > 0 ? ctx->wz_panel_width
-                                    : ctx->be.ops->wz_panel_width(&ctx->be, dt, m);
+    int w = ctx->tuning.wz_panel_width > 0 ? ctx->tuning.wz_panel_width
+                                           : ctx->be.ops->wz_panel_width(&ctx->be, dt, m);
     w -= w % 2;
     return w < 2 ? 2 : w;
 }

@@ -33,9 +33,9 @@ ps_status ps_wz_variant_from_name(const char *name, ps_wz_variant *v) {
 ps_wz_options ps_context_wz_options(const ps_context *ctx) {
     ps_wz_options o = {PS_WZ_BLOCKED, 1, 0};
     if (ctx) {
-        o.variant = (ps_wz_variant)ctx->wz_variant;
-        o.pivoting = ctx->wz_pivoting;
-        o.block_size = ctx->wz_block_size;
+        o.variant = (ps_wz_variant)ctx->tuning.wz_variant;
+        o.pivoting = ctx->tuning.wz_pivoting;
+        o.block_size = ctx->tuning.wz_nb;
     }
     return o;
 }
@@ -53,46 +53,9 @@ ps_status ps_context_set_wz_options(ps_context *ctx, const ps_wz_options *opts) 
     if (opts->block_size < 0 || opts->block_size > 4096 || opts->block_size % 2)
         return ps__bad_arg(ctx, 2, "%s: block_size=%d is not 0 (automatic) or an even 2..4096", fn,
                            opts->block_size);
-    ctx->wz_variant = opts->variant;
-    ctx->wz_pivoting = opts->pivoting;
-    ctx->wz_block_size = opts->block_size;
-    return PS_SUCCESS;
-}
-
-ps_status ps__wz_options_from_env(ps_context *ctx, char *msg, size_t size) {
-    ctx->wz_variant = PS_WZ_BLOCKED;
-    ctx->wz_pivoting = 1;
-    ctx->wz_block_size = 0;
-    const char *v = getenv("PORTSOLVE_WZ_VARIANT");
-    if (v && *v) {
-        ps_wz_variant var;
-        if (ps_wz_variant_from_name(v, &var)) {
-            snprintf(msg, size,
-                     "PORTSOLVE_WZ_VARIANT='%s' is not a WZ variant; accepted: blocked, vector, "
-                     "vector-host",
-                     v);
-            return PS_ERR_INVALID_ARGUMENT;
-        }
-        ctx->wz_variant = var;
-    }
-    const char *p = getenv("PORTSOLVE_WZ_PIVOTING");
-    if (p && *p) {
-        if (strcmp(p, "0") && strcmp(p, "1")) {
-            snprintf(msg, size, "PORTSOLVE_WZ_PIVOTING='%s' is neither 0 nor 1", p);
-            return PS_ERR_INVALID_ARGUMENT;
-        }
-        ctx->wz_pivoting = p[0] == '1';
-    }
-    const char *b = getenv("PORTSOLVE_WZ_NB");
-    if (b && *b) {
-        char *end;
-        long nb = strtol(b, &end, 10);
-        if (*end || nb < 2 || nb > 4096 || nb % 2) {
-            snprintf(msg, size, "PORTSOLVE_WZ_NB='%s' is not an even block size from 2 to 4096", b);
-            return PS_ERR_INVALID_ARGUMENT;
-        }
-        ctx->wz_block_size = (int)nb;
-    }
+    ctx->tuning.wz_variant = opts->variant;
+    ctx->tuning.wz_pivoting = opts->pivoting;
+    ctx->tuning.wz_nb = opts->block_size;
     return PS_SUCCESS;
 }
 
@@ -157,13 +120,13 @@ static ps_status wz_alloc(ps__scratch *s, ps__dtype dt, int n, int nrhs, wz_work
 
 /* Whether a nonzero info is a breakdown (nothing is written back) or a singular matrix. */
 static int breaks_down(const ps_context *ctx, int info) {
-    return info > 0 && !ctx->wz_pivoting;
+    return info > 0 && !ctx->tuning.wz_pivoting;
 }
 
 static ps_status wz_failure(ps_context *ctx, const char *fn, int n, int info) {
     ctx->last_info = info;
     int k = info, k2 = n + 1 - info;
-    if (!ctx->wz_pivoting)
+    if (!ctx->tuning.wz_pivoting)
         return ps__fail(ctx, PS_ERR_WZ_BREAKDOWN,
                         "%s: the corner determinant of step %d (rows and columns %d and %d) is "
                         "zero or below the smallest normal number, so WZ without pivoting breaks "
@@ -190,9 +153,9 @@ static ps_status wz_factor(ps__scratch *s, ps__dtype dt, int n, ps__mat a, wz_wo
     ps_context *ctx = s->ctx;
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
-    int pivoting = ctx->wz_pivoting;
+    int pivoting = ctx->tuning.wz_pivoting;
     *info = 0;
-    if (ctx->wz_variant == PS_WZ_BLOCKED) {
+    if (ctx->tuning.wz_variant == PS_WZ_BLOCKED) {
         ws->steps = 1;
         ps__vec plain = {NULL, 0, 1}; /* A itself: no corner entries to set aside */
         PS__TRY(ops->wz_reorder(be, dt, n, n, 1, 1, a, ws->w, plain));
@@ -207,7 +170,7 @@ static ps_status wz_factor(ps__scratch *s, ps__dtype dt, int n, ps__mat a, wz_wo
     ws->steps = 0;
     PS__TRY(ops->copy2d(be, dt, n, n, a, ws->w));
     PS__TRY(ps__wztrf_vector(ctx, dt, n, ws->w, ws->work, ws->ipiv, ws->info, pivoting,
-                             ctx->wz_variant == PS_WZ_VECTOR_HOST));
+                             ctx->tuning.wz_variant == PS_WZ_VECTOR_HOST));
     PS__TRY(ps__read_info(ctx, ws->info, info));
     if (breaks_down(ctx, *info)) return PS_SUCCESS;
     PS__TRY(ops->copy2d(be, dt, n, n, ws->w, a));

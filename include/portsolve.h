@@ -100,7 +100,7 @@ typedef enum ps_backend_kind {
 typedef struct ps_context_options {
     ps_backend_kind backend; /* PS_BACKEND_FROM_ENV: PORTSOLVE_BACKEND */
     const char *device;      /* NULL: PORTSOLVE_DEVICE; "N" or (OpenCL) "P:D" */
-    int lu_block_size;       /* 0: PORTSOLVE_LU_NB, else chosen per backend and n */
+    int lu_block_size;       /* 0: PORTSOLVE_TUNING lu_nb, else per backend and n */
 } ps_context_options;
 
 /* Parses a backend name as PORTSOLVE_BACKEND does ("auto", "cpu", "cuda", "opencl", any case).
@@ -263,7 +263,7 @@ typedef enum ps_wz_variant {
 typedef struct ps_wz_options {
     ps_wz_variant variant; /* PORTSOLVE_WZ_VARIANT=blocked|vector|vector-host */
     int pivoting;          /* 1 (default) or 0; PORTSOLVE_WZ_PIVOTING */
-    int block_size;        /* steps x 2 per panel, even; 0 automatic; PORTSOLVE_WZ_NB */
+    int block_size;        /* steps x 2 per panel, even; 0 automatic (tuning wz_nb) */
 } ps_wz_options;
 
 /* The context's WZ options (from the environment at creation) and their replacement. */
@@ -309,8 +309,8 @@ typedef enum ps_gj_variant {
 
 typedef struct ps_gj_options {
     ps_gj_variant variant; /* gjinv; PORTSOLVE_GJ_VARIANT=device|hybrid|concurrent */
-    int block_size;  /* gjinv block columns, 0 automatic (per backend and n); PORTSOLVE_GJ_NB */
-    int stripe_size; /* gjsv rows per stripe, 0 automatic, at most 1024; PORTSOLVE_GJ_STRIPE */
+    int block_size;        /* gjinv block columns, 0 automatic (per backend and n; tuning gj_nb) */
+    int stripe_size;       /* gjsv rows per stripe, 0 automatic, at most 1024 (tuning gj_stripe) */
 } ps_gj_options;
 
 /* The context's Gauss-Jordan options (from the environment at creation) and their replacement.

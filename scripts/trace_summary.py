@@ -9,7 +9,7 @@ kind, each stream's idle time inside it, and the time any stream was busy.
 portsolve-bench run is the last timed repetition of the last method); --list N prints its first
 N records in time order (stream, start and length in us, blocks, kind).
 
---in-order (for the OpenCL backend's PORTSOLVE_CL_PROFILE files, one in-order queue whose CLBlast
+--in-order (for the OpenCL backend's cl_profile files, one in-order queue whose CLBlast
 calls report only their last kernel) also charges each record the time from the previous
 record's end to its own end: what the call cost the queue, its other kernels and any wait for
 the host included."""

@@ -1,9 +1,12 @@
 cmake_policy(SET CMP0057 NEW) # IN_LIST
 # Fails when an environment variable the library reads is documented nowhere, or when README.md
-# or docs/TUNING.md documents one that nothing reads: every "PORTSOLVE_..." string literal in
-# core/, the backends, lapack/ and the Python package must stand in README.md's or docs/TUNING.md's tables, and every
-# variable those tables list must be read by the library (or, PORTSOLVE_TEST_SEED, the tests).
-file(GLOB_RECURSE sources ${SOURCE_DIR}/core/*.[ch] ${SOURCE_DIR}/backend_cpu/*.[ch]
+# documents one that nothing reads: every "PORTSOLVE_..." string literal in core/ (the knob
+# table core/tuning.def included), the backends, lapack/ and the Python package must stand in
+# README.md's table, and every variable that table lists must be read by the library (or,
+# PORTSOLVE_TEST_SEED, the tests); at most 15 besides PORTSOLVE_TUNING. And every knob of
+# core/tuning.def must stand in docs/TUNING.md's table, and every key that table lists in the
+# knob table.
+file(GLOB_RECURSE sources ${SOURCE_DIR}/core/*.[ch] ${SOURCE_DIR}/core/*.def ${SOURCE_DIR}/backend_cpu/*.[ch]
   ${SOURCE_DIR}/backend_cuda/*.[ch] ${SOURCE_DIR}/backend_cuda/*.cu
   ${SOURCE_DIR}/backend_opencl/*.[ch] ${SOURCE_DIR}/lapack/*.[ch] ${SOURCE_DIR}/python/portsolve/*.py
   ${SOURCE_DIR}/tests/test_util.c)
@@ -18,7 +21,7 @@ foreach(f ${sources})
 endforeach()
 list(REMOVE_DUPLICATES read)
 set(documented "")
-foreach(doc README.md docs/TUNING.md)
+foreach(doc README.md)
   file(STRINGS ${SOURCE_DIR}/${doc} lines REGEX "^\\| `PORTSOLVE_")
   foreach(line ${lines})
     string(REGEX MATCH "^\\| [^|]+" first "${line}")
@@ -30,7 +33,7 @@ list(REMOVE_DUPLICATES documented)
 set(bad "")
 foreach(n ${read})
   if(NOT n IN_LIST documented)
-    list(APPEND bad "${n} is read but not in README.md's or docs/TUNING.md's tables")
+    list(APPEND bad "${n} is read but not in README.md's table")
   endif()
 endforeach()
 foreach(n ${documented})
@@ -42,8 +45,47 @@ list(LENGTH read count)
 if(count LESS 10)
   message(FATAL_ERROR "only ${count} variables found in the sources: the scan is broken")
 endif()
+set(public ${read})
+list(REMOVE_ITEM public PORTSOLVE_TUNING PORTSOLVE_TEST_SEED)
+list(LENGTH public public_count)
+if(public_count GREATER 15)
+  list(APPEND bad "the library reads ${public_count} variables besides PORTSOLVE_TUNING (at most 15): ${public}")
+endif()
+
+# the knob table against docs/TUNING.md
+file(READ ${SOURCE_DIR}/core/tuning.def def)
+string(REGEX MATCHALL "\nPS__(INT|WORD|REAL|TEXT)\\(([a-z0-9_]+)," rows "${def}")
+set(knobs "")
+foreach(r ${rows})
+  string(REGEX REPLACE ".*\\(([a-z0-9_]+),$" "\\1" k "${r}")
+  list(APPEND knobs ${k})
+endforeach()
+list(LENGTH knobs knob_count)
+if(knob_count LESS 20)
+  message(FATAL_ERROR "only ${knob_count} knobs found in core/tuning.def: the scan is broken")
+endif()
+file(STRINGS ${SOURCE_DIR}/docs/TUNING.md lines REGEX "^\\| `[a-z]")
+set(tuning_doc "")
+foreach(line ${lines})
+  string(REGEX MATCH "^\\| [^|]+" first "${line}")
+  string(REGEX MATCHALL "`[a-z0-9_]+`" keys "${first}")
+  foreach(k ${keys})
+    string(REPLACE "`" "" k ${k})
+    list(APPEND tuning_doc ${k})
+  endforeach()
+endforeach()
+foreach(k ${knobs})
+  if(NOT k IN_LIST tuning_doc)
+    list(APPEND bad "knob ${k} (core/tuning.def) is not in docs/TUNING.md's table")
+  endif()
+endforeach()
+foreach(k ${tuning_doc})
+  if(NOT k IN_LIST knobs)
+    list(APPEND bad "docs/TUNING.md lists ${k}, which core/tuning.def does not have")
+  endif()
+endforeach()
 if(bad)
   string(REPLACE ";" "\n  " bad "${bad}")
   message(FATAL_ERROR "environment variables and their documentation disagree:\n  ${bad}")
 endif()
-message(STATUS "${count} environment variables, each documented")
+message(STATUS "${count} environment variables and ${knob_count} knobs, each documented")

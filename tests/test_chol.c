@@ -169,19 +169,15 @@ static void check_matrix_level(ps_context *ctx, ps_dtype dt, char uplo, int n) {
     free(A0), free(X), free(B0), free(Bh);
 }
 
-/* A context whose Cholesky is forced to one algorithm: PORTSOLVE_CHOL_NB = 4096 (no test order
- * reaches it) selects the recursive one, a small odd block size the blocked one with partial
- * last blocks. The caller's own setting, if any, is restored. */
+/* A context whose Cholesky is forced to one algorithm: chol_nb = 4096 (no test order reaches
+ * it) selects the recursive one, a small odd block size the blocked one with partial last
+ * blocks. */
 static ps_context *context_with_chol_nb(const char *nb) {
-    const char *saved = getenv("PORTSOLVE_CHOL_NB");
-    char *keep = saved ? strdup(saved) : NULL;
-    setenv("PORTSOLVE_CHOL_NB", nb, 1);
+    char knob[32];
+    snprintf(knob, sizeof knob, "chol_nb=%s", nb);
+    ps_test_tuning(knob);
     ps_context *ctx = ps_test_context(0);
-    if (keep)
-        setenv("PORTSOLVE_CHOL_NB", keep, 1);
-    else
-        unsetenv("PORTSOLVE_CHOL_NB");
-    free(keep);
+    ps_test_tuning(NULL);
     return ctx;
 }
 

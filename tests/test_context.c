@@ -1,8 +1,8 @@
 /*
  * Context creation and backend selection (core behaviour, no algorithm): PORTSOLVE_BACKEND
  * parsing, unknown values, unavailable backends with their reason, options over environment,
- * PORTSOLVE_LU_NB, PORTSOLVE_LU_BLOCK_ROW, PORTSOLVE_LU_PANEL, PORTSOLVE_LU_LAYOUT,
- * PORTSOLVE_IR_TRSV_BLOCK, PORTSOLVE_IR_GMRES_TOL, PORTSOLVE_IR_EARLY_INVERSES and
+ * lu_nb, lu_block_row, lu_panel, lu_layout,
+ * ir_trsv_block, ir_gmres_tol, ir_early_inverses and
  * PORTSOLVE_DEVICE
  * checks, status strings, and the vtable completion rules (missing required entries, ABI version,
  * older tables receiving defaults).
@@ -163,50 +163,99 @@ static void restore_env(const char *name, char *kept) {
     free(kept);
 }
 
-/* A numeric knob read when a context is created: each bad value is refused naming the variable,
- * each good one gives its wanted value (read by got); the variable's own value is kept. */
-static void check_number_knob(const ps_context_options *o, const char *name, const char *const *bad,
+/* PORTSOLVE_TUNING="key=value" ("" for value: the variable empty, so the knob is unset). */
+static void set_tuning(const char *key, const char *value) {
+    char text[128];
+    snprintf(text, sizeof text, "%s=%s", key, value);
+    setenv("PORTSOLVE_TUNING", *value ? text : "", 1);
+}
+
+/* A numeric knob read when a context is created: each bad value is refused naming the key, each
+ * good one gives its wanted value (read by got). */
+static void check_number_knob(const ps_context_options *o, const char *key, const char *const *bad,
                               int nbad, const char *const *good, const double *want, int ngood,
                               double (*got)(const ps_context *)) {
-    char *kept = keep_env(name);
     ps_context *ctx = NULL;
     for (int i = 0; i < nbad; i++) {
-        setenv(name, bad[i], 1);
+        set_tuning(key, bad[i]);
         CHECK_STATUS(ps_context_create(&ctx, o), PS_ERR_INVALID_ARGUMENT);
-        CHECK(strstr(ps_last_create_error(), name), "%s", ps_last_create_error());
+        CHECK(strstr(ps_last_create_error(), key) &&
+                  strstr(ps_last_create_error(), "PORTSOLVE_TUNING"),
+              "%s", ps_last_create_error());
     }
     for (int i = 0; i < ngood; i++) {
-        setenv(name, good[i], 1);
+        set_tuning(key, good[i]);
         CHECK_STATUS(ps_context_create(&ctx, o), PS_SUCCESS);
-        CHECK(ctx && got(ctx) == want[i], "%s='%s' gave %g, want %g", name, good[i],
+        CHECK(ctx && got(ctx) == want[i], "%s='%s' gave %g, want %g", key, good[i],
               ctx ? got(ctx) : -2.0, want[i]);
         ps_context_destroy(ctx);
     }
-    restore_env(name, kept);
 }
 static double trsv_block_of(const ps_context *c) {
-    return c->ir_trsv_block;
+    return c->tuning.ir_trsv_block;
 }
 static double gmres_tol_of(const ps_context *c) {
-    return c->ir_gmres_tol;
+    return c->tuning.ir_gmres_tol;
 }
 static double early_inverses_of(const ps_context *c) {
-    return c->ir_early_inverses;
+    return c->tuning.ir_early_inverses;
+}
+static double wz_nb_of(const ps_context *c) {
+    return c->tuning.wz_nb;
+}
+
+/* PORTSOLVE_TUNING's syntax and the public variables, through the parser. */
+static void test_tuning_parser(void) {
+    ps__tuning t;
+    char msg[2048];
+    CHECK_STATUS(ps__tuning_apply(&t, "test", "lu_nb=64,,lu_layout=Transposed,ir_gmres_tol=1e-3",
+                                  msg, sizeof msg),
+                 PS_SUCCESS);
+    CHECK(t.lu_nb == 64 && t.lu_layout == PS__LAYOUT_TRANSPOSED && t.ir_gmres_tol == 1e-3,
+          "several keys at once: %d %d %g", t.lu_nb, t.lu_layout, t.ir_gmres_tol);
+    static const char *const bad[] = {
+        "lu_nb",  "lu_nb=", "=3", "no_such_knob=1", "LU_NB=64", "lu_nb=64 ", "cuda_trsv_rows=96",
+        "wz_nb=7"};
+    for (int i = 0; i < 8; i++) {
+        CHECK_STATUS(ps__tuning_apply(&t, "test", bad[i], msg, sizeof msg),
+                     PS_ERR_INVALID_ARGUMENT);
+        CHECK(strncmp(msg, "test: ", 6) == 0, "'%s': %s", bad[i], msg);
+    }
+    CHECK(strstr(msg, "multiple of 2"), "wz_nb's rule stated: %s", msg);
+    ps__tuning_defaults(&t);
+    CHECK(t.host_crossover == -1 && t.wz_pivoting == 1 && t.lu_overlap == -1 &&
+              t.cl_profile[0] == '\0',
+          "unset values");
+    /* a public variable names itself; PORTSOLVE_TUNING comes after it and wins */
+    char *kept_pub = keep_env("PORTSOLVE_GJ_VARIANT"), *kept = keep_env("PORTSOLVE_TUNING");
+    setenv("PORTSOLVE_GJ_VARIANT", "sideways", 1);
+    unsetenv("PORTSOLVE_TUNING");
+    CHECK_STATUS(ps__tuning_read(&t, msg, sizeof msg), PS_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(msg, "PORTSOLVE_GJ_VARIANT='sideways'") && strstr(msg, "concurrent"), "%s", msg);
+    setenv("PORTSOLVE_GJ_VARIANT", "Hybrid", 1);
+    CHECK_STATUS(ps__tuning_read(&t, msg, sizeof msg), PS_SUCCESS);
+    CHECK(t.gj_variant == PS_GJ_HYBRID, "PORTSOLVE_GJ_VARIANT=Hybrid");
+    setenv("PORTSOLVE_TUNING", "gj_variant=concurrent", 1);
+    CHECK_STATUS(ps__tuning_read(&t, msg, sizeof msg), PS_SUCCESS);
+    CHECK(t.gj_variant == PS_GJ_CONCURRENT, "PORTSOLVE_TUNING after the public variable");
+    restore_env("PORTSOLVE_GJ_VARIANT", kept_pub);
+    restore_env("PORTSOLVE_TUNING", kept);
 }
 
 static void test_env_tuning(void) {
     ps_context *ctx = NULL;
     ps_context_options o = ps_context_options_default();
     o.backend = PS_BACKEND_CPU;
+    char *kept = keep_env("PORTSOLVE_TUNING");
     static const char *const bad_nb[] = {"0", "-4", "12x", "99999"};
     for (int i = 0; i < 4; i++) {
-        setenv("PORTSOLVE_LU_NB", bad_nb[i], 1);
+        set_tuning("lu_nb", bad_nb[i]);
         CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
-        CHECK(strstr(ps_last_create_error(), "PORTSOLVE_LU_NB"), "%s", ps_last_create_error());
+        CHECK(strstr(ps_last_create_error(), "lu_nb"), "%s", ps_last_create_error());
     }
-    setenv("PORTSOLVE_LU_NB", "48", 1);
+    set_tuning("lu_nb", "48");
     CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
-    CHECK(ctx && ctx->lu_block_size == 48, "PORTSOLVE_LU_NB=48 taken");
+    CHECK(ctx && ctx->lu_block_size == 48, "lu_nb=48 taken");
     ps_context_destroy(ctx);
     o.lu_block_size = 16; /* the option wins over the environment */
     CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
@@ -214,56 +263,56 @@ static void test_env_tuning(void) {
     ps_context_destroy(ctx);
     o.lu_block_size = -1;
     CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
-    unsetenv("PORTSOLVE_LU_NB");
 
-    /* LU's choice knobs: a bad value is refused naming the variable; good ones (any case) set
-     * the context's choice */
+    /* LU's choice knobs: a bad value is refused naming the key; good ones (any case) set the
+     * context's choice */
     o.lu_block_size = 0;
-    static const char *const knobs[][4] = {
-        {"PORTSOLVE_LU_BLOCK_ROW", "gemm", "Inverse", "trsm"},
-        {"PORTSOLVE_LU_PANEL", "cpu", "HOST", "device"},
-        {"PORTSOLVE_LU_LAYOUT", "columns", "Transposed", "rows"}};
+    static const char *const knobs[][4] = {{"lu_block_row", "gemm", "Inverse", "trsm"},
+                                           {"lu_panel", "cpu", "HOST", "device"},
+                                           {"lu_layout", "columns", "Transposed", "rows"}};
     static const int wanted[][2] = {{PS__LU_BLOCK_ROW_INVERSE, PS__LU_BLOCK_ROW_TRSM},
                                     {PS__LU_PANEL_HOST, PS__LU_PANEL_DEVICE},
                                     {PS__LAYOUT_TRANSPOSED, PS__LAYOUT_ROWS}};
     for (int i = 0; i < 3; i++) {
-        char *kept = keep_env(knobs[i][0]);
-        setenv(knobs[i][0], knobs[i][1], 1);
+        set_tuning(knobs[i][0], knobs[i][1]);
         CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
         CHECK(strstr(ps_last_create_error(), knobs[i][0]), "%s", ps_last_create_error());
         for (int g = 2; g < 4; g++) {
-            setenv(knobs[i][0], knobs[i][g], 1);
+            set_tuning(knobs[i][0], knobs[i][g]);
             CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
             int got = !ctx     ? -1
-                      : i == 0 ? ctx->lu_block_row
-                      : i == 1 ? ctx->lu_panel_where
-                               : ctx->lu_layout;
+                      : i == 0 ? ctx->tuning.lu_block_row
+                      : i == 1 ? ctx->tuning.lu_panel
+                               : ctx->tuning.lu_layout;
             int want = wanted[i][g - 2];
             CHECK(got == want, "%s=%s gave %d, want %d", knobs[i][0], knobs[i][g], got, want);
             ps_context_destroy(ctx);
         }
-        restore_env(knobs[i][0], kept);
     }
 
     /* GMRES-IR's blocked solves: unset is the backend's choice (-1), 0 none, else the order */
     static const char *const bad_block[] = {"-1", "blocks", "12x", "70000"};
     static const char *const good_block[] = {"", "0", "512"};
     static const double want_block[] = {-1, 0, 512};
-    check_number_knob(&o, "PORTSOLVE_IR_TRSV_BLOCK", bad_block, 4, good_block, want_block, 3,
-                      trsv_block_of);
+    check_number_knob(&o, "ir_trsv_block", bad_block, 4, good_block, want_block, 3, trsv_block_of);
     /* GMRES-IR's inner tolerance: unset is the default (0), else a number in [1e-14, 0.1] */
     static const char *const bad_tol[] = {"0", "-1e-3", "tight", "1e-3x", "0.5", "1e-20"};
     static const char *const good_tol[] = {"", "1e-2", "0.1"};
     static const double want_tol[] = {0, 1e-2, 0.1};
-    check_number_knob(&o, "PORTSOLVE_IR_GMRES_TOL", bad_tol, 6, good_tol, want_tol, 3,
-                      gmres_tol_of);
+    check_number_knob(&o, "ir_gmres_tol", bad_tol, 6, good_tol, want_tol, 3, gmres_tol_of);
     static const char *const good_op[] = {"", "0", "1"};
     /* GMRES-IR's blocks inverted while the LU runs: unset is the backend's choice (-1), else 0
      * or 1 */
     static const char *const bad_early[] = {"2", "auto", "-1"};
     static const double want_early[] = {-1, 0, 1};
-    check_number_knob(&o, "PORTSOLVE_IR_EARLY_INVERSES", bad_early, 3, good_op, want_early, 3,
+    check_number_knob(&o, "ir_early_inverses", bad_early, 3, good_op, want_early, 3,
                       early_inverses_of);
+    /* WZ's block size: even, 2..4096 */
+    static const char *const bad_wz[] = {"7", "0", "4098"};
+    static const char *const good_wz[] = {"", "2", "96"};
+    static const double want_wz[] = {0, 2, 96};
+    check_number_knob(&o, "wz_nb", bad_wz, 3, good_wz, want_wz, 3, wz_nb_of);
+    restore_env("PORTSOLVE_TUNING", kept);
 
     setenv("PORTSOLVE_DEVICE", "3", 1);
     CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
@@ -390,6 +439,7 @@ int main(int argc, char **argv) {
     test_env_backend();
     test_enum_names();
     test_unavailable_backends();
+    test_tuning_parser();
     test_env_tuning();
     test_status_strings();
     test_ops_completion();

@@ -1,11 +1,11 @@
 /*
- * The CUDA backend's LU leaf under its tuning knobs: PORTSOLVE_CUDA_PANEL_ROWS out of range is
+ * The CUDA backend's LU leaf under its tuning knobs: cuda_panel_rows out of range is
  * refused when the context is created, naming the variable; in range, LU is still right with
  * grids of many tiny row slices (slices shorter than the leaf, so pivot rows and row j move
  * between blocks at every step) and of one slice, and with a leaf too wide for shared memory
- * (PORTSOLVE_LU_PANEL_WIDTH), which the one-block kernel factors instead. The WZ leaf, on the
- * same grid, is checked the same way (PORTSOLVE_WZ_PANEL_WIDTH for the fallback). The split
- * look-ahead lanes' knobs (PORTSOLVE_CUDA_PANEL_SMS, PORTSOLVE_CUDA_SPLIT_BELOW) likewise: bad
+ * (lu_panel_width), which the one-block kernel factors instead. The WZ leaf, on the
+ * same grid, is checked the same way (wz_panel_width for the fallback). The split
+ * look-ahead lanes' knobs (cuda_panel_sms, cuda_split_below) likewise: bad
  * values refused, LU right on shared lanes, on the smallest partition, on more SMs than the
  * device has (no split), and when the lanes split part way through. Mixed-precision refinement
  * in every tensor-core mode on split lanes with 768-column blocks, the setting in which cuBLAS's
@@ -109,74 +109,74 @@ int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     static const char *const bad[] = {"0", "-8", "12x", "", "70000"};
     for (int i = 0; i < 5; i++) {
-        setenv("PORTSOLVE_CUDA_PANEL_ROWS", bad[i], 1);
+        char knob[64];
+        snprintf(knob, sizeof knob, "cuda_panel_rows=%s", bad[i]);
+        ps_test_tuning(knob);
         ps_context_options o = ps_context_options_default();
         o.backend = PS_BACKEND_CUDA;
         ps_context *ctx = NULL;
         CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
-        CHECK(!ctx && strstr(ps_last_create_error(), "PORTSOLVE_CUDA_PANEL_ROWS"),
-              "\"%s\" refused: %s", bad[i], ps_last_create_error());
+        CHECK(!ctx && strstr(ps_last_create_error(), "cuda_panel_rows"), "\"%s\" refused: %s",
+              bad[i], ps_last_create_error());
     }
     static const char *const rows[] = {"3", "16", "5000"};
     for (int i = 0; i < 3; i++) {
-        setenv("PORTSOLVE_CUDA_PANEL_ROWS", rows[i], 1);
+        char knob[64];
+        snprintf(knob, sizeof knob, "cuda_panel_rows=%s", rows[i]);
+        ps_test_tuning(knob);
         check_getrf(PS_DOUBLE, 700, 700, rows[i]);
         check_getrf(PS_FLOAT, 517, 300, rows[i]);
         check_getrf(PS_DOUBLE, 150, 401, rows[i]);
         check_wztrf(PS_DOUBLE, 700, rows[i]);
         check_wztrf(PS_FLOAT, 517, rows[i]);
     }
-    unsetenv("PORTSOLVE_CUDA_PANEL_ROWS");
-    setenv("PORTSOLVE_LU_PANEL_WIDTH", "256", 1); /* 256 columns of 3000 rows: no fit */
-    setenv("PORTSOLVE_CUDA_PANEL_ROWS", "5000", 1);
+    ps_test_tuning("lu_panel_width=256,cuda_panel_rows=5000"); /* 256 of 3000 rows: no fit */
     check_getrf(PS_DOUBLE, 3000, 300, "one-block fallback");
-    unsetenv("PORTSOLVE_LU_PANEL_WIDTH");
-    setenv("PORTSOLVE_WZ_PANEL_WIDTH", "256", 1);
+    ps_test_tuning("wz_panel_width=256,cuda_panel_rows=5000");
     check_wztrf(PS_DOUBLE, 3000, "one-block WZ fallback");
-    unsetenv("PORTSOLVE_WZ_PANEL_WIDTH");
-    unsetenv("PORTSOLVE_CUDA_PANEL_ROWS");
+    ps_test_tuning(NULL);
 
     /* The split lanes (cuda_partition.c): their knobs' bad values (and gemv_mixed's slices'),
      * LU on shared lanes, on the smallest partition, and switching to split lanes part way (700
      * columns: the third block step has 188 left). */
     static const char *const bad_knobs[][2] = {
-        {"PORTSOLVE_CUDA_PANEL_SMS", "-1"},       {"PORTSOLVE_CUDA_PANEL_SMS", "8x"},
-        {"PORTSOLVE_CUDA_PANEL_SMS", "5000"},     {"PORTSOLVE_CUDA_SPLIT_BELOW", ""},
-        {"PORTSOLVE_CUDA_SPLIT_BELOW", "-3"},     {"PORTSOLVE_CUDA_GEMV_MIXED_SLICES", "0"},
-        {"PORTSOLVE_CUDA_GEMV_MIXED_SLICES", "9"}};
+        {"cuda_panel_sms", "-1"},        {"cuda_panel_sms", "8x"},       {"cuda_panel_sms", "5000"},
+        {"cuda_split_below", ""},        {"cuda_split_below", "-3"},     {"cuda_trsv_rows", "32"},
+        {"cuda_gemv_mixed_slices", "0"}, {"cuda_gemv_mixed_slices", "9"}};
     for (size_t i = 0; i < sizeof bad_knobs / sizeof bad_knobs[0]; i++) {
-        setenv(bad_knobs[i][0], bad_knobs[i][1], 1);
+        char knob[64];
+        snprintf(knob, sizeof knob, "%s=%s", bad_knobs[i][0], bad_knobs[i][1]);
+        ps_test_tuning(knob);
         ps_context_options o = ps_context_options_default();
         o.backend = PS_BACKEND_CUDA;
         ps_context *ctx = NULL;
         CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_INVALID_ARGUMENT);
         CHECK(!ctx && strstr(ps_last_create_error(), bad_knobs[i][0]), "%s=\"%s\" refused: %s",
               bad_knobs[i][0], bad_knobs[i][1], ps_last_create_error());
-        unsetenv(bad_knobs[i][0]);
     }
+    ps_test_tuning(NULL);
     static const char *const sms[] = {"0", "8", "1000"};
     for (int i = 0; i < 3; i++) {
-        setenv("PORTSOLVE_CUDA_PANEL_SMS", sms[i], 1);
+        char knob[64];
+        snprintf(knob, sizeof knob, "cuda_panel_sms=%s", sms[i]);
+        ps_test_tuning(knob);
         check_getrf(PS_DOUBLE, 700, 700, sms[i]);
         check_getrf(PS_FLOAT, 900, 517, sms[i]);
     }
-    unsetenv("PORTSOLVE_CUDA_PANEL_SMS");
-    setenv("PORTSOLVE_CUDA_SPLIT_BELOW", "400", 1);
+    ps_test_tuning("cuda_split_below=400");
     check_getrf(PS_DOUBLE, 700, 700, "split from the third step");
     check_getrf(PS_FLOAT, 1000, 800, "split from the third step");
-    unsetenv("PORTSOLVE_CUDA_SPLIT_BELOW");
+    ps_test_tuning(NULL);
 
     /* At n = 32768 the failing product was m = 6272, n = k = 384: the second half of a
      * 768-column panel 6656 rows tall. Both ways of forming U's block rows. */
     static const ps_lowprec modes[] = {PS_LOWPREC_TF32, PS_LOWPREC_FP16, PS_LOWPREC_BF16,
                                        PS_LOWPREC_TF32X3, PS_LOWPREC_FP16X3};
-    setenv("PORTSOLVE_LU_NB", "768", 1);
     for (int inverse = 0; inverse < 2; inverse++) {
-        setenv("PORTSOLVE_LU_BLOCK_ROW", inverse ? "inverse" : "trsm", 1);
+        ps_test_tuning(inverse ? "lu_nb=768,lu_block_row=inverse" : "lu_nb=768,lu_block_row=trsm");
         for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
             check_dsgesv(modes[i], 6656, inverse ? "split, nb 768, inverse" : "split, nb 768");
     }
-    unsetenv("PORTSOLVE_LU_BLOCK_ROW");
-    unsetenv("PORTSOLVE_LU_NB");
+    ps_test_tuning(NULL);
     return ps_test_finish("test_cuda_tuning");
 }

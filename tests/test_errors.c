@@ -680,7 +680,7 @@ static void case_matrix_level(ps_context *ctx) {
 }
 
 /* The host LU in two halves with its transfers overlapped (core/lu_overlap.c; CMake runs this
- * case with PORTSOLVE_LU_OVERLAP=1 and blocks of 8): it is taken, and it keeps the drivers'
+ * case with lu_overlap=1 and blocks of 8): it is taken, and it keeps the drivers'
  * promises: info and LAPACK's factors for a zero pivot in either half, NaN or Inf in the half
  * the transfer thread stages refused with the arrays untouched, a solution that is not finite,
  * and failed allocations, without leaks. */

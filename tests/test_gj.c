@@ -35,11 +35,9 @@ static ps_status gjsv(ps_context *ctx, ps_dtype dt, int n, int nrhs, void *A, in
                            : ps_sgjsv(ctx, n, nrhs, A, lda, B, ldb);
 }
 
-/* nb 0: the automatic block size, or PORTSOLVE_TEST_GJ_NB when set (the options replace what
- * the context read from PORTSOLVE_GJ_NB, so ctest sets this one for its block-size runs). */
+/* nb 0: the context's block size (automatic unless the run's --tuning sets gj_nb). */
 static void set_options(ps_context *ctx, ps_gj_variant v, int nb, int stripe) {
-    const char *test_nb = getenv("PORTSOLVE_TEST_GJ_NB");
-    if (nb == 0 && test_nb) nb = atoi(test_nb);
+    if (nb == 0) nb = ps_context_gj_options(ctx).block_size;
     ps_gj_options o = {v, nb, stripe};
     CHECK_STATUS(ps_context_set_gj_options(ctx, &o), PS_SUCCESS);
 }
@@ -336,31 +334,26 @@ static void test_errors(ps_context *ctx) {
     CHECK(strstr(ps_last_create_error(), "PORTSOLVE_GJ_VARIANT") != NULL, "message: %s",
           ps_last_create_error());
     setenv("PORTSOLVE_GJ_VARIANT", "hybrid", 1);
-    setenv("PORTSOLVE_GJ_NB", "48", 1);
-    setenv("PORTSOLVE_GJ_STRIPE", "24", 1);
+    ps_test_tuning("gj_nb=48,gj_stripe=24");
     CHECK_STATUS(ps_context_create(&c2, &o), PS_SUCCESS);
     ps_gj_options got = ps_context_gj_options(c2);
     CHECK(got.variant == PS_GJ_HYBRID && got.block_size == 48 && got.stripe_size == 24,
-          "options from the environment: %d %d %d", (int)got.variant, got.block_size,
+          "options from the environment and the tuning: %d %d %d", (int)got.variant, got.block_size,
           got.stripe_size);
     ps_context_destroy(c2);
-    setenv("PORTSOLVE_GJ_STRIPE", "0", 1);
+    unsetenv("PORTSOLVE_GJ_VARIANT");
+    ps_test_tuning("gj_stripe=0");
     CHECK_STATUS(ps_context_create(&c2, &o), PS_ERR_INVALID_ARGUMENT);
-    unsetenv("PORTSOLVE_GJ_VARIANT"), unsetenv("PORTSOLVE_GJ_NB"), unsetenv("PORTSOLVE_GJ_STRIPE");
-    const char *layout = getenv("PORTSOLVE_GJ_LAYOUT");
-    char *kept = layout ? strdup(layout) : NULL;
-    setenv("PORTSOLVE_GJ_LAYOUT", "diagonal", 1);
-    CHECK_STATUS(ps_context_create(&c2, &o), PS_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(ps_last_create_error(), "PORTSOLVE_GJ_LAYOUT") != NULL, "message: %s",
+    CHECK(strstr(ps_last_create_error(), "gj_stripe") != NULL, "message: %s",
           ps_last_create_error());
-    setenv("PORTSOLVE_GJ_LAYOUT", "Transposed", 1);
+    ps_test_tuning("gj_layout=diagonal");
+    CHECK_STATUS(ps_context_create(&c2, &o), PS_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ps_last_create_error(), "gj_layout") != NULL, "message: %s",
+          ps_last_create_error());
+    ps_test_tuning("gj_layout=Transposed");
     CHECK_STATUS(ps_context_create(&c2, &o), PS_SUCCESS);
     ps_context_destroy(c2);
-    if (kept)
-        setenv("PORTSOLVE_GJ_LAYOUT", kept, 1);
-    else
-        unsetenv("PORTSOLVE_GJ_LAYOUT");
-    free(kept);
+    ps_test_tuning(NULL);
 }
 
 int main(int argc, char **argv) {

@@ -185,7 +185,7 @@ static void test_solve(ps_context *ctx) {
                         CHECK(iter <= 15, "%s n=%d nrhs=%d took %d steps", what, n, nrhs, iter);
                     /* with float's factors (kappa u <= 1e-3 here) every classical step
                      * contracts, so GMRES-IR is never needed: a solve that fails to (such as
-                     * classical refinement's by the inverted blocks, PORTSOLVE_IR_EARLY_INVERSES)
+                     * classical refinement's by the inverted blocks, ir_early_inverses)
                      * shows here even where GMRES-IR would have rescued it */
                     if (must_refine && prec == PS_LOWPREC_FLOAT && conds[c] <= 1e4)
                         CHECK(ps_context_refine_result(ctx).path == PS_REFINE_CLASSICAL,
@@ -282,10 +282,10 @@ static void gmres_alloc_failures(ps_context *ctx, int n, int lda) {
     /* the inverted diagonal blocks, where they are used, are made before anything is widened,
      * and without their memory the solve goes on by trsv_mixed or widened factors */
     int blocked = ps__trsv_blocked_order(ctx, n) > 0;
-    /* inverted while the LU runs (PORTSOLVE_IR_EARLY_INVERSES), they come with a word of their own
+    /* inverted while the LU runs (ir_early_inverses), they come with a word of their own
      * for convert's overflow test, and without either the solve goes on as without them */
-    int early = blocked && (ctx->ir_early_inverses >= 0 ? ctx->ir_early_inverses
-                                                        : ctx->be.ops->lanes(&ctx->be) >= 2);
+    int early = blocked && (ctx->tuning.ir_early_inverses >= 0 ? ctx->tuning.ir_early_inverses
+                                                               : ctx->be.ops->lanes(&ctx->be) >= 2);
     CHECK(optional == (early ? 2 : blocked || widens) && injected > optional,
           "%d of %d failing allocations were survived (expected %s)", optional, injected,
           early     ? "the inverted diagonal blocks and their word"

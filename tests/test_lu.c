@@ -183,7 +183,7 @@ done:
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     static const ps_dtype dtypes[] = {PS_DOUBLE, PS_FLOAT};
-    /* --case split: the orders LU by pieces splits (PORTSOLVE_LU_OVERLAP=1 in CMake), at two
+    /* --case split: the orders LU by pieces splits (lu_overlap=1 in CMake), at two
      * conditions, for the runs that only add that path to what the full run covers */
     const char *which = ps_test_case();
     int split_only = which && strcmp(which, "split") == 0;

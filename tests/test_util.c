@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "tuning.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@ int ps_test_failures;
 int ps_test_checks;
 
 static const char *backend_name = "cpu";
+static const char *run_tuning = ""; /* --tuning */
 static const char *case_name;
 static uint64_t rng_state;
 
@@ -45,12 +47,22 @@ void ps_test_init(int argc, char **argv) {
             backend_name = argv[++i];
         else if (strcmp(argv[i], "--case") == 0)
             case_name = argv[++i];
+        else if (strcmp(argv[i], "--tuning") == 0)
+            run_tuning = argv[++i];
     }
+    ps_test_tuning(NULL);
     const char *s = getenv("PORTSOLVE_TEST_SEED");
     uint64_t seed = s && *s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL) ^ (uint64_t)clock();
     rng_state = seed;
     printf("backend %s, seed %llu (replay with PORTSOLVE_TEST_SEED=%llu)\n", backend_name,
            (unsigned long long)seed, (unsigned long long)seed);
+}
+
+void ps_test_tuning(const char *extra) {
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s%s", run_tuning, *run_tuning && extra ? "," : "",
+             extra ? extra : "");
+    ps__tuning_for_tests(text);
 }
 
 const char *ps_test_backend_name(void) {

@@ -28,10 +28,14 @@ extern int ps_test_checks;
               ps_status_string(got_), (int)got_, ps_status_string(expected));                      \
     } while (0)
 
-/* Parses "--backend NAME" (default cpu) and "--case NAME"; seeds the generator from
+/* Parses "--backend NAME" (default cpu), "--case NAME" and "--tuning KEY=VALUE,..." (knobs for
+ * every context the test creates, core/tuning.def); seeds the generator from
  * PORTSOLVE_TEST_SEED or the clock and prints the seed so a failure can be replayed. */
 void ps_test_init(int argc, char **argv);
 const char *ps_test_backend_name(void);
+/* The contexts created from now on take the run's --tuning and then extra ("key=value,...";
+ * NULL: the run's alone). */
+void ps_test_tuning(const char *extra);
 const char *ps_test_case(void); /* NULL when no --case was given */
 ps_backend_kind ps_test_backend_kind(void);
 /* Creates a context on the test's backend; a backend that cannot open fails the test. */

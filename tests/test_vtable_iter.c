@@ -13,6 +13,7 @@
  * and cg_step calls. --case NAME runs one group.
  */
 #include "vtable_harness.h"
+#include "tuning.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -399,10 +400,9 @@ static int unchanged(const double *got, const double *before, int from, int to) 
 /* Whether the backend under test must take its path with the matrix resident on the chip
  * (arnoldi_steps, arnoldi_restart, cg_steps) at order n: CUDA at n <= 300 (16 rows
  * on each of 19 SMs, which any device with cooperative launch has; H100 and H200 take up to
- * 2048) unless PORTSOLVE_CUDA_RESIDENT=0 turned the path off. */
+ * 2048) unless cuda_resident=0 turned the path off. */
 static int resident_path_expected(int n) {
-    const char *off = getenv("PORTSOLVE_CUDA_RESIDENT");
-    return strcmp(be->ops->name, "cuda") == 0 && n <= 300 && !(off && strcmp(off, "0") == 0);
+    return strcmp(be->ops->name, "cuda") == 0 && n <= 300 && be->tuning->cuda_resident != 0;
 }
 
 /* Steps 0 .. j1 - 1 queued and at once cancelled (arnoldi_cancel): the steps taken must be a
@@ -594,12 +594,11 @@ static int update_errors(ps__dtype dt, int n, const tbuf *V, shape vs, int ky, c
  * takes), V with a leading dimension past n, with and without dinv, orders 0 to 2500; nothing
  * is written outside x. A backend without the path must say PS_ERR_NOT_SUPPORTED and leave x as
  * it was; CUDA and OpenCL must take ky <= 64, and the default with
- * PORTSOLVE_ARNOLDI_STEPS=composed every call without dinv. */
+ * arnoldi_composed=1 every call without dinv. */
 static void test_gmres_update_x(ps__dtype dt) {
     static const int orders[] = {0, 1, 2, 3, 7, 300, 2500};
     static const int kys[] = {0, 1, 5, 35, 64, 65};
-    const char *mode = getenv("PORTSOLVE_ARNOLDI_STEPS");
-    int composed = mode && strcmp(mode, "composed") == 0;
+    int composed = be->tuning->arnoldi_composed;
     for (size_t t = 0; t < sizeof orders / sizeof orders[0]; t++)
         for (int variant = 0; variant < 4; variant++) {
             int n = orders[t], pc = variant & 1;
