@@ -4,7 +4,7 @@
  * norm, and the triangular solve with float factors in double. Float GEMMs compute in float only,
  * so set_float_compute is the default's.
  */
-#include "../core/backend_defaults_ir.h"
+#include "../core/refine/backend_defaults_ir.h"
 #include "cpu_internal.h"
 
 #include <math.h>

@@ -184,7 +184,7 @@ static void FN(wz_zsolve)(int nb, int nrhs, const REAL *a, int lda, const REAL *
                 r1 -= A_(t1, j) * xc[j];
             }
             /* the corner C = [u00 u01; u10 u11] by elimination with column pivoting, the same
-             * pivots q and u as the factorization (core/wz_corner.h) */
+             * pivots q and u as the factorization (core/wz/wz_corner.h) */
             REAL u00 = A_(t0, t0), u01 = A_(t0, t1), u10 = zsub[(size_t)(t0 / 2) * zinc],
                  u11 = A_(t1, t1);
             int swap = FN(wz_abs)(u01) > FN(wz_abs)(u00);

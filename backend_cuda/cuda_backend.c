@@ -63,7 +63,7 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
              prop.name, st->device, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1 << 30));
     be->has_double = 1;
-    /* Host drivers up to these orders run on the CPU path (core/crossover.c; measured on an
+    /* Host drivers up to these orders run on the CPU path (core/base/crossover.c; measured on an
      * H200, docs/PERFORMANCE.md). */
     be->host_crossover[PS__FLOAT] = PS_CUDA_HOST_CROSSOVER_FLOAT;
     be->host_crossover[PS__DOUBLE] = PS_CUDA_HOST_CROSSOVER_DOUBLE;
@@ -630,7 +630,7 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
      * slower); at 16384 1024 (512 / 768 / 1536 / 2048: 53 / 52 / 51 / 51 ms vs 50); at 32768
      * 2048 (512 / 1024: 0.302 / 0.273 s vs 0.264) */
     if (algo == PS__ALGO_CHOL) return n >= 24576 ? 2048 : n >= 12288 ? 1024 : 512;
-    /* LU's block rows of U by inv(L11) (core/lu.c), H100, same run: dgesv at 16384 / 32768
+    /* LU's block rows of U by inv(L11) (core/lu/lu.c), H100, same run: dgesv at 16384 / 32768
      * 1.06 / 1.07x cuSOLVER against 1.02 / 1.02 by cuBLAS's trsm, sgesv at 16384 1.00 against
      * 0.99; at 8192 0.80 against 0.82, so from 12288 on. */
     if (algo == PS__ALGO_LU_INVERSE) return 12288;
@@ -639,18 +639,18 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
     /* getri keeps the blocks LU had before: with LU's 128 below 12288 getrf+getri
      * took 49.7 / 158 ms at 4096 / 8192 against 43.4 / 107 (H200) */
     if (algo == PS__ALGO_GETRI) return dt == PS__FLOAT && n >= 24576 ? 768 : n >= 8192 ? 512 : 256;
-    /* LU held transposed (core/lu.c), ms transposed / as given. H200: dgesv 639 / 654
+    /* LU held transposed (core/lu/lu.c), ms transposed / as given. H200: dgesv 639 / 654
      * at 32768, 130 / 130 at 16384, 45.3 / 44.0 at 8192; sgesv 667 / 693, 130 / 133, 42.1 / 38.7.
      * H100 at 16384: dgesv 138.9 / 135.5, sgesv 131.4 / 135.3. The transposes at both ends
      * outweigh the cheaper interchanges below that, and for double at 16384 (a row of doubles
      * wastes half as much of each sector as a row of floats). */
     if (algo == PS__ALGO_LU_TRANSPOSED) return dt == PS__FLOAT ? 16384 : 24576;
-    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c),
+    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/refine/trsv_blocked.c),
      * H200, fp16x3 at cond 1e6, s: at 32768 0.657 by trsv_mixed, 0.639 / 0.610 / 0.636 with
      * blocks of 1024 / 2048 / 4096; at 16384 0.176, 0.177 / 0.172 (1024 / 2048). Not measured
      * below 16384, where GMRES-IR keeps trsv_mixed. */
     if (algo == PS__ALGO_TRSV_BLOCKED) return n >= 16384 ? 2048 : 0;
-    /* host LU by pieces, its transfers beside the work (core/lu_overlap.c): faster than one
+    /* host LU by pieces, its transfers beside the work (core/lu/lu_overlap.c): faster than one
      * piece from 8192 on, in both precisions (H200; docs/PERFORMANCE.md, host drivers) */
     if (algo == PS__ALGO_LU_OVERLAP) return 8192;
     if (algo != PS__ALGO_LU) return 0;

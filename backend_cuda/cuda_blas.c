@@ -1,7 +1,7 @@
 /* The CUDA backend's BLAS entries on cuBLAS (v2 API, column-major, host pointer mode; the
  * handle is bound to the context's stream). Offsets become pointer arithmetic here. */
 #include "cuda_internal.h"
-#include "trsm_recursive.h"
+#include "../core/base/trsm_recursive.h"
 
 #define H(be) (ps_cuda(be)->blas)
 #define DP(v) ((double *)ps_cuda_ptr(PS__DOUBLE, (v).buf, (v).off))
@@ -234,7 +234,8 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
  * every product 2^11 times its own, which alpha 2^-11 undoes exactly (a lo 2^11 below 2^-14 is
  * subnormal, so each term keeps an absolute error of up to 2^-35 (|a| + |b|); docs/IR.md).
  * FP16 on H100 runs at twice TF32's rate; its range (65504, so |A| up to about 1000 and |B| up
- * to 2000 here) is why refinement scales the matrix to max |a(i,j)| < 1 for it (core/refine.c). */
+ * to 2000 here) is why refinement scales the matrix to max |a(i,j)| < 1 for it
+ * (core/refine/refine.c). */
 typedef struct split3_mode {
     const char *name;
     size_t part_size; /* bytes per element of the parts */
@@ -350,13 +351,13 @@ ps_status ps_cuda_syrk(ps__backend *be, ps__dtype dt, ps__uplo uplo, ps__trans t
 
 /* Solves with triangles of order at most PS_CUDA_TRSM_OWN_MAX and at least
  * PS_CUDA_TRSM_OWN_MIN_VECTORS right-hand sides (columns on the left, rows on the right): split
- * into halves by core/trsm_recursive.h down to orders of PS_CUDA_TRSM_SMALL_MAX, which come back
- * here and go to our kernel (cuda_trsm.cu), the coupling blocks by GEMM. On an H100 with 16384
+ * into halves by core/base/trsm_recursive.h down to orders of PS_CUDA_TRSM_SMALL_MAX, which come
+ * back here and go to our kernel (cuda_trsm.cu), the coupling blocks by GEMM. On an H100 with 16384
  * right-hand sides cuBLAS's dtrsm took 302 us for a triangle of 128 (left, upper) and 64 us for
  * one of 64, the kernel 27 us for 64; with 8192, 34 against 23 us, with 4096 20 against 23 (the
  * kernel's launch costs 20-40 us whatever the count: its substitution is a chain of dependent
  * steps), so fewer right-hand sides stay with cuBLAS. Up to 1024 covers the RBT LU's
- * L21 = A21 U11^-1 (core/lu.c; 768-column blocks, the right side), which cuBLAS's strsm ran at
+ * L21 = A21 U11^-1 (core/lu/lu.c; 768-column blocks, the right side), which cuBLAS's strsm ran at
  * about 4 TFLOP/s. */
 #define PS_CUDA_TRSM_OWN_MAX         1024
 #define PS_CUDA_TRSM_OWN_MIN_VECTORS 8192

@@ -11,15 +11,15 @@
  * A single GPU thread would need about 1 ms for the O(n) sequential plan; the host, a few
  * microseconds.
  *
- * The plan: core/colswp_plan.h; the kernels: cuda_gj_kernels.cu.
+ * The plan: core/base/colswp_plan.h; the kernels: cuda_gj_kernels.cu.
  *
  * A short list (a block step's interchanges: gjinv's transposed layout swaps columns at every
- * step, core/gj.c) never waits for the host: the host read would stall the look-ahead's other
+ * step, core/gj/gj.c) never waits for the host: the host read would stall the look-ahead's other
  * lane at every step (measurement showed 0.66x -> 0.85x of cuSOLVER's inverse with the plan
  * read per step). The laswp kernel's permutation, composed on the device in each block
  * (cuda_laswp.cu), moves the columns instead.
  */
-#include "../core/colswp_plan.h"
+#include "../core/base/colswp_plan.h"
 #include "cuda_internal.h"
 
 ps_status ps_cuda_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,

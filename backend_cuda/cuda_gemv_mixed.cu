@@ -1,7 +1,7 @@
 // y += alpha A x with A float and x, y double, every product and sum in double (the vtable's
 // gemv_mixed: the off-diagonal products of GMRES-IR's blocked triangular solves,
-// core/trsv_blocked.c). cuBLAS has no such mixed product: SGEMV would accumulate in float, which
-// loses what the preconditioner's double arithmetic is for, and DGEMV would need the factors
+// core/refine/trsv_blocked.c). cuBLAS has no such mixed product: SGEMV would accumulate in float,
+// which loses what the preconditioner's double arithmetic is for, and DGEMV would need the factors
 // widened, twice the bytes.
 //
 // A block is a tile of rows, four a lane (one 16-byte load per column, so a warp reads 512

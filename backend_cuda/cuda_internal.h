@@ -3,7 +3,7 @@
 #define PS_BACKEND_CUDA_INTERNAL_H
 
 #include "../core/backend.h"
-#include "../core/tuning.h"
+#include "../core/base/tuning.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>

@@ -17,7 +17,7 @@
 // loop. Backward application (getrs with a transpose) is the inverse permutation.
 //
 // The same permutation moves columns (the vtable's colswp for a step's interchanges, which
-// gjinv's transposed layout applies at every step, core/gj.c): then each move is a contiguous
+// gjinv's transposed layout applies at every step, core/gj/gj.c): then each move is a contiguous
 // run of a column, and the block's threads take 8 consecutive rows of 32 moves at a time, so
 // every load and store covers whole 32-byte sectors.
 #include "cuda_internal.h"

@@ -1,5 +1,5 @@
 // The CUDA backend's WZ kernels, both precisions: the wz_* entries of core/backend.h, with the
-// arithmetic of the CPU oracle (backend_cpu/cpu_wz_real.h) and core/wz_corner.h.
+// arithmetic of the CPU oracle (backend_cpu/cpu_wz_real.h) and core/wz/wz_corner.h.
 #include "cuda_device.cuh"
 #include "cuda_internal.h"
 

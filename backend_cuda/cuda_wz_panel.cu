@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(PS_CUDA_COOP_THREADS, 1)
             false, 0, 0, nullptr, nullptr);
         const int q = receive(2 * s + 1, t1, row1, old1);
 
-        // the corner; Gaussian elimination of C^T with partial pivoting (core/wz_corner.h)
+        // the corner; Gaussian elimination of C^T with partial pivoting (core/wz/wz_corner.h)
         const T c00 = row0[t0], c01 = row0[t1], c10 = row1[t0], c11 = row1[t1];
         const bool swap = fabs(c01) > fabs(c00);
         const T cq = swap ? c01 : c00, cs = swap ? c11 : c10;

@@ -107,7 +107,7 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
      * 256 rows, from 512 rows, which also keeps both kernels under test there. */
     int gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
     st->gpu = gpu;
-    /* Host drivers up to these orders run on the CPU path (core/crossover.c; measured on an
+    /* Host drivers up to these orders run on the CPU path (core/base/crossover.c; measured on an
      * H200 with NVIDIA's OpenCL, docs/PERFORMANCE.md). A CPU device is the host already. */
     be->host_crossover[PS__FLOAT] = gpu ? PS_CL_HOST_CROSSOVER_FLOAT : 0;
     be->host_crossover[PS__DOUBLE] = gpu ? PS_CL_HOST_CROSSOVER_DOUBLE : 0;
@@ -343,15 +343,15 @@ static ps_status cl_read_elements(ps__backend *be, ps__dtype dt, const void *buf
 static int cl_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
     (void)dt, (void)n;
     if (algo == PS__ALGO_LU) return 256;
-    /* Block rows by inverses (core/lu.c, core/gj.c) on GPUs from n = 8192: H100, NVIDIA's OpenCL,
-     * same call, trsm / inverse: gjinv 0.189 / 0.164 s at 8192, 0.682 / 0.628 s at 16384,
+    /* Block rows by inverses (core/lu/lu.c, core/gj/gj.c) on GPUs from n = 8192: H100, NVIDIA's
+     * OpenCL, same call, trsm / inverse: gjinv 0.189 / 0.164 s at 8192, 0.682 / 0.628 s at 16384,
      * getrf+getri 1.29 / 1.24 s at 16384; LU alone the same either way. Not
      * measured on CPU devices, which keep the solves. */
     if (algo == PS__ALGO_LU_INVERSE) return ps_cl(be)->gpu ? 8192 : 0;
-    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/trsv_blocked.c) on GPUs, where
-     * trsv_mixed takes a launch per 64 rows: H200, NVIDIA's OpenCL, n = 8192, cond 1e8 in float
-     * (2 + 60 steps), 0.81 s by trsv_mixed, 0.32 with blocks of 1024 or 2048. CPU
-     * devices keep trsv_mixed; smaller orders were not measured. */
+    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/refine/trsv_blocked.c) on GPUs,
+     * where trsv_mixed takes a launch per 64 rows: H200, NVIDIA's OpenCL, n = 8192, cond 1e8 in
+     * float (2 + 60 steps), 0.81 s by trsv_mixed, 0.32 with blocks of 1024 or 2048. CPU devices
+     * keep trsv_mixed; smaller orders were not measured. */
     if (algo == PS__ALGO_TRSV_BLOCKED) return ps_cl(be)->gpu && n >= 8192 ? 2048 : 0;
     return 0;
 }

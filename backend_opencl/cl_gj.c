@@ -1,6 +1,6 @@
 /* The OpenCL backend's inversion and Gauss-Jordan entries: trmm and transpose on CLBlast, the
  * kernels of kernels_cl/gj.cl (column interchanges, the striped solver's tile update). */
-#include "../core/colswp_plan.h"
+#include "../core/base/colswp_plan.h"
 #include "cl_internal.h"
 
 #include <clblast_c.h>
@@ -39,7 +39,7 @@ ps_status ps_cl_transpose(ps__backend *be, ps__dtype dt, int rows, int cols, ps_
     return ps_cl_fail(be, (cl_int)code, "CLBlast omatcopy (transpose)");
 }
 
-/* Column interchanges as cycle rotations, planned on the host (core/colswp_plan.h; the CUDA
+/* Column interchanges as cycle rotations, planned on the host (core/base/colswp_plan.h; the CUDA
  * backend's reasoning, backend_cuda/cuda_colswp.c): one pass over the moved columns, a
  * work-item per row and per segment of the cycle list, instead of a work-item per row walking
  * every interchange. Reading the pivots waits for the queue, which is right for getri's and

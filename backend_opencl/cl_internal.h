@@ -4,7 +4,7 @@
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include "../core/backend.h"
-#include "../core/tuning.h"
+#include "../core/base/tuning.h"
 
 #include <CL/cl.h>
 

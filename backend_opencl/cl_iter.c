@@ -1,7 +1,7 @@
 /* The OpenCL backend's conjugate-gradient step and GMRES's orthonormalize on the kernels of
  * kernels_cl/iter.cl: launches on the in-order queue and no transfer, so the solvers' host loops
- * (one step behind the device, core/iter_krylov.c and core/iter_gmres.c) wait once per iteration,
- * for the block they fetch (cl_fetch.c), instead of once per dot product or norm, as the
+ * (one step behind the device, core/iter/iter_krylov.c and core/iter/iter_gmres.c) wait once per
+ * iteration, for the block they fetch (cl_fetch.c), instead of once per dot product or norm, as the
  * portable defaults built from CLBlast calls do. GMRES's projections are kernels of their own
  * too: CLBlast's transposed gemv reads each column with one work-item. */
 #include "cl_internal.h"

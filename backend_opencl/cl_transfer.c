@@ -6,7 +6,7 @@
  * the two builds run in turn in one call; in another call 16 and 32 MB blocks did no better than
  * 4 MB, and direct transfers were faster still). On CPU devices a staging copy is pure overhead.
  * Memory from host_alloc (cl_host.c) is page-locked and moves by DMA; core's staging
- * (core/staging.c) queues such transfers without waiting (upload_async, download_async), one
+ * (core/base/staging.c) queues such transfers without waiting (upload_async, download_async), one
  * event per slot.
  */
 #include "cl_internal.h"

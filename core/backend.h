@@ -122,20 +122,20 @@ typedef enum ps__algo {
     PS__ALGO_GJ_STRIPE = 3,     /* stripe height of the striped Gauss-Jordan solver (gjsv) */
     PS__ALGO_CHOL = 4,          /* block size of the blocked Cholesky; 0: the recursive one */
     PS__ALGO_LU_INVERSE = 5,    /* LU computes its block rows of U as inv(L11) A12 (a GEMM)
-                                 * instead of by trsm from this order on; 0: never (core/lu.c) */
+                                 * instead of by trsm from this order on; 0: never (core/lu/lu.c) */
     PS__ALGO_GJ_TRANSPOSED = 6, /* gjinv's device variant holds the matrix transposed from this
                                  * order on, so that its row interchanges move contiguous
-                                 * columns; 0: never (core/gj.c) */
-    PS__ALGO_GETRI = 7,         /* block size of getri's inversion from LU factors (core/getri.c);
-                                 * 0: LU's */
+                                 * columns; 0: never (core/gj/gj.c) */
+    PS__ALGO_GETRI = 7, /* block size of getri's inversion from LU factors (core/gj/getri.c);
+                         * 0: LU's */
     PS__ALGO_LU_TRANSPOSED = 8, /* LU of a square matrix holds it transposed from this order on
-                                 * (core/lu.c); 0: never */
+                                 * (core/lu/lu.c); 0: never */
     PS__ALGO_TRSV_BLOCKED = 9,  /* GMRES-IR's preconditioner solves with the float factors by
                                  * diagonal blocks of this order, inverted once, instead of by
-                                 * trsv_mixed (core/trsv_blocked.c); 0: never */
+                                 * trsv_mixed (core/refine/trsv_blocked.c); 0: never */
     PS__ALGO_LU_OVERLAP = 10    /* host LU drivers factor in two halves, their transfers
                                  * overlapped with the work, from this order on
-                                 * (core/lu_overlap.c); 0: never */
+                                 * (core/lu/lu_overlap.c); 0: never */
 } ps__algo;
 
 /* How float gemm computes (the set_float_compute entry): in float, or with its inputs rounded to
@@ -168,9 +168,9 @@ typedef struct ps__backend {
     size_t err_size;
     /* set by open, measured per device kind: host drivers of order up to host_crossover[dt]
      * (PS__FLOAT, PS__DOUBLE) run on the CPU path, where transfers and launches would cost more
-     * than the work (core/crossover.c); 0: never */
+     * than the work (core/base/crossover.c); 0: never */
     int host_crossover[2];
-    /* the context's knobs (core/tuning.def), set before open; read-only for the backend */
+    /* the context's knobs (core/base/tuning.def), set before open; read-only for the backend */
     const struct ps__tuning *tuning;
 } ps__backend;
 
@@ -371,12 +371,12 @@ struct ps__backend_ops {
     ps_status (*vmul)(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__vec y);
 
     /*
-     * WZ factorization (core/wz.c explains the layouts). A step eliminates with the 2 x 2
+     * WZ factorization (core/wz/wz.c explains the layouts). A step eliminates with the 2 x 2
      * "corner" of two pivot rows r0, r1 and two columns c0, c1: every other active row i gets
      * [w0 w1] = [a(i,c0) a(i,c1)] C^-1, C = [a(r0,c0) a(r0,c1); a(r1,c0) a(r1,c1)], stored in
      * a(i,c0), a(i,c1). With pivoting, r0 first takes the active row of largest |a(i,c0)| (the
      * first such) and then r1 the remaining active row maximizing |det C| (the first such). W
-     * comes from Gaussian elimination of C^T with partial pivoting (core/wz_corner.h); a step
+     * comes from Gaussian elimination of C^T with partial pivoting (core/wz/wz_corner.h); a step
      * one of whose two pivots is below the precision's smallest normal number (0, NaN
      * included) fails: its W entries are set to 0 (no elimination, so nothing overflows later) and
      * its 1-based step number goes to info[0] unless info[0] is already nonzero. ipiv and info are
@@ -432,7 +432,7 @@ struct ps__backend_ops {
      * forward is 0) swap columns k and ipiv[k] (int32 buffer, entry k1 at element ipiv_off,
      * 0-based column indices of a). getri and the Gauss-Jordan inverse undo their row pivoting
      * with it, backwards, as their last step: a backend may read the pivots on the host (waiting
-     * for its queue) and move the columns by the permutation's cycles (core/colswp_plan.h, as
+     * for its queue) and move the columns by the permutation's cycles (core/base/colswp_plan.h, as
      * the CUDA and OpenCL backends do). gjinv's transposed layout also applies each step's
      * interchanges (getrf's kind, ipiv[k] >= k, at most the block size) with it, forward, inside
      * its look-ahead: there a host wait stalls the other lane, so a backend should apply short
@@ -440,7 +440,7 @@ struct ps__backend_ops {
     ps_status (*colswp)(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
                         const void *ipiv, size_t ipiv_off, int forward);
     /*
-     * Custom kernel, the striped Gauss-Jordan solver's tile update (core/gjsv.c): jk -= ji ik,
+     * Custom kernel, the striped Gauss-Jordan solver's tile update (core/gj/gjsv.c): jk -= ji ik,
      * where ji (m x s) stacks the JI tiles of every stripe being updated, ik (s x ncols) is the
      * pivot stripe's IK tile and jk (m x ncols) the JK tiles. One call updates all those stripes
      * at once (their tiles are independent); s is the stripe height (at most 1024).
@@ -448,7 +448,7 @@ struct ps__backend_ops {
     ps_status (*gj_stripe_update)(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
                                   ps__mat ji, ps__mat ik, ps__mat jk);
 
-    /* ---- Mixed-precision refinement (core/refine.c). ---- */
+    /* ---- Mixed-precision refinement (core/refine/refine.c). ---- */
     /* dst = alpha * src rounded to dst_dt, for rows x cols views of two different buffers (dtypes
      * float or double, either way or the same). alpha is a power of two, so the scaling itself is
      * exact. When some alpha * src(i,j) is not finite in dst_dt (beyond FLT_MAX for a float
@@ -465,7 +465,7 @@ struct ps__backend_ops {
      * lacks is PS_ERR_NOT_SUPPORTED with the reason, and the mode stays as it was. */
     ps_status (*set_float_compute)(ps__backend *be, ps__float_compute mode);
 
-    /* ---- Blocked Cholesky (core/chol.c); appended, so older modules get the default. ---- */
+    /* ---- Blocked Cholesky (core/chol/chol.c); appended, so older modules get the default. ---- */
     /* Custom kernel: Cholesky of a tall panel, the blocked factorization's leaf. The leading n x n
      * block of the m x n view a (m >= n, n <= potrf_width) is factored as potrf_panel does, and
      * the m - n rows below it become A21 L11^-T; upper: a is the n x m view, and the columns
@@ -475,8 +475,8 @@ struct ps__backend_ops {
     ps_status (*potrf_tall)(ps__backend *be, ps__dtype dt, ps__uplo uplo, int m, int n, ps__mat a,
                             void *info, int index_base);
 
-    /* ---- Iterative solvers without a host round trip per step (core/iter_krylov.c,
-     * core/iter_gmres.c); appended, so older modules get the defaults. ---- */
+    /* ---- Iterative solvers without a host round trip per step (core/iter/iter_krylov.c,
+     * core/iter/iter_gmres.c); appended, so older modules get the defaults. ---- */
     /* Reading device values a step late: fetch_start may begin moving the count elements of the
      * contiguous vector src to the host now (a CUDA backend: an asynchronous copy into pinned
      * memory); fetch_wait(slot) then delivers into host what src held when fetch_start(slot) was
@@ -522,7 +522,7 @@ struct ps__backend_ops {
      * into w there): that operation must not write v. */
     ps_status (*orthonormalize)(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v, ps__vec w,
                                 ps__vec col, int fetch_slot);
-    /* ---- Look-ahead on disjoint parts of the device (core/lookahead.c); appended, so older
+    /* ---- Look-ahead on disjoint parts of the device (core/base/lookahead.c); appended, so older
      * modules get the defaults (no-ops). ---- */
     /* Between lanes_split and lanes_join, a backend may run lane 0 and lane 1 on disjoint sets
      * of compute units (CUDA: green contexts), so that lane 1's latency-bound panel kernels
@@ -537,7 +537,7 @@ struct ps__backend_ops {
      * lanes_split must be matched by a lanes_join, also after a failure. */
     ps_status (*lanes_split)(ps__backend *be, ps__algo algo, ps__dtype dt, int n, int *split);
     ps_status (*lanes_join)(ps__backend *be);
-    /* ---- Host memory for blocks that travel every step (the host panels of core/lu_hybrid.c);
+    /* ---- Host memory for blocks that travel every step (the host panels of core/lu/lu_hybrid.c);
      * appended, so older modules get the defaults (malloc and free). ---- */
     /* bytes of host memory that upload and download move at the bus's full speed: page-locked
      * where the backend can (OpenCL: a mapped CL_MEM_ALLOC_HOST_PTR buffer, which NVIDIA's
@@ -545,13 +545,13 @@ struct ps__backend_ops {
      * when neither that nor plain memory can be had. Released by host_free before close. */
     ps_status (*host_alloc)(ps__backend *be, size_t bytes, void **ptr);
     void (*host_free)(ps__backend *be, void *ptr);
-    /* ---- Transposed copies (gjinv's transposed layout, core/gj.c); appended, so older modules
+    /* ---- Transposed copies (gjinv's transposed layout, core/gj/gj.c); appended, so older modules
      * get the default (a copy per row or column, whichever are fewer). ---- */
     /* dst = src^T for the rows x cols view src and the cols x rows view dst, which do not
      * overlap. */
     ps_status (*transpose)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
                            ps__mat dst);
-    /* ---- A matrix read again and again (the iterative solvers, core/iter.c); appended, so
+    /* ---- A matrix read again and again (the iterative solvers, core/iter/iter.c); appended, so
      * older modules get the default (nothing). ---- */
     /* From now until the next call, nothing writes the rows x cols view a (rows or cols 0: no
      * view; that call ends the previous one). A backend may then let gemv on a start reading a
@@ -560,8 +560,9 @@ struct ps__backend_ops {
      * may keep part of a in a cache from one product to the next (CUDA: a share of its lines
      * at a high L2 priority, put back to normal by the call that ends the hold). */
     ps_status (*hold_matrix)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a);
-    /* ---- Random butterfly transformation (the refinement's RBT factorization, core/refine.c);
-     * appended, so older modules get the default (host round trips, a few columns at a time).
+    /* ---- Random butterfly transformation (the refinement's RBT factorization,
+     * core/refine/refine.c); appended, so older modules get the default (host round trips, a few
+     * columns at a time).
      * ---- */
     /* dst = alpha * T_left src T_right, rounded to dst_dt as convert does (overflow sets info[0]
      * to 1 and leaves dst unspecified). T_left is the depth-2 butterfly of order rows given by
@@ -575,17 +576,17 @@ struct ps__backend_ops {
     ps_status (*butterfly)(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
                            double alpha, const void *left, const void *right, ps__mat src,
                            ps__mat dst, void *info);
-    /* ---- Row permutations by gathering (the refinement's solves, core/refine.c); appended, so
-     * older modules get the default (a copy per row). ---- */
+    /* ---- Row permutations by gathering (the refinement's solves, core/refine/refine.c); appended,
+     * so older modules get the default (a copy per row). ---- */
     /* dst(i, j) = src(perm[i], j) for i < rows, j < cols, where perm (an int32 buffer, entry 0 at
      * element perm_off) holds a permutation of 0..rows-1; src and dst are rows x cols views that
      * do not overlap. laswp applies a pivot list as interchanges that may chain, a chunk of them
      * per pass; once a factorization's list has been turned into the permutation it amounts to
-     * (ps__pivots_to_perm, core/lu.h), every later solve moves its rows in one pass. */
+     * (ps__pivots_to_perm, core/lu/lu.h), every later solve moves its rows in one pass. */
     ps_status (*permute_rows)(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,
                               size_t perm_off, ps__mat src, ps__mat dst);
-    /* ---- Several Arnoldi steps in one call (core/iter_gmres.c); appended, so older modules get
-     * the default (PS_ERR_NOT_SUPPORTED: GMRES then queues a product and orthonormalize per
+    /* ---- Several Arnoldi steps in one call (core/iter/iter_gmres.c); appended, so older modules
+     * get the default (PS_ERR_NOT_SUPPORTED: GMRES then queues a product and orthonormalize per
      * step; with tuning arnoldi_composed=1, for tests, those calls in a loop). ---- */
     /* Custom kernel, GMRES's Arnoldi steps j0 .. j1 - 1 (0 <= j0 < j1) on the n x n matrix a:
      * each w = A (dinv .* v_j) (dinv.buf NULL: A v_j), orthonormalized against v(:, 0 .. j] as
@@ -614,7 +615,7 @@ struct ps__backend_ops {
      * memory on a stream of its own, which the kernel reads each step, and stops within two
      * steps of seeing it). */
     void (*arnoldi_cancel)(ps__backend *be);
-    /* ---- GMRES's restart and the next cycle's first steps in one call (core/iter_gmres.c);
+    /* ---- GMRES's restart and the next cycle's first steps in one call (core/iter/iter_gmres.c);
      * appended, so older modules get the default (PS_ERR_NOT_SUPPORTED: GMRES then updates x,
      * forms the residual and normalizes it by separate calls; with
      * tuning arnoldi_composed=1, for tests, those calls). ---- */
@@ -635,7 +636,7 @@ struct ps__backend_ops {
     ps_status (*arnoldi_restart)(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
                                  ps__vec b, ps__vec x, ps__mat v, int ky, const double *y, int j1,
                                  ps__vec out, int col_stride, int fetch_slot);
-    /* ---- GMRES's update of x with y from the host (core/iter_gmres.c); appended, so older
+    /* ---- GMRES's update of x with y from the host (core/iter/iter_gmres.c); appended, so older
      * modules get the default (PS_ERR_NOT_SUPPORTED: GMRES then uploads y, which waits for the
      * device, and updates x by gemv, vmul and axpy; with tuning arnoldi_composed=1, for
      * tests and without dinv, an axpy per column). ---- */
@@ -647,7 +648,7 @@ struct ps__backend_ops {
      * 64). ky at most v's columns; x and dinv are contiguous and overlap no column of v. */
     ps_status (*gmres_update_x)(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
                                 const double *y, ps__vec dinv, ps__vec x);
-    /* ---- Several conjugate-gradient steps in one call (core/iter_krylov.c); appended, so
+    /* ---- Several conjugate-gradient steps in one call (core/iter/iter_krylov.c); appended, so
      * older modules get the default (PS_ERR_NOT_SUPPORTED: CG then queues a product and
      * cg_step per step; with tuning cg_composed=1, for tests, those calls in a loop). */
     /* Custom kernel, count >= 1 steps of CG on the n x n matrix a: step i is w = A u, then
@@ -666,7 +667,7 @@ struct ps__backend_ops {
                           ps__vec in, ps__vec out, int count, double stop_rr, int last,
                           int fetch_slot);
     /* ---- A triangular solve with float factors in double (the GMRES-IR preconditioner,
-     * core/refine.c); appended, so older modules get the default (PS_ERR_NOT_SUPPORTED, with
+     * core/refine/refine.c); appended, so older modules get the default (PS_ERR_NOT_SUPPORTED, with
      * nothing done and no message: refinement then widens the factors to an n x n double copy
      * and solves with the double trsm). ---- */
     /* x = A^-1 x for the n x n triangle (uplo, diag as trsv's; no transpose) of the FLOAT view a
@@ -677,7 +678,7 @@ struct ps__backend_ops {
     ps_status (*trsv_mixed)(ps__backend *be, ps__uplo uplo, ps__diag diag, int n, ps__mat a,
                             ps__vec x);
     /* ---- A product of float entries with double vectors, in double (the GMRES-IR
-     * preconditioner's blocked triangular solves, core/trsv_blocked.c); appended, so older
+     * preconditioner's blocked triangular solves, core/refine/trsv_blocked.c); appended, so older
      * modules get the default (PS_ERR_NOT_SUPPORTED, nothing done, no message). ---- */
     /* y = y + alpha A x for the m x k FLOAT view a (no transpose) and DOUBLE vectors x (k) and y
      * (m), which must not overlap; each product and sum in double, so the result is dgemv's with
@@ -686,15 +687,15 @@ struct ps__backend_ops {
     ps_status (*gemv_mixed)(ps__backend *be, int m, int k, double alpha, ps__mat a, ps__vec x,
                             ps__vec y);
     /* ---- Chains of products on fixed matrices (GMRES-IR's blocked triangular solves,
-     * core/trsv_blocked.c); appended, so older modules get the default (nothing). ---- */
+     * core/refine/trsv_blocked.c); appended, so older modules get the default (nothing). ---- */
     /* From a call with on = 1 until one with on = 0, the matrix of every gemv and gemv_mixed call
      * is written by none of the work queued before that call (its vectors may be). A backend may
      * then let each product start loading its matrix before the work ahead of it has finished
      * (CUDA on Hopper: a programmatic dependent launch, waiting only to read x and y). A hint:
      * ignoring it is right. */
     ps_status (*read_only_matrices)(ps__backend *be, int on);
-    /* ---- Narrowing straight into the transposed layout (core/refine.c, for LU's transposed
-     * layout, core/lu.c); appended, so older modules get the default, which refuses
+    /* ---- Narrowing straight into the transposed layout (core/refine/refine.c, for LU's transposed
+     * layout, core/lu/lu.c); appended, so older modules get the default, which refuses
      * (PS_ERR_NOT_SUPPORTED): the caller then narrows and lets the LU transpose. ---- */
     /* dst = alpha * src^T rounded to dst_dt: src rows x cols, dst cols x rows, two buffers that
      * do not overlap; otherwise as convert (alpha a power of two; info[0] set to 1 where a value
@@ -702,7 +703,8 @@ struct ps__backend_ops {
     ps_status (*convert_transposed)(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows,
                                     int cols, double alpha, ps__mat src, ps__mat dst, void *info);
     /* ---- Products with a triangle held in a square (GMRES-IR's inverted diagonal blocks,
-     * core/trsv_blocked.c); appended, so older modules get the default (gemv on the square). ----
+     * core/refine/trsv_blocked.c); appended, so older modules get the default (gemv on the square).
+     * ----
      */
     /* y = alpha a x + beta y for the n x n matrix a (no transpose), whose entries outside its
      * triangle uplo (diagonal included) the caller promises are zero: a backend may skip them,
@@ -711,13 +713,13 @@ struct ps__backend_ops {
     ps_status (*gemv_triangle)(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n,
                                const ps__scalar *alpha, ps__mat a, ps__vec x,
                                const ps__scalar *beta, ps__vec y);
-    /* ---- A square matrix transposed where it lies (LU's transposed layout, core/lu.c, and
-     * gjinv's, core/gj.c, through ps__transpose_in_place); appended, so older modules get the
+    /* ---- A square matrix transposed where it lies (LU's transposed layout, core/lu/lu.c, and
+     * gjinv's, core/gj/gj.c, through ps__transpose_in_place); appended, so older modules get the
      * default, which refuses (PS_ERR_NOT_SUPPORTED): the caller then transposes by strips
      * through a work buffer, which moves the off-diagonal entries three times. ---- */
     /* a = a^T for the n x n view a. n = 0 succeeds where the backend offers it. */
     ps_status (*transpose_square)(ps__backend *be, ps__dtype dt, int n, ps__mat a);
-    /* ---- Bulk transfers queued without waiting (the host drivers' staging, core/staging.c);
+    /* ---- Bulk transfers queued without waiting (the host drivers' staging, core/base/staging.c);
      * appended, so older modules get the defaults (the blocking upload and download, and a wait
      * that returns at once). ---- */
     /* Queue a transfer between host memory from host_alloc (page-locked, so the device can move
@@ -735,11 +737,11 @@ struct ps__backend_ops {
     /* Orders transfers and work (ps__transfer_order says how; mark in
      * 0..PS__TRANSFER_MARKS-1). With it the host drivers upload the later columns of a matrix
      * while the first are factored, and download finished factors while the rest is
-     * (core/lu_overlap.c). The default does nothing: right for backends whose transfers are
+     * (core/lu/lu_overlap.c). The default does nothing: right for backends whose transfers are
      * queued in order with the work. */
     ps_status (*transfer_order)(ps__backend *be, ps__transfer_order order, int mark);
     /* ---- Memory known to the backend, for the host drivers' estimates before they start
-     * (core/workspace.c); appended, so older modules get the default (PS_ERR_NOT_SUPPORTED:
+     * (core/base/workspace.c); appended, so older modules get the default (PS_ERR_NOT_SUPPORTED:
      * unknown, nothing is refused ahead). ---- */
     /* The device memory free now and in all, in bytes (free = total where only that is known). */
     ps_status (*device_memory)(ps__backend *be, size_t *free_bytes, size_t *total_bytes);

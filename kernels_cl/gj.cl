@@ -1,6 +1,6 @@
 /* Inversion and Gauss-Jordan kernels for both precisions (-DPS_DOUBLE selects double). */
 
-/* Column interchanges as cycle rotations (the plan, made on the host: core/colswp_plan.h).
+/* Column interchanges as cycle rotations (the plan, made on the host: core/base/colswp_plan.h).
  * words: dst[entries], src[entries], seg[nseg + 1], saved[nsave]. ps_colswp_save copies the
  * saved columns into values (nsave x nrows); ps_colswp_move rotates segment get_global_id(1) of
  * the cycle list for row get_global_id(0), 8 entries at a time (all loads, then all stores,

@@ -37,9 +37,9 @@ __kernel void ps_row_sums(int rows, int cols, __global const real *a, ulong off,
 }
 
 #ifdef PS_DOUBLE
-/* The butterfly entry (core/backend.h; ps__butterfly_orbit in core/backend_defaults_ir.h is the
- * definition restated here). Slot s of a dimension with q orbits: orbit s's four indices, or one
- * index beyond them; returns the count. */
+/* The butterfly entry (core/backend.h; ps__butterfly_orbit in core/refine/backend_defaults_ir.h is
+ * the definition restated here). Slot s of a dimension with q orbits: orbit s's four indices, or
+ * one index beyond them; returns the count. */
 inline int ps_butterfly_slot(int q, int s, int *idx) {
     if (s >= q) {
         idx[0] = 4 * q + (s - q);
@@ -183,8 +183,8 @@ ps_trsv_mixed_step(int upper, int unit, int n, int s, __global const float *a, u
 /*
  * y += alpha A x for a float m x k matrix A and double vectors x, y, every product and sum in
  * double (the vtable's gemv_mixed: the off-diagonal products of GMRES-IR's blocked triangular
- * solves, core/trsv_blocked.c). A work-group is a tile of 32 rows (a work-item a row, so each
- * column is read in one contiguous segment) and PS_GEMV_MIXED_GROUPS column groups, which take
+ * solves, core/refine/trsv_blocked.c). A work-group is a tile of 32 rows (a work-item a row, so
+ * each column is read in one contiguous segment) and PS_GEMV_MIXED_GROUPS column groups, which take
  * every G-th column; their sums meet in local memory, added in group order.
  */
 __kernel __attribute__((reqd_work_group_size(32, PS_GEMV_MIXED_GROUPS, 1))) void

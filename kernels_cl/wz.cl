@@ -1,7 +1,7 @@
 /*
  * WZ kernels for both precisions (-DPS_DOUBLE selects double, -DPS_WG the work-group size of
  * the one-work-group kernels). Layouts and rules: the wz_* entries of core/backend.h; the
- * arithmetic mirrors the CPU oracle (backend_cpu/cpu_wz_real.h) and core/wz_corner.h.
+ * arithmetic mirrors the CPU oracle (backend_cpu/cpu_wz_real.h) and core/wz/wz_corner.h.
  */
 
 #define A_(i, j) a[(ulong)(i) + (ulong)(j) * (ulong)lda]

@@ -1,12 +1,12 @@
 cmake_policy(SET CMP0057 NEW) # IN_LIST
 # Fails when an environment variable the library reads is documented nowhere, or when README.md
 # documents one that nothing reads: every "PORTSOLVE_..." string literal in core/ (the knob
-# table core/tuning.def included), the backends, lapack/ and the Python package must stand in
+# table core/base/tuning.def included), the backends, lapack/ and the Python package must stand in
 # README.md's table, and every variable that table lists must be read by the library (or,
 # PORTSOLVE_TEST_SEED, the tests); at most 15 besides PORTSOLVE_TUNING. And every knob of
-# core/tuning.def must stand in docs/TUNING.md's table, and every key that table lists in the
+# core/base/tuning.def must stand in docs/TUNING.md's table, and every key that table lists in the
 # knob table.
-file(GLOB_RECURSE sources ${SOURCE_DIR}/core/*.[ch] ${SOURCE_DIR}/core/*.def ${SOURCE_DIR}/backend_cpu/*.[ch]
+file(GLOB_RECURSE sources ${SOURCE_DIR}/core/*.[ch] ${SOURCE_DIR}/core/*/*.def ${SOURCE_DIR}/backend_cpu/*.[ch]
   ${SOURCE_DIR}/backend_cuda/*.[ch] ${SOURCE_DIR}/backend_cuda/*.cu
   ${SOURCE_DIR}/backend_opencl/*.[ch] ${SOURCE_DIR}/lapack/*.[ch] ${SOURCE_DIR}/python/portsolve/*.py
   ${SOURCE_DIR}/tests/test_util.c)
@@ -53,7 +53,7 @@ if(public_count GREATER 15)
 endif()
 
 # the knob table against docs/TUNING.md
-file(READ ${SOURCE_DIR}/core/tuning.def def)
+file(READ ${SOURCE_DIR}/core/base/tuning.def def)
 string(REGEX MATCHALL "\nPS__(INT|WORD|REAL|TEXT)\\(([a-z0-9_]+)," rows "${def}")
 set(knobs "")
 foreach(r ${rows})
@@ -62,7 +62,7 @@ foreach(r ${rows})
 endforeach()
 list(LENGTH knobs knob_count)
 if(knob_count LESS 20)
-  message(FATAL_ERROR "only ${knob_count} knobs found in core/tuning.def: the scan is broken")
+  message(FATAL_ERROR "only ${knob_count} knobs found in core/base/tuning.def: the scan is broken")
 endif()
 file(STRINGS ${SOURCE_DIR}/docs/TUNING.md lines REGEX "^\\| `[a-z]")
 set(tuning_doc "")
@@ -76,12 +76,12 @@ foreach(line ${lines})
 endforeach()
 foreach(k ${knobs})
   if(NOT k IN_LIST tuning_doc)
-    list(APPEND bad "knob ${k} (core/tuning.def) is not in docs/TUNING.md's table")
+    list(APPEND bad "knob ${k} (core/base/tuning.def) is not in docs/TUNING.md's table")
   endif()
 endforeach()
 foreach(k ${tuning_doc})
   if(NOT k IN_LIST knobs)
-    list(APPEND bad "docs/TUNING.md lists ${k}, which core/tuning.def does not have")
+    list(APPEND bad "docs/TUNING.md lists ${k}, which core/base/tuning.def does not have")
   endif()
 endforeach()
 if(bad)

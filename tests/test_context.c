@@ -9,7 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
-#include "context.h"
+#include "base/context.h"
 #include "test_util.h"
 
 #include <stdlib.h>

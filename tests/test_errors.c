@@ -5,8 +5,8 @@
  */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "checks.h"
-#include "context.h"
-#include "lu.h"
+#include "base/context.h"
+#include "lu/lu.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -679,7 +679,7 @@ static void case_matrix_level(ps_context *ctx) {
     expect_usable(ctx);
 }
 
-/* The host LU in two halves with its transfers overlapped (core/lu_overlap.c; CMake runs this
+/* The host LU in two halves with its transfers overlapped (core/lu/lu_overlap.c; CMake runs this
  * case with lu_overlap=1 and blocks of 8): it is taken, and it keeps the drivers'
  * promises: info and LAPACK's factors for a zero pivot in either half, NaN or Inf in the half
  * the transfer thread stages refused with the arrays untouched, a solution that is not finite,
@@ -702,7 +702,7 @@ static void case_overlap(ps_context *ctx) {
     case_alloc_failure(ctx);
 }
 
-/* The host drivers' estimate before they start (core/workspace.c): with the device's free
+/* The host drivers' estimate before they start (core/base/workspace.c): with the device's free
  * memory made small through a test hook, calls whose arrays clearly do not fit are refused before
  * anything happens, saying how much they need; a call that fits runs. Backends that work in the
  * caller's memory need none. */

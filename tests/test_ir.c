@@ -18,9 +18,9 @@
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
-#include "context.h" /* the allocation failure hook */
-#include "refine.h"
-#include "trsv_blocked.h"
+#include "base/context.h" /* the allocation failure hook */
+#include "refine/refine.h"
+#include "refine/trsv_blocked.h"
 #include "test_util.h"
 
 #include <float.h>

@@ -1,5 +1,5 @@
 #include "test_util.h"
-#include "tuning.h"
+#include "base/tuning.h"
 
 #include <math.h>
 #include <stdint.h>

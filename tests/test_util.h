@@ -29,7 +29,7 @@ extern int ps_test_checks;
     } while (0)
 
 /* Parses "--backend NAME" (default cpu), "--case NAME" and "--tuning KEY=VALUE,..." (knobs for
- * every context the test creates, core/tuning.def); seeds the generator from
+ * every context the test creates, core/base/tuning.def); seeds the generator from
  * PORTSOLVE_TEST_SEED or the clock and prints the seed so a failure can be replayed. */
 void ps_test_init(int argc, char **argv);
 const char *ps_test_backend_name(void);

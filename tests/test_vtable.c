@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trsm_recursive.h"
+#include "base/trsm_recursive.h"
 #include "vtable_harness.h"
 
 /* ---------------------------------------------------------------- memory */
@@ -503,7 +503,7 @@ static void test_trsm(ps__dtype dt) {
      * block rows); one column and one row of several blocks: the OpenCL backend's blocked trsv.
      * Triangles of 16..160 with 8192 and more right-hand sides: the CUDA backend's small-triangle
      * kernel (two threads per column or row, split into halves above 64). Each untransposed solve
-     * also by ps__trsm_recursive (core/trsm_recursive.h) with random small leaves, so that it
+     * also by ps__trsm_recursive (core/base/trsm_recursive.h) with random small leaves, so that it
      * recurses several levels on both halves. m, n, and the sides to run (1 left, 2 right): the
      * oracle costs the triangle's order squared times the vectors it checks. */
     static const int dims[][3] = {{0, 3, 3},     {3, 0, 3},     {1, 1, 3},     {5, 3, 3},

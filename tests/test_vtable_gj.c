@@ -6,10 +6,10 @@
  * update jk -= ji ik (stripe heights 1..300,
  * including ones that do not divide the rows). Views have random offsets and leading dimensions,
  * and nothing outside a view may change. Also the helpers of the transposed layouts on this
- * backend's entries (core/tview.c): gemm and trsm on blocks stored either way, in every
+ * backend's entries (core/base/tview.c): gemm and trsm on blocks stored either way, in every
  * combination, and the in-place transpose by strips.
  */
-#include "tview.h"
+#include "base/tview.h"
 #include "vtable_harness.h"
 
 #include <math.h>

@@ -12,10 +12,10 @@
  */
 #include "vtable_harness.h"
 
-#include "backend_defaults_ir.h"
-#include "iter.h"
-#include "lu.h"
-#include "trsv_blocked.h"
+#include "refine/backend_defaults_ir.h"
+#include "iter/iter.h"
+#include "lu/lu.h"
+#include "refine/trsv_blocked.h"
 
 #include <float.h>
 #include <math.h>
@@ -556,11 +556,11 @@ static void test_gemv_mixed(void) {
     }
 }
 
-/* read_only_matrices (the chains of GMRES-IR's blocked solves, core/trsv_blocked.c): products on
- * fixed matrices, each queued right behind kernels that rewrite its vectors, as in the chain:
- * scal of x and y, gemv_mixed into y, then a gemv whose x is that y. A backend that loads the
- * matrices ahead (CUDA on Hopper) must still wait for the vectors; a product on stale ones misses
- * the bounds by far. The shapes are ones CUDA cuts into column slices (gemv_mixed) and short
+/* read_only_matrices (the chains of GMRES-IR's blocked solves, core/refine/trsv_blocked.c):
+ * products on fixed matrices, each queued right behind kernels that rewrite its vectors, as in the
+ * chain: scal of x and y, gemv_mixed into y, then a gemv whose x is that y. A backend that loads
+ * the matrices ahead (CUDA on Hopper) must still wait for the vectors; a product on stale ones
+ * misses the bounds by far. The shapes are ones CUDA cuts into column slices (gemv_mixed) and short
  * columns (gemv), as at n = 32768 with blocks of 2048. The default accepts the hint. */
 static void test_read_only(void) {
     const ps__backend_ops *def = ps__backend_defaults();
@@ -618,8 +618,8 @@ static void test_read_only(void) {
     CHECK(be->ops->read_only_matrices(be, 0) == PS_SUCCESS, "read_only_matrices off: %s", be->err);
 }
 
-/* gemv_triangle (GMRES-IR's inverted diagonal blocks, core/trsv_blocked.c): a triangle held in
- * a square whose other half holds zeros, against the same sums in long double, lower and upper,
+/* gemv_triangle (GMRES-IR's inverted diagonal blocks, core/refine/trsv_blocked.c): a triangle held
+ * in a square whose other half holds zeros, against the same sums in long double, lower and upper,
  * for beta 0 and not, at tiny sizes and at the shapes CUDA takes in column slices (2048, as at
  * n = 32768), in one block per row tile (3000) and by cuBLAS on the square (5000); the last
  * rounds run inside read_only_matrices right behind a scal of x, as in the chain. A backend
@@ -674,7 +674,7 @@ static void test_gemv_triangle(void) {
         }
 }
 
-/* The blocked triangular solves of GMRES-IR's preconditioner (core/trsv_blocked.c) on one LU
+/* The blocked triangular solves of GMRES-IR's preconditioner (core/refine/trsv_blocked.c) on one LU
  * array (unit lower L below the diagonal, U on and above it), against substitution in double on
  * the host: orders with one block, partial last blocks and many, blocks of order 1 and larger
  * than n, the array at an offset with ld > n, strided x. The triangles are as test_trsv_mixed's
@@ -705,8 +705,9 @@ static void test_trsv_blocked(void) {
             st = ps__trsv_blocked_make(&s, n, nb, view(&A, sa), W.dev, &tb);
             CHECK(st == PS_SUCCESS, "trsv_blocked_make n=%d nb=%d: %s", n, nb, be->err);
         } else {
-            /* as GMRES-IR's early inverses make them (core/refine.c): from the factors stored
-             * transposed, as LU's transposed layout holds them, a few block columns a call */
+            /* as GMRES-IR's early inverses make them (core/refine/refine.c): from the factors
+             * stored transposed, as LU's transposed layout holds them, a few block columns a call
+             */
             shape st_shape = random_shape(n, n);
             tbuf T = tb_random(PS__FLOAT, shape_count(st_shape));
             for (int j = 0; j < n; j++)
@@ -801,7 +802,7 @@ static double flagged_gmres(int n, shape sa, tbuf *A, tbuf *B, tbuf *X, ps__prec
     return sqrt(rr / bb);
 }
 
-/* GMRES-IR's flags on the GMRES it calls (core/iter.c): with enough, GMRES stops at the first
+/* GMRES-IR's flags on the GMRES it calls (core/iter/iter.c): with enough, GMRES stops at the first
  * step whose residual estimate is at most enough, though o->tol is far below; with estimate_ends
  * the result reports that estimate, and it matches the true residual of the returned x (no
  * product checks it, so a wrong x would show here); with x_zero the residual GMRES starts from is

@@ -13,7 +13,7 @@
  * and cg_step calls. --case NAME runs one group.
  */
 #include "vtable_harness.h"
-#include "tuning.h"
+#include "base/tuning.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -29,7 +29,7 @@ static int matches(const char *what, const tbuf *b, const void *oracle, double t
     return ok;
 }
 
-/* |L_C| |U_C| for the 2 x 2 corner c (row-major) as core/wz_corner.h solves with it: Gaussian
+/* |L_C| |U_C| for the 2 x 2 corner c (row-major) as core/wz/wz_corner.h solves with it: Gaussian
  * elimination with partial pivoting of c^T. Returned in c's orientation and row order, so that
  * a row x of multipliers solved from x c = b has residual |b - x c| <= gamma |x| mag. */
 static void corner_magnitude(const double c[4], double mag[4]) {

@@ -4,7 +4,7 @@
 #define PS_TESTS_VTABLE_HARNESS_H
 
 #include "checks.h"
-#include "context.h"
+#include "base/context.h"
 #include "test_util.h"
 
 /* The backend under test and its context (set by main). */

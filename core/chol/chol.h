@@ -1,0 +1,14 @@
+/* Cholesky on backend views (internal; the public entries are in chol_api.c). */
+#ifndef PS_CORE_CHOL_H
+#define PS_CORE_CHOL_H
+
+#include "base/context.h"
+
+/* Factors the n x n view a in place (the uplo triangle). info: a device int32 buffer, set to 0
+ * here and to the 1-based order of the first leading minor that is not positive definite. */
+ps_status ps__potrf(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__mat a, void *info);
+/* Solves A X = B (n x nrhs) with ps__potrf's factor. */
+ps_status ps__potrs(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, int nrhs, ps__mat a,
+                    ps__mat b);
+
+#endif
