@@ -6,6 +6,7 @@
  * vendor's name and text.
  */
 #include "cuda_internal.h"
+#include "../core/base/size_rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -618,50 +619,43 @@ static ps_status cuda_vmul(ps__backend *be, ps__dtype dt, int n, ps__vec x, ps__
     return PS_SUCCESS;
 }
 
+/* Block sizes and thresholds, measured on an H100 and an H200 (docs/PERFORMANCE.md and
+ * docs/GJ.md give the runs). */
+static const ps__size_rule cuda_sizes[] = {
+    /* LU's block size (core/lu/lu.c) */
+    {PS__ALGO_LU, PS__ANY_DTYPE, 0, 128},
+    {PS__ALGO_LU, PS__ANY_DTYPE, 12288, 512},
+    {PS__ALGO_LU, PS__FLOAT, 24576, 768},
+    /* LU's block rows of U by inv(L11), from this order */
+    {PS__ALGO_LU_INVERSE, PS__ANY_DTYPE, 0, 12288},
+    /* LU held transposed, from this order: the transposes at both ends cost more below */
+    {PS__ALGO_LU_TRANSPOSED, PS__FLOAT, 0, 16384},
+    {PS__ALGO_LU_TRANSPOSED, PS__DOUBLE, 0, 24576},
+    /* host LU by pieces, its transfers beside the work (core/lu/lu_overlap.c), from this order */
+    {PS__ALGO_LU_OVERLAP, PS__ANY_DTYPE, 0, 8192},
+    /* Cholesky's block size (core/chol/chol.c) */
+    {PS__ALGO_CHOL, PS__ANY_DTYPE, 0, 512},
+    {PS__ALGO_CHOL, PS__ANY_DTYPE, 12288, 1024},
+    {PS__ALGO_CHOL, PS__ANY_DTYPE, 24576, 2048},
+    /* gjinv's block size, gjsv's stripe, gjinv held transposed from this order (core/gj/) */
+    {PS__ALGO_GJ, PS__DOUBLE, 0, 256},
+    {PS__ALGO_GJ, PS__DOUBLE, 12288, 512},
+    {PS__ALGO_GJ, PS__FLOAT, 0, 512},
+    {PS__ALGO_GJ_STRIPE, PS__ANY_DTYPE, 0, 128},
+    {PS__ALGO_GJ_STRIPE, PS__ANY_DTYPE, 8193, 512},
+    {PS__ALGO_GJ_TRANSPOSED, PS__ANY_DTYPE, 0, 8192},
+    /* getri's block size (core/gj/getri.c) */
+    {PS__ALGO_GETRI, PS__ANY_DTYPE, 0, 256},
+    {PS__ALGO_GETRI, PS__ANY_DTYPE, 8192, 512},
+    {PS__ALGO_GETRI, PS__FLOAT, 24576, 768},
+    /* GMRES-IR's preconditioner by inverted diagonal blocks of this order
+     * (core/refine/trsv_blocked.c); below 16384 it keeps trsv_mixed */
+    {PS__ALGO_TRSV_BLOCKED, PS__ANY_DTYPE, 16384, 2048},
+};
+
 static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
     (void)be;
-    /* Measured on an H100 (docs/PERFORMANCE.md, portsolve-bench-gj): gjinv's best block was 256
-     * in double at n = 4096..8192, 512 from the BLAS-3 step (n >= 12288; at 16384 384 / 512:
-     * 0.266 / 0.262 s, the probe's 256 0.270), 512 in single; gjsv's best stripe 128 up to
-     * n = 8192; at 16384 256 with the first stripe kernel, 512 with the pipelined one. */
-    if (algo == PS__ALGO_GJ) return dt == PS__DOUBLE && n < 12288 ? 256 : 512;
-    if (algo == PS__ALGO_GJ_STRIPE) return n > 8192 ? 512 : 128;
-    /* Cholesky (double, H100, docs/PERFORMANCE.md): 512 best at n = 4096..8192 (256 and 768
-     * slower); at 16384 1024 (512 / 768 / 1536 / 2048: 53 / 52 / 51 / 51 ms vs 50); at 32768
-     * 2048 (512 / 1024: 0.302 / 0.273 s vs 0.264) */
-    if (algo == PS__ALGO_CHOL) return n >= 24576 ? 2048 : n >= 12288 ? 1024 : 512;
-    /* LU's block rows of U by inv(L11) (core/lu/lu.c), H100, same run: dgesv at 16384 / 32768
-     * 1.06 / 1.07x cuSOLVER against 1.02 / 1.02 by cuBLAS's trsm, sgesv at 16384 1.00 against
-     * 0.99; at 8192 0.80 against 0.82, so from 12288 on. */
-    if (algo == PS__ALGO_LU_INVERSE) return 12288;
-    /* gjinv held transposed: its row interchanges move contiguous columns (docs/GJ.md) */
-    if (algo == PS__ALGO_GJ_TRANSPOSED) return 8192;
-    /* getri keeps the blocks LU had before: with LU's 128 below 12288 getrf+getri
-     * took 49.7 / 158 ms at 4096 / 8192 against 43.4 / 107 (H200) */
-    if (algo == PS__ALGO_GETRI) return dt == PS__FLOAT && n >= 24576 ? 768 : n >= 8192 ? 512 : 256;
-    /* LU held transposed (core/lu/lu.c), ms transposed / as given. H200: dgesv 639 / 654
-     * at 32768, 130 / 130 at 16384, 45.3 / 44.0 at 8192; sgesv 667 / 693, 130 / 133, 42.1 / 38.7.
-     * H100 at 16384: dgesv 138.9 / 135.5, sgesv 131.4 / 135.3. The transposes at both ends
-     * outweigh the cheaper interchanges below that, and for double at 16384 (a row of doubles
-     * wastes half as much of each sector as a row of floats). */
-    if (algo == PS__ALGO_LU_TRANSPOSED) return dt == PS__FLOAT ? 16384 : 24576;
-    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/refine/trsv_blocked.c),
-     * H200, fp16x3 at cond 1e6, s: at 32768 0.657 by trsv_mixed, 0.639 / 0.610 / 0.636 with
-     * blocks of 1024 / 2048 / 4096; at 16384 0.176, 0.177 / 0.172 (1024 / 2048). Not measured
-     * below 16384, where GMRES-IR keeps trsv_mixed. */
-    if (algo == PS__ALGO_TRSV_BLOCKED) return n >= 16384 ? 2048 : 0;
-    /* host LU by pieces, its transfers beside the work (core/lu/lu_overlap.c): faster than one
-     * piece from 8192 on, in both precisions (H200; docs/PERFORMANCE.md, host drivers) */
-    if (algo == PS__ALGO_LU_OVERLAP) return 8192;
-    if (algo != PS__ALGO_LU) return 0;
-    /* sgesv at 32768 on split lanes (H100): nb 512 / 768 / 1024 gave 0.99 / 1.02 /
-     * 1.02x cuSOLVER */
-    if (dt == PS__FLOAT && n >= 24576) return 768;
-    /* H200, with the leaf's 32 rows a block: dgesv at 4096 19.2 / 19.9 / 20.9 / 20.8
-     * ms with nb 128 / 256 / 384 / 512, at 8192 44.2 / 44.4 / 46.7 / 47.0; sgesv 17.3 / 17.9 ms
-     * (128 / 256) at 4096 and 39.1 / 39.7 at 8192 (256 and 512 had been the defaults there); at
-     * 16384 512 against 256, 130.7 / 134.5 ms */
-    return n >= 12288 ? 512 : 128;
+    return ps__size_rule_find(cuda_sizes, sizeof cuda_sizes / sizeof cuda_sizes[0], algo, dt, n);
 }
 
 /* Leaf width of the recursive panel: with the cooperative leaf, the widest that fits its

@@ -7,6 +7,7 @@
  * cudaMemcpyAsync of 48 bytes added 9 us to every iteration.
  */
 #include "cuda_internal.h"
+#include "../core/iter/cg_scalars.h"
 
 #include <string.h>
 

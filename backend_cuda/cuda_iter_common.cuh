@@ -8,6 +8,7 @@
 
 #include "cuda_device.cuh"
 #include "cuda_internal.h"
+#include "../core/iter/cg_scalars.h"
 
 #include <cooperative_groups.h>
 

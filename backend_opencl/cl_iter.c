@@ -5,6 +5,8 @@
  * portable defaults built from CLBlast calls do. GMRES's projections are kernels of their own
  * too: CLBlast's transposed gemv reads each column with one work-item. */
 #include "cl_internal.h"
+#include "../core/iter/cg_scalars.h"
+#include "../core/iter/orthonormalize.h"
 
 #include <string.h>
 

@@ -14,6 +14,7 @@
  */
 #include "vtable_harness.h"
 #include "base/tuning.h"
+#include "iter/cg_scalars.h"
 
 #include <math.h>
 #include <stdlib.h>

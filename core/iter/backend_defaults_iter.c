@@ -5,6 +5,8 @@
  * on the device, so the host can read them a step late.
  */
 #include "iter/backend_defaults_iter.h"
+#include "iter/cg_scalars.h"
+#include "iter/orthonormalize.h"
 #include "base/tuning.h"
 
 #include <math.h>

@@ -5,6 +5,7 @@
 #ifndef PS_CORE_ITER_IMPL_H
 #define PS_CORE_ITER_IMPL_H
 
+#include "iter/cg_scalars.h"
 #include "iter/iter.h"
 
 /* How a method's own loop ended; the driver then checks the true residual. */
