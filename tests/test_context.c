@@ -12,6 +12,7 @@
 #include "base/context.h"
 #include "test_util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <ctype.h>
 #include <string.h>
@@ -222,6 +223,45 @@ static void test_tuning_parser(void) {
         CHECK(strncmp(msg, "test: ", 6) == 0, "'%s': %s", bad[i], msg);
     }
     CHECK(strstr(msg, "multiple of 2"), "wz_nb's rule stated: %s", msg);
+    /* every row of the table takes the ends of its range and each of its words, and refuses
+     * what lies past them */
+    size_t count;
+    const ps__knob *knobs = ps__knobs(&count);
+    for (size_t i = 0; i < count; i++) {
+        const ps__knob *k = &knobs[i];
+        char text[160];
+        if (k->kind == PS__KNOB_INT || k->kind == PS__KNOB_REAL) {
+            for (int end = 0; end < 2; end++) {
+                snprintf(text, sizeof text, "%s=%.17g", k->key, end ? k->hi : k->lo);
+                CHECK_STATUS(ps__tuning_apply(&t, "test", text, msg, sizeof msg), PS_SUCCESS);
+                double got = k->kind == PS__KNOB_INT ? *(int *)((char *)&t + k->offset)
+                                                     : *(double *)((char *)&t + k->offset);
+                CHECK(got == (end ? k->hi : k->lo), "%s: got %g", text, got);
+                snprintf(text, sizeof text, "%s=%.17g", k->key,
+                         end ? k->hi * 2 + 1 : k->lo - 1 - fabs(k->lo));
+                CHECK_STATUS(ps__tuning_apply(&t, "test", text, msg, sizeof msg),
+                             PS_ERR_INVALID_ARGUMENT);
+            }
+        } else if (k->kind == PS__KNOB_WORD) {
+            int index = 0;
+            for (const char *w = k->words; *w; index++) {
+                size_t len = strcspn(w, "|");
+                snprintf(text, sizeof text, "%s=%.*s", k->key, (int)len, w);
+                CHECK_STATUS(ps__tuning_apply(&t, "test", text, msg, sizeof msg), PS_SUCCESS);
+                CHECK(*(int *)((char *)&t + k->offset) == index, "%s gave %d", text,
+                      *(int *)((char *)&t + k->offset));
+                w += len + (w[len] == '|');
+            }
+            snprintf(text, sizeof text, "%s=none-of-these", k->key);
+            CHECK_STATUS(ps__tuning_apply(&t, "test", text, msg, sizeof msg),
+                         PS_ERR_INVALID_ARGUMENT);
+        } else {
+            snprintf(text, sizeof text, "%s=/tmp/file", k->key);
+            CHECK_STATUS(ps__tuning_apply(&t, "test", text, msg, sizeof msg), PS_SUCCESS);
+            CHECK(strcmp((char *)&t + k->offset, "/tmp/file") == 0, "%s", text);
+        }
+    }
+    CHECK(count >= 40, "the table has %zu rows", count);
     ps__tuning_defaults(&t);
     CHECK(t.host_crossover == -1 && t.wz_pivoting == 1 && t.lu_overlap == -1 &&
               t.cl_profile[0] == '\0',
