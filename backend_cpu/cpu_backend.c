@@ -4,6 +4,7 @@
  * are the test oracle for the other backends' kernels.
  */
 #include "cpu_internal.h"
+#include "../core/base/size_rules.h"
 
 #include <cblas.h>
 #include <stdio.h>
@@ -109,16 +110,19 @@ static void *cpu_queue(ps__backend *be) {
     return NULL;
 }
 
+/* Measured on the 2-core development machine (docs/PERFORMANCE.md): wide LU blocks keep the
+ * trailing gemm's inner dimension large, the recursive panel keeps them cheap to factor; the
+ * stripe kernel's plain loops favour short stripes. */
+static const ps__size_rule cpu_sizes[] = {
+    {PS__ALGO_LU, PS__ANY_DTYPE, 0, 128},
+    {PS__ALGO_LU, PS__ANY_DTYPE, 1024, 256},
+    {PS__ALGO_GJ, PS__ANY_DTYPE, 0, 128},
+    {PS__ALGO_GJ_STRIPE, PS__ANY_DTYPE, 0, 64},
+};
+
 static int cpu_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
-    (void)be, (void)dt;
-    /* Measured on the 2-core development machine (docs/PERFORMANCE.md): wide blocks keep the
-     * trailing gemm's inner dimension large; the recursive panel keeps them cheap to factor. */
-    if (algo == PS__ALGO_LU) return n < 1024 ? 128 : 256;
-    /* gjinv: 64..128 were within noise of each other at n = 512..1024; the stripe kernel's
-     * plain loops favour short stripes */
-    if (algo == PS__ALGO_GJ) return 128;
-    if (algo == PS__ALGO_GJ_STRIPE) return 64;
-    return 0;
+    (void)be;
+    return ps__size_rule_find(cpu_sizes, sizeof cpu_sizes / sizeof cpu_sizes[0], algo, dt, n);
 }
 
 static int cpu_panel_width(ps__backend *be, ps__dtype dt, int m) {

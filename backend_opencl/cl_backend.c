@@ -4,6 +4,7 @@
  * build time. Every OpenCL and CLBlast return code is checked.
  */
 #include "cl_internal.h"
+#include "../core/base/size_rules.h"
 
 #include <CL/cl_ext.h>
 #include <stdio.h>
@@ -340,20 +341,26 @@ static ps_status cl_read_elements(ps__backend *be, ps__dtype dt, const void *buf
     return PS_SUCCESS;
 }
 
+/* Block sizes and thresholds on GPUs (measured with NVIDIA's OpenCL on an H100 and an H200,
+ * docs/PERFORMANCE.md) and on CPU devices, which keep the triangular solves. */
+static const ps__size_rule cl_gpu_sizes[] = {
+    {PS__ALGO_LU, PS__ANY_DTYPE, 0, 256},
+    /* block rows by inverses (core/lu/lu.c, core/gj/gj.c), from this order */
+    {PS__ALGO_LU_INVERSE, PS__ANY_DTYPE, 0, 8192},
+    /* GMRES-IR's preconditioner by inverted diagonal blocks of this order
+     * (core/refine/trsv_blocked.c), where trsv_mixed takes a launch per 64 rows */
+    {PS__ALGO_TRSV_BLOCKED, PS__ANY_DTYPE, 8192, 2048},
+};
+static const ps__size_rule cl_cpu_sizes[] = {
+    {PS__ALGO_LU, PS__ANY_DTYPE, 0, 256},
+};
+
 static int cl_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
-    (void)dt, (void)n;
-    if (algo == PS__ALGO_LU) return 256;
-    /* Block rows by inverses (core/lu/lu.c, core/gj/gj.c) on GPUs from n = 8192: H100, NVIDIA's
-     * OpenCL, same call, trsm / inverse: gjinv 0.189 / 0.164 s at 8192, 0.682 / 0.628 s at 16384,
-     * getrf+getri 1.29 / 1.24 s at 16384; LU alone the same either way. Not
-     * measured on CPU devices, which keep the solves. */
-    if (algo == PS__ALGO_LU_INVERSE) return ps_cl(be)->gpu ? 8192 : 0;
-    /* GMRES-IR's preconditioner by inverted diagonal blocks (core/refine/trsv_blocked.c) on GPUs,
-     * where trsv_mixed takes a launch per 64 rows: H200, NVIDIA's OpenCL, n = 8192, cond 1e8 in
-     * float (2 + 60 steps), 0.81 s by trsv_mixed, 0.32 with blocks of 1024 or 2048. CPU devices
-     * keep trsv_mixed; smaller orders were not measured. */
-    if (algo == PS__ALGO_TRSV_BLOCKED) return ps_cl(be)->gpu && n >= 8192 ? 2048 : 0;
-    return 0;
+    if (ps_cl(be)->gpu)
+        return ps__size_rule_find(cl_gpu_sizes, sizeof cl_gpu_sizes / sizeof cl_gpu_sizes[0], algo,
+                                  dt, n);
+    return ps__size_rule_find(cl_cpu_sizes, sizeof cl_cpu_sizes / sizeof cl_cpu_sizes[0], algo, dt,
+                              n);
 }
 
 /* The one-work-group panel kernel streams the m x w leaf through one compute unit per column:
