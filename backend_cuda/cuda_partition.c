@@ -102,8 +102,8 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
     const char *missing = load_green_api(&api);
     if (missing)
         return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED,
-                                "cuda: the driver lacks %s (green contexts split the lanes; unset "
-                                "cuda_panel_sms)",
+                                "cuda: the driver lacks %s (green contexts split the lanes; "
+                                "PORTSOLVE_TUNING=cuda_panel_sms=0 shares them)",
                                 missing);
     CUdevResource all, parts[1], rest;
     unsigned groups = 1;
