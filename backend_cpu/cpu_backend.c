@@ -4,6 +4,7 @@
  * are the test oracle for the other backends' kernels.
  */
 #include "cpu_internal.h"
+#include "../core/base/select.h"
 #include "../core/base/size_rules.h"
 
 #include <cblas.h>
@@ -125,23 +126,6 @@ static int cpu_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
     return ps__size_rule_find(cpu_sizes, sizeof cpu_sizes / sizeof cpu_sizes[0], algo, dt, n);
 }
 
-static int cpu_panel_width(ps__backend *be, ps__dtype dt, int m) {
-    (void)be, (void)dt, (void)m;
-    /* wider panels go whole to OpenBLAS's getrf (ps__cpu_getrf_panel), whose own recursion is
-     * threaded; core's recursion would split them into single-threaded loop leaves */
-    return 1024;
-}
-
-static int cpu_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
-    (void)be, (void)dt, (void)m;
-    return 16; /* eight steps: as the LU panel, the loops stay in cache */
-}
-
-static int cpu_potrf_width(ps__backend *be, ps__dtype dt) {
-    (void)be, (void)dt;
-    return 32; /* below this the recursion's BLAS calls cost more than the loops they replace */
-}
-
 /* Host memory is this backend's memory: the drivers work in the caller's arrays directly. */
 static ps_status cpu_host_alias(ps__backend *be, void *host, void **buf) {
     (void)be;
@@ -185,31 +169,22 @@ static const ps__backend_ops cpu_ops = {
     .fill = ps__cpu_fill,
     .read_elements = ps__cpu_read_elements,
     .laswp = ps__cpu_laswp,
-    .getrf_panel = ps__cpu_getrf_panel,
     .block_size = cpu_block_size,
-    .panel_width = cpu_panel_width,
     .host_alias = cpu_host_alias,
     .list_devices = cpu_list_devices,
-    .potrf_panel = ps__cpu_potrf_panel,
-    .potrf_width = cpu_potrf_width,
     .axpby = ps__cpu_axpby,
     .vmul = ps__cpu_vmul,
-    .wz_corner = ps__cpu_wz_corner,
-    .wz_panel = ps__cpu_wz_panel,
-    .wz_panel_width = cpu_wz_panel_width,
-    .wz_reorder = ps__cpu_wz_reorder,
-    .wz_zsolve = ps__cpu_wz_zsolve,
     .trmm = ps__cpu_trmm,
     .colswp = ps__cpu_colswp,
-    .gj_stripe_update = ps__cpu_gj_stripe_update,
     .convert = ps__cpu_convert,
-    .convert_transposed = ps__cpu_convert_transposed,
     .norm_inf = ps__cpu_norm_inf,
-    .butterfly = ps__cpu_butterfly,
     .permute_rows = ps__cpu_permute_rows,
-    .trsv_mixed = ps__cpu_trsv_mixed,
-    .gemv_mixed = ps__cpu_gemv_mixed,
     .transpose_square = ps__cpu_transpose_square,
+    .family = {[PS__FAMILY_LU] = &ps__cpu_lu_kernels.header,
+               [PS__FAMILY_CHOL] = &ps__cpu_chol_kernels.header,
+               [PS__FAMILY_WZ] = &ps__cpu_wz_kernels.header,
+               [PS__FAMILY_GJ] = &ps__cpu_gj_kernels.header,
+               [PS__FAMILY_REFINE] = &ps__cpu_refine_kernels.header},
 };
 
 const ps__backend_ops *ps__cpu_backend_ops(void) {

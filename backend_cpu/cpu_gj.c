@@ -124,3 +124,8 @@ ps_status ps__cpu_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int nco
         stripe_update_s(m, ncols, s, SM(ji), ji.ld, SM(ik), ik.ld, SM(jk), jk.ld);
     return PS_SUCCESS;
 }
+
+const ps__gj_kernels ps__cpu_gj_kernels = {
+    .header = {PS__GJ_KERNELS_ABI, sizeof(ps__gj_kernels)},
+    .gj_stripe_update = ps__cpu_gj_stripe_update,
+};

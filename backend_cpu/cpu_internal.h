@@ -3,6 +3,11 @@
 #define PS_BACKEND_CPU_INTERNAL_H
 
 #include "../core/backend.h"
+#include "../core/chol/chol_kernels.h"
+#include "../core/gj/gj_kernels.h"
+#include "../core/lu/lu_kernels.h"
+#include "../core/refine/refine_kernels.h"
+#include "../core/wz/wz_kernels.h"
 
 /* Typed host pointers to a view's first element. */
 #define PS__CPU_PTR(type, buf, off) ((type *)(buf) + (off))
@@ -80,5 +85,13 @@ ps_status ps__cpu_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps
 ps_status ps__cpu_butterfly(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows, int cols,
                             double alpha, const void *left, const void *right, ps__mat src,
                             ps__mat dst, void *info);
+
+/* The kernel families this backend fills (cpu_lu.c, cpu_chol.c, cpu_wz.c, cpu_gj.c,
+ * cpu_refine.c). */
+extern const ps__lu_kernels ps__cpu_lu_kernels;
+extern const ps__chol_kernels ps__cpu_chol_kernels;
+extern const ps__wz_kernels ps__cpu_wz_kernels;
+extern const ps__gj_kernels ps__cpu_gj_kernels;
+extern const ps__refine_kernels ps__cpu_refine_kernels;
 
 #endif

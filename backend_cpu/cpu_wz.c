@@ -53,3 +53,17 @@ ps_status ps__cpu_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs, ps_
         wz_zsolve_s(nb, nrhs, SM(z), z.ld, SM(zsub), zsub.inc, SM(x), x.ld);
     return PS_SUCCESS;
 }
+
+static int cpu_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
+    (void)be, (void)dt, (void)m;
+    return 16; /* eight steps: as the LU panel, the loops stay in cache */
+}
+
+const ps__wz_kernels ps__cpu_wz_kernels = {
+    .header = {PS__WZ_KERNELS_ABI, sizeof(ps__wz_kernels)},
+    .wz_corner = ps__cpu_wz_corner,
+    .wz_panel = ps__cpu_wz_panel,
+    .wz_panel_width = cpu_wz_panel_width,
+    .wz_reorder = ps__cpu_wz_reorder,
+    .wz_zsolve = ps__cpu_wz_zsolve,
+};

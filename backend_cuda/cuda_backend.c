@@ -542,62 +542,6 @@ ps_status ps_cuda_coop_next_epoch(ps__backend *be) {
     return PS_SUCCESS;
 }
 
-static ps_status cuda_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a,
-                                  void *ipiv, size_t ipiv_off, int row_base, void *info) {
-    if (m <= 0 || n <= 0) return PS_SUCCESS;
-    ps_cuda_state *st = ps_cuda(be);
-    ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
-    int blocks = st->coop_scratch
-                     ? ps_cuda_coop_panel_blocks(&cp, dt == PS__DOUBLE, m, n, PS_CUDA_LU_ROWS_OF_N,
-                                                 PS_CUDA_LU_COOP_ROWS)
-                     : 0;
-    if (blocks > 0) {
-        PS__TRY(ps_cuda_coop_next_epoch(be));
-        PS_CUDA_TRY(be,
-                    ps_cuda_launch_getrf_panel_coop(st->cur_stream, dt == PS__DOUBLE, blocks, m, n,
-                                                    ps_cuda_ptr(dt, a.buf, a.off), a.ld,
-                                                    (int *)ipiv + ipiv_off, row_base, (int *)info,
-                                                    st->coop_epoch, st->coop_scratch),
-                    "getrf panel kernel (cooperative)");
-        return PS_SUCCESS;
-    }
-    /* no cooperative launch, or a leaf wider than fits (lu_panel_width) */
-    PS_CUDA_TRY(be,
-                ps_cuda_launch_getrf_panel(st->cur_stream, dt == PS__DOUBLE, st->panel_threads, m,
-                                           n, ps_cuda_ptr(dt, a.buf, a.off), a.ld,
-                                           (int *)ipiv + ipiv_off, row_base, (int *)info),
-                "getrf panel kernel");
-    return PS_SUCCESS;
-}
-
-static ps_status cuda_potrf_tall(ps__backend *be, ps__dtype dt, ps__uplo uplo, int m, int n,
-                                 ps__mat a, void *info, int index_base) {
-    if (n <= 0) return PS_SUCCESS;
-    if (n > PS_CUDA_POTRF_MAX || m < n)
-        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT,
-                                "potrf_tall: m=%d, n=%d outside n <= m, n <= %d", m, n,
-                                PS_CUDA_POTRF_MAX);
-    ps_cuda_state *st = ps_cuda(be);
-    /* its grid must fit at once on the lane's SMs */
-    int max_blocks = st->sms > 0 ? st->potrf_max_blocks / st->sms * ps_cuda_lane_sms(st) : 0;
-    PS_CUDA_TRY(be,
-                ps_cuda_launch_potrf_tall(st->cur_stream, dt == PS__DOUBLE, uplo == PS__LOWER, m, n,
-                                          ps_cuda_ptr(dt, a.buf, a.off), a.ld, (int *)info,
-                                          index_base, st->potrf_arrivals, max_blocks),
-                "potrf tall-panel kernel");
-    return PS_SUCCESS;
-}
-
-static ps_status cuda_potrf_panel(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
-                                  void *info, int index_base) {
-    return cuda_potrf_tall(be, dt, uplo, n, n, a, info, index_base);
-}
-
-static int cuda_potrf_width(ps__backend *be, ps__dtype dt) {
-    (void)be, (void)dt;
-    return PS_CUDA_POTRF_MAX;
-}
-
 static ps_status cuda_axpby(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha,
                             ps__vec x, const ps__scalar *beta, ps__vec y) {
     if (n <= 0) return PS_SUCCESS;
@@ -658,31 +602,6 @@ static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) 
     return ps__size_rule_find(cuda_sizes, sizeof cuda_sizes / sizeof cuda_sizes[0], algo, dt, n);
 }
 
-/* Leaf width of the recursive panel: with the cooperative leaf, the widest that fits its
- * shared memory up to PS_CUDA_LU_LEAF (measured: docs/PERFORMANCE.md), in multiples of 8;
- * without cooperative launch the one-block kernel, best narrow (w = 4 measured on an H200). */
-static int cuda_panel_width(ps__backend *be, ps__dtype dt, int m) {
-    ps_cuda_state *st = ps_cuda(be);
-    if (!st->coop_scratch) return 4;
-    ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
-    int w = ps_cuda_coop_panel_max_width(&cp, dt == PS__DOUBLE, m, PS_CUDA_LU_ROWS_OF_N,
-                                         PS_CUDA_LU_COOP_ROWS);
-    if (w > PS_CUDA_LU_LEAF) w = PS_CUDA_LU_LEAF;
-    return w >= 8 ? w / 8 * 8 : (w > 0 ? w : 4);
-}
-
-/* The WZ leaf: the cooperative kernel's widest that fits up to PS_CUDA_WZ_LEAF; the one-block
- * kernel narrow (w = 4 measured best on an H100, docs/PERFORMANCE.md). */
-static int cuda_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
-    ps_cuda_state *st = ps_cuda(be);
-    if (!st->coop_scratch || !st->wz_coop) return 4;
-    ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
-    int w = ps_cuda_coop_panel_max_width(&cp, dt == PS__DOUBLE, m, PS_CUDA_WZ_ROWS_OF_N,
-                                         ps_cuda_wz_coop_rows(st));
-    if (w > PS_CUDA_WZ_LEAF) w = PS_CUDA_WZ_LEAF;
-    return w >= 8 ? w / 8 * 8 : (w >= 2 ? w / 2 * 2 : 4);
-}
-
 static void cuda_list_devices(char *buf, size_t size) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
@@ -730,44 +649,19 @@ static const ps__backend_ops cuda_ops = {
     .fill = cuda_fill,
     .read_elements = cuda_read_elements,
     .laswp = cuda_laswp,
-    .getrf_panel = cuda_getrf_panel,
-    .potrf_panel = cuda_potrf_panel,
-    .wz_corner = ps_cuda_wz_corner,
-    .wz_panel = ps_cuda_wz_panel,
-    .wz_panel_width = cuda_wz_panel_width,
-    .wz_reorder = ps_cuda_wz_reorder,
-    .wz_zsolve = ps_cuda_wz_zsolve,
-    .potrf_width = cuda_potrf_width,
-    .potrf_tall = cuda_potrf_tall,
     .fetch_start = ps_cuda_fetch_start,
     .fetch_wait = ps_cuda_fetch_wait,
-    .cg_step = ps_cuda_cg_step,
-    .orthonormalize = ps_cuda_orthonormalize,
     .axpby = cuda_axpby,
     .vmul = cuda_vmul,
     .trmm = ps_cuda_trmm,
     .colswp = ps_cuda_colswp,
     .transpose = ps_cuda_transpose,
-    .hold_matrix = ps_cuda_hold_matrix,
-    .gj_stripe_update = ps_cuda_gj_stripe_update,
     .convert = ps_cuda_convert,
-    .convert_transposed = ps_cuda_convert_transposed,
-    .butterfly = ps_cuda_butterfly,
     .permute_rows = cuda_permute_rows,
-    .trsv_mixed = ps_cuda_trsv_mixed,
-    .gemv_mixed = ps_cuda_gemv_mixed,
-    .read_only_matrices = ps_cuda_read_only_matrices,
-    .gemv_triangle = ps_cuda_gemv_triangle,
     .transpose_square = ps_cuda_transpose_square,
-    .arnoldi_steps = ps_cuda_arnoldi_steps,
-    .arnoldi_cancel = ps_cuda_arnoldi_cancel,
-    .arnoldi_restart = ps_cuda_arnoldi_restart,
-    .gmres_update_x = ps_cuda_gmres_update_x,
-    .cg_steps = ps_cuda_cg_steps,
     .norm_inf = ps_cuda_norm_inf,
     .set_float_compute = ps_cuda_set_float_compute,
     .block_size = cuda_block_size,
-    .panel_width = cuda_panel_width,
     .list_devices = cuda_list_devices,
     .open_borrowed = cuda_open_borrowed,
     .lanes = cuda_lanes,
@@ -782,6 +676,12 @@ static const ps__backend_ops cuda_ops = {
     .transfer_wait = cuda_transfer_wait,
     .transfer_order = cuda_transfer_order,
     .device_memory = cuda_device_memory,
+    .family = {[PS__FAMILY_LU] = &ps_cuda_lu_kernels.header,
+               [PS__FAMILY_CHOL] = &ps_cuda_chol_kernels.header,
+               [PS__FAMILY_WZ] = &ps_cuda_wz_kernels.header,
+               [PS__FAMILY_GJ] = &ps_cuda_gj_kernels.header,
+               [PS__FAMILY_ITER] = &ps_cuda_iter_kernels.header,
+               [PS__FAMILY_REFINE] = &ps_cuda_refine_kernels.header},
 };
 
 /* The module's one exported symbol. */

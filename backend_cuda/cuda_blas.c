@@ -218,7 +218,7 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
 }
 
 /* The TF32X3 and FP16X3 modes (float accuracy from TF32 or FP16 tensor cores, as CUTLASS's
- * 3xTF32): with each operand split as x = hi + lo (cuda_ir_kernels.cu), op(A) op(B) ~ Alo Bhi +
+ * 3xTF32): with each operand split as x = hi + lo (cuda_refine_kernels.cu), op(A) op(B) ~ Alo Bhi +
  * Ahi Blo + Ahi Bhi, the dropped Alo Blo being 2^-20 of the product (2^-22 in FP16, which
  * rounds where TF32 truncates). The three products are one GEMM of inner dimension 3k on
  * [Alo Ahi Ahi] and [Bhi; Blo; Bhi], built in stream-ordered buffers of the current lane.

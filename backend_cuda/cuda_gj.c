@@ -72,3 +72,8 @@ ps_status ps_cuda_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int nco
                 "stripe update kernel");
     return PS_SUCCESS;
 }
+
+const ps__gj_kernels ps_cuda_gj_kernels = {
+    .header = {PS__GJ_KERNELS_ABI, sizeof(ps__gj_kernels)},
+    .gj_stripe_update = ps_cuda_gj_stripe_update,
+};

@@ -3,6 +3,12 @@
 #define PS_BACKEND_CUDA_INTERNAL_H
 
 #include "../core/backend.h"
+#include "../core/chol/chol_kernels.h"
+#include "../core/gj/gj_kernels.h"
+#include "../core/iter/iter_kernels.h"
+#include "../core/lu/lu_kernels.h"
+#include "../core/refine/refine_kernels.h"
+#include "../core/wz/wz_kernels.h"
 #include "../core/base/tuning.h"
 
 #include <cublas_v2.h>
@@ -320,7 +326,7 @@ cudaError_t ps_cuda_launch_transpose_square(cudaStream_t s, int dbl, int n, void
 cudaError_t ps_cuda_launch_stripe_update(cudaStream_t s, int dbl, int tensor_cores, int m,
                                          int ncols, int sdim, const void *ji, int ldji,
                                          const void *ik, int ldik, void *jk, int ldjk);
-/* The mixed-precision kernels (cuda_ir_kernels.cu). norm_inf: sums holds rows doubles, out one
+/* The mixed-precision kernels (cuda_refine_kernels.cu). norm_inf: sums holds rows doubles, out one
  * word that receives the norm's bits. */
 cudaError_t ps_cuda_launch_butterfly(cudaStream_t s, int src_dbl, int dst_dbl, int rows, int cols,
                                      double alpha, const double *left, const double *right,
@@ -337,7 +343,7 @@ cudaError_t ps_cuda_launch_to_half(cudaStream_t s, int bf16, int rows, int cols,
                                    int lds, void *dst);
 /* dst = three copies of src (rows x cols) split into TF32 parts, stacked down the rows
  * (by_rows: dst is 3 rows x cols) or across the columns (rows x 3 cols); copy p is the low part
- * where bit p of lo_blocks is set, the high part otherwise (cuda_ir_kernels.cu says how). */
+ * where bit p of lo_blocks is set, the high part otherwise (cuda_refine_kernels.cu says how). */
 cudaError_t ps_cuda_launch_split_tf32(cudaStream_t s, int rows, int cols, const float *src, int lds,
                                       float *dst, int by_rows, unsigned lo_blocks);
 /* The same in FP16 (dst: 3 rows x cols halves): copy p is the low part times 2^11 where bit p of
@@ -527,5 +533,14 @@ ps_status ps_cuda_iter_open(ps__backend *be, ps_cuda_state *st);
 void ps_cuda_iter_release(ps_cuda_state *st);
 ps_status ps_cuda_trsm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
                        ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b);
+
+/* The kernel families this backend fills (cuda_lu.c, cuda_chol.c, cuda_wz.c, cuda_gj.c,
+ * cuda_iter.c, cuda_refine.c). */
+extern const ps__lu_kernels ps_cuda_lu_kernels;
+extern const ps__chol_kernels ps_cuda_chol_kernels;
+extern const ps__wz_kernels ps_cuda_wz_kernels;
+extern const ps__gj_kernels ps_cuda_gj_kernels;
+extern const ps__iter_kernels ps_cuda_iter_kernels;
+extern const ps__refine_kernels ps_cuda_refine_kernels;
 
 #endif

@@ -362,3 +362,15 @@ ps_status ps_cuda_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols,
                     "L2 priority kernel");
     return PS_SUCCESS;
 }
+
+const ps__iter_kernels ps_cuda_iter_kernels = {
+    .header = {PS__ITER_KERNELS_ABI, sizeof(ps__iter_kernels)},
+    .cg_step = ps_cuda_cg_step,
+    .orthonormalize = ps_cuda_orthonormalize,
+    .hold_matrix = ps_cuda_hold_matrix,
+    .arnoldi_steps = ps_cuda_arnoldi_steps,
+    .arnoldi_cancel = ps_cuda_arnoldi_cancel,
+    .arnoldi_restart = ps_cuda_arnoldi_restart,
+    .gmres_update_x = ps_cuda_gmres_update_x,
+    .cg_steps = ps_cuda_cg_steps,
+};

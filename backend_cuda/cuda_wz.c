@@ -68,3 +68,24 @@ ps_status ps_cuda_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs, ps_
                 "wz zsolve kernel");
     return PS_SUCCESS;
 }
+
+/* The WZ leaf: the cooperative kernel's widest that fits up to PS_CUDA_WZ_LEAF; the one-block
+ * kernel narrow (w = 4 measured best on an H100, docs/PERFORMANCE.md). */
+static int cuda_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
+    ps_cuda_state *st = ps_cuda(be);
+    if (!st->coop_scratch || !st->wz_coop) return 4;
+    ps_cuda_coop_panel cp = ps_cuda_lane_coop(st);
+    int w = ps_cuda_coop_panel_max_width(&cp, dt == PS__DOUBLE, m, PS_CUDA_WZ_ROWS_OF_N,
+                                         ps_cuda_wz_coop_rows(st));
+    if (w > PS_CUDA_WZ_LEAF) w = PS_CUDA_WZ_LEAF;
+    return w >= 8 ? w / 8 * 8 : (w >= 2 ? w / 2 * 2 : 4);
+}
+
+const ps__wz_kernels ps_cuda_wz_kernels = {
+    .header = {PS__WZ_KERNELS_ABI, sizeof(ps__wz_kernels)},
+    .wz_corner = ps_cuda_wz_corner,
+    .wz_panel = ps_cuda_wz_panel,
+    .wz_panel_width = cuda_wz_panel_width,
+    .wz_reorder = ps_cuda_wz_reorder,
+    .wz_zsolve = ps_cuda_wz_zsolve,
+};

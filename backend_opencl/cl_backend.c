@@ -71,9 +71,6 @@ ps_status ps_cl_fail(ps__backend *be, cl_int err, const char *what) {
 /* The column-step LU leaf's work-group size and the rows from which it is used on GPUs. */
 #define STEP_WG_GPU   128
 #define STEP_ROWS_GPU 2048
-/* Its leaf width: launches are per column whatever the width, wider leaves save core's
- * recursive splits (a trsm, a GEMM and two laswp each). */
-#define STEP_LEAF_WIDTH 32
 
 /* Fills the device description and capabilities after the device is known. */
 static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
@@ -363,31 +360,6 @@ static int cl_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
                               n);
 }
 
-/* The one-work-group panel kernel streams the m x w leaf through one compute unit per column:
- * on GPUs narrow leaves (the rest of the panel goes to CLBlast on all units) measured fastest
- * (H200, n = 8192, 256 work-items: w = 4, 8, 16 gave 0.26, 0.30, 0.39 s; H100, n = 16384, 1024
- * work-items: 0.68, 0.71, 0.81 s); on CPU devices the kernel runs as one work-item and wider
- * leaves save CLBlast calls. Tall leaves take the column steps instead, whose launches per column
- * do not grow with the width (H100, 16384 x 256 panel: leaves of 16 / 32 / 64 took 4.0 / 3.8 /
- * 4.2 ms, against 6.2 ms for the one-work-group kernel's best, 4). */
-static int cl_potrf_width(ps__backend *be, ps__dtype dt) {
-    (void)be, (void)dt;
-    return PS_CL_POTRF_MAX;
-}
-
-static int cl_panel_width(ps__backend *be, ps__dtype dt, int m) {
-    (void)dt;
-    ps_cl_state *st = ps_cl(be);
-    if (st->step_rows > 0 && m >= st->step_rows) return STEP_LEAF_WIDTH;
-    return st->panel_wg > 1 ? 4 : 16;
-}
-
-/* As the LU leaf: narrow on GPUs (one compute unit streams the leaf), wider on CPU devices. */
-static int cl_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
-    (void)dt, (void)m;
-    return ps_cl(be)->panel_wg > 1 ? 4 : 16;
-}
-
 static const ps__backend_ops cl_ops = {
     .abi_version = PS__BACKEND_ABI_VERSION,
     .struct_size = sizeof(ps__backend_ops),
@@ -417,15 +389,8 @@ static const ps__backend_ops cl_ops = {
     .trmm = ps_cl_trmm,
     .colswp = ps_cl_colswp,
     .transpose = ps_cl_transpose,
-    .gj_stripe_update = ps_cl_gj_stripe_update,
     .convert = ps_cl_convert,
-    .butterfly = ps_cl_butterfly,
     .norm_inf = ps_cl_norm_inf,
-    .trsv_mixed = ps_cl_trsv_mixed,
-    .gemv_mixed = ps_cl_gemv_mixed,
-    .cg_step = ps_cl_cg_step,
-    .orthonormalize = ps_cl_orthonormalize,
-    .gmres_update_x = ps_cl_gmres_update_x,
     .fetch_start = ps_cl_fetch_start,
     .fetch_wait = ps_cl_fetch_wait,
     .host_alloc = ps_cl_host_alloc,
@@ -438,20 +403,17 @@ static const ps__backend_ops cl_ops = {
     .read_elements = cl_read_elements,
     .laswp = ps_cl_laswp,
     .permute_rows = ps_cl_permute_rows,
-    .getrf_panel = ps_cl_getrf_panel,
-    .potrf_panel = ps_cl_potrf_panel,
-    .potrf_width = cl_potrf_width,
     .axpby = ps_cl_axpby,
     .vmul = ps_cl_vmul,
-    .wz_corner = ps_cl_wz_corner,
-    .wz_panel = ps_cl_wz_panel,
-    .wz_panel_width = cl_wz_panel_width,
-    .wz_reorder = ps_cl_wz_reorder,
-    .wz_zsolve = ps_cl_wz_zsolve,
     .block_size = cl_block_size,
-    .panel_width = cl_panel_width,
     .list_devices = ps_cl_list_devices,
     .open_borrowed = cl_open_borrowed,
+    .family = {[PS__FAMILY_LU] = &ps_cl_lu_kernels.header,
+               [PS__FAMILY_CHOL] = &ps_cl_chol_kernels.header,
+               [PS__FAMILY_WZ] = &ps_cl_wz_kernels.header,
+               [PS__FAMILY_GJ] = &ps_cl_gj_kernels.header,
+               [PS__FAMILY_ITER] = &ps_cl_iter_kernels.header,
+               [PS__FAMILY_REFINE] = &ps_cl_refine_kernels.header},
 };
 
 /* The module's one exported symbol. */

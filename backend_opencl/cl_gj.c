@@ -126,3 +126,8 @@ ps_status ps_cl_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols
     const size_t local[2] = {16, 16};
     return ps_cl_launch(be, k, "ps_gj_stripe_update", 12, sizes, values, 2, items, local);
 }
+
+const ps__gj_kernels ps_cl_gj_kernels = {
+    .header = {PS__GJ_KERNELS_ABI, sizeof(ps__gj_kernels)},
+    .gj_stripe_update = ps_cl_gj_stripe_update,
+};

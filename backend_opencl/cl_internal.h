@@ -4,6 +4,12 @@
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include "../core/backend.h"
+#include "../core/chol/chol_kernels.h"
+#include "../core/gj/gj_kernels.h"
+#include "../core/iter/iter_kernels.h"
+#include "../core/lu/lu_kernels.h"
+#include "../core/refine/refine_kernels.h"
+#include "../core/wz/wz_kernels.h"
 #include "../core/base/tuning.h"
 
 #include <CL/cl.h>
@@ -266,5 +272,14 @@ ps_status ps_cl_wz_reorder(ps__backend *be, ps__dtype dt, int n, int ncols, int 
                            int to_steps, ps__mat src, ps__mat dst, ps__vec zsub);
 ps_status ps_cl_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs, ps__mat z, ps__vec zsub,
                           ps__mat x);
+
+/* The kernel families this backend fills (cl_lu.c, cl_chol.c, cl_wz.c, cl_gj.c, cl_iter.c,
+ * cl_refine.c). */
+extern const ps__lu_kernels ps_cl_lu_kernels;
+extern const ps__chol_kernels ps_cl_chol_kernels;
+extern const ps__wz_kernels ps_cl_wz_kernels;
+extern const ps__gj_kernels ps_cl_gj_kernels;
+extern const ps__iter_kernels ps_cl_iter_kernels;
+extern const ps__refine_kernels ps_cl_refine_kernels;
 
 #endif

@@ -156,3 +156,10 @@ ps_status ps_cl_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__mat v, 
     const void *const values[] = {&n, &ky, &vb, &vo, &ldv, &has_dinv, &db, &dio, &xb, &xo, &hy};
     return launch(be, dt, "ps_gmres_update_x", 11, sizes, values, (size_t)groups);
 }
+
+const ps__iter_kernels ps_cl_iter_kernels = {
+    .header = {PS__ITER_KERNELS_ABI, sizeof(ps__iter_kernels)},
+    .cg_step = ps_cl_cg_step,
+    .orthonormalize = ps_cl_orthonormalize,
+    .gmres_update_x = ps_cl_gmres_update_x,
+};

@@ -67,3 +67,18 @@ ps_status ps_cl_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs, ps__m
     size_t local = 32, items = (size_t)nrhs;
     return ps_cl_launch(be, kern, "ps_wz_zsolve", 11, sizes, values, 1, &items, &local);
 }
+
+/* As the LU leaf: narrow on GPUs (one compute unit streams the leaf), wider on CPU devices. */
+static int cl_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
+    (void)dt, (void)m;
+    return ps_cl(be)->panel_wg > 1 ? 4 : 16;
+}
+
+const ps__wz_kernels ps_cl_wz_kernels = {
+    .header = {PS__WZ_KERNELS_ABI, sizeof(ps__wz_kernels)},
+    .wz_corner = ps_cl_wz_corner,
+    .wz_panel = ps_cl_wz_panel,
+    .wz_panel_width = cl_wz_panel_width,
+    .wz_reorder = ps_cl_wz_reorder,
+    .wz_zsolve = ps_cl_wz_zsolve,
+};

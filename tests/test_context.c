@@ -10,6 +10,13 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
 #include "base/context.h"
+#include "base/select.h"
+#include "chol/chol_kernels.h"
+#include "gj/gj_kernels.h"
+#include "iter/iter_kernels.h"
+#include "lu/lu_kernels.h"
+#include "refine/refine_kernels.h"
+#include "wz/wz_kernels.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -391,22 +398,90 @@ static void test_ops_completion(void) {
 
     /* a table built before the optional entries existed gets every one of them by default */
     table = *ps__cpu_backend_ops();
-    table.struct_size = offsetof(ps__backend_ops, fill);
+    table.struct_size = offsetof(ps__backend_ops, queue);
     CHECK_STATUS(ps__backend_ops_complete(&full, &table, msg, sizeof msg), PS_SUCCESS);
     const ps__backend_ops *d = ps__backend_defaults();
-    CHECK(full.fill == d->fill && full.laswp == d->laswp && full.getrf_panel == d->getrf_panel &&
-              full.read_elements == d->read_elements && full.block_size == d->block_size,
+    CHECK(full.fill == d->fill && full.laswp == d->laswp &&
+              full.read_elements == d->read_elements && full.block_size == d->block_size &&
+              full.family[PS__FAMILY_LU] == NULL,
           "defaults filled for a short table");
     CHECK(full.gemm == ps__cpu_backend_ops()->gemm, "required entries kept");
-    /* every function slot after the header is set: a new optional entry without a default
-     * would leave one NULL here */
-    for (size_t off = offsetof(ps__backend_ops, open); off < sizeof full; off += sizeof(void *)) {
+    /* every function slot between the header and the families is set: a new optional entry
+     * without a default would leave one NULL here */
+    for (size_t off = offsetof(ps__backend_ops, open); off < offsetof(ps__backend_ops, family);
+         off += sizeof(void *)) {
         void (*fn)(void);
         memcpy(&fn, (const char *)&full + off, sizeof fn);
         CHECK(fn != NULL, "vtable slot at byte %zu has no default", off);
     }
     CHECK_STATUS(ps__backend_ops_complete(&full, NULL, msg, sizeof msg),
                  PS_ERR_BACKEND_UNAVAILABLE);
+}
+
+static ps_status fake_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a,
+                                  void *ipiv, size_t ipiv_off, int row_base, void *info) {
+    (void)be, (void)dt, (void)m, (void)n, (void)a, (void)ipiv, (void)ipiv_off, (void)row_base,
+        (void)info;
+    return PS_SUCCESS;
+}
+static int fake_panel_width(ps__backend *be, ps__dtype dt, int m) {
+    (void)be, (void)dt, (void)m;
+    return 5;
+}
+
+/* A kernel family is the module's entries where it has them and its ABI matches, the defaults
+ * elsewhere: NULL entries, entries past a shorter struct_size, a whole table of another ABI or
+ * no table at all. Completed once, released with the backend. */
+static void test_family_completion(void) {
+    const ps__lu_kernels *d = ps__lu_kernels_defaults();
+    ps__lu_kernels own = {{PS__LU_KERNELS_ABI, sizeof own}, fake_getrf_panel, NULL};
+    ps__backend_ops ops = *ps__cpu_backend_ops();
+    ps__backend fake = {0};
+    fake.ops = &ops;
+    ops.family[PS__FAMILY_LU] = &own.header;
+    const ps__lu_kernels *t = ps__lu(&fake);
+    CHECK(t->getrf_panel == fake_getrf_panel && t->panel_width == d->panel_width,
+          "own entry kept, NULL entry defaulted");
+    CHECK(ps__lu(&fake) == t, "the family is completed once");
+    ps__families_release(&fake);
+    CHECK(fake.family[PS__FAMILY_LU] == NULL, "released");
+
+    own.panel_width = fake_panel_width;
+    own.header.struct_size = offsetof(ps__lu_kernels, panel_width);
+    t = ps__lu(&fake);
+    CHECK(t->getrf_panel == fake_getrf_panel && t->panel_width == d->panel_width,
+          "an entry past a shorter table is defaulted");
+    ps__families_release(&fake);
+
+    own.header.struct_size = sizeof own;
+    t = ps__lu(&fake);
+    CHECK(t->panel_width == fake_panel_width, "full table kept");
+    ps__families_release(&fake);
+
+    own.header.abi_version = PS__LU_KERNELS_ABI + 1;
+    t = ps__lu(&fake);
+    CHECK(t->getrf_panel == d->getrf_panel && t->panel_width == d->panel_width,
+          "a table of another ABI is replaced by the defaults");
+    ps__families_release(&fake);
+
+    ops.family[PS__FAMILY_LU] = NULL;
+    t = ps__lu(&fake);
+    CHECK(t->getrf_panel == d->getrf_panel, "no table: the defaults");
+    ps__families_release(&fake);
+
+    /* every family of the CPU backend completes with every slot set */
+    ops = *ps__cpu_backend_ops();
+    const ps__family_header *tables[] = {&ps__lu(&fake)->header,   &ps__chol(&fake)->header,
+                                         &ps__wz(&fake)->header,   &ps__gj(&fake)->header,
+                                         &ps__iter(&fake)->header, &ps__refine(&fake)->header};
+    for (size_t f = 0; f < sizeof tables / sizeof tables[0]; f++)
+        for (size_t off = sizeof(ps__family_header); off < tables[f]->struct_size;
+             off += sizeof(void *)) {
+            void (*fn)(void);
+            memcpy(&fn, (const char *)tables[f] + off, sizeof fn);
+            CHECK(fn != NULL, "family %zu slot at byte %zu has no default", f, off);
+        }
+    ps__families_release(&fake);
 }
 
 /* LU through the defaults-only table (the generic panel, laswp and fill built from BLAS calls),
@@ -420,8 +495,8 @@ static void test_lu_on_defaults(void) {
     if (!ctx) return;
     const ps__backend_ops *d = ps__backend_defaults();
     ctx->ops.laswp = d->laswp;
-    ctx->ops.getrf_panel = d->getrf_panel;
-    ctx->ops.panel_width = d->panel_width;
+    ctx->ops.family[PS__FAMILY_LU] = NULL; /* the LU family's defaults */
+    ps__families_release(&ctx->be);
     enum { n = 37, lda = 40 };
     double A[lda * n], A0[lda * n], b[n], b0[n];
     int ipiv[n];
@@ -483,6 +558,7 @@ int main(int argc, char **argv) {
     test_env_tuning();
     test_status_strings();
     test_ops_completion();
+    test_family_completion();
     test_lu_on_defaults();
     test_lu_lookahead_schedule();
     return ps_test_finish("test_context");

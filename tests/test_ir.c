@@ -20,6 +20,7 @@
 #include "checks.h"
 #include "base/context.h" /* the allocation failure hook */
 #include "refine/refine.h"
+#include "refine/refine_kernels.h"
 #include "refine/trsv_blocked.h"
 #include "test_util.h"
 
@@ -277,8 +278,8 @@ static void gmres_alloc_failures(ps_context *ctx, int n, int lda) {
         free(A), free(X);
     }
     ps__vec none = {NULL, 0, 1};
-    int widens = ctx->be.ops->trsv_mixed(&ctx->be, PS__LOWER, PS__UNIT, 0, (ps__mat){NULL, 0, 1},
-                                         none) != PS_SUCCESS;
+    int widens = ps__refine(&ctx->be)->trsv_mixed(&ctx->be, PS__LOWER, PS__UNIT, 0,
+                                                  (ps__mat){NULL, 0, 1}, none) != PS_SUCCESS;
     /* the inverted diagonal blocks, where they are used, are made before anything is widened,
      * and without their memory the solve goes on by trsv_mixed or widened factors */
     int blocked = ps__trsv_blocked_order(ctx, n) > 0;

@@ -741,7 +741,7 @@ static void test_getrf_panel(ps__dtype dt) {
         for (int which = 0; which < 2; which++)
             for (int zero_col = -1; zero_col < 2; zero_col += 2) {
                 int m = dims[t][0], n = dims[t][1], row_base = 3;
-                const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+                const ps__lu_kernels *ops = FAMILY(lu, which);
                 shape s = random_shape(m, n);
                 tbuf A = tb_random(dt, shape_count(s));
                 int zc = zero_col > 0 && n > 1 ? 1 : -1; /* make column 1 exactly zero */
@@ -761,7 +761,7 @@ static void test_getrf_panel(ps__dtype dt) {
                 void *h = tb_native_copy(&A);
                 int32_t opiv[128], oinfo = init;
                 ps__mat hv = {h, s.off, s.ld};
-                ps__cpu_backend_ops()->getrf_panel(NULL, dt, m, n, hv, opiv, 0, row_base, &oinfo);
+                CPU_FAMILY(lu)->getrf_panel(NULL, dt, m, n, hv, opiv, 0, row_base, &oinfo);
                 double *gp = tb_download(&P), *gi = tb_download(&info), *ga = tb_download(&A);
                 int want_info = init ? init : zc < 0 ? 0 : row_base + zc + 1;
                 CHECK((int)gi[0] == oinfo && oinfo == want_info, "getrf_panel info %g, oracle %d",

@@ -168,7 +168,7 @@ static void test_stripe_update(ps__dtype dt) {
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
         for (int which = 0; which < 2; which++) {
             int m = dims[t][0], nc = dims[t][1], s = dims[t][2];
-            const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+            const ps__gj_kernels *ops = FAMILY(gj, which);
             shape sj = random_shape(m, s), si = random_shape(s, nc), sk = random_shape(m, nc);
             tbuf JI = tb_random(dt, shape_count(sj)), IK = tb_random(dt, shape_count(si));
             tbuf JK = tb_random(dt, shape_count(sk));

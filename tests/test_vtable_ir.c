@@ -12,7 +12,8 @@
  */
 #include "vtable_harness.h"
 
-#include "refine/backend_defaults_ir.h"
+#include "base/blas_defaults.h"
+#include "refine/butterfly.h"
 #include "iter/iter.h"
 #include "lu/lu.h"
 #include "refine/trsv_blocked.h"
@@ -47,8 +48,9 @@ static long double row_times(const tbuf *a, shape sa, int i, int k, const double
 static ps_status run_convert(const ps__backend_ops *ops, int transposed, ps__dtype from,
                              ps__dtype to, int m, int n, double alpha, ps__mat src, ps__mat dst,
                              void *word) {
-    return transposed ? ops->convert_transposed(be, from, to, m, n, alpha, src, dst, word)
-                      : ops->convert(be, from, to, m, n, alpha, src, dst, word);
+    return transposed
+               ? ps__refine(be)->convert_transposed(be, from, to, m, n, alpha, src, dst, word)
+               : ops->convert(be, from, to, m, n, alpha, src, dst, word);
 }
 
 /* convert and convert_transposed against their definitions, dst = alpha src (or alpha src^T)
@@ -59,13 +61,13 @@ static ps_status run_convert(const ps__backend_ops *ops, int transposed, ps__dty
  * LU transposes), and CPU and CUDA must offer it. */
 static void test_convert(void) {
     ps__mat none = {NULL, 0, 1};
-    CHECK(ps__backend_defaults()->convert_transposed(be, PS__DOUBLE, PS__FLOAT, 0, 0, 1.0, none,
-                                                     none, NULL) == PS_ERR_NOT_SUPPORTED,
+    CHECK(ps__refine_kernels_defaults()->convert_transposed(
+              be, PS__DOUBLE, PS__FLOAT, 0, 0, 1.0, none, none, NULL) == PS_ERR_NOT_SUPPORTED,
           "default convert_transposed did not refuse");
     const char *name = ps_test_backend_name();
     int offered = !strcmp(name, "cpu") || !strcmp(name, "cuda");
     ps_status probe =
-        be->ops->convert_transposed(be, PS__DOUBLE, PS__FLOAT, 0, 0, 1.0, none, none, NULL);
+        ps__refine(be)->convert_transposed(be, PS__DOUBLE, PS__FLOAT, 0, 0, 1.0, none, none, NULL);
     CHECK(probe == (offered ? PS_SUCCESS : PS_ERR_NOT_SUPPORTED),
           "the %s backend's convert_transposed answered %d (%s)", name, (int)probe, be->err);
     static const int dims[][2] = {{0, 3}, {3, 0}, {1, 1}, {2, 5}, {17, 9}, {70, 33}, {300, 257}};
@@ -161,7 +163,7 @@ static void test_butterfly(void) {
                                   {5, 7}, {8, 1}, {17, 9}, {70, 33}, {130, 4}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
         for (int combo = 0; combo < 64; combo++) {
-            const ps__backend_ops *ops = combo & 32 ? ps__backend_defaults() : be->ops;
+            const ps__refine_kernels *ops = FAMILY(refine, combo & 32);
             ps__dtype from = combo & 1 ? PS__FLOAT : PS__DOUBLE;
             ps__dtype to = combo & 2 ? PS__FLOAT : PS__DOUBLE;
             int use_left = (combo & 4) != 0, use_right = (combo & 8) != 0;
@@ -362,10 +364,10 @@ static void host_substitution(ps__uplo uplo, ps__diag diag, int n, const float *
 static void test_trsv_mixed(void) {
     ps__vec none = {NULL, 0, 1};
     ps__mat empty = {NULL, 0, 1};
-    CHECK(ps__backend_defaults()->trsv_mixed(be, PS__LOWER, PS__UNIT, 0, empty, none) ==
+    CHECK(ps__refine_kernels_defaults()->trsv_mixed(be, PS__LOWER, PS__UNIT, 0, empty, none) ==
               PS_ERR_NOT_SUPPORTED,
           "default trsv_mixed did not refuse");
-    int offered = be->ops->trsv_mixed(be, PS__LOWER, PS__UNIT, 0, empty, none) == PS_SUCCESS;
+    int offered = ps__refine(be)->trsv_mixed(be, PS__LOWER, PS__UNIT, 0, empty, none) == PS_SUCCESS;
     static const int orders[] = {1, 2, 3, 63, 64, 65, 127, 128, 129, 200, 1000, 2049};
     for (size_t t = 0; t < sizeof orders / sizeof orders[0]; t++)
         for (int combo = 0; combo < 4; combo++) {
@@ -404,7 +406,7 @@ static void test_trsv_mixed(void) {
                      uplo == PS__LOWER ? "lower" : "upper", diag == PS__UNIT ? "unit" : "nonunit",
                      n, inc);
             ps_status st =
-                be->ops->trsv_mixed(be, uplo, diag, n, view(&A, sa), vview(&X, xoff, inc));
+                ps__refine(be)->trsv_mixed(be, uplo, diag, n, view(&A, sa), vview(&X, xoff, inc));
             if (offered) {
                 CHECK(st == PS_SUCCESS, "%s: %s", what, be->err);
                 expect_buffer(what, &X, expect, mag, 16.0 * n);
@@ -467,7 +469,7 @@ static void test_trsv_mixed_large(void) {
         ps__vec xv = {xdev, 0, 1};
         CHECK(be->ops->upload(be, PS__DOUBLE, n, 1, x0, n, xm) == PS_SUCCESS, "upload: %s",
               be->err);
-        ps_status st = be->ops->trsv_mixed(be, uplo, diag, n, view_a, xv);
+        ps_status st = ps__refine(be)->trsv_mixed(be, uplo, diag, n, view_a, xv);
         CHECK(st == PS_SUCCESS, "trsv_mixed n=%d: %s", n, be->err);
         CHECK(be->ops->download(be, PS__DOUBLE, n, 1, xm, x0, n) == PS_SUCCESS, "download: %s",
               be->err);
@@ -510,10 +512,10 @@ static void test_trsv_mixed_large(void) {
 static void test_gemv_mixed(void) {
     ps__vec none = {NULL, 0, 1};
     ps__mat empty = {NULL, 0, 1};
-    CHECK(ps__backend_defaults()->gemv_mixed(be, 0, 0, 0.0, empty, none, none) ==
+    CHECK(ps__refine_kernels_defaults()->gemv_mixed(be, 0, 0, 0.0, empty, none, none) ==
               PS_ERR_NOT_SUPPORTED,
           "default gemv_mixed did not refuse");
-    ps_status probe = be->ops->gemv_mixed(be, 0, 0, 0.0, empty, none, none);
+    ps_status probe = ps__refine(be)->gemv_mixed(be, 0, 0, 0.0, empty, none, none);
     CHECK(probe == PS_SUCCESS, "the %s backend's gemv_mixed refused m = k = 0: %s", be->ops->name,
           be->err);
     /* 20001 and 20003 are tall enough for CUDA's four rows a lane (16-byte loads), the first
@@ -546,8 +548,8 @@ static void test_gemv_mixed(void) {
         char what[96];
         snprintf(what, sizeof what, "gemv_mixed m=%d k=%d incx=%d incy=%d alpha=%g", m, k, incx,
                  incy, alpha);
-        ps_status st = be->ops->gemv_mixed(be, m, k, alpha, view(&A, sa), vview(&X, xoff, incx),
-                                           vview(&Y, yoff, incy));
+        ps_status st = ps__refine(be)->gemv_mixed(be, m, k, alpha, view(&A, sa),
+                                                  vview(&X, xoff, incx), vview(&Y, yoff, incy));
         CHECK(st == PS_SUCCESS, "%s: %s", what, be->err);
         expect_buffer(what, &Y, expect, mag, 1.0);
         expect_buffer("gemv_mixed: x unchanged", &X, X.host, NULL, 0);
@@ -563,12 +565,13 @@ static void test_gemv_mixed(void) {
  * misses the bounds by far. The shapes are ones CUDA cuts into column slices (gemv_mixed) and short
  * columns (gemv), as at n = 32768 with blocks of 2048. The default accepts the hint. */
 static void test_read_only(void) {
-    const ps__backend_ops *def = ps__backend_defaults();
+    const ps__refine_kernels *def = ps__refine_kernels_defaults();
     CHECK(def->read_only_matrices(be, 1) == PS_SUCCESS &&
               def->read_only_matrices(be, 0) == PS_SUCCESS,
           "the default read_only_matrices refused the hint");
     static const int dims[][2] = {{2049, 2048}, {1000, 2048}, {17001, 1030}, {4000, 600}};
-    CHECK(be->ops->read_only_matrices(be, 1) == PS_SUCCESS, "read_only_matrices on: %s", be->err);
+    CHECK(ps__refine(be)->read_only_matrices(be, 1) == PS_SUCCESS, "read_only_matrices on: %s",
+          be->err);
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++) {
         int m = dims[t][0], k = dims[t][1], g = m < k ? m : k;
         shape sa = random_shape(m, k), sd = random_shape(g, g);
@@ -586,8 +589,8 @@ static void test_read_only(void) {
                   "scal: %s", be->err);
             for (int j = 0; j < k; j++) X.host[j] *= factor;
             for (int i = 0; i < m; i++) Y.host[i] *= factor;
-            CHECK(be->ops->gemv_mixed(be, m, k, -1.0, view(&A, sa), vview(&X, 0, 1),
-                                      vview(&Y, 0, 1)) == PS_SUCCESS,
+            CHECK(ps__refine(be)->gemv_mixed(be, m, k, -1.0, view(&A, sa), vview(&X, 0, 1),
+                                             vview(&Y, 0, 1)) == PS_SUCCESS,
                   "gemv_mixed %d x %d: %s", m, k, be->err);
             CHECK(be->ops->gemv(be, PS__DOUBLE, PS__NOTRANS, g, g, &one, view(&D, sd),
                                 vview(&Y, 0, 1), &zero, vview(&Z, 0, 1)) == PS_SUCCESS,
@@ -615,7 +618,8 @@ static void test_read_only(void) {
         free(expect), free(mag);
         tb_free(&A), tb_free(&D), tb_free(&X), tb_free(&Y), tb_free(&Z);
     }
-    CHECK(be->ops->read_only_matrices(be, 0) == PS_SUCCESS, "read_only_matrices off: %s", be->err);
+    CHECK(ps__refine(be)->read_only_matrices(be, 0) == PS_SUCCESS, "read_only_matrices off: %s",
+          be->err);
 }
 
 /* gemv_triangle (GMRES-IR's inverted diagonal blocks, core/refine/trsv_blocked.c): a triangle held
@@ -642,17 +646,18 @@ static void test_gemv_triangle(void) {
                        b_s = ps__scalar_of(PS__DOUBLE, beta);
             ps__scalar f = ps__scalar_of(PS__DOUBLE, factor);
             if (ahead)
-                CHECK(be->ops->read_only_matrices(be, 1) == PS_SUCCESS, "read_only on: %s",
+                CHECK(ps__refine(be)->read_only_matrices(be, 1) == PS_SUCCESS, "read_only on: %s",
                       be->err);
             if (ahead && n > 0) {
                 CHECK(be->ops->scal(be, PS__DOUBLE, n, &f, vview(&X, 0, 1)) == PS_SUCCESS,
                       "scal: %s", be->err);
                 for (int j = 0; j < n; j++) X.host[j] *= factor;
             }
-            ps_status st = be->ops->gemv_triangle(be, PS__DOUBLE, uplo, n, &a_s, view(&A, sa),
-                                                  vview(&X, 0, 1), &b_s, vview(&Y, 0, 1));
+            ps_status st =
+                ps__refine(be)->gemv_triangle(be, PS__DOUBLE, uplo, n, &a_s, view(&A, sa),
+                                              vview(&X, 0, 1), &b_s, vview(&Y, 0, 1));
             if (ahead)
-                CHECK(be->ops->read_only_matrices(be, 0) == PS_SUCCESS, "read_only off: %s",
+                CHECK(ps__refine(be)->read_only_matrices(be, 0) == PS_SUCCESS, "read_only off: %s",
                       be->err);
             char what[96];
             snprintf(what, sizeof what, "gemv_triangle %s n = %d, beta %g%s",

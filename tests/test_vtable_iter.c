@@ -41,7 +41,7 @@ static double abs_dot_host(const double *a, const double *b, int n) {
  * no improvement of best (best tiny), 6 (r, u) = 0 (u zero), 7 the first update (alpha 0 in,
  * NaN in p and s), 8 the last step (measure only). The expectation is worked out here on the
  * host mirrors from the entry's definition in core/backend.h. */
-static void run_cg_case(const ps__backend_ops *ops, const char *who, ps__dtype dt, int n,
+static void run_cg_case(const ps__iter_kernels *kernels, const char *who, ps__dtype dt, int n,
                         int mode) {
     tbuf v[NV], blk = tb_random(dt, 2 * PS__CG_SCALARS);
     for (int k = 0; k < NV; k++) v[k] = tb_random(dt, n > 0 ? n : 1);
@@ -132,13 +132,13 @@ static void run_cg_case(const ps__backend_ops *ops, const char *who, ps__dtype d
         vview(&v[VD], 0, 1), vview(&v[VB], 0, 1)};
     if (!precond) cv.dinv.buf = NULL;
     int slot = ps_test_rand_int(PS__FETCH_SLOTS + 1) - 1; /* -1: no fetch */
-    CHECK(ops->cg_step(be, dt, n, &cv, vview(&blk, 0, 1), vview(&blk, PS__CG_SCALARS, 1), stop_rr,
-                       last, slot) == PS_SUCCESS,
+    CHECK(kernels->cg_step(be, dt, n, &cv, vview(&blk, 0, 1), vview(&blk, PS__CG_SCALARS, 1),
+                           stop_rr, last, slot) == PS_SUCCESS,
           "%s cg_step: %s", who, be->err);
     double fetched[PS__CG_SCALARS];
     if (slot >= 0)
-        CHECK(ops->fetch_wait(be, dt, slot, PS__CG_SCALARS, vview(&blk, PS__CG_SCALARS, 1),
-                              fetched) == PS_SUCCESS,
+        CHECK(be->ops->fetch_wait(be, dt, slot, PS__CG_SCALARS, vview(&blk, PS__CG_SCALARS, 1),
+                                  fetched) == PS_SUCCESS,
               "%s fetch_wait after cg_step: %s", who, be->err);
 
     /* vectors: n-term sums in either order, scaled by alpha and beta */
@@ -177,10 +177,10 @@ static void test_cg_step(ps__dtype dt) {
      * above it the cooperative grid */
     static const int lengths[] = {1, 7, 100, 2048, 3001, 3072, 3073, 9001};
     for (int which = 0; which < 2; which++) {
-        const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+        const ps__iter_kernels *kernels = FAMILY(iter, which);
         const char *who = which ? "default" : "backend";
         for (size_t t = 0; t < sizeof lengths / sizeof lengths[0]; t++)
-            for (int mode = 0; mode <= 8; mode++) run_cg_case(ops, who, dt, lengths[t], mode);
+            for (int mode = 0; mode <= 8; mode++) run_cg_case(kernels, who, dt, lengths[t], mode);
     }
 }
 
@@ -230,6 +230,7 @@ static void test_orthonormalize(ps__dtype dt) {
     static const int lengths[] = {0, 1, 5, 1000, 5000, 70001};
     static const int ks[] = {0, 1, 3, 8, 9, 35, 100, 130};
     for (int which = 0; which < 2; which++) {
+        const ps__iter_kernels *kernels = FAMILY(iter, which);
         const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
         const char *who = which ? "default" : "backend";
         for (size_t t = 0; t < sizeof lengths / sizeof lengths[0]; t++)
@@ -254,8 +255,8 @@ static void test_orthonormalize(ps__dtype dt) {
                     for (int i = 0; i < n; i++) wmag += fabs(w[i]);
                     double nrm = host_cgs2(dt, V.host, vs, n, k, w, h);
                     h[2 * k] = nrm;
-                    CHECK(ops->orthonormalize(be, dt, n, k, view(&V, vs), vview(&W, off, 1),
-                                              vview(&H, 1, 1), slot) == PS_SUCCESS,
+                    CHECK(kernels->orthonormalize(be, dt, n, k, view(&V, vs), vview(&W, off, 1),
+                                                  vview(&H, 1, 1), slot) == PS_SUCCESS,
                           "%s orthonormalize: %s", who, be->err);
                     double fetched[300];
                     if (slot >= 0)
@@ -352,7 +353,7 @@ static void test_hold_matrix(ps__dtype dt) {
         int n = orders[t];
         shape as = random_shape(n, n);
         tbuf A = tb_random(dt, shape_count(as)), X = tb_random(dt, n), Y = tb_random(dt, n);
-        CHECK(be->ops->hold_matrix(be, dt, n, n, view(&A, as)) == PS_SUCCESS,
+        CHECK(ps__iter(be)->hold_matrix(be, dt, n, n, view(&A, as)) == PS_SUCCESS,
               "hold_matrix n=%d: %s", n, be->err);
         double *expect = malloc(sizeof(double) * (size_t)n), *mag = malloc(sizeof(double) * n);
         ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0);
@@ -371,7 +372,7 @@ static void test_hold_matrix(ps__dtype dt) {
             expect_buffer(what, &Y, expect, mag, 2.0 * (n + 2));
         }
         ps__mat none = {NULL, 0, 1};
-        CHECK(be->ops->hold_matrix(be, dt, 0, 0, none) == PS_SUCCESS, "hold_matrix end: %s",
+        CHECK(ps__iter(be)->hold_matrix(be, dt, 0, 0, none) == PS_SUCCESS, "hold_matrix end: %s",
               be->err);
         /* another matrix, written just before its product */
         tbuf B = tb_random(dt, shape_count(as));
@@ -413,10 +414,10 @@ static ps_status cancelled_call(ps__dtype dt, int n, const tbuf *A, shape as, ps
                                 shape vs, tbuf *C, int stride, int j1, const double *v_before,
                                 const double *c_before, const char *what, int *taken) {
     *taken = 0;
-    ps_status st = be->ops->arnoldi_steps(be, dt, n, view(A, as), dinv, view(V, vs), 0, j1,
-                                          vview(C, 1, 1), stride, -1);
+    ps_status st = ps__iter(be)->arnoldi_steps(be, dt, n, view(A, as), dinv, view(V, vs), 0, j1,
+                                               vview(C, 1, 1), stride, -1);
     if (st != PS_SUCCESS) return st;
-    be->ops->arnoldi_cancel(be);
+    ps__iter(be)->arnoldi_cancel(be);
     double *vg = tb_download(V), *cg = tb_download(C);
     int t = 0; /* the first step whose norm is still the buffer's old value */
     while (t < j1 && cg[1 + (size_t)t * stride + 2 * (t + 1)] !=
@@ -520,9 +521,9 @@ static void test_arnoldi_steps(ps__dtype dt) {
             if (lo > 0) hi = j1;          /* the rest in one call */
             const int first_fetched = lo; /* the steps fetched through the slot: from here */
             while (lo < j1 && st == PS_SUCCESS) {
-                st = be->ops->arnoldi_steps(be, dt, n, view(&A, as), dinv, view(&V, vs), lo, hi,
-                                            vview(&C, 1 + (size_t)lo * (size_t)stride, 1), stride,
-                                            slot);
+                st = ps__iter(be)->arnoldi_steps(be, dt, n, view(&A, as), dinv, view(&V, vs), lo,
+                                                 hi, vview(&C, 1 + (size_t)lo * (size_t)stride, 1),
+                                                 stride, slot);
                 if (st == PS_SUCCESS && slot >= 0 && hi - lo > PS__ARNOLDI_CHECKPOINT) {
                     /* a prefix first, as GMRES reads it (CUDA: before the call ends) */
                     ps__vec src = vview(&C, 1 + (size_t)lo * (size_t)stride, 1);
@@ -618,7 +619,7 @@ static void test_gmres_update_x(ps__dtype dt) {
             snprintf(what, sizeof what, "gmres_update_x %s n=%d ky=%d%s", dtname(dt), n, ky,
                      pc ? " dinv" : "");
             ps_status st =
-                be->ops->gmres_update_x(be, dt, n, view(&V, vs), ky, y, dinv, vview(&X, 2, 1));
+                ps__iter(be)->gmres_update_x(be, dt, n, view(&V, vs), ky, y, dinv, vview(&X, 2, 1));
             double *xg = tb_download(&X);
             if (st == PS_ERR_NOT_SUPPORTED) {
                 int own =
@@ -668,9 +669,9 @@ static void test_arnoldi_restart(ps__dtype dt) {
             snprintf(what, sizeof what, "arnoldi_restart %s n=%d ky=%d steps %d%s%s", dtname(dt), n,
                      ky, j1, pc ? " dinv" : "", zero ? " zero residual" : "");
             ps__vec out = vview(&C, 1, 1);
-            ps_status st = be->ops->arnoldi_restart(be, dt, n, view(&A, as), dinv, vview(&B, 1, 1),
-                                                    vview(&X, 2, 1), view(&V, vs), ky, y, j1, out,
-                                                    stride, slot);
+            ps_status st = ps__iter(be)->arnoldi_restart(
+                be, dt, n, view(&A, as), dinv, vview(&B, 1, 1), vview(&X, 2, 1), view(&V, vs), ky,
+                y, j1, out, stride, slot);
             double *fetched = malloc(sizeof(double) * (size_t)(1 + stride * j1));
             if (st == PS_SUCCESS && slot >= 0) {
                 double raw[8192];
@@ -840,10 +841,10 @@ static void test_cg_steps(ps__dtype dt) {
                     CHECK(be->ops->gemv(be, dt, PS__NOTRANS, n, n, &one, view(&A, as), cv[1].u,
                                         &zero, cv[1].w) == PS_SUCCESS,
                           "gemv: %s", be->err);
-                    CHECK(be->ops->cg_step(be, dt, n, &cv[1],
-                                           vview(&blk[1], (size_t)i * PS__CG_SCALARS, 1),
-                                           vview(&blk[1], (size_t)(i + 1) * PS__CG_SCALARS, 1),
-                                           stop_rr, i == last, -1) == PS_SUCCESS,
+                    CHECK(ps__iter(be)->cg_step(be, dt, n, &cv[1],
+                                                vview(&blk[1], (size_t)i * PS__CG_SCALARS, 1),
+                                                vview(&blk[1], (size_t)(i + 1) * PS__CG_SCALARS, 1),
+                                                stop_rr, i == last, -1) == PS_SUCCESS,
                           "cg_step: %s", be->err);
                 }
                 if (run == 0) { /* the stop: at the step whose rr falls furthest below all
@@ -870,9 +871,9 @@ static void test_cg_steps(ps__dtype dt) {
                      mode, count, last);
             double *before[NV], *blk_before = copy_of(&blk[0]);
             for (int k = 0; k < NV; k++) before[k] = copy_of(&v[0][k]);
-            ps_status st =
-                be->ops->cg_steps(be, dt, n, view(&A, as), &cv[0], vview(&blk[0], 0, 1),
-                                  vview(&blk[0], PS__CG_SCALARS, 1), count, stop_rr, last, slot);
+            ps_status st = ps__iter(be)->cg_steps(
+                be, dt, n, view(&A, as), &cv[0], vview(&blk[0], 0, 1),
+                vview(&blk[0], PS__CG_SCALARS, 1), count, stop_rr, last, slot);
             double *got_blk = tb_download(&blk[0]), *ref_blk = tb_download(&blk[1]);
             CHECK(mode != 2 ||
                       (stop_at >= 0 && ref_blk[(stop_at + 1) * PS__CG_SCALARS + PS__CG_STOP] ==

@@ -34,8 +34,9 @@ static void test_potrf_panel(ps__dtype dt) {
                 for (int fail_case = 0; fail_case < 3; fail_case++) {
                     /* 0: SPD; 1: the minor of order f+1 is not positive; 2: info preset */
                     int n = orders[t], base = 5, f = n / 2;
-                    const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
-                    if (!which && n > be->ops->potrf_width(be, dt)) continue; /* above its width */
+                    const ps__chol_kernels *ops = FAMILY(chol, which);
+                    if (!which && n > ps__chol(be)->potrf_width(be, dt))
+                        continue; /* above its width */
                     shape s = random_shape(n, n);
                     tbuf A = tb_random(dt, shape_count(s));
                     make_spd(&A, s, n);
@@ -51,7 +52,7 @@ static void test_potrf_panel(ps__dtype dt) {
                     void *h = tb_native_copy(&A);
                     int32_t oinfo = init;
                     ps__mat hv = {h, s.off, s.ld};
-                    ps__cpu_backend_ops()->potrf_panel(NULL, dt, u, n, hv, &oinfo, base);
+                    CPU_FAMILY(chol)->potrf_panel(NULL, dt, u, n, hv, &oinfo, base);
                     double *gi = tb_download(&info), *ga = tb_download(&A);
                     int want = fail_case == 2 ? 42 : fail_case == 1 ? base + f + 1 : 0;
                     CHECK((int)gi[0] == want && oinfo == want,
@@ -101,8 +102,8 @@ static void test_potrf_tall(ps__dtype dt) {
             for (int uplo = 0; uplo < 2; uplo++)
                 for (int fail_case = 0; fail_case < 3; fail_case++) {
                     int m = shapes[t][0], n = shapes[t][1], base = 3, f = n / 2;
-                    const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
-                    if (n > be->ops->potrf_width(be, dt)) continue;
+                    const ps__chol_kernels *ops = FAMILY(chol, which);
+                    if (n > ps__chol(be)->potrf_width(be, dt)) continue;
                     int rows = uplo ? n : m, cols = uplo ? m : n;
                     shape s = random_shape(rows, cols);
                     tbuf A = tb_random(dt, shape_count(s));
@@ -119,7 +120,7 @@ static void test_potrf_tall(ps__dtype dt) {
                     void *h = tb_native_copy(&A);
                     int32_t oinfo = init;
                     ps__mat hv = {h, s.off, s.ld};
-                    ps__cpu_backend_ops()->potrf_panel(NULL, dt, u, n, hv, &oinfo, base);
+                    CPU_FAMILY(chol)->potrf_panel(NULL, dt, u, n, hv, &oinfo, base);
                     if (oinfo == 0 && m > n) {
                         CBLAS_SIDE side = uplo ? CblasLeft : CblasRight;
                         CBLAS_UPLO tri = uplo ? CblasUpper : CblasLower;

@@ -148,7 +148,7 @@ static void test_pivot_check(ps__dtype dt) {
     int32_t piv[8], info = 0;
     ps__mat hv = {h, s.off, s.ld};
     ps__vec hzv = {hz, 0, 1};
-    ps__cpu_backend_ops()->wz_panel(NULL, dt, m, w, hv, hzv, piv, 0, 0, &info, 0);
+    CPU_FAMILY(wz)->wz_panel(NULL, dt, m, w, hv, hzv, piv, 0, 0, &info, 0);
     double *ga = malloc(sizeof(double) * (size_t)A.count);
     for (int e = 0; e < A.count; e++) ga[e] = native_at(dt, h, (size_t)e);
     int rel_piv[8];
@@ -173,7 +173,7 @@ static void test_panel(ps__dtype dt) {
                  * (column 1 zero: every corner determinant is an exact 0 even with fused
                  * multiply-adds, which a dependent column would not give); 3: info already set */
                 int m = shapes[t][0], w = shapes[t][1], base = 6, pivoting = mode != 1;
-                const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+                const ps__wz_kernels *ops = FAMILY(wz, which);
                 shape s = random_shape(m, w);
                 tbuf A = tb_random(dt, shape_count(s));
                 if (mode == 1)
@@ -196,8 +196,7 @@ static void test_panel(ps__dtype dt) {
                 int32_t oinfo = init, *opiv = int_mirror(&piv);
                 ps__mat hv = {h, s.off, s.ld};
                 ps__vec hzv = {hz, 1, 2};
-                ps__cpu_backend_ops()->wz_panel(NULL, dt, m, w, hv, hzv, opiv, 2, base, &oinfo,
-                                                pivoting);
+                CPU_FAMILY(wz)->wz_panel(NULL, dt, m, w, hv, hzv, opiv, 2, base, &oinfo, pivoting);
                 char what[96];
                 snprintf(what, sizeof what, "%s%swz_panel %dx%d mode %d", which ? "default " : "",
                          dtname(dt), m, w, mode);
@@ -290,7 +289,7 @@ static void test_corner(ps__dtype dt) {
             for (int pivoting = 0; pivoting < 2; pivoting++)
                 for (int at = 0; at < 3; at++) {
                     int n = orders[t], k = at == 0 ? 0 : at == 1 ? (n - 1) / 4 : (n - 1) / 2;
-                    const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+                    const ps__wz_kernels *ops = FAMILY(wz, which);
                     shape s = random_shape(n, n);
                     tbuf A = tb_random(dt, shape_count(s)), work = tb_random(dt, n + 2);
                     if (!pivoting)
@@ -306,8 +305,7 @@ static void test_corner(ps__dtype dt) {
                     int32_t oinfo = 0, *opiv = int_mirror(&piv);
                     ps__mat hv = {h, s.off, s.ld};
                     ps__vec nowork = {NULL, 0, 1};
-                    ps__cpu_backend_ops()->wz_corner(NULL, dt, n, k, hv, nowork, opiv, &oinfo,
-                                                     pivoting);
+                    CPU_FAMILY(wz)->wz_corner(NULL, dt, n, k, hv, nowork, opiv, &oinfo, pivoting);
                     char what[96];
                     snprintf(what, sizeof what, "%s%swz_corner n=%d k=%d pivoting %d",
                              which ? "default " : "", dtname(dt), n, k, pivoting);
@@ -330,7 +328,7 @@ static void test_reorder(ps__dtype dt) {
             for (int square = 0; square < 3; square++) /* 2: square without zsub */
                 for (int to_steps = 0; to_steps < 2; to_steps++) {
                     int n = orders[t], ncols = square ? n : 3, pairs = n / 2;
-                    const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+                    const ps__wz_kernels *ops = FAMILY(wz, which);
                     shape ss = random_shape(n, ncols), sd = random_shape(n, ncols);
                     tbuf S = tb_random(dt, shape_count(ss)), D = tb_random(dt, shape_count(sd));
                     tbuf z = tb_random(dt, 2 * pairs + 2);
@@ -344,8 +342,8 @@ static void test_reorder(ps__dtype dt) {
                          *hz = tb_native_copy(&z);
                     ps__mat hsv = {hs, ss.off, ss.ld}, hdv = {hd, sd.off, sd.ld};
                     ps__vec hzv = {square == 2 ? NULL : hz, 1, 2};
-                    ps__cpu_backend_ops()->wz_reorder(NULL, dt, n, ncols, square != 0, to_steps,
-                                                      hsv, hdv, hzv);
+                    CPU_FAMILY(wz)->wz_reorder(NULL, dt, n, ncols, square != 0, to_steps, hsv, hdv,
+                                               hzv);
                     char what[96];
                     snprintf(what, sizeof what, "%s%swz_reorder n=%d square %d to_steps %d",
                              which ? "default " : "", dtname(dt), n, square, to_steps);
@@ -361,8 +359,8 @@ static void test_reorder(ps__dtype dt) {
          z = tb_random(dt, n);
     upload_all(&S);
     ps__mat sv = {S.dev, 0, n}, dv = {D.dev, 0, n}, rv = {R.dev, 0, n};
-    CHECK(be->ops->wz_reorder(be, dt, n, n, 1, 1, sv, dv, vview(&z, 0, 1)) == 0, "reorder");
-    CHECK(be->ops->wz_reorder(be, dt, n, n, 1, 0, dv, rv, vview(&z, 0, 1)) == 0, "reorder back");
+    CHECK(ps__wz(be)->wz_reorder(be, dt, n, n, 1, 1, sv, dv, vview(&z, 0, 1)) == 0, "reorder");
+    CHECK(ps__wz(be)->wz_reorder(be, dt, n, n, 1, 0, dv, rv, vview(&z, 0, 1)) == 0, "reorder back");
     expect_buffer("wz_reorder round trip", &R, S.host, NULL, 0);
     tb_free(&S), tb_free(&D), tb_free(&R), tb_free(&z);
 }
@@ -373,7 +371,7 @@ static void test_zsolve(ps__dtype dt) {
         for (int which = 0; which < 2; which++)
             for (int nrhs = 1; nrhs <= 3; nrhs += 2) {
                 int nb = sizes[t];
-                const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+                const ps__wz_kernels *ops = FAMILY(wz, which);
                 shape sz = random_shape(nb, nb), sx = random_shape(nb, nrhs);
                 tbuf Z = tb_random(dt, shape_count(sz)), X = tb_random(dt, shape_count(sx));
                 tbuf zs = tb_random(dt, nb + 2);
@@ -385,7 +383,7 @@ static void test_zsolve(ps__dtype dt) {
                 void *hz = tb_native_copy(&Z), *hx = tb_native_copy(&X), *hs = tb_native_copy(&zs);
                 ps__mat hzv = {hz, sz.off, sz.ld}, hxv = {hx, sx.off, sx.ld};
                 ps__vec hsv = {hs, 2, 1};
-                ps__cpu_backend_ops()->wz_zsolve(NULL, dt, nb, nrhs, hzv, hsv, hxv);
+                CPU_FAMILY(wz)->wz_zsolve(NULL, dt, nb, nrhs, hzv, hsv, hxv);
                 char what[96];
                 snprintf(what, sizeof what, "%s%swz_zsolve nb=%d nrhs=%d", which ? "default " : "",
                          dtname(dt), nb, nrhs);

@@ -5,7 +5,28 @@
 
 #include "checks.h"
 #include "base/context.h"
+#include "base/select.h"
+#include "chol/chol_kernels.h"
+#include "gj/gj_kernels.h"
+#include "iter/iter_kernels.h"
+#include "lu/lu_kernels.h"
+#include "refine/refine_kernels.h"
 #include "test_util.h"
+#include "wz/wz_kernels.h"
+
+/* The CPU backend's own table of kernel family fam (lu, chol, ...): the oracle. */
+#define CPU_FAMILY(fam)                                                                            \
+    ((const ps__##fam##_kernels *)ps__cpu_backend_ops()->family[test_family_##fam])
+enum {
+    test_family_lu = PS__FAMILY_LU,
+    test_family_chol = PS__FAMILY_CHOL,
+    test_family_wz = PS__FAMILY_WZ,
+    test_family_gj = PS__FAMILY_GJ,
+    test_family_refine = PS__FAMILY_REFINE
+};
+/* The table of family fam that the tests run: the portable defaults when defaults is nonzero,
+ * else the backend's completed one. */
+#define FAMILY(fam, defaults) ((defaults) ? ps__##fam##_kernels_defaults() : ps__##fam(be))
 
 /* The backend under test and its context (set by main). */
 extern ps__backend *be;

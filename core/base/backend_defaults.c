@@ -1,16 +1,13 @@
 /*
- * Portable defaults for the optional vtable entries, built only from the required entries, and
- * the completion of a backend's table. A new backend can start with the required entries alone
- * and replace these one by one with native kernels; tests run each default against the CPU
- * oracle, so they stay correct.
- *
- * The defaults favour obviously-right over fast: getrf_panel reads each pivot back to the host.
+ * Portable defaults for the optional base entries (backend.h), built only from the required
+ * entries, and the completion of a backend's table. A new backend can start with the required
+ * entries alone and replace these one by one with native code; tests run each default against
+ * the CPU oracle, so they stay correct. The kernel families keep their defaults next to their
+ * algorithms (core/lu/lu_kernels.c, ...).
  */
 #include "backend.h"
-#include "gj/backend_defaults_gj.h"
-#include "refine/backend_defaults_ir.h"
-#include "iter/backend_defaults_iter.h"
-#include "wz/backend_defaults_wz.h"
+#include "base/select.h"
+#include "base/blas_defaults.h"
 
 #include <float.h>
 #include <math.h>
@@ -74,104 +71,6 @@ static ps_status default_permute_rows(ps__backend *be, ps__dtype dt, int rows, i
     return st;
 }
 
-/* Sets info[0] = value unless an earlier zero pivot already set it. */
-static ps_status record_zero_pivot(ps__backend *be, void *info, int value) {
-    int32_t cur;
-    ps__mat im = {info, 0, 1};
-    PS__TRY(be->ops->download(be, PS__INT32, 1, 1, im, &cur, 1));
-    if (cur != 0) return PS_SUCCESS;
-    int32_t v = value;
-    return be->ops->upload(be, PS__INT32, 1, 1, &v, 1, im);
-}
-
-static ps_status default_getrf_panel(ps__backend *be, ps__dtype dt, int m, int n, ps__mat a,
-                                     void *ipiv, size_t ipiv_off, int row_base, void *info) {
-    for (int i = 0; i < n && i < m; i++) {
-        int p;
-        PS__TRY(be->ops->iamax(be, dt, m - i, ps__mat_col(a, i, i), &p));
-        p += i;
-        int32_t piv = row_base + p;
-        ps__mat pm = {ipiv, ipiv_off + (size_t)i, 1};
-        PS__TRY(be->ops->upload(be, PS__INT32, 1, 1, &piv, 1, pm));
-        ps__scalar pv;
-        ps__mat pa = ps__mat_at(a, p, i);
-        PS__TRY(be->ops->read_elements(be, dt, pa.buf, 1, &pa.off, &pv));
-        double pivot = ps__scalar_value(dt, pv);
-        if (pivot != 0.0) {
-            if (p != i)
-                PS__TRY(be->ops->swap(be, dt, n, ps__mat_row(a, i, 0), ps__mat_row(a, p, 0)));
-            ps__scalar r = ps__scalar_of(dt, 1.0 / pivot);
-            PS__TRY(be->ops->scal(be, dt, m - i - 1, &r, ps__mat_col(a, i + 1, i)));
-        } else {
-            PS__TRY(record_zero_pivot(be, info, row_base + i + 1));
-        }
-        if (i + 1 < n) {
-            ps__scalar minus_one = ps__scalar_of(dt, -1.0);
-            PS__TRY(be->ops->ger(be, dt, m - i - 1, n - i - 1, &minus_one, ps__mat_col(a, i + 1, i),
-                                 ps__mat_row(a, i, i + 1), ps__mat_at(a, i + 1, i + 1)));
-        }
-    }
-    return PS_SUCCESS;
-}
-
-/* Cholesky column by column (left-looking, LAPACK dpotf2): each pivot is read back to the host. */
-static ps_status default_potrf_panel(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
-                                     void *info, int index_base) {
-    int32_t cur;
-    ps__mat im = {info, 0, 1};
-    PS__TRY(be->ops->download(be, PS__INT32, 1, 1, im, &cur, 1));
-    if (cur != 0) return PS_SUCCESS;
-    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    int lower = uplo == PS__LOWER;
-    for (int j = 0; j < n; j++) {
-        /* The computed part of row j (lower) or column j (upper), left of / above the pivot. */
-        ps__vec done = lower ? ps__mat_row(a, j, 0) : ps__mat_col(a, 0, j);
-        ps__scalar sq = ps__scalar_of(dt, 0.0), ajj;
-        if (j > 0) PS__TRY(be->ops->dot(be, dt, j, done, done, &sq));
-        ps__mat pa = ps__mat_at(a, j, j);
-        PS__TRY(be->ops->read_elements(be, dt, pa.buf, 1, &pa.off, &ajj));
-        double d = ps__scalar_value(dt, ajj) - ps__scalar_value(dt, sq);
-        if (!(d > 0)) {
-            ps__scalar dv = ps__scalar_of(dt, d);
-            PS__TRY(be->ops->upload(be, dt, 1, 1, &dv, 1, pa));
-            int32_t v = index_base + j + 1;
-            return be->ops->upload(be, PS__INT32, 1, 1, &v, 1, im);
-        }
-        ps__scalar s = ps__scalar_of(dt, sqrt(d)), r = ps__scalar_of(dt, 1.0 / sqrt(d));
-        PS__TRY(be->ops->upload(be, dt, 1, 1, &s, 1, pa));
-        if (j + 1 == n) break;
-        /* The rest of column j (lower) or row j (upper): subtract the computed part, scale. */
-        ps__vec rest = lower ? ps__mat_col(a, j + 1, j) : ps__mat_row(a, j, j + 1);
-        if (j > 0) {
-            if (lower)
-                PS__TRY(be->ops->gemv(be, dt, PS__NOTRANS, n - j - 1, j, &minus_one,
-                                      ps__mat_at(a, j + 1, 0), done, &one, rest));
-            else
-                PS__TRY(be->ops->gemv(be, dt, PS__TRANS, j, n - j - 1, &minus_one,
-                                      ps__mat_at(a, 0, j + 1), done, &one, rest));
-        }
-        PS__TRY(be->ops->scal(be, dt, n - j - 1, &r, rest));
-    }
-    return PS_SUCCESS;
-}
-
-static ps_status default_potrf_tall(ps__backend *be, ps__dtype dt, ps__uplo uplo, int m, int n,
-                                    ps__mat a, void *info, int index_base) {
-    PS__TRY(be->ops->potrf_panel(be, dt, uplo, n, a, info, index_base));
-    if (m <= n) return PS_SUCCESS;
-    ps__scalar one = ps__scalar_of(dt, 1.0);
-    if (uplo == PS__LOWER)
-        return be->ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT, m - n, n, &one,
-                             a, ps__mat_at(a, n, 0));
-    return be->ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT, n, m - n, &one, a,
-                         ps__mat_at(a, 0, n));
-}
-
-static int default_potrf_width(ps__backend *be, ps__dtype dt) {
-    (void)be, (void)dt;
-    return 16;
-}
-
 static ps_status default_axpby(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha,
                                ps__vec x, const ps__scalar *beta, ps__vec y) {
     PS__TRY(be->ops->scal(be, dt, n, beta, y));
@@ -201,11 +100,6 @@ static ps_status default_vmul(ps__backend *be, ps__dtype dt, int n, ps__vec x, p
 static int default_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
     (void)be, (void)algo, (void)dt, (void)n;
     return 0;
-}
-
-static int default_panel_width(ps__backend *be, ps__dtype dt, int m) {
-    (void)be, (void)dt, (void)m;
-    return 8;
 }
 
 static ps_status default_host_alias(ps__backend *be, void *host, void **buf) {
@@ -287,45 +181,10 @@ static ps_status default_device_memory(ps__backend *be, size_t *free_bytes, size
     return PS_ERR_NOT_SUPPORTED;
 }
 
-/* Nothing reads ahead: the hint needs no action. */
-static ps_status default_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a) {
-    (void)be, (void)dt, (void)rows, (void)cols, (void)a;
-    return PS_SUCCESS;
-}
-
-/* Nothing reads ahead: the hint needs no action. */
-static ps_status default_read_only_matrices(ps__backend *be, int on) {
-    (void)be, (void)on;
-    return PS_SUCCESS;
-}
-
 /* Refused: the caller transposes by strips through its work buffer (ps__transpose_in_place). */
 static ps_status default_transpose_square(ps__backend *be, ps__dtype dt, int n, ps__mat a) {
     (void)dt, (void)n, (void)a;
     return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED, "transpose_square: not offered");
-}
-
-/* Refused: a transposing narrowing through the host would cost more than the device's own
- * narrowing and transpose, which the caller does instead. */
-static ps_status default_convert_transposed(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt,
-                                            int rows, int cols, double alpha, ps__mat src,
-                                            ps__mat dst, void *info) {
-    (void)src_dt, (void)dst_dt, (void)rows, (void)cols, (void)alpha, (void)src, (void)dst,
-        (void)info;
-    return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED, "convert_transposed: not offered");
-}
-
-/* The promised zeros read like any other entry: gemv on the whole square is the product. */
-static ps_status default_gemv_triangle(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n,
-                                       const ps__scalar *alpha, ps__mat a, ps__vec x,
-                                       const ps__scalar *beta, ps__vec y) {
-    (void)uplo;
-    return be->ops->gemv(be, dt, PS__NOTRANS, n, n, alpha, a, x, beta, y);
-}
-
-/* arnoldi_steps' default has finished its steps when it returns: nothing to stop. */
-static void default_arnoldi_cancel(ps__backend *be) {
-    (void)be;
 }
 
 static ps_status default_lanes_join(ps__backend *be) {
@@ -346,53 +205,28 @@ static const ps__backend_ops defaults = {
     .fill = default_fill,
     .read_elements = default_read_elements,
     .laswp = default_laswp,
-    .getrf_panel = default_getrf_panel,
     .block_size = default_block_size,
-    .panel_width = default_panel_width,
     .host_alias = default_host_alias,
     .list_devices = default_list_devices,
     .open_borrowed = default_open_borrowed,
     .lanes = default_lanes,
     .use_lane = default_use_lane,
     .lane_wait = default_lane_wait,
-    .potrf_panel = default_potrf_panel,
-    .potrf_width = default_potrf_width,
     .axpby = default_axpby,
     .vmul = default_vmul,
-    .wz_corner = ps__default_wz_corner,
-    .wz_panel = ps__default_wz_panel,
-    .wz_panel_width = ps__default_wz_panel_width,
-    .wz_reorder = ps__default_wz_reorder,
-    .wz_zsolve = ps__default_wz_zsolve,
     .trmm = ps__default_trmm,
     .colswp = ps__default_colswp,
-    .gj_stripe_update = ps__default_gj_stripe_update,
     .convert = ps__default_convert,
     .norm_inf = ps__default_norm_inf,
-    .potrf_tall = default_potrf_tall,
     .fetch_start = ps__default_fetch_start,
     .fetch_wait = ps__default_fetch_wait,
-    .cg_step = ps__default_cg_step,
-    .orthonormalize = ps__default_orthonormalize,
     .set_float_compute = ps__default_set_float_compute,
     .lanes_split = default_lanes_split,
     .lanes_join = default_lanes_join,
     .host_alloc = default_host_alloc,
     .host_free = default_host_free,
     .transpose = ps__default_transpose,
-    .hold_matrix = default_hold_matrix,
-    .butterfly = ps__default_butterfly,
     .permute_rows = default_permute_rows,
-    .arnoldi_steps = ps__default_arnoldi_steps,
-    .arnoldi_cancel = default_arnoldi_cancel,
-    .arnoldi_restart = ps__default_arnoldi_restart,
-    .gmres_update_x = ps__default_gmres_update_x,
-    .cg_steps = ps__default_cg_steps,
-    .trsv_mixed = ps__default_trsv_mixed,
-    .gemv_mixed = ps__default_gemv_mixed,
-    .read_only_matrices = default_read_only_matrices,
-    .convert_transposed = default_convert_transposed,
-    .gemv_triangle = default_gemv_triangle,
     .transpose_square = default_transpose_square,
     .upload_async = default_upload_async,
     .download_async = default_download_async,
@@ -425,27 +259,17 @@ static const entry_info optional[] = {
     PS__ENTRY(fill),
     PS__ENTRY(read_elements),
     PS__ENTRY(laswp),
-    PS__ENTRY(getrf_panel),
     PS__ENTRY(block_size),
-    PS__ENTRY(panel_width),
     PS__ENTRY(host_alias),
     PS__ENTRY(list_devices),
     PS__ENTRY(open_borrowed),
     PS__ENTRY(lanes),
     PS__ENTRY(use_lane),
     PS__ENTRY(lane_wait),
-    PS__ENTRY(potrf_panel),
-    PS__ENTRY(potrf_width),
     PS__ENTRY(axpby),
     PS__ENTRY(vmul),
-    PS__ENTRY(wz_corner),
-    PS__ENTRY(wz_panel),
-    PS__ENTRY(wz_panel_width),
-    PS__ENTRY(wz_reorder),
-    PS__ENTRY(wz_zsolve),
     PS__ENTRY(trmm),
     PS__ENTRY(colswp),
-    PS__ENTRY(gj_stripe_update),
     PS__ENTRY(convert),
     PS__ENTRY(norm_inf),
     PS__ENTRY(set_float_compute),
@@ -454,25 +278,10 @@ static const entry_info optional[] = {
     PS__ENTRY(host_alloc),
     PS__ENTRY(host_free),
     PS__ENTRY(transpose),
-    PS__ENTRY(hold_matrix),
-    PS__ENTRY(butterfly),
     PS__ENTRY(permute_rows),
-    PS__ENTRY(arnoldi_steps),
-    PS__ENTRY(arnoldi_cancel),
-    PS__ENTRY(arnoldi_restart),
-    PS__ENTRY(gmres_update_x),
-    PS__ENTRY(cg_steps),
-    PS__ENTRY(trsv_mixed),
-    PS__ENTRY(gemv_mixed),
-    PS__ENTRY(read_only_matrices),
-    PS__ENTRY(convert_transposed),
-    PS__ENTRY(gemv_triangle),
     PS__ENTRY(transpose_square),
-    PS__ENTRY(potrf_tall),
     PS__ENTRY(fetch_start),
     PS__ENTRY(fetch_wait),
-    PS__ENTRY(cg_step),
-    PS__ENTRY(orthonormalize),
     PS__ENTRY(upload_async),
     PS__ENTRY(download_async),
     PS__ENTRY(transfer_wait),
@@ -494,7 +303,7 @@ ps_status ps__backend_ops_complete(ps__backend_ops *dst, const ps__backend_ops *
         snprintf(msg, msg_size, "the backend module returned no table");
         return PS_ERR_BACKEND_UNAVAILABLE;
     }
-    size_t required_end = offsetof(ps__backend_ops, fill);
+    size_t required_end = offsetof(ps__backend_ops, queue);
     if (src->abi_version != PS__BACKEND_ABI_VERSION || src->struct_size < required_end) {
         snprintf(msg, msg_size,
                  "the %s backend was built for vtable ABI %d (size %zu); this library has ABI %d",

@@ -186,6 +186,7 @@ ps_status ps__backend_open(ps_context *ctx, ps_backend_kind kind, const ps__open
 }
 
 void ps__backend_close(ps_context *ctx) {
+    ps__families_release(&ctx->be);
     if (ctx->be.ops && ctx->be.ops->close) ctx->be.ops->close(&ctx->be);
     if (ctx->module) dlclose(ctx->module);
     ctx->module = NULL;

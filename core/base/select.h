@@ -19,4 +19,14 @@ typedef struct ps__open_request {
 ps_status ps__backend_open(ps_context *ctx, ps_backend_kind kind, const ps__open_request *req);
 void ps__backend_close(ps_context *ctx);
 
+/* Copies src into dst, checking the header and the required entries, and fills the optional
+ * entries src leaves NULL (or lacks, for an older struct_size) with the defaults. On failure
+ * writes the reason into msg and returns PS_ERR_BACKEND_UNAVAILABLE. */
+ps_status ps__backend_ops_complete(ps__backend_ops *dst, const ps__backend_ops *src, char *msg,
+                                   size_t msg_size);
+/* The portable defaults, exposed so tests can run them against each backend's own entries. */
+const ps__backend_ops *ps__backend_defaults(void);
+/* The built-in CPU backend's table. */
+const ps__backend_ops *ps__cpu_backend_ops(void);
+
 #endif

@@ -28,6 +28,7 @@
  */
 #include "chol/chol.h"
 #include "base/lookahead.h"
+#include "chol/chol_kernels.h"
 
 #include <stdint.h>
 
@@ -42,7 +43,7 @@ static ps_status potrf_rec(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, 
                            void *info, int leaf) {
     ps__backend *be = &ctx->be;
     const ps__backend_ops *ops = be->ops;
-    if (n <= leaf) return ops->potrf_panel(be, dt, uplo, n, a, info, base);
+    if (n <= leaf) return ps__chol(be)->potrf_panel(be, dt, uplo, n, a, info, base);
 
     int n1 = split_point(n, leaf), n2 = n - n1;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
@@ -115,7 +116,8 @@ static ps_status update_columns(ps_context *ctx, ps__dtype dt, ps__uplo uplo, in
 static ps_status panel(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__mat a, int j, int w,
                        void *info, int leaf) {
     ps__backend *be = &ctx->be;
-    if (w <= leaf) return be->ops->potrf_tall(be, dt, uplo, n - j, w, ps__mat_at(a, j, j), info, j);
+    if (w <= leaf)
+        return ps__chol(be)->potrf_tall(be, dt, uplo, n - j, w, ps__mat_at(a, j, j), info, j);
     int w1 = split_point(w, leaf);
     PS__TRY(panel(ctx, dt, uplo, n, a, j, w1, info, leaf));
     PS__TRY(update_columns(ctx, dt, uplo, n, a, j, w1, j + w1, j + w));
@@ -155,7 +157,7 @@ ps_status ps__potrf(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__mat
     ps__mat info_view = {info, 0, 1};
     PS__TRY(be->ops->upload(be, PS__INT32, 1, 1, &zero, 1, info_view));
     if (n == 0) return PS_SUCCESS;
-    int leaf = be->ops->potrf_width(be, dt);
+    int leaf = ps__chol(be)->potrf_width(be, dt);
     if (leaf < 1) leaf = 1;
     int nb = chol_block_size(ctx, dt, n);
     if (nb > 0 && nb < n) {

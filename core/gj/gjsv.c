@@ -24,6 +24,7 @@
 #include "base/check.h"
 #include "gj/gj.h"
 #include "lu/lu.h"
+#include "gj/gj_kernels.h"
 
 #include <stdint.h>
 
@@ -41,15 +42,15 @@ static ps_status stripe_forward(ps_context *ctx, ps__dtype dt, int n, int nrhs, 
         PS__TRY(ops->laswp(be, dt, cw, ps__mat_at(a, 0, c0), i0, i0 + sb, ipiv, (size_t)i0, 1));
         PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, sb, cw, &one, lii,
                           ps__mat_at(a, i0, c0)));
-        PS__TRY(ops->gj_stripe_update(be, dt, below, cw, sb, lji, ps__mat_at(a, i0, c0),
-                                      ps__mat_at(a, i0 + sb, c0)));
+        PS__TRY(ps__gj(be)->gj_stripe_update(be, dt, below, cw, sb, lji, ps__mat_at(a, i0, c0),
+                                             ps__mat_at(a, i0 + sb, c0)));
     }
     if (with_b && nrhs > 0) {
         PS__TRY(ops->laswp(be, dt, nrhs, b, i0, i0 + sb, ipiv, (size_t)i0, 1));
         PS__TRY(ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, sb, nrhs, &one, lii,
                           ps__mat_at(b, i0, 0)));
-        PS__TRY(ops->gj_stripe_update(be, dt, below, nrhs, sb, lji, ps__mat_at(b, i0, 0),
-                                      ps__mat_at(b, i0 + sb, 0)));
+        PS__TRY(ps__gj(be)->gj_stripe_update(be, dt, below, nrhs, sb, lji, ps__mat_at(b, i0, 0),
+                                             ps__mat_at(b, i0 + sb, 0)));
     }
     return PS_SUCCESS;
 }
@@ -119,7 +120,7 @@ ps_status ps__gjsv(ps_context *ctx, ps__dtype dt, int n, int nrhs, ps__mat a, ps
         st = ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, sb, nrhs, &one,
                        ps__mat_at(a, i0, i0), bi);
         if (!st && i0 > 0)
-            st = ops->gj_stripe_update(be, dt, i0, nrhs, sb, ps__mat_at(a, 0, i0), bi, b);
+            st = ps__gj(be)->gj_stripe_update(be, dt, i0, nrhs, sb, ps__mat_at(a, 0, i0), bi, b);
     }
     ps__scratch_end(&sc);
     return st;

@@ -1,5 +1,5 @@
 /* The conjugate-gradient step's scalar part, one definition for the portable default
- * (core/iter/backend_defaults_iter.c) and the backends' kernels (header only, for the modules and
+ * (core/iter/iter_kernels.c) and the backends' kernels (header only, for the modules and
  * CUDA device code). */
 #ifndef PS_CORE_ITER_CG_SCALARS_H
 #define PS_CORE_ITER_CG_SCALARS_H

@@ -8,6 +8,8 @@
  * small enough.
  */
 #include "iter/iter_impl.h"
+#include "base/host_values.h"
+#include "iter/iter_kernels.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -314,7 +316,7 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     /* A stays as it is for the whole loop: the backend may read it ahead of the work queued
      * before each product */
     int held = !st && rel > s.tol && o->max_iter > 0;
-    if (held) st = s.ops->hold_matrix(s.be, dt, n, n, a);
+    if (held) st = ps__iter(s.be)->hold_matrix(s.be, dt, n, n, a);
     const int estimate_ends = pc && pc->estimate_ends;
     for (int restart = 0; !st && rel > s.tol && s.iterations < o->max_iter; restart++) {
         s.rstart_valid = 1; /* rtrue is b - A x */
@@ -328,7 +330,7 @@ ps_status ps__iter_solve_precond(ps_context *ctx, const char *fn, ps_iter_method
     }
     if (held) {
         ps__mat none = {NULL, 0, 1};
-        ps_status released = s.ops->hold_matrix(s.be, dt, 0, 0, none);
+        ps_status released = ps__iter(s.be)->hold_matrix(s.be, dt, 0, 0, none);
         if (!st) st = released;
     }
     /* Not converged: hand back the best iterate seen, judged by its true residual (unless x is

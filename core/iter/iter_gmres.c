@@ -31,6 +31,8 @@
  * backend has it.
  */
 #include "iter/iter_impl.h"
+#include "base/host_values.h"
+#include "iter/iter_kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -110,7 +112,8 @@ static ps_status update_x(ps__solver *s, host_state *h, ps__mat V, int k, ps__ve
     ps__mat Z = flexible_z(s, h->m);
     ps__vec dinv = {NULL, 0, 1};
     if (!Z.buf && s->precond) dinv = s->dinv;
-    ps_status st = s->ops->gmres_update_x(s->be, s->dt, s->n, Z.buf ? Z : V, k, h->y, dinv, x);
+    ps_status st =
+        ps__iter(s->be)->gmres_update_x(s->be, s->dt, s->n, Z.buf ? Z : V, k, h->y, dinv, x);
     if (st != PS_ERR_NOT_SUPPORTED) return st;
     ps__values_from_double(s->dt, h->y, (size_t)k, h->coef);
     ps__vec y = least_squares_y(s, h->m);
@@ -134,11 +137,13 @@ static ps_status arnoldi_enqueue(ps__solver *s, int m, ps__mat V, int j, ps__vec
     if (Z.buf && j == 0 && s->iterations == 0 && s->pc->seed_z.buf) {
         PS__TRY(ps__iter_copy(s, s->pc->seed_z, zbuf));
         PS__TRY(ps__iter_copy(s, s->pc->seed_az, w));
-        return s->ops->orthonormalize(s->be, s->dt, s->n, j + 1, V, w, step_column(s, m, j), j % 2);
+        return ps__iter(s->be)->orthonormalize(s->be, s->dt, s->n, j + 1, V, w,
+                                               step_column(s, m, j), j % 2);
     }
     PS__TRY(ps__iter_precond(s, vj, zbuf, &z));
     PS__TRY(ps__iter_matvec(s, z, w));
-    return s->ops->orthonormalize(s->be, s->dt, s->n, j + 1, V, w, step_column(s, m, j), j % 2);
+    return ps__iter(s->be)->orthonormalize(s->be, s->dt, s->n, j + 1, V, w, step_column(s, m, j),
+                                           j % 2);
 }
 
 /* Queues steps lo .. hi - 1 as one backend call (arnoldi_steps), their columns fetched through
@@ -146,8 +151,8 @@ static ps_status arnoldi_enqueue(ps__solver *s, int m, ps__mat V, int j, ps__vec
 static ps_status steps_enqueue(ps__solver *s, int m, ps__mat V, int lo, int hi, int slot) {
     ps__vec dinv = {NULL, 0, 1};
     if (s->precond) dinv = s->dinv;
-    return s->ops->arnoldi_steps(s->be, s->dt, s->n, s->a, dinv, V, lo, hi, step_column(s, m, lo),
-                                 2 * m + 3, slot);
+    return ps__iter(s->be)->arnoldi_steps(s->be, s->dt, s->n, s->a, dinv, V, lo, hi,
+                                          step_column(s, m, lo), 2 * m + 3, slot);
 }
 
 /* Steps j's column into H, its rotation, and the iteration's bookkeeping; *stop on a breakdown
@@ -195,7 +200,7 @@ static ps_status fused_steps(ps__solver *s, host_state *h, int limit, int with_b
         int hi = lo == 0 && limit > PS__ARNOLDI_CHECKPOINT ? PS__ARNOLDI_CHECKPOINT : limit;
         PS__TRY(ps__iter_fetch(s, 0, lead + hi * stride, from, h->coef, h->coefs));
         if (lo == 0 && lead && restart_ends_solve(s, h, h->coefs[0])) {
-            if (hi < limit) s->ops->arnoldi_cancel(s->be);
+            if (hi < limit) ps__iter(s->be)->arnoldi_cancel(s->be);
             *done = 1;
             return PS_SUCCESS;
         }
@@ -205,7 +210,8 @@ static ps_status fused_steps(ps__solver *s, host_state *h, int limit, int with_b
             PS__TRY(take_column(s, h, j, coefs, done, &stop));
             *k = j + 1;
             if (*done || stop) {
-                if (hi < limit) s->ops->arnoldi_cancel(s->be); /* the steps still to come */
+                if (hi < limit)
+                    ps__iter(s->be)->arnoldi_cancel(s->be); /* the steps still to come */
                 return PS_SUCCESS;
             }
         }
@@ -232,8 +238,8 @@ static ps_status end_cycle(ps__solver *s, host_state *h, ps__mat V, int k, ps__v
 static ps_status restart_call(ps__solver *s, host_state *h, ps__mat V, int j1) {
     ps__vec dinv = {NULL, 0, 1};
     if (s->precond) dinv = s->dinv;
-    return s->ops->arnoldi_restart(s->be, s->dt, s->n, s->a, dinv, s->b, s->x, V, h->pending, h->y,
-                                   j1, restart_norm(s), 2 * h->m + 3, 0);
+    return ps__iter(s->be)->arnoldi_restart(s->be, s->dt, s->n, s->a, dinv, s->b, s->x, V,
+                                            h->pending, h->y, j1, restart_norm(s), 2 * h->m + 3, 0);
 }
 
 /* One restart cycle from x (after the last cycle's pending update): at most m Arnoldi steps,
@@ -271,7 +277,7 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
          * (cuBLAS's nrm2, the read and the scaling took about 35 us per restart at n = 5000 on
          * an H100). A step 0 queued for a cycle that does not run is simply not used. */
         ps__vec beta_col = restart_norm(s);
-        PS__TRY(s->ops->orthonormalize(s->be, s->dt, s->n, 0, V, v0, beta_col, 1));
+        PS__TRY(ps__iter(s->be)->orthonormalize(s->be, s->dt, s->n, 0, V, v0, beta_col, 1));
         ps_status fst =
             h->fused && !s->pc ? steps_enqueue(s, m, V, 0, limit, 0) : PS_ERR_NOT_SUPPORTED;
         if (fst != PS_SUCCESS && fst != PS_ERR_NOT_SUPPORTED) return fst;
@@ -279,7 +285,8 @@ static ps_status cycle(ps__solver *s, host_state *h, int *done) {
         double beta;
         PS__TRY(ps__iter_fetch(s, 1, 1, beta_col, h->coef, &beta));
         if (restart_ends_solve(s, h, beta)) {
-            if (fst == PS_SUCCESS) s->ops->arnoldi_cancel(s->be); /* the steps queued above */
+            if (fst == PS_SUCCESS)
+                ps__iter(s->be)->arnoldi_cancel(s->be); /* the steps queued above */
             *done = 1;
             return PS_SUCCESS;
         }

@@ -5,6 +5,7 @@
  * the backend's fused axpby kernel.
  */
 #include "iter/iter_impl.h"
+#include "iter/iter_kernels.h"
 
 #include <math.h>
 
@@ -14,7 +15,8 @@ static ps_status cg_enqueue(ps__solver *s, const ps__cg_vectors *v, const ps__ve
                             int last, double stop_rr) {
     int out = (t + 1) % 2;
     PS__TRY(ps__iter_matvec(s, v->u, v->w));
-    return s->ops->cg_step(s->be, s->dt, s->n, v, blk[t % 2], blk[out], stop_rr, last, out);
+    return ps__iter(s->be)->cg_step(s->be, s->dt, s->n, v, blk[t % 2], blk[out], stop_rr, last,
+                                    out);
 }
 
 /* Step t's scalar block as the host reads it: the iteration's bookkeeping, and *end when the
@@ -73,8 +75,8 @@ static ps__vec cg_call_blocks(ps__solver *s, int c) {
 static ps_status cg_steps_call(ps__solver *s, const ps__cg_vectors *v, ps__vec in, int c, int t0,
                                int budget, double stop_rr, int *count) {
     *count = budget + 1 - t0 < PS__CG_STEPS_PER_CALL ? budget + 1 - t0 : PS__CG_STEPS_PER_CALL;
-    return s->ops->cg_steps(s->be, s->dt, s->n, s->a, v, in, cg_call_blocks(s, c), *count, stop_rr,
-                            budget - t0, c % 2);
+    return ps__iter(s->be)->cg_steps(s->be, s->dt, s->n, s->a, v, in, cg_call_blocks(s, c), *count,
+                                     stop_rr, budget - t0, c % 2);
 }
 
 /* Steps 0 .. budget by cg_steps calls, each queued before the host reads the scalars of the one

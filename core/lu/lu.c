@@ -27,6 +27,7 @@
 #include "base/lookahead.h"
 #include "base/matrix.h"
 #include "base/tview.h"
+#include "lu/lu_kernels.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,13 +52,13 @@ int ps__lu_block_size(ps_context *ctx, ps__dtype dt, int m, int n) {
 static ps_status lu_leaf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, int j, void *ipiv,
                          void *info, const ps__factor_kind *kind) {
     (void)kind;
-    return ctx->be.ops->getrf_panel(&ctx->be, dt, m - j, n, ps__mat_at(a, j, j), ipiv, (size_t)j, j,
-                                    info);
+    return ps__lu(&ctx->be)->getrf_panel(&ctx->be, dt, m - j, n, ps__mat_at(a, j, j), ipiv,
+                                         (size_t)j, j, info);
 }
 
 static int lu_leaf_width(ps_context *ctx, ps__dtype dt, int m) {
     return ctx->tuning.lu_panel_width > 0 ? ctx->tuning.lu_panel_width
-                                          : ctx->be.ops->panel_width(&ctx->be, dt, m);
+                                          : ps__lu(&ctx->be)->panel_width(&ctx->be, dt, m);
 }
 
 static const ps__factor_kind lu_kind = {1, lu_leaf, lu_leaf_width, {NULL, 0, 1}, 1, PS__ALGO_LU};

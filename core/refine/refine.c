@@ -36,6 +36,7 @@
 #include "iter/iter.h"
 #include "lu/lu.h"
 #include "refine/trsv_blocked.h"
+#include "refine/refine_kernels.h"
 
 #include <float.h>
 #include <limits.h>
@@ -67,8 +68,8 @@
 /* dst = R src, widened to double (src float), or in place in double (R = I without RBT). */
 static ps_status widen(refine *w, ps__dtype src_dt, int cols, ps__mat src, ps__mat dst) {
     if (w->rbt[0])
-        return w->ops->butterfly(w->be, src_dt, PS__DOUBLE, w->n, cols, 1.0, w->rbt[1], NULL, src,
-                                 dst, w->flag);
+        return ps__refine(w->be)->butterfly(w->be, src_dt, PS__DOUBLE, w->n, cols, 1.0, w->rbt[1],
+                                            NULL, src, dst, w->flag);
     if (src_dt == PS__DOUBLE) return PS_SUCCESS;
     return w->ops->convert(w->be, src_dt, PS__DOUBLE, w->n, cols, 1.0, src, dst, w->flag);
 }
@@ -131,8 +132,8 @@ static ps_status mixed_solve(refine *w, ps__mat zm) {
         PS__TRY(ps__trsv_blocked_solve(w->ctx, &w->blocked, PS__LOWER, w->af, z, dv));
         return ps__trsv_blocked_solve(w->ctx, &w->blocked, PS__UPPER, w->af, dv, z);
     }
-    PS__TRY(w->ops->trsv_mixed(w->be, PS__LOWER, PS__UNIT, w->n, w->af, z));
-    return w->ops->trsv_mixed(w->be, PS__UPPER, PS__NONUNIT, w->n, w->af, z);
+    PS__TRY(ps__refine(w->be)->trsv_mixed(w->be, PS__LOWER, PS__UNIT, w->n, w->af, z));
+    return ps__refine(w->be)->trsv_mixed(w->be, PS__UPPER, PS__NONUNIT, w->n, w->af, z);
 }
 
 /* The GMRES-IR preconditioner: z = R (LU)^-1 L (scale v) in double, with the float factors
@@ -146,8 +147,8 @@ static ps_status precondition(void *arg, ps__vec v, ps__vec z) {
     if (!w->ad.buf && !w->mixed && !w->blocked.nb) return low_solve(w, 1, vm, zm, NULL);
     /* dv = L (scale v), then z = (LU)^-1 P^T dv; v (a GMRES basis vector) is left as it was */
     if (w->rbt[0])
-        PS__TRY(w->ops->butterfly(w->be, PS__DOUBLE, PS__DOUBLE, w->n, 1, w->scale, w->rbt[0], NULL,
-                                  vm, w->dv, w->flag));
+        PS__TRY(ps__refine(w->be)->butterfly(w->be, PS__DOUBLE, PS__DOUBLE, w->n, 1, w->scale,
+                                             w->rbt[0], NULL, vm, w->dv, w->flag));
     else
         PS__TRY(
             w->ops->convert(w->be, PS__DOUBLE, PS__DOUBLE, w->n, 1, w->scale, vm, w->dv, w->flag));
@@ -237,7 +238,7 @@ static ps_status factors_in_double(refine *w) {
         w->ctx->last_error[0] = '\0';
     }
     ps__vec none = {w->d.buf, 0, 1};
-    ps_status probe = w->ops->trsv_mixed(w->be, PS__LOWER, PS__UNIT, 0, w->af, none);
+    ps_status probe = ps__refine(w->be)->trsv_mixed(w->be, PS__LOWER, PS__UNIT, 0, w->af, none);
     if (probe == PS_SUCCESS) {
         w->mixed = 1;
         return PS_SUCCESS;

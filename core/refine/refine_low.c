@@ -5,6 +5,7 @@
 
 #include "base/check.h"
 #include "lu/lu.h"
+#include "refine/refine_kernels.h"
 
 #include <float.h>
 #include <limits.h>
@@ -39,11 +40,11 @@ ps_status ps__refine_narrow(refine *w, int cols, ps__mat src, ps__mat dst, const
                             int transposed, int *overflow) {
     if (overflow) PS__TRY(ps__zero_info(w->ctx, w->flag));
     if (transposed)
-        PS__TRY(w->ops->convert_transposed(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale, src,
-                                           dst, w->flag));
+        PS__TRY(ps__refine(w->be)->convert_transposed(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols,
+                                                      w->scale, src, dst, w->flag));
     else if (w->rbt[0])
-        PS__TRY(w->ops->butterfly(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale, w->rbt[0],
-                                  right, src, dst, w->flag));
+        PS__TRY(ps__refine(w->be)->butterfly(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale,
+                                             w->rbt[0], right, src, dst, w->flag));
     else
         PS__TRY(
             w->ops->convert(w->be, PS__DOUBLE, PS__FLOAT, w->n, cols, w->scale, src, dst, w->flag));
@@ -166,8 +167,8 @@ static int narrow_transposed(refine *w, const ps_refine_options *o) {
     if (w->rbt[0] || !ps__getrf_holds_transposed(w->ctx, PS__FLOAT, w->n)) return 0;
     if (o->precision == PS_LOWPREC_FP16X3 && w->a.ld != w->n) return 0;
     ps__mat none = {NULL, 0, 1};
-    if (w->ops->convert_transposed(w->be, PS__DOUBLE, PS__FLOAT, 0, 0, 1.0, none, none, NULL) ==
-        PS_SUCCESS)
+    if (ps__refine(w->be)->convert_transposed(w->be, PS__DOUBLE, PS__FLOAT, 0, 0, 1.0, none, none,
+                                              NULL) == PS_SUCCESS)
         return 1;
     w->ctx->last_error[0] = '\0'; /* a refusal is an answer here */
     return 0;

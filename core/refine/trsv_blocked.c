@@ -1,12 +1,13 @@
 #include "refine/trsv_blocked.h"
 
 #include "base/matrix.h"
+#include "refine/refine_kernels.h"
 
 int ps__gemv_mixed_offered(ps_context *ctx) {
     ps__backend *be = &ctx->be;
     ps__mat none = {NULL, 0, 1};
     ps__vec nothing = {NULL, 0, 1};
-    if (be->ops->gemv_mixed(be, 0, 0, 0.0, none, nothing, nothing) == PS_SUCCESS) return 1;
+    if (ps__refine(be)->gemv_mixed(be, 0, 0, 0.0, none, nothing, nothing) == PS_SUCCESS) return 1;
     ctx->last_error[0] = '\0'; /* a refusal (no double on this device) is an answer here */
     return 0;
 }
@@ -80,7 +81,6 @@ ps_status ps__trsv_blocked_make(ps__scratch *s, int n, int nb, ps__mat lu, void 
 /* The solve's chain of products, 2 blocks - 1 of them, each waiting for the one before. */
 static ps_status solve_chain(ps__backend *be, const ps__trsv_blocked *t, int side, ps__mat lu,
                              ps__vec b, ps__vec x) {
-    const ps__backend_ops *ops = be->ops;
     int n = t->n;
     ps__scalar zero = ps__scalar_of(PS__DOUBLE, 0.0), one = ps__scalar_of(PS__DOUBLE, 1.0);
     for (int step = 0; step < t->blocks; step++) {
@@ -89,13 +89,13 @@ static ps_status solve_chain(ps__backend *be, const ps__trsv_blocked *t, int sid
         ps__vec xb = {x.buf, x.off + (size_t)b0 * (size_t)x.inc, x.inc};
         /* x_b = T_bb^-1 b_b, every earlier block (in the solve's order) already subtracted; the
          * inverse is triangular, its other half the zeros the trsm on the identity left */
-        PS__TRY(ops->gemv_triangle(be, PS__DOUBLE, side ? PS__UPPER : PS__LOWER, bs, &one,
-                                   inverse_of(t, side, blk), bb, &zero, xb));
+        PS__TRY(ps__refine(be)->gemv_triangle(be, PS__DOUBLE, side ? PS__UPPER : PS__LOWER, bs,
+                                              &one, inverse_of(t, side, blk), bb, &zero, xb));
         /* the blocks still to come less block column blk times x_b: below it (L) or above it (U) */
         int r0 = side ? 0 : b0 + bs, rows = side ? b0 : n - b0 - bs;
         if (rows == 0) continue;
         ps__vec rest = {b.buf, b.off + (size_t)r0 * (size_t)b.inc, b.inc};
-        PS__TRY(ops->gemv_mixed(be, rows, bs, -1.0, ps__mat_at(lu, r0, b0), xb, rest));
+        PS__TRY(ps__refine(be)->gemv_mixed(be, rows, bs, -1.0, ps__mat_at(lu, r0, b0), xb, rest));
     }
     return PS_SUCCESS;
 }
@@ -107,8 +107,8 @@ ps_status ps__trsv_blocked_solve(ps_context *ctx, const ps__trsv_blocked *t, ps_
      * block before the one ahead of it has finished (read_only_matrices). On CUDA at n = 32768
      * an application is 62 products of 10-90 us with 1.7-1.9 us idle between them (H100); so
      * launched, GMRES-IR's 60 Arnoldi steps took 215 ms against 227 (H200). */
-    PS__TRY(be->ops->read_only_matrices(be, 1));
+    PS__TRY(ps__refine(be)->read_only_matrices(be, 1));
     ps_status st = solve_chain(be, t, uplo == PS__UPPER, lu, b, x);
-    ps_status off = be->ops->read_only_matrices(be, 0);
+    ps_status off = ps__refine(be)->read_only_matrices(be, 0);
     return st != PS_SUCCESS ? st : off;
 }

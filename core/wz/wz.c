@@ -23,7 +23,7 @@
  * order their swaps are LAPACK's row interchanges, so laswp applies them.
  */
 #include "wz/wz.h"
-#include "wz/backend_defaults_wz.h"
+#include "wz/wz_kernels.h"
 #include "lu/lu.h"
 
 int ps__wz_block_size(ps_context *ctx, ps__dtype dt, int n) {
@@ -38,13 +38,13 @@ static ps_status wz_leaf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a,
                          void *info, const ps__factor_kind *kind) {
     ps__vec z = kind->zsub;
     z.off += (size_t)(j / 2) * (size_t)z.inc;
-    return ctx->be.ops->wz_panel(&ctx->be, dt, m - j, n, ps__mat_at(a, j, j), z, ipiv, (size_t)j, j,
-                                 info, kind->pivoting);
+    return ps__wz(&ctx->be)->wz_panel(&ctx->be, dt, m - j, n, ps__mat_at(a, j, j), z, ipiv,
+                                      (size_t)j, j, info, kind->pivoting);
 }
 
 static int wz_leaf_width(ps_context *ctx, ps__dtype dt, int m) {
     int w = ctx->tuning.wz_panel_width > 0 ? ctx->tuning.wz_panel_width
-                                           : ctx->be.ops->wz_panel_width(&ctx->be, dt, m);
+                                           : ps__wz(&ctx->be)->wz_panel_width(&ctx->be, dt, m);
     w -= w % 2;
     return w < 2 ? 2 : w;
 }
@@ -66,9 +66,10 @@ ps_status ps__wztrf_vector(ps_context *ctx, ps__dtype dt, int n, ps__mat a, ps__
     for (int k = 0; 2 * k <= n - 1; k++) {
         int k2 = n - 1 - k, inner = k2 - k - 1;
         if (host_corners)
-            PS__TRY(ps__default_wz_corner(be, dt, n, k, a, work, ipiv, info, pivoting));
+            PS__TRY(
+                ps__wz_kernels_defaults()->wz_corner(be, dt, n, k, a, work, ipiv, info, pivoting));
         else
-            PS__TRY(ops->wz_corner(be, dt, n, k, a, work, ipiv, info, pivoting));
+            PS__TRY(ps__wz(be)->wz_corner(be, dt, n, k, a, work, ipiv, info, pivoting));
         if (inner <= 0) continue;
         ps__mat inside = ps__mat_at(a, k + 1, k + 1);
         PS__TRY(ops->ger(be, dt, inner, inner, &minus_one, ps__mat_col(a, k + 1, k),
@@ -99,8 +100,8 @@ ps_status ps__wztrs_steps(ps_context *ctx, ps__dtype dt, int n, int nrhs, ps__ma
         int j1 = j0 + zb < n ? j0 + zb : n;
         ps__vec z = zsub;
         z.off += (size_t)(j0 / 2) * (size_t)z.inc;
-        PS__TRY(
-            ops->wz_zsolve(be, dt, j1 - j0, nrhs, ps__mat_at(w, j0, j0), z, ps__mat_at(b, j0, 0)));
+        PS__TRY(ps__wz(be)->wz_zsolve(be, dt, j1 - j0, nrhs, ps__mat_at(w, j0, j0), z,
+                                      ps__mat_at(b, j0, 0)));
         if (j0 > 0)
             PS__TRY(ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, j0, nrhs, j1 - j0, &minus_one,
                               ps__mat_at(w, 0, j0), ps__mat_at(b, j0, 0), &one, b));

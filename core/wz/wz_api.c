@@ -8,6 +8,7 @@
 #include "base/matrix.h"
 #include "base/staging.h"
 #include "wz/wz.h"
+#include "wz/wz_kernels.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -158,11 +159,11 @@ static ps_status wz_factor(ps__scratch *s, ps__dtype dt, int n, ps__mat a, wz_wo
     if (ctx->tuning.wz_variant == PS_WZ_BLOCKED) {
         ws->steps = 1;
         ps__vec plain = {NULL, 0, 1}; /* A itself: no corner entries to set aside */
-        PS__TRY(ops->wz_reorder(be, dt, n, n, 1, 1, a, ws->w, plain));
+        PS__TRY(ps__wz(be)->wz_reorder(be, dt, n, n, 1, 1, a, ws->w, plain));
         PS__TRY(ps__wztrf_steps(ctx, dt, n, ws->w, ws->zsub, ws->ipiv, ws->info, pivoting));
         PS__TRY(ps__read_info(ctx, ws->info, info));
         if (breaks_down(ctx, *info)) return PS_SUCCESS;
-        PS__TRY(ops->wz_reorder(be, dt, n, n, 1, 0, ws->w, a, ws->zsub));
+        PS__TRY(ps__wz(be)->wz_reorder(be, dt, n, n, 1, 0, ws->w, a, ws->zsub));
         PS__TRY(ps__download_pivots(ctx, n, ws->ipiv, ipiv));
         for (int i = 0; i < n; i++) ipiv[i] -= 1;
         return pivots_to_natural(s, n, ipiv);
@@ -187,13 +188,13 @@ static ps_status wz_solve(ps__scratch *s, ps__dtype dt, int n, int nrhs, ps__mat
     ps__backend *be = &ctx->be;
     if (!ws->steps) {
         PS__TRY(upload_step_pivots(s, n, ipiv, ws->ipiv, fn, ipiv_pos));
-        PS__TRY(be->ops->wz_reorder(be, dt, n, n, 1, 1, a, ws->w, ws->zsub));
+        PS__TRY(ps__wz(be)->wz_reorder(be, dt, n, n, 1, 1, a, ws->w, ws->zsub));
         ws->steps = 1;
     }
     ps__mat bs = ws->rows;
-    PS__TRY(be->ops->wz_reorder(be, dt, n, nrhs, 0, 1, b, bs, ws->zsub));
+    PS__TRY(ps__wz(be)->wz_reorder(be, dt, n, nrhs, 0, 1, b, bs, ws->zsub));
     PS__TRY(ps__wztrs_steps(ctx, dt, n, nrhs, ws->w, ws->zsub, ws->ipiv, bs));
-    return be->ops->wz_reorder(be, dt, n, nrhs, 0, 0, bs, b, ws->zsub);
+    return ps__wz(be)->wz_reorder(be, dt, n, nrhs, 0, 0, bs, b, ws->zsub);
 }
 
 /* ---- device matrices ---- */

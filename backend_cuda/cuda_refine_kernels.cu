@@ -51,8 +51,8 @@ __global__ void convert_transposed_kernel(int rows, int cols, double alpha, cons
     if (bad) *info = 1;
 }
 
-// The butterfly entry (core/backend.h; ps__butterfly_orbit in core/refine/backend_defaults_ir.h is
-// the definition this restates). Slot s of a dimension of order n with q orbits: orbit s's four
+// The butterfly entry (core/refine/refine_kernels.h; ps__butterfly_orbit in core/refine/butterfly.h
+// is the definition this restates). Slot s of a dimension of order n with q orbits: orbit s's four
 // indices, or one index beyond them.
 __device__ __forceinline__ int butterfly_slot(int q, int s, int idx[4]) {
     if (s >= q) {

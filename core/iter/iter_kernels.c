@@ -4,26 +4,16 @@
  * whose queue runs apart from the host (CUDA) replaces them with kernels that keep the scalars
  * on the device, so the host can read them a step late.
  */
-#include "iter/backend_defaults_iter.h"
+#include "iter/iter_kernels.h"
+#include "base/host_values.h"
 #include "iter/cg_scalars.h"
 #include "iter/orthonormalize.h"
 #include "base/tuning.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-ps_status ps__default_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src) {
-    (void)be, (void)dt, (void)slot, (void)count, (void)src;
-    return PS_SUCCESS; /* fetch_wait reads src, which the caller promised not to change */
-}
-
-ps_status ps__default_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src,
-                                 void *host) {
-    (void)slot;
-    ps__mat m = {src.buf, src.off, count > 0 ? count : 1};
-    return be->ops->download(be, dt, count, 1, m, host, count > 0 ? count : 1);
-}
 
 /* The scalar block between the device (dt) and host doubles. */
 static ps_status read_block(ps__backend *be, ps__dtype dt, ps__vec blk, double *s) {
@@ -84,15 +74,16 @@ static ps_status cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vect
     return write_block(be, dt, s, out);
 }
 
-ps_status ps__default_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v,
-                              ps__vec in, ps__vec out, double stop_rr, int last, int fetch_slot) {
+static ps_status default_cg_step(ps__backend *be, ps__dtype dt, int n, const ps__cg_vectors *v,
+                                 ps__vec in, ps__vec out, double stop_rr, int last,
+                                 int fetch_slot) {
     PS__TRY(cg_step(be, dt, n, v, in, out, stop_rr, last));
     if (fetch_slot < 0) return PS_SUCCESS;
     return be->ops->fetch_start(be, dt, fetch_slot, PS__CG_SCALARS, out);
 }
 
-ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v,
-                                     ps__vec w, ps__vec col, int fetch_slot) {
+static ps_status default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k, ps__mat v,
+                                        ps__vec w, ps__vec col, int fetch_slot) {
     ps__scalar nrm;
     PS__TRY(ps__orthonormalize_project(be, dt, n, k, v, w, col));
     PS__TRY(be->ops->nrm2(be, dt, n, w, &nrm));
@@ -113,9 +104,9 @@ ps_status ps__default_orthonormalize(ps__backend *be, ps__dtype dt, int n, int k
  * otherwise, and with dinv (the product would need a vector apart from its result),
  * PS_ERR_NOT_SUPPORTED: per-step calls cost the same without the waste of steps queued past
  * convergence. */
-ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
-                                    ps__mat v, int j0, int j1, ps__vec col, int col_stride,
-                                    int fetch_slot) {
+static ps_status default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
+                                       ps__vec dinv, ps__mat v, int j0, int j1, ps__vec col,
+                                       int col_stride, int fetch_slot) {
     if (!be->tuning->arnoldi_composed || dinv.buf) return PS_ERR_NOT_SUPPORTED;
     ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0);
     for (int j = j0; j < j1; j++) {
@@ -123,7 +114,7 @@ ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__ma
         ps__vec w = {v.buf, v.off + (size_t)(j + 1) * (size_t)v.ld, 1};
         ps__vec cj = ps__vec_at(col, (size_t)(j - j0) * (size_t)col_stride);
         PS__TRY(be->ops->gemv(be, dt, PS__NOTRANS, n, n, &one, a, vj, &zero, w));
-        PS__TRY(be->ops->orthonormalize(be, dt, n, j + 1, v, w, cj, -1));
+        PS__TRY(ps__iter(be)->orthonormalize(be, dt, n, j + 1, v, w, cj, -1));
         ps__scalar raw;
         ps__mat hm = {cj.buf, cj.off + 2 * (size_t)(j + 1), 1};
         PS__TRY(be->ops->download(be, dt, 1, 1, hm, &raw, 1));
@@ -137,8 +128,8 @@ ps_status ps__default_arnoldi_steps(ps__backend *be, ps__dtype dt, int n, ps__ma
 /* x += V y by an axpy per column (y's elements as the axpys' scalars, so nothing waits for the
  * device). Only when tuning arnoldi_composed=1 asks for it and without dinv, as
  * arnoldi_steps: otherwise GMRES's own upload, gemv and axpy take fewer calls. */
-ps_status ps__default_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
-                                     const double *y, ps__vec dinv, ps__vec x) {
+static ps_status default_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__mat v, int ky,
+                                        const double *y, ps__vec dinv, ps__vec x) {
     if (!be->tuning->arnoldi_composed || dinv.buf) return PS_ERR_NOT_SUPPORTED;
     for (int c = 0; c < ky && n > 0; c++) {
         ps__vec vc = {v.buf, v.off + (size_t)c * (size_t)v.ld, 1};
@@ -152,23 +143,24 @@ ps_status ps__default_gmres_update_x(ps__backend *be, ps__dtype dt, int n, ps__m
  * norm and v_0 by orthonormalize against no columns, then the steps as the default
  * arnoldi_steps takes them (not the backend's, which might decline after x has changed). Only
  * when tuning arnoldi_composed=1 asks for it and without dinv, as arnoldi_steps. */
-ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a, ps__vec dinv,
-                                      ps__vec b, ps__vec x, ps__mat v, int ky, const double *y,
-                                      int j1, ps__vec out, int col_stride, int fetch_slot) {
+static ps_status default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__mat a,
+                                         ps__vec dinv, ps__vec b, ps__vec x, ps__mat v, int ky,
+                                         const double *y, int j1, ps__vec out, int col_stride,
+                                         int fetch_slot) {
     if (!be->tuning->arnoldi_composed || dinv.buf || j1 < 1) return PS_ERR_NOT_SUPPORTED;
-    PS__TRY(ps__default_gmres_update_x(be, dt, n, v, ky, y, dinv, x));
+    PS__TRY(default_gmres_update_x(be, dt, n, v, ky, y, dinv, x));
     ps__vec r = {v.buf, v.off, 1};
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     PS__TRY(be->ops->copy(be, dt, n, b, r));
     PS__TRY(be->ops->gemv(be, dt, PS__NOTRANS, n, n, &minus_one, a, x, &one, r));
-    PS__TRY(be->ops->orthonormalize(be, dt, n, 0, v, r, out, -1));
+    PS__TRY(ps__iter(be)->orthonormalize(be, dt, n, 0, v, r, out, -1));
     ps__scalar raw;
     ps__mat bm = {out.buf, out.off, 1};
     PS__TRY(be->ops->download(be, dt, 1, 1, bm, &raw, 1));
     double beta = ps__scalar_value(dt, raw);
     if (beta > 0 && isfinite(beta))
-        PS__TRY(ps__default_arnoldi_steps(be, dt, n, a, dinv, v, 0, j1, ps__vec_at(out, 1),
-                                          col_stride, -1));
+        PS__TRY(default_arnoldi_steps(be, dt, n, a, dinv, v, 0, j1, ps__vec_at(out, 1), col_stride,
+                                      -1));
     if (fetch_slot < 0) return PS_SUCCESS;
     return be->ops->fetch_start(be, dt, fetch_slot, 1 + j1 * col_stride, out);
 }
@@ -177,17 +169,47 @@ ps_status ps__default_arnoldi_restart(ps__backend *be, ps__dtype dt, int n, ps__
  * for it, so that tests can run CG's path for fused steps on backends that have none; otherwise
  * PS_ERR_NOT_SUPPORTED: per-step calls cost the same, and CG's driver reads each step's
  * scalars a step late. */
-ps_status ps__default_cg_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
-                               const ps__cg_vectors *v, ps__vec in, ps__vec out, int count,
-                               double stop_rr, int last, int fetch_slot) {
+static ps_status default_cg_steps(ps__backend *be, ps__dtype dt, int n, ps__mat a,
+                                  const ps__cg_vectors *v, ps__vec in, ps__vec out, int count,
+                                  double stop_rr, int last, int fetch_slot) {
     if (!be->tuning->cg_composed || count < 1) return PS_ERR_NOT_SUPPORTED;
     ps__scalar one = ps__scalar_of(dt, 1.0), zero = ps__scalar_of(dt, 0.0);
     for (int i = 0; i < count; i++) {
         ps__vec from = i == 0 ? in : ps__vec_at(out, (size_t)(i - 1) * PS__CG_SCALARS);
         ps__vec to = ps__vec_at(out, (size_t)i * PS__CG_SCALARS);
         PS__TRY(be->ops->gemv(be, dt, PS__NOTRANS, n, n, &one, a, v->u, &zero, v->w));
-        PS__TRY(be->ops->cg_step(be, dt, n, v, from, to, stop_rr, i == last, -1));
+        PS__TRY(ps__iter(be)->cg_step(be, dt, n, v, from, to, stop_rr, i == last, -1));
     }
     if (fetch_slot < 0) return PS_SUCCESS;
     return be->ops->fetch_start(be, dt, fetch_slot, count * PS__CG_SCALARS, out);
+}
+
+/* Nothing reads ahead: the hint needs no action. */
+static ps_status default_hold_matrix(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a) {
+    (void)be, (void)dt, (void)rows, (void)cols, (void)a;
+    return PS_SUCCESS;
+}
+
+/* arnoldi_steps' default has finished its steps when it returns: nothing to stop. */
+static void default_arnoldi_cancel(ps__backend *be) {
+    (void)be;
+}
+
+static const ps__iter_kernels defaults = {
+    .header = {PS__ITER_KERNELS_ABI, sizeof(ps__iter_kernels)},
+    .cg_step = default_cg_step,
+    .orthonormalize = default_orthonormalize,
+    .hold_matrix = default_hold_matrix,
+    .arnoldi_steps = default_arnoldi_steps,
+    .arnoldi_cancel = default_arnoldi_cancel,
+    .arnoldi_restart = default_arnoldi_restart,
+    .gmres_update_x = default_gmres_update_x,
+    .cg_steps = default_cg_steps,
+};
+
+_Static_assert(offsetof(ps__iter_kernels, cg_step) == sizeof(ps__family_header),
+               "a family table is its header, then function pointers");
+
+const ps__iter_kernels *ps__iter_kernels_defaults(void) {
+    return &defaults;
 }

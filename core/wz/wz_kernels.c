@@ -7,11 +7,13 @@
  * axpy + iamax). core's "vector-host" WZ variant calls default_wz_corner on purpose, to
  * reproduce the published algorithm; the reorder and diagonal-solve defaults go through the host.
  */
-#include "wz/backend_defaults_wz.h"
+#include "wz/wz_kernels.h"
+#include "base/host_values.h"
 #include "wz/wz_corner.h"
 
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,8 +118,8 @@ static ps_status read_corner(ps__backend *be, ps__dtype dt, ps__mat a, int r0, i
     return PS_SUCCESS;
 }
 
-ps_status ps__default_wz_corner(ps__backend *be, ps__dtype dt, int n, int k, ps__mat a,
-                                ps__vec work, void *ipiv, void *info, int pivoting) {
+static ps_status default_wz_corner(ps__backend *be, ps__dtype dt, int n, int k, ps__mat a,
+                                   ps__vec work, void *ipiv, void *info, int pivoting) {
     int k2 = n - 1 - k;
     if (k == k2) {
         double v;
@@ -179,9 +181,9 @@ static ps_status panel_step(ps__backend *be, ps__dtype dt, int m, int w, ps__mat
                     ps__mat_row(a, t1, t1 + 1), ps__mat_at(a, t1 + 1, t1 + 1));
 }
 
-ps_status ps__default_wz_panel(ps__backend *be, ps__dtype dt, int m, int w, ps__mat a, ps__vec zsub,
-                               void *ipiv, size_t ipiv_off, int row_base, void *info,
-                               int pivoting) {
+static ps_status default_wz_panel(ps__backend *be, ps__dtype dt, int m, int w, ps__mat a,
+                                  ps__vec zsub, void *ipiv, size_t ipiv_off, int row_base,
+                                  void *info, int pivoting) {
     if (m <= 0 || w <= 0) return PS_SUCCESS;
     void *buf;
     PS__TRY(be->ops->alloc(be, (size_t)m * ps__dtype_size(dt), &buf));
@@ -193,7 +195,7 @@ ps_status ps__default_wz_panel(ps__backend *be, ps__dtype dt, int m, int w, ps__
     return st;
 }
 
-int ps__default_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
+static int default_wz_panel_width(ps__backend *be, ps__dtype dt, int m) {
     (void)be, (void)dt, (void)m;
     return 8;
 }
@@ -203,8 +205,8 @@ static int nat(int n, int t) {
 }
 
 /* Through the host: src is read once, permuted, and written to dst. */
-ps_status ps__default_wz_reorder(ps__backend *be, ps__dtype dt, int n, int ncols, int square,
-                                 int to_steps, ps__mat src, ps__mat dst, ps__vec zsub) {
+static ps_status default_wz_reorder(ps__backend *be, ps__dtype dt, int n, int ncols, int square,
+                                    int to_steps, ps__mat src, ps__mat dst, ps__vec zsub) {
     if (n <= 0 || ncols <= 0) return PS_SUCCESS;
     size_t es = ps__dtype_size(dt), count = (size_t)n * (size_t)ncols;
     int pairs = zsub.buf && square ? n / 2 : 0;
@@ -242,8 +244,8 @@ ps_status ps__default_wz_reorder(ps__backend *be, ps__dtype dt, int n, int ncols
 }
 
 /* Through the host, in double. */
-ps_status ps__default_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs, ps__mat zf,
-                                ps__vec zsub, ps__mat x) {
+static ps_status default_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs, ps__mat zf,
+                                   ps__vec zsub, ps__mat x) {
     if (nb <= 0 || nrhs <= 0) return PS_SUCCESS;
     size_t es = ps__dtype_size(dt), nz = (size_t)nb * nb, nx = (size_t)nb * nrhs;
     int pairs = nb / 2;
@@ -284,4 +286,20 @@ ps_status ps__default_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs,
     }
     free(u), free(raw);
     return st;
+}
+
+static const ps__wz_kernels defaults = {
+    .header = {PS__WZ_KERNELS_ABI, sizeof(ps__wz_kernels)},
+    .wz_corner = default_wz_corner,
+    .wz_panel = default_wz_panel,
+    .wz_panel_width = default_wz_panel_width,
+    .wz_reorder = default_wz_reorder,
+    .wz_zsolve = default_wz_zsolve,
+};
+
+_Static_assert(offsetof(ps__wz_kernels, wz_corner) == sizeof(ps__family_header),
+               "a family table is its header, then function pointers");
+
+const ps__wz_kernels *ps__wz_kernels_defaults(void) {
+    return &defaults;
 }

@@ -150,3 +150,10 @@ ps_status ps_cl_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__mat 
            local[2] = {32, PS_CL_GEMV_MIXED_GROUPS};
     return ps_cl_launch(be, kern, "ps_gemv_mixed", 12, sizes, values, 2, items, local);
 }
+
+const ps__refine_kernels ps_cl_refine_kernels = {
+    .header = {PS__REFINE_KERNELS_ABI, sizeof(ps__refine_kernels)},
+    .butterfly = ps_cl_butterfly,
+    .trsv_mixed = ps_cl_trsv_mixed,
+    .gemv_mixed = ps_cl_gemv_mixed,
+};

@@ -4,7 +4,8 @@
  * norm, and the triangular solve with float factors in double. Float GEMMs compute in float only,
  * so set_float_compute is the default's.
  */
-#include "../core/refine/backend_defaults_ir.h"
+#include "../core/base/blas_defaults.h"
+#include "../core/refine/butterfly.h"
 #include "cpu_internal.h"
 
 #include <math.h>
@@ -138,3 +139,11 @@ ps_status ps__cpu_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__ma
     }
     return PS_SUCCESS;
 }
+
+const ps__refine_kernels ps__cpu_refine_kernels = {
+    .header = {PS__REFINE_KERNELS_ABI, sizeof(ps__refine_kernels)},
+    .butterfly = ps__cpu_butterfly,
+    .trsv_mixed = ps__cpu_trsv_mixed,
+    .gemv_mixed = ps__cpu_gemv_mixed,
+    .convert_transposed = ps__cpu_convert_transposed,
+};

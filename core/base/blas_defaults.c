@@ -1,11 +1,10 @@
-/*
- * Portable defaults of trmm, colswp, transpose and the Gauss-Jordan stripe update, from the
- * required entries. trmm recurses on the triangle (two half-size trmm and one gemm per level) down
- * to single rows or columns, whose diagonal element is read back: correct everywhere, fast nowhere;
- * every shipped backend has a vendor trmm.
- */
-#include "gj/backend_defaults_gj.h"
+/* Portable defaults of the BLAS-like base entries (backend.h) that need more than a few lines:
+ * trmm, column interchanges, transposes, conversion and the infinity norm, each from the
+ * required entries and obviously right over fast (a transfer per column or row), and the late
+ * reads of fetch_start and fetch_wait. */
+#include "base/blas_defaults.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -90,9 +89,72 @@ ps_status ps__default_transpose(ps__backend *be, ps__dtype dt, int rows, int col
     return PS_SUCCESS;
 }
 
-ps_status ps__default_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s,
-                                       ps__mat ji, ps__mat ik, ps__mat jk) {
-    if (m <= 0 || ncols <= 0 || s <= 0) return PS_SUCCESS;
-    ps__scalar minus = ps__scalar_of(dt, -1.0), one = ps__scalar_of(dt, 1.0);
-    return be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m, ncols, s, &minus, ji, ik, &one, jk);
+ps_status ps__default_convert(ps__backend *be, ps__dtype src_dt, ps__dtype dst_dt, int rows,
+                              int cols, double alpha, ps__mat src, ps__mat dst, void *info) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    void *in = malloc((size_t)rows * sizeof(double)), *out = malloc((size_t)rows * sizeof(double));
+    ps_status st =
+        in && out ? PS_SUCCESS
+                  : ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "convert: out of host memory");
+    int overflow = 0;
+    for (int j = 0; j < cols && st == PS_SUCCESS; j++) {
+        st = be->ops->download(be, src_dt, rows, 1, ps__mat_at(src, 0, j), in, rows);
+        for (int i = 0; i < rows && st == PS_SUCCESS; i++) {
+            ps__host_store(dst_dt, out, (size_t)i,
+                           ps__convert_value(dst_dt, alpha, ps__host_at(src_dt, in, i), &overflow));
+        }
+        if (st == PS_SUCCESS)
+            st = be->ops->upload(be, dst_dt, rows, 1, out, rows, ps__mat_at(dst, 0, j));
+    }
+    if (st == PS_SUCCESS && overflow) {
+        int32_t one = 1;
+        ps__mat word = {info, 0, 1};
+        st = be->ops->upload(be, PS__INT32, 1, 1, &one, 1, word);
+    }
+    free(in), free(out);
+    return st;
+}
+
+ps_status ps__default_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat a,
+                               double *result) {
+    *result = 0;
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    void *col = malloc((size_t)rows * sizeof(double));
+    double *sums = calloc((size_t)rows, sizeof(double));
+    ps_status st = col && sums ? PS_SUCCESS
+                               : ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY,
+                                                  "norm_inf: out of host memory");
+    for (int j = 0; j < cols && st == PS_SUCCESS; j++) {
+        st = be->ops->download(be, dt, rows, 1, ps__mat_at(a, 0, j), col, rows);
+        for (int i = 0; i < rows && st == PS_SUCCESS; i++) sums[i] += fabs(ps__host_at(dt, col, i));
+    }
+    for (int i = 0; i < rows && st == PS_SUCCESS; i++) {
+        if (isnan(sums[i])) {
+            *result = sums[i];
+            break;
+        }
+        if (sums[i] > *result) *result = sums[i];
+    }
+    free(col), free(sums);
+    return st;
+}
+
+ps_status ps__default_set_float_compute(ps__backend *be, ps__float_compute mode) {
+    if (mode == PS__COMPUTE_FP32) return PS_SUCCESS;
+    return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED,
+                            "the %s backend computes float GEMMs in float only (no tensor-core "
+                            "TF32/FP16/BF16 mode)",
+                            be->ops->name);
+}
+
+ps_status ps__default_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src) {
+    (void)be, (void)dt, (void)slot, (void)count, (void)src;
+    return PS_SUCCESS; /* fetch_wait reads src, which the caller promised not to change */
+}
+
+ps_status ps__default_fetch_wait(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src,
+                                 void *host) {
+    (void)slot;
+    ps__mat m = {src.buf, src.off, count > 0 ? count : 1};
+    return be->ops->download(be, dt, count, 1, m, host, count > 0 ? count : 1);
 }

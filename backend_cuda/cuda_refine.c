@@ -1,4 +1,4 @@
-/* The CUDA backend's mixed-precision entries: the kernels of cuda_ir_kernels.cu, and the float
+/* The CUDA backend's mixed-precision entries: the kernels of cuda_refine_kernels.cu, and the float
  * GEMM compute modes (cuda_blas.c reads st->float_compute). */
 #include "cuda_internal.h"
 
@@ -102,3 +102,13 @@ ps_status ps_cuda_gemv_mixed(ps__backend *be, int m, int k, double alpha, ps__ma
                 "gemv_mixed kernel");
     return PS_SUCCESS;
 }
+
+const ps__refine_kernels ps_cuda_refine_kernels = {
+    .header = {PS__REFINE_KERNELS_ABI, sizeof(ps__refine_kernels)},
+    .convert_transposed = ps_cuda_convert_transposed,
+    .butterfly = ps_cuda_butterfly,
+    .trsv_mixed = ps_cuda_trsv_mixed,
+    .gemv_mixed = ps_cuda_gemv_mixed,
+    .read_only_matrices = ps_cuda_read_only_matrices,
+    .gemv_triangle = ps_cuda_gemv_triangle,
+};
