@@ -309,11 +309,8 @@ ps_status ps_cuda_gemm(ps__backend *be, ps__dtype dt, ps__trans ta, ps__trans tb
      * panel lane, where at m = 6272, n = k = 384 on 32 SMs cublasGemmEx (FAST_TF32) failed to
      * launch (CUBLAS_STATUS_EXECUTION_FAILED, H100, CUDA 13.0). FP16X3 also takes the panel's
      * products of at least 128 x 128, whose float GEMMs were on the critical path of its split
-     * lanes: on an H200 at n = 32768 (blocks of 768) the solve took 0.322-0.324 s against
-     * 0.329-0.334 at cond 1e2, and 0.531-0.533 against 0.536 at 1e6, with the same steps.
-     * FP16/BF16 keep every product in their format: the same limit there made
-     * refinement slower (n = 32768, cond 1e2: 30 classical + 9 GMRES steps, 0.77 s, against 28
-     * classical steps, 0.61 s, with the panel in FP16 too). */
+     * lanes (about 2% faster on an H200). FP16/BF16 keep every product in their format: the same
+     * limit there made refinement take more steps and longer. */
     int least = mode == PS__COMPUTE_FP16X3                               ? PS_CUDA_FP16X3_MIN
                 : mode == PS__COMPUTE_TF32 || mode == PS__COMPUTE_TF32X3 ? PS_CUDA_LOWPREC_MIN
                                                                          : 0;

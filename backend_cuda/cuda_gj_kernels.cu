@@ -133,12 +133,9 @@ __global__ void __launch_bounds__(256)
 // .f64): with g = lane / 4 and t = lane % 4, A holds a(g, t), B holds b(t, g), C holds c(g, 2t) and
 // c(g, 2t + 1). Pipelined: the next 16-wide chunk of ji and ik is loaded into registers while the
 // current one is multiplied out of shared memory (rows padded by 4 doubles: the fragment loads are
-// free of bank conflicts). Measured on an H100 (docs/PERFORMANCE.md, gjsv at n = 16384), with
-// m8n8k4: BM x BN = 128 x 64 with 32 x 32 warp tiles (8 warps, 128 registers, two blocks per SM)
-// 0.233 s; 64 x 64 0.241; 128 x 128 0.242; 64 x 32 warp tiles (128 x 128 or 128 x 64 blocks,
-// 220-252 registers) 0.265 and 0.259; the earlier unpipelined 64 x 64 kernel 0.254; copies by
-// cp.async into 3-4 stages 0.237-0.243. Then sm_90's m16n8k4 on the kept tiles: 0.202 s (0.234 in
-// the same run).
+// free of bank conflicts). 128 x 64 blocks of 32 x 32 warp tiles (8 warps, two blocks per SM)
+// measured best on an H100 among block and warp-tile shapes, unpipelined and cp.async variants;
+// sm_90's m16n8k4 on those tiles then took a further 14% off gjsv.
 template <int BM, int BN, int WM>
 __global__ void __launch_bounds__(BM / WM * BN / 32 * 32)
     stripe_update_dmma(int m, int ncols, int s, const double *ji, int ldji, const double *ik,

@@ -138,35 +138,16 @@ static ps_status make_partition(ps__backend *be, ps_cuda_state *st, int panel_sm
 
 /*
  * SMs for lane 1 when splitting for algo with n columns left to factor (GJ: of order n); 0: do
- * not split.
- * LU, measured on an H100 (132 SMs; docs/PERFORMANCE.md), dgesv against cuSOLVER:
- * - at n = 16384, no split 0.85, lane 1 on 8 / 16 / 24 / 32 / 48 SMs 0.62 / 0.82 / 0.92 / 0.98
- *   / 0.93; joining for the last 2048..6144 columns changed nothing;
- * - at n = 32768 a split from the start lost (0.96, GEMM on 100 SMs costs more than the panel
- *   gains while the trailing matrix is that large); splitting once n <= 24576 / 16384 / 8192
- *   columns are left gave 1.02 / 1.02 / 0.99, and at 16384 splitting only below 8192 0.90.
- * So: split for the last PS_CUDA_SPLIT_BELOW = 24576 columns (cuda_split_below
- * overrides), a quarter of the SMs.
- * The float LU of FP16X3 (refinement's factorization; H200, ps_dsgesv at cond 1e2)
- * has trailing GEMMs about twice as fast, so the panel's lane is the longer chain from the
- * start: unsplit, the cooperative leaf waited for each GEMM to drain and ran alone after it
- * (about 4 of every 11 ms at n = 32768). Split from the start with 32 / 48 / 56 / 64 SMs it took
- * 0.347 / 0.328 / 0.334 / 0.335 s at 32768 against 0.357 (RBT's windowed LU 0.328 with 48 against
- * 0.334; 0.116 / 0.105 with 48 / 64 at 16384 against 0.117, RBT flat). So FP16X3 splits from
- * the first column with three eighths of the SMs. TF32X3's GEMMs are slower and it lost there
- * (0.514 s with 48 against 0.471), so it, plain float and double keep the rule above.
- * GJ inversion: its update is the whole matrix at every step, so it splits from the
- * start or not at all, by its order: at n = 16384 shared 0.266 s, lane 1 on 8 / 16 / 24 / 32 /
- * 48 SMs 0.296 / 0.252 / 0.259 / 0.268 / 0.30 s (0.243 / 0.247 on 12-16 / 20-24 SMs with the
- * copy-free update of gj.c); 16 SMs also won at 4096 and 8192 (0.0261 -> 0.0256, 0.0707 ->
- * 0.0683 s) and lost at 32768 (1.72 -> 1.75 s). So an eighth of the SMs for orders up to
- * PS_CUDA_SPLIT_BELOW.
- * Cholesky lost on split lanes (dposv 0.99 -> 0.81 on 32 SMs at 16384: its leaf and small syrk
- * need the whole device): it keeps sharing. WZ lost too when the lanes came (0.98 ->
- * 0.49 of LU's rate); measured again with today's leaf and look-ahead it gains as LU does
- * (H100, dwztrf at 8192 / 16384: shared 0.0536 / 0.1628 s; lane 1 on 24 / 32 / 48
- * SMs 0.0542 / 0.1453, 0.0486 / 0.1378, 0.0512 / 0.1488 s; 32 SMs with 64 rows per leaf block
- * 0.0471 / 0.1359), so it splits as LU does.
+ * not split. Each rule is the best of a sweep over the SM count and the order to split from
+ * (H100 and H200, against cuSOLVER; docs/PERFORMANCE.md):
+ * - LU and WZ: a quarter of the SMs for the last PS_CUDA_SPLIT_BELOW columns; while the
+ *   trailing matrix is larger, GEMM on fewer SMs costs more than the panel gains;
+ * - the float LU of FP16X3 refinement, whose GEMMs are about twice as fast so that the panel's
+ *   lane is the longer chain from the start: three eighths from the first column (TF32X3, with
+ *   slower GEMMs, lost there and keeps the LU rule);
+ * - GJ inversion, whose update is the whole matrix at every step: an eighth of the SMs from the
+ *   start, for orders up to PS_CUDA_SPLIT_BELOW;
+ * - Cholesky keeps sharing: its leaf and small syrk need the whole device.
  * cuda_panel_sms overrides the SM count for LU, WZ and GJ.
  */
 static int panel_sms_for(const ps_cuda_state *st, ps__algo algo, ps__dtype dt, int n) {

@@ -6,13 +6,11 @@
  * core's recursive splits (a trsm, a GEMM and two laswp each). */
 #define STEP_LEAF_WIDTH 32
 
-/* The one-work-group panel kernel streams the m x w leaf through one compute unit per column:
- * on GPUs narrow leaves (the rest of the panel goes to CLBlast on all units) measured fastest
- * (H200, n = 8192, 256 work-items: w = 4, 8, 16 gave 0.26, 0.30, 0.39 s; H100, n = 16384, 1024
- * work-items: 0.68, 0.71, 0.81 s); on CPU devices the kernel runs as one work-item and wider
- * leaves save CLBlast calls. Tall leaves take the column steps instead, whose launches per column
- * do not grow with the width (H100, 16384 x 256 panel: leaves of 16 / 32 / 64 took 4.0 / 3.8 /
- * 4.2 ms, against 6.2 ms for the one-work-group kernel's best, 4). */
+/* The one-work-group panel kernel streams the m x w leaf through one compute unit: on GPUs
+ * narrow leaves (the rest of the panel goes to CLBlast on all units) measured fastest, on CPU
+ * devices the kernel runs as one work-item and wider leaves save CLBlast calls. Tall leaves take
+ * the column steps instead, whose launches per column do not grow with the width (32 measured
+ * best on an H100, and faster than the one-work-group kernel at any width). */
 static int cl_panel_width(ps__backend *be, ps__dtype dt, int m) {
     (void)dt;
     ps_cl_state *st = ps_cl(be);

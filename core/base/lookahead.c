@@ -19,10 +19,8 @@ static ps_status run_steps(ps_context *ctx, int k, int n, int nb,
          * column (a GEMM of nb columns) while lane 1 factors the panel, and it takes the row
          * swaps left of the panel (columns no other work touches) last, after its trailing
          * update, in time it would otherwise spend waiting for the next panel: lane 1's chain
-         * is the longer one. On an H200 at n = 32768 the panel's lane was busy 245 of the LU's
-         * 276 ms and lane 0 181 (fp16x3), and the swaps there instead of on lane 1 made fp16x3
-         * 3% faster (0.326 against 0.336 s at cond 1e2) and ps dgesv 0.4%. Before
-         * the next block column's update they had held lane 1 back (dgesv, H100). */
+         * is the longer one (on an H200 this made fp16x3 refinement 3% faster; before the next
+         * block column's update the swaps held lane 1 back). */
         int next_on_0 = split && nb2 > 0;
         if (steps->left && !split) PS__TRY(steps->left(steps->arg, j, jb));
         if (next_on_0) PS__TRY(steps->update(steps->arg, j, jb, next, rest0));

@@ -114,9 +114,8 @@ static ps_status panel_transform_factors(ps_context *ctx, ps__dtype dt, int n, i
  * Where the look-ahead forms step k's inv(U11), P2 and P1 (panel_transform_factors): on the
  * panel's lane, right after the panel, once the panel lane has time to spare, else on the rest's
  * lane before its update. GJ's update is about n x n x b flops at every step while the panel's LU
- * shrinks with n - k, so the panel's lane is the longer one early and has slack late. On an H100
- * at n = 16384 with the panel lane on 16 SMs of its own: 0.2498 / 0.2452 / 0.2561 s with the
- * factors moved for no step / the second half / every step (docs/PERFORMANCE.md).
+ * shrinks with n - k, so the panel's lane is the longer one early and has slack late: moving them
+ * for the second half measured faster on an H100 than for no step or every step.
  */
 static int factors_on_panel_lane(int n, int k) {
     return 2 * k >= n;
@@ -125,9 +124,8 @@ static int factors_on_panel_lane(int n, int k) {
 /*
  * Whether the rest's lane also updates the next panel's rows below (its swaps, Y and GEMM) at
  * step k, first, so the panel's lane only factors: in the first quarter, where the tall panels
- * make the panel's lane the longer one (on 16 SMs of an H100 a 16384 x 512 panel takes about
- * 6 ms, the rest's update about 5.5). n = 16384, three rounds: 0.2417 / 0.2415 / 0.2426 s never,
- * 0.2399 / 0.2389 / 0.2404 s for k < n/4 (every step: no gain; docs/PERFORMANCE.md).
+ * make the panel's lane the longer one (measured about 1% faster on an H100 than never; every
+ * step gained nothing).
  */
 static int next_on_rest_lane(int n, int k) {
     return 4 * k < n;
@@ -330,14 +328,13 @@ static ps_status gjinv_plain(ps_context *ctx, ps__dtype dt, int n, ps__tview a, 
  * Look-ahead on two lanes. Per step k: one lane updates the next panel's columns below the
  * panel and factors the next panel while the other updates the rest of the matrix and then,
  * waiting for that lane's Y, the next panel's rows above, which its factorization does not need
- * (on an H100 at n = 16384 this took about 8 ms off the panel's lane, then the longer one:
- * 0.270 -> 0.265 s). device: the next panel on lane 1 (the high-priority lane), the rest on
- * lane 0. concurrent (the paper's Hyb-Con): the rest on lane 1, while lane 0 updates the next
- * panel, downloads it, the host factors it and lane 0 uploads it, all overlapping lane 1's
- * GEMMs. The saved panels alternate between two buffers, so the next panel's never overwrites
- * the one the rest's update still reads. The transform of panel k into inverse columns runs on
- * the rest's lane before its update. device, in the first quarter: the rest's lane updates the
- * next panel's rows below too, first (next_on_rest_lane).
+ * (this takes work off the panel's lane, the longer one). device: the next panel on lane 1 (the
+ * high-priority lane), the rest on lane 0. concurrent (the paper's Hyb-Con): the rest on lane 1,
+ * while lane 0 updates the next panel, downloads it, the host factors it and lane 0 uploads it, all
+ * overlapping lane 1's GEMMs. The saved panels alternate between two buffers, so the next panel's
+ * never overwrites the one the rest's update still reads. The transform of panel k into inverse
+ * columns runs on the rest's lane before its update. device, in the first quarter: the rest's lane
+ * updates the next panel's rows below too, first (next_on_rest_lane).
  */
 static ps_status lookahead_steps(ps_context *ctx, ps__dtype dt, int n, ps__tview a, int nb,
                                  ps__gj_where where, void *ipiv, void *info, gj_work *ws) {

@@ -164,11 +164,8 @@ static ps_status precondition(void *arg, ps__vec v, ps__vec z) {
  * GMRES-IR's own preconditioner (the float factors in double arithmetic, a gemv a block); else in
  * the low precision (low_solve), whose solve of several columns is one trsm. The blocked solve
  * reads the float factors and the inverses once, where the float trsv pair read the factors at
- * half the memory's rate (an H200 trace at n = 32768: 3.6-3.7 ms a solve, against 1.5 ms for
- * GMRES-IR's blocked solves; at cond 1e2, three classical steps, the solve took
- * 0.317 s against 0.322-0.324); float or double arithmetic
- * left the classical steps as they were. Its double vectors need no narrowing, so
- * only low_solve sets *overflow. */
+ * half the memory's rate (measured about 2.4x faster a solve on an H200, docs/IR.md). Its double
+ * vectors need no narrowing, so only low_solve sets *overflow. */
 static ps_status classical_solve(refine *w, ps__mat src, ps__mat dst, int *overflow) {
     if (!w->blocked.nb || w->nrhs != 1) return low_solve(w, w->nrhs, src, dst, overflow);
     return precondition(w, ps__mat_col(src, 0, 0), ps__mat_col(dst, 0, 0));
