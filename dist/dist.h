@@ -1,0 +1,101 @@
+/* The distributed layer's internals: the grid, ScaLAPACK's block-cyclic index arithmetic and
+ * the exchanges the factorizations share. */
+#ifndef PS_DIST_H
+#define PS_DIST_H
+
+#include "portsolve_mpi.h"
+
+#include "base/context.h"
+
+#include <stddef.h>
+
+struct ps_grid {
+    MPI_Comm all, row, col; /* the grid; this rank's process row; its process column */
+    int nprow, npcol, myrow, mycol, rank;
+    ps_context *ctx;
+    char last_error[PS__ERROR_SIZE];
+    int last_info;
+};
+
+/* One dimension of a block-cyclic distribution: n indices in blocks of nb over np processes,
+ * the first block on src; me is this rank's process in that dimension. */
+typedef struct ps__cyclic {
+    int n, nb, np, src, me;
+} ps__cyclic;
+
+/* Local indices on process p of the global indices below g (ScaLAPACK's NUMROC of g). */
+int ps__cyclic_below(const ps__cyclic *d, int g, int p);
+/* The process holding global index g, and g's local index there. */
+int ps__cyclic_owner(const ps__cyclic *d, int g);
+int ps__cyclic_local(const ps__cyclic *d, int g);
+/* The global index of local index l on process p. */
+int ps__cyclic_global(const ps__cyclic *d, int l, int p);
+
+/* A local array on the device: the rank's part of a distributed matrix. */
+typedef struct ps__dist_mat {
+    ps__dtype dt;
+    ps__cyclic r, c; /* rows over the process rows, columns over the process columns */
+    int lrows, lcols;
+    ps__mat m; /* device view, leading dimension max(1, lrows) */
+} ps__dist_mat;
+
+/* Uploads the host local array a (leading dimension lld) into a device copy; release frees it.
+ * download writes it back. */
+ps_status ps__dist_upload(ps_grid *g, ps__dtype dt, const int desc[9], const void *a,
+                          ps__dist_mat *d);
+ps_status ps__dist_download(ps_grid *g, const ps__dist_mat *d, void *a, int lld);
+void ps__dist_release(ps_grid *g, ps__dist_mat *d);
+
+/* Makes a local status global: every rank returns the first failing rank's status, with its
+ * message in grid->last_error. */
+ps_status ps__dist_agree(ps_grid *g, ps_status st);
+/* Records a failure on this rank: the message goes to grid->last_error. */
+ps_status ps__dist_fail(ps_grid *g, ps_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Host buffers that grow: the exchanges' staging. A driver reserves what its steps need before
+ * it starts (and agrees on it), so that a step never fails for host memory halfway through a
+ * collective. */
+typedef struct ps__dist_buf {
+    void *p;
+    size_t bytes;
+} ps__dist_buf;
+ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes);
+
+/* Sends rows [g0, g1) x w of a block column (the device view v, whose row 0 is this rank's
+ * first local row at or after g0) to every rank of the process column, assembled in global row
+ * order as a (g1 - g0) x w column-major host matrix out (root < 0: to all ranks, else to the
+ * process row root only). */
+ps_status ps__dist_gather_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1, int w, ps__mat v,
+                               int root, ps__dist_buf *stage, void *out);
+/* The inverse for the process column's root: each rank receives its rows of the assembled host
+ * matrix in (ld g1 - g0) and uploads them into v. */
+ps_status ps__dist_scatter_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1, int w,
+                                const void *in, int root, ps__dist_buf *stage, ps__mat v);
+/* Applies the interchanges piv[0..count) (0-based global rows, row base + i swapped with piv[i],
+ * in order, or in the reverse order) to the local columns [c0, c1) of a. Collective over the
+ * process column. */
+ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
+                             int c0, int c1, int reverse, ps__dist_buf *stage);
+/* Block row [g0, g0 + h) x columns [c0, c1) of a (global columns; the device view v holds this
+ * rank's local columns in that range, h rows) assembled on every rank of the process row as an
+ * h x (c1 - c0) column-major host matrix out (ld h). */
+ps_status ps__dist_gather_cols(ps_grid *g, const ps__dist_mat *a, int h, int c0, int c1, ps__mat v,
+                               ps__dist_buf *stage, void *out);
+/* Broadcasts a rows x cols device view from root of comm into the device view dst (the root's
+ * own copy is left where it is: src on the root). */
+ps_status ps__dist_bcast(ps_grid *g, MPI_Comm comm, int root, ps__dtype dt, int rows, int cols,
+                         ps__mat src, ps__mat dst, ps__dist_buf *stage);
+
+/* LU of the distributed matrix a in place; piv receives the min(m, n) interchanges as 0-based
+ * global rows, *info the first zero pivot (1-based, 0: none). */
+ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info);
+/* Cholesky of a in place (uplo's triangle); *info the order of the first minor that is not
+ * positive definite (0: none). */
+ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info);
+/* b = op(T)^-1 b for the triangle uplo of the square a (unit diagonal when diag is PS__UNIT);
+ * b's rows are distributed as a's. */
+ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__trans trans,
+                        ps__diag diag, ps__dist_mat *b);
+
+#endif

@@ -1,0 +1,236 @@
+/* Moving parts of distributed matrices between the device and the host, and between ranks. */
+#include "dist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static ps_status backend_failed(ps_grid *g, ps_status st) {
+    return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+}
+#define DIST_TRY(g, expr)                                                                          \
+    do {                                                                                           \
+        ps_status dist_st_ = (expr);                                                               \
+        if (dist_st_ != PS_SUCCESS) return backend_failed(g, dist_st_);                            \
+    } while (0)
+
+ps_status ps__dist_upload(ps_grid *g, ps__dtype dt, const int desc[9], const void *a,
+                          ps__dist_mat *d) {
+    ps__backend *be = &g->ctx->be;
+    memset(d, 0, sizeof *d);
+    d->dt = dt;
+    d->r = (ps__cyclic){desc[2], desc[4], g->nprow, desc[6], g->myrow};
+    d->c = (ps__cyclic){desc[3], desc[5], g->npcol, desc[7], g->mycol};
+    d->lrows = ps_numroc(d->r.n, d->r.nb, g->myrow, d->r.src, g->nprow);
+    d->lcols = ps_numroc(d->c.n, d->c.nb, g->mycol, d->c.src, g->npcol);
+    int ld = d->lrows > 0 ? d->lrows : 1;
+    size_t bytes = (size_t)ld * (size_t)(d->lcols > 0 ? d->lcols : 1) * ps__dtype_size(dt);
+    d->m.ld = ld;
+    DIST_TRY(g, ps__dev_alloc(g->ctx, bytes, &d->m.buf));
+    if (d->lrows > 0 && d->lcols > 0) {
+        ps_status st = be->ops->upload(be, dt, d->lrows, d->lcols, a, desc[8], d->m);
+        if (st != PS_SUCCESS) {
+            ps__dev_free(g->ctx, d->m.buf);
+            d->m.buf = NULL;
+            return backend_failed(g, st);
+        }
+    }
+    return PS_SUCCESS;
+}
+
+ps_status ps__dist_download(ps_grid *g, const ps__dist_mat *d, void *a, int lld) {
+    ps__backend *be = &g->ctx->be;
+    if (d->lrows > 0 && d->lcols > 0)
+        DIST_TRY(g, be->ops->download(be, d->dt, d->lrows, d->lcols, d->m, a, lld));
+    return PS_SUCCESS;
+}
+
+void ps__dist_release(ps_grid *g, ps__dist_mat *d) {
+    ps__dev_free(g->ctx, d->m.buf);
+    d->m.buf = NULL;
+}
+
+ps_status ps__dist_gather_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1, int w, ps__mat v,
+                               int root, ps__dist_buf *stage, void *out) {
+    ps__backend *be = &g->ctx->be;
+    size_t es = ps__dtype_size(a->dt);
+    int np = g->nprow, total = g1 - g0;
+    int *counts = malloc(4 * (size_t)np * sizeof *counts), *displs = counts + np;
+    int *rows = counts + 2 * np, *first = counts + 3 * np;
+    if (!counts) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    int off = 0;
+    for (int p = 0; p < np; p++) {
+        first[p] = ps__cyclic_below(&a->r, g0, p);
+        rows[p] = ps__cyclic_below(&a->r, g1, p) - first[p];
+        counts[p] = rows[p] * w * (int)es, displs[p] = off, off += counts[p];
+    }
+    int mine = rows[g->myrow];
+    ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)w * es);
+    if (st == PS_SUCCESS && mine > 0 && w > 0) {
+        st = be->ops->download(be, a->dt, mine, w, v, stage->p, mine);
+        if (st != PS_SUCCESS) st = backend_failed(g, st);
+    }
+    /* a rank that failed still takes part, so that no other rank waits for it (the drivers
+     * reserve the staging before they start, so the buffer is there) */
+    char *send = stage->p, *recv = send + (size_t)mine * (size_t)w * es;
+    if (root < 0)
+        MPI_Allgatherv(send, counts[g->myrow], MPI_BYTE, recv, counts, displs, MPI_BYTE, g->col);
+    else
+        MPI_Gatherv(send, counts[g->myrow], MPI_BYTE, recv, counts, displs, MPI_BYTE, root, g->col);
+    if (root < 0 || root == g->myrow)
+        for (int p = 0; p < np; p++) {
+            const char *blk = recv + displs[p];
+            for (int i = 0; i < rows[p]; i++) {
+                int gr = ps__cyclic_global(&a->r, first[p] + i, p) - g0;
+                for (int j = 0; j < w; j++)
+                    memcpy((char *)out + ((size_t)gr + (size_t)j * (size_t)total) * es,
+                           blk + ((size_t)i + (size_t)j * (size_t)rows[p]) * es, es);
+            }
+        }
+    free(counts);
+    return st;
+}
+
+ps_status ps__dist_scatter_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1, int w,
+                                const void *in, int root, ps__dist_buf *stage, ps__mat v) {
+    ps__backend *be = &g->ctx->be;
+    size_t es = ps__dtype_size(a->dt);
+    int np = g->nprow, total = g1 - g0;
+    int *counts = malloc(4 * (size_t)np * sizeof *counts), *displs = counts + np;
+    int *rows = counts + 2 * np, *first = counts + 3 * np;
+    if (!counts) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    int off = 0;
+    for (int p = 0; p < np; p++) {
+        first[p] = ps__cyclic_below(&a->r, g0, p);
+        rows[p] = ps__cyclic_below(&a->r, g1, p) - first[p];
+        counts[p] = rows[p] * w * (int)es, displs[p] = off, off += counts[p];
+    }
+    int mine = rows[g->myrow];
+    ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)w * es);
+    char *recv = stage->p, *send = recv + (size_t)mine * (size_t)w * es;
+    if (root == g->myrow)
+        for (int p = 0; p < np; p++)
+            for (int i = 0; i < rows[p]; i++) {
+                int gr = ps__cyclic_global(&a->r, first[p] + i, p) - g0;
+                for (int j = 0; j < w; j++)
+                    memcpy(send + displs[p] + ((size_t)i + (size_t)j * (size_t)rows[p]) * es,
+                           (const char *)in + ((size_t)gr + (size_t)j * (size_t)total) * es, es);
+            }
+    MPI_Scatterv(send, counts, displs, MPI_BYTE, recv, counts[g->myrow], MPI_BYTE, root, g->col);
+    if (st == PS_SUCCESS && mine > 0 && w > 0) {
+        st = be->ops->upload(be, a->dt, mine, w, recv, mine, v);
+        if (st != PS_SUCCESS) st = backend_failed(g, st);
+    }
+    free(counts);
+    return st;
+}
+
+/* The position of row r in the touched rows t[0..n), -1 when absent. */
+static int find_row(const int *t, int n, int r) {
+    for (int i = 0; i < n; i++)
+        if (t[i] == r) return i;
+    return -1;
+}
+
+ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
+                             int c0, int c1, int reverse, ps__dist_buf *stage) {
+    ps__backend *be = &g->ctx->be;
+    int ncols = c1 - c0;
+    if (count <= 0 || ncols <= 0) return PS_SUCCESS;
+    size_t es = ps__dtype_size(a->dt);
+    /* the rows the interchanges touch, and which old row each of them ends up holding */
+    int *t = malloc((size_t)(4 * count + 2 * g->nprow) * sizeof *t);
+    if (!t) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    int *from = t + 2 * count, *counts = t + 4 * count, *displs = counts + g->nprow, n = 0;
+    for (int i = 0; i < count; i++) {
+        if (find_row(t, n, base + i) < 0) from[n] = base + i, t[n++] = base + i;
+        if (find_row(t, n, piv[i]) < 0) from[n] = piv[i], t[n++] = piv[i];
+    }
+    for (int s = 0; s < count; s++) {
+        int i = reverse ? count - 1 - s : s;
+        int x = find_row(t, n, base + i), y = find_row(t, n, piv[i]);
+        int keep = from[x];
+        from[x] = from[y], from[y] = keep;
+    }
+    /* each rank sends the old rows it holds that move, in the order of t */
+    int mine = 0, total = 0, off = 0;
+    for (int p = 0; p < g->nprow; p++) {
+        int c = 0;
+        for (int i = 0; i < n; i++) c += from[i] != t[i] && ps__cyclic_owner(&a->r, from[i]) == p;
+        counts[p] = c * ncols * (int)es, displs[p] = off, off += counts[p], total += c;
+        if (p == g->myrow) mine = c;
+    }
+    ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)ncols * es);
+    char *send = stage->p, *recv = send + (size_t)mine * (size_t)ncols * es;
+    for (int i = 0, k = 0; i < n && st == PS_SUCCESS; i++) {
+        if (from[i] == t[i] || ps__cyclic_owner(&a->r, from[i]) != g->myrow) continue;
+        ps__mat row = ps__mat_at(a->m, ps__cyclic_local(&a->r, from[i]), c0);
+        st = be->ops->download(be, a->dt, 1, ncols, row, send + (size_t)k++ * ncols * es, 1);
+        if (st != PS_SUCCESS) st = backend_failed(g, st);
+    }
+    /* a rank that failed still takes part, so that no other rank waits for it */
+    MPI_Allgatherv(send, counts[g->myrow], MPI_BYTE, recv, counts, displs, MPI_BYTE, g->col);
+    for (int i = 0; i < n && st == PS_SUCCESS; i++) {
+        if (from[i] == t[i] || ps__cyclic_owner(&a->r, t[i]) != g->myrow) continue;
+        /* its place among the rows its holder p sent, which went in the order of t */
+        int p = ps__cyclic_owner(&a->r, from[i]), k = 0;
+        for (int j = 0; j < i; j++) k += from[j] != t[j] && ps__cyclic_owner(&a->r, from[j]) == p;
+        const char *src = recv + displs[p] + (size_t)k * ncols * es;
+        ps__mat row = ps__mat_at(a->m, ps__cyclic_local(&a->r, t[i]), c0);
+        st = be->ops->upload(be, a->dt, 1, ncols, src, 1, row);
+        if (st != PS_SUCCESS) st = backend_failed(g, st);
+    }
+    free(t);
+    return st;
+}
+
+ps_status ps__dist_bcast(ps_grid *g, MPI_Comm comm, int root, ps__dtype dt, int rows, int cols,
+                         ps__mat src, ps__mat dst, ps__dist_buf *stage) {
+    ps__backend *be = &g->ctx->be;
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    int me;
+    MPI_Comm_rank(comm, &me);
+    size_t bytes = (size_t)rows * (size_t)cols * ps__dtype_size(dt);
+    ps_status st = ps__dist_reserve(g, stage, bytes);
+    if (st == PS_SUCCESS && me == root) {
+        st = be->ops->download(be, dt, rows, cols, src, stage->p, rows);
+        if (st != PS_SUCCESS) st = backend_failed(g, st);
+    }
+    if (stage->p) MPI_Bcast(stage->p, (int)bytes, MPI_BYTE, root, comm);
+    if (st == PS_SUCCESS && me != root) {
+        st = be->ops->upload(be, dt, rows, cols, stage->p, rows, dst);
+        if (st != PS_SUCCESS) st = backend_failed(g, st);
+    }
+    return st;
+}
+
+ps_status ps__dist_gather_cols(ps_grid *g, const ps__dist_mat *a, int h, int c0, int c1, ps__mat v,
+                               ps__dist_buf *stage, void *out) {
+    ps__backend *be = &g->ctx->be;
+    size_t es = ps__dtype_size(a->dt);
+    int np = g->npcol, total = c1 - c0;
+    int *counts = malloc(4 * (size_t)np * sizeof *counts), *displs = counts + np;
+    int *cols = counts + 2 * np, *first = counts + 3 * np;
+    if (!counts) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    int off = 0;
+    for (int p = 0; p < np; p++) {
+        first[p] = ps__cyclic_below(&a->c, c0, p);
+        cols[p] = ps__cyclic_below(&a->c, c1, p) - first[p];
+        counts[p] = cols[p] * h * (int)es, displs[p] = off, off += counts[p];
+    }
+    int mine = cols[g->mycol];
+    ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)h * es);
+    if (st == PS_SUCCESS && mine > 0 && h > 0) {
+        st = be->ops->download(be, a->dt, h, mine, v, stage->p, h);
+        if (st != PS_SUCCESS) st = backend_failed(g, st);
+    }
+    char *send = stage->p, *recv = send + (size_t)mine * (size_t)h * es;
+    MPI_Allgatherv(send, counts[g->mycol], MPI_BYTE, recv, counts, displs, MPI_BYTE, g->row);
+    for (int p = 0; p < np; p++)
+        for (int j = 0; j < cols[p]; j++) {
+            int gc = ps__cyclic_global(&a->c, first[p] + j, p) - c0;
+            memcpy((char *)out + (size_t)gc * (size_t)h * es,
+                   recv + displs[p] + (size_t)j * (size_t)h * es, (size_t)h * es);
+        }
+    free(counts);
+    return st;
+}

@@ -1,0 +1,162 @@
+/* The process grid, the block-cyclic index arithmetic and the agreement on a status. */
+#include "dist.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ps_numroc(int n, int nb, int iproc, int isrcproc, int nprocs) {
+    if (n <= 0 || nb <= 0 || nprocs <= 0) return 0;
+    int dist = (nprocs + iproc - isrcproc) % nprocs;
+    int blocks = n / nb, count = blocks / nprocs * nb, extra = blocks % nprocs;
+    if (dist < extra) return count + nb;
+    if (dist == extra) return count + n % nb;
+    return count;
+}
+
+int ps__cyclic_below(const ps__cyclic *d, int g, int p) {
+    return ps_numroc(g, d->nb, p, d->src, d->np);
+}
+int ps__cyclic_owner(const ps__cyclic *d, int g) {
+    return (d->src + g / d->nb) % d->np;
+}
+int ps__cyclic_local(const ps__cyclic *d, int g) {
+    return g / (d->nb * d->np) * d->nb + g % d->nb;
+}
+int ps__cyclic_global(const ps__cyclic *d, int l, int p) {
+    return (l / d->nb * d->np + (p - d->src + d->np) % d->np) * d->nb + l % d->nb;
+}
+
+ps_status ps__dist_fail(ps_grid *g, ps_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->last_error, sizeof g->last_error, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+ps_status ps__dist_agree(ps_grid *g, ps_status st) {
+    int size, mine = st != PS_SUCCESS ? g->rank : g->nprow * g->npcol, first;
+    MPI_Comm_size(g->all, &size);
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, g->all);
+    if (first >= size) return PS_SUCCESS;
+    int code = (int)st;
+    MPI_Bcast(&code, 1, MPI_INT, first, g->all);
+    MPI_Bcast(&g->last_info, 1, MPI_INT, first, g->all);
+    MPI_Bcast(g->last_error, (int)sizeof g->last_error, MPI_CHAR, first, g->all);
+    g->last_error[sizeof g->last_error - 1] = '\0';
+    return (ps_status)code;
+}
+
+ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes) {
+    if (bytes <= b->bytes) return PS_SUCCESS;
+    void *p = realloc(b->p, bytes);
+    if (!p)
+        return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory (%zu bytes)", bytes);
+    b->p = p, b->bytes = bytes;
+    return PS_SUCCESS;
+}
+
+/* This rank's rank among the ranks of its node. */
+static int node_rank(MPI_Comm comm) {
+    MPI_Comm node;
+    int r = 0;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return 0;
+    MPI_Comm_rank(node, &r);
+    MPI_Comm_free(&node);
+    return r;
+}
+
+/* The number of devices a backend lists ("index: name" lines), at least 1. */
+static int device_count(ps_backend_kind kind) {
+    char list[4096];
+    if (ps_backend_devices(kind, list, sizeof list) != PS_SUCCESS) return 1;
+    int lines = 0;
+    for (const char *p = list; *p; p++) lines += *p == '\n';
+    return lines > 0 ? lines : 1;
+}
+
+static ps_status open_context(ps_grid *g, MPI_Comm comm, const ps_context_options *opts) {
+    ps_context_options o = opts ? *opts : ps_context_options_default();
+    char device[32];
+    if (!o.device && !getenv("PORTSOLVE_DEVICE")) {
+        ps_backend_kind kind = o.backend;
+        if (kind == PS_BACKEND_FROM_ENV) {
+            const char *name = getenv("PORTSOLVE_BACKEND");
+            if (!name || ps_backend_kind_from_name(name, &kind) != PS_SUCCESS)
+                kind = PS_BACKEND_AUTO;
+        }
+        if (kind == PS_BACKEND_CUDA || kind == PS_BACKEND_OPENCL) {
+            snprintf(device, sizeof device, "%d", node_rank(comm) % device_count(kind));
+            o.device = device;
+        }
+    }
+    ps_status st = ps_context_create(&g->ctx, &o);
+    if (st != PS_SUCCESS)
+        return ps__dist_fail(g, st, "rank %d: no context: %s", g->rank, ps_last_create_error());
+    return PS_SUCCESS;
+}
+
+ps_status ps_grid_create(ps_grid **out, MPI_Comm comm, int nprow, int npcol,
+                         const ps_context_options *opts) {
+    if (!out) return PS_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    int size = 0, rank = 0;
+    if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return PS_ERR_INVALID_ARGUMENT;
+    MPI_Comm_rank(comm, &rank);
+    if (nprow < 1 || npcol < 1 || (long)nprow * npcol != size) return PS_ERR_INVALID_ARGUMENT;
+    ps_grid *g = calloc(1, sizeof *g);
+    ps_status st = g ? PS_SUCCESS : PS_ERR_OUT_OF_HOST_MEMORY;
+    int ok = g != NULL, all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        free(g);
+        return PS_ERR_OUT_OF_HOST_MEMORY;
+    }
+    g->nprow = nprow, g->npcol = npcol, g->rank = rank;
+    g->myrow = rank / npcol, g->mycol = rank % npcol;
+    MPI_Comm_dup(comm, &g->all);
+    MPI_Comm_split(g->all, g->myrow, g->mycol, &g->row);
+    MPI_Comm_split(g->all, g->mycol, g->myrow, &g->col);
+    st = ps__dist_agree(g, open_context(g, comm, opts));
+    if (st != PS_SUCCESS) {
+        ps_grid_destroy(g);
+        return st;
+    }
+    *out = g;
+    return PS_SUCCESS;
+}
+
+void ps_grid_destroy(ps_grid *g) {
+    if (!g) return;
+    ps_context_destroy(g->ctx);
+    MPI_Comm_free(&g->row);
+    MPI_Comm_free(&g->col);
+    MPI_Comm_free(&g->all);
+    free(g);
+}
+
+ps_status ps_grid_coords(const ps_grid *g, int *myrow, int *mycol) {
+    if (!g || !myrow || !mycol) return PS_ERR_INVALID_ARGUMENT;
+    *myrow = g->myrow, *mycol = g->mycol;
+    return PS_SUCCESS;
+}
+
+ps_context *ps_grid_context(ps_grid *g) {
+    return g ? g->ctx : NULL;
+}
+
+const char *ps_grid_transport(const ps_grid *g) {
+    return g ? "mpi" : "(no grid)";
+}
+
+const char *ps_grid_last_error(const ps_grid *g) {
+    return g ? g->last_error : "(no grid)";
+}
+
+int ps_grid_last_info(const ps_grid *g) {
+    return g ? g->last_info : 0;
+}

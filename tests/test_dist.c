@@ -1,0 +1,356 @@
+/*
+ * The distributed layer (libportsolve_mpi) under mpirun with 4 ranks: LU and Cholesky with their
+ * solves on grids 1x1, 1x4, 2x2 and 4x1, blocks of 1, 7 and 64, orders that are not multiples of
+ * the block, both precisions, local arrays with LLD above their rows, judged as LAPACK's
+ * testers judge (residual and factorization ratios below 30 against the gathered matrix); a
+ * singular matrix and one that is not positive definite give LAPACK's info on every rank; a bad
+ * descriptor on one rank is the same status and message on every rank.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include "checks.h"
+#include "base/context.h" /* the allocation failure hook and the live-buffer count */
+#include "portsolve_mpi.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t);
+
+/* The global index of local index l on process p (block-cyclic, blocks of nb from src). */
+static int global_of(int l, int nb, int p, int src, int np) {
+    return (l / nb * np + (p - src + np) % np) * nb + l % nb;
+}
+
+typedef struct {
+    ps_grid *grid;
+    MPI_Comm comm; /* the grid's ranks: the world, or this rank alone for 1 x 1 */
+    int nprow, npcol, myrow, mycol, rank, size;
+} grid_t;
+
+/* A distributed m x n matrix of dt: its descriptor and this rank's local array. */
+typedef struct {
+    int desc[9], lrows, lcols;
+    void *local;
+} dmat;
+
+static dmat distribute(const grid_t *g, ps_dtype dt, const double *global, int m, int n, int nb,
+                       int rsrc, int csrc) {
+    dmat d;
+    d.lrows = ps_numroc(m, nb, g->myrow, rsrc, g->nprow);
+    d.lcols = ps_numroc(n, nb, g->mycol, csrc, g->npcol);
+    int lld = d.lrows + 3; /* above the rows: LLD is honoured */
+    int desc[9] = {1, 0, m, n, nb, nb, rsrc, csrc, lld};
+    memcpy(d.desc, desc, sizeof desc);
+    d.local = calloc((size_t)lld * (size_t)(d.lcols + 1), ps_test_esize(dt));
+    for (int j = 0; j < d.lcols; j++)
+        for (int i = 0; i < d.lrows; i++) {
+            int gi = global_of(i, nb, g->myrow, rsrc, g->nprow);
+            int gj = global_of(j, nb, g->mycol, csrc, g->npcol);
+            ps_test_set(dt, d.local, lld, i, j, global[gi + (size_t)gj * m]);
+        }
+    return d;
+}
+
+/* The whole matrix from every rank's part, on every rank. */
+static double *collect(const grid_t *g, ps_dtype dt, const dmat *d, MPI_Comm comm) {
+    int m = d->desc[2], n = d->desc[3], nb = d->desc[4];
+    double *out = calloc((size_t)m * n + 1, sizeof *out);
+    for (int j = 0; j < d->lcols; j++)
+        for (int i = 0; i < d->lrows; i++) {
+            int gi = global_of(i, nb, g->myrow, d->desc[6], g->nprow);
+            int gj = global_of(j, nb, g->mycol, d->desc[7], g->npcol);
+            out[gi + (size_t)gj * m] = ps_test_get(dt, d->local, d->desc[8], i, j);
+        }
+    MPI_Allreduce(MPI_IN_PLACE, out, m * n, MPI_DOUBLE, MPI_SUM, comm);
+    return out;
+}
+
+static double norm1(const double *a, int m, int n) {
+    double best = 0;
+    for (int j = 0; j < n; j++) {
+        double s = 0;
+        for (int i = 0; i < m; i++) s += fabs(a[i + (size_t)j * m]);
+        if (s > best) best = s;
+    }
+    return best;
+}
+
+/* ||B - op(A) X||_1 / (||A||_1 ||X||_1 n eps). */
+static double residual_ratio(const double *a, const double *b, const double *x, int n, int nrhs,
+                             int trans, double eps) {
+    double *r = malloc(sizeof *r * (size_t)n * nrhs + 1);
+    for (int c = 0; c < nrhs; c++)
+        for (int i = 0; i < n; i++) {
+            double s = b[i + (size_t)c * n];
+            for (int k = 0; k < n; k++)
+                s -= (trans ? a[k + (size_t)i * n] : a[i + (size_t)k * n]) * x[k + (size_t)c * n];
+            r[i + (size_t)c * n] = s;
+        }
+    double num = norm1(r, n, nrhs), den = norm1(a, n, n) * norm1(x, n, nrhs) * n * eps;
+    free(r);
+    return den > 0 ? num / den : num;
+}
+
+static double *random_global(int m, int n) {
+    double *a = malloc(sizeof *a * (size_t)m * n + 1);
+    for (size_t i = 0; i < (size_t)m * n; i++) a[i] = 2 * ps_test_rand() - 1;
+    return a;
+}
+
+static double *test_matrix(ps_dtype dt, int n, char sym) {
+    double *a = malloc(sizeof *a * (size_t)n * n + 1);
+    CHECK(ps_test_latms_d(n, 1e3, sym, a, n) == 0, "dlatms");
+    if (dt == PS_FLOAT)
+        for (size_t i = 0; i < (size_t)n * n; i++) a[i] = (float)a[i];
+    return a;
+}
+
+/* LU: gesv, the factorization's ratio ||P A - L U|| / (||A|| n eps), and getrs with 'T'. */
+static void check_lu(const grid_t *g, ps_dtype dt, int n, int nb, int nrhs, int rsrc, int csrc) {
+    MPI_Comm comm = g->comm;
+    double eps = ps_test_eps(dt), *a0 = test_matrix(dt, n, 'N'), *b0 = random_global(n, nrhs);
+    dmat a = distribute(g, dt, a0, n, n, nb, rsrc, csrc),
+         b = distribute(g, dt, b0, n, nrhs, nb, rsrc, 0);
+    int *ipiv = calloc((size_t)a.lrows + nb, sizeof *ipiv);
+    ps_status st =
+        dt == PS_DOUBLE
+            ? ps_pdgesv(g->grid, n, nrhs, a.local, 1, 1, a.desc, ipiv, b.local, 1, 1, b.desc)
+            : ps_psgesv(g->grid, n, nrhs, a.local, 1, 1, a.desc, ipiv, b.local, 1, 1, b.desc);
+    CHECK(st == PS_SUCCESS, "gesv n=%d nb=%d grid %dx%d: %s (%s)", n, nb, g->nprow, g->npcol,
+          ps_status_string(st), ps_grid_last_error(g->grid));
+    double *x = collect(g, dt, &b, comm), *lu = collect(g, dt, &a, comm);
+    double ratio = residual_ratio(a0, b0, x, n, nrhs, 0, eps);
+    CHECK(ratio < PS_TEST_THRESHOLD, "gesv n=%d nb=%d grid %dx%d %s: residual ratio %g", n, nb,
+          g->nprow, g->npcol, dt == PS_DOUBLE ? "d" : "s", ratio);
+    /* the pivots of every row, from the ranks of process column 0 */
+    int *piv = calloc((size_t)n + 1, sizeof *piv);
+    if (g->mycol == 0)
+        for (int l = 0; l < a.lrows; l++) piv[global_of(l, nb, g->myrow, rsrc, g->nprow)] = ipiv[l];
+    MPI_Allreduce(MPI_IN_PLACE, piv, n, MPI_INT, MPI_SUM, comm);
+    /* P A (the interchanges applied in order) against L U */
+    double *pa = malloc(sizeof *pa * (size_t)n * n + 1), worst = 0;
+    memcpy(pa, a0, sizeof *pa * (size_t)n * n);
+    for (int i = 0; i < n; i++) {
+        CHECK(piv[i] >= i + 1 && piv[i] <= n, "pivot %d = %d", i, piv[i]);
+        if (piv[i] < i + 1 || piv[i] > n) break;
+        for (int j = 0; j < n; j++) {
+            double t = pa[i + (size_t)j * n];
+            pa[i + (size_t)j * n] = pa[piv[i] - 1 + (size_t)j * n];
+            pa[piv[i] - 1 + (size_t)j * n] = t;
+        }
+    }
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            double s = 0;
+            for (int k = 0; k <= (i < j ? i : j); k++)
+                s += (k == i ? 1.0 : lu[i + (size_t)k * n]) * lu[k + (size_t)j * n];
+            double e = fabs(pa[i + (size_t)j * n] - s);
+            if (e > worst) worst = e;
+        }
+    double fact = n ? worst / (norm1(a0, n, n) * n * eps) : 0;
+    CHECK(fact < PS_TEST_THRESHOLD, "getrf n=%d nb=%d: factorization ratio %g", n, nb, fact);
+    /* A^T X = B with the same factors */
+    dmat bt = distribute(g, dt, b0, n, nrhs, nb, rsrc, 0);
+    st = dt == PS_DOUBLE ? ps_pdgetrs(g->grid, 'T', n, nrhs, a.local, 1, 1, a.desc, ipiv, bt.local,
+                                      1, 1, bt.desc)
+                         : ps_psgetrs(g->grid, 'T', n, nrhs, a.local, 1, 1, a.desc, ipiv, bt.local,
+                                      1, 1, bt.desc);
+    CHECK(st == PS_SUCCESS, "getrs T: %s", ps_grid_last_error(g->grid));
+    double *xt = collect(g, dt, &bt, comm);
+    ratio = residual_ratio(a0, b0, xt, n, nrhs, 1, eps);
+    CHECK(ratio < PS_TEST_THRESHOLD, "getrs T n=%d nb=%d: residual ratio %g", n, nb, ratio);
+    free(a0), free(b0), free(a.local), free(b.local), free(bt.local), free(ipiv), free(x);
+    free(lu), free(xt), free(piv), free(pa);
+}
+
+/* Cholesky: posv with uplo, its residual, and the other triangle left as it was. */
+static void check_chol(const grid_t *g, ps_dtype dt, char uplo, int n, int nb, int nrhs) {
+    MPI_Comm comm = g->comm;
+    double eps = ps_test_eps(dt), *a0 = test_matrix(dt, n, 'P'), *b0 = random_global(n, nrhs);
+    /* the triangle that must not be read holds NaN */
+    double *given = malloc(sizeof *given * (size_t)n * n + 1);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            given[i + (size_t)j * n] = (uplo == 'L' ? i < j : i > j) ? NAN : a0[i + (size_t)j * n];
+    dmat a = distribute(g, dt, given, n, n, nb, 0, 0), b = distribute(g, dt, b0, n, nrhs, nb, 0, 0);
+    ps_status st =
+        dt == PS_DOUBLE
+            ? ps_pdposv(g->grid, uplo, n, nrhs, a.local, 1, 1, a.desc, b.local, 1, 1, b.desc)
+            : ps_psposv(g->grid, uplo, n, nrhs, a.local, 1, 1, a.desc, b.local, 1, 1, b.desc);
+    CHECK(st == PS_SUCCESS, "posv %c n=%d nb=%d grid %dx%d: %s", uplo, n, nb, g->nprow, g->npcol,
+          ps_grid_last_error(g->grid));
+    double *x = collect(g, dt, &b, comm), *f = collect(g, dt, &a, comm);
+    double ratio = residual_ratio(a0, b0, x, n, nrhs, 0, eps);
+    CHECK(ratio < PS_TEST_THRESHOLD, "posv %c n=%d nb=%d grid %dx%d %s: residual ratio %g", uplo, n,
+          nb, g->nprow, g->npcol, dt == PS_DOUBLE ? "d" : "s", ratio);
+    int untouched = 1;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            if ((uplo == 'L' ? i < j : i > j) && !isnan(f[i + (size_t)j * n])) untouched = 0;
+    CHECK(untouched, "posv %c n=%d: the other triangle was written", uplo, n);
+    free(a0), free(b0), free(given), free(a.local), free(b.local), free(x), free(f);
+}
+
+/* A zero column gives getrf's info from LAPACK on every rank; a matrix whose leading minor of
+ * some order is not positive gives potrf's. */
+static void check_failures(const grid_t *g, int n, int nb) {
+    double *a0 = test_matrix(PS_DOUBLE, n, 'N');
+    int zero = n / 2;
+    for (int i = 0; i < n; i++) a0[i + (size_t)zero * n] = 0;
+    double *ref = malloc(sizeof *ref * (size_t)n * n);
+    memcpy(ref, a0, sizeof *ref * (size_t)n * n);
+    int *rp = malloc(sizeof *rp * (size_t)n), info = 0;
+    dgetrf_(&n, &n, ref, &n, rp, &info);
+    dmat a = distribute(g, PS_DOUBLE, a0, n, n, nb, 0, 0);
+    int *ipiv = calloc((size_t)a.lrows + nb, sizeof *ipiv);
+    ps_status st = ps_pdgetrf(g->grid, n, n, a.local, 1, 1, a.desc, ipiv);
+    CHECK(st == PS_ERR_SINGULAR && ps_grid_last_info(g->grid) == info && info > 0,
+          "singular: %s, info %d, LAPACK's %d", ps_status_string(st), ps_grid_last_info(g->grid),
+          info);
+    free(a.local), free(ipiv), free(rp);
+
+    double *s = test_matrix(PS_DOUBLE, n, 'P');
+    int bad = n - 2 > 0 ? n - 2 : 0;
+    s[bad + (size_t)bad * n] = -1;
+    memcpy(ref, s, sizeof *ref * (size_t)n * n);
+    dpotrf_("L", &n, ref, &n, &info, 1);
+    dmat p = distribute(g, PS_DOUBLE, s, n, n, nb, 0, 0);
+    st = ps_pdpotrf(g->grid, 'L', n, p.local, 1, 1, p.desc);
+    CHECK(st == PS_ERR_NOT_SPD && ps_grid_last_info(g->grid) == info && info > 0,
+          "not SPD: %s, info %d, LAPACK's %d", ps_status_string(st), ps_grid_last_info(g->grid),
+          info);
+    free(p.local), free(s), free(a0), free(ref);
+}
+
+/* A bad descriptor on one rank only: every rank returns the same status and message. */
+static void check_bad_arguments(const grid_t *g) {
+    int n = 20, nb = 4;
+    double *a0 = test_matrix(PS_DOUBLE, n, 'N');
+    dmat a = distribute(g, PS_DOUBLE, a0, n, n, nb, 0, 0);
+    int *ipiv = calloc((size_t)a.lrows + nb, sizeof *ipiv);
+    static const struct { int field, value; } cases[] = {{0, 2}, {4, 0}, {6, 9}, {8, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int desc[9];
+        memcpy(desc, a.desc, sizeof desc);
+        if (g->rank == g->size - 1) desc[cases[c].field] = cases[c].value;
+        ps_status st = ps_pdgetrf(g->grid, n, n, a.local, 1, 1, desc, ipiv);
+        char msg[1024], first[1024];
+        snprintf(msg, sizeof msg, "%s", ps_grid_last_error(g->grid));
+        memcpy(first, msg, sizeof msg);
+        MPI_Bcast(first, sizeof first, MPI_CHAR, 0, g->comm);
+        int info = ps_grid_last_info(g->grid), info0 = info;
+        MPI_Bcast(&info0, 1, MPI_INT, 0, g->comm);
+        CHECK(st == PS_ERR_INVALID_ARGUMENT && !strcmp(msg, first) && info == info0 &&
+                  info == -(700 + cases[c].field + 1),
+              "bad desc field %d: %s, info %d, '%s' (rank 0: '%s')", cases[c].field + 1,
+              ps_status_string(st), info, msg, first);
+    }
+    CHECK(ps_pdgetrf(g->grid, n, n, a.local, 2, 1, a.desc, ipiv) == PS_ERR_NOT_SUPPORTED,
+          "ia = 2 is refused");
+    CHECK(ps_pdpotrf(g->grid, 'X', n, a.local, 1, 1, a.desc) == PS_ERR_INVALID_ARGUMENT &&
+              ps_grid_last_info(g->grid) == -2,
+          "uplo 'X' is refused");
+    CHECK(ps_pdgetrf(NULL, n, n, a.local, 1, 1, a.desc, ipiv) == PS_ERR_INVALID_ARGUMENT,
+          "no grid");
+    free(a.local), free(ipiv), free(a0);
+}
+
+/* A device allocation that fails on one rank, at each of the first allocations of a gesv: the
+ * same status on every rank, the caller's arrays as they were, and no device buffer left. */
+static void check_out_of_memory(const grid_t *g) {
+    int n = 20, nb = 4;
+    ps_context *ctx = ps_grid_context(g->grid);
+    long live = ctx->live_buffers;
+    double *a0 = test_matrix(PS_DOUBLE, n, 'N'), *b0 = random_global(n, 2);
+    dmat a = distribute(g, PS_DOUBLE, a0, n, n, nb, 0, 0),
+         b = distribute(g, PS_DOUBLE, b0, n, 2, nb, 0, 0);
+    size_t abytes = (size_t)a.desc[8] * (a.lcols + 1) * sizeof(double);
+    size_t bbytes = (size_t)b.desc[8] * (b.lcols + 1) * sizeof(double);
+    void *acopy = malloc(abytes), *bcopy = malloc(bbytes);
+    memcpy(acopy, a.local, abytes), memcpy(bcopy, b.local, bbytes);
+    int *ipiv = calloc((size_t)a.lrows + nb, sizeof *ipiv);
+    for (int nth = 1; nth <= 3; nth++) {
+        if (g->rank == g->size - 1) ps__context_fail_nth_alloc(ctx, nth);
+        ps_status st = ps_pdgesv(g->grid, n, 2, a.local, 1, 1, a.desc, ipiv, b.local, 1, 1, b.desc);
+        ps__context_fail_nth_alloc(ctx, 0);
+        CHECK(st == PS_ERR_OUT_OF_MEMORY, "allocation %d failing on rank %d: %s (%s)", nth,
+              g->size - 1, ps_status_string(st), ps_grid_last_error(g->grid));
+        CHECK(!memcmp(acopy, a.local, abytes) && !memcmp(bcopy, b.local, bbytes),
+              "allocation %d failing: the arrays were changed", nth);
+        CHECK(ctx->live_buffers == live, "allocation %d failing: %ld device buffers left", nth,
+              ctx->live_buffers - live);
+    }
+    CHECK(ps_pdgesv(g->grid, n, 2, a.local, 1, 1, a.desc, ipiv, b.local, 1, 1, b.desc) ==
+                  PS_SUCCESS &&
+              ctx->live_buffers == live,
+          "gesv after the failures: %s", ps_grid_last_error(g->grid));
+    free(a0), free(b0), free(a.local), free(b.local), free(acopy), free(bcopy), free(ipiv);
+}
+
+static void run_grid(MPI_Comm comm, int nprow, int npcol) {
+    grid_t g = {NULL, comm, nprow, npcol, 0, 0, 0, 1};
+    MPI_Comm_rank(comm, &g.rank);
+    MPI_Comm_size(comm, &g.size);
+    ps_context_options o = ps_context_options_default();
+    o.backend = ps_test_backend_kind();
+    ps_status st = ps_grid_create(&g.grid, comm, nprow, npcol, &o);
+    CHECK(st == PS_SUCCESS, "grid %dx%d: %s", nprow, npcol, ps_status_string(st));
+    if (st != PS_SUCCESS) return;
+    ps_grid_coords(g.grid, &g.myrow, &g.mycol);
+    CHECK(!strcmp(ps_grid_transport(g.grid), "mpi"), "transport %s", ps_grid_transport(g.grid));
+    static const int nbs[] = {1, 7, 64};
+    static const int orders[] = {0, 1, 3, 37, 130};
+    for (int dti = 0; dti < 2; dti++) {
+        ps_dtype dt = dti ? PS_FLOAT : PS_DOUBLE;
+        for (size_t b = 0; b < sizeof nbs / sizeof nbs[0]; b++)
+            for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
+                int n = orders[o], nb = nbs[b];
+                if (nb == 1 && n > 37)
+                    continue; /* a block a column: the step count, not new paths */
+                check_lu(&g, dt, n, nb, o % 2 ? 3 : 1, nprow > 1 ? 1 : 0,
+                         npcol > 1 ? npcol - 1 : 0);
+                check_chol(&g, dt, o % 2 ? 'U' : 'L', n, nb, 2);
+                check_chol(&g, dt, o % 2 ? 'L' : 'U', n, nb, 1);
+            }
+    }
+    check_failures(&g, 37, 7);
+    check_bad_arguments(&g);
+    check_out_of_memory(&g);
+    ps_grid_destroy(g.grid);
+}
+
+int main(int argc, char **argv) {
+    int world_rank, world_size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    /* one seed for every rank, so that they build the same global matrices */
+    unsigned long long seed = 0;
+    const char *given = getenv("PORTSOLVE_TEST_SEED");
+    if (world_rank == 0)
+        seed = given && *given ? strtoull(given, NULL, 10) : (unsigned long long)time(NULL);
+    MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    char text[32];
+    snprintf(text, sizeof text, "%llu", seed);
+    setenv("PORTSOLVE_TEST_SEED", text, 1);
+    ps_test_init(argc, argv);
+    const char *shape = ps_test_case();
+    int nprow = world_size, npcol = 1;
+    if (shape && sscanf(shape, "%dx%d", &nprow, &npcol) != 2) nprow = world_size, npcol = 1;
+    if (nprow == 1 && npcol == 1) {
+        run_grid(MPI_COMM_SELF, 1, 1); /* every rank a grid of its own, side by side */
+    } else if (nprow * npcol == world_size) {
+        run_grid(MPI_COMM_WORLD, nprow, npcol);
+    } else {
+        CHECK(0, "grid %dx%d does not match %d ranks", nprow, npcol, world_size);
+    }
+    int failures = ps_test_failures, all;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int rc = ps_test_finish("test_dist");
+    MPI_Finalize();
+    return all ? 1 : rc;
+}
