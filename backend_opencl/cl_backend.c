@@ -88,12 +88,11 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     clGetDeviceInfo(st->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
     /* The panel kernel runs as one work-group: as wide as the device allows on GPUs, a single
      * work-item on CPU devices. On a GPU its passes over the column are latency-bound, one load
-     * per work-item in flight: on the H100 (NVIDIA's OpenCL) a 16384 x 256 LU panel took 11.8 /
-     * 7.8 / 6.2 ms with 256 / 512 / 1024 work-items, the whole LU of order 16384 0.82 / 0.72 /
-     * 0.68 s. POCL 3.1's pthread device vectorizes a work-group across work-items and, in the
-     * column loops of this kernel, issued unmasked gathers for work-items past the loop bound,
-     * reading outside the buffer (segfaults with 16 and 256 work-items); one work-item is also
-     * what a CPU runs this sequential kernel fastest with. */
+     * per work-item in flight, so the widest work-group measured fastest (H100). POCL 3.1's pthread
+     * device vectorizes a work-group across work-items and, in the column loops of this kernel,
+     * issued unmasked gathers for work-items past the loop bound, reading outside the buffer
+     * (segfaults with 16 and 256 work-items); one work-item is also what a CPU runs this sequential
+     * kernel fastest with. */
     cl_device_type type = 0;
     clGetDeviceInfo(st->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     int wanted = (type & CL_DEVICE_TYPE_GPU) ? 1024 : 1;

@@ -152,7 +152,7 @@ ps_status ps_cl_ger(ps__backend *be, ps__dtype dt, int m, int n, const ps__scala
  * CLBlast's GEMM pads and transposes its operands into a workspace. Left to itself it creates
  * that buffer per call and releases it on return, and NVIDIA's OpenCL makes the release wait for
  * the kernels that use it: every large GEMM then blocked the host until it finished (LU with host
- * panels spent 0.39 s of 1.7 s at n = 16384 queueing its updates), so nothing behind it could be
+ * panels spent a quarter of its time queueing its updates), so nothing behind it could be
  * prepared meanwhile. The backend keeps one workspace instead, grown to the largest call so far
  * and given back when the context synchronizes (cl_sync) or closes; the queue is in order, so
  * calls never use it at the same time. Without memory for it, CLBlast allocates its own.

@@ -1,10 +1,8 @@
 /*
  * upload and download between host arrays and views, as blocking rectangle transfers. Large
  * transfers of pageable memory go to the driver as they are: NVIDIA's OpenCL stages them itself,
- * and faster than two page-locked blocks of ours did (H100, host-level dgesv at
- * n = 16384, 4 GB moved: 1.71-1.80 s directly against 1.84-1.89 s staged through 4 MB blocks,
- * the two builds run in turn in one call; in another call 16 and 32 MB blocks did no better than
- * 4 MB, and direct transfers were faster still). On CPU devices a staging copy is pure overhead.
+ * and faster than two page-locked blocks of ours did (about 5% on an H100's host-level dgesv,
+ * whatever the block size). On CPU devices a staging copy is pure overhead.
  * Memory from host_alloc (cl_host.c) is page-locked and moves by DMA; core's staging
  * (core/base/staging.c) queues such transfers without waiting (upload_async, download_async), one
  * event per slot.

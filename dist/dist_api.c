@@ -2,6 +2,7 @@
  * local arrays to the device, the algorithm, and the results back. */
 #include "dist.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,14 @@ static ps_status begin(ps_grid *g, ps_status local) {
     return st;
 }
 
+/* The line dist_verbose asks for, from the grid's first rank. */
+static void report(ps_grid *g, const char *routine, ps__dtype dt, int m, int n, int nb) {
+    if (!g->ctx->tuning.dist_verbose || g->rank != 0) return;
+    fprintf(stderr, "portsolve_mpi: %s%s m=%d n=%d nb=%d grid %dx%d on %s\n",
+            dt == PS__DOUBLE ? "PD" : "PS", routine, m, n, nb, g->nprow, g->npcol,
+            ps_context_backend_name(g->ctx));
+}
+
 /* The sizes of desc restricted to the leading m x n part. */
 static void restrict_desc(const int *desc, int m, int n, int out[9]) {
     memcpy(out, desc, 9 * sizeof *out);
@@ -92,6 +101,7 @@ static ps_status getrf(ps_grid *g, ps__dtype dt, int m, int n, void *a, int ia, 
         st = bad_arg(g, 8, "ipiv is NULL");
     st = begin(g, st);
     if (st != PS_SUCCESS || m == 0 || n == 0) return st;
+    report(g, "GETRF", dt, m, n, desca[4]);
     int desc[9], info = 0, kmax = m < n ? m : n;
     restrict_desc(desca, m, n, desc);
     ps__dist_mat d;
@@ -114,11 +124,27 @@ static ps_status getrf(ps_grid *g, ps__dtype dt, int m, int n, void *a, int ia, 
     return st;
 }
 
+/* getrf's interchanges piv[0..n) on all of b, block by block, forwards or backwards; every
+ * rank takes part in every exchange, also after a failure, and the caller agrees once. */
+static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int backwards,
+                          ps__dist_buf *stage) {
+    int n = b->r.n, nb = b->r.nb, blocks = (n + nb - 1) / nb;
+    ps_status st = PS_SUCCESS;
+    for (int s = 0; s < blocks; s++) {
+        int k = (backwards ? blocks - 1 - s : s) * nb;
+        ps_status x = ps__dist_swap_rows(g, b, k, n - k < nb ? n - k : nb, piv + k, 0, b->lcols,
+                                         backwards, stage);
+        if (st == PS_SUCCESS) st = x;
+    }
+    return st;
+}
+
 /* getrs after the checks: the interchanges on b, then the two triangles (or their transposes
  * and the interchanges backwards). */
 static ps_status getrs(ps_grid *g, ps__dtype dt, ps__trans trans, int n, int nrhs, const void *a,
                        const int *desca, const int *ipiv, void *b, const int *descb) {
     int da[9], db[9];
+    report(g, trans == PS__NOTRANS ? "GETRS N" : "GETRS T", dt, n, nrhs, desca[4]);
     restrict_desc(desca, n, n, da);
     restrict_desc(descb, n, nrhs, db);
     ps__dist_mat A, B;
@@ -143,20 +169,15 @@ static ps_status getrs(ps_grid *g, ps__dtype dt, ps__trans trans, int n, int nrh
         if (bad) st = ps__dist_fail(g, PS_ERR_INVALID_ARGUMENT, "argument 9: ipiv is not getrf's");
         st = ps__dist_agree(g, st);
     }
-    int nb = A.r.nb;
     ps__dist_buf stage = {0};
     if (st == PS_SUCCESS && trans == PS__NOTRANS) {
-        for (int k = 0; k < n && st == PS_SUCCESS; k += nb)
-            st = ps__dist_agree(g, ps__dist_swap_rows(g, &B, k, n - k < nb ? n - k : nb, piv + k, 0,
-                                                      B.lcols, 0, &stage));
+        st = ps__dist_agree(g, swap_all(g, &B, piv, 0, &stage));
         if (st == PS_SUCCESS) st = ps__dist_trsm(g, &A, PS__LOWER, PS__NOTRANS, PS__UNIT, &B);
         if (st == PS_SUCCESS) st = ps__dist_trsm(g, &A, PS__UPPER, PS__NOTRANS, PS__NONUNIT, &B);
     } else if (st == PS_SUCCESS) {
         st = ps__dist_trsm(g, &A, PS__UPPER, PS__TRANS, PS__NONUNIT, &B);
         if (st == PS_SUCCESS) st = ps__dist_trsm(g, &A, PS__LOWER, PS__TRANS, PS__UNIT, &B);
-        for (int k = (n - 1) / nb * nb; k >= 0 && st == PS_SUCCESS; k -= nb)
-            st = ps__dist_agree(g, ps__dist_swap_rows(g, &B, k, n - k < nb ? n - k : nb, piv + k, 0,
-                                                      B.lcols, 1, &stage));
+        if (st == PS_SUCCESS) st = ps__dist_agree(g, swap_all(g, &B, piv, 1, &stage));
     }
     if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_download(g, &B, b, descb[8]));
     ps__dist_release(g, &A);
@@ -211,6 +232,7 @@ static ps_status potrf(ps_grid *g, ps__dtype dt, char uplo, int n, void *a, int 
         st = check_desc(g, desca, 7, n, n, ia, ja, a, 1);
     st = begin(g, st);
     if (st != PS_SUCCESS || n == 0) return st;
+    report(g, uplo == 'L' || uplo == 'l' ? "POTRF L" : "POTRF U", dt, n, n, desca[4]);
     int desc[9], info = 0;
     restrict_desc(desca, n, n, desc);
     ps__dist_mat d;
@@ -242,6 +264,7 @@ static ps_status potrs(ps_grid *g, ps__dtype dt, char uplo, int n, int nrhs, con
     if (st == PS_SUCCESS) st = check_rhs(g, n, nrhs, desca, descb, b, ib, jb, 12);
     st = begin(g, st);
     if (st != PS_SUCCESS || n == 0 || nrhs == 0) return st;
+    report(g, uplo == 'L' || uplo == 'l' ? "POTRS L" : "POTRS U", dt, n, nrhs, desca[4]);
     int da[9], db[9];
     restrict_desc(desca, n, n, da);
     restrict_desc(descb, n, nrhs, db);

@@ -145,8 +145,12 @@ ps_status ps_grid_coords(const ps_grid *g, int *myrow, int *mycol) {
     return PS_SUCCESS;
 }
 
-ps_context *ps_grid_context(ps_grid *g) {
-    return g ? g->ctx : NULL;
+const char *ps_grid_backend_name(const ps_grid *g) {
+    return g ? ps_context_backend_name(g->ctx) : "(no grid)";
+}
+
+const char *ps_grid_device_name(const ps_grid *g) {
+    return g ? ps_context_device_name(g->ctx) : "(no grid)";
 }
 
 const char *ps_grid_transport(const ps_grid *g) {

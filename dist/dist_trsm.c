@@ -52,7 +52,8 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
     if (st == PS_SUCCESS) st = failed(g, ps__dev_alloc(g->ctx, (size_t)lrows * nb * es, &tw.buf));
     st = ps__dist_agree(g, st);
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    for (int s = 0; s < blocks && st == PS_SUCCESS; s++) {
+    ps_status ready = st;
+    for (int s = 0; s < blocks && ready == PS_SUCCESS; s++) {
         int k = (forward ? s : blocks - 1 - s) * nb, jb = n - k < nb ? n - k : nb;
         int pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
         int r0 = ps__cyclic_below(&a->r, k, g->myrow), ck = ps__cyclic_local(&a->c, k);
@@ -95,8 +96,9 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
         if (st == PS_SUCCESS && count > 0 && nrhs > 0)
             st = failed(g, be->ops->gemm(be, dt, op, PS__NOTRANS, count, nrhs, jb, &minus_one, t,
                                          bsolved, &one, ps__mat_at(b->m, l0, 0)));
-        st = ps__dist_agree(g, st);
     }
+    /* one agreement at the end: a rank that failed took part in every exchange all the same */
+    st = ps__dist_agree(g, st);
     if (dw.buf) ps__dev_free(g->ctx, dw.buf);
     if (bw.buf) ps__dev_free(g->ctx, bw.buf);
     if (tw.buf) ps__dev_free(g->ctx, tw.buf);

@@ -36,8 +36,10 @@ PS_API ps_status ps_grid_create(ps_grid **out, MPI_Comm comm, int nprow, int npc
 PS_API void ps_grid_destroy(ps_grid *grid);
 /* This rank's place in the grid. */
 PS_API ps_status ps_grid_coords(const ps_grid *grid, int *myrow, int *mycol);
-/* The rank's context (its backend and device); owned by the grid. */
-PS_API ps_context *ps_grid_context(ps_grid *grid);
+/* This rank's backend ("cpu", "cuda", "opencl") and device, as ps_context_backend_name and
+ * ps_context_device_name say them. */
+PS_API const char *ps_grid_backend_name(const ps_grid *grid);
+PS_API const char *ps_grid_device_name(const ps_grid *grid);
 /* Which transport carries the exchanges between ranks ("mpi"). */
 PS_API const char *ps_grid_transport(const ps_grid *grid);
 PS_API const char *ps_grid_last_error(const ps_grid *grid);

@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(gcc make cmake pkg-config libopenblas-dev liblapacke-dev libtmglib-dev gnuplot-nox
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo
-  liblapack-test python3-numpy python3-scipy python3-pytest openmpi-bin libopenmpi-dev)
+  liblapack-test python3-numpy python3-scipy python3-pytest openmpi-bin libopenmpi-dev
+  libscalapack-openmpi-dev scalapack-mpi-test)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

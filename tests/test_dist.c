@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
 #include "base/context.h" /* the allocation failure hook and the live-buffer count */
+#include "dist.h"
 #include "portsolve_mpi.h"
 #include "test_util.h"
 
@@ -263,7 +264,7 @@ static void check_bad_arguments(const grid_t *g) {
  * same status on every rank, the caller's arrays as they were, and no device buffer left. */
 static void check_out_of_memory(const grid_t *g) {
     int n = 20, nb = 4;
-    ps_context *ctx = ps_grid_context(g->grid);
+    ps_context *ctx = g->grid->ctx; /* the grid's own context (dist/dist.h) */
     long live = ctx->live_buffers;
     double *a0 = test_matrix(PS_DOUBLE, n, 'N'), *b0 = random_global(n, 2);
     dmat a = distribute(g, PS_DOUBLE, a0, n, n, nb, 0, 0),
@@ -302,6 +303,8 @@ static void run_grid(MPI_Comm comm, int nprow, int npcol) {
     if (st != PS_SUCCESS) return;
     ps_grid_coords(g.grid, &g.myrow, &g.mycol);
     CHECK(!strcmp(ps_grid_transport(g.grid), "mpi"), "transport %s", ps_grid_transport(g.grid));
+    CHECK(!strcmp(ps_grid_backend_name(g.grid), ps_test_backend_name()), "backend %s",
+          ps_grid_backend_name(g.grid));
     static const int nbs[] = {1, 7, 64};
     static const int orders[] = {0, 1, 3, 37, 130};
     for (int dti = 0; dti < 2; dti++) {

@@ -57,8 +57,8 @@
 #define PS__REFINE_GMRES_TOL 1e-12
 /* GMRES-IR's GMRES stops once its residual estimate, relative to r's, is at
  * most this share of the contraction that would pass LAPACK's test, ||x||_inf cte / ||r||_inf: one
- * outer step then takes the Arnoldi steps the test asks for and no more (at n = 32768 each costs a
- * double GEMV and a preconditioner solve, 3.3 ms on an H200). The estimate is GMRES's, in the
+ * outer step then takes the Arnoldi steps the test asks for and no more (each costs a double GEMV
+ * and a preconditioner solve). The estimate is GMRES's, in the
  * 2-norm, and x changes by d: the share stands for both. At n = 32768, cond 1e6 (fp16x3, H200),
  * ||x||_inf fell 2.7x in the first outer step, and 1 and 0.5 missed the test by 2.2x and 1.3x,
  * which cost an outer step (a GEMV and a GMRES restart) to save a step or two; 0.25 met it in one
@@ -355,8 +355,7 @@ static ps_status solve(refine *w, const ps_refine_options *o, ps_refine_result *
     if (code) return fallback(w, res, code);
     if (w->nrhs == 0) return PS_SUCCESS; /* LAPACK still factors: ipiv is defined */
     /* Every solve from here on moves its rows in one gather: laswp would apply the n interchanges
-     * a chunk after another (on an H100 at n = 32768, 128 launches and 3.2 ms per solve of one
-     * column, as long as the residual's product). */
+     * a chunk after another, a launch per chunk, costing as much as the residual's product. */
     PS__TRY(ps__pivots_to_perm(w->ctx, w->n, w->ipiv, w->perm));
     PS__TRY(classical(w, o, res, &overflow));
     if (overflow) return fallback(w, res, PS_REFINE_OVERFLOW);

@@ -158,8 +158,8 @@ static ps_status early_inverses(refine *w, const ps_refine_options *o, int *earl
 
 /* Whether A is narrowed straight into the transposed layout the LU holds it in while it factors
  * it (ps__getrf_holds_transposed; CUDA from n = 16384 in float): one pass over A where narrowing,
- * FP16X3's iamax and scaling of the float copy and the LU's in-place transpose took four (H200,
- * n = 32768: 9.3 ms from ||A||_inf to the LU's first panel, against 17.8). Not with RBT
+ * FP16X3's iamax and scaling of the float copy and the LU's in-place transpose took four (about
+ * half the time from ||A||_inf to the LU's first panel on an H200). Not with RBT
  * (its LU keeps the row layout), not where the backend lacks convert_transposed, and not for FP16X3
  * with lda > n, whose scaling then comes from the float copy (scale_from_a reads A as one
  * vector). */

@@ -1,0 +1,256 @@
+/*
+ * portsolve-bench-dist: distributed LU (ps_pdgesv) or Cholesky (ps_pdposv) on an nprow x npcol
+ * grid of MPI ranks, beside ScaLAPACK's pdgesv / pdposv on the same ranks and the same data, and
+ * beside the same call on one rank (the parallel efficiency). Run it under mpirun; rank 0 prints
+ * the table and writes the CSV. Times are the slowest rank's, best of --repeats.
+ */
+#include "bench_args.h"
+#include "portsolve_mpi.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef PORTSOLVE_BENCH_SCALAPACK
+extern void Cblacs_get(int ctxt, int what, int *val);
+extern void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
+extern void Cblacs_gridexit(int ctxt);
+extern void pdgesv_(const int *n, const int *nrhs, double *a, const int *ia, const int *ja,
+                    const int *desca, int *ipiv, double *b, const int *ib, const int *jb,
+                    const int *descb, int *info);
+extern void psgesv_(const int *n, const int *nrhs, float *a, const int *ia, const int *ja,
+                    const int *desca, int *ipiv, float *b, const int *ib, const int *jb,
+                    const int *descb, int *info);
+extern void pdposv_(const char *uplo, const int *n, const int *nrhs, double *a, const int *ia,
+                    const int *ja, const int *desca, double *b, const int *ib, const int *jb,
+                    const int *descb, int *info, size_t);
+extern void psposv_(const char *uplo, const int *n, const int *nrhs, float *a, const int *ia,
+                    const int *ja, const int *desca, float *b, const int *ib, const int *jb,
+                    const int *descb, int *info, size_t);
+#endif
+
+typedef struct {
+    int method, dbl, nb, nprow, npcol, repeats, reference;
+} setup;
+
+/* A pseudo-random entry of the global matrix in [-1, 1), the same on every rank; symmetric and
+ * diagonally dominant for Cholesky. */
+static double entry(uint64_t i, uint64_t j, int n, int spd) {
+    if (spd && i < j) {
+        uint64_t t = i;
+        i = j, j = t;
+    }
+    uint64_t x = (i * 0x9E3779B97F4A7C15ull) ^ (j + 0x632BE59BD9B4E019ull);
+    x ^= x >> 31, x *= 0xBF58476D1CE4E5B9ull, x ^= x >> 27, x *= 0x94D049BB133111EBull,
+        x ^= x >> 31;
+    double v = (double)(x >> 11) / 9007199254740992.0 * 2 - 1;
+    return spd && i == j ? v + n : v;
+}
+
+typedef struct {
+    int desc[9], lrows, lcols;
+    size_t bytes;
+    void *a, *saved;
+} local;
+
+/* This rank's part of an m x n matrix of entries (the right-hand side's columns offset so that
+ * they differ from A's). */
+static local make_local(const setup *s, int myrow, int mycol, int m, int n, int spd, int order) {
+    local l;
+    l.lrows = ps_numroc(m, s->nb, myrow, 0, s->nprow);
+    l.lcols = ps_numroc(n, s->nb, mycol, 0, s->npcol);
+    int lld = l.lrows > 1 ? l.lrows : 1;
+    int d[9] = {1, 0, m, n, s->nb, s->nb, 0, 0, lld};
+    memcpy(l.desc, d, sizeof d);
+    size_t es = s->dbl ? sizeof(double) : sizeof(float);
+    l.bytes = (size_t)lld * (size_t)(l.lcols > 0 ? l.lcols : 1) * es;
+    l.a = malloc(l.bytes), l.saved = malloc(l.bytes);
+    for (int jj = 0; jj < l.lcols; jj++)
+        for (int ii = 0; ii < l.lrows; ii++) {
+            int gi = (ii / s->nb * s->nprow + myrow) * s->nb + ii % s->nb;
+            int gj = (jj / s->nb * s->npcol + mycol) * s->nb + jj % s->nb;
+            double v = entry((uint64_t)gi, (uint64_t)gj + (n == order ? 0 : 7919), order, spd);
+            if (s->dbl)
+                ((double *)l.a)[ii + (size_t)jj * lld] = v;
+            else
+                ((float *)l.a)[ii + (size_t)jj * lld] = (float)v;
+        }
+    memcpy(l.saved, l.a, l.bytes);
+    return l;
+}
+
+/* One run of the method on grid (portsolve) or ctxt (ScaLAPACK); its time, the slowest rank's. */
+static double run(const setup *s, ps_grid *grid, int ctxt, MPI_Comm comm, int n, local *a, local *b,
+                  int *ipiv, int *ok) {
+    memcpy(a->a, a->saved, a->bytes), memcpy(b->a, b->saved, b->bytes);
+    int one = 1, info = 0;
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    if (grid) {
+        ps_status st;
+        if (s->method == 0)
+            st = s->dbl ? ps_pdgesv(grid, n, 1, a->a, 1, 1, a->desc, ipiv, b->a, 1, 1, b->desc)
+                        : ps_psgesv(grid, n, 1, a->a, 1, 1, a->desc, ipiv, b->a, 1, 1, b->desc);
+        else
+            st = s->dbl ? ps_pdposv(grid, 'L', n, 1, a->a, 1, 1, a->desc, b->a, 1, 1, b->desc)
+                        : ps_psposv(grid, 'L', n, 1, a->a, 1, 1, a->desc, b->a, 1, 1, b->desc);
+        info = st != PS_SUCCESS;
+        if (st != PS_SUCCESS) fprintf(stderr, "portsolve: %s\n", ps_grid_last_error(grid));
+    } else {
+#ifdef PORTSOLVE_BENCH_SCALAPACK
+        int desca[9], descb[9];
+        memcpy(desca, a->desc, sizeof desca), memcpy(descb, b->desc, sizeof descb);
+        desca[1] = descb[1] = ctxt;
+        if (s->method == 0) {
+            if (s->dbl)
+                pdgesv_(&n, &one, a->a, &one, &one, desca, ipiv, b->a, &one, &one, descb, &info);
+            else
+                psgesv_(&n, &one, a->a, &one, &one, desca, ipiv, b->a, &one, &one, descb, &info);
+        } else {
+            if (s->dbl)
+                pdposv_("L", &n, &one, a->a, &one, &one, desca, b->a, &one, &one, descb, &info, 1);
+            else
+                psposv_("L", &n, &one, a->a, &one, &one, desca, b->a, &one, &one, descb, &info, 1);
+        }
+#else
+        (void)ctxt, (void)one;
+#endif
+    }
+    double t = MPI_Wtime() - t0, slowest;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    int bad = info != 0, any;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+    *ok = !any;
+    return slowest;
+}
+
+static double best_of(const setup *s, ps_grid *grid, int ctxt, MPI_Comm comm, int n, local *a,
+                      local *b, int *ipiv, int *ok) {
+    double best = INFINITY;
+    for (int r = 0; r < s->repeats + 1; r++) { /* the first run warms up */
+        double t = run(s, grid, ctxt, comm, n, a, b, ipiv, ok);
+        if (r > 0 && t < best) best = t;
+    }
+    return best;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    setup s = {0, 1, 64, 0, 0, 2, 1};
+    int sizes[16] = {2048}, nsizes = 1, precision = 0, grid_shape[2] = {0, 0}, nshape = 0,
+        single = 1;
+    const char *backend = NULL, *csv = NULL;
+    const bench_arg args[] = {
+        BENCH_ARG_CHOICE("--method", &s.method, "lu|chol"),
+        BENCH_ARG_STRING("--backend", &backend),
+        BENCH_ARG_INTS("--sizes", sizes, 16, &nsizes, 1),
+        BENCH_ARG_INT("--nb", &s.nb, 1, 4096),
+        BENCH_ARG_INTS("--grid", grid_shape, 2, &nshape, 1),
+        BENCH_ARG_CHOICE("--precision", &precision, "d|s"),
+        BENCH_ARG_INT("--repeats", &s.repeats, 1, 20),
+        BENCH_ARG_CHOICE("--reference", &s.reference, "none|scalapack"),
+        BENCH_ARG_CHOICE("--single", &single, "no|yes"),
+        BENCH_ARG_STRING("--csv", &csv),
+    };
+    if (!bench_parse_args("portsolve-bench-dist", argc, argv, args, sizeof args / sizeof args[0])) {
+        MPI_Finalize();
+        return 2;
+    }
+    s.dbl = precision == 0;
+    s.nprow = nshape == 2 ? grid_shape[0] : size, s.npcol = nshape == 2 ? grid_shape[1] : 1;
+    if (s.nprow * s.npcol != size) {
+        if (rank == 0)
+            fprintf(stderr, "--grid %dx%d needs %d ranks, not %d\n", s.nprow, s.npcol,
+                    s.nprow * s.npcol, size);
+        MPI_Finalize();
+        return 2;
+    }
+#ifndef PORTSOLVE_BENCH_SCALAPACK
+    s.reference = 0;
+#endif
+    ps_context_options o = ps_context_options_default();
+    if (backend && ps_backend_kind_from_name(backend, &o.backend) != PS_SUCCESS) {
+        if (rank == 0) fprintf(stderr, "unknown backend %s\n", backend);
+        MPI_Finalize();
+        return 2;
+    }
+    ps_grid *grid = NULL, *alone = NULL;
+    MPI_Comm self_comm;
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? 0 : MPI_UNDEFINED, 0, &self_comm);
+    if (ps_grid_create(&grid, MPI_COMM_WORLD, s.nprow, s.npcol, &o) != PS_SUCCESS ||
+        (rank == 0 && single && ps_grid_create(&alone, self_comm, 1, 1, &o) != PS_SUCCESS)) {
+        fprintf(stderr, "rank %d: no grid\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    int ctxt = -1;
+#ifdef PORTSOLVE_BENCH_SCALAPACK
+    if (s.reference) {
+        Cblacs_get(-1, 0, &ctxt);
+        Cblacs_gridinit(&ctxt, "Row-major", s.nprow, s.npcol);
+    }
+#endif
+    int myrow, mycol;
+    ps_grid_coords(grid, &myrow, &mycol);
+    FILE *out = rank == 0 && csv ? fopen(csv, "w") : NULL;
+    if (out)
+        fprintf(out, "method,precision,n,nb,nprow,npcol,backend,ps_s,ps_gflops,ps_gflops_per_rank,"
+                     "ref_s,ratio,single_s,efficiency\n");
+    if (rank == 0) {
+        printf("# %s %s on %s, grid %dx%d, nb %d; ratio = ScaLAPACK time / portsolve time;\n"
+               "# efficiency = one rank's time / (ranks x time); GFLOP/s counts %s\n",
+               s.method ? "posv" : "gesv", s.dbl ? "double" : "single", ps_grid_backend_name(grid),
+               s.nprow, s.npcol, s.nb, s.method ? "n^3/3" : "2n^3/3");
+        printf("      n    ps time s    GF/s   GF/s/rank   ref time s   ratio   1-rank s   "
+               "efficiency\n");
+    }
+    for (int t = 0; t < nsizes; t++) {
+        int n = sizes[t], ok = 1, ok_ref = 1, ok_one = 1;
+        local a = make_local(&s, myrow, mycol, n, n, s.method == 1, n);
+        local b = make_local(&s, myrow, mycol, n, 1, 0, n);
+        int *ipiv = malloc(((size_t)a.lrows + s.nb) * sizeof *ipiv);
+        double tp = best_of(&s, grid, -1, MPI_COMM_WORLD, n, &a, &b, ipiv, &ok);
+        double tr =
+            s.reference ? best_of(&s, NULL, ctxt, MPI_COMM_WORLD, n, &a, &b, ipiv, &ok_ref) : NAN;
+        double t1 = NAN;
+        if (single && rank == 0) {
+            setup one = s;
+            one.nprow = one.npcol = 1;
+            local a1 = make_local(&one, 0, 0, n, n, s.method == 1, n);
+            local b1 = make_local(&one, 0, 0, n, 1, 0, n);
+            int *p1 = malloc(((size_t)n + s.nb) * sizeof *p1);
+            t1 = best_of(&one, alone, -1, self_comm, n, &a1, &b1, p1, &ok_one);
+            free(a1.a), free(a1.saved), free(b1.a), free(b1.saved), free(p1);
+        }
+        double flops = (s.method ? 1.0 / 3 : 2.0 / 3) * (double)n * n * n;
+        if (rank == 0) {
+            double gf = flops / tp * 1e-9;
+            printf("%7d %12.4f %7.1f %11.2f %12.4f %7.3f %10.4f %12.3f%s\n", n, tp, gf, gf / size,
+                   tr, tr / tp, t1, t1 / (size * tp),
+                   ok && ok_ref && ok_one ? "" : "  (a run failed)");
+            if (out)
+                fprintf(out, "%s,%s,%d,%d,%d,%d,%s,%.6f,%.3f,%.3f,%.6f,%.4f,%.6f,%.4f\n",
+                        s.method ? "chol" : "lu", s.dbl ? "d" : "s", n, s.nb, s.nprow, s.npcol,
+                        ps_grid_backend_name(grid), tp, gf, gf / size, tr, tr / tp, t1,
+                        t1 / (size * tp));
+        }
+        free(a.a), free(a.saved), free(b.a), free(b.saved), free(ipiv);
+        if (!ok || !ok_ref || !ok_one) {
+            MPI_Finalize();
+            return 1;
+        }
+    }
+    if (out) fclose(out);
+#ifdef PORTSOLVE_BENCH_SCALAPACK
+    if (s.reference) Cblacs_gridexit(ctxt);
+#endif
+    ps_grid_destroy(alone);
+    ps_grid_destroy(grid);
+    if (self_comm != MPI_COMM_NULL) MPI_Comm_free(&self_comm);
+    MPI_Finalize();
+    return 0;
+}
