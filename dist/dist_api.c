@@ -249,20 +249,20 @@ static ps_status potrf(ps_grid *g, ps__dtype dt, char uplo, int n, void *a, int 
     return st;
 }
 
+/* potrs's and posv's argument checks, on this rank. */
+static ps_status check_potrs(ps_grid *g, char uplo, int n, int nrhs, const void *a, int ia, int ja,
+                             const int *desca, const void *b, int ib, int jb, const int *descb) {
+    if (!uplo || !strchr("LlUu", uplo)) return bad_arg(g, 2, "uplo must be 'L' or 'U'");
+    if (n < 0) return bad_arg(g, 3, "n < 0");
+    if (nrhs < 0) return bad_arg(g, 4, "nrhs < 0");
+    ps_status st = check_desc(g, desca, 8, n, n, ia, ja, a, 1);
+    return st == PS_SUCCESS ? check_rhs(g, n, nrhs, desca, descb, b, ib, jb, 12) : st;
+}
+
 static ps_status potrs(ps_grid *g, ps__dtype dt, char uplo, int n, int nrhs, const void *a, int ia,
                        int ja, const int *desca, void *b, int ib, int jb, const int *descb) {
     g->last_info = 0;
-    ps_status st = PS_SUCCESS;
-    if (!uplo || !strchr("LlUu", uplo))
-        st = bad_arg(g, 2, "uplo must be 'L' or 'U'");
-    else if (n < 0)
-        st = bad_arg(g, 3, "n < 0");
-    else if (nrhs < 0)
-        st = bad_arg(g, 4, "nrhs < 0");
-    else
-        st = check_desc(g, desca, 8, n, n, ia, ja, a, 1);
-    if (st == PS_SUCCESS) st = check_rhs(g, n, nrhs, desca, descb, b, ib, jb, 12);
-    st = begin(g, st);
+    ps_status st = begin(g, check_potrs(g, uplo, n, nrhs, a, ia, ja, desca, b, ib, jb, descb));
     if (st != PS_SUCCESS || n == 0 || nrhs == 0) return st;
     report(g, uplo == 'L' || uplo == 'l' ? "POTRS L" : "POTRS U", dt, n, nrhs, desca[4]);
     int da[9], db[9];
@@ -364,17 +364,7 @@ ps_status ps_pspotrs(ps_grid *g, char uplo, int n, int nrhs, const float *a, int
 static ps_status posv(ps_grid *g, ps__dtype dt, char uplo, int n, int nrhs, void *a, int ia, int ja,
                       const int *desca, void *b, int ib, int jb, const int *descb) {
     g->last_info = 0;
-    ps_status st = PS_SUCCESS;
-    if (!uplo || !strchr("LlUu", uplo))
-        st = bad_arg(g, 2, "uplo must be 'L' or 'U'");
-    else if (n < 0)
-        st = bad_arg(g, 3, "n < 0");
-    else if (nrhs < 0)
-        st = bad_arg(g, 4, "nrhs < 0");
-    else
-        st = check_desc(g, desca, 8, n, n, ia, ja, a, 1);
-    if (st == PS_SUCCESS) st = check_rhs(g, n, nrhs, desca, descb, b, ib, jb, 12);
-    st = begin(g, st);
+    ps_status st = begin(g, check_potrs(g, uplo, n, nrhs, a, ia, ja, desca, b, ib, jb, descb));
     if (st != PS_SUCCESS) return st;
     st = potrf(g, dt, uplo, n, a, ia, ja, desca);
     if (st != PS_SUCCESS) return st;

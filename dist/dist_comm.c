@@ -49,20 +49,33 @@ void ps__dist_release(ps_grid *g, ps__dist_mat *d) {
     d->m.buf = NULL;
 }
 
+/* Indices [i0, i1) of the distributed dimension d, piece by piece over its processes: process
+ * p's first local index and count, and its bytes (w values of es bytes an index) and their offset
+ * in the whole. */
+typedef struct {
+    int *first, *len, *bytes, *at;
+} pieces;
+static int *pieces_of(const ps__cyclic *d, int i0, int i1, int w, size_t es, pieces *out) {
+    int np = d->np, *mem = malloc(4 * (size_t)np * sizeof *mem);
+    if (!mem) return NULL;
+    out->first = mem, out->len = mem + np, out->bytes = mem + 2 * np, out->at = mem + 3 * np;
+    for (int p = 0, off = 0; p < np; p++) {
+        out->first[p] = ps__cyclic_below(d, i0, p);
+        out->len[p] = ps__cyclic_below(d, i1, p) - out->first[p];
+        out->bytes[p] = out->len[p] * w * (int)es, out->at[p] = off, off += out->bytes[p];
+    }
+    return mem;
+}
+
 ps_status ps__dist_gather_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1, int w, ps__mat v,
                                int root, ps__dist_buf *stage, void *out) {
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int np = g->nprow, total = g1 - g0;
-    int *counts = malloc(4 * (size_t)np * sizeof *counts), *displs = counts + np;
-    int *rows = counts + 2 * np, *first = counts + 3 * np;
-    if (!counts) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    int off = 0;
-    for (int p = 0; p < np; p++) {
-        first[p] = ps__cyclic_below(&a->r, g0, p);
-        rows[p] = ps__cyclic_below(&a->r, g1, p) - first[p];
-        counts[p] = rows[p] * w * (int)es, displs[p] = off, off += counts[p];
-    }
+    pieces pc;
+    int *mem = pieces_of(&a->r, g0, g1, w, es, &pc);
+    if (!mem) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    int *counts = pc.bytes, *displs = pc.at, *rows = pc.len, *first = pc.first;
     int mine = rows[g->myrow];
     ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)w * es);
     if (st == PS_SUCCESS && mine > 0 && w > 0) {
@@ -86,7 +99,7 @@ ps_status ps__dist_gather_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1
                            blk + ((size_t)i + (size_t)j * (size_t)rows[p]) * es, es);
             }
         }
-    free(counts);
+    free(mem);
     return st;
 }
 
@@ -95,15 +108,10 @@ ps_status ps__dist_scatter_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int np = g->nprow, total = g1 - g0;
-    int *counts = malloc(4 * (size_t)np * sizeof *counts), *displs = counts + np;
-    int *rows = counts + 2 * np, *first = counts + 3 * np;
-    if (!counts) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    int off = 0;
-    for (int p = 0; p < np; p++) {
-        first[p] = ps__cyclic_below(&a->r, g0, p);
-        rows[p] = ps__cyclic_below(&a->r, g1, p) - first[p];
-        counts[p] = rows[p] * w * (int)es, displs[p] = off, off += counts[p];
-    }
+    pieces pc;
+    int *mem = pieces_of(&a->r, g0, g1, w, es, &pc);
+    if (!mem) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    int *counts = pc.bytes, *displs = pc.at, *rows = pc.len, *first = pc.first;
     int mine = rows[g->myrow];
     ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)w * es);
     char *recv = stage->p, *send = recv + (size_t)mine * (size_t)w * es;
@@ -120,7 +128,7 @@ ps_status ps__dist_scatter_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g
         st = be->ops->upload(be, a->dt, mine, w, recv, mine, v);
         if (st != PS_SUCCESS) st = backend_failed(g, st);
     }
-    free(counts);
+    free(mem);
     return st;
 }
 
@@ -208,15 +216,10 @@ ps_status ps__dist_gather_cols(ps_grid *g, const ps__dist_mat *a, int h, int c0,
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int np = g->npcol, total = c1 - c0;
-    int *counts = malloc(4 * (size_t)np * sizeof *counts), *displs = counts + np;
-    int *cols = counts + 2 * np, *first = counts + 3 * np;
-    if (!counts) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    int off = 0;
-    for (int p = 0; p < np; p++) {
-        first[p] = ps__cyclic_below(&a->c, c0, p);
-        cols[p] = ps__cyclic_below(&a->c, c1, p) - first[p];
-        counts[p] = cols[p] * h * (int)es, displs[p] = off, off += counts[p];
-    }
+    pieces pc;
+    int *mem = pieces_of(&a->c, c0, c1, h, es, &pc);
+    if (!mem) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    int *counts = pc.bytes, *displs = pc.at, *cols = pc.len, *first = pc.first;
     int mine = cols[g->mycol];
     ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)h * es);
     if (st == PS_SUCCESS && mine > 0 && h > 0) {
@@ -231,6 +234,6 @@ ps_status ps__dist_gather_cols(ps_grid *g, const ps__dist_mat *a, int h, int c0,
             memcpy((char *)out + (size_t)gc * (size_t)h * es,
                    recv + displs[p] + (size_t)j * (size_t)h * es, (size_t)h * es);
         }
-    free(counts);
+    free(mem);
     return st;
 }
