@@ -681,7 +681,8 @@ static const ps__backend_ops cuda_ops = {
                [PS__FAMILY_WZ] = &ps_cuda_wz_kernels.header,
                [PS__FAMILY_GJ] = &ps_cuda_gj_kernels.header,
                [PS__FAMILY_ITER] = &ps_cuda_iter_kernels.header,
-               [PS__FAMILY_REFINE] = &ps_cuda_refine_kernels.header},
+               [PS__FAMILY_REFINE] = &ps_cuda_refine_kernels.header,
+               [PS__FAMILY_PEER] = &ps_cuda_peer_kernels.header},
 };
 
 /* The module's one exported symbol. */

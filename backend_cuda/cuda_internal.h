@@ -7,6 +7,7 @@
 #include "../core/gj/gj_kernels.h"
 #include "../core/iter/iter_kernels.h"
 #include "../core/lu/lu_kernels.h"
+#include "../core/peer/peer_kernels.h"
 #include "../core/refine/refine_kernels.h"
 #include "../core/wz/wz_kernels.h"
 #include "../core/base/tuning.h"
@@ -542,5 +543,6 @@ extern const ps__wz_kernels ps_cuda_wz_kernels;
 extern const ps__gj_kernels ps_cuda_gj_kernels;
 extern const ps__iter_kernels ps_cuda_iter_kernels;
 extern const ps__refine_kernels ps_cuda_refine_kernels;
+extern const ps__peer_kernels ps_cuda_peer_kernels;
 
 #endif

@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PS__BACKEND_ABI_VERSION  5 /* 5: the kernel families left this table */
+#define PS__BACKEND_ABI_VERSION  6 /* 6: the peer family */
 #define PS__BACKEND_ENTRY_SYMBOL "ps_backend_module_v1"
 
 /* Element types a backend buffer can hold. The first two equal ps_dtype. */
@@ -135,7 +135,8 @@ typedef enum ps__family_id {
     PS__FAMILY_GJ = 3,     /* core/gj/gj_kernels.h */
     PS__FAMILY_ITER = 4,   /* core/iter/iter_kernels.h */
     PS__FAMILY_REFINE = 5, /* core/refine/refine_kernels.h */
-    PS__FAMILIES = 6
+    PS__FAMILY_PEER = 6,   /* core/peer/peer_kernels.h */
+    PS__FAMILIES = 7
 } ps__family_id;
 
 /* Every family table starts with this header, then function pointers only. A shorter table

@@ -13,6 +13,8 @@ struct ps_grid {
     MPI_Comm all, row, col; /* the grid; this rank's process row; its process column */
     int nprow, npcol, myrow, mycol, rank;
     ps_context *ctx;
+    const char *transport;     /* "mpi", or the peer transport's name (dist_transport.c) */
+    void *peer_row, *peer_col; /* the peer groups of the process row and column (NULL: none) */
     char last_error[PS__ERROR_SIZE];
     int last_info;
 };
@@ -53,6 +55,8 @@ ps_status ps__dist_agree(ps_grid *g, ps_status st);
 ps_status ps__dist_fail(ps_grid *g, ps_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+typedef enum ps__dist_line { PS__DIST_ROW, PS__DIST_COL } ps__dist_line;
+
 /* Host buffers that grow: the exchanges' staging. A driver reserves what its steps need before
  * it starts (and agrees on it), so that a step never fails for host memory halfway through a
  * collective. */
@@ -82,14 +86,30 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
  * h x (c1 - c0) column-major host matrix out (ld h). */
 ps_status ps__dist_gather_cols(ps_grid *g, const ps__dist_mat *a, int h, int c0, int c1, ps__mat v,
                                ps__dist_buf *stage, void *out);
-/* Broadcasts a rows x cols device view from root of comm into the device view dst (the root's
- * own copy is left where it is: src on the root). */
-ps_status ps__dist_bcast(ps_grid *g, MPI_Comm comm, int root, ps__dtype dt, int rows, int cols,
+/* Broadcasts a rows x cols device view from root of the process row or column into the device
+ * view dst, a workspace (the root's own copy is left where it is: src on the root; on the peer
+ * transport the root's dst is written too, and the gaps between dst's columns). */
+ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt, int rows, int cols,
                          ps__mat src, ps__mat dst, ps__dist_buf *stage);
+
+/* Chooses the grid's transport (collective; falls back to MPI on any failure) and closes it. */
+void ps__dist_transport_open(ps_grid *g);
+void ps__dist_transport_close(ps_grid *g);
+/* Whether the grid's exchanges of device data go through the backend's peer transport. */
+int ps__dist_peers(const ps_grid *g);
+/* Broadcasts count elements of dt at element offset off of device buffer buf from root (a
+ * process column of the process row, or a process row of the process column) to the same place
+ * on the line's other ranks, in order with the work queued on lane, the current one: on the peer
+ * transport queued there, else through stage (which must hold count elements) by host transfers
+ * on lane 0, lane 1 made to wait for them. */
+ps_status ps__dist_vbcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt, void *buf,
+                          size_t off, size_t count, int lane, ps__dist_buf *stage);
 
 /* LU of the distributed matrix a in place; piv receives the min(m, n) interchanges as 0-based
  * global rows, *info the first zero pivot (1-based, 0: none). */
 ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info);
+/* The same on a grid of one process row, every step on the devices (dist_getrf_cols.c). */
+ps_status ps__dist_getrf_cols(ps_grid *g, ps__dist_mat *a, int *piv, int *info);
 /* Cholesky of a in place (uplo's triangle); *info the order of the first minor that is not
  * positive definite (0: none). */
 ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info);

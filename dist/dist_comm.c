@@ -191,14 +191,25 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
     return st;
 }
 
-ps_status ps__dist_bcast(ps_grid *g, MPI_Comm comm, int root, ps__dtype dt, int rows, int cols,
+ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt, int rows, int cols,
                          ps__mat src, ps__mat dst, ps__dist_buf *stage) {
     ps__backend *be = &g->ctx->be;
-    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
-    int me;
+    MPI_Comm comm = line == PS__DIST_ROW ? g->row : g->col;
+    int me, size;
+    MPI_Comm_size(comm, &size);
+    if (rows <= 0 || cols <= 0 || size == 1) return PS_SUCCESS;
     MPI_Comm_rank(comm, &me);
+    ps_status st = PS_SUCCESS;
+    if (ps__dist_peers(g)) {
+        /* dst is a workspace: its span goes whole, gaps between its columns included */
+        if (me == root) st = be->ops->copy2d(be, dt, rows, cols, src, dst);
+        if (st != PS_SUCCESS) st = backend_failed(g, st);
+        ps_status x = ps__dist_vbcast(g, line, root, dt, dst.buf, dst.off,
+                                      (size_t)(cols - 1) * (size_t)dst.ld + (size_t)rows, 0, stage);
+        return st != PS_SUCCESS ? st : x;
+    }
     size_t bytes = (size_t)rows * (size_t)cols * ps__dtype_size(dt);
-    ps_status st = ps__dist_reserve(g, stage, bytes);
+    st = ps__dist_reserve(g, stage, bytes);
     if (st == PS_SUCCESS && me == root) {
         st = be->ops->download(be, dt, rows, cols, src, stage->p, rows);
         if (st != PS_SUCCESS) st = backend_failed(g, st);

@@ -58,6 +58,7 @@ static ps_status factor_panel(ps_grid *g, ps__dist_mat *a, int k, int jb, ps__di
 }
 
 ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
+    if (g->nprow == 1) return ps__dist_getrf_cols(g, a, piv, info);
     ps__backend *be = &g->ctx->be;
     ps__dtype dt = a->dt;
     size_t es = ps__dtype_size(dt);
@@ -96,7 +97,7 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
         }
         /* L along the process rows; U's block row down the process columns */
         ps__mat lpanel = in_panel ? ps__mat_at(a->m, r0, lc) : lw;
-        s = ps__dist_bcast(g, g->row, pc, dt, a->lrows - r0, jb, ps__mat_at(a->m, r0, lc), lw,
+        s = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, a->lrows - r0, jb, ps__mat_at(a->m, r0, lc), lw,
                            &stage);
         if (st == PS_SUCCESS) st = s;
         int c1 = ps__cyclic_below(&a->c, k + jb, g->mycol), right = a->lcols - c1;
@@ -107,7 +108,8 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
                 st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
         }
         ps__mat upanel = g->myrow == pr ? ps__mat_at(a->m, r0, c1) : uw;
-        s = ps__dist_bcast(g, g->col, pr, dt, jb, right, ps__mat_at(a->m, r0, c1), uw, &stage);
+        s = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, right, ps__mat_at(a->m, r0, c1), uw,
+                           &stage);
         if (st == PS_SUCCESS) st = s;
         int r1 = ps__cyclic_below(&a->r, k + jb, g->myrow), below = a->lrows - r1;
         if (below > 0 && right > 0 && st == PS_SUCCESS) {

@@ -126,12 +126,14 @@ ps_status ps_grid_create(ps_grid **out, MPI_Comm comm, int nprow, int npcol,
         ps_grid_destroy(g);
         return st;
     }
+    ps__dist_transport_open(g);
     *out = g;
     return PS_SUCCESS;
 }
 
 void ps_grid_destroy(ps_grid *g) {
     if (!g) return;
+    if (g->ctx) ps__dist_transport_close(g);
     ps_context_destroy(g->ctx);
     MPI_Comm_free(&g->row);
     MPI_Comm_free(&g->col);
@@ -154,7 +156,7 @@ const char *ps_grid_device_name(const ps_grid *g) {
 }
 
 const char *ps_grid_transport(const ps_grid *g) {
-    return g ? "mpi" : "(no grid)";
+    return g ? g->transport : "(no grid)";
 }
 
 const char *ps_grid_last_error(const ps_grid *g) {

@@ -62,7 +62,7 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, works
     ps_status st = PS_SUCCESS;
     if (g->mycol == pc) {
         ps__mat d = ps__mat_at(a->m, ps__cyclic_below(&a->r, k, g->myrow), lc);
-        st = ps__dist_bcast(g, g->col, pr, a->dt, jb, jb, d, w->dw, &w->stage);
+        st = ps__dist_bcast(g, PS__DIST_COL, pr, a->dt, jb, jb, d, w->dw, &w->stage);
         ps__scalar one = ps__scalar_of(a->dt, 1.0);
         if (st == PS_SUCCESS && rows > 0)
             st = failed(g, be->ops->trsm(be, a->dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT,
@@ -100,7 +100,7 @@ static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspac
     ps_status st = PS_SUCCESS;
     if (g->myrow == pr) {
         ps__mat d = ps__mat_at(a->m, r0, ps__cyclic_below(&a->c, k, g->mycol));
-        st = ps__dist_bcast(g, g->row, pc, a->dt, jb, jb, d, w->dw, &w->stage);
+        st = ps__dist_bcast(g, PS__DIST_ROW, pc, a->dt, jb, jb, d, w->dw, &w->stage);
         ps__scalar one = ps__scalar_of(a->dt, 1.0);
         if (st == PS_SUCCESS && cols > 0)
             st = failed(g, be->ops->trsm(be, a->dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT, jb,

@@ -60,13 +60,13 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
         ps__mat bk = ps__mat_at(b->m, r0, 0);
         if (g->myrow == pr) {
             ps__mat d = ps__mat_at(a->m, r0, ck);
-            ps_status x = ps__dist_bcast(g, g->row, pc, dt, jb, jb, d, dw, &stage);
+            ps_status x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, dw, &stage);
             if (st == PS_SUCCESS) st = x;
             if (st == PS_SUCCESS && nrhs > 0)
                 st = failed(g, be->ops->trsm(be, dt, PS__LEFT, uplo, trans, diag, jb, nrhs, &one,
                                              g->mycol == pc ? d : dw, bk));
         }
-        ps_status x = ps__dist_bcast(g, g->col, pr, dt, jb, nrhs, bk, bw, &stage);
+        ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, nrhs, bk, bw, &stage);
         if (st == PS_SUCCESS) st = x;
         ps__mat bsolved = g->myrow == pr ? bk : bw;
         int g0 = forward ? k + jb : 0, g1 = forward ? n : k;
@@ -76,7 +76,7 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
         ps__trans op = PS__NOTRANS;
         if (trans == PS__NOTRANS) {
             ps__mat src = ps__mat_at(a->m, l0, ck);
-            x = ps__dist_bcast(g, g->row, pc, dt, count, jb, src, tw, &stage);
+            x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, count, jb, src, tw, &stage);
             if (g->mycol == pc) t = src;
         } else {
             /* block row k of T, columns g0..g1, on every rank */

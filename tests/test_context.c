@@ -15,6 +15,7 @@
 #include "gj/gj_kernels.h"
 #include "iter/iter_kernels.h"
 #include "lu/lu_kernels.h"
+#include "peer/peer_kernels.h"
 #include "refine/refine_kernels.h"
 #include "wz/wz_kernels.h"
 #include "test_util.h"
@@ -473,7 +474,8 @@ static void test_family_completion(void) {
     ops = *ps__cpu_backend_ops();
     const ps__family_header *tables[] = {&ps__lu(&fake)->header,   &ps__chol(&fake)->header,
                                          &ps__wz(&fake)->header,   &ps__gj(&fake)->header,
-                                         &ps__iter(&fake)->header, &ps__refine(&fake)->header};
+                                         &ps__iter(&fake)->header, &ps__refine(&fake)->header,
+                                         &ps__peer(&fake)->header};
     for (size_t f = 0; f < sizeof tables / sizeof tables[0]; f++)
         for (size_t off = sizeof(ps__family_header); off < tables[f]->struct_size;
              off += sizeof(void *)) {
@@ -481,6 +483,7 @@ static void test_family_completion(void) {
             memcpy(&fn, (const char *)tables[f] + off, sizeof fn);
             CHECK(fn != NULL, "family %zu slot at byte %zu has no default", f, off);
         }
+    CHECK(ps__peer(&fake)->name(&fake) == NULL, "the CPU backend has no device transport");
     ps__families_release(&fake);
 }
 
