@@ -1,8 +1,10 @@
 /*
  * portsolve-bench-dist: distributed LU (ps_pdgesv) or Cholesky (ps_pdposv) on an nprow x npcol
  * grid of MPI ranks, beside ScaLAPACK's pdgesv / pdposv on the same ranks and the same data, and
- * beside the same call on one rank (the parallel efficiency). Run it under mpirun; rank 0 prints
- * the table and writes the CSV. Times are the slowest rank's, best of --repeats.
+ * beside the same call on one rank (the parallel efficiency), and beside the single-device
+ * factorization (ps_mat_getrf / ps_mat_potrf on rank 0's device, the matrix already there: the
+ * rate the distributed call is meant to multiply). Run it under mpirun; rank 0 prints the table
+ * and writes the CSV. Times are the slowest rank's, best of --repeats.
  */
 #include "bench_args.h"
 #include "portsolve_mpi.h"
@@ -126,6 +128,33 @@ static double run(const setup *s, ps_grid *grid, int ctxt, MPI_Comm comm, int n,
     return slowest;
 }
 
+/* The single-device factorization of the whole matrix on rank 0 (ctx), best of the repeats after
+ * a warm-up; NAN where it fails. */
+static double device_level(const setup *s, ps_context *ctx, int n) {
+    setup one = *s;
+    one.nprow = one.npcol = 1;
+    local a = make_local(&one, 0, 0, n, n, s->method == 1, n);
+    ps_dtype dt = s->dbl ? PS_DOUBLE : PS_FLOAT;
+    ps_matrix *m = NULL;
+    int *ipiv = malloc(((size_t)n + 1) * sizeof *ipiv);
+    double best = INFINITY;
+    if (ipiv && ps_matrix_create(ctx, dt, n, n, 0, &m) == PS_SUCCESS)
+        for (int r = 0; r < s->repeats + 1; r++) {
+            if (ps_matrix_upload(m, a.saved, a.desc[8]) != PS_SUCCESS ||
+                ps_context_synchronize(ctx) != PS_SUCCESS)
+                break;
+            double t0 = MPI_Wtime();
+            ps_status st = s->method ? ps_mat_potrf(ctx, 'L', m) : ps_mat_getrf(ctx, m, ipiv);
+            if (st == PS_SUCCESS) st = ps_context_synchronize(ctx);
+            double t = MPI_Wtime() - t0;
+            if (st != PS_SUCCESS) break;
+            if (r > 0 && t < best) best = t;
+        }
+    ps_matrix_destroy(m);
+    free(ipiv), free(a.a), free(a.saved);
+    return isinf(best) ? NAN : best;
+}
+
 static double best_of(const setup *s, ps_grid *grid, int ctxt, MPI_Comm comm, int n, local *a,
                       local *b, int *ipiv, int *ok) {
     double best = INFINITY;
@@ -143,7 +172,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     setup s = {0, 1, 64, 0, 0, 2, 1};
     int sizes[16] = {2048}, nsizes = 1, precision = 0, grid_shape[2] = {0, 0}, nshape = 0,
-        single = 1;
+        single = 1, device = 1;
     const char *backend = NULL, *csv = NULL;
     const bench_arg args[] = {
         BENCH_ARG_CHOICE("--method", &s.method, "lu|chol"),
@@ -155,6 +184,7 @@ int main(int argc, char **argv) {
         BENCH_ARG_INT("--repeats", &s.repeats, 1, 20),
         BENCH_ARG_CHOICE("--reference", &s.reference, "none|scalapack"),
         BENCH_ARG_CHOICE("--single", &single, "no|yes"),
+        BENCH_ARG_CHOICE("--device", &device, "no|yes"),
         BENCH_ARG_STRING("--csv", &csv),
     };
     if (!bench_parse_args("portsolve-bench-dist", argc, argv, args, sizeof args / sizeof args[0])) {
@@ -180,10 +210,12 @@ int main(int argc, char **argv) {
         return 2;
     }
     ps_grid *grid = NULL, *alone = NULL;
+    ps_context *ctx = NULL;
     MPI_Comm self_comm;
     MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? 0 : MPI_UNDEFINED, 0, &self_comm);
     if (ps_grid_create(&grid, MPI_COMM_WORLD, s.nprow, s.npcol, &o) != PS_SUCCESS ||
-        (rank == 0 && single && ps_grid_create(&alone, self_comm, 1, 1, &o) != PS_SUCCESS)) {
+        (rank == 0 && single && ps_grid_create(&alone, self_comm, 1, 1, &o) != PS_SUCCESS) ||
+        (rank == 0 && device && ps_context_create(&ctx, &o) != PS_SUCCESS)) {
         fprintf(stderr, "rank %d: no grid\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -198,15 +230,18 @@ int main(int argc, char **argv) {
     ps_grid_coords(grid, &myrow, &mycol);
     FILE *out = rank == 0 && csv ? fopen(csv, "w") : NULL;
     if (out)
-        fprintf(out, "method,precision,n,nb,nprow,npcol,backend,ps_s,ps_gflops,ps_gflops_per_rank,"
-                     "ref_s,ratio,single_s,efficiency\n");
+        fprintf(out, "method,precision,n,nb,nprow,npcol,backend,transport,ps_s,ps_gflops,"
+                     "ps_gflops_per_rank,ref_s,ratio,single_s,efficiency,device_s,device_gflops,"
+                     "vs_device\n");
     if (rank == 0) {
-        printf("# %s %s on %s, grid %dx%d, nb %d; ratio = ScaLAPACK time / portsolve time;\n"
-               "# efficiency = one rank's time / (ranks x time); GFLOP/s counts %s\n",
+        printf("# %s %s on %s (transport %s), grid %dx%d, nb %d; ratio = ScaLAPACK time / "
+               "portsolve time;\n# efficiency = one rank's time / (ranks x time); dev = %s of the "
+               "whole matrix on rank 0's device;\n# x dev = GF/s / dev GF/s; GFLOP/s counts %s\n",
                s.method ? "posv" : "gesv", s.dbl ? "double" : "single", ps_grid_backend_name(grid),
-               s.nprow, s.npcol, s.nb, s.method ? "n^3/3" : "2n^3/3");
+               ps_grid_transport(grid), s.nprow, s.npcol, s.nb,
+               s.method ? "ps_mat_potrf" : "ps_mat_getrf", s.method ? "n^3/3" : "2n^3/3");
         printf("      n    ps time s    GF/s   GF/s/rank   ref time s   ratio   1-rank s   "
-               "efficiency\n");
+               "efficiency   dev s   dev GF/s   x dev\n");
     }
     for (int t = 0; t < nsizes; t++) {
         int n = sizes[t], ok = 1, ok_ref = 1, ok_one = 1;
@@ -226,17 +261,20 @@ int main(int argc, char **argv) {
             t1 = best_of(&one, alone, -1, self_comm, n, &a1, &b1, p1, &ok_one);
             free(a1.a), free(a1.saved), free(b1.a), free(b1.saved), free(p1);
         }
+        double td = ctx ? device_level(&s, ctx, n) : NAN;
         double flops = (s.method ? 1.0 / 3 : 2.0 / 3) * (double)n * n * n;
         if (rank == 0) {
-            double gf = flops / tp * 1e-9;
-            printf("%7d %12.4f %7.1f %11.2f %12.4f %7.3f %10.4f %12.3f%s\n", n, tp, gf, gf / size,
-                   tr, tr / tp, t1, t1 / (size * tp),
+            double gf = flops / tp * 1e-9, gd = flops / td * 1e-9;
+            printf("%7d %12.4f %7.1f %11.2f %12.4f %7.3f %10.4f %12.3f %7.4f %10.1f %7.3f%s\n", n,
+                   tp, gf, gf / size, tr, tr / tp, t1, t1 / (size * tp), td, gd, gf / gd,
                    ok && ok_ref && ok_one ? "" : "  (a run failed)");
             if (out)
-                fprintf(out, "%s,%s,%d,%d,%d,%d,%s,%.6f,%.3f,%.3f,%.6f,%.4f,%.6f,%.4f\n",
+                fprintf(out,
+                        "%s,%s,%d,%d,%d,%d,%s,%s,%.6f,%.3f,%.3f,%.6f,%.4f,%.6f,%.4f,%.6f,%.3f,"
+                        "%.4f\n",
                         s.method ? "chol" : "lu", s.dbl ? "d" : "s", n, s.nb, s.nprow, s.npcol,
-                        ps_grid_backend_name(grid), tp, gf, gf / size, tr, tr / tp, t1,
-                        t1 / (size * tp));
+                        ps_grid_backend_name(grid), ps_grid_transport(grid), tp, gf, gf / size, tr,
+                        tr / tp, t1, t1 / (size * tp), td, gd, gf / gd);
         }
         free(a.a), free(a.saved), free(b.a), free(b.saved), free(ipiv);
         if (!ok || !ok_ref || !ok_one) {
@@ -248,6 +286,7 @@ int main(int argc, char **argv) {
 #ifdef PORTSOLVE_BENCH_SCALAPACK
     if (s.reference) Cblacs_gridexit(ctxt);
 #endif
+    ps_context_destroy(ctx);
     ps_grid_destroy(alone);
     ps_grid_destroy(grid);
     if (self_comm != MPI_COMM_NULL) MPI_Comm_free(&self_comm);

@@ -41,8 +41,11 @@ typedef struct ps__dist_mat {
     ps__mat m; /* device view, leading dimension max(1, lrows) */
 } ps__dist_mat;
 
-/* Uploads the host local array a (leading dimension lld) into a device copy; release frees it.
- * download writes it back. */
+/* A device local array for desc's layout (uninitialised; release frees it); put uploads the
+ * host local array a (leading dimension lld) into it, download the other way; upload is alloc
+ * and put. */
+ps_status ps__dist_alloc(ps_grid *g, ps__dtype dt, const int desc[9], ps__dist_mat *d);
+ps_status ps__dist_put(ps_grid *g, ps__dist_mat *d, const void *a, int lld);
 ps_status ps__dist_upload(ps_grid *g, ps__dtype dt, const int desc[9], const void *a,
                           ps__dist_mat *d);
 ps_status ps__dist_download(ps_grid *g, const ps__dist_mat *d, void *a, int lld);
@@ -117,5 +120,27 @@ ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info);
  * b's rows are distributed as a's. */
 ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__trans trans,
                         ps__diag diag, ps__dist_mat *b);
+
+/* The public drivers' argument checks (dist_api.c): a descriptor of argument position pos for
+ * an m x n matrix at (ia, ja) with local array local (square_blocks: MB = NB required); a bad
+ * scalar argument; the agreement on them that opens a call; the dist_verbose line. */
+ps_status ps__dist_check_desc(ps_grid *g, const int *desc, int pos, int m, int n, int ia, int ja,
+                              const void *local, int square_blocks);
+ps_status ps__dist_bad_arg(ps_grid *g, int pos, const char *what);
+ps_status ps__dist_begin(ps_grid *g, ps_status local);
+void ps__dist_report(ps_grid *g, const char *routine, ps__dtype dt, int m, int n, int nb);
+/* B (argument pos) has its rows distributed as A's. */
+ps_status ps__dist_check_rows(ps_grid *g, const int *desca, const int *descb, int pos);
+
+/* The drivers' steps on device matrices (dist_solve.c), collective, every status agreed:
+ * LU with ScaLAPACK's local pivots in ipiv (1-based) and PS_ERR_SINGULAR with last_info when a
+ * pivot is zero (*info: that column, 0: none; NULL: not wanted); the solve op(A) X = B with them
+ * (checked to be getrf's: argument pos); Cholesky of uplo's triangle with PS_ERR_NOT_SPD; its
+ * solve. */
+ps_status ps__dist_lu_factor(ps_grid *g, ps__dist_mat *a, int *ipiv, int *info);
+ps_status ps__dist_lu_solve(ps_grid *g, ps__trans trans, const ps__dist_mat *a, const int *ipiv,
+                            int pos, ps__dist_mat *b);
+ps_status ps__dist_chol_factor(ps_grid *g, char uplo, ps__dist_mat *a);
+ps_status ps__dist_chol_solve(ps_grid *g, char uplo, const ps__dist_mat *a, ps__dist_mat *b);
 
 #endif

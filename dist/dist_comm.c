@@ -13,9 +13,7 @@ static ps_status backend_failed(ps_grid *g, ps_status st) {
         if (dist_st_ != PS_SUCCESS) return backend_failed(g, dist_st_);                            \
     } while (0)
 
-ps_status ps__dist_upload(ps_grid *g, ps__dtype dt, const int desc[9], const void *a,
-                          ps__dist_mat *d) {
-    ps__backend *be = &g->ctx->be;
+ps_status ps__dist_alloc(ps_grid *g, ps__dtype dt, const int desc[9], ps__dist_mat *d) {
     memset(d, 0, sizeof *d);
     d->dt = dt;
     d->r = (ps__cyclic){desc[2], desc[4], g->nprow, desc[6], g->myrow};
@@ -26,14 +24,22 @@ ps_status ps__dist_upload(ps_grid *g, ps__dtype dt, const int desc[9], const voi
     size_t bytes = (size_t)ld * (size_t)(d->lcols > 0 ? d->lcols : 1) * ps__dtype_size(dt);
     d->m.ld = ld;
     DIST_TRY(g, ps__dev_alloc(g->ctx, bytes, &d->m.buf));
-    if (d->lrows > 0 && d->lcols > 0) {
-        ps_status st = be->ops->upload(be, dt, d->lrows, d->lcols, a, desc[8], d->m);
-        if (st != PS_SUCCESS) {
-            ps__dev_free(g->ctx, d->m.buf);
-            d->m.buf = NULL;
-            return backend_failed(g, st);
-        }
-    }
+    return PS_SUCCESS;
+}
+
+ps_status ps__dist_upload(ps_grid *g, ps__dtype dt, const int desc[9], const void *a,
+                          ps__dist_mat *d) {
+    ps_status st = ps__dist_alloc(g, dt, desc, d);
+    if (st != PS_SUCCESS) return st;
+    st = ps__dist_put(g, d, a, desc[8]);
+    if (st != PS_SUCCESS) ps__dist_release(g, d);
+    return st;
+}
+
+ps_status ps__dist_put(ps_grid *g, ps__dist_mat *d, const void *a, int lld) {
+    ps__backend *be = &g->ctx->be;
+    if (d->lrows > 0 && d->lcols > 0)
+        DIST_TRY(g, be->ops->upload(be, d->dt, d->lrows, d->lcols, a, lld, d->m));
     return PS_SUCCESS;
 }
 

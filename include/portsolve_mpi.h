@@ -40,7 +40,9 @@ PS_API ps_status ps_grid_coords(const ps_grid *grid, int *myrow, int *mycol);
  * ps_context_device_name say them. */
 PS_API const char *ps_grid_backend_name(const ps_grid *grid);
 PS_API const char *ps_grid_device_name(const ps_grid *grid);
-/* Which transport carries the exchanges between ranks ("mpi"). */
+/* Which transport carries the exchanges of device data between ranks: "nccl" (CUDA devices, one
+ * per rank, when libnccl.so.2 loads) or "mpi" (through host memory); dist_transport in
+ * PORTSOLVE_TUNING forces "mpi". */
 PS_API const char *ps_grid_transport(const ps_grid *grid);
 PS_API const char *ps_grid_last_error(const ps_grid *grid);
 PS_API int ps_grid_last_info(const ps_grid *grid);
@@ -85,6 +87,31 @@ PS_API ps_status ps_pdposv(ps_grid *grid, char uplo, int n, int nrhs, double *a,
                            const int desca[9], double *b, int ib, int jb, const int descb[9]);
 PS_API ps_status ps_psposv(ps_grid *grid, char uplo, int n, int nrhs, float *a, int ia, int ja,
                            const int desca[9], float *b, int ib, int jb, const int descb[9]);
+
+/*
+ * Distributed matrices kept on the grid's devices: upload once, factor once, solve many times.
+ * desc lays the matrix out as above (CTXT ignored; LLD is that of the host local arrays upload
+ * and download take); the device copy is packed. Every call is collective over the matrix's grid,
+ * reports through it (ps_grid_last_error, ps_grid_last_info) and returns the same status on
+ * every rank; pivots are ScaLAPACK's, as above. The precision is the matrix's.
+ */
+typedef struct ps_dist_matrix ps_dist_matrix;
+PS_API ps_status ps_dist_matrix_create(ps_grid *grid, ps_dtype dtype, const int desc[9],
+                                       ps_dist_matrix **out);
+PS_API void ps_dist_matrix_destroy(ps_dist_matrix *m);
+PS_API ps_status ps_dist_matrix_upload(ps_dist_matrix *m, const void *a);
+PS_API ps_status ps_dist_matrix_download(const ps_dist_matrix *m, void *a);
+PS_API ps_grid *ps_dist_matrix_grid(const ps_dist_matrix *m);
+/* As ps_p?getrf, ps_p?getrs (trans 'N' or 'T') and ps_p?gesv on the whole matrices; B on A's
+ * grid, in A's precision, its rows distributed as A's. */
+PS_API ps_status ps_dist_getrf(ps_dist_matrix *A, int *ipiv);
+PS_API ps_status ps_dist_getrs(char trans, const ps_dist_matrix *A, const int *ipiv,
+                               ps_dist_matrix *B);
+PS_API ps_status ps_dist_gesv(ps_dist_matrix *A, int *ipiv, ps_dist_matrix *B);
+/* As ps_p?potrf, ps_p?potrs and ps_p?posv. */
+PS_API ps_status ps_dist_potrf(char uplo, ps_dist_matrix *A);
+PS_API ps_status ps_dist_potrs(char uplo, const ps_dist_matrix *A, ps_dist_matrix *B);
+PS_API ps_status ps_dist_posv(char uplo, ps_dist_matrix *A, ps_dist_matrix *B);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,8 @@
  * the block, both precisions, local arrays with LLD above their rows, judged as LAPACK's
  * testers judge (residual and factorization ratios below 30 against the gathered matrix); a
  * singular matrix and one that is not positive definite give LAPACK's info on every rank; a bad
- * descriptor on one rank is the same status and message on every rank.
+ * descriptor on one rank is the same status and message on every rank; the device-resident
+ * matrices (ps_dist_matrix) factored once and solved with twice.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
@@ -196,6 +197,65 @@ static void check_chol(const grid_t *g, ps_dtype dt, char uplo, int n, int nb, i
     free(a0), free(b0), free(given), free(a.local), free(b.local), free(x), free(f);
 }
 
+/* The device-resident matrices: A uploaded once and factored once, then solved with twice (N and
+ * T) and the solutions downloaded; Cholesky the same; a right-hand side of another precision is
+ * refused on every rank, and so is a bad descriptor. */
+static void check_resident(const grid_t *g, ps_dtype dt, int n, int nb) {
+    MPI_Comm comm = g->comm;
+    double eps = ps_test_eps(dt), *a0 = test_matrix(dt, n, 'N'), *s0 = test_matrix(dt, n, 'P');
+    double *b0 = random_global(n, 2);
+    dmat a = distribute(g, dt, a0, n, n, nb, 0, 0), b = distribute(g, dt, b0, n, 2, nb, 0, 0);
+    dmat s = distribute(g, dt, s0, n, n, nb, 0, 0);
+    ps_dist_matrix *A = NULL, *B = NULL, *S = NULL, *other = NULL;
+    ps_status st = ps_dist_matrix_create(g->grid, dt, a.desc, &A);
+    if (st == PS_SUCCESS) st = ps_dist_matrix_create(g->grid, dt, b.desc, &B);
+    if (st == PS_SUCCESS) st = ps_dist_matrix_create(g->grid, dt, s.desc, &S);
+    if (st == PS_SUCCESS) st = ps_dist_matrix_upload(A, a.local);
+    if (st == PS_SUCCESS) st = ps_dist_matrix_upload(S, s.local);
+    CHECK(st == PS_SUCCESS && ps_dist_matrix_grid(A) == g->grid, "resident n=%d: %s", n,
+          ps_grid_last_error(g->grid));
+    int *ipiv = calloc((size_t)a.lrows + nb, sizeof *ipiv);
+    if (st == PS_SUCCESS) st = ps_dist_getrf(A, ipiv);
+    CHECK(st == PS_SUCCESS, "resident getrf n=%d nb=%d: %s", n, nb, ps_grid_last_error(g->grid));
+    for (int t = 0; t < 2 && st == PS_SUCCESS; t++) {
+        st = ps_dist_matrix_upload(B, b.local);
+        if (st == PS_SUCCESS) st = ps_dist_getrs(t ? 'T' : 'N', A, ipiv, B);
+        if (st == PS_SUCCESS) st = ps_dist_matrix_download(B, b.local);
+        CHECK(st == PS_SUCCESS, "resident getrs %c: %s", t ? 'T' : 'N',
+              ps_grid_last_error(g->grid));
+        double *x = collect(g, dt, &b, comm);
+        double ratio = residual_ratio(a0, b0, x, n, 2, t, eps);
+        CHECK(ratio < PS_TEST_THRESHOLD, "resident getrs %c n=%d nb=%d grid %dx%d: ratio %g",
+              t ? 'T' : 'N', n, nb, g->nprow, g->npcol, ratio);
+        free(x);
+        free(b.local);
+        b = distribute(g, dt, b0, n, 2, nb, 0, 0);
+    }
+    if (st == PS_SUCCESS) st = ps_dist_matrix_upload(B, b.local);
+    if (st == PS_SUCCESS) st = ps_dist_posv('L', S, B);
+    if (st == PS_SUCCESS) st = ps_dist_matrix_download(B, b.local);
+    CHECK(st == PS_SUCCESS, "resident posv n=%d: %s", n, ps_grid_last_error(g->grid));
+    double *x = collect(g, dt, &b, comm);
+    double ratio = residual_ratio(s0, b0, x, n, 2, 0, eps);
+    CHECK(ratio < PS_TEST_THRESHOLD, "resident posv n=%d nb=%d: ratio %g", n, nb, ratio);
+    /* B in the other precision: refused everywhere, nothing computed */
+    st = ps_dist_matrix_create(g->grid, dt == PS_DOUBLE ? PS_FLOAT : PS_DOUBLE, b.desc, &other);
+    CHECK(st == PS_SUCCESS, "the other precision's B: %s", ps_grid_last_error(g->grid));
+    if (st == PS_SUCCESS)
+        CHECK(ps_dist_getrs('N', A, ipiv, other) == PS_ERR_DTYPE_MISMATCH,
+              "B of another precision accepted");
+    int bad[9];
+    memcpy(bad, a.desc, sizeof bad);
+    bad[4] = g->rank == g->size - 1 ? 0 : bad[4]; /* MB = 0 on the last rank only */
+    ps_dist_matrix *never = NULL;
+    st = ps_dist_matrix_create(g->grid, dt, bad, &never);
+    CHECK(st == PS_ERR_INVALID_ARGUMENT && !never, "a bad descriptor on one rank: %s",
+          ps_status_string(st));
+    ps_dist_matrix_destroy(other), ps_dist_matrix_destroy(A), ps_dist_matrix_destroy(B);
+    ps_dist_matrix_destroy(S);
+    free(a0), free(s0), free(b0), free(a.local), free(b.local), free(s.local), free(ipiv), free(x);
+}
+
 /* A zero column gives getrf's info from LAPACK on every rank; a matrix whose leading minor of
  * some order is not positive gives potrf's. */
 static void check_failures(const grid_t *g, int n, int nb) {
@@ -302,7 +362,11 @@ static void run_grid(MPI_Comm comm, int nprow, int npcol) {
     CHECK(st == PS_SUCCESS, "grid %dx%d: %s", nprow, npcol, ps_status_string(st));
     if (st != PS_SUCCESS) return;
     ps_grid_coords(g.grid, &g.myrow, &g.mycol);
-    CHECK(!strcmp(ps_grid_transport(g.grid), "mpi"), "transport %s", ps_grid_transport(g.grid));
+    /* NCCL only between CUDA devices, one rank each */
+    const char *transport = ps_grid_transport(g.grid);
+    CHECK(!strcmp(transport, "mpi") ||
+              (!strcmp(transport, "nccl") && !strcmp(ps_test_backend_name(), "cuda")),
+          "transport %s", transport);
     CHECK(!strcmp(ps_grid_backend_name(g.grid), ps_test_backend_name()), "backend %s",
           ps_grid_backend_name(g.grid));
     static const int nbs[] = {1, 7, 64};
@@ -320,6 +384,8 @@ static void run_grid(MPI_Comm comm, int nprow, int npcol) {
                 check_chol(&g, dt, o % 2 ? 'L' : 'U', n, nb, 1);
             }
     }
+    check_resident(&g, PS_DOUBLE, 37, 7);
+    check_resident(&g, PS_FLOAT, 130, 64);
     check_failures(&g, 37, 7);
     check_bad_arguments(&g);
     check_out_of_memory(&g);

@@ -1,0 +1,125 @@
+/* The drivers' steps on matrices already on the devices, shared by the host-array API
+ * (dist_api.c) and the device-resident one (dist_matrix.c): the factorizations with LAPACK's
+ * info turned into a status, ScaLAPACK's pivots, and the solves. */
+#include "dist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+ps_status ps__dist_check_rows(ps_grid *g, const int *desca, const int *descb, int pos) {
+    if (descb[4] == desca[4] && descb[6] == desca[6]) return PS_SUCCESS;
+    return ps__dist_fail(g, PS_ERR_INVALID_ARGUMENT,
+                         "argument %d: B's rows must be distributed as A's (MB %d and RSRC %d, "
+                         "got %d and %d)",
+                         pos, desca[4], desca[6], descb[4], descb[6]);
+}
+
+ps_status ps__dist_lu_factor(ps_grid *g, ps__dist_mat *a, int *ipiv, int *info_out) {
+    int kmax = a->r.n < a->c.n ? a->r.n : a->c.n, info = 0;
+    int *piv = malloc((size_t)(kmax > 0 ? kmax : 1) * sizeof *piv);
+    ps_status st = ps__dist_agree(
+        g, piv ? PS_SUCCESS : ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory"));
+    if (st == PS_SUCCESS) st = ps__dist_getrf(g, a, piv, &info);
+    if (st == PS_SUCCESS) {
+        /* ScaLAPACK's: local row l was interchanged with global row ipiv[l] (1-based) */
+        int rows = ps__cyclic_below(&a->r, kmax, g->myrow);
+        for (int l = 0; l < rows; l++) ipiv[l] = piv[ps__cyclic_global(&a->r, l, g->myrow)] + 1;
+        if (info) {
+            g->last_info = info;
+            st = ps__dist_fail(g, PS_ERR_SINGULAR, "U(%d,%d) is exactly zero", info, info);
+        }
+    }
+    if (info_out) *info_out = info;
+    free(piv);
+    return st;
+}
+
+/* getrf's interchanges piv[0..n) on all of b, block by block, forwards or backwards; every
+ * rank takes part in every exchange, also after a failure, and the caller agrees once. */
+static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int backwards,
+                          ps__dist_buf *stage) {
+    int n = b->r.n, nb = b->r.nb, blocks = (n + nb - 1) / nb;
+    ps_status st = PS_SUCCESS;
+    for (int s = 0; s < blocks; s++) {
+        int k = (backwards ? blocks - 1 - s : s) * nb;
+        ps_status x = ps__dist_swap_rows(g, b, k, n - k < nb ? n - k : nb, piv + k, 0, b->lcols,
+                                         backwards, stage);
+        if (st == PS_SUCCESS) st = x;
+    }
+    return st;
+}
+
+/* The 0-based global pivots of all n rows on every rank, from ScaLAPACK's local ones (argument
+ * pos), checked to be getrf's. Collective. */
+static ps_status pivots_in(ps_grid *g, const ps__dist_mat *a, const int *ipiv, int pos, int *piv) {
+    int n = a->r.n;
+    int *recv = malloc((size_t)(n + 2 * g->nprow) * sizeof *recv);
+    ps_status st = ps__dist_agree(
+        g, recv ? PS_SUCCESS : ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory"));
+    if (st != PS_SUCCESS) {
+        free(recv);
+        return st;
+    }
+    int *counts = recv + n, *displs = counts + g->nprow, off = 0;
+    for (int p = 0; p < g->nprow; p++) {
+        counts[p] = ps__cyclic_below(&a->r, n, p), displs[p] = off, off += counts[p];
+    }
+    MPI_Allgatherv(ipiv, counts[g->myrow], MPI_INT, recv, counts, displs, MPI_INT, g->col);
+    for (int p = 0; p < g->nprow; p++)
+        for (int l = 0; l < counts[p]; l++)
+            piv[ps__cyclic_global(&a->r, l, p)] = recv[displs[p] + l] - 1;
+    int bad = 0;
+    for (int i = 0; i < n; i++) bad |= piv[i] < i || piv[i] >= n;
+    if (bad) {
+        g->last_info = -pos;
+        st = ps__dist_fail(g, PS_ERR_INVALID_ARGUMENT, "argument %d: ipiv is not getrf's", pos);
+    }
+    free(recv);
+    return ps__dist_agree(g, st);
+}
+
+ps_status ps__dist_lu_solve(ps_grid *g, ps__trans trans, const ps__dist_mat *a, const int *ipiv,
+                            int pos, ps__dist_mat *b) {
+    int n = a->r.n;
+    int *piv = malloc((size_t)(n > 0 ? n : 1) * sizeof *piv);
+    ps_status st = ps__dist_agree(
+        g, piv ? PS_SUCCESS : ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory"));
+    if (st == PS_SUCCESS) st = pivots_in(g, a, ipiv, pos, piv);
+    ps__dist_buf stage = {0};
+    if (st == PS_SUCCESS && trans == PS__NOTRANS) {
+        st = ps__dist_agree(g, swap_all(g, b, piv, 0, &stage));
+        if (st == PS_SUCCESS) st = ps__dist_trsm(g, a, PS__LOWER, PS__NOTRANS, PS__UNIT, b);
+        if (st == PS_SUCCESS) st = ps__dist_trsm(g, a, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b);
+    } else if (st == PS_SUCCESS) {
+        st = ps__dist_trsm(g, a, PS__UPPER, PS__TRANS, PS__NONUNIT, b);
+        if (st == PS_SUCCESS) st = ps__dist_trsm(g, a, PS__LOWER, PS__TRANS, PS__UNIT, b);
+        if (st == PS_SUCCESS) st = ps__dist_agree(g, swap_all(g, b, piv, 1, &stage));
+    }
+    free(stage.p);
+    free(piv);
+    return st;
+}
+
+static ps__uplo uplo_of(char uplo) {
+    return uplo == 'L' || uplo == 'l' ? PS__LOWER : PS__UPPER;
+}
+
+ps_status ps__dist_chol_factor(ps_grid *g, char uplo, ps__dist_mat *a) {
+    int info = 0;
+    ps_status st = ps__dist_potrf(g, a, uplo_of(uplo), &info);
+    if (st == PS_SUCCESS && info) {
+        g->last_info = info;
+        st = ps__dist_fail(g, PS_ERR_NOT_SPD,
+                           "the leading minor of order %d is not positive definite", info);
+    }
+    return st;
+}
+
+ps_status ps__dist_chol_solve(ps_grid *g, char uplo, const ps__dist_mat *a, ps__dist_mat *b) {
+    ps__uplo u = uplo_of(uplo);
+    ps__trans first = u == PS__LOWER ? PS__NOTRANS : PS__TRANS;
+    ps_status st = ps__dist_trsm(g, a, u, first, PS__NONUNIT, b);
+    if (st == PS_SUCCESS)
+        st = ps__dist_trsm(g, a, u, first ? PS__NOTRANS : PS__TRANS, PS__NONUNIT, b);
+    return st;
+}
