@@ -3,6 +3,7 @@
  * info turned into a status, ScaLAPACK's pivots, and the solves. */
 #include "dist.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,11 +36,26 @@ ps_status ps__dist_lu_factor(ps_grid *g, ps__dist_mat *a, int *ipiv, int *info_o
 }
 
 /* getrf's interchanges piv[0..n) on all of b, block by block, forwards or backwards; every
- * rank takes part in every exchange, also after a failure, and the caller agrees once. */
+ * rank takes part in every exchange, also after a failure, and the caller agrees once. On one
+ * process row every row is local: one laswp on the device. */
 static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int backwards,
                           ps__dist_buf *stage) {
     int n = b->r.n, nb = b->r.nb, blocks = (n + nb - 1) / nb;
     ps_status st = PS_SUCCESS;
+    if (g->nprow == 1) {
+        ps__backend *be = &g->ctx->be;
+        void *dev = NULL;
+        if (n == 0 || b->lcols == 0) return PS_SUCCESS;
+        st = ps__dev_alloc(g->ctx, (size_t)n * sizeof(int32_t), &dev);
+        if (st == PS_SUCCESS)
+            st = be->ops->upload(be, PS__INT32, n, 1, piv, n, (ps__mat){dev, 0, n});
+        if (st == PS_SUCCESS)
+            st = be->ops->laswp(be, b->dt, b->lcols, b->m, 0, n, dev, 0, !backwards);
+        ps__dev_free(g->ctx, dev);
+        if (st != PS_SUCCESS)
+            st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+        return st;
+    }
     for (int s = 0; s < blocks; s++) {
         int k = (backwards ? blocks - 1 - s : s) * nb;
         ps_status x = ps__dist_swap_rows(g, b, k, n - k < nb ? n - k : nb, piv + k, 0, b->lcols,
