@@ -78,6 +78,11 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
             ps__mat src = ps__mat_at(a->m, l0, ck);
             x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, count, jb, src, tw, &stage);
             if (g->mycol == pc) t = src;
+        } else if (g->nprow == 1 && g->npcol == 1) {
+            /* one rank: block row k of T is in place */
+            x = PS_SUCCESS;
+            t = ps__mat_at(a->m, r0, g0);
+            op = PS__TRANS;
         } else {
             /* block row k of T, columns g0..g1, on every rank */
             x = PS_SUCCESS;
