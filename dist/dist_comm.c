@@ -1,5 +1,6 @@
 /* Moving parts of distributed matrices between the device and the host, and between ranks. */
 #include "dist.h"
+#include "base/staging.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,17 +37,17 @@ ps_status ps__dist_upload(ps_grid *g, ps__dtype dt, const int desc[9], const voi
     return st;
 }
 
+/* The local arrays travel through the context's staging ring (core/base/staging.c): several
+ * threads into page-locked buffers, overlapped with the DMA. */
 ps_status ps__dist_put(ps_grid *g, ps__dist_mat *d, const void *a, int lld) {
-    ps__backend *be = &g->ctx->be;
     if (d->lrows > 0 && d->lcols > 0)
-        DIST_TRY(g, be->ops->upload(be, d->dt, d->lrows, d->lcols, a, lld, d->m));
+        DIST_TRY(g, ps__upload(g->ctx, d->dt, d->lrows, d->lcols, a, lld, d->m));
     return PS_SUCCESS;
 }
 
 ps_status ps__dist_download(ps_grid *g, const ps__dist_mat *d, void *a, int lld) {
-    ps__backend *be = &g->ctx->be;
     if (d->lrows > 0 && d->lcols > 0)
-        DIST_TRY(g, be->ops->download(be, d->dt, d->lrows, d->lcols, d->m, a, lld));
+        DIST_TRY(g, ps__download(g->ctx, d->dt, d->lrows, d->lcols, d->m, a, lld));
     return PS_SUCCESS;
 }
 
