@@ -8,6 +8,9 @@
  */
 #include "bench_args.h"
 #include "portsolve_mpi.h"
+#ifdef PORTSOLVE_BENCH_CUSOLVERMG
+#include "bench_cusolvermg.h"
+#endif
 
 #include <math.h>
 #include <stdint.h>
@@ -128,6 +131,37 @@ static double run(const setup *s, ps_grid *grid, int ctxt, MPI_Comm comm, int n,
     return slowest;
 }
 
+#ifdef PORTSOLVE_BENCH_CUSOLVERMG
+static double mg_a(int i, int j, void *arg) {
+    return entry((uint64_t)i, (uint64_t)j, *(int *)arg, 0);
+}
+static double mg_b(int i, void *arg) {
+    return entry((uint64_t)i, 7919, *(int *)arg, 0);
+}
+#endif
+
+/* cuSOLVERMg's getrf + getrs from rank 0 on devices 0 .. ranks - 1 (the matrix already there), the
+ * LU method only; NAN where it does not run. The other ranks wait. */
+static double cusolvermg(const setup *s, int n, int ranks, int rank, int *ok) {
+    double t = NAN;
+    *ok = 1;
+#ifdef PORTSOLVE_BENCH_CUSOLVERMG
+    if (rank == 0 && s->method == 0) {
+        char msg[256] = "";
+        int checked = 0, order = n;
+        t = ps_bench_cusolvermg(s->dbl, n, s->nb, ranks, s->repeats, mg_a, mg_b, &order, &checked,
+                                msg, sizeof msg);
+        if (isnan(t)) fprintf(stderr, "cuSOLVERMg: %s\n", msg);
+        *ok = isnan(t) || checked != 0;
+    }
+#else
+    (void)s, (void)n, (void)ranks, (void)rank;
+#endif
+    MPI_Bcast(ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return t;
+}
+
 /* The device-resident call (ps_dist_gesv / ps_dist_posv on ps_dist_matrix, the solution's download
  * included, the uploads not): the slowest rank's time, best of the repeats after a warm-up. */
 static double resident(const setup *s, ps_grid *grid, local *a, local *b, int *ipiv, int *ok) {
@@ -197,7 +231,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     setup s = {0, 1, 64, 0, 0, 2, 1};
     int sizes[16] = {2048}, nsizes = 1, precision = 0, grid_shape[2] = {0, 0}, nshape = 0,
-        single = 1, device = 1;
+        single = 1, device = 1, mg = 0;
     const char *backend = NULL, *csv = NULL;
     const bench_arg args[] = {
         BENCH_ARG_CHOICE("--method", &s.method, "lu|chol"),
@@ -210,6 +244,7 @@ int main(int argc, char **argv) {
         BENCH_ARG_CHOICE("--reference", &s.reference, "none|scalapack"),
         BENCH_ARG_CHOICE("--single", &single, "no|yes"),
         BENCH_ARG_CHOICE("--device", &device, "no|yes"),
+        BENCH_ARG_CHOICE("--cusolvermg", &mg, "no|yes"),
         BENCH_ARG_STRING("--csv", &csv),
     };
     if (!bench_parse_args("portsolve-bench-dist", argc, argv, args, sizeof args / sizeof args[0])) {
@@ -257,7 +292,8 @@ int main(int argc, char **argv) {
     if (out)
         fprintf(out, "method,precision,n,nb,nprow,npcol,backend,transport,ps_s,ps_gflops,"
                      "ps_gflops_per_rank,ref_s,ratio,single_s,efficiency,device_s,device_gflops,"
-                     "vs_device,resident_s,resident_gflops,resident_vs_device\n");
+                     "vs_device,resident_s,resident_gflops,resident_vs_device,cusolvermg_s,"
+                     "cusolvermg_over_resident\n");
     if (rank == 0) {
         printf("# %s %s on %s (transport %s), grid %dx%d, nb %d; ratio = ScaLAPACK time / "
                "portsolve time;\n# efficiency = one rank's time / (ranks x time); dev = %s of the "
@@ -266,7 +302,8 @@ int main(int argc, char **argv) {
                ps_grid_transport(grid), s.nprow, s.npcol, s.nb,
                s.method ? "ps_mat_potrf" : "ps_mat_getrf", s.method ? "n^3/3" : "2n^3/3");
         printf("      n    ps time s    GF/s   GF/s/rank   ref time s   ratio   1-rank s   "
-               "efficiency   dev s   dev GF/s   x dev   res s   res GF/s  res x dev\n");
+               "efficiency   dev s   dev GF/s   x dev   res s   res GF/s  res x dev     mg s  "
+               "mg/res\n");
     }
     for (int t = 0; t < nsizes; t++) {
         int n = sizes[t], ok = 1, ok_ref = 1, ok_one = 1;
@@ -289,23 +326,27 @@ int main(int argc, char **argv) {
         int ok_res = 1;
         double tres = resident(&s, grid, &a, &b, ipiv, &ok_res);
         double td = ctx ? device_level(&s, ctx, n) : NAN;
+        int ok_mg = 1;
+        double tmg = mg ? cusolvermg(&s, n, size, rank, &ok_mg) : NAN;
         double flops = (s.method ? 1.0 / 3 : 2.0 / 3) * (double)n * n * n;
         if (rank == 0) {
             double gf = flops / tp * 1e-9, gd = flops / td * 1e-9, gr = flops / tres * 1e-9;
             printf("%7d %12.4f %7.1f %11.2f %12.4f %7.3f %10.4f %12.3f %7.4f %10.1f %7.3f %7.4f "
-                   "%10.1f %9.3f%s\n",
+                   "%10.1f %9.3f %8.4f %7.3f%s\n",
                    n, tp, gf, gf / size, tr, tr / tp, t1, t1 / (size * tp), td, gd, gf / gd, tres,
-                   gr, gr / gd, ok && ok_ref && ok_one && ok_res ? "" : "  (a run failed)");
+                   gr, gr / gd, tmg, tmg / tres,
+                   ok && ok_ref && ok_one && ok_res && ok_mg ? "" : "  (a run failed)");
             if (out)
                 fprintf(out,
                         "%s,%s,%d,%d,%d,%d,%s,%s,%.6f,%.3f,%.3f,%.6f,%.4f,%.6f,%.4f,%.6f,%.3f,"
-                        "%.4f,%.6f,%.3f,%.4f\n",
+                        "%.4f,%.6f,%.3f,%.4f,%.6f,%.4f\n",
                         s.method ? "chol" : "lu", s.dbl ? "d" : "s", n, s.nb, s.nprow, s.npcol,
                         ps_grid_backend_name(grid), ps_grid_transport(grid), tp, gf, gf / size, tr,
-                        tr / tp, t1, t1 / (size * tp), td, gd, gf / gd, tres, gr, gr / gd);
+                        tr / tp, t1, t1 / (size * tp), td, gd, gf / gd, tres, gr, gr / gd, tmg,
+                        tmg / tres);
         }
         free(a.a), free(a.saved), free(b.a), free(b.saved), free(ipiv);
-        if (!ok || !ok_ref || !ok_one || !ok_res) {
+        if (!ok || !ok_ref || !ok_one || !ok_res || !ok_mg) {
             MPI_Finalize();
             return 1;
         }
