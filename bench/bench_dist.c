@@ -290,10 +290,11 @@ int main(int argc, char **argv) {
     ps_grid_coords(grid, &myrow, &mycol);
     FILE *out = rank == 0 && csv ? fopen(csv, "w") : NULL;
     if (out)
-        fprintf(out, "method,precision,n,nb,nprow,npcol,backend,transport,ps_s,ps_gflops,"
-                     "ps_gflops_per_rank,ref_s,ratio,single_s,efficiency,device_s,device_gflops,"
-                     "vs_device,resident_s,resident_gflops,resident_vs_device,cusolvermg_s,"
-                     "cusolvermg_over_resident\n");
+        fprintf(out,
+                "method,precision,n,nb,nprow,npcol,backend,transport,ps_s,ps_gflops,"
+                "ps_gflops_per_rank,ref_s,ratio,single_s,efficiency,device_s,device_gflops,"
+                "vs_device,resident_s,resident_gflops,resident_vs_device%s\n",
+                mg ? ",cusolvermg_s,cusolvermg_over_resident" : "");
     if (rank == 0) {
         printf("# %s %s on %s (transport %s), grid %dx%d, nb %d; ratio = ScaLAPACK time / "
                "portsolve time;\n# efficiency = one rank's time / (ranks x time); dev = %s of the "
@@ -302,8 +303,8 @@ int main(int argc, char **argv) {
                ps_grid_transport(grid), s.nprow, s.npcol, s.nb,
                s.method ? "ps_mat_potrf" : "ps_mat_getrf", s.method ? "n^3/3" : "2n^3/3");
         printf("      n    ps time s    GF/s   GF/s/rank   ref time s   ratio   1-rank s   "
-               "efficiency   dev s   dev GF/s   x dev   res s   res GF/s  res x dev     mg s  "
-               "mg/res\n");
+               "efficiency   dev s   dev GF/s   x dev   res s   res GF/s  res x dev%s\n",
+               mg ? "     mg s  mg/res" : "");
     }
     for (int t = 0; t < nsizes; t++) {
         int n = sizes[t], ok = 1, ok_ref = 1, ok_one = 1;
@@ -332,18 +333,20 @@ int main(int argc, char **argv) {
         if (rank == 0) {
             double gf = flops / tp * 1e-9, gd = flops / td * 1e-9, gr = flops / tres * 1e-9;
             printf("%7d %12.4f %7.1f %11.2f %12.4f %7.3f %10.4f %12.3f %7.4f %10.1f %7.3f %7.4f "
-                   "%10.1f %9.3f %8.4f %7.3f%s\n",
+                   "%10.1f %9.3f",
                    n, tp, gf, gf / size, tr, tr / tp, t1, t1 / (size * tp), td, gd, gf / gd, tres,
-                   gr, gr / gd, tmg, tmg / tres,
-                   ok && ok_ref && ok_one && ok_res && ok_mg ? "" : "  (a run failed)");
+                   gr, gr / gd);
+            if (mg) printf(" %8.4f %7.3f", tmg, tmg / tres);
+            printf("%s\n", ok && ok_ref && ok_one && ok_res && ok_mg ? "" : "  (a run failed)");
             if (out)
                 fprintf(out,
                         "%s,%s,%d,%d,%d,%d,%s,%s,%.6f,%.3f,%.3f,%.6f,%.4f,%.6f,%.4f,%.6f,%.3f,"
-                        "%.4f,%.6f,%.3f,%.4f,%.6f,%.4f\n",
+                        "%.4f,%.6f,%.3f,%.4f",
                         s.method ? "chol" : "lu", s.dbl ? "d" : "s", n, s.nb, s.nprow, s.npcol,
                         ps_grid_backend_name(grid), ps_grid_transport(grid), tp, gf, gf / size, tr,
-                        tr / tp, t1, t1 / (size * tp), td, gd, gf / gd, tres, gr, gr / gd, tmg,
-                        tmg / tres);
+                        tr / tp, t1, t1 / (size * tp), td, gd, gf / gd, tres, gr, gr / gd);
+            if (out && mg) fprintf(out, ",%.6f,%.4f", tmg, tmg / tres);
+            if (out) fprintf(out, "\n");
         }
         free(a.a), free(a.saved), free(b.a), free(b.saved), free(ipiv);
         if (!ok || !ok_ref || !ok_one || !ok_res || !ok_mg) {
