@@ -86,6 +86,44 @@ static local make_local(const setup *s, int myrow, int mycol, int m, int n, int 
     return l;
 }
 
+/* LAPACK's residual ratio ||b - A x||_1 / (||A||_1 ||x||_1 n eps) of the distributed solution x
+ * (in b->a; A and b as saved), from every rank's part: x assembled on every rank, each rank's
+ * columns of A times it, summed. The same on every rank. */
+static double residual_ratio(const setup *s, int myrow, int mycol, int n, const local *a,
+                             const local *b) {
+    double *x = calloc((size_t)n + 1, sizeof *x), *y = calloc((size_t)n + 1, sizeof *y);
+    double *colsum = calloc((size_t)n + 1, sizeof *colsum);
+    int lld = a->desc[8];
+    for (int ii = 0; ii < b->lrows && b->lcols > 0; ii++) {
+        int gi = (ii / s->nb * s->nprow + myrow) * s->nb + ii % s->nb;
+        x[gi] = s->dbl ? ((double *)b->a)[ii] : ((float *)b->a)[ii];
+    }
+    MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int jj = 0; jj < a->lcols; jj++) {
+        int gj = (jj / s->nb * s->npcol + mycol) * s->nb + jj % s->nb;
+        for (int ii = 0; ii < a->lrows; ii++) {
+            int gi = (ii / s->nb * s->nprow + myrow) * s->nb + ii % s->nb;
+            double v = s->dbl ? ((double *)a->saved)[ii + (size_t)jj * lld]
+                              : ((float *)a->saved)[ii + (size_t)jj * lld];
+            y[gi] += v * x[gj], colsum[gj] += fabs(v);
+        }
+    }
+    for (int ii = 0; ii < b->lrows && b->lcols > 0; ii++) {
+        int gi = (ii / s->nb * s->nprow + myrow) * s->nb + ii % s->nb;
+        y[gi] -= s->dbl ? ((double *)b->saved)[ii] : ((float *)b->saved)[ii];
+    }
+    MPI_Allreduce(MPI_IN_PLACE, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, colsum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double rnorm = 0, anorm = 0, xnorm = 0;
+    for (int i = 0; i < n; i++) {
+        rnorm += fabs(y[i]), xnorm += fabs(x[i]);
+        if (colsum[i] > anorm) anorm = colsum[i];
+    }
+    double eps = s->dbl ? 1.1102230246251565e-16 : 5.9604644775390625e-08;
+    free(x), free(y), free(colsum);
+    return n ? rnorm / (anorm * xnorm * n * eps) : 0;
+}
+
 /* One run of the method on grid (portsolve) or ctxt (ScaLAPACK); its time, the slowest rank's. */
 static double run(const setup *s, ps_grid *grid, int ctxt, MPI_Comm comm, int n, local *a, local *b,
                   int *ipiv, int *ok) {
@@ -231,7 +269,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     setup s = {0, 1, 64, 0, 0, 2, 1};
     int sizes[16] = {2048}, nsizes = 1, precision = 0, grid_shape[2] = {0, 0}, nshape = 0,
-        single = 1, device = 1, mg = 0;
+        single = 1, device = 1, mg = 0, check = 1;
     const char *backend = NULL, *csv = NULL;
     const bench_arg args[] = {
         BENCH_ARG_CHOICE("--method", &s.method, "lu|chol"),
@@ -245,6 +283,7 @@ int main(int argc, char **argv) {
         BENCH_ARG_CHOICE("--single", &single, "no|yes"),
         BENCH_ARG_CHOICE("--device", &device, "no|yes"),
         BENCH_ARG_CHOICE("--cusolvermg", &mg, "no|yes"),
+        BENCH_ARG_CHOICE("--check", &check, "no|yes"),
         BENCH_ARG_STRING("--csv", &csv),
     };
     if (!bench_parse_args("portsolve-bench-dist", argc, argv, args, sizeof args / sizeof args[0])) {
@@ -312,6 +351,12 @@ int main(int argc, char **argv) {
         local b = make_local(&s, myrow, mycol, n, 1, 0, n);
         int *ipiv = malloc(((size_t)a.lrows + s.nb) * sizeof *ipiv);
         double tp = best_of(&s, grid, -1, MPI_COMM_WORLD, n, &a, &b, ipiv, &ok);
+        if (check && ok) {
+            /* portsolve's solution, before the references overwrite b */
+            double ratio = residual_ratio(&s, myrow, mycol, n, &a, &b);
+            if (rank == 0) printf("# n = %d: residual ratio %.3g\n", n, ratio);
+            ok = ratio < 30;
+        }
         double tr =
             s.reference ? best_of(&s, NULL, ctxt, MPI_COMM_WORLD, n, &a, &b, ipiv, &ok_ref) : NAN;
         double t1 = NAN;

@@ -101,21 +101,23 @@ static ps_status open_context(ps_grid *g, MPI_Comm comm, const ps_context_option
 
 ps_status ps_grid_create(ps_grid **out, MPI_Comm comm, int nprow, int npcol,
                          const ps_context_options *opts) {
-    if (!out) return PS_ERR_INVALID_ARGUMENT;
-    *out = NULL;
     int size = 0, rank = 0;
+    if (out) *out = NULL;
     if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
         return PS_ERR_INVALID_ARGUMENT;
     MPI_Comm_rank(comm, &rank);
-    if (nprow < 1 || npcol < 1 || (long)nprow * npcol != size) return PS_ERR_INVALID_ARGUMENT;
-    ps_grid *g = calloc(1, sizeof *g);
-    ps_status st = g ? PS_SUCCESS : PS_ERR_OUT_OF_HOST_MEMORY;
+    /* every rank's verdict on its arguments and its memory, so that none waits for another that
+     * gave up */
+    int good = out && nprow >= 1 && npcol >= 1 && (long)nprow * npcol == size, all_good;
+    ps_grid *g = good ? calloc(1, sizeof *g) : NULL;
     int ok = g != NULL, all_ok;
+    MPI_Allreduce(&good, &all_good, 1, MPI_INT, MPI_MIN, comm);
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) {
+    if (!all_good || !all_ok) {
         free(g);
-        return PS_ERR_OUT_OF_HOST_MEMORY;
+        return all_good ? PS_ERR_OUT_OF_HOST_MEMORY : PS_ERR_INVALID_ARGUMENT;
     }
+    ps_status st;
     g->nprow = nprow, g->npcol = npcol, g->rank = rank;
     g->myrow = rank / npcol, g->mycol = rank % npcol;
     MPI_Comm_dup(comm, &g->all);

@@ -30,7 +30,8 @@ typedef struct ps_grid ps_grid;
 /* A nprow x npcol process grid over comm (row-major rank order, as BLACS's default), each rank
  * with a context made from opts (NULL: the environment). With PORTSOLVE_DEVICE unset and no
  * device in opts, a rank takes the device of its rank among the ranks of its node, modulo the
- * devices the backend has. Collective; nprow * npcol must equal comm's size. */
+ * devices the backend has. Collective; nprow * npcol must equal comm's size (a shape or
+ * out that is bad on any rank is PS_ERR_INVALID_ARGUMENT on every rank). */
 PS_API ps_status ps_grid_create(ps_grid **out, MPI_Comm comm, int nprow, int npcol,
                                 const ps_context_options *opts);
 PS_API void ps_grid_destroy(ps_grid *grid);

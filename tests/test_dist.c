@@ -317,6 +317,12 @@ static void check_bad_arguments(const grid_t *g) {
           "uplo 'X' is refused");
     CHECK(ps_pdgetrf(NULL, n, n, a.local, 1, 1, a.desc, ipiv) == PS_ERR_INVALID_ARGUMENT,
           "no grid");
+    /* a grid shape that does not fit, on the last rank only: refused everywhere, nobody waits */
+    ps_grid *never = (ps_grid *)&never;
+    ps_status st = ps_grid_create(&never, g->comm, g->rank == g->size - 1 ? g->nprow + 1 : g->nprow,
+                                  g->npcol, NULL);
+    CHECK(st == PS_ERR_INVALID_ARGUMENT && !never, "a bad grid shape on one rank: %s",
+          ps_status_string(st));
     free(a.local), free(ipiv), free(a0);
 }
 
