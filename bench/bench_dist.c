@@ -6,6 +6,7 @@
  * rate the distributed call is meant to multiply). Run it under mpirun; rank 0 prints the table
  * and writes the CSV. Times are the slowest rank's, best of --repeats.
  */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
 #include "bench_args.h"
 #include "portsolve_mpi.h"
 #ifdef PORTSOLVE_BENCH_CUSOLVERMG
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef PORTSOLVE_BENCH_SCALAPACK
 extern void Cblacs_get(int ctxt, int what, int *val);
@@ -57,11 +59,37 @@ static double entry(uint64_t i, uint64_t j, int n, int spd) {
 typedef struct {
     int desc[9], lrows, lcols;
     size_t bytes;
-    void *a, *saved;
+    void *a, *saved; /* saved: NULL where a copy would not fit (restore then regenerates) */
+    int myrow, mycol, spd, order, offset, nb, nprow, npcol, dbl;
 } local;
 
+/* Entry (ii, jj) of the local array. */
+static double local_value(const local *l, int ii, int jj) {
+    int gi = (ii / l->nb * l->nprow + l->myrow) * l->nb + ii % l->nb;
+    int gj = (jj / l->nb * l->npcol + l->mycol) * l->nb + jj % l->nb;
+    return entry((uint64_t)gi, (uint64_t)gj + (uint64_t)l->offset, l->order, l->spd);
+}
+
+/* The local array as made: from the copy, or made again. */
+static void restore(local *l) {
+    if (l->saved) {
+        memcpy(l->a, l->saved, l->bytes);
+        return;
+    }
+    int lld = l->desc[8];
+    for (int jj = 0; jj < l->lcols; jj++)
+        for (int ii = 0; ii < l->lrows; ii++) {
+            double v = local_value(l, ii, jj);
+            if (l->dbl)
+                ((double *)l->a)[ii + (size_t)jj * lld] = v;
+            else
+                ((float *)l->a)[ii + (size_t)jj * lld] = (float)v;
+        }
+}
+
 /* This rank's part of an m x n matrix of entries (the right-hand side's columns offset so that
- * they differ from A's). */
+ * they differ from A's), with a copy to restore it from when that takes at most a quarter of
+ * the host's memory. */
 static local make_local(const setup *s, int myrow, int mycol, int m, int n, int spd, int order) {
     local l;
     l.lrows = ps_numroc(m, s->nb, myrow, 0, s->nprow);
@@ -71,18 +99,14 @@ static local make_local(const setup *s, int myrow, int mycol, int m, int n, int 
     memcpy(l.desc, d, sizeof d);
     size_t es = s->dbl ? sizeof(double) : sizeof(float);
     l.bytes = (size_t)lld * (size_t)(l.lcols > 0 ? l.lcols : 1) * es;
-    l.a = malloc(l.bytes), l.saved = malloc(l.bytes);
-    for (int jj = 0; jj < l.lcols; jj++)
-        for (int ii = 0; ii < l.lrows; ii++) {
-            int gi = (ii / s->nb * s->nprow + myrow) * s->nb + ii % s->nb;
-            int gj = (jj / s->nb * s->npcol + mycol) * s->nb + jj % s->nb;
-            double v = entry((uint64_t)gi, (uint64_t)gj + (n == order ? 0 : 7919), order, spd);
-            if (s->dbl)
-                ((double *)l.a)[ii + (size_t)jj * lld] = v;
-            else
-                ((float *)l.a)[ii + (size_t)jj * lld] = (float)v;
-        }
-    memcpy(l.saved, l.a, l.bytes);
+    l.myrow = myrow, l.mycol = mycol, l.spd = spd, l.order = order,
+    l.offset = n == order ? 0 : 7919;
+    l.nb = s->nb, l.nprow = s->nprow, l.npcol = s->npcol, l.dbl = s->dbl;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    int copy = pages <= 0 || page <= 0 || l.bytes <= (size_t)pages * (size_t)page / 4;
+    l.a = malloc(l.bytes), l.saved = NULL;
+    restore(&l);
+    if (copy) l.saved = malloc(l.bytes), memcpy(l.saved, l.a, l.bytes);
     return l;
 }
 
@@ -93,7 +117,6 @@ static double residual_ratio(const setup *s, int myrow, int mycol, int n, const 
                              const local *b) {
     double *x = calloc((size_t)n + 1, sizeof *x), *y = calloc((size_t)n + 1, sizeof *y);
     double *colsum = calloc((size_t)n + 1, sizeof *colsum);
-    int lld = a->desc[8];
     for (int ii = 0; ii < b->lrows && b->lcols > 0; ii++) {
         int gi = (ii / s->nb * s->nprow + myrow) * s->nb + ii % s->nb;
         x[gi] = s->dbl ? ((double *)b->a)[ii] : ((float *)b->a)[ii];
@@ -103,14 +126,15 @@ static double residual_ratio(const setup *s, int myrow, int mycol, int n, const 
         int gj = (jj / s->nb * s->npcol + mycol) * s->nb + jj % s->nb;
         for (int ii = 0; ii < a->lrows; ii++) {
             int gi = (ii / s->nb * s->nprow + myrow) * s->nb + ii % s->nb;
-            double v = s->dbl ? ((double *)a->saved)[ii + (size_t)jj * lld]
-                              : ((float *)a->saved)[ii + (size_t)jj * lld];
+            double v = local_value(a, ii, jj);
+            if (!s->dbl) v = (float)v;
             y[gi] += v * x[gj], colsum[gj] += fabs(v);
         }
     }
     for (int ii = 0; ii < b->lrows && b->lcols > 0; ii++) {
         int gi = (ii / s->nb * s->nprow + myrow) * s->nb + ii % s->nb;
-        y[gi] -= s->dbl ? ((double *)b->saved)[ii] : ((float *)b->saved)[ii];
+        double v = local_value(b, ii, 0);
+        y[gi] -= s->dbl ? v : (float)v;
     }
     MPI_Allreduce(MPI_IN_PLACE, y, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, colsum, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -127,7 +151,7 @@ static double residual_ratio(const setup *s, int myrow, int mycol, int n, const 
 /* One run of the method on grid (portsolve) or ctxt (ScaLAPACK); its time, the slowest rank's. */
 static double run(const setup *s, ps_grid *grid, int ctxt, MPI_Comm comm, int n, local *a, local *b,
                   int *ipiv, int *ok) {
-    memcpy(a->a, a->saved, a->bytes), memcpy(b->a, b->saved, b->bytes);
+    restore(a), restore(b);
     int one = 1, info = 0;
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
@@ -209,8 +233,9 @@ static double resident(const setup *s, ps_grid *grid, local *a, local *b, int *i
     if (st == PS_SUCCESS) st = ps_dist_matrix_create(grid, dt, b->desc, &B);
     double best = INFINITY;
     for (int r = 0; r < s->repeats + 1 && st == PS_SUCCESS; r++) {
-        st = ps_dist_matrix_upload(A, a->saved);
-        if (st == PS_SUCCESS) st = ps_dist_matrix_upload(B, b->saved);
+        restore(a), restore(b);
+        st = ps_dist_matrix_upload(A, a->a);
+        if (st == PS_SUCCESS) st = ps_dist_matrix_upload(B, b->a);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         if (st == PS_SUCCESS) st = s->method ? ps_dist_posv('L', A, B) : ps_dist_gesv(A, ipiv, B);
@@ -237,7 +262,7 @@ static double device_level(const setup *s, ps_context *ctx, int n) {
     double best = INFINITY;
     if (ipiv && ps_matrix_create(ctx, dt, n, n, 0, &m) == PS_SUCCESS)
         for (int r = 0; r < s->repeats + 1; r++) {
-            if (ps_matrix_upload(m, a.saved, a.desc[8]) != PS_SUCCESS ||
+            if (ps_matrix_upload(m, a.a, a.desc[8]) != PS_SUCCESS ||
                 ps_context_synchronize(ctx) != PS_SUCCESS)
                 break;
             double t0 = MPI_Wtime();
