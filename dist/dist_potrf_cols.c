@@ -1,10 +1,13 @@
 /*
  * Lower Cholesky on grids of one process row (1 x P), every step on the devices. Step k, block
- * column K of width jb on process column pc: pc factors the diagonal block (the context's potrf)
- * and, unless it is not positive definite, solves the block column below it (trsm), packs it and
- * broadcasts it along the row; every rank then updates its trailing block columns against it,
- * SYRK on the diagonal block and GEMM below, never touching the upper triangle. The diagonal
- * block's verdict is read back each step, as LAPACK stops at the first minor that fails.
+ * column K of width jb on process column pc: pc factors the diagonal block (the context's potrf),
+ * solves the block column below it (trsm), packs it and broadcasts it along the row; every rank
+ * then updates its trailing block columns against it, SYRK on the diagonal block and GEMM below,
+ * never touching the upper triangle. With two lanes, look-ahead as in LU (dist_getrf_cols.c): the
+ * next block column's holder updates it first and factors and broadcasts it on lane 1 while lane 0
+ * updates the rest. The verdict stays on the device until the end: after a minor that is not
+ * positive definite the later diagonal blocks are skipped, the first one's order is reported, and
+ * the columns from its block on are left unspecified.
  */
 #include "chol/chol.h"
 #include "dist.h"
@@ -15,7 +18,9 @@
 typedef struct {
     ps_grid *g;
     ps__dist_mat *a;
-    void *info, *pan; /* device: the diagonal block's verdict; the broadcast block column */
+    int nb, lanes, lane;
+    void *info;   /* device int32: the first failing minor's order among this rank's blocks */
+    void *pan[2]; /* device: the broadcast block columns, by step parity */
     ps__dist_buf stage;
     ps_status st;
 } cols_chol;
@@ -25,84 +30,130 @@ static void note(cols_chol *w, ps_status s) {
         w->st = ps__dist_fail(w->g, s, "rank %d: %s", w->g->rank, ps_context_last_error(w->g->ctx));
 }
 
-/* The diagonal block and the block column below it on pc; the first failing minor's order
- * (0: none) on every rank. */
-static int factor_column(cols_chol *w, int k, int jb) {
+static void use_lane(cols_chol *w, int lane) {
+    ps__backend *be = &w->g->ctx->be;
+    if (w->lanes > 1) note(w, be->ops->use_lane(be, lane)), w->lane = lane;
+}
+
+static void lane_wait(cols_chol *w, int waiter, int signaller) {
+    ps__backend *be = &w->g->ctx->be;
+    if (w->lanes > 1) note(w, be->ops->lane_wait(be, waiter, signaller));
+}
+
+static int width(const cols_chol *w, int k) {
+    return w->a->r.n - k < w->nb ? w->a->r.n - k : w->nb;
+}
+
+/* L(k + jb.., k..k + jb) as this rank uses it: in place on its holder, else the broadcast copy. */
+static ps__mat l_view(const cols_chol *w, int k) {
+    const ps__dist_mat *a = w->a;
+    int jb = width(w, k);
+    if (w->g->mycol == ps__cyclic_owner(&a->c, k))
+        return ps__mat_at(a->m, k + jb, ps__cyclic_local(&a->c, k));
+    return (ps__mat){w->pan[k / w->nb % 2], 0, a->r.n - k - jb};
+}
+
+/* Block column k: the diagonal block and the column below it on pc, then on every rank. */
+static void factor_column(cols_chol *w, int k) {
     ps_grid *g = w->g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
-    int n = a->r.n, pc = ps__cyclic_owner(&a->c, k), lc = ps__cyclic_local(&a->c, k);
-    int32_t word[2] = {PS_SUCCESS, 0};
-    if (g->mycol == pc) {
-        ps__mat d = ps__mat_at(a->m, k, lc);
-        note(w, ps__potrf(g->ctx, a->dt, PS__LOWER, jb, d, w->info));
-        if (w->st == PS_SUCCESS)
-            note(w, be->ops->download(be, PS__INT32, 1, 1, (ps__mat){w->info, 0, 1}, &word[1], 1));
+    int n = a->r.n, jb = width(w, k), below = n - k - jb, pc = ps__cyclic_owner(&a->c, k);
+    ps__mat pack = {w->pan[k / w->nb % 2], 0, below > 0 ? below : 1};
+    if (g->mycol == pc && w->st == PS_SUCCESS) {
+        ps__mat d = ps__mat_at(a->m, k, ps__cyclic_local(&a->c, k));
         ps__scalar one = ps__scalar_of(a->dt, 1.0);
-        if (w->st == PS_SUCCESS && !word[1] && n - k - jb > 0) {
-            note(w, be->ops->trsm(be, a->dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT,
-                                  n - k - jb, jb, &one, d, ps__mat_at(d, jb, 0)));
-            if (g->npcol > 1 && w->st == PS_SUCCESS)
-                note(w, be->ops->copy2d(be, a->dt, n - k - jb, jb, ps__mat_at(d, jb, 0),
-                                        (ps__mat){w->pan, 0, n - k - jb}));
-        }
-        word[0] = (int32_t)w->st;
+        note(w, ps__potrf_recursive(g->ctx, a->dt, PS__LOWER, jb, d, w->info, k));
+        if (w->st == PS_SUCCESS && below > 0)
+            note(w, be->ops->trsm(be, a->dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT, below,
+                                  jb, &one, d, ps__mat_at(d, jb, 0)));
+        if (g->npcol > 1 && w->st == PS_SUCCESS && below > 0)
+            note(w, be->ops->copy2d(be, a->dt, below, jb, ps__mat_at(d, jb, 0), pack));
     }
-    MPI_Bcast(word, 2, MPI_INT32_T, pc, g->row);
-    if (word[0] != PS_SUCCESS) return 0; /* the step's agreement reports it */
-    return word[1] ? k + word[1] : 0;
+    /* a rank that failed still takes part */
+    if (below > 0)
+        note(w, ps__dist_vbcast(g, PS__DIST_ROW, pc, a->dt, pack.buf, 0, (size_t)below * jb,
+                                w->lane, &w->stage));
 }
 
-/* This rank's block columns right of block column K against L(k + jb.., k..k + jb). */
-static void update(cols_chol *w, int k, int jb) {
+/* This rank's local block columns [c0, c1) right of block column K, against L(k + jb.., K). */
+static void update(cols_chol *w, int k, int c0, int c1) {
     ps_grid *g = w->g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
     ps__dtype dt = a->dt;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    int n = a->r.n, nb = a->c.nb, below = n - k - jb;
-    ps__mat l = g->mycol == ps__cyclic_owner(&a->c, k)
-                    ? ps__mat_at(a->m, k + jb, ps__cyclic_local(&a->c, k))
-                    : (ps__mat){w->pan, 0, below};
-    for (int c = ps__cyclic_below(&a->c, k + jb, g->mycol); c < a->lcols && w->st == PS_SUCCESS;
-         c += nb) {
-        int gj = ps__cyclic_global(&a->c, c, g->mycol), wj = a->lcols - c < nb ? a->lcols - c : nb;
+    int n = a->r.n, jb = width(w, k);
+    ps__mat l = l_view(w, k);
+    for (int c = c0; c < c1 && w->st == PS_SUCCESS;) {
+        int gj = ps__cyclic_global(&a->c, c, g->mycol);
+        int wj = w->nb - gj % w->nb; /* to the end of this block column */
+        if (wj > c1 - c) wj = c1 - c;
         ps__mat lj = ps__mat_at(l, gj - k - jb, 0);
         note(w, be->ops->syrk(be, dt, PS__LOWER, PS__NOTRANS, wj, jb, &minus_one, lj, &one,
                               ps__mat_at(a->m, gj, c)));
         if (w->st == PS_SUCCESS && n - gj - wj > 0)
             note(w, be->ops->gemm(be, dt, PS__NOTRANS, PS__TRANS, n - gj - wj, wj, jb, &minus_one,
                                   ps__mat_at(lj, wj, 0), lj, &one, ps__mat_at(a->m, gj + wj, c)));
+        c += wj;
     }
 }
 
+static void run(cols_chol *w) {
+    ps_grid *g = w->g;
+    ps__dist_mat *a = w->a;
+    int n = a->r.n;
+    use_lane(w, 1);
+    factor_column(w, 0);
+    for (int k = 0; k < n; k += w->nb) {
+        int jb = width(w, k), next = k + jb, right = ps__cyclic_below(&a->c, next, g->mycol);
+        int ahead = 0;
+        /* one agreement a step, before its exchanges */
+        w->st = ps__dist_agree(g, w->st);
+        if (w->st != PS_SUCCESS || next >= n) break;
+        lane_wait(w, 0, 1);
+        if (g->mycol == ps__cyclic_owner(&a->c, next)) ahead = width(w, next);
+        lane_wait(w, 1, 0);
+        use_lane(w, 1);
+        update(w, k, right, right + ahead);
+        factor_column(w, next);
+        use_lane(w, 0);
+        update(w, k, right + ahead, a->lcols);
+    }
+    use_lane(w, 0);
+    lane_wait(w, 0, 1);
+}
+
 ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info) {
+    ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int n = a->r.n, nb = a->c.nb;
-    cols_chol w = {g, a, NULL, NULL, {0}, PS_SUCCESS};
+    cols_chol w = {g, a, nb, 1, 0, NULL, {NULL, NULL}, {0}, PS_SUCCESS};
+    if (be->ops->lanes(be) > 1) w.lanes = 2;
     size_t panel_bytes = (size_t)(n > 0 ? n : 1) * (size_t)nb * es;
+    int32_t first = 0;
     ps_status st = ps__dev_alloc(g->ctx, 4, &w.info);
-    if (st == PS_SUCCESS && g->npcol > 1) st = ps__dev_alloc(g->ctx, panel_bytes, &w.pan);
+    if (st == PS_SUCCESS)
+        st = be->ops->upload(be, PS__INT32, 1, 1, &first, 1, (ps__mat){w.info, 0, 1});
+    for (int i = 0; i < 2 && st == PS_SUCCESS && g->npcol > 1; i++)
+        st = ps__dev_alloc(g->ctx, panel_bytes, &w.pan[i]);
     if (st != PS_SUCCESS)
         st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
     if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w.stage, panel_bytes);
     w.st = ps__dist_agree(g, st);
-    for (int k = 0; k < n && w.st == PS_SUCCESS; k += nb) {
-        int jb = n - k < nb ? n - k : nb, failed = factor_column(&w, k, jb);
-        w.st = ps__dist_agree(g, w.st);
-        if (w.st != PS_SUCCESS) break;
-        if (failed) {
-            *info = failed;
-            break;
-        }
-        if (k + jb >= n) break;
-        note(&w, ps__dist_vbcast(g, PS__DIST_ROW, ps__cyclic_owner(&a->c, k), a->dt, w.pan, 0,
-                                 (size_t)(n - k - jb) * jb, 0, &w.stage));
-        update(&w, k, jb);
-    }
+    if (w.st == PS_SUCCESS && n > 0) run(&w);
+    /* the first failing minor over every rank's blocks */
+    if (w.st == PS_SUCCESS && n > 0)
+        note(&w, be->ops->download(be, PS__INT32, 1, 1, (ps__mat){w.info, 0, 1}, &first, 1));
     st = ps__dist_agree(g, w.st);
+    if (st == PS_SUCCESS) {
+        int mine = first > 0 ? first : n + 1, least;
+        MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, g->all);
+        if (least <= n) *info = least;
+    }
     if (w.info) ps__dev_free(g->ctx, w.info);
-    if (w.pan) ps__dev_free(g->ctx, w.pan);
+    for (int i = 0; i < 2; i++)
+        if (w.pan[i]) ps__dev_free(g->ctx, w.pan[i]);
     free(w.stage.p);
     return st;
 }

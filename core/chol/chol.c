@@ -63,6 +63,13 @@ static ps_status potrf_rec(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, 
     return potrf_rec(ctx, dt, uplo, n2, a22, base + n1, info, leaf);
 }
 
+ps_status ps__potrf_recursive(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
+                              void *info, int index_base) {
+    int leaf = ps__chol(&ctx->be)->potrf_width(&ctx->be, dt);
+    return n > 0 ? potrf_rec(ctx, dt, uplo, n, a, index_base, info, leaf < 1 ? 1 : leaf)
+                 : PS_SUCCESS;
+}
+
 /* A(r0.., c0..) -= L(r0.., j) L(c0.., j)^T for a rows x cols block strictly below the
  * diagonal (r0 >= c0 + cols), jb the panel's width. */
 static ps_status update_block(ps_context *ctx, ps__dtype dt, ps__uplo uplo, ps__mat a, int j,

@@ -7,6 +7,11 @@
 /* Factors the n x n view a in place (the uplo triangle). info: a device int32 buffer, set to 0
  * here and to the 1-based order of the first leading minor that is not positive definite. */
 ps_status ps__potrf(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__mat a, void *info);
+/* ps__potrf's recursive factorization on its own, queued on the current lane, info not reset:
+ * once info holds a failure every later leaf does nothing, and the first failure sets it to
+ * index_base plus the order of the minor (the distributed layer's diagonal blocks). */
+ps_status ps__potrf_recursive(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
+                              void *info, int index_base);
 /* Solves A X = B (n x nrhs) with ps__potrf's factor. */
 ps_status ps__potrs(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, int nrhs, ps__mat a,
                     ps__mat b);
