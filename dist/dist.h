@@ -95,6 +95,12 @@ ps_status ps__dist_gather_cols(ps_grid *g, const ps__dist_mat *a, int h, int c0,
 ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt, int rows, int cols,
                          ps__mat src, ps__mat dst, ps__dist_buf *stage);
 
+/* ps__dist_trsm on a grid of one process row with b in one process column, every step on the
+ * devices (dist_trsm_cols.c), and whether b fits it. */
+int ps__dist_trsm_cols_fits(const ps_grid *g, const ps__dist_mat *b);
+ps_status ps__dist_trsm_cols(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__trans trans,
+                             ps__diag diag, ps__dist_mat *b);
+
 /* Chooses the grid's transport (collective; falls back to MPI on any failure) and closes it. */
 void ps__dist_transport_open(ps_grid *g);
 void ps__dist_transport_close(ps_grid *g);

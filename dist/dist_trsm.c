@@ -32,6 +32,7 @@ static ps_status pick_columns(ps_grid *g, const ps__dist_mat *b, int jb, int g0,
 
 ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__trans trans,
                         ps__diag diag, ps__dist_mat *b) {
+    if (ps__dist_trsm_cols_fits(g, b)) return ps__dist_trsm_cols(g, a, uplo, trans, diag, b);
     ps__backend *be = &g->ctx->be;
     ps__dtype dt = a->dt;
     size_t es = ps__dtype_size(dt);
