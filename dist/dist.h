@@ -60,6 +60,20 @@ ps_status ps__dist_fail(ps_grid *g, ps_status st, const char *fmt, ...)
 
 typedef enum ps__dist_line { PS__DIST_ROW, PS__DIST_COL } ps__dist_line;
 
+/* A driver's device steps on this rank: the first failure (after which the rank still takes
+ * part in every exchange, so that no other waits for it) and the lanes of its look-ahead (lanes
+ * 1: everything on lane 0). */
+typedef struct ps__dist_steps {
+    ps_grid *g;
+    int lanes, lane;
+    ps_status st;
+} ps__dist_steps;
+/* Records st, with the context's message, unless an earlier step failed. */
+void ps__dist_note(ps__dist_steps *s, ps_status st);
+/* The backend's use_lane and lane_wait where the steps have two lanes; nothing otherwise. */
+void ps__dist_use_lane(ps__dist_steps *s, int lane);
+void ps__dist_lane_wait(ps__dist_steps *s, int waiter, int signaller);
+
 /* Host buffers that grow: the exchanges' staging. A driver reserves what its steps need before
  * it starts (and agrees on it), so that a step never fails for host memory halfway through a
  * collective. */

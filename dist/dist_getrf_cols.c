@@ -17,19 +17,13 @@
 #include "lu/lu.h"
 
 typedef struct {
-    ps_grid *g;
+    ps__dist_steps s; /* the first failure, and the lanes: 2 with look-ahead */
     ps__dist_mat *a;
-    int kmax, nb, lanes, lane; /* lanes: 2 with look-ahead, else 1; the current one */
+    int kmax, nb;
     void *ipiv, *info; /* device int32: kmax pivots (0-based global rows); the first zero pivot */
     void *pan[2];      /* device: the broadcast panels, by step parity */
     ps__dist_buf stage;
-    ps_status st; /* the first failure on this rank; every exchange still takes part */
 } cols_lu;
-
-static void note(cols_lu *w, ps_status s) {
-    if (s != PS_SUCCESS && w->st == PS_SUCCESS)
-        w->st = ps__dist_fail(w->g, s, "rank %d: %s", w->g->rank, ps_context_last_error(w->g->ctx));
-}
 
 static int width(const cols_lu *w, int k) {
     return w->kmax - k < w->nb ? w->kmax - k : w->nb;
@@ -39,100 +33,93 @@ static int width(const cols_lu *w, int k) {
  * broadcast copy. */
 static ps__mat l_view(const cols_lu *w, int k) {
     const ps__dist_mat *a = w->a;
-    if (w->g->mycol == ps__cyclic_owner(&a->c, k))
+    if (w->s.g->mycol == ps__cyclic_owner(&a->c, k))
         return ps__mat_at(a->m, k, ps__cyclic_local(&a->c, k));
     return (ps__mat){w->pan[k / w->nb % 2], 0, a->r.n - k};
 }
 
 /* Step 1 for block column k: factored on its holder, then on every rank of the row. */
 static void panel(cols_lu *w, int k) {
-    ps_grid *g = w->g;
+    ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
     int m = a->r.n, jb = width(w, k), pc = ps__cyclic_owner(&a->c, k);
     int mine = g->mycol == pc, lc = ps__cyclic_local(&a->c, k);
     ps__mat pack = {w->pan[k / w->nb % 2], 0, m - k};
-    if (mine && w->st == PS_SUCCESS) {
+    if (mine && w->s.st == PS_SUCCESS) {
         ps__mat whole = ps__mat_global_columns(ps__mat_at(a->m, 0, lc), k);
-        note(w, ps__lu_panel(g->ctx, a->dt, m, whole, k, jb, w->ipiv, w->info));
-        if (g->npcol > 1 && w->st == PS_SUCCESS)
-            note(w, be->ops->copy2d(be, a->dt, m - k, jb, ps__mat_at(a->m, k, lc), pack));
+        ps__dist_note(&w->s, ps__lu_panel(g->ctx, a->dt, m, whole, k, jb, w->ipiv, w->info));
+        if (g->npcol > 1 && w->s.st == PS_SUCCESS)
+            ps__dist_note(&w->s,
+                          be->ops->copy2d(be, a->dt, m - k, jb, ps__mat_at(a->m, k, lc), pack));
     }
     /* a rank that failed still takes part */
-    note(w, ps__dist_vbcast(g, PS__DIST_ROW, pc, a->dt, pack.buf, 0, (size_t)(m - k) * jb, w->lane,
-                            &w->stage));
-    note(w, ps__dist_vbcast(g, PS__DIST_ROW, pc, PS__INT32, w->ipiv, (size_t)k, (size_t)jb, w->lane,
-                            &w->stage));
+    ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, a->dt, pack.buf, 0,
+                                         (size_t)(m - k) * jb, w->s.lane, &w->stage));
+    ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, PS__INT32, w->ipiv, (size_t)k,
+                                         (size_t)jb, w->s.lane, &w->stage));
 }
 
 /* Step 2 for block column k on this rank's local columns [c0, c1) right of it. */
 static void apply(cols_lu *w, int k, int c0, int c1) {
-    ps__backend *be = &w->g->ctx->be;
+    ps__backend *be = &w->s.g->ctx->be;
     ps__dist_mat *a = w->a;
     ps__dtype dt = a->dt;
     int m = a->r.n, jb = width(w, k), cols = c1 - c0;
-    if (cols <= 0 || w->st != PS_SUCCESS) return;
+    if (cols <= 0 || w->s.st != PS_SUCCESS) return;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__mat l = l_view(w, k), top = ps__mat_at(a->m, k, c0);
-    note(w,
-         be->ops->laswp(be, dt, cols, ps__mat_at(a->m, 0, c0), k, k + jb, w->ipiv, (size_t)k, 1));
-    if (w->st == PS_SUCCESS)
-        note(w, be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, cols, &one, l,
-                              top));
-    if (w->st == PS_SUCCESS && m - k - jb > 0)
-        note(w, be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m - k - jb, cols, jb, &minus_one,
-                              ps__mat_at(l, jb, 0), top, &one, ps__mat_at(a->m, k + jb, c0)));
-}
-
-static void use_lane(cols_lu *w, int lane) {
-    ps__backend *be = &w->g->ctx->be;
-    if (w->lanes > 1) note(w, be->ops->use_lane(be, lane)), w->lane = lane;
-}
-
-static void lane_wait(cols_lu *w, int waiter, int signaller) {
-    ps__backend *be = &w->g->ctx->be;
-    if (w->lanes > 1) note(w, be->ops->lane_wait(be, waiter, signaller));
+    ps__dist_note(&w->s, be->ops->laswp(be, dt, cols, ps__mat_at(a->m, 0, c0), k, k + jb, w->ipiv,
+                                        (size_t)k, 1));
+    if (w->s.st == PS_SUCCESS)
+        ps__dist_note(&w->s, be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb,
+                                           cols, &one, l, top));
+    if (w->s.st == PS_SUCCESS && m - k - jb > 0)
+        ps__dist_note(&w->s, be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, m - k - jb, cols, jb,
+                                           &minus_one, ps__mat_at(l, jb, 0), top, &one,
+                                           ps__mat_at(a->m, k + jb, c0)));
 }
 
 static void run(cols_lu *w) {
-    ps_grid *g = w->g;
+    ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
-    use_lane(w, 1);
+    ps__dist_use_lane(&w->s, 1);
     panel(w, 0);
     for (int k = 0; k < w->kmax; k += w->nb) {
         int jb = width(w, k), next = k + jb, right = ps__cyclic_below(&a->c, next, g->mycol);
         int ahead = 0;
         /* one agreement a step, before its exchanges */
-        w->st = ps__dist_agree(g, w->st);
-        if (w->st != PS_SUCCESS) break;
-        lane_wait(w, 0, 1);
+        w->s.st = ps__dist_agree(g, w->s.st);
+        if (w->s.st != PS_SUCCESS) break;
+        ps__dist_lane_wait(&w->s, 0, 1);
         if (next < w->kmax) {
             if (g->mycol == ps__cyclic_owner(&a->c, next)) {
                 ahead = a->c.n - next < w->nb ? a->c.n - next : w->nb;
                 if (ahead > a->lcols - right) ahead = a->lcols - right;
             }
-            lane_wait(w, 1, 0);
-            use_lane(w, 1);
+            ps__dist_lane_wait(&w->s, 1, 0);
+            ps__dist_use_lane(&w->s, 1);
             apply(w, k, right, right + ahead);
             panel(w, next);
         }
-        use_lane(w, 0);
+        ps__dist_use_lane(&w->s, 0);
         apply(w, k, right + ahead, a->lcols);
         int left = ps__cyclic_below(&a->c, k, g->mycol);
-        if (left > 0 && w->st == PS_SUCCESS)
-            note(w, be->ops->laswp(be, a->dt, left, a->m, k, k + jb, w->ipiv, (size_t)k, 1));
+        if (left > 0 && w->s.st == PS_SUCCESS)
+            ps__dist_note(&w->s,
+                          be->ops->laswp(be, a->dt, left, a->m, k, k + jb, w->ipiv, (size_t)k, 1));
     }
-    use_lane(w, 0);
-    lane_wait(w, 0, 1);
+    ps__dist_use_lane(&w->s, 0);
+    ps__dist_lane_wait(&w->s, 0, 1);
 }
 
 ps_status ps__dist_getrf_cols(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int m = a->r.n, n = a->c.n;
-    cols_lu w = {g, a, m < n ? m : n, a->c.nb, 1, 0, NULL, NULL, {NULL, NULL}, {0}, PS_SUCCESS};
-    if (be->ops->lanes(be) > 1) w.lanes = 2;
+    cols_lu w = {{g, 1, 0, PS_SUCCESS}, a, m < n ? m : n, a->c.nb, NULL, NULL, {NULL, NULL}, {0}};
+    if (be->ops->lanes(be) > 1) w.s.lanes = 2;
     size_t panel_bytes = (size_t)(m > 0 ? m : 1) * (size_t)w.nb * es;
     ps_status st = ps__dev_alloc(g->ctx, (size_t)(w.kmax > 0 ? w.kmax : 1) * 4, &w.ipiv);
     if (st == PS_SUCCESS) st = ps__dev_alloc(g->ctx, 4, &w.info);
@@ -142,17 +129,18 @@ ps_status ps__dist_getrf_cols(ps_grid *g, ps__dist_mat *a, int *piv, int *info) 
     if (st != PS_SUCCESS)
         st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
     if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w.stage, panel_bytes);
-    w.st = ps__dist_agree(g, st);
-    if (w.st == PS_SUCCESS && w.kmax > 0) run(&w);
+    w.s.st = ps__dist_agree(g, st);
+    if (w.s.st == PS_SUCCESS && w.kmax > 0) run(&w);
     /* the pivots and the first zero pivot, the same on every rank */
     int32_t first = 0;
-    if (w.st == PS_SUCCESS && w.kmax > 0) {
+    if (w.s.st == PS_SUCCESS && w.kmax > 0) {
         ps__mat pm = {w.ipiv, 0, w.kmax}, im = {w.info, 0, 1};
-        note(&w, be->ops->download(be, PS__INT32, w.kmax, 1, pm, piv, w.kmax));
-        if (w.st == PS_SUCCESS) note(&w, be->ops->download(be, PS__INT32, 1, 1, im, &first, 1));
-        if (w.st == PS_SUCCESS) note(&w, be->ops->sync(be));
+        ps__dist_note(&w.s, be->ops->download(be, PS__INT32, w.kmax, 1, pm, piv, w.kmax));
+        if (w.s.st == PS_SUCCESS)
+            ps__dist_note(&w.s, be->ops->download(be, PS__INT32, 1, 1, im, &first, 1));
+        if (w.s.st == PS_SUCCESS) ps__dist_note(&w.s, be->ops->sync(be));
     }
-    st = ps__dist_agree(g, w.st);
+    st = ps__dist_agree(g, w.s.st);
     if (st == PS_SUCCESS) {
         int mine = first > 0 ? first : m + n + 1, least;
         MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, g->all);

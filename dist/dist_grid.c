@@ -49,6 +49,22 @@ ps_status ps__dist_agree(ps_grid *g, ps_status st) {
     return (ps_status)code;
 }
 
+void ps__dist_note(ps__dist_steps *s, ps_status st) {
+    if (st != PS_SUCCESS && s->st == PS_SUCCESS)
+        s->st =
+            ps__dist_fail(s->g, st, "rank %d: %s", s->g->rank, ps_context_last_error(s->g->ctx));
+}
+
+void ps__dist_use_lane(ps__dist_steps *s, int lane) {
+    ps__backend *be = &s->g->ctx->be;
+    if (s->lanes > 1) ps__dist_note(s, be->ops->use_lane(be, lane)), s->lane = lane;
+}
+
+void ps__dist_lane_wait(ps__dist_steps *s, int waiter, int signaller) {
+    ps__backend *be = &s->g->ctx->be;
+    if (s->lanes > 1) ps__dist_note(s, be->ops->lane_wait(be, waiter, signaller));
+}
+
 ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes) {
     if (bytes <= b->bytes) return PS_SUCCESS;
     void *p = realloc(b->p, bytes);

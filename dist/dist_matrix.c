@@ -47,7 +47,8 @@ void ps_dist_matrix_destroy(ps_dist_matrix *m) {
     free(m);
 }
 
-ps_status ps_dist_matrix_upload(ps_dist_matrix *m, const void *a) {
+/* Both directions: the local array a checked and agreed on, then the transfer. */
+static ps_status transfer(const ps_dist_matrix *m, void *a, int up) {
     if (!m) return PS_ERR_INVALID_ARGUMENT;
     ps_grid *g = m->grid;
     g->last_info = 0;
@@ -56,19 +57,18 @@ ps_status ps_dist_matrix_upload(ps_dist_matrix *m, const void *a) {
                        : PS_SUCCESS;
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS) return st;
-    return ps__dist_agree(g, ps__dist_put(g, &m->d, a, m->desc[8]));
+    /* put writes the device copy, which the matrix owns */
+    st = up ? ps__dist_put(g, (ps__dist_mat *)&m->d, a, m->desc[8])
+            : ps__dist_download(g, &m->d, a, m->desc[8]);
+    return ps__dist_agree(g, st);
+}
+
+ps_status ps_dist_matrix_upload(ps_dist_matrix *m, const void *a) {
+    return transfer(m, (void *)a, 1);
 }
 
 ps_status ps_dist_matrix_download(const ps_dist_matrix *m, void *a) {
-    if (!m) return PS_ERR_INVALID_ARGUMENT;
-    ps_grid *g = m->grid;
-    g->last_info = 0;
-    ps_status st = !a && m->d.lrows > 0 && m->d.lcols > 0
-                       ? ps__dist_bad_arg(g, 2, "the local array is NULL")
-                       : PS_SUCCESS;
-    st = ps__dist_begin(g, st);
-    if (st != PS_SUCCESS) return st;
-    return ps__dist_agree(g, ps__dist_download(g, &m->d, a, m->desc[8]));
+    return transfer(m, a, 0);
 }
 
 ps_grid *ps_dist_matrix_grid(const ps_dist_matrix *m) {
@@ -148,6 +148,14 @@ static ps_status check_uplo(ps_grid *g, char uplo) {
                                         : ps__dist_bad_arg(g, 1, "uplo must be 'L' or 'U'");
 }
 
+/* potrs's and posv's checks, on this rank. */
+static ps_status check_chol_solve(ps_grid *g, char uplo, const ps_dist_matrix *a,
+                                  const ps_dist_matrix *b) {
+    ps_status st = check_uplo(g, uplo);
+    if (st == PS_SUCCESS) st = check_square(g, a, 2);
+    return st == PS_SUCCESS ? check_rhs(g, a, b, 3) : st;
+}
+
 ps_status ps_dist_potrf(char uplo, ps_dist_matrix *a) {
     if (!a) return PS_ERR_INVALID_ARGUMENT;
     ps_grid *g = a->grid;
@@ -164,10 +172,7 @@ ps_status ps_dist_potrs(char uplo, const ps_dist_matrix *a, ps_dist_matrix *b) {
     if (!a) return PS_ERR_INVALID_ARGUMENT;
     ps_grid *g = a->grid;
     g->last_info = 0;
-    ps_status st = check_uplo(g, uplo);
-    if (st == PS_SUCCESS) st = check_square(g, a, 2);
-    if (st == PS_SUCCESS) st = check_rhs(g, a, b, 3);
-    st = ps__dist_begin(g, st);
+    ps_status st = ps__dist_begin(g, check_chol_solve(g, uplo, a, b));
     if (st != PS_SUCCESS || a->d.r.n == 0 || b->d.c.n == 0) return st;
     ps__dist_report(g, "POTRS (device)", a->d.dt, a->d.r.n, b->d.c.n, a->desc[4]);
     return ps__dist_chol_solve(g, uplo, &a->d, &b->d);
@@ -177,10 +182,7 @@ ps_status ps_dist_posv(char uplo, ps_dist_matrix *a, ps_dist_matrix *b) {
     if (!a) return PS_ERR_INVALID_ARGUMENT;
     ps_grid *g = a->grid;
     g->last_info = 0;
-    ps_status st = check_uplo(g, uplo);
-    if (st == PS_SUCCESS) st = check_square(g, a, 2);
-    if (st == PS_SUCCESS) st = check_rhs(g, a, b, 3);
-    st = ps__dist_begin(g, st);
+    ps_status st = ps__dist_begin(g, check_chol_solve(g, uplo, a, b));
     if (st != PS_SUCCESS || a->d.r.n == 0) return st;
     ps__dist_report(g, "POSV (device)", a->d.dt, a->d.r.n, b->d.c.n, a->desc[4]);
     st = ps__dist_chol_factor(g, uplo, &a->d);

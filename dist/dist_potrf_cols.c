@@ -16,29 +16,13 @@
 #include <stdlib.h>
 
 typedef struct {
-    ps_grid *g;
+    ps__dist_steps s; /* the first failure, and the lanes: 2 with look-ahead */
     ps__dist_mat *a;
-    int nb, lanes, lane;
+    int nb;
     void *info;   /* device int32: the first failing minor's order among this rank's blocks */
     void *pan[2]; /* device: the broadcast block columns, by step parity */
     ps__dist_buf stage;
-    ps_status st;
 } cols_chol;
-
-static void note(cols_chol *w, ps_status s) {
-    if (s != PS_SUCCESS && w->st == PS_SUCCESS)
-        w->st = ps__dist_fail(w->g, s, "rank %d: %s", w->g->rank, ps_context_last_error(w->g->ctx));
-}
-
-static void use_lane(cols_chol *w, int lane) {
-    ps__backend *be = &w->g->ctx->be;
-    if (w->lanes > 1) note(w, be->ops->use_lane(be, lane)), w->lane = lane;
-}
-
-static void lane_wait(cols_chol *w, int waiter, int signaller) {
-    ps__backend *be = &w->g->ctx->be;
-    if (w->lanes > 1) note(w, be->ops->lane_wait(be, waiter, signaller));
-}
 
 static int width(const cols_chol *w, int k) {
     return w->a->r.n - k < w->nb ? w->a->r.n - k : w->nb;
@@ -48,88 +32,90 @@ static int width(const cols_chol *w, int k) {
 static ps__mat l_view(const cols_chol *w, int k) {
     const ps__dist_mat *a = w->a;
     int jb = width(w, k);
-    if (w->g->mycol == ps__cyclic_owner(&a->c, k))
+    if (w->s.g->mycol == ps__cyclic_owner(&a->c, k))
         return ps__mat_at(a->m, k + jb, ps__cyclic_local(&a->c, k));
     return (ps__mat){w->pan[k / w->nb % 2], 0, a->r.n - k - jb};
 }
 
 /* Block column k: the diagonal block and the column below it on pc, then on every rank. */
 static void factor_column(cols_chol *w, int k) {
-    ps_grid *g = w->g;
+    ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
     int n = a->r.n, jb = width(w, k), below = n - k - jb, pc = ps__cyclic_owner(&a->c, k);
     ps__mat pack = {w->pan[k / w->nb % 2], 0, below > 0 ? below : 1};
-    if (g->mycol == pc && w->st == PS_SUCCESS) {
+    if (g->mycol == pc && w->s.st == PS_SUCCESS) {
         ps__mat d = ps__mat_at(a->m, k, ps__cyclic_local(&a->c, k));
         ps__scalar one = ps__scalar_of(a->dt, 1.0);
-        note(w, ps__potrf_recursive(g->ctx, a->dt, PS__LOWER, jb, d, w->info, k));
-        if (w->st == PS_SUCCESS && below > 0)
-            note(w, be->ops->trsm(be, a->dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT, below,
-                                  jb, &one, d, ps__mat_at(d, jb, 0)));
-        if (g->npcol > 1 && w->st == PS_SUCCESS && below > 0)
-            note(w, be->ops->copy2d(be, a->dt, below, jb, ps__mat_at(d, jb, 0), pack));
+        ps__dist_note(&w->s, ps__potrf_recursive(g->ctx, a->dt, PS__LOWER, jb, d, w->info, k));
+        if (w->s.st == PS_SUCCESS && below > 0)
+            ps__dist_note(&w->s,
+                          be->ops->trsm(be, a->dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT,
+                                        below, jb, &one, d, ps__mat_at(d, jb, 0)));
+        if (g->npcol > 1 && w->s.st == PS_SUCCESS && below > 0)
+            ps__dist_note(&w->s, be->ops->copy2d(be, a->dt, below, jb, ps__mat_at(d, jb, 0), pack));
     }
     /* a rank that failed still takes part */
     if (below > 0)
-        note(w, ps__dist_vbcast(g, PS__DIST_ROW, pc, a->dt, pack.buf, 0, (size_t)below * jb,
-                                w->lane, &w->stage));
+        ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, a->dt, pack.buf, 0,
+                                             (size_t)below * jb, w->s.lane, &w->stage));
 }
 
 /* This rank's local block columns [c0, c1) right of block column K, against L(k + jb.., K). */
 static void update(cols_chol *w, int k, int c0, int c1) {
-    ps_grid *g = w->g;
+    ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
     ps__dtype dt = a->dt;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     int n = a->r.n, jb = width(w, k);
     ps__mat l = l_view(w, k);
-    for (int c = c0; c < c1 && w->st == PS_SUCCESS;) {
+    for (int c = c0; c < c1 && w->s.st == PS_SUCCESS;) {
         int gj = ps__cyclic_global(&a->c, c, g->mycol);
         int wj = w->nb - gj % w->nb; /* to the end of this block column */
         if (wj > c1 - c) wj = c1 - c;
         ps__mat lj = ps__mat_at(l, gj - k - jb, 0);
-        note(w, be->ops->syrk(be, dt, PS__LOWER, PS__NOTRANS, wj, jb, &minus_one, lj, &one,
-                              ps__mat_at(a->m, gj, c)));
-        if (w->st == PS_SUCCESS && n - gj - wj > 0)
-            note(w, be->ops->gemm(be, dt, PS__NOTRANS, PS__TRANS, n - gj - wj, wj, jb, &minus_one,
-                                  ps__mat_at(lj, wj, 0), lj, &one, ps__mat_at(a->m, gj + wj, c)));
+        ps__dist_note(&w->s, be->ops->syrk(be, dt, PS__LOWER, PS__NOTRANS, wj, jb, &minus_one, lj,
+                                           &one, ps__mat_at(a->m, gj, c)));
+        if (w->s.st == PS_SUCCESS && n - gj - wj > 0)
+            ps__dist_note(&w->s, be->ops->gemm(be, dt, PS__NOTRANS, PS__TRANS, n - gj - wj, wj, jb,
+                                               &minus_one, ps__mat_at(lj, wj, 0), lj, &one,
+                                               ps__mat_at(a->m, gj + wj, c)));
         c += wj;
     }
 }
 
 static void run(cols_chol *w) {
-    ps_grid *g = w->g;
+    ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     int n = a->r.n;
-    use_lane(w, 1);
+    ps__dist_use_lane(&w->s, 1);
     factor_column(w, 0);
     for (int k = 0; k < n; k += w->nb) {
         int jb = width(w, k), next = k + jb, right = ps__cyclic_below(&a->c, next, g->mycol);
         int ahead = 0;
         /* one agreement a step, before its exchanges */
-        w->st = ps__dist_agree(g, w->st);
-        if (w->st != PS_SUCCESS || next >= n) break;
-        lane_wait(w, 0, 1);
+        w->s.st = ps__dist_agree(g, w->s.st);
+        if (w->s.st != PS_SUCCESS || next >= n) break;
+        ps__dist_lane_wait(&w->s, 0, 1);
         if (g->mycol == ps__cyclic_owner(&a->c, next)) ahead = width(w, next);
-        lane_wait(w, 1, 0);
-        use_lane(w, 1);
+        ps__dist_lane_wait(&w->s, 1, 0);
+        ps__dist_use_lane(&w->s, 1);
         update(w, k, right, right + ahead);
         factor_column(w, next);
-        use_lane(w, 0);
+        ps__dist_use_lane(&w->s, 0);
         update(w, k, right + ahead, a->lcols);
     }
-    use_lane(w, 0);
-    lane_wait(w, 0, 1);
+    ps__dist_use_lane(&w->s, 0);
+    ps__dist_lane_wait(&w->s, 0, 1);
 }
 
 ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info) {
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int n = a->r.n, nb = a->c.nb;
-    cols_chol w = {g, a, nb, 1, 0, NULL, {NULL, NULL}, {0}, PS_SUCCESS};
-    if (be->ops->lanes(be) > 1) w.lanes = 2;
+    cols_chol w = {{g, 1, 0, PS_SUCCESS}, a, nb, NULL, {NULL, NULL}, {0}};
+    if (be->ops->lanes(be) > 1) w.s.lanes = 2;
     size_t panel_bytes = (size_t)(n > 0 ? n : 1) * (size_t)nb * es;
     int32_t first = 0;
     ps_status st = ps__dev_alloc(g->ctx, 4, &w.info);
@@ -140,12 +126,13 @@ ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info) {
     if (st != PS_SUCCESS)
         st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
     if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w.stage, panel_bytes);
-    w.st = ps__dist_agree(g, st);
-    if (w.st == PS_SUCCESS && n > 0) run(&w);
+    w.s.st = ps__dist_agree(g, st);
+    if (w.s.st == PS_SUCCESS && n > 0) run(&w);
     /* the first failing minor over every rank's blocks */
-    if (w.st == PS_SUCCESS && n > 0)
-        note(&w, be->ops->download(be, PS__INT32, 1, 1, (ps__mat){w.info, 0, 1}, &first, 1));
-    st = ps__dist_agree(g, w.st);
+    if (w.s.st == PS_SUCCESS && n > 0)
+        ps__dist_note(&w.s,
+                      be->ops->download(be, PS__INT32, 1, 1, (ps__mat){w.info, 0, 1}, &first, 1));
+    st = ps__dist_agree(g, w.s.st);
     if (st == PS_SUCCESS) {
         int mine = first > 0 ? first : n + 1, least;
         MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, g->all);

@@ -15,19 +15,13 @@
 #include <stdlib.h>
 
 typedef struct {
-    ps_grid *g;
+    ps__dist_steps s; /* the first failure (one lane) */
     const ps__dist_mat *a;
     ps__dist_mat *b;
     ps__mat x;    /* the replica of b, ld n */
     ps__mat pack; /* op = N: x_k over the product, ld n */
     ps__dist_buf stage;
-    ps_status st;
 } cols_trsm;
-
-static void note(cols_trsm *w, ps_status s) {
-    if (s != PS_SUCCESS && w->st == PS_SUCCESS)
-        w->st = ps__dist_fail(w->g, s, "rank %d: %s", w->g->rank, ps_context_last_error(w->g->ctx));
-}
 
 int ps__dist_trsm_cols_fits(const ps_grid *g, const ps__dist_mat *b) {
     return g->nprow == 1 && g->npcol > 1 && b->c.n <= b->c.nb;
@@ -35,7 +29,7 @@ int ps__dist_trsm_cols_fits(const ps_grid *g, const ps__dist_mat *b) {
 
 static void step(cols_trsm *w, ps__uplo uplo, ps__trans trans, ps__diag diag, int k, int jb,
                  int forward) {
-    ps_grid *g = w->g;
+    ps_grid *g = w->s.g;
     const ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
     ps__dtype dt = a->dt;
@@ -48,36 +42,40 @@ static void step(cols_trsm *w, ps__uplo uplo, ps__trans trans, ps__diag diag, in
         int g0 = forward ? k + jb : 0, count = forward ? n - k - jb : k;
         ps__mat pk = w->pack; /* rows 0..jb: x_k; jb..jb + count: T(g0.., k) x_k */
         pk.ld = jb + count;
-        if (g->mycol == pc && w->st == PS_SUCCESS) {
-            note(w, be->ops->trsm(be, dt, PS__LEFT, uplo, trans, diag, jb, nrhs, &one,
-                                  ps__mat_at(col, k, 0), xk));
-            if (w->st == PS_SUCCESS) note(w, be->ops->copy2d(be, dt, jb, nrhs, xk, pk));
-            if (w->st == PS_SUCCESS && count > 0)
-                note(w, be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, count, nrhs, jb, &one,
-                                      ps__mat_at(col, g0, 0), xk, &zero, ps__mat_at(pk, jb, 0)));
+        if (g->mycol == pc && w->s.st == PS_SUCCESS) {
+            ps__dist_note(&w->s, be->ops->trsm(be, dt, PS__LEFT, uplo, trans, diag, jb, nrhs, &one,
+                                               ps__mat_at(col, k, 0), xk));
+            if (w->s.st == PS_SUCCESS)
+                ps__dist_note(&w->s, be->ops->copy2d(be, dt, jb, nrhs, xk, pk));
+            if (w->s.st == PS_SUCCESS && count > 0)
+                ps__dist_note(&w->s, be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, count, nrhs,
+                                                   jb, &one, ps__mat_at(col, g0, 0), xk, &zero,
+                                                   ps__mat_at(pk, jb, 0)));
         }
-        note(w, ps__dist_vbcast(g, PS__DIST_ROW, pc, dt, pk.buf, 0, (size_t)pk.ld * nrhs, 0,
-                                &w->stage));
-        if (w->st != PS_SUCCESS) return;
-        if (g->mycol != pc) note(w, be->ops->copy2d(be, dt, jb, nrhs, pk, xk));
-        for (int j = 0; j < nrhs && count > 0 && w->st == PS_SUCCESS; j++)
-            note(w, be->ops->axpy(be, dt, count, &minus_one, ps__mat_col(pk, jb, j),
-                                  ps__mat_col(w->x, g0, j)));
+        ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, dt, pk.buf, 0,
+                                             (size_t)pk.ld * nrhs, 0, &w->stage));
+        if (w->s.st != PS_SUCCESS) return;
+        if (g->mycol != pc) ps__dist_note(&w->s, be->ops->copy2d(be, dt, jb, nrhs, pk, xk));
+        for (int j = 0; j < nrhs && count > 0 && w->s.st == PS_SUCCESS; j++)
+            ps__dist_note(&w->s, be->ops->axpy(be, dt, count, &minus_one, ps__mat_col(pk, jb, j),
+                                               ps__mat_col(w->x, g0, j)));
     } else {
         /* the rows done */
         int g0 = forward ? 0 : k + jb, count = forward ? k : n - k - jb;
-        if (g->mycol == pc && w->st == PS_SUCCESS) {
+        if (g->mycol == pc && w->s.st == PS_SUCCESS) {
             if (count > 0)
-                note(w, be->ops->gemm(be, dt, PS__TRANS, PS__NOTRANS, jb, nrhs, count, &minus_one,
-                                      ps__mat_at(col, g0, 0), ps__mat_at(w->x, g0, 0), &one, xk));
-            if (w->st == PS_SUCCESS)
-                note(w, be->ops->trsm(be, dt, PS__LEFT, uplo, trans, diag, jb, nrhs, &one,
-                                      ps__mat_at(col, k, 0), xk));
+                ps__dist_note(&w->s, be->ops->gemm(be, dt, PS__TRANS, PS__NOTRANS, jb, nrhs, count,
+                                                   &minus_one, ps__mat_at(col, g0, 0),
+                                                   ps__mat_at(w->x, g0, 0), &one, xk));
+            if (w->s.st == PS_SUCCESS)
+                ps__dist_note(&w->s, be->ops->trsm(be, dt, PS__LEFT, uplo, trans, diag, jb, nrhs,
+                                                   &one, ps__mat_at(col, k, 0), xk));
         }
         /* x_k is a jb x nrhs block of the replica: its columns' span goes whole (the rows between
          * are the same on every rank: only pc changed its replica, and only x_k) */
-        note(w, ps__dist_vbcast(g, PS__DIST_ROW, pc, dt, xk.buf, xk.off,
-                                (size_t)(nrhs - 1) * (size_t)w->x.ld + (size_t)jb, 0, &w->stage));
+        ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, dt, xk.buf, xk.off,
+                                             (size_t)(nrhs - 1) * (size_t)w->x.ld + (size_t)jb, 0,
+                                             &w->stage));
     }
 }
 
@@ -88,29 +86,29 @@ ps_status ps__dist_trsm_cols(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, p
     size_t es = ps__dtype_size(dt);
     int n = a->r.n, nb = a->r.nb, nrhs = b->c.n, holder = b->c.src;
     int forward = (uplo == PS__LOWER) != (trans == PS__TRANS), blocks = (n + nb - 1) / nb;
-    cols_trsm w = {g, a, b, {NULL, 0, n}, {NULL, 0, n}, {0}, PS_SUCCESS};
+    cols_trsm w = {{g, 1, 0, PS_SUCCESS}, a, b, {NULL, 0, n}, {NULL, 0, n}, {0}};
     size_t bytes = (size_t)n * (size_t)nrhs * es;
     ps_status st = ps__dev_alloc(g->ctx, bytes, &w.x.buf);
     if (st == PS_SUCCESS && trans == PS__NOTRANS) st = ps__dev_alloc(g->ctx, bytes, &w.pack.buf);
     if (st != PS_SUCCESS)
         st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
     if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w.stage, bytes);
-    w.st = ps__dist_agree(g, st);
-    int exchanging = w.st == PS_SUCCESS;
-    if (w.st == PS_SUCCESS && g->mycol == holder)
-        note(&w, be->ops->copy2d(be, dt, n, nrhs, b->m, w.x));
+    w.s.st = ps__dist_agree(g, st);
+    int exchanging = w.s.st == PS_SUCCESS;
+    if (w.s.st == PS_SUCCESS && g->mycol == holder)
+        ps__dist_note(&w.s, be->ops->copy2d(be, dt, n, nrhs, b->m, w.x));
     /* from here every rank takes part in every exchange, also after a failure */
     if (exchanging)
-        note(&w, ps__dist_vbcast(g, PS__DIST_ROW, holder, dt, w.x.buf, 0, (size_t)n * nrhs, 0,
-                                 &w.stage));
+        ps__dist_note(&w.s, ps__dist_vbcast(g, PS__DIST_ROW, holder, dt, w.x.buf, 0,
+                                            (size_t)n * nrhs, 0, &w.stage));
     for (int s = 0; s < blocks && exchanging; s++) {
         int k = (forward ? s : blocks - 1 - s) * nb;
         step(&w, uplo, trans, diag, k, n - k < nb ? n - k : nb, forward);
     }
-    if (w.st == PS_SUCCESS && g->mycol == holder)
-        note(&w, be->ops->copy2d(be, dt, n, nrhs, w.x, b->m));
+    if (w.s.st == PS_SUCCESS && g->mycol == holder)
+        ps__dist_note(&w.s, be->ops->copy2d(be, dt, n, nrhs, w.x, b->m));
     /* one agreement at the end: a rank that failed took part in every exchange all the same */
-    st = ps__dist_agree(g, w.st);
+    st = ps__dist_agree(g, w.s.st);
     if (w.x.buf) ps__dev_free(g->ctx, w.x.buf);
     if (w.pack.buf) ps__dev_free(g->ctx, w.pack.buf);
     free(w.stage.p);
