@@ -136,8 +136,10 @@ ps_status ps__dist_getrf_cols(ps_grid *g, ps__dist_mat *a, int *piv, int *info);
 /* Cholesky of a in place (uplo's triangle); *info the order of the first minor that is not
  * positive definite (0: none). */
 ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info);
-/* The lower one on a grid of one process row, every step on the devices (dist_potrf_cols.c). */
+/* The lower and the upper one on a grid of one process row, every step on the devices
+ * (dist_potrf_cols.c, dist_potrf_cols_upper.c). */
 ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info);
+ps_status ps__dist_potrf_cols_upper(ps_grid *g, ps__dist_mat *a, int *info);
 /* b = op(T)^-1 b for the triangle uplo of the square a (unit diagonal when diag is PS__UNIT);
  * b's rows are distributed as a's. */
 ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__trans trans,

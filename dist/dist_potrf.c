@@ -161,7 +161,9 @@ static ps_status update(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int k, int j
 }
 
 ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info) {
-    if (g->nprow == 1 && uplo == PS__LOWER) return ps__dist_potrf_cols(g, a, info);
+    if (g->nprow == 1)
+        return uplo == PS__LOWER ? ps__dist_potrf_cols(g, a, info)
+                                 : ps__dist_potrf_cols_upper(g, a, info);
     size_t es = ps__dtype_size(a->dt);
     int n = a->r.n, nb = a->r.nb, lrows = a->lrows > 0 ? a->lrows : 1;
     workspace w = {0};

@@ -279,12 +279,15 @@ static void check_failures(const grid_t *g, int n, int nb) {
     s[bad + (size_t)bad * n] = -1;
     memcpy(ref, s, sizeof *ref * (size_t)n * n);
     dpotrf_("L", &n, ref, &n, &info, 1);
-    dmat p = distribute(g, PS_DOUBLE, s, n, n, nb, 0, 0);
-    st = ps_pdpotrf(g->grid, 'L', n, p.local, 1, 1, p.desc);
-    CHECK(st == PS_ERR_NOT_SPD && ps_grid_last_info(g->grid) == info && info > 0,
-          "not SPD: %s, info %d, LAPACK's %d", ps_status_string(st), ps_grid_last_info(g->grid),
-          info);
-    free(p.local), free(s), free(a0), free(ref);
+    for (int u = 0; u < 2; u++) { /* the same minor fails in either triangle */
+        dmat p = distribute(g, PS_DOUBLE, s, n, n, nb, 0, 0);
+        st = ps_pdpotrf(g->grid, u ? 'U' : 'L', n, p.local, 1, 1, p.desc);
+        CHECK(st == PS_ERR_NOT_SPD && ps_grid_last_info(g->grid) == info && info > 0,
+              "not SPD (%c): %s, info %d, LAPACK's %d", u ? 'U' : 'L', ps_status_string(st),
+              ps_grid_last_info(g->grid), info);
+        free(p.local);
+    }
+    free(s), free(a0), free(ref);
 }
 
 /* A bad descriptor on one rank only: every rank returns the same status and message. */
