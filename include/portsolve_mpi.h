@@ -73,7 +73,8 @@ PS_API ps_status ps_psgesv(ps_grid *grid, int n, int nrhs, float *a, int ia, int
                            const int descb[9]);
 
 /* Cholesky, A = L L^T (uplo 'L') or U^T U ('U') (pdpotrf); the other triangle is not referenced.
- * PS_ERR_NOT_SPD with info when the leading minor of order info is not. */
+ * PS_ERR_NOT_SPD with info when the leading minor of order info is not; the columns before that
+ * minor's block are then factored, the rest unspecified. */
 PS_API ps_status ps_pdpotrf(ps_grid *grid, char uplo, int n, double *a, int ia, int ja,
                             const int desca[9]);
 PS_API ps_status ps_pspotrf(ps_grid *grid, char uplo, int n, float *a, int ia, int ja,
