@@ -105,9 +105,9 @@ static ps_status getrf(ps_grid *g, ps__dtype dt, int m, int n, void *a, int ia, 
     int desc[9];
     restrict_desc(desca, m, n, desc);
     ps__dist_mat d;
+    /* an upload that failed on another rank still leaves this rank's copy to release */
     st = ps__dist_agree(g, ps__dist_upload(g, dt, desc, a, &d));
-    if (st != PS_SUCCESS) return st;
-    st = ps__dist_lu_factor(g, &d, ipiv, NULL);
+    if (st == PS_SUCCESS) st = ps__dist_lu_factor(g, &d, ipiv, NULL);
     /* a singular matrix's factors go back too, as LAPACK's */
     if (st == PS_SUCCESS || st == PS_ERR_SINGULAR) {
         ps_status x = ps__dist_agree(g, ps__dist_download(g, &d, a, desca[8]));
@@ -181,8 +181,7 @@ static ps_status potrf(ps_grid *g, ps__dtype dt, char uplo, int n, void *a, int 
     restrict_desc(desca, n, n, desc);
     ps__dist_mat d;
     st = ps__dist_agree(g, ps__dist_upload(g, dt, desc, a, &d));
-    if (st != PS_SUCCESS) return st;
-    st = ps__dist_chol_factor(g, uplo, &d);
+    if (st == PS_SUCCESS) st = ps__dist_chol_factor(g, uplo, &d);
     if (st == PS_SUCCESS || st == PS_ERR_NOT_SPD) {
         ps_status x = ps__dist_agree(g, ps__dist_download(g, &d, a, desca[8]));
         if (x != PS_SUCCESS) st = x;

@@ -10,8 +10,7 @@
  * With two lanes, look-ahead: on lane 1 the next panel's holder updates that block column first,
  * factors and broadcasts it while lane 0 updates the rest, as core/base/lookahead.c does on one
  * device (through MPI the broadcast's host transfers wait for lane 0, which costs the overlap
- * but keeps the order). Pivots and info stay on the device until
- * the end.
+ * but keeps the order). Pivots and info stay on the device until the end.
  */
 #include "dist.h"
 #include "lu/lu.h"

@@ -354,6 +354,18 @@ static void check_out_of_memory(const grid_t *g) {
         CHECK(ctx->live_buffers == live, "allocation %d failing: %ld device buffers left", nth,
               ctx->live_buffers - live);
     }
+    /* getrf and potrf alone, their first two allocations */
+    for (int nth = 1; nth <= 2; nth++)
+        for (int chol = 0; chol < 2; chol++) {
+            if (g->rank == g->size - 1) ps__context_fail_nth_alloc(ctx, nth);
+            ps_status st = chol ? ps_pdpotrf(g->grid, 'L', n, a.local, 1, 1, a.desc)
+                                : ps_pdgetrf(g->grid, n, n, a.local, 1, 1, a.desc, ipiv);
+            ps__context_fail_nth_alloc(ctx, 0);
+            CHECK(st == PS_ERR_OUT_OF_MEMORY && !memcmp(acopy, a.local, abytes) &&
+                      ctx->live_buffers == live,
+                  "%s, allocation %d failing: %s, %ld device buffers left",
+                  chol ? "potrf" : "getrf", nth, ps_status_string(st), ctx->live_buffers - live);
+        }
     CHECK(ps_pdgesv(g->grid, n, 2, a.local, 1, 1, a.desc, ipiv, b.local, 1, 1, b.desc) ==
                   PS_SUCCESS &&
               ctx->live_buffers == live,
