@@ -76,9 +76,9 @@ ps_status ps__dist_begin(ps_grid *g, ps_status local) {
 /* The line dist_verbose asks for, from the grid's first rank. */
 void ps__dist_report(ps_grid *g, const char *routine, ps__dtype dt, int m, int n, int nb) {
     if (!g->ctx->tuning.dist_verbose || g->rank != 0) return;
-    fprintf(stderr, "portsolve_mpi: %s%s m=%d n=%d nb=%d grid %dx%d on %s\n",
+    fprintf(stderr, "portsolve_mpi: %s%s m=%d n=%d nb=%d grid %dx%d on %s via %s\n",
             dt == PS__DOUBLE ? "PD" : "PS", routine, m, n, nb, g->nprow, g->npcol,
-            ps_context_backend_name(g->ctx));
+            ps_context_backend_name(g->ctx), g->transport);
 }
 
 /* The sizes of desc restricted to the leading m x n part. */

@@ -42,4 +42,9 @@ fi
 run -n "$gpus" "$bench" --method chol --backend cuda --sizes "$sizes" --nb 512 --grid 1,"$gpus" \
   --repeats 2 --reference none --single no --check no --csv "$out/dist-chol-1x$gpus.csv" 2>&1 |
   tee "$out/dist-chol-1x$gpus.log"
+if command -v gnuplot > /dev/null; then
+  bash scripts/plot_dist.sh "$out/dist-lu.png" "LU on 1 x $gpus GPUs" "$out/dist-lu-1x$gpus.csv"
+  bash scripts/plot_dist.sh "$out/dist-chol.png" "Cholesky on 1 x $gpus GPUs" \
+    "$out/dist-chol-1x$gpus.csv"
+fi
 printf '%s\n' "${summary[@]}"
