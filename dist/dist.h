@@ -74,6 +74,9 @@ void ps__dist_note(ps__dist_steps *s, ps_status st);
 void ps__dist_use_lane(ps__dist_steps *s, int lane);
 void ps__dist_lane_wait(ps__dist_steps *s, int waiter, int signaller);
 
+/* MPI_Bcast of bytes of any size (MPI counts are ints: pieces of at most 1 GiB). */
+void ps__dist_bcast_bytes(void *buf, size_t bytes, int root, MPI_Comm comm);
+
 /* Host buffers that grow: the exchanges' staging. A driver reserves what its steps need before
  * it starts (and agrees on it), so that a step never fails for host memory halfway through a
  * collective. */

@@ -221,7 +221,7 @@ ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt,
         st = be->ops->download(be, dt, rows, cols, src, stage->p, rows);
         if (st != PS_SUCCESS) st = backend_failed(g, st);
     }
-    if (stage->p) MPI_Bcast(stage->p, (int)bytes, MPI_BYTE, root, comm);
+    if (stage->p) ps__dist_bcast_bytes(stage->p, bytes, root, comm);
     if (st == PS_SUCCESS && me != root) {
         st = be->ops->upload(be, dt, rows, cols, stage->p, rows, dst);
         if (st != PS_SUCCESS) st = backend_failed(g, st);

@@ -65,6 +65,13 @@ void ps__dist_lane_wait(ps__dist_steps *s, int waiter, int signaller) {
     if (s->lanes > 1) ps__dist_note(s, be->ops->lane_wait(be, waiter, signaller));
 }
 
+void ps__dist_bcast_bytes(void *buf, size_t bytes, int root, MPI_Comm comm) {
+    const size_t piece = (size_t)1 << 30;
+    for (size_t at = 0; at < bytes; at += piece)
+        MPI_Bcast((char *)buf + at, (int)(bytes - at < piece ? bytes - at : piece), MPI_BYTE, root,
+                  comm);
+}
+
 ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes) {
     if (bytes <= b->bytes) return PS_SUCCESS;
     void *p = realloc(b->p, bytes);

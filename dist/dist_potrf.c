@@ -72,7 +72,7 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, works
                                            &w->stage, w->panel.p);
         if (st == PS_SUCCESS) st = x;
     }
-    MPI_Bcast(w->panel.p, (int)((size_t)count * jb * es), MPI_BYTE, pc, g->row);
+    ps__dist_bcast_bytes(w->panel.p, (size_t)count * jb * es, pc, g->row);
     w->pd.ld = count;
     if (st == PS_SUCCESS)
         st = failed(g, be->ops->upload(be, a->dt, count, jb, w->panel.p, count, w->pd));
@@ -110,7 +110,7 @@ static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspac
                                            w->panel.p);
         if (st == PS_SUCCESS) st = x;
     }
-    MPI_Bcast(w->panel.p, (int)((size_t)count * jb * es), MPI_BYTE, pr, g->col);
+    ps__dist_bcast_bytes(w->panel.p, (size_t)count * jb * es, pr, g->col);
     w->pd.ld = jb;
     if (st == PS_SUCCESS)
         st = failed(g, be->ops->upload(be, a->dt, jb, count, w->panel.p, jb, w->pd));

@@ -98,7 +98,7 @@ ps_status ps__dist_vbcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt
         if (lane) st = be->ops->lane_wait(be, 0, 1);
         if (me == root && st == PS_SUCCESS)
             st = be->ops->download(be, dt, (int)count, 1, v, stage->p, (int)count);
-        MPI_Bcast(stage->p, (int)bytes, MPI_BYTE, root, comm);
+        ps__dist_bcast_bytes(stage->p, bytes, root, comm);
         if (me != root && st == PS_SUCCESS)
             st = be->ops->upload(be, dt, (int)count, 1, stage->p, (int)count, v);
         if (lane && st == PS_SUCCESS) st = be->ops->lane_wait(be, 1, 0);

@@ -92,7 +92,7 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
                     g, a, jb, g0, g1, ps__mat_at(a->m, r0, ps__cyclic_below(&a->c, g0, g->mycol)),
                     &stage, row.p);
             if (g1 > g0)
-                MPI_Bcast(row.p, (int)((size_t)jb * (size_t)(g1 - g0) * es), MPI_BYTE, pr, g->col);
+                ps__dist_bcast_bytes(row.p, (size_t)jb * (size_t)(g1 - g0) * es, pr, g->col);
             if (x == PS_SUCCESS)
                 x = pick_columns(g, b, jb, g0, g1, row.p, &pack, (ps__mat){tw.buf, 0, jb});
             t = (ps__mat){tw.buf, 0, jb};
