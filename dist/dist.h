@@ -70,6 +70,10 @@ typedef struct ps__dist_steps {
 } ps__dist_steps;
 /* Records st, with the context's message, unless an earlier step failed. */
 void ps__dist_note(ps__dist_steps *s, ps_status st);
+/* Ends the steps: every rank's status agreed on and, on success, the least positive value of the
+ * device int32 word info over the ranks (a first zero pivot, a first failing minor) into *first
+ * unless that is already set. */
+ps_status ps__dist_first_info(ps__dist_steps *s, void *info, int *first);
 /* The backend's use_lane and lane_wait where the steps have two lanes; nothing otherwise. */
 void ps__dist_use_lane(ps__dist_steps *s, int lane);
 void ps__dist_lane_wait(ps__dist_steps *s, int waiter, int signaller);

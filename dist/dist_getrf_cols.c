@@ -131,20 +131,10 @@ ps_status ps__dist_getrf_cols(ps_grid *g, ps__dist_mat *a, int *piv, int *info) 
     w.s.st = ps__dist_agree(g, st);
     if (w.s.st == PS_SUCCESS && w.kmax > 0) run(&w);
     /* the pivots and the first zero pivot, the same on every rank */
-    int32_t first = 0;
-    if (w.s.st == PS_SUCCESS && w.kmax > 0) {
-        ps__mat pm = {w.ipiv, 0, w.kmax}, im = {w.info, 0, 1};
-        ps__dist_note(&w.s, be->ops->download(be, PS__INT32, w.kmax, 1, pm, piv, w.kmax));
-        if (w.s.st == PS_SUCCESS)
-            ps__dist_note(&w.s, be->ops->download(be, PS__INT32, 1, 1, im, &first, 1));
-        if (w.s.st == PS_SUCCESS) ps__dist_note(&w.s, be->ops->sync(be));
-    }
-    st = ps__dist_agree(g, w.s.st);
-    if (st == PS_SUCCESS) {
-        int mine = first > 0 ? first : m + n + 1, least;
-        MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, g->all);
-        if (least <= m + n && !*info) *info = least;
-    }
+    if (w.s.st == PS_SUCCESS && w.kmax > 0)
+        ps__dist_note(&w.s, be->ops->download(be, PS__INT32, w.kmax, 1,
+                                              (ps__mat){w.ipiv, 0, w.kmax}, piv, w.kmax));
+    st = ps__dist_first_info(&w.s, w.info, info);
     for (int i = 0; i < 2; i++)
         if (w.pan[i]) ps__dev_free(g->ctx, w.pan[i]);
     if (w.ipiv) ps__dev_free(g->ctx, w.ipiv);

@@ -1,7 +1,9 @@
 /* The process grid, the block-cyclic index arithmetic and the agreement on a status. */
 #include "dist.h"
 
+#include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,19 @@ void ps__dist_note(ps__dist_steps *s, ps_status st) {
     if (st != PS_SUCCESS && s->st == PS_SUCCESS)
         s->st =
             ps__dist_fail(s->g, st, "rank %d: %s", s->g->rank, ps_context_last_error(s->g->ctx));
+}
+
+ps_status ps__dist_first_info(ps__dist_steps *s, void *info, int *first) {
+    ps__backend *be = &s->g->ctx->be;
+    int32_t mine = 0;
+    if (s->st == PS_SUCCESS)
+        ps__dist_note(s, be->ops->download(be, PS__INT32, 1, 1, (ps__mat){info, 0, 1}, &mine, 1));
+    ps_status st = ps__dist_agree(s->g, s->st);
+    if (st != PS_SUCCESS) return st;
+    int v = mine > 0 ? mine : INT_MAX, least;
+    MPI_Allreduce(&v, &least, 1, MPI_INT, MPI_MIN, s->g->all);
+    if (least != INT_MAX && !*first) *first = least;
+    return PS_SUCCESS;
 }
 
 void ps__dist_use_lane(ps__dist_steps *s, int lane) {

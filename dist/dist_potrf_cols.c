@@ -117,10 +117,10 @@ ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info) {
     cols_chol w = {{g, 1, 0, PS_SUCCESS}, a, nb, NULL, {NULL, NULL}, {0}};
     if (be->ops->lanes(be) > 1) w.s.lanes = 2;
     size_t panel_bytes = (size_t)(n > 0 ? n : 1) * (size_t)nb * es;
-    int32_t first = 0;
+    int32_t zero = 0;
     ps_status st = ps__dev_alloc(g->ctx, 4, &w.info);
     if (st == PS_SUCCESS)
-        st = be->ops->upload(be, PS__INT32, 1, 1, &first, 1, (ps__mat){w.info, 0, 1});
+        st = be->ops->upload(be, PS__INT32, 1, 1, &zero, 1, (ps__mat){w.info, 0, 1});
     for (int i = 0; i < 2 && st == PS_SUCCESS && g->npcol > 1; i++)
         st = ps__dev_alloc(g->ctx, panel_bytes, &w.pan[i]);
     if (st != PS_SUCCESS)
@@ -128,16 +128,7 @@ ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info) {
     if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w.stage, panel_bytes);
     w.s.st = ps__dist_agree(g, st);
     if (w.s.st == PS_SUCCESS && n > 0) run(&w);
-    /* the first failing minor over every rank's blocks */
-    if (w.s.st == PS_SUCCESS && n > 0)
-        ps__dist_note(&w.s,
-                      be->ops->download(be, PS__INT32, 1, 1, (ps__mat){w.info, 0, 1}, &first, 1));
-    st = ps__dist_agree(g, w.s.st);
-    if (st == PS_SUCCESS) {
-        int mine = first > 0 ? first : n + 1, least;
-        MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, g->all);
-        if (least <= n) *info = least;
-    }
+    st = ps__dist_first_info(&w.s, w.info, info);
     if (w.info) ps__dev_free(g->ctx, w.info);
     for (int i = 0; i < 2; i++)
         if (w.pan[i]) ps__dev_free(g->ctx, w.pan[i]);

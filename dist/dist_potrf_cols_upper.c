@@ -94,10 +94,10 @@ ps_status ps__dist_potrf_cols_upper(ps_grid *g, ps__dist_mat *a, int *info) {
     upper_chol w = {{g, 1, 0, PS_SUCCESS}, a,  nb, NULL, {NULL, 0, nb}, {NULL, 0, nb},
                     {NULL, 0, nb},         {0}};
     size_t row_bytes = (size_t)(n > 0 ? n : 1) * (size_t)nb * es;
-    int32_t first = 0;
+    int32_t zero = 0;
     ps_status st = ps__dev_alloc(g->ctx, 4, &w.info);
     if (st == PS_SUCCESS)
-        st = be->ops->upload(be, PS__INT32, 1, 1, &first, 1, (ps__mat){w.info, 0, 1});
+        st = be->ops->upload(be, PS__INT32, 1, 1, &zero, 1, (ps__mat){w.info, 0, 1});
     if (st == PS_SUCCESS) st = ps__dev_alloc(g->ctx, (size_t)nb * nb * es, &w.diag.buf);
     if (st == PS_SUCCESS) st = ps__dev_alloc(g->ctx, row_bytes, &w.mine.buf);
     if (st == PS_SUCCESS) st = ps__dev_alloc(g->ctx, row_bytes, &w.whole.buf);
@@ -110,15 +110,7 @@ ps_status ps__dist_potrf_cols_upper(ps_grid *g, ps__dist_mat *a, int *info) {
         step(&w, k, n - k < nb ? n - k : nb);
         w.s.st = ps__dist_agree(g, w.s.st);
     }
-    if (w.s.st == PS_SUCCESS && n > 0)
-        ps__dist_note(&w.s,
-                      be->ops->download(be, PS__INT32, 1, 1, (ps__mat){w.info, 0, 1}, &first, 1));
-    st = ps__dist_agree(g, w.s.st);
-    if (st == PS_SUCCESS) {
-        int mine = first > 0 ? first : n + 1, least;
-        MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, g->all);
-        if (least <= n) *info = least;
-    }
+    st = ps__dist_first_info(&w.s, w.info, info);
     if (w.info) ps__dev_free(g->ctx, w.info);
     if (w.diag.buf) ps__dev_free(g->ctx, w.diag.buf);
     if (w.mine.buf) ps__dev_free(g->ctx, w.mine.buf);
