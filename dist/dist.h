@@ -165,10 +165,13 @@ ps_status ps__dist_check_rows(ps_grid *g, const int *desca, const int *descb, in
 
 /* The drivers' steps on device matrices (dist_solve.c), collective, every status agreed:
  * LU with ScaLAPACK's local pivots in ipiv (1-based) and PS_ERR_SINGULAR with last_info when a
- * pivot is zero (*info: that column, 0: none; NULL: not wanted); the solve op(A) X = B with them
+ * pivot is zero (*info: that column, 0: none; NULL: not wanted), of the host local array host
+ * (leading dimension lld; allocated a, the factors written back also when singular) or, host
+ * NULL, of a as it is; the solve op(A) X = B with them
  * (checked to be getrf's: argument pos); Cholesky of uplo's triangle with PS_ERR_NOT_SPD; its
  * solve. */
-ps_status ps__dist_lu_factor(ps_grid *g, ps__dist_mat *a, int *ipiv, int *info);
+ps_status ps__dist_lu_factor(ps_grid *g, ps__dist_mat *a, void *host, int lld, int *ipiv,
+                             int *info);
 ps_status ps__dist_lu_solve(ps_grid *g, ps__trans trans, const ps__dist_mat *a, const int *ipiv,
                             int pos, ps__dist_mat *b);
 ps_status ps__dist_chol_factor(ps_grid *g, char uplo, ps__dist_mat *a);

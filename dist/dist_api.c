@@ -105,14 +105,9 @@ static ps_status getrf(ps_grid *g, ps__dtype dt, int m, int n, void *a, int ia, 
     int desc[9];
     restrict_desc(desca, m, n, desc);
     ps__dist_mat d;
-    /* an upload that failed on another rank still leaves this rank's copy to release */
-    st = ps__dist_agree(g, ps__dist_upload(g, dt, desc, a, &d));
-    if (st == PS_SUCCESS) st = ps__dist_lu_factor(g, &d, ipiv, NULL);
-    /* a singular matrix's factors go back too, as LAPACK's */
-    if (st == PS_SUCCESS || st == PS_ERR_SINGULAR) {
-        ps_status x = ps__dist_agree(g, ps__dist_download(g, &d, a, desca[8]));
-        if (x != PS_SUCCESS) st = x;
-    }
+    /* an allocation that failed on another rank still leaves this rank's to release */
+    st = ps__dist_agree(g, ps__dist_alloc(g, dt, desc, &d));
+    if (st == PS_SUCCESS) st = ps__dist_lu_factor(g, &d, a, desca[8], ipiv, NULL);
     ps__dist_release(g, &d);
     return st;
 }
@@ -264,7 +259,8 @@ static ps_status factor_and_solve(ps_grid *g, ps__dtype dt, int lu, char uplo, i
     restrict_desc(descb, n, nrhs, db);
     ps__dist_mat A, B;
     memset(&B, 0, sizeof B);
-    ps_status st = ps__dist_upload(g, dt, da, a, &A);
+    /* LU moves A itself, beside its work */
+    ps_status st = lu ? ps__dist_alloc(g, dt, da, &A) : ps__dist_upload(g, dt, da, a, &A);
     if (st == PS_SUCCESS && nrhs > 0) st = ps__dist_upload(g, dt, db, b, &B);
     st = ps__dist_agree(g, st);
     if (st != PS_SUCCESS) {
@@ -272,10 +268,14 @@ static ps_status factor_and_solve(ps_grid *g, ps__dtype dt, int lu, char uplo, i
         ps__dist_release(g, &B);
         return st;
     }
-    st = lu ? ps__dist_lu_factor(g, &A, ipiv, NULL) : ps__dist_chol_factor(g, uplo, &A);
-    if (st == PS_SUCCESS || st == PS_ERR_SINGULAR || st == PS_ERR_NOT_SPD) {
-        ps_status x = ps__dist_agree(g, ps__dist_download(g, &A, a, desca[8]));
-        if (x != PS_SUCCESS) st = x;
+    if (lu) {
+        st = ps__dist_lu_factor(g, &A, a, desca[8], ipiv, NULL);
+    } else {
+        st = ps__dist_chol_factor(g, uplo, &A);
+        if (st == PS_SUCCESS || st == PS_ERR_NOT_SPD) {
+            ps_status x = ps__dist_agree(g, ps__dist_download(g, &A, a, desca[8]));
+            if (x != PS_SUCCESS) st = x;
+        }
     }
     if (st == PS_SUCCESS && nrhs > 0) {
         st = lu ? ps__dist_lu_solve(g, PS__NOTRANS, &A, ipiv, 0, &B)

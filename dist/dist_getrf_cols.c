@@ -10,27 +10,19 @@
  * With two lanes, look-ahead: on lane 1 the next panel's holder updates that block column first,
  * factors and broadcasts it while lane 0 updates the rest, as core/base/lookahead.c does on one
  * device (through MPI the broadcast's host transfers wait for lane 0, which costs the overlap
- * but keeps the order). Pivots and info stay on the device until the end.
+ * but keeps the order). Pivots and info stay on the device until the end. The steps also run in
+ * parts, for the host-array LU that moves its columns beside them (dist_getrf_staged.c).
  */
-#include "dist.h"
+#include "dist_lu_cols.h"
 #include "lu/lu.h"
 
-typedef struct {
-    ps__dist_steps s; /* the first failure, and the lanes: 2 with look-ahead */
-    ps__dist_mat *a;
-    int kmax, nb;
-    void *ipiv, *info; /* device int32: kmax pivots (0-based global rows); the first zero pivot */
-    void *pan[2];      /* device: the broadcast panels, by step parity */
-    ps__dist_buf stage;
-} cols_lu;
-
-static int width(const cols_lu *w, int k) {
+static int width(const ps__cols_lu *w, int k) {
     return w->kmax - k < w->nb ? w->kmax - k : w->nb;
 }
 
 /* The rows k.. of block column K as this rank uses them: in place on its holder, else the
  * broadcast copy. */
-static ps__mat l_view(const cols_lu *w, int k) {
+static ps__mat l_view(const ps__cols_lu *w, int k) {
     const ps__dist_mat *a = w->a;
     if (w->s.g->mycol == ps__cyclic_owner(&a->c, k))
         return ps__mat_at(a->m, k, ps__cyclic_local(&a->c, k));
@@ -38,7 +30,7 @@ static ps__mat l_view(const cols_lu *w, int k) {
 }
 
 /* Step 1 for block column k: factored on its holder, then on every rank of the row. */
-static void panel(cols_lu *w, int k) {
+static void panel(ps__cols_lu *w, int k) {
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
@@ -59,8 +51,9 @@ static void panel(cols_lu *w, int k) {
                                          (size_t)jb, w->s.lane, &w->stage));
 }
 
-/* Step 2 for block column k on this rank's local columns [c0, c1) right of it. */
-static void apply(cols_lu *w, int k, int c0, int c1) {
+/* Step 2 for block column k on this rank's local columns [c0, c1) right of it (swap: with its
+ * interchanges first). */
+static void apply(ps__cols_lu *w, int k, int c0, int c1, int swap) {
     ps__backend *be = &w->s.g->ctx->be;
     ps__dist_mat *a = w->a;
     ps__dtype dt = a->dt;
@@ -68,8 +61,9 @@ static void apply(cols_lu *w, int k, int c0, int c1) {
     if (cols <= 0 || w->s.st != PS_SUCCESS) return;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__mat l = l_view(w, k), top = ps__mat_at(a->m, k, c0);
-    ps__dist_note(&w->s, be->ops->laswp(be, dt, cols, ps__mat_at(a->m, 0, c0), k, k + jb, w->ipiv,
-                                        (size_t)k, 1));
+    if (swap)
+        ps__dist_note(&w->s, be->ops->laswp(be, dt, cols, ps__mat_at(a->m, 0, c0), k, k + jb,
+                                            w->ipiv, (size_t)k, 1));
     if (w->s.st == PS_SUCCESS)
         ps__dist_note(&w->s, be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb,
                                            cols, &one, l, top));
@@ -79,66 +73,129 @@ static void apply(cols_lu *w, int k, int c0, int c1) {
                                            ps__mat_at(a->m, k + jb, c0)));
 }
 
-static void run(cols_lu *w) {
+void ps__cols_lu_join(ps__cols_lu *w) {
+    ps__dist_lane_wait(&w->s, 0, 1);
+    ps__dist_lane_wait(&w->s, 1, 0);
+    ps__dist_use_lane(&w->s, 0);
+}
+
+void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1) {
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
+    if (k0 >= k1) return;
     ps__dist_use_lane(&w->s, 1);
-    panel(w, 0);
-    for (int k = 0; k < w->kmax; k += w->nb) {
+    panel(w, k0);
+    for (int k = k0; k < k1; k += w->nb) {
         int jb = width(w, k), next = k + jb, right = ps__cyclic_below(&a->c, next, g->mycol);
         int ahead = 0;
         /* one agreement a step, before its exchanges */
         w->s.st = ps__dist_agree(g, w->s.st);
         if (w->s.st != PS_SUCCESS) break;
         ps__dist_lane_wait(&w->s, 0, 1);
-        if (next < w->kmax) {
+        if (next < k1) {
             if (g->mycol == ps__cyclic_owner(&a->c, next)) {
                 ahead = a->c.n - next < w->nb ? a->c.n - next : w->nb;
-                if (ahead > a->lcols - right) ahead = a->lcols - right;
+                if (ahead > w->upto - right) ahead = w->upto - right;
             }
             ps__dist_lane_wait(&w->s, 1, 0);
             ps__dist_use_lane(&w->s, 1);
-            apply(w, k, right, right + ahead);
+            apply(w, k, right, right + ahead, 1);
             panel(w, next);
         }
         ps__dist_use_lane(&w->s, 0);
-        apply(w, k, right + ahead, a->lcols);
+        apply(w, k, right + ahead, w->upto, 1);
         int left = ps__cyclic_below(&a->c, k, g->mycol);
-        if (left > 0 && w->s.st == PS_SUCCESS)
-            ps__dist_note(&w->s,
-                          be->ops->laswp(be, a->dt, left, a->m, k, k + jb, w->ipiv, (size_t)k, 1));
+        if (left > w->frozen && w->s.st == PS_SUCCESS)
+            ps__dist_note(&w->s, be->ops->laswp(be, a->dt, left - w->frozen,
+                                                ps__mat_at(a->m, 0, w->frozen), k, k + jb, w->ipiv,
+                                                (size_t)k, 1));
     }
-    ps__dist_use_lane(&w->s, 0);
-    ps__dist_lane_wait(&w->s, 0, 1);
+    ps__cols_lu_join(w);
 }
 
-ps_status ps__dist_getrf_cols(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
+/* Broadcasts the factored panel k again (rows k.. as its holder has them now). */
+static void rebroadcast(ps__cols_lu *w, int k) {
+    ps_grid *g = w->s.g;
+    ps__dist_mat *a = w->a;
+    ps__backend *be = &g->ctx->be;
+    int m = a->r.n, jb = width(w, k), pc = ps__cyclic_owner(&a->c, k);
+    ps__mat pack = {w->pan[k / w->nb % 2], 0, m - k};
+    if (g->npcol == 1) return;
+    if (g->mycol == pc && w->s.st == PS_SUCCESS)
+        ps__dist_note(&w->s,
+                      be->ops->copy2d(be, a->dt, m - k, jb,
+                                      ps__mat_at(a->m, k, ps__cyclic_local(&a->c, k)), pack));
+    ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, a->dt, pack.buf, 0,
+                                         (size_t)(m - k) * jb, w->s.lane, &w->stage));
+}
+
+void ps__cols_lu_catch_up(ps__cols_lu *w, int f) {
+    ps_grid *g = w->s.g;
+    ps__dist_mat *a = w->a;
+    ps__backend *be = &g->ctx->be;
+    int c0 = w->upto, c1 = a->lcols;
+    w->upto = c1;
+    /* all the panels' interchanges first: the L they left has every one of them applied */
+    if (c1 > c0 && f > 0 && w->s.st == PS_SUCCESS)
+        ps__dist_note(&w->s, be->ops->laswp(be, a->dt, c1 - c0, ps__mat_at(a->m, 0, c0), 0, f,
+                                            w->ipiv, 0, 1));
+    /* panel k + 1's broadcast on lane 1 beside panel k's update on lane 0 */
+    ps__dist_use_lane(&w->s, 1);
+    if (f > 0) rebroadcast(w, 0);
+    for (int k = 0; k < f; k += w->nb) {
+        w->s.st = ps__dist_agree(g, w->s.st);
+        if (w->s.st != PS_SUCCESS) break;
+        ps__dist_lane_wait(&w->s, 0, 1);
+        ps__dist_lane_wait(&w->s, 1, 0);
+        if (k + w->nb < f) {
+            ps__dist_use_lane(&w->s, 1);
+            rebroadcast(w, k + w->nb);
+        }
+        ps__dist_use_lane(&w->s, 0);
+        apply(w, k, c0, c1, 0);
+    }
+    ps__cols_lu_join(w);
+}
+
+ps_status ps__cols_lu_open(ps__cols_lu *w, ps_grid *g, ps__dist_mat *a) {
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int m = a->r.n, n = a->c.n;
-    cols_lu w = {{g, 1, 0, PS_SUCCESS}, a, m < n ? m : n, a->c.nb, NULL, NULL, {NULL, NULL}, {0}};
-    if (be->ops->lanes(be) > 1) w.s.lanes = 2;
-    size_t panel_bytes = (size_t)(m > 0 ? m : 1) * (size_t)w.nb * es;
-    ps_status st = ps__dev_alloc(g->ctx, (size_t)(w.kmax > 0 ? w.kmax : 1) * 4, &w.ipiv);
-    if (st == PS_SUCCESS) st = ps__dev_alloc(g->ctx, 4, &w.info);
-    if (st == PS_SUCCESS) st = ps__zero_info(g->ctx, w.info);
+    *w = (ps__cols_lu){{g, 1, 0, PS_SUCCESS}, a,  m < n ? m : n, a->c.nb, 0, a->lcols, NULL, NULL,
+                       {NULL, NULL},          {0}};
+    if (be->ops->lanes(be) > 1) w->s.lanes = 2;
+    size_t panel_bytes = (size_t)(m > 0 ? m : 1) * (size_t)w->nb * es;
+    ps_status st = ps__dev_alloc(g->ctx, (size_t)(w->kmax > 0 ? w->kmax : 1) * 4, &w->ipiv);
+    if (st == PS_SUCCESS) st = ps__dev_alloc(g->ctx, 4, &w->info);
+    if (st == PS_SUCCESS) st = ps__zero_info(g->ctx, w->info);
     for (int i = 0; i < 2 && st == PS_SUCCESS && g->npcol > 1; i++)
-        st = ps__dev_alloc(g->ctx, panel_bytes, &w.pan[i]);
+        st = ps__dev_alloc(g->ctx, panel_bytes, &w->pan[i]);
     if (st != PS_SUCCESS)
         st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
-    if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w.stage, panel_bytes);
-    w.s.st = ps__dist_agree(g, st);
-    if (w.s.st == PS_SUCCESS && w.kmax > 0) run(&w);
+    if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w->stage, panel_bytes);
+    return w->s.st = ps__dist_agree(g, st);
+}
+
+ps_status ps__cols_lu_close(ps__cols_lu *w, int *piv, int *info) {
+    ps_grid *g = w->s.g;
+    ps__backend *be = &g->ctx->be;
     /* the pivots and the first zero pivot, the same on every rank */
-    if (w.s.st == PS_SUCCESS && w.kmax > 0)
-        ps__dist_note(&w.s, be->ops->download(be, PS__INT32, w.kmax, 1,
-                                              (ps__mat){w.ipiv, 0, w.kmax}, piv, w.kmax));
-    st = ps__dist_first_info(&w.s, w.info, info);
+    if (w->s.st == PS_SUCCESS && w->kmax > 0)
+        ps__dist_note(&w->s, be->ops->download(be, PS__INT32, w->kmax, 1,
+                                               (ps__mat){w->ipiv, 0, w->kmax}, piv, w->kmax));
+    ps_status st = ps__dist_first_info(&w->s, w->info, info);
     for (int i = 0; i < 2; i++)
-        if (w.pan[i]) ps__dev_free(g->ctx, w.pan[i]);
-    if (w.ipiv) ps__dev_free(g->ctx, w.ipiv);
-    if (w.info) ps__dev_free(g->ctx, w.info);
-    free(w.stage.p);
+        if (w->pan[i]) ps__dev_free(g->ctx, w->pan[i]);
+    if (w->ipiv) ps__dev_free(g->ctx, w->ipiv);
+    if (w->info) ps__dev_free(g->ctx, w->info);
+    free(w->stage.p);
+    *w = (ps__cols_lu){0};
     return st;
+}
+
+ps_status ps__dist_getrf_cols(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
+    ps__cols_lu w;
+    if (ps__cols_lu_open(&w, g, a) == PS_SUCCESS) ps__cols_lu_steps(&w, 0, w.kmax);
+    return ps__cols_lu_close(&w, piv, info);
 }

@@ -109,7 +109,7 @@ ps_status ps_dist_getrf(ps_dist_matrix *a, int *ipiv) {
     if (a->desc[4] != a->desc[5])
         return ps__dist_begin(g, ps__dist_bad_arg(g, 1, "MB and NB must be equal"));
     ps__dist_report(g, "GETRF (device)", a->d.dt, a->d.r.n, a->d.c.n, a->desc[4]);
-    return ps__dist_lu_factor(g, &a->d, ipiv, NULL);
+    return ps__dist_lu_factor(g, &a->d, NULL, 0, ipiv, NULL);
 }
 
 ps_status ps_dist_getrs(char trans, const ps_dist_matrix *a, const int *ipiv, ps_dist_matrix *b) {
@@ -138,7 +138,7 @@ ps_status ps_dist_gesv(ps_dist_matrix *a, int *ipiv, ps_dist_matrix *b) {
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS || a->d.r.n == 0) return st;
     ps__dist_report(g, "GESV (device)", a->d.dt, a->d.r.n, b->d.c.n, a->desc[4]);
-    st = ps__dist_lu_factor(g, &a->d, ipiv, NULL);
+    st = ps__dist_lu_factor(g, &a->d, NULL, 0, ipiv, NULL);
     if (st != PS_SUCCESS || b->d.c.n == 0) return st;
     return ps__dist_lu_solve(g, PS__NOTRANS, &a->d, ipiv, 2, &b->d);
 }

@@ -1,7 +1,7 @@
 /* The drivers' steps on matrices already on the devices, shared by the host-array API
  * (dist_api.c) and the device-resident one (dist_matrix.c): the factorizations with LAPACK's
  * info turned into a status, ScaLAPACK's pivots, and the solves. */
-#include "dist.h"
+#include "dist_lu_cols.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,12 +15,26 @@ ps_status ps__dist_check_rows(ps_grid *g, const int *desca, const int *descb, in
                          pos, desca[4], desca[6], descb[4], descb[6]);
 }
 
-ps_status ps__dist_lu_factor(ps_grid *g, ps__dist_mat *a, int *ipiv, int *info_out) {
+/* ps__dist_getrf, the host local array host (NULL: none) put into a first and the factors
+ * brought back into it (also a singular matrix's), beside the work where ps__dist_getrf_split
+ * allows. */
+static ps_status getrf_from(ps_grid *g, ps__dist_mat *a, void *host, int lld, int *piv, int *info) {
+    if (!host) return ps__dist_getrf(g, a, piv, info);
+    int f = ps__dist_getrf_split(g, a);
+    if (f > 0) return ps__dist_getrf_staged(g, a, host, lld, f, piv, info);
+    ps_status st = ps__dist_agree(g, ps__dist_put(g, a, host, lld));
+    if (st == PS_SUCCESS) st = ps__dist_getrf(g, a, piv, info);
+    if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_download(g, a, host, lld));
+    return st;
+}
+
+ps_status ps__dist_lu_factor(ps_grid *g, ps__dist_mat *a, void *host, int lld, int *ipiv,
+                             int *info_out) {
     int kmax = a->r.n < a->c.n ? a->r.n : a->c.n, info = 0;
     int *piv = malloc((size_t)(kmax > 0 ? kmax : 1) * sizeof *piv);
     ps_status st = ps__dist_agree(
         g, piv ? PS_SUCCESS : ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory"));
-    if (st == PS_SUCCESS) st = ps__dist_getrf(g, a, piv, &info);
+    if (st == PS_SUCCESS) st = getrf_from(g, a, host, lld, piv, &info);
     if (st == PS_SUCCESS) {
         /* ScaLAPACK's: local row l was interchanged with global row ipiv[l] (1-based) */
         int rows = ps__cyclic_below(&a->r, kmax, g->myrow);

@@ -68,6 +68,15 @@ int ps__lu_overlap_split(ps_context *ctx, ps__dtype dt, int n);
  * the caller's arrays as they were; a device fault during the work may have written rows of A. */
 ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call *c, int f,
                             int *info, ps_status *result);
+/* Rows [first, end) of the cols columns of the host array a reordered as the interchanges of
+ * rows k and ipiv[k] - base for k = first .. last - 1 (each ipiv[k] - base in [k, end)) reorder
+ * them: composed into one permutation, then each column gathered through a buffer, the columns
+ * spread over threads. from: end - first ints; buffers: threads buffers of end - first elements.
+ * For drivers that download factors before the later interchanges reach them. */
+void ps__lu_host_interchanges(ps__dtype dt, int cols, void *a, int lda, const int *ipiv, int base,
+                              int first, int last, int end, int *from, char *buffers, int threads);
+/* The threads ps__lu_host_interchanges may use (OpenMP's maximum; 1 without OpenMP). */
+int ps__lu_host_threads(void);
 /* Solves op(A) X = B (n x nrhs) with ps__getrf's factors and its device pivots. */
 ps_status ps__getrs(ps_context *ctx, ps__dtype dt, ps__trans trans, int n, int nrhs, ps__mat a,
                     const void *ipiv, ps__mat b);

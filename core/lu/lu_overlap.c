@@ -200,19 +200,14 @@ static ps_status queue_work(overlap *o, ps__mat b) {
     return be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_ALL);
 }
 
-/* Rows first .. last - 1 of the cols columns of the host array a reordered as the interchanges
- * of rows k and ipiv[k] - 1 for k = first .. last - 1 (ipiv[k] - 1 >= k) reorder them: the
- * interchanges composed into one permutation, then each column gathered through a buffer, the
- * columns spread over threads (independent loads; the interchanges one by one were a chain).
- * from: rows ints; buffers: threads buffers of rows elements. */
-static void host_interchanges(ps__dtype dt, int cols, void *a, int lda, const int *ipiv, int first,
-                              int last, int *from, char *buffers, int threads) {
-    int rows = last - first;
+void ps__lu_host_interchanges(ps__dtype dt, int cols, void *a, int lda, const int *ipiv, int base,
+                              int first, int last, int end, int *from, char *buffers, int threads) {
+    int rows = end - first;
     size_t es = ps__dtype_size(dt);
-    if (rows <= 0 || cols <= 0) return;
+    if (rows <= 0 || cols <= 0 || last <= first) return;
     for (int i = 0; i < rows; i++) from[i] = i; /* row first + i comes from row first + from[i] */
-    for (int k = 0; k < rows; k++) {
-        int p = ipiv[first + k] - 1 - first, t = from[k];
+    for (int k = 0; k < last - first; k++) {
+        int p = ipiv[first + k] - base - first, t = from[k];
         from[k] = from[p];
         from[p] = t;
     }
@@ -235,7 +230,7 @@ static void host_interchanges(ps__dtype dt, int cols, void *a, int lda, const in
     (void)threads;
 }
 
-static int host_threads(void) {
+int ps__lu_host_threads(void) {
 #ifdef _OPENMP
     return omp_get_max_threads();
 #else
@@ -257,7 +252,8 @@ static ps_status finish_factors(overlap *o, int *info, int *from, char *buffers,
         for (int i = c0; i < c0 + cw; i++) c->ipiv[i] += c0;
     }
     int f = o->col0[LEFT_PIECES];
-    host_interchanges(o->dt, f, c->a, c->lda, c->ipiv, f, c->n, from, buffers, threads);
+    ps__lu_host_interchanges(o->dt, f, c->a, c->lda, c->ipiv, 1, f, c->n, c->n, from, buffers,
+                             threads);
     return PS_SUCCESS;
 }
 
@@ -292,7 +288,7 @@ ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call
         PS__TRY(ps__scratch_dev(s, sizeof(int32_t), &o.info[p]));
     }
     /* the host's share of the interchanges, allocated before anything reaches the caller */
-    int threads = host_threads(), *from;
+    int threads = ps__lu_host_threads(), *from;
     char *buffers;
     PS__TRY(ps__scratch_host(s, (size_t)(n - f) * sizeof *from, (void **)&from));
     PS__TRY(ps__scratch_host(s, (size_t)threads * (size_t)(n - f) * es, (void **)&buffers));

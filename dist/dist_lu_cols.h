@@ -1,0 +1,47 @@
+/* The steps of LU on a grid of one process row (dist_getrf_cols.c), for the plain driver and the
+ * one that moves the host array beside the work (dist_getrf_staged.c). */
+#ifndef PS_DIST_LU_COLS_H
+#define PS_DIST_LU_COLS_H
+
+#include "dist.h"
+
+typedef struct ps__cols_lu {
+    ps__dist_steps s; /* the first failure, and the lanes: 2 with look-ahead */
+    ps__dist_mat *a;
+    int kmax, nb;
+    /* The local columns the steps touch: interchanges left of a panel reach columns from
+     * frozen on (those left of it take them later), updates right of it stop at upto. */
+    int frozen, upto;
+    void *ipiv, *info; /* device int32: kmax pivots (0-based global rows); the first zero pivot */
+    void *pan[2];      /* device: the broadcast panels, by step parity */
+    ps__dist_buf stage;
+} ps__cols_lu;
+
+/* Reserves what the steps need (agreed: every rank returns the same status). */
+ps_status ps__cols_lu_open(ps__cols_lu *w, ps_grid *g, ps__dist_mat *a);
+/* The steps for the panels [k0, k1) (k0, k1 multiples of nb, or kmax). */
+void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1);
+/* Brings the local columns [upto, lcols) up to date with the panels [0, f), already factored:
+ * their interchanges, U's block rows and the updates below them. upto becomes lcols. */
+void ps__cols_lu_catch_up(ps__cols_lu *w, int f);
+/* Both lanes follow everything queued on either; lane 0 current. */
+void ps__cols_lu_join(ps__cols_lu *w);
+/* The pivots (0-based global rows) and the first zero pivot to every rank, the status agreed;
+ * releases what open reserved. */
+ps_status ps__cols_lu_close(ps__cols_lu *w, int *piv, int *info);
+
+/* Where ps__dist_getrf_staged splits a into its left panels [0, f) and the rest, or 0 where the
+ * host array goes up and down whole (collective; the same on every rank): grids of more than one
+ * process row, backends that work in host memory, orders below the lu_overlap tuning's
+ * (core/lu/lu_overlap.c), too few blocks. */
+int ps__dist_getrf_split(ps_grid *g, const ps__dist_mat *a);
+/* The LU of the host local array host (leading dimension lld) through a, allocated to its layout:
+ * the left panels' columns go up first, the rest while they are factored; the left columns come
+ * back while the others are brought up to date and factored, U's block row of the rest
+ * after its update, the bottom right corner at the end, and the host applies the later
+ * interchanges to the left columns' lower rows. On success a and host hold the factors (a's as
+ * ps__dist_getrf leaves them) and piv, info as ps__dist_getrf's. f: ps__dist_getrf_split's. */
+ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *piv,
+                                int *info);
+
+#endif
