@@ -50,6 +50,10 @@ ps_status ps__dist_upload(ps_grid *g, ps__dtype dt, const int desc[9], const voi
                           ps__dist_mat *d);
 ps_status ps__dist_download(ps_grid *g, const ps__dist_mat *d, void *a, int lld);
 void ps__dist_release(ps_grid *g, ps__dist_mat *d);
+/* put and download of uplo's triangle of a square matrix only, its diagonal blocks whole (on the
+ * device the other triangle is left undefined; in the host array it is not written). */
+ps_status ps__dist_put_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, const void *a, int lld);
+ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, void *a, int lld);
 
 /* Makes a local status global: every rank returns the first failing rank's status, with its
  * message in grid->last_error. */

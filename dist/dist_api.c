@@ -159,6 +159,18 @@ static ps_status getrs_checked(ps_grid *g, ps__dtype dt, char trans, int n, int 
     return getrs(g, dt, t, n, nrhs, a, desca, ipiv, b, descb);
 }
 
+static ps__uplo uplo_of(char uplo) {
+    return uplo == 'L' || uplo == 'l' ? PS__LOWER : PS__UPPER;
+}
+
+/* Cholesky's A up (its triangle) into d, newly allocated, which the caller releases also after a
+ * failure; and back. */
+static ps_status upload_triangle(ps_grid *g, ps__dtype dt, const int desc[9], char uplo,
+                                 const void *a, ps__dist_mat *d) {
+    ps_status st = ps__dist_alloc(g, dt, desc, d);
+    return st == PS_SUCCESS ? ps__dist_put_triangle(g, d, uplo_of(uplo), a, desc[8]) : st;
+}
+
 static ps_status potrf(ps_grid *g, ps__dtype dt, char uplo, int n, void *a, int ia, int ja,
                        const int *desca) {
     g->last_info = 0;
@@ -175,10 +187,10 @@ static ps_status potrf(ps_grid *g, ps__dtype dt, char uplo, int n, void *a, int 
     int desc[9];
     restrict_desc(desca, n, n, desc);
     ps__dist_mat d;
-    st = ps__dist_agree(g, ps__dist_upload(g, dt, desc, a, &d));
+    st = ps__dist_agree(g, upload_triangle(g, dt, desc, uplo, a, &d));
     if (st == PS_SUCCESS) st = ps__dist_chol_factor(g, uplo, &d);
     if (st == PS_SUCCESS || st == PS_ERR_NOT_SPD) {
-        ps_status x = ps__dist_agree(g, ps__dist_download(g, &d, a, desca[8]));
+        ps_status x = ps__dist_agree(g, ps__dist_get_triangle(g, &d, uplo_of(uplo), a, desca[8]));
         if (x != PS_SUCCESS) st = x;
     }
     ps__dist_release(g, &d);
@@ -207,7 +219,7 @@ static ps_status potrs(ps_grid *g, ps__dtype dt, char uplo, int n, int nrhs, con
     restrict_desc(descb, n, nrhs, db);
     ps__dist_mat A, B;
     memset(&B, 0, sizeof B);
-    st = ps__dist_upload(g, dt, da, a, &A);
+    st = upload_triangle(g, dt, da, uplo, a, &A);
     if (st == PS_SUCCESS) st = ps__dist_upload(g, dt, db, b, &B);
     st = ps__dist_agree(g, st);
     if (st == PS_SUCCESS) st = ps__dist_chol_solve(g, uplo, &A, &B);
@@ -260,7 +272,7 @@ static ps_status factor_and_solve(ps_grid *g, ps__dtype dt, int lu, char uplo, i
     ps__dist_mat A, B;
     memset(&B, 0, sizeof B);
     /* LU moves A itself, beside its work */
-    ps_status st = lu ? ps__dist_alloc(g, dt, da, &A) : ps__dist_upload(g, dt, da, a, &A);
+    ps_status st = lu ? ps__dist_alloc(g, dt, da, &A) : upload_triangle(g, dt, da, uplo, a, &A);
     if (st == PS_SUCCESS && nrhs > 0) st = ps__dist_upload(g, dt, db, b, &B);
     st = ps__dist_agree(g, st);
     if (st != PS_SUCCESS) {
@@ -273,7 +285,8 @@ static ps_status factor_and_solve(ps_grid *g, ps__dtype dt, int lu, char uplo, i
     } else {
         st = ps__dist_chol_factor(g, uplo, &A);
         if (st == PS_SUCCESS || st == PS_ERR_NOT_SPD) {
-            ps_status x = ps__dist_agree(g, ps__dist_download(g, &A, a, desca[8]));
+            ps_status x =
+                ps__dist_agree(g, ps__dist_get_triangle(g, &A, uplo_of(uplo), a, desca[8]));
             if (x != PS_SUCCESS) st = x;
         }
     }

@@ -51,6 +51,42 @@ ps_status ps__dist_download(ps_grid *g, const ps__dist_mat *d, void *a, int lld)
     return PS_SUCCESS;
 }
 
+/* Local rows [*r0, *r0 + *rows) of the local block column from c (w columns) that hold uplo's
+ * triangle of a square matrix, its diagonal blocks whole. */
+static void triangle_rows(const ps__dist_mat *d, ps__uplo uplo, int c, int w, int *r0, int *rows) {
+    int k = ps__cyclic_global(&d->c, c, d->c.me);
+    *r0 = uplo == PS__LOWER ? ps__cyclic_below(&d->r, k, d->r.me) : 0;
+    *rows = uplo == PS__LOWER ? d->lrows - *r0 : ps__cyclic_below(&d->r, k + w, d->r.me);
+}
+
+/* uplo's triangle between the host local array and the device, a local block column at a time:
+ * Cholesky's drivers move only what they read and write (the other triangle is never written
+ * back; on the device it is left undefined). */
+static ps_status move_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, void *a, int lld,
+                               int up) {
+    size_t es = ps__dtype_size(d->dt);
+    for (int c = 0; c < d->lcols; c += d->c.nb) {
+        int w = d->lcols - c < d->c.nb ? d->lcols - c : d->c.nb, r0, rows;
+        triangle_rows(d, uplo, c, w, &r0, &rows);
+        if (rows <= 0) continue;
+        char *h = (char *)a + ((size_t)c * (size_t)lld + (size_t)r0) * es;
+        ps__mat v = ps__mat_at(d->m, r0, c);
+        DIST_TRY(g, up ? ps__upload(g->ctx, d->dt, rows, w, h, lld, v)
+                       : ps__download(g->ctx, d->dt, rows, w, v, h, lld));
+    }
+    return PS_SUCCESS;
+}
+
+ps_status ps__dist_put_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, const void *a,
+                                int lld) {
+    return move_triangle(g, d, uplo, (void *)a, lld, 1);
+}
+
+ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, void *a,
+                                int lld) {
+    return move_triangle(g, (ps__dist_mat *)d, uplo, a, lld, 0);
+}
+
 void ps__dist_release(ps_grid *g, ps__dist_mat *d) {
     ps__dev_free(g->ctx, d->m.buf);
     d->m.buf = NULL;

@@ -130,11 +130,11 @@ static void rebroadcast(ps__cols_lu *w, int k) {
                                          (size_t)(m - k) * jb, w->s.lane, &w->stage));
 }
 
-void ps__cols_lu_catch_up(ps__cols_lu *w, int f) {
+void ps__cols_lu_catch_up(ps__cols_lu *w, int f, int c1) {
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
-    int c0 = w->upto, c1 = a->lcols;
+    int c0 = w->upto;
     w->upto = c1;
     /* all the panels' interchanges first: the L they left has every one of them applied */
     if (c1 > c0 && f > 0 && w->s.st == PS_SUCCESS)

@@ -1,18 +1,19 @@
 /*
  * The host-array LU of a grid of one process row with its transfers beside the work, as
- * core/lu/lu_overlap.c does on one device. The global columns split at f (about half):
- *   1. the left columns go up; the panels [0, f) are factored, their updates stopping at f,
- *      while a second host thread stages the right columns up;
- *   2. the right columns are brought up to date with the left panels (their interchanges, then
- *      each panel broadcast again for U's block row and the update below it) while the left
- *      columns go down: nothing changes them any more but the later interchanges;
- *   3. the panels [f, kmax) are factored as usual, their interchanges reaching the right columns
- *      only, while U's block row of the right columns (rows above f, final) goes down;
- *   4. the bottom right corner comes down, the host applies the interchanges of step 3 to the
- *      left columns' rows below f, and so does the device, for the solves that follow.
- * The flops are those of the plain LU, plus one more broadcast of each left panel.
- * transfer_order's marks keep each side behind what it reads; the second thread makes no MPI
- * call.
+ * core/lu/lu_overlap.c does on one device. The global columns go up in three pieces: the left
+ * half [0, f) in two, then the right half. While a second host thread stages them:
+ *   1. the panels of the first piece are factored, their updates stopping at its end;
+ *   2. the second piece is brought up to date with them (their interchanges, then each panel
+ *      broadcast again for U's block row and the update below it) and its panels factored;
+ *   3. the right half is brought up to date with the left half's panels the same way, while the
+ *      left half goes down: nothing changes it any more but the later interchanges;
+ *   4. the panels [f, kmax) are factored as usual, their interchanges reaching the right half
+ *      only, while its U block row (the rows above f, final) goes down;
+ *   5. the bottom right corner comes down, the host applies the interchanges of step 4 to the
+ *      left half's rows below f, and so does the device, for the solves that follow.
+ * The flops are those of the plain LU, plus one more broadcast of each left panel (two of the
+ * first piece's). transfer_order's marks keep each side behind what it reads; the second thread
+ * makes no MPI call.
  */
 #include "dist_lu_cols.h"
 #include "lu/lu.h"
@@ -21,17 +22,20 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-/* transfer_order's marks (0 and 1 are the staging's): each half's arrival; the work after
- * step 1 and after step 2. */
-enum { MARK_ARRIVED = 2, MARK_LEFT = 4, MARK_TOP = 5 };
+/* transfer_order's marks (0 and 1 are the staging's): each piece's arrival; the work after
+ * step 2 and after step 3. */
+enum { MARK_ARRIVED = 2, MARK_LEFT = 5, MARK_TOP = 6 };
+#define PIECES 3
 
-/* What the two threads share. staged: halves queued up; go: how far the work is queued (1:
- * step 1, 2: step 2), -1 when the transfer thread is to stop. */
+/* What the two threads share. staged: pieces queued up; go: how far the work is queued (1:
+ * steps 1 and 2, 2: step 3), -1 when the transfer thread is to stop. */
 typedef struct staged_lu {
     ps_grid *g;
     ps__dist_mat *a;
     char *host;
-    int lld, f, lf; /* the split: global column f, local column lf */
+    int lld, f;
+    int fcol[PIECES], col0[PIECES + 1]; /* piece p: global columns from fcol[p], local [col0[p],
+                                           col0[p + 1]) */
     pthread_mutex_t lock;
     pthread_cond_t changed;
     int staged, go;
@@ -73,14 +77,14 @@ static size_t column_bytes(const staged_lu *o, int col) {
     return (size_t)col * (size_t)o->lld * ps__dtype_size(o->a->dt);
 }
 
-/* The halves up: local columns [0, lf), then [lf, lcols). */
-static void stage_halves(staged_lu *o) {
+/* The pieces up, in order. */
+static void stage_pieces(staged_lu *o) {
     ps_context *ctx = o->g->ctx;
     const ps__dist_mat *a = o->a;
-    int col0[3] = {0, o->lf, a->lcols};
-    for (int p = 0; p < 2; p++) {
-        ps_status st = ps__stage_columns_in(ctx, a->dt, a->lrows, col0[p], col0[p + 1] - col0[p],
-                                            o->host, o->lld, NULL, a->m);
+    for (int p = 0; p < PIECES; p++) {
+        ps_status st =
+            ps__stage_columns_in(ctx, a->dt, a->lrows, o->col0[p], o->col0[p + 1] - o->col0[p],
+                                 o->host, o->lld, NULL, a->m);
         if (!st)
             st = ctx->be.ops->transfer_order(&ctx->be, PS__ORDER_MARK_TRANSFERS, MARK_ARRIVED + p);
         set_shared(o, &o->staged, p + 1, st);
@@ -88,32 +92,33 @@ static void stage_halves(staged_lu *o) {
     }
 }
 
-/* Then the left columns down after step 1, and U's block row of the right ones after step 2. */
+/* Then the left half down after step 2, and the right half's rows above f after step 3. */
 static void download_finished(staged_lu *o) {
     ps_context *ctx = o->g->ctx;
     ps__backend *be = &ctx->be;
     const ps__dist_mat *a = o->a;
+    int lf = o->col0[PIECES - 1];
     ps_status st = PS_SUCCESS;
     if (wait_shared(o, &o->go, 1)) return;
     st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_LEFT);
-    if (!st) st = ps__stage_block_out(ctx, a->dt, a->lrows, o->lf, a->m, o->host, o->lld);
+    if (!st) st = ps__stage_block_out(ctx, a->dt, a->lrows, lf, a->m, o->host, o->lld);
     if (!st && !wait_shared(o, &o->go, 2)) {
         st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_TOP);
         if (!st)
-            st = ps__stage_block_out(ctx, a->dt, o->f, a->lcols - o->lf, ps__mat_at(a->m, 0, o->lf),
-                                     o->host + column_bytes(o, o->lf), o->lld);
+            st = ps__stage_block_out(ctx, a->dt, o->f, a->lcols - lf, ps__mat_at(a->m, 0, lf),
+                                     o->host + column_bytes(o, lf), o->lld);
     }
     o->downloaded_status = st;
 }
 
 static void *transfer_thread(void *arg) {
-    stage_halves(arg);
+    stage_pieces(arg);
     download_finished(arg);
     return NULL;
 }
 
-/* Work may read half p once it has arrived on every rank (agreed). */
-static void wait_for_half(staged_lu *o, ps__cols_lu *w, int p) {
+/* Work may read piece p once it has arrived on every rank (agreed). */
+static void wait_for_piece(staged_lu *o, ps__cols_lu *w, int p) {
     ps__backend *be = &o->g->ctx->be;
     ps_status st = w->s.st;
     if (st == PS_SUCCESS && wait_shared(o, &o->staged, p + 1))
@@ -124,24 +129,30 @@ static void wait_for_half(staged_lu *o, ps__cols_lu *w, int p) {
     ps__dist_lane_wait(&w->s, 1, 0);
 }
 
-/* Queues steps 1 to 3; go tells the transfer thread how far. */
+/* Queues steps 1 to 4; go tells the transfer thread how far. */
 static void queue_work(staged_lu *o, ps__cols_lu *w) {
     ps__backend *be = &o->g->ctx->be;
-    wait_for_half(o, w, 0);
-    w->upto = o->lf;
-    if (w->s.st == PS_SUCCESS) ps__cols_lu_steps(w, 0, o->f);
+    int f1 = o->fcol[1], lf = o->col0[PIECES - 1];
+    wait_for_piece(o, w, 0);
+    w->upto = o->col0[1];
+    if (w->s.st == PS_SUCCESS) ps__cols_lu_steps(w, 0, f1);
+    wait_for_piece(o, w, 1);
+    if (w->s.st != PS_SUCCESS) return;
+    ps__cols_lu_catch_up(w, f1, lf);
+    /* collective also after a failure in the catch-up, which its first agreement makes
+     * everyone's */
+    ps__cols_lu_steps(w, f1, o->f);
     if (w->s.st == PS_SUCCESS)
         ps__dist_note(&w->s, be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_LEFT));
     /* the caller's array is written only once every rank has all of it */
-    wait_for_half(o, w, 1);
+    wait_for_piece(o, w, 2);
     if (w->s.st != PS_SUCCESS) return;
     set_shared(o, &o->go, 1, PS_SUCCESS);
-    w->frozen = o->lf;
-    ps__cols_lu_catch_up(w, o->f);
+    w->frozen = lf;
+    ps__cols_lu_catch_up(w, o->f, w->a->lcols);
     if (w->s.st == PS_SUCCESS)
         ps__dist_note(&w->s, be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_TOP));
     if (w->s.st == PS_SUCCESS) set_shared(o, &o->go, 2, PS_SUCCESS);
-    /* collective also after a failure here, which its first agreement makes everyone's */
     ps__cols_lu_steps(w, o->f, w->kmax);
 }
 
@@ -153,7 +164,10 @@ ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld
     size_t es = ps__dtype_size(dt);
     int m = a->r.n, kmax = m < a->c.n ? m : a->c.n, threads = ps__lu_host_threads();
     staged_lu o = {.g = g, .a = a, .host = host, .lld = lld, .f = f};
-    o.lf = ps__cyclic_below(&a->c, f, g->mycol);
+    o.fcol[1] = f / 2 / a->c.nb * a->c.nb, o.fcol[2] = f; /* the first piece may be empty */
+    for (int p = 0; p < PIECES; p++) o.col0[p] = ps__cyclic_below(&a->c, o.fcol[p], g->mycol);
+    o.col0[PIECES] = a->lcols;
+    int lf = o.col0[PIECES - 1];
     /* the host's share of the interchanges, reserved before anything reaches the caller */
     int *from = malloc((size_t)(m - f) * sizeof *from);
     char *buffers = malloc((size_t)threads * (size_t)(m - f) * es);
@@ -172,7 +186,7 @@ ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld
     pthread_mutex_init(&o.lock, NULL);
     pthread_cond_init(&o.changed, NULL);
     int threaded = pthread_create(&thread, NULL, transfer_thread, &o) == 0;
-    if (!threaded) stage_halves(&o); /* no second thread: one job after the other */
+    if (!threaded) stage_pieces(&o); /* no second thread: one job after the other */
     queue_work(&o, &w);
     if (w.s.st != PS_SUCCESS) set_shared(&o, &o.go, -1, PS_SUCCESS);
     if (threaded)
@@ -185,12 +199,12 @@ ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld
         ps__dist_note(&w.s, ps__dist_fail(g, o.downloaded_status, "rank %d: %s", g->rank,
                                           ps_context_last_error(ctx)));
     /* the device's left columns take step 3's interchanges now that they are down */
-    if (w.s.st == PS_SUCCESS && o.lf > 0)
-        ps__dist_note(&w.s, be->ops->laswp(be, dt, o.lf, a->m, f, kmax, w.ipiv, (size_t)f, 1));
+    if (w.s.st == PS_SUCCESS && lf > 0)
+        ps__dist_note(&w.s, be->ops->laswp(be, dt, lf, a->m, f, kmax, w.ipiv, (size_t)f, 1));
     st = ps__cols_lu_close(&w, piv, info);
     if (st == PS_SUCCESS) {
-        st = ps__download(ctx, dt, m - f, a->lcols - o.lf, ps__mat_at(a->m, f, o.lf),
-                          o.host + column_bytes(&o, o.lf) + (size_t)f * es, lld);
+        st = ps__download(ctx, dt, m - f, a->lcols - lf, ps__mat_at(a->m, f, lf),
+                          o.host + column_bytes(&o, lf) + (size_t)f * es, lld);
         if (st != PS_SUCCESS)
             st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(ctx));
         st = ps__dist_agree(g, st);
@@ -198,7 +212,7 @@ ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld
         for (int i = 0; i < PS__TRANSFER_SLOTS; i++) be->ops->transfer_wait(be, i);
     }
     if (st == PS_SUCCESS)
-        ps__lu_host_interchanges(dt, o.lf, host, lld, piv, 0, f, kmax, m, from, buffers, threads);
+        ps__lu_host_interchanges(dt, lf, host, lld, piv, 0, f, kmax, m, from, buffers, threads);
     free(from), free(buffers);
     return st;
 }

@@ -21,9 +21,9 @@ typedef struct ps__cols_lu {
 ps_status ps__cols_lu_open(ps__cols_lu *w, ps_grid *g, ps__dist_mat *a);
 /* The steps for the panels [k0, k1) (k0, k1 multiples of nb, or kmax). */
 void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1);
-/* Brings the local columns [upto, lcols) up to date with the panels [0, f), already factored:
- * their interchanges, U's block rows and the updates below them. upto becomes lcols. */
-void ps__cols_lu_catch_up(ps__cols_lu *w, int f);
+/* Brings the local columns [upto, c1) up to date with the panels [0, f), already factored:
+ * their interchanges, U's block rows and the updates below them. upto becomes c1. */
+void ps__cols_lu_catch_up(ps__cols_lu *w, int f, int c1);
 /* Both lanes follow everything queued on either; lane 0 current. */
 void ps__cols_lu_join(ps__cols_lu *w);
 /* The pivots (0-based global rows) and the first zero pivot to every rank, the status agreed;
