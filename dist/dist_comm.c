@@ -92,20 +92,26 @@ void ps__dist_release(ps_grid *g, ps__dist_mat *d) {
     d->m.buf = NULL;
 }
 
+/* MPI's type for dt: the exchanges count elements, not bytes, so that an int count holds one of
+ * up to 2^31 - 1 elements (a panel of n rows and nb columns while n nb < 2^31). */
+static MPI_Datatype mpi_type(ps__dtype dt) {
+    return dt == PS__DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
+}
+
 /* Indices [i0, i1) of the distributed dimension d, piece by piece over its processes: process
- * p's first local index and count, and its bytes (w values of es bytes an index) and their offset
- * in the whole. */
+ * p's first local index and count, and its elements (w values an index) and their offset in the
+ * whole. */
 typedef struct {
-    int *first, *len, *bytes, *at;
+    int *first, *len, *count, *at;
 } pieces;
-static int *pieces_of(const ps__cyclic *d, int i0, int i1, int w, size_t es, pieces *out) {
+static int *pieces_of(const ps__cyclic *d, int i0, int i1, int w, pieces *out) {
     int np = d->np, *mem = malloc(4 * (size_t)np * sizeof *mem);
     if (!mem) return NULL;
-    out->first = mem, out->len = mem + np, out->bytes = mem + 2 * np, out->at = mem + 3 * np;
+    out->first = mem, out->len = mem + np, out->count = mem + 2 * np, out->at = mem + 3 * np;
     for (int p = 0, off = 0; p < np; p++) {
         out->first[p] = ps__cyclic_below(d, i0, p);
         out->len[p] = ps__cyclic_below(d, i1, p) - out->first[p];
-        out->bytes[p] = out->len[p] * w * (int)es, out->at[p] = off, off += out->bytes[p];
+        out->count[p] = out->len[p] * w, out->at[p] = off, off += out->count[p];
     }
     return mem;
 }
@@ -116,9 +122,10 @@ ps_status ps__dist_gather_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1
     size_t es = ps__dtype_size(a->dt);
     int np = g->nprow, total = g1 - g0;
     pieces pc;
-    int *mem = pieces_of(&a->r, g0, g1, w, es, &pc);
+    int *mem = pieces_of(&a->r, g0, g1, w, &pc);
     if (!mem) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    int *counts = pc.bytes, *displs = pc.at, *rows = pc.len, *first = pc.first;
+    MPI_Datatype type = mpi_type(a->dt);
+    int *counts = pc.count, *displs = pc.at, *rows = pc.len, *first = pc.first;
     int mine = rows[g->myrow];
     ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)w * es);
     if (st == PS_SUCCESS && mine > 0 && w > 0) {
@@ -129,12 +136,12 @@ ps_status ps__dist_gather_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1
      * reserve the staging before they start, so the buffer is there) */
     char *send = stage->p, *recv = send + (size_t)mine * (size_t)w * es;
     if (root < 0)
-        MPI_Allgatherv(send, counts[g->myrow], MPI_BYTE, recv, counts, displs, MPI_BYTE, g->col);
+        MPI_Allgatherv(send, counts[g->myrow], type, recv, counts, displs, type, g->col);
     else
-        MPI_Gatherv(send, counts[g->myrow], MPI_BYTE, recv, counts, displs, MPI_BYTE, root, g->col);
+        MPI_Gatherv(send, counts[g->myrow], type, recv, counts, displs, type, root, g->col);
     if (root < 0 || root == g->myrow)
         for (int p = 0; p < np; p++) {
-            const char *blk = recv + displs[p];
+            const char *blk = recv + (size_t)displs[p] * es;
             for (int i = 0; i < rows[p]; i++) {
                 int gr = ps__cyclic_global(&a->r, first[p] + i, p) - g0;
                 for (int j = 0; j < w; j++)
@@ -152,9 +159,10 @@ ps_status ps__dist_scatter_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g
     size_t es = ps__dtype_size(a->dt);
     int np = g->nprow, total = g1 - g0;
     pieces pc;
-    int *mem = pieces_of(&a->r, g0, g1, w, es, &pc);
+    int *mem = pieces_of(&a->r, g0, g1, w, &pc);
     if (!mem) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    int *counts = pc.bytes, *displs = pc.at, *rows = pc.len, *first = pc.first;
+    MPI_Datatype type = mpi_type(a->dt);
+    int *counts = pc.count, *displs = pc.at, *rows = pc.len, *first = pc.first;
     int mine = rows[g->myrow];
     ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)w * es);
     char *recv = stage->p, *send = recv + (size_t)mine * (size_t)w * es;
@@ -163,10 +171,11 @@ ps_status ps__dist_scatter_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g
             for (int i = 0; i < rows[p]; i++) {
                 int gr = ps__cyclic_global(&a->r, first[p] + i, p) - g0;
                 for (int j = 0; j < w; j++)
-                    memcpy(send + displs[p] + ((size_t)i + (size_t)j * (size_t)rows[p]) * es,
+                    memcpy(send +
+                               ((size_t)displs[p] + (size_t)i + (size_t)j * (size_t)rows[p]) * es,
                            (const char *)in + ((size_t)gr + (size_t)j * (size_t)total) * es, es);
             }
-    MPI_Scatterv(send, counts, displs, MPI_BYTE, recv, counts[g->myrow], MPI_BYTE, root, g->col);
+    MPI_Scatterv(send, counts, displs, type, recv, counts[g->myrow], type, root, g->col);
     if (st == PS_SUCCESS && mine > 0 && w > 0) {
         st = be->ops->upload(be, a->dt, mine, w, recv, mine, v);
         if (st != PS_SUCCESS) st = backend_failed(g, st);
@@ -207,7 +216,7 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
     for (int p = 0; p < g->nprow; p++) {
         int c = 0;
         for (int i = 0; i < n; i++) c += from[i] != t[i] && ps__cyclic_owner(&a->r, from[i]) == p;
-        counts[p] = c * ncols * (int)es, displs[p] = off, off += counts[p], total += c;
+        counts[p] = c * ncols, displs[p] = off, off += counts[p], total += c;
         if (p == g->myrow) mine = c;
     }
     ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)ncols * es);
@@ -219,13 +228,14 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
         if (st != PS_SUCCESS) st = backend_failed(g, st);
     }
     /* a rank that failed still takes part, so that no other rank waits for it */
-    MPI_Allgatherv(send, counts[g->myrow], MPI_BYTE, recv, counts, displs, MPI_BYTE, g->col);
+    MPI_Allgatherv(send, counts[g->myrow], mpi_type(a->dt), recv, counts, displs, mpi_type(a->dt),
+                   g->col);
     for (int i = 0; i < n && st == PS_SUCCESS; i++) {
         if (from[i] == t[i] || ps__cyclic_owner(&a->r, t[i]) != g->myrow) continue;
         /* its place among the rows its holder p sent, which went in the order of t */
         int p = ps__cyclic_owner(&a->r, from[i]), k = 0;
         for (int j = 0; j < i; j++) k += from[j] != t[j] && ps__cyclic_owner(&a->r, from[j]) == p;
-        const char *src = recv + displs[p] + (size_t)k * ncols * es;
+        const char *src = recv + ((size_t)displs[p] + (size_t)k * ncols) * es;
         ps__mat row = ps__mat_at(a->m, ps__cyclic_local(&a->r, t[i]), c0);
         st = be->ops->upload(be, a->dt, 1, ncols, src, 1, row);
         if (st != PS_SUCCESS) st = backend_failed(g, st);
@@ -271,9 +281,10 @@ ps_status ps__dist_gather_cols(ps_grid *g, const ps__dist_mat *a, int h, int c0,
     size_t es = ps__dtype_size(a->dt);
     int np = g->npcol, total = c1 - c0;
     pieces pc;
-    int *mem = pieces_of(&a->c, c0, c1, h, es, &pc);
+    int *mem = pieces_of(&a->c, c0, c1, h, &pc);
     if (!mem) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    int *counts = pc.bytes, *displs = pc.at, *cols = pc.len, *first = pc.first;
+    MPI_Datatype type = mpi_type(a->dt);
+    int *counts = pc.count, *displs = pc.at, *cols = pc.len, *first = pc.first;
     int mine = cols[g->mycol];
     ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)h * es);
     if (st == PS_SUCCESS && mine > 0 && h > 0) {
@@ -281,12 +292,12 @@ ps_status ps__dist_gather_cols(ps_grid *g, const ps__dist_mat *a, int h, int c0,
         if (st != PS_SUCCESS) st = backend_failed(g, st);
     }
     char *send = stage->p, *recv = send + (size_t)mine * (size_t)h * es;
-    MPI_Allgatherv(send, counts[g->mycol], MPI_BYTE, recv, counts, displs, MPI_BYTE, g->row);
+    MPI_Allgatherv(send, counts[g->mycol], type, recv, counts, displs, type, g->row);
     for (int p = 0; p < np; p++)
         for (int j = 0; j < cols[p]; j++) {
             int gc = ps__cyclic_global(&a->c, first[p] + j, p) - c0;
             memcpy((char *)out + (size_t)gc * (size_t)h * es,
-                   recv + displs[p] + (size_t)j * (size_t)h * es, (size_t)h * es);
+                   recv + ((size_t)displs[p] + (size_t)j * (size_t)h) * es, (size_t)h * es);
         }
     free(mem);
     return st;
