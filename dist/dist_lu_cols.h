@@ -30,17 +30,10 @@ void ps__cols_lu_join(ps__cols_lu *w);
  * releases what open reserved. */
 ps_status ps__cols_lu_close(ps__cols_lu *w, int *piv, int *info);
 
-/* Where ps__dist_getrf_staged splits a into its left panels [0, f) and the rest, or 0 where the
- * host array goes up and down whole (collective; the same on every rank): grids of more than one
- * process row, backends that work in host memory, orders below the lu_overlap tuning's
- * (core/lu/lu_overlap.c), too few blocks. */
-int ps__dist_getrf_split(ps_grid *g, const ps__dist_mat *a);
-/* The LU of the host local array host (leading dimension lld) through a, allocated to its layout:
- * the left panels' columns go up first, the rest while they are factored; the left columns come
- * back while the others are brought up to date and factored, U's block row of the rest
- * after its update, the bottom right corner at the end, and the host applies the later
- * interchanges to the left columns' lower rows. On success a and host hold the factors (a's as
- * ps__dist_getrf leaves them) and piv, info as ps__dist_getrf's. f: ps__dist_getrf_split's. */
+/* The LU of the host local array host (leading dimension lld) through a, allocated to its layout,
+ * with the transfers beside the work (dist_getrf_staged.c). On success a and host hold the
+ * factors (a's as ps__dist_getrf leaves them), piv and info as ps__dist_getrf's. f:
+ * ps__dist_staged_split's. */
 ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *piv,
                                 int *info);
 

@@ -2,6 +2,7 @@
  * (dist_api.c) and the device-resident one (dist_matrix.c): the factorizations with LAPACK's
  * info turned into a status, ScaLAPACK's pivots, and the solves. */
 #include "dist_lu_cols.h"
+#include "dist_staged.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,11 +17,11 @@ ps_status ps__dist_check_rows(ps_grid *g, const int *desca, const int *descb, in
 }
 
 /* ps__dist_getrf, the host local array host (NULL: none) put into a first and the factors
- * brought back into it (also a singular matrix's), beside the work where ps__dist_getrf_split
+ * brought back into it (also a singular matrix's), beside the work where ps__dist_staged_split
  * allows. */
 static ps_status getrf_from(ps_grid *g, ps__dist_mat *a, void *host, int lld, int *piv, int *info) {
     if (!host) return ps__dist_getrf(g, a, piv, info);
-    int f = ps__dist_getrf_split(g, a);
+    int f = ps__dist_staged_split(g, a, a->r.n < a->c.n ? a->r.n : a->c.n);
     if (f > 0) return ps__dist_getrf_staged(g, a, host, lld, f, piv, info);
     ps_status st = ps__dist_agree(g, ps__dist_put(g, a, host, lld));
     if (st == PS_SUCCESS) st = ps__dist_getrf(g, a, piv, info);

@@ -1,0 +1,196 @@
+/*
+ * Host-array factorizations of one process row with their transfers beside the work, as
+ * core/lu/lu_overlap.c does on one device. The global columns go up in three pieces: the left
+ * half [0, f) in two, then the rest. While a second host thread stages them:
+ *   1. the panels of the first piece are factored, their updates stopping at its end;
+ *   2. the second piece is brought up to date with them and its panels factored;
+ *   3. the rest is brought up to date with the left half's panels, while the left half goes
+ *      down: nothing changes it any more (but LU's later interchanges, which its caller applies);
+ *   4. the panels [f, kmax) are factored as usual, while (LU) the rest's rows above f, final
+ *      after step 3, go down.
+ * The caller then brings down the rest's lower rows. transfer_order's marks keep each side
+ * behind what it reads; the second thread makes no MPI call.
+ */
+#include "dist_staged.h"
+#include "lu/lu.h"
+#include "base/staging.h"
+
+#include <pthread.h>
+
+/* transfer_order's marks (0 and 1 are the staging's): each piece's arrival; the work after
+ * step 2 and after step 3. */
+enum { MARK_ARRIVED = 2, MARK_LEFT = 5, MARK_TOP = 6 };
+#define PIECES 3
+
+/* What the two threads share. staged: pieces queued up; go: how far the work is queued (1:
+ * steps 1 and 2, 2: step 3), -1 when the transfer thread is to stop. */
+typedef struct staged {
+    ps_grid *g;
+    ps__dist_mat *a;
+    const ps__dist_parts *p;
+    char *host;
+    int lld, f;
+    int fcol[PIECES], col0[PIECES + 1]; /* piece p: global columns from fcol[p], local [col0[p],
+                                           col0[p + 1]) */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int staged, go;
+    ps_status staged_status, downloaded_status;
+} staged;
+
+int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax) {
+    ps_context *ctx = g->ctx;
+    int nb = a->c.nb, from = ps__lu_overlap_from(ctx, a->dt);
+    void *alias;
+    int f = kmax / 2 / nb * nb;
+    if (g->nprow > 1 || from <= 0 || kmax < from || kmax < 2 * nb) f = 0;
+    if (ctx->be.ops->host_alias(&ctx->be, a->m.buf, &alias) == PS_SUCCESS) f = 0;
+    /* the same way on every rank, whatever their backends and tunings */
+    MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_MIN, g->all);
+    return f;
+}
+
+static void set_shared(staged *o, int *field, int value, ps_status st) {
+    pthread_mutex_lock(&o->lock);
+    *field = value;
+    if (st && !o->staged_status) o->staged_status = st;
+    pthread_cond_broadcast(&o->changed);
+    pthread_mutex_unlock(&o->lock);
+}
+
+/* Waits until *field reaches value: 0 then, -1 when the staging failed or the work stopped. */
+static int wait_shared(staged *o, const int *field, int value) {
+    pthread_mutex_lock(&o->lock);
+    while (*field < value && o->go >= 0 && !o->staged_status)
+        pthread_cond_wait(&o->changed, &o->lock);
+    int reached = *field >= value && !o->staged_status;
+    pthread_mutex_unlock(&o->lock);
+    return reached ? 0 : -1;
+}
+
+/* Rows [0, r1) of the local columns [c0, c1) up or down; of the lower triangle only, each block
+ * column from its diagonal block down, where p->lower. */
+static ps_status move(staged *o, int up, int c0, int c1, int r1) {
+    ps_context *ctx = o->g->ctx;
+    const ps__dist_mat *a = o->a;
+    size_t es = ps__dtype_size(a->dt);
+    int step = o->p->lower ? a->c.nb : c1 - c0;
+    for (int c = c0; c < c1; c += step) {
+        int w = c1 - c < step ? c1 - c : step;
+        /* one process row: local rows are global rows */
+        int r0 = o->p->lower ? ps__cyclic_global(&a->c, c, a->c.me) : 0;
+        char *row0 = o->host + (size_t)r0 * es; /* row r0 of the host array's first column */
+        ps__mat v = ps__mat_at(a->m, r0, 0);
+        if (r1 - r0 <= 0) continue;
+        PS__TRY(up ? ps__stage_columns_in(ctx, a->dt, r1 - r0, c, w, row0, o->lld, NULL, v)
+                   : ps__stage_block_out(ctx, a->dt, r1 - r0, w, ps__mat_at(v, 0, c),
+                                         row0 + (size_t)c * (size_t)o->lld * es, o->lld));
+    }
+    return PS_SUCCESS;
+}
+
+/* The pieces up, in order. */
+static void stage_pieces(staged *o) {
+    ps__backend *be = &o->g->ctx->be;
+    for (int p = 0; p < PIECES; p++) {
+        ps_status st = move(o, 1, o->col0[p], o->col0[p + 1], o->a->lrows);
+        if (!st) st = be->ops->transfer_order(be, PS__ORDER_MARK_TRANSFERS, MARK_ARRIVED + p);
+        set_shared(o, &o->staged, p + 1, st);
+        if (st) return;
+    }
+}
+
+/* Then the left half down after step 2, and (LU) the rest's rows above f after step 3. */
+static void download_finished(staged *o) {
+    ps__backend *be = &o->g->ctx->be;
+    int lf = o->col0[PIECES - 1];
+    ps_status st = PS_SUCCESS;
+    if (wait_shared(o, &o->go, 1)) return;
+    st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_LEFT);
+    if (!st) st = move(o, 0, 0, lf, o->a->lrows);
+    if (!st && o->p->top && !wait_shared(o, &o->go, 2)) {
+        st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_TOP);
+        if (!st) st = move(o, 0, lf, o->a->lcols, o->f);
+    }
+    o->downloaded_status = st;
+}
+
+static void *transfer_thread(void *arg) {
+    stage_pieces(arg);
+    download_finished(arg);
+    return NULL;
+}
+
+/* Work may read piece p once it has arrived on every rank (agreed). */
+static void wait_for_piece(staged *o, int p) {
+    ps_grid *g = o->g;
+    ps__backend *be = &g->ctx->be;
+    ps__dist_steps *s = o->p->s;
+    ps_status st = s->st;
+    if (st == PS_SUCCESS && wait_shared(o, &o->staged, p + 1))
+        st = ps__dist_fail(g, o->staged_status, "rank %d: %s", g->rank,
+                           ps_context_last_error(g->ctx));
+    if (st == PS_SUCCESS) st = be->ops->transfer_order(be, PS__ORDER_WORK_AFTER, MARK_ARRIVED + p);
+    s->st = ps__dist_agree(g, st);
+    ps__dist_lane_wait(s, 1, 0);
+}
+
+/* Queues steps 1 to 4; go tells the transfer thread how far. */
+static void queue_work(staged *o, int kmax) {
+    const ps__dist_parts *p = o->p;
+    ps__backend *be = &o->g->ctx->be;
+    ps__dist_steps *s = p->s;
+    int f1 = o->fcol[1], lf = o->col0[PIECES - 1];
+    wait_for_piece(o, 0);
+    *p->upto = o->col0[1];
+    if (s->st == PS_SUCCESS) p->steps(p->w, 0, f1);
+    wait_for_piece(o, 1);
+    if (s->st != PS_SUCCESS) return;
+    p->catch_up(p->w, f1, lf);
+    /* collective also after a failure in the catch-up, which its first agreement makes
+     * everyone's */
+    p->steps(p->w, f1, o->f);
+    if (s->st == PS_SUCCESS)
+        ps__dist_note(s, be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_LEFT));
+    /* the caller's array is written only once every rank has all of it */
+    wait_for_piece(o, 2);
+    if (s->st != PS_SUCCESS) return;
+    set_shared(o, &o->go, 1, PS_SUCCESS);
+    if (p->frozen) *p->frozen = lf;
+    p->catch_up(p->w, o->f, o->a->lcols);
+    if (s->st == PS_SUCCESS)
+        ps__dist_note(s, be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_TOP));
+    if (s->st == PS_SUCCESS) set_shared(o, &o->go, 2, PS_SUCCESS);
+    p->steps(p->w, o->f, kmax);
+}
+
+ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
+                              const ps__dist_parts *p) {
+    ps_context *ctx = g->ctx;
+    ps__backend *be = &ctx->be;
+    int kmax = a->r.n < a->c.n ? a->r.n : a->c.n;
+    staged o = {.g = g, .a = a, .p = p, .host = host, .lld = lld, .f = f};
+    o.fcol[1] = f / 2 / a->c.nb * a->c.nb, o.fcol[2] = f; /* the first piece may be empty */
+    for (int i = 0; i < PIECES; i++) o.col0[i] = ps__cyclic_below(&a->c, o.fcol[i], g->mycol);
+    o.col0[PIECES] = a->lcols;
+    ps__dist_note(p->s, ps__transfers_after_work(ctx));
+    pthread_t thread;
+    pthread_mutex_init(&o.lock, NULL);
+    pthread_cond_init(&o.changed, NULL);
+    int threaded = pthread_create(&thread, NULL, transfer_thread, &o) == 0;
+    if (!threaded) stage_pieces(&o); /* no second thread: one job after the other */
+    queue_work(&o, kmax);
+    if (p->s->st != PS_SUCCESS) set_shared(&o, &o.go, -1, PS_SUCCESS);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (p->s->st == PS_SUCCESS)
+        download_finished(&o);
+    pthread_cond_destroy(&o.changed);
+    pthread_mutex_destroy(&o.lock);
+    if (o.downloaded_status != PS_SUCCESS)
+        ps__dist_note(p->s, ps__dist_fail(g, o.downloaded_status, "rank %d: %s", g->rank,
+                                          ps_context_last_error(ctx)));
+    if (p->s->st != PS_SUCCESS) /* nothing may still move into the caller's array */
+        for (int i = 0; i < PS__TRANSFER_SLOTS; i++) be->ops->transfer_wait(be, i);
+    return p->s->st;
+}

@@ -1,0 +1,38 @@
+/* Host-array factorizations of one process row with their transfers beside the work
+ * (dist_staged.c), for LU (dist_getrf_staged.c) and lower Cholesky (dist_potrf_staged.c). */
+#ifndef PS_DIST_STAGED_H
+#define PS_DIST_STAGED_H
+
+#include "dist.h"
+
+/* A factorization run in parts: its steps on the panels [k0, k1), which update the local
+ * columns up to *upto; catch_up brings the local columns [*upto, c1) up to date with the panels
+ * [0, f) and sets *upto to c1; *frozen (NULL: none) is the first local column that later
+ * steps' row interchanges reach. */
+typedef struct ps__dist_parts {
+    void *w;
+    ps__dist_steps *s;
+    int *upto, *frozen;
+    void (*steps)(void *w, int k0, int k1);
+    void (*catch_up)(void *w, int f, int c1);
+    int lower; /* only the lower triangle moves (Cholesky); else whole columns */
+    int top;   /* the right half's rows above the split go down after its catch-up (LU) */
+} ps__dist_parts;
+
+/* Where the staged factorization of a, with kmax panels, splits into its left half [0, f) and
+ * the rest, or 0 where the host array goes up and down whole: grids of more than one process
+ * row, backends that work in host memory, orders below the lu_overlap tuning's
+ * (core/lu/lu_overlap.c), too few blocks. Collective; the same on every rank. */
+int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax);
+
+/* Runs p's parts on a (allocated, its steps reserved) while a second host thread moves the host
+ * local array host (leading dimension lld): up in three pieces of global columns (the left half
+ * [0, f) in two, then the rest), each piece's panels factored once it has arrived and the
+ * earlier panels have been caught up with; down the left half once its panels are done, then
+ * (p->top) the rest's rows above f once it is caught up. The rest's lower rows stay for the
+ * caller to download. The caller's array is written only once every rank has all of it on its
+ * device. Returns with the transfers finished and the status agreed. */
+ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
+                              const ps__dist_parts *p);
+
+#endif
