@@ -51,9 +51,11 @@ ps_status ps__dist_upload(ps_grid *g, ps__dtype dt, const int desc[9], const voi
 ps_status ps__dist_download(ps_grid *g, const ps__dist_mat *d, void *a, int lld);
 void ps__dist_release(ps_grid *g, ps__dist_mat *d);
 /* put and download of uplo's triangle of a square matrix only, its diagonal blocks whole (on the
- * device the other triangle is left undefined; in the host array it is not written). */
+ * device the other triangle is left undefined; in the host array it is not written); the download
+ * from local column c0 on. */
 ps_status ps__dist_put_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, const void *a, int lld);
-ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, void *a, int lld);
+ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, int c0, void *a,
+                                int lld);
 
 /* Makes a local status global: every rank returns the first failing rank's status, with its
  * message in grid->last_error. */
@@ -151,6 +153,12 @@ ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info);
  * (dist_potrf_cols.c, dist_potrf_cols_upper.c). */
 ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info);
 ps_status ps__dist_potrf_cols_upper(ps_grid *g, ps__dist_mat *a, int *info);
+/* The lower one of the host local array host (leading dimension lld) through a, allocated, with
+ * the transfers beside the work (dist_staged.c); f: ps__dist_staged_split's. */
+ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *info);
+/* The lower one of the host local array host (leading dimension lld) through a, allocated, with
+ * the transfers beside the work (dist_staged.c); f: ps__dist_staged_split's. */
+ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *info);
 /* b = op(T)^-1 b for the triangle uplo of the square a (unit diagonal when diag is PS__UNIT);
  * b's rows are distributed as a's. */
 ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__trans trans,
@@ -169,16 +177,16 @@ ps_status ps__dist_check_rows(ps_grid *g, const int *desca, const int *descb, in
 
 /* The drivers' steps on device matrices (dist_solve.c), collective, every status agreed:
  * LU with ScaLAPACK's local pivots in ipiv (1-based) and PS_ERR_SINGULAR with last_info when a
- * pivot is zero (*info: that column, 0: none; NULL: not wanted), of the host local array host
- * (leading dimension lld; allocated a, the factors written back also when singular) or, host
- * NULL, of a as it is; the solve op(A) X = B with them
+ * pivot is zero (*info: that column, 0: none; NULL: not wanted); the solve op(A) X = B with them
  * (checked to be getrf's: argument pos); Cholesky of uplo's triangle with PS_ERR_NOT_SPD; its
- * solve. */
+ * solve. The factorizations take the host local array host (leading dimension lld) into a,
+ * allocated, and write the factors back into it (also when singular or not positive definite;
+ * Cholesky's triangle only), or with host NULL factor a as it is. */
 ps_status ps__dist_lu_factor(ps_grid *g, ps__dist_mat *a, void *host, int lld, int *ipiv,
                              int *info);
 ps_status ps__dist_lu_solve(ps_grid *g, ps__trans trans, const ps__dist_mat *a, const int *ipiv,
                             int pos, ps__dist_mat *b);
-ps_status ps__dist_chol_factor(ps_grid *g, char uplo, ps__dist_mat *a);
+ps_status ps__dist_chol_factor(ps_grid *g, char uplo, ps__dist_mat *a, void *host, int lld);
 ps_status ps__dist_chol_solve(ps_grid *g, char uplo, const ps__dist_mat *a, ps__dist_mat *b);
 
 #endif

@@ -164,7 +164,7 @@ static ps__uplo uplo_of(char uplo) {
 }
 
 /* Cholesky's A up (its triangle) into d, newly allocated, which the caller releases also after a
- * failure; and back. */
+ * failure. */
 static ps_status upload_triangle(ps_grid *g, ps__dtype dt, const int desc[9], char uplo,
                                  const void *a, ps__dist_mat *d) {
     ps_status st = ps__dist_alloc(g, dt, desc, d);
@@ -187,12 +187,9 @@ static ps_status potrf(ps_grid *g, ps__dtype dt, char uplo, int n, void *a, int 
     int desc[9];
     restrict_desc(desca, n, n, desc);
     ps__dist_mat d;
-    st = ps__dist_agree(g, upload_triangle(g, dt, desc, uplo, a, &d));
-    if (st == PS_SUCCESS) st = ps__dist_chol_factor(g, uplo, &d);
-    if (st == PS_SUCCESS || st == PS_ERR_NOT_SPD) {
-        ps_status x = ps__dist_agree(g, ps__dist_get_triangle(g, &d, uplo_of(uplo), a, desca[8]));
-        if (x != PS_SUCCESS) st = x;
-    }
+    /* an allocation that failed on another rank still leaves this rank's to release */
+    st = ps__dist_agree(g, ps__dist_alloc(g, dt, desc, &d));
+    if (st == PS_SUCCESS) st = ps__dist_chol_factor(g, uplo, &d, a, desca[8]);
     ps__dist_release(g, &d);
     return st;
 }
@@ -271,8 +268,8 @@ static ps_status factor_and_solve(ps_grid *g, ps__dtype dt, int lu, char uplo, i
     restrict_desc(descb, n, nrhs, db);
     ps__dist_mat A, B;
     memset(&B, 0, sizeof B);
-    /* LU moves A itself, beside its work */
-    ps_status st = lu ? ps__dist_alloc(g, dt, da, &A) : upload_triangle(g, dt, da, uplo, a, &A);
+    /* the factorizations move A themselves, beside their work */
+    ps_status st = ps__dist_alloc(g, dt, da, &A);
     if (st == PS_SUCCESS && nrhs > 0) st = ps__dist_upload(g, dt, db, b, &B);
     st = ps__dist_agree(g, st);
     if (st != PS_SUCCESS) {
@@ -280,16 +277,8 @@ static ps_status factor_and_solve(ps_grid *g, ps__dtype dt, int lu, char uplo, i
         ps__dist_release(g, &B);
         return st;
     }
-    if (lu) {
-        st = ps__dist_lu_factor(g, &A, a, desca[8], ipiv, NULL);
-    } else {
-        st = ps__dist_chol_factor(g, uplo, &A);
-        if (st == PS_SUCCESS || st == PS_ERR_NOT_SPD) {
-            ps_status x =
-                ps__dist_agree(g, ps__dist_get_triangle(g, &A, uplo_of(uplo), a, desca[8]));
-            if (x != PS_SUCCESS) st = x;
-        }
-    }
+    st = lu ? ps__dist_lu_factor(g, &A, a, desca[8], ipiv, NULL)
+            : ps__dist_chol_factor(g, uplo, &A, a, desca[8]);
     if (st == PS_SUCCESS && nrhs > 0) {
         st = lu ? ps__dist_lu_solve(g, PS__NOTRANS, &A, ipiv, 0, &B)
                 : ps__dist_chol_solve(g, uplo, &A, &B);

@@ -62,10 +62,10 @@ static void triangle_rows(const ps__dist_mat *d, ps__uplo uplo, int c, int w, in
 /* uplo's triangle between the host local array and the device, a local block column at a time:
  * Cholesky's drivers move only what they read and write (the other triangle is never written
  * back; on the device it is left undefined). */
-static ps_status move_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, void *a, int lld,
+static ps_status move_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, int c0, void *a, int lld,
                                int up) {
     size_t es = ps__dtype_size(d->dt);
-    for (int c = 0; c < d->lcols; c += d->c.nb) {
+    for (int c = c0; c < d->lcols; c += d->c.nb) {
         int w = d->lcols - c < d->c.nb ? d->lcols - c : d->c.nb, r0, rows;
         triangle_rows(d, uplo, c, w, &r0, &rows);
         if (rows <= 0) continue;
@@ -79,12 +79,12 @@ static ps_status move_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, void 
 
 ps_status ps__dist_put_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, const void *a,
                                 int lld) {
-    return move_triangle(g, d, uplo, (void *)a, lld, 1);
+    return move_triangle(g, d, uplo, 0, (void *)a, lld, 1);
 }
 
-ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, void *a,
+ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, int c0, void *a,
                                 int lld) {
-    return move_triangle(g, (ps__dist_mat *)d, uplo, a, lld, 0);
+    return move_triangle(g, (ps__dist_mat *)d, uplo, c0, a, lld, 0);
 }
 
 void ps__dist_release(ps_grid *g, ps__dist_mat *d) {

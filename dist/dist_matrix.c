@@ -165,7 +165,7 @@ ps_status ps_dist_potrf(char uplo, ps_dist_matrix *a) {
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS || a->d.r.n == 0) return st;
     ps__dist_report(g, "POTRF (device)", a->d.dt, a->d.r.n, a->d.r.n, a->desc[4]);
-    return ps__dist_chol_factor(g, uplo, &a->d);
+    return ps__dist_chol_factor(g, uplo, &a->d, NULL, 0);
 }
 
 ps_status ps_dist_potrs(char uplo, const ps_dist_matrix *a, ps_dist_matrix *b) {
@@ -185,7 +185,7 @@ ps_status ps_dist_posv(char uplo, ps_dist_matrix *a, ps_dist_matrix *b) {
     ps_status st = ps__dist_begin(g, check_chol_solve(g, uplo, a, b));
     if (st != PS_SUCCESS || a->d.r.n == 0) return st;
     ps__dist_report(g, "POSV (device)", a->d.dt, a->d.r.n, b->d.c.n, a->desc[4]);
-    st = ps__dist_chol_factor(g, uplo, &a->d);
+    st = ps__dist_chol_factor(g, uplo, &a->d, NULL, 0);
     if (st != PS_SUCCESS || b->d.c.n == 0) return st;
     return ps__dist_chol_solve(g, uplo, &a->d, &b->d);
 }

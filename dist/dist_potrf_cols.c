@@ -10,7 +10,7 @@
  * the columns from its block on are left unspecified.
  */
 #include "chol/chol.h"
-#include "dist.h"
+#include "dist_staged.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@
 typedef struct {
     ps__dist_steps s; /* the first failure, and the lanes: 2 with look-ahead */
     ps__dist_mat *a;
-    int nb;
+    int nb, upto; /* the steps update the local columns up to upto */
     void *info;   /* device int32: the first failing minor's order among this rank's blocks */
     void *pan[2]; /* device: the broadcast block columns, by step parity */
     ps__dist_buf stage;
@@ -85,53 +85,125 @@ static void update(cols_chol *w, int k, int c0, int c1) {
     }
 }
 
-static void run(cols_chol *w) {
+/* Both lanes follow everything queued on either; lane 0 current. */
+static void join(cols_chol *w) {
+    ps__dist_lane_wait(&w->s, 0, 1);
+    ps__dist_lane_wait(&w->s, 1, 0);
+    ps__dist_use_lane(&w->s, 0);
+}
+
+/* The steps for the block columns [k0, k1). */
+static void steps(void *arg, int k0, int k1) {
+    cols_chol *w = arg;
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
-    int n = a->r.n;
+    if (k0 >= k1) return;
     ps__dist_use_lane(&w->s, 1);
-    factor_column(w, 0);
-    for (int k = 0; k < n; k += w->nb) {
+    factor_column(w, k0);
+    for (int k = k0; k < k1; k += w->nb) {
         int jb = width(w, k), next = k + jb, right = ps__cyclic_below(&a->c, next, g->mycol);
         int ahead = 0;
         /* one agreement a step, before its exchanges */
         w->s.st = ps__dist_agree(g, w->s.st);
-        if (w->s.st != PS_SUCCESS || next >= n) break;
+        if (w->s.st != PS_SUCCESS) break;
         ps__dist_lane_wait(&w->s, 0, 1);
-        if (g->mycol == ps__cyclic_owner(&a->c, next)) ahead = width(w, next);
-        ps__dist_lane_wait(&w->s, 1, 0);
-        ps__dist_use_lane(&w->s, 1);
-        update(w, k, right, right + ahead);
-        factor_column(w, next);
+        if (next < k1) {
+            if (g->mycol == ps__cyclic_owner(&a->c, next)) ahead = width(w, next);
+            if (ahead > w->upto - right) ahead = w->upto - right;
+            ps__dist_lane_wait(&w->s, 1, 0);
+            ps__dist_use_lane(&w->s, 1);
+            update(w, k, right, right + ahead);
+            factor_column(w, next);
+        }
         ps__dist_use_lane(&w->s, 0);
-        update(w, k, right + ahead, a->lcols);
+        update(w, k, right + ahead, w->upto);
     }
-    ps__dist_use_lane(&w->s, 0);
-    ps__dist_lane_wait(&w->s, 0, 1);
+    join(w);
 }
 
-ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info) {
+/* Broadcasts block column k's L below its diagonal block again, as its holder has it. */
+static void rebroadcast(cols_chol *w, int k) {
+    ps_grid *g = w->s.g;
+    ps__dist_mat *a = w->a;
+    ps__backend *be = &g->ctx->be;
+    int jb = width(w, k), below = a->r.n - k - jb, pc = ps__cyclic_owner(&a->c, k);
+    ps__mat pack = {w->pan[k / w->nb % 2], 0, below > 0 ? below : 1};
+    if (g->npcol == 1 || below <= 0) return;
+    if (g->mycol == pc && w->s.st == PS_SUCCESS)
+        ps__dist_note(&w->s, be->ops->copy2d(be, a->dt, below, jb, l_view(w, k), pack));
+    ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, a->dt, pack.buf, 0,
+                                         (size_t)below * jb, w->s.lane, &w->stage));
+}
+
+/* Brings the local columns [upto, c1) up to date with the block columns [0, f), factored: block
+ * column k + 1's broadcast on lane 1 beside block column k's update on lane 0. */
+static void catch_up(void *arg, int f, int c1) {
+    cols_chol *w = arg;
+    int c0 = w->upto;
+    w->upto = c1;
+    ps__dist_use_lane(&w->s, 1);
+    if (f > 0) rebroadcast(w, 0);
+    for (int k = 0; k < f; k += w->nb) {
+        w->s.st = ps__dist_agree(w->s.g, w->s.st);
+        if (w->s.st != PS_SUCCESS) break;
+        ps__dist_lane_wait(&w->s, 0, 1);
+        ps__dist_lane_wait(&w->s, 1, 0);
+        if (k + w->nb < f) {
+            ps__dist_use_lane(&w->s, 1);
+            rebroadcast(w, k + w->nb);
+        }
+        ps__dist_use_lane(&w->s, 0);
+        update(w, k, c0, c1);
+    }
+    join(w);
+}
+
+/* Reserves what the steps need (agreed). */
+static ps_status open_steps(cols_chol *w, ps_grid *g, ps__dist_mat *a) {
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int n = a->r.n, nb = a->c.nb;
-    cols_chol w = {{g, 1, 0, PS_SUCCESS}, a, nb, NULL, {NULL, NULL}, {0}};
-    if (be->ops->lanes(be) > 1) w.s.lanes = 2;
+    *w = (cols_chol){{g, 1, 0, PS_SUCCESS}, a, nb, a->lcols, NULL, {NULL, NULL}, {0}};
+    if (be->ops->lanes(be) > 1) w->s.lanes = 2;
     size_t panel_bytes = (size_t)(n > 0 ? n : 1) * (size_t)nb * es;
     int32_t zero = 0;
-    ps_status st = ps__dev_alloc(g->ctx, 4, &w.info);
+    ps_status st = ps__dev_alloc(g->ctx, 4, &w->info);
     if (st == PS_SUCCESS)
-        st = be->ops->upload(be, PS__INT32, 1, 1, &zero, 1, (ps__mat){w.info, 0, 1});
+        st = be->ops->upload(be, PS__INT32, 1, 1, &zero, 1, (ps__mat){w->info, 0, 1});
     for (int i = 0; i < 2 && st == PS_SUCCESS && g->npcol > 1; i++)
-        st = ps__dev_alloc(g->ctx, panel_bytes, &w.pan[i]);
+        st = ps__dev_alloc(g->ctx, panel_bytes, &w->pan[i]);
     if (st != PS_SUCCESS)
         st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
-    if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w.stage, panel_bytes);
-    w.s.st = ps__dist_agree(g, st);
-    if (w.s.st == PS_SUCCESS && n > 0) run(&w);
-    st = ps__dist_first_info(&w.s, w.info, info);
-    if (w.info) ps__dev_free(g->ctx, w.info);
+    if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w->stage, panel_bytes);
+    return w->s.st = ps__dist_agree(g, st);
+}
+
+/* The verdict to every rank, the status agreed; releases what open_steps reserved. */
+static ps_status close_steps(cols_chol *w, int *info) {
+    ps_grid *g = w->s.g;
+    ps_status st = ps__dist_first_info(&w->s, w->info, info);
+    if (w->info) ps__dev_free(g->ctx, w->info);
     for (int i = 0; i < 2; i++)
-        if (w.pan[i]) ps__dev_free(g->ctx, w.pan[i]);
-    free(w.stage.p);
+        if (w->pan[i]) ps__dev_free(g->ctx, w->pan[i]);
+    free(w->stage.p);
+    return st;
+}
+
+ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info) {
+    cols_chol w;
+    if (open_steps(&w, g, a) == PS_SUCCESS) steps(&w, 0, a->r.n);
+    return close_steps(&w, info);
+}
+
+ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
+                                int *info) {
+    cols_chol w;
+    ps__dist_parts parts = {&w, &w.s, &w.upto, NULL, steps, catch_up, 1, 0};
+    if (open_steps(&w, g, a) == PS_SUCCESS) ps__dist_staged_run(g, a, host, lld, f, &parts);
+    ps_status st = close_steps(&w, info);
+    if (st == PS_SUCCESS) /* the bottom right corner's triangle */
+        st = ps__dist_agree(g,
+                            ps__dist_get_triangle(g, a, PS__LOWER,
+                                                  ps__cyclic_below(&a->c, f, g->mycol), host, lld));
     return st;
 }

@@ -135,9 +135,23 @@ static ps__uplo uplo_of(char uplo) {
     return uplo == 'L' || uplo == 'l' ? PS__LOWER : PS__UPPER;
 }
 
-ps_status ps__dist_chol_factor(ps_grid *g, char uplo, ps__dist_mat *a) {
+/* ps__dist_potrf, the triangle of the host local array host (NULL: none) put into a first and the
+ * factor brought back into it (also one that is not positive definite), beside the work where
+ * ps__dist_staged_split allows (the lower one). */
+static ps_status potrf_from(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, void *host, int lld,
+                            int *info) {
+    if (!host) return ps__dist_potrf(g, a, uplo, info);
+    int f = uplo == PS__LOWER ? ps__dist_staged_split(g, a, a->r.n) : 0;
+    if (f > 0) return ps__dist_potrf_staged(g, a, host, lld, f, info);
+    ps_status st = ps__dist_agree(g, ps__dist_put_triangle(g, a, uplo, host, lld));
+    if (st == PS_SUCCESS) st = ps__dist_potrf(g, a, uplo, info);
+    if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_get_triangle(g, a, uplo, 0, host, lld));
+    return st;
+}
+
+ps_status ps__dist_chol_factor(ps_grid *g, char uplo, ps__dist_mat *a, void *host, int lld) {
     int info = 0;
-    ps_status st = ps__dist_potrf(g, a, uplo_of(uplo), &info);
+    ps_status st = potrf_from(g, a, uplo_of(uplo), host, lld, &info);
     if (st == PS_SUCCESS && info) {
         g->last_info = info;
         st = ps__dist_fail(g, PS_ERR_NOT_SPD,
