@@ -6,7 +6,7 @@
 # Usage: run_scalapack_tester.sh LIBPORTSOLVE_SCALAPACK BACKEND MPIEXEC PROGRAM INPUT NAME ROUTINE COUNT
 #   INPUT: the input file, given to the tester as NAME (LU.dat, LLT.dat); ROUTINE: the
 #   factorization's name in the log (PDGETRF, ...); COUNT: how many factorizations the input asks
-#   for
+#   for. PORTSOLVE_TUNING, if set, adds its knobs to the ranks' dist_verbose=1.
 set -euo pipefail
 lib=$1 backend=$2 mpiexec=$3 program=$4 input=$5 name=$6 routine=$7 count=$8
 work=$(mktemp -d)
@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 cp "$input" "$work/$name"
 cd "$work" # the testers read their .dat from the working folder
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$mpiexec" -n 4 --oversubscribe \
-  -x PORTSOLVE_BACKEND="$backend" -x PORTSOLVE_TUNING=dist_verbose=1 -x OPENBLAS_NUM_THREADS=1 \
+  -x PORTSOLVE_BACKEND="$backend" -x PORTSOLVE_TUNING="dist_verbose=1${PORTSOLVE_TUNING:+,$PORTSOLVE_TUNING}" -x OPENBLAS_NUM_THREADS=1 \
   -x OMP_NUM_THREADS=1 -x POCL_MAX_PTHREAD_COUNT=1 -x PORTSOLVE_BACKEND_PATH \
   -x LD_PRELOAD="$lib" "$program" >out.txt 2>log.txt || { tail -20 out.txt log.txt; exit 1; }
 grep -E "tests completed|skipped" out.txt || true
