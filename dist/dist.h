@@ -84,6 +84,15 @@ ps_status ps__dist_first_info(ps__dist_steps *s, void *info, int *first);
 void ps__dist_use_lane(ps__dist_steps *s, int lane);
 void ps__dist_lane_wait(ps__dist_steps *s, int waiter, int signaller);
 
+/* Both lanes follow everything queued on either; lane 0 current. */
+void ps__dist_lanes_join(ps__dist_steps *s);
+/* The staged drivers' catch-up (dist_staged.c): the local columns [c0, c1) brought up to date
+ * with the factored panels [0, f) of width nb, send(w, k) broadcasting panel k on lane 1 a panel
+ * ahead of use(w, k, c0, c1) updating the columns with it on lane 0; an agreement a panel; the
+ * lanes joined at the end. */
+void ps__dist_catch_up(ps__dist_steps *s, void *w, int f, int nb, int c0, int c1,
+                       void (*send)(void *w, int k), void (*use)(void *w, int k, int c0, int c1));
+
 /* MPI_Bcast of bytes of any size (MPI counts are ints: pieces of at most 1 GiB). */
 void ps__dist_bcast_bytes(void *buf, size_t bytes, int root, MPI_Comm comm);
 

@@ -73,12 +73,6 @@ static void apply(ps__cols_lu *w, int k, int c0, int c1, int swap) {
                                            ps__mat_at(a->m, k + jb, c0)));
 }
 
-void ps__cols_lu_join(ps__cols_lu *w) {
-    ps__dist_lane_wait(&w->s, 0, 1);
-    ps__dist_lane_wait(&w->s, 1, 0);
-    ps__dist_use_lane(&w->s, 0);
-}
-
 void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1) {
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
@@ -111,11 +105,12 @@ void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1) {
                                                 ps__mat_at(a->m, 0, w->frozen), k, k + jb, w->ipiv,
                                                 (size_t)k, 1));
     }
-    ps__cols_lu_join(w);
+    ps__dist_lanes_join(&w->s);
 }
 
 /* Broadcasts the factored panel k again (rows k.. as its holder has them now). */
-static void rebroadcast(ps__cols_lu *w, int k) {
+static void rebroadcast(void *arg, int k) {
+    ps__cols_lu *w = arg;
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
@@ -130,32 +125,21 @@ static void rebroadcast(ps__cols_lu *w, int k) {
                                          (size_t)(m - k) * jb, w->s.lane, &w->stage));
 }
 
+/* Panel k's U block row and update on the columns [c0, c1), its interchanges already there. */
+static void apply_swapped(void *w, int k, int c0, int c1) {
+    apply(w, k, c0, c1, 0);
+}
+
 void ps__cols_lu_catch_up(ps__cols_lu *w, int f, int c1) {
-    ps_grid *g = w->s.g;
+    ps__backend *be = &w->s.g->ctx->be;
     ps__dist_mat *a = w->a;
-    ps__backend *be = &g->ctx->be;
     int c0 = w->upto;
     w->upto = c1;
     /* all the panels' interchanges first: the L they left has every one of them applied */
     if (c1 > c0 && f > 0 && w->s.st == PS_SUCCESS)
         ps__dist_note(&w->s, be->ops->laswp(be, a->dt, c1 - c0, ps__mat_at(a->m, 0, c0), 0, f,
                                             w->ipiv, 0, 1));
-    /* panel k + 1's broadcast on lane 1 beside panel k's update on lane 0 */
-    ps__dist_use_lane(&w->s, 1);
-    if (f > 0) rebroadcast(w, 0);
-    for (int k = 0; k < f; k += w->nb) {
-        w->s.st = ps__dist_agree(g, w->s.st);
-        if (w->s.st != PS_SUCCESS) break;
-        ps__dist_lane_wait(&w->s, 0, 1);
-        ps__dist_lane_wait(&w->s, 1, 0);
-        if (k + w->nb < f) {
-            ps__dist_use_lane(&w->s, 1);
-            rebroadcast(w, k + w->nb);
-        }
-        ps__dist_use_lane(&w->s, 0);
-        apply(w, k, c0, c1, 0);
-    }
-    ps__cols_lu_join(w);
+    ps__dist_catch_up(&w->s, w, f, w->nb, c0, c1, rebroadcast, apply_swapped);
 }
 
 ps_status ps__cols_lu_open(ps__cols_lu *w, ps_grid *g, ps__dist_mat *a) {

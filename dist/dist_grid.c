@@ -80,6 +80,31 @@ void ps__dist_lane_wait(ps__dist_steps *s, int waiter, int signaller) {
     if (s->lanes > 1) ps__dist_note(s, be->ops->lane_wait(be, waiter, signaller));
 }
 
+void ps__dist_lanes_join(ps__dist_steps *s) {
+    ps__dist_lane_wait(s, 0, 1);
+    ps__dist_lane_wait(s, 1, 0);
+    ps__dist_use_lane(s, 0);
+}
+
+void ps__dist_catch_up(ps__dist_steps *s, void *w, int f, int nb, int c0, int c1,
+                       void (*send)(void *w, int k), void (*use)(void *w, int k, int c0, int c1)) {
+    ps__dist_use_lane(s, 1);
+    if (f > 0) send(w, 0);
+    for (int k = 0; k < f; k += nb) {
+        s->st = ps__dist_agree(s->g, s->st);
+        if (s->st != PS_SUCCESS) break;
+        ps__dist_lane_wait(s, 0, 1); /* panel k has arrived */
+        ps__dist_lane_wait(s, 1, 0); /* panel k - 1's buffer is free again */
+        if (k + nb < f) {
+            ps__dist_use_lane(s, 1);
+            send(w, k + nb);
+        }
+        ps__dist_use_lane(s, 0);
+        use(w, k, c0, c1);
+    }
+    ps__dist_lanes_join(s);
+}
+
 void ps__dist_bcast_bytes(void *buf, size_t bytes, int root, MPI_Comm comm) {
     const size_t piece = (size_t)1 << 30;
     for (size_t at = 0; at < bytes; at += piece)

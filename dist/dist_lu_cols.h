@@ -24,8 +24,6 @@ void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1);
 /* Brings the local columns [upto, c1) up to date with the panels [0, f), already factored:
  * their interchanges, U's block rows and the updates below them. upto becomes c1. */
 void ps__cols_lu_catch_up(ps__cols_lu *w, int f, int c1);
-/* Both lanes follow everything queued on either; lane 0 current. */
-void ps__cols_lu_join(ps__cols_lu *w);
 /* The pivots (0-based global rows) and the first zero pivot to every rank, the status agreed;
  * releases what open reserved. */
 ps_status ps__cols_lu_close(ps__cols_lu *w, int *piv, int *info);

@@ -85,13 +85,6 @@ static void update(cols_chol *w, int k, int c0, int c1) {
     }
 }
 
-/* Both lanes follow everything queued on either; lane 0 current. */
-static void join(cols_chol *w) {
-    ps__dist_lane_wait(&w->s, 0, 1);
-    ps__dist_lane_wait(&w->s, 1, 0);
-    ps__dist_use_lane(&w->s, 0);
-}
-
 /* The steps for the block columns [k0, k1). */
 static void steps(void *arg, int k0, int k1) {
     cols_chol *w = arg;
@@ -118,11 +111,12 @@ static void steps(void *arg, int k0, int k1) {
         ps__dist_use_lane(&w->s, 0);
         update(w, k, right + ahead, w->upto);
     }
-    join(w);
+    ps__dist_lanes_join(&w->s);
 }
 
 /* Broadcasts block column k's L below its diagonal block again, as its holder has it. */
-static void rebroadcast(cols_chol *w, int k) {
+static void rebroadcast(void *arg, int k) {
+    cols_chol *w = arg;
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
@@ -135,27 +129,16 @@ static void rebroadcast(cols_chol *w, int k) {
                                          (size_t)below * jb, w->s.lane, &w->stage));
 }
 
-/* Brings the local columns [upto, c1) up to date with the block columns [0, f), factored: block
- * column k + 1's broadcast on lane 1 beside block column k's update on lane 0. */
+static void update_columns(void *w, int k, int c0, int c1) {
+    update(w, k, c0, c1);
+}
+
+/* Brings the local columns [upto, c1) up to date with the block columns [0, f), factored. */
 static void catch_up(void *arg, int f, int c1) {
     cols_chol *w = arg;
     int c0 = w->upto;
     w->upto = c1;
-    ps__dist_use_lane(&w->s, 1);
-    if (f > 0) rebroadcast(w, 0);
-    for (int k = 0; k < f; k += w->nb) {
-        w->s.st = ps__dist_agree(w->s.g, w->s.st);
-        if (w->s.st != PS_SUCCESS) break;
-        ps__dist_lane_wait(&w->s, 0, 1);
-        ps__dist_lane_wait(&w->s, 1, 0);
-        if (k + w->nb < f) {
-            ps__dist_use_lane(&w->s, 1);
-            rebroadcast(w, k + w->nb);
-        }
-        ps__dist_use_lane(&w->s, 0);
-        update(w, k, c0, c1);
-    }
-    join(w);
+    ps__dist_catch_up(&w->s, w, f, w->nb, c0, c1, rebroadcast, update_columns);
 }
 
 /* Reserves what the steps need (agreed). */

@@ -13,6 +13,7 @@
  */
 #include "dist_staged.h"
 #include "lu/lu.h"
+#include "base/handoff.h"
 #include "base/staging.h"
 
 #include <pthread.h>
@@ -22,7 +23,7 @@
 enum { MARK_ARRIVED = 2, MARK_LEFT = 5, MARK_TOP = 6 };
 #define PIECES 3
 
-/* What the two threads share. staged: pieces queued up; go: how far the work is queued (1:
+/* What the two threads share. h.staged: pieces queued up; h.go: how far the work is queued (1:
  * steps 1 and 2, 2: step 3), -1 when the transfer thread is to stop. */
 typedef struct staged {
     ps_grid *g;
@@ -32,10 +33,8 @@ typedef struct staged {
     int lld, f;
     int fcol[PIECES], col0[PIECES + 1]; /* piece p: global columns from fcol[p], local [col0[p],
                                            col0[p + 1]) */
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    int staged, go;
-    ps_status staged_status, downloaded_status;
+    ps__handoff h;
+    ps_status downloaded_status;
 } staged;
 
 int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax) {
@@ -48,24 +47,6 @@ int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax) {
     /* the same way on every rank, whatever their backends and tunings */
     MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_MIN, g->all);
     return f;
-}
-
-static void set_shared(staged *o, int *field, int value, ps_status st) {
-    pthread_mutex_lock(&o->lock);
-    *field = value;
-    if (st && !o->staged_status) o->staged_status = st;
-    pthread_cond_broadcast(&o->changed);
-    pthread_mutex_unlock(&o->lock);
-}
-
-/* Waits until *field reaches value: 0 then, -1 when the staging failed or the work stopped. */
-static int wait_shared(staged *o, const int *field, int value) {
-    pthread_mutex_lock(&o->lock);
-    while (*field < value && o->go >= 0 && !o->staged_status)
-        pthread_cond_wait(&o->changed, &o->lock);
-    int reached = *field >= value && !o->staged_status;
-    pthread_mutex_unlock(&o->lock);
-    return reached ? 0 : -1;
 }
 
 /* Rows [0, r1) of the local columns [c0, c1) up or down; of the lower triangle only, each block
@@ -95,7 +76,7 @@ static void stage_pieces(staged *o) {
     for (int p = 0; p < PIECES; p++) {
         ps_status st = move(o, 1, o->col0[p], o->col0[p + 1], o->a->lrows);
         if (!st) st = be->ops->transfer_order(be, PS__ORDER_MARK_TRANSFERS, MARK_ARRIVED + p);
-        set_shared(o, &o->staged, p + 1, st);
+        ps__handoff_set(&o->h, &o->h.staged, p + 1, st);
         if (st) return;
     }
 }
@@ -105,10 +86,10 @@ static void download_finished(staged *o) {
     ps__backend *be = &o->g->ctx->be;
     int lf = o->col0[PIECES - 1];
     ps_status st = PS_SUCCESS;
-    if (wait_shared(o, &o->go, 1)) return;
+    if (ps__handoff_wait(&o->h, &o->h.go, 1)) return;
     st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_LEFT);
     if (!st) st = move(o, 0, 0, lf, o->a->lrows);
-    if (!st && o->p->top && !wait_shared(o, &o->go, 2)) {
+    if (!st && o->p->top && !ps__handoff_wait(&o->h, &o->h.go, 2)) {
         st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_TOP);
         if (!st) st = move(o, 0, lf, o->a->lcols, o->f);
     }
@@ -127,9 +108,8 @@ static void wait_for_piece(staged *o, int p) {
     ps__backend *be = &g->ctx->be;
     ps__dist_steps *s = o->p->s;
     ps_status st = s->st;
-    if (st == PS_SUCCESS && wait_shared(o, &o->staged, p + 1))
-        st = ps__dist_fail(g, o->staged_status, "rank %d: %s", g->rank,
-                           ps_context_last_error(g->ctx));
+    if (st == PS_SUCCESS && ps__handoff_wait(&o->h, &o->h.staged, p + 1))
+        st = ps__dist_fail(g, o->h.failed, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
     if (st == PS_SUCCESS) st = be->ops->transfer_order(be, PS__ORDER_WORK_AFTER, MARK_ARRIVED + p);
     s->st = ps__dist_agree(g, st);
     ps__dist_lane_wait(s, 1, 0);
@@ -155,12 +135,12 @@ static void queue_work(staged *o, int kmax) {
     /* the caller's array is written only once every rank has all of it */
     wait_for_piece(o, 2);
     if (s->st != PS_SUCCESS) return;
-    set_shared(o, &o->go, 1, PS_SUCCESS);
+    ps__handoff_set(&o->h, &o->h.go, 1, PS_SUCCESS);
     if (p->frozen) *p->frozen = lf;
     p->catch_up(p->w, o->f, o->a->lcols);
     if (s->st == PS_SUCCESS)
         ps__dist_note(s, be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_TOP));
-    if (s->st == PS_SUCCESS) set_shared(o, &o->go, 2, PS_SUCCESS);
+    if (s->st == PS_SUCCESS) ps__handoff_set(&o->h, &o->h.go, 2, PS_SUCCESS);
     p->steps(p->w, o->f, kmax);
 }
 
@@ -175,18 +155,16 @@ ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, 
     o.col0[PIECES] = a->lcols;
     ps__dist_note(p->s, ps__transfers_after_work(ctx));
     pthread_t thread;
-    pthread_mutex_init(&o.lock, NULL);
-    pthread_cond_init(&o.changed, NULL);
+    ps__handoff_init(&o.h);
     int threaded = pthread_create(&thread, NULL, transfer_thread, &o) == 0;
     if (!threaded) stage_pieces(&o); /* no second thread: one job after the other */
     queue_work(&o, kmax);
-    if (p->s->st != PS_SUCCESS) set_shared(&o, &o.go, -1, PS_SUCCESS);
+    if (p->s->st != PS_SUCCESS) ps__handoff_set(&o.h, &o.h.go, -1, PS_SUCCESS);
     if (threaded)
         pthread_join(thread, NULL);
     else if (p->s->st == PS_SUCCESS)
         download_finished(&o);
-    pthread_cond_destroy(&o.changed);
-    pthread_mutex_destroy(&o.lock);
+    ps__handoff_destroy(&o.h);
     if (o.downloaded_status != PS_SUCCESS)
         ps__dist_note(p->s, ps__dist_fail(g, o.downloaded_status, "rank %d: %s", g->rank,
                                           ps_context_last_error(ctx)));

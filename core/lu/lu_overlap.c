@@ -22,6 +22,7 @@
  * transfer_order's marks keep each side behind what it reads.
  */
 #include "lu/lu.h"
+#include "base/handoff.h"
 #include "base/staging.h"
 
 #include <pthread.h>
@@ -39,8 +40,8 @@
  * right half's update, after everything; each piece's arrival. */
 enum { MARK_LEFT = 2, MARK_TOP = 3, MARK_ALL = 4, MARK_ARRIVED = 5 };
 
-/* What the two threads share. go: how far the work is queued (1: the left half, 2: the right
- * half's update), or -1 when the transfer thread is to stop. staged: pieces queued up. */
+/* What the two threads share. h.go: how far the work is queued (1: the left half, 2: the right
+ * half's update), or -1 when the transfer thread is to stop; h.staged: pieces queued up. */
 typedef struct overlap {
     ps_context *ctx;
     ps__dtype dt;
@@ -48,10 +49,8 @@ typedef struct overlap {
     int col0[PIECES + 1]; /* piece p is columns [col0[p], col0[p + 1]) */
     ps__mat a;
     void *ipiv[PIECES], *info[PIECES]; /* per piece, counting from its first row */
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    int staged, go;
-    ps_status staged_status, downloaded_status;
+    ps__handoff h;
+    ps_status downloaded_status;
 } overlap;
 
 int ps__lu_overlap_from(ps_context *ctx, ps__dtype dt) {
@@ -68,24 +67,6 @@ int ps__lu_overlap_split(ps_context *ctx, ps__dtype dt, int n) {
     return n / 2 / nb * nb;
 }
 
-static void set_shared(overlap *o, int *field, int value, ps_status st) {
-    pthread_mutex_lock(&o->lock);
-    *field = value;
-    if (st && !o->staged_status) o->staged_status = st;
-    pthread_cond_broadcast(&o->changed);
-    pthread_mutex_unlock(&o->lock);
-}
-
-/* Waits until *field reaches value: 0 then, -1 when the staging failed or the work stopped. */
-static int wait_shared(overlap *o, const int *field, int value) {
-    pthread_mutex_lock(&o->lock);
-    while (*field < value && o->go >= 0 && !o->staged_status)
-        pthread_cond_wait(&o->changed, &o->lock);
-    int reached = *field >= value && !o->staged_status;
-    pthread_mutex_unlock(&o->lock);
-    return reached ? 0 : -1;
-}
-
 static ps_status stage_piece(overlap *o, int p) {
     const ps__lu_host_call *c = o->call;
     PS__TRY(ps__stage_columns_in(o->ctx, o->dt, c->n, o->col0[p], o->col0[p + 1] - o->col0[p], c->a,
@@ -99,7 +80,7 @@ static ps_status stage_piece(overlap *o, int p) {
 static void stage_pieces(overlap *o) {
     for (int p = 0; p < PIECES; p++) {
         ps_status st = stage_piece(o, p);
-        set_shared(o, &o->staged, p + 1, st);
+        ps__handoff_set(&o->h, &o->h.staged, p + 1, st);
         if (st) return;
     }
 }
@@ -112,10 +93,10 @@ static void download_finished(overlap *o) {
     int n = c->n, f = o->col0[LEFT_PIECES];
     size_t es = ps__dtype_size(o->dt);
     ps_status st = PS_SUCCESS;
-    if (wait_shared(o, &o->go, 1)) return;
+    if (ps__handoff_wait(&o->h, &o->h.go, 1)) return;
     st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_LEFT);
     if (!st) st = ps__stage_block_out(ctx, o->dt, n, f, o->a, c->a, c->lda);
-    if (!st && !wait_shared(o, &o->go, 2)) {
+    if (!st && !ps__handoff_wait(&o->h, &o->h.go, 2)) {
         st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_TOP);
         if (!st)
             st = ps__stage_block_out(ctx, o->dt, f, n - f, ps__mat_at(o->a, 0, f),
@@ -149,7 +130,7 @@ static ps_status catch_up(overlap *o, int p) {
 
 /* Work may read piece p once it has arrived. */
 static ps_status wait_for_piece(overlap *o, int p) {
-    if (wait_shared(o, &o->staged, p + 1)) return o->staged_status;
+    if (ps__handoff_wait(&o->h, &o->h.staged, p + 1)) return o->h.failed;
     return o->ctx->be.ops->transfer_order(&o->ctx->be, PS__ORDER_WORK_AFTER, MARK_ARRIVED + p);
 }
 
@@ -189,11 +170,11 @@ static ps_status queue_work(overlap *o, ps__mat b) {
             PS__TRY(be->ops->laswp(be, dt, c0, ps__mat_at(o->a, c0, 0), 0, cw, o->ipiv[p], 0, 1));
     }
     PS__TRY(be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_LEFT));
-    set_shared(o, &o->go, 1, PS_SUCCESS);
+    ps__handoff_set(&o->h, &o->h.go, 1, PS_SUCCESS);
     PS__TRY(wait_for_piece(o, LEFT_PIECES));
     PS__TRY(catch_up(o, LEFT_PIECES));
     PS__TRY(be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_TOP));
-    set_shared(o, &o->go, 2, PS_SUCCESS);
+    ps__handoff_set(&o->h, &o->h.go, 2, PS_SUCCESS);
     PS__TRY(ps__getrf(ctx, dt, n - f, n - f, ps__mat_at(o->a, f, f), o->ipiv[LEFT_PIECES],
                       o->info[LEFT_PIECES]));
     if (o->call->nrhs > 0) PS__TRY(solve(o, b));
@@ -296,19 +277,17 @@ ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call
     PS__TRY(ps__transfers_after_work(ctx));
 
     pthread_t thread;
-    pthread_mutex_init(&o.lock, NULL);
-    pthread_cond_init(&o.changed, NULL);
+    ps__handoff_init(&o.h);
     int threaded = pthread_create(&thread, NULL, transfer_thread, &o) == 0;
     if (!threaded) stage_pieces(&o); /* no second thread: one job after the other */
     ps_status st = queue_work(&o, b.dev);
-    if (st) set_shared(&o, &o.go, -1, PS_SUCCESS);
+    if (st) ps__handoff_set(&o.h, &o.h.go, -1, PS_SUCCESS);
     if (threaded)
         pthread_join(thread, NULL);
     else if (!st)
         download_finished(&o);
-    pthread_cond_destroy(&o.changed);
-    pthread_mutex_destroy(&o.lock);
-    if (o.staged_status) st = o.staged_status; /* a refused input: what the caller must hear */
+    ps__handoff_destroy(&o.h);
+    if (o.h.failed) st = o.h.failed; /* a refused input: what the caller must hear */
     if (!st) st = o.downloaded_status;
     if (st) { /* nothing may still move into the caller's arrays or out of the ring */
         for (int i = 0; i < PS__TRANSFER_SLOTS; i++) be->ops->transfer_wait(be, i);
