@@ -84,7 +84,8 @@ ps_status ps__dist_first_info(ps__dist_steps *s, void *info, int *first);
 void ps__dist_use_lane(ps__dist_steps *s, int lane);
 void ps__dist_lane_wait(ps__dist_steps *s, int waiter, int signaller);
 
-/* Both lanes follow everything queued on either; lane 0 current. */
+/* Both lanes follow everything queued on either, back on the context's queue if they were split
+ * (lanes_split); lane 0 current. */
 void ps__dist_lanes_join(ps__dist_steps *s);
 /* The staged drivers' catch-up (dist_staged.c): the local columns [c0, c1) brought up to date
  * with the factored panels [0, f) of width nb, send(w, k) broadcasting panel k on lane 1 a panel

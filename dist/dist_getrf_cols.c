@@ -77,6 +77,7 @@ void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1) {
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
+    int split = 0;
     if (k0 >= k1) return;
     ps__dist_use_lane(&w->s, 1);
     panel(w, k0);
@@ -86,15 +87,22 @@ void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1) {
         /* one agreement a step, before its exchanges */
         w->s.st = ps__dist_agree(g, w->s.st);
         if (w->s.st != PS_SUCCESS) break;
+        /* the panel's lane on SMs of its own while the trailing order is small enough, as on one
+         * device (core/base/lookahead.c) */
+        if (w->s.lanes > 1)
+            ps__dist_note(&w->s, be->ops->lanes_split(be, PS__ALGO_LU, a->dt, w->kmax - k, &split));
         ps__dist_lane_wait(&w->s, 0, 1);
         if (next < k1) {
             if (g->mycol == ps__cyclic_owner(&a->c, next)) {
                 ahead = a->c.n - next < w->nb ? a->c.n - next : w->nb;
                 if (ahead > w->upto - right) ahead = w->upto - right;
             }
+            /* split, lane 0 has most of the device: it updates the next block column first */
+            ps__dist_use_lane(&w->s, 0);
+            if (split) apply(w, k, right, right + ahead, 1);
             ps__dist_lane_wait(&w->s, 1, 0);
             ps__dist_use_lane(&w->s, 1);
-            apply(w, k, right, right + ahead, 1);
+            if (!split) apply(w, k, right, right + ahead, 1);
             panel(w, next);
         }
         ps__dist_use_lane(&w->s, 0);

@@ -81,9 +81,11 @@ void ps__dist_lane_wait(ps__dist_steps *s, int waiter, int signaller) {
 }
 
 void ps__dist_lanes_join(ps__dist_steps *s) {
+    ps__backend *be = &s->g->ctx->be;
     ps__dist_lane_wait(s, 0, 1);
     ps__dist_lane_wait(s, 1, 0);
     ps__dist_use_lane(s, 0);
+    if (s->lanes > 1) ps__dist_note(s, be->ops->lanes_join(be)); /* also after a failure */
 }
 
 void ps__dist_catch_up(ps__dist_steps *s, void *w, int f, int nb, int c0, int c1,
