@@ -88,9 +88,10 @@ void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1) {
         w->s.st = ps__dist_agree(g, w->s.st);
         if (w->s.st != PS_SUCCESS) break;
         /* the panel's lane on SMs of its own while the trailing order is small enough, as on one
-         * device (core/base/lookahead.c); not where broadcasts go through the host, whose
-         * transfers run on the context's queue, which split lanes do not follow */
-        if (w->s.lanes > 1 && (g->npcol == 1 || ps__dist_peers(g)))
+         * device (core/base/lookahead.c); with one process column only: through MPI the
+         * broadcasts' host transfers run on the context's queue, which split lanes do not follow,
+         * and NCCL on split lanes has not run yet */
+        if (w->s.lanes > 1 && g->npcol == 1)
             ps__dist_note(&w->s, be->ops->lanes_split(be, PS__ALGO_LU, a->dt, w->kmax - k, &split));
         ps__dist_lane_wait(&w->s, 0, 1);
         if (next < k1) {
