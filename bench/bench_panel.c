@@ -21,6 +21,7 @@
 
 typedef struct panel_run {
     const char *backend;
+    const char *tuning; /* PORTSOLVE_TUNING as the program found it (NULL: unset) */
     int single, repeats;
 } panel_run;
 
@@ -28,9 +29,14 @@ typedef struct panel_run {
  * leaf width leaf (0: the backend's); < 0 on failure. */
 static double time_getrf(const panel_run *r, const void *host, int rows, int cols, int nb,
                          int leaf) {
-    char leaf_text[48];
-    snprintf(leaf_text, sizeof leaf_text, "lu_panel_width=%d", leaf);
-    setenv("PORTSOLVE_TUNING", leaf > 0 ? leaf_text : "", 1);
+    /* the caller's knobs, then the leaf width (the later of two settings wins) */
+    char text[512];
+    const char *user = r->tuning ? r->tuning : "";
+    if (leaf > 0)
+        snprintf(text, sizeof text, "%s%slu_panel_width=%d", user, *user ? "," : "", leaf);
+    else
+        snprintf(text, sizeof text, "%s", user);
+    setenv("PORTSOLVE_TUNING", text, 1);
     ps_context_options o = ps_context_options_default();
     if (ps_backend_kind_from_name(r->backend, &o.backend) != PS_SUCCESS) return -1;
     o.lu_block_size = nb;
@@ -82,7 +88,9 @@ static void *random_matrix(int single, int rows, int cols) {
 }
 
 int main(int argc, char **argv) {
-    panel_run r = {"cuda", 0, 3};
+    const char *given = getenv("PORTSOLVE_TUNING");
+    char *tuning = given ? strdup(given) : NULL; /* time_getrf resets the variable */
+    panel_run r = {"cuda", tuning, 0, 3};
     int rows[MAX_LIST] = {16384}, widths[MAX_LIST] = {16, 64, 256, 512},
         leaves[MAX_LIST] = {8, 16, 32, 64}, square[MAX_LIST] = {0}, nbs[MAX_LIST] = {256, 512};
     int nrows = 1, nwidths = 4, nleaves = 4, nsquare = 0, nnbs = 2;
@@ -96,8 +104,11 @@ int main(int argc, char **argv) {
         BENCH_ARG_INTS("--square", square, MAX_LIST, &nsquare, 1),
         BENCH_ARG_INTS("--nbs", nbs, MAX_LIST, &nnbs, 1),
     };
-    if (!bench_parse_args("portsolve-bench-panel", argc, argv, args, sizeof args / sizeof args[0]))
+    if (!bench_parse_args("portsolve-bench-panel", argc, argv, args,
+                          sizeof args / sizeof args[0])) {
+        free(tuning);
         return 2;
+    }
     printf("# one panel: ps_mat_getrf on m x w with block size w (seconds, median of %d)\n",
            r.repeats);
     printf("%8s %6s %6s %12s %12s\n", "m", "w", "leaf", "seconds", "us/column");
@@ -127,5 +138,6 @@ int main(int argc, char **argv) {
             }
         free(host);
     }
+    free(tuning);
     return 0;
 }
