@@ -287,6 +287,14 @@ static double best_of(const setup *s, ps_grid *grid, int ctxt, MPI_Comm comm, in
     return best;
 }
 
+/* A comment line as each measurement of a row ends, out at once: a run cut short (a time limit
+ * on a shared machine) still says how far it came. */
+static void progress(int rank, int n, const char *what, double seconds) {
+    if (rank != 0) return;
+    printf("# n = %d: %s %.4f s\n", n, what, seconds);
+    fflush(stdout);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, size;
@@ -376,10 +384,11 @@ int main(int argc, char **argv) {
         local b = make_local(&s, myrow, mycol, n, 1, 0, n);
         int *ipiv = malloc(((size_t)a.lrows + s.nb) * sizeof *ipiv);
         double tp = best_of(&s, grid, -1, MPI_COMM_WORLD, n, &a, &b, ipiv, &ok);
+        progress(rank, n, "the host-array call", tp);
         if (check && ok) {
             /* portsolve's solution, before the references overwrite b */
             double ratio = residual_ratio(&s, myrow, mycol, n, &a, &b);
-            if (rank == 0) printf("# n = %d: residual ratio %.3g\n", n, ratio);
+            if (rank == 0) printf("# n = %d: residual ratio %.3g\n", n, ratio), fflush(stdout);
             ok = ratio < 30;
         }
         double tr =
@@ -396,7 +405,9 @@ int main(int argc, char **argv) {
         }
         int ok_res = 1;
         double tres = resident(&s, grid, &a, &b, ipiv, &ok_res);
+        progress(rank, n, "the device-resident call", tres);
         double td = ctx ? device_level(&s, ctx, n) : NAN;
+        if (ctx) progress(rank, n, "one device", td);
         int ok_mg = 1;
         double tmg = mg ? cusolvermg(&s, n, size, rank, &ok_mg) : NAN;
         double flops = (s.method ? 1.0 / 3 : 2.0 / 3) * (double)n * n * n;
@@ -416,7 +427,8 @@ int main(int argc, char **argv) {
                         ps_grid_backend_name(grid), ps_grid_transport(grid), tp, gf, gf / size, tr,
                         tr / tp, t1, t1 / (size * tp), td, gd, gf / gd, tres, gr, gr / gd);
             if (out && mg) fprintf(out, ",%.6f,%.4f", tmg, tmg / tres);
-            if (out) fprintf(out, "\n");
+            if (out) fprintf(out, "\n"), fflush(out);
+            fflush(stdout);
         }
         free(a.a), free(a.saved), free(b.a), free(b.saved), free(ipiv);
         if (!ok || !ok_ref || !ok_one || !ok_res || !ok_mg) {
