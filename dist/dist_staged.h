@@ -1,5 +1,5 @@
 /* Host-array factorizations of one process row with their transfers beside the work
- * (dist_staged.c), for LU (dist_getrf_staged.c) and lower Cholesky (dist_potrf_staged.c). */
+ * (dist_staged.c), for LU (dist_getrf_staged.c) and lower Cholesky (dist_potrf_cols.c). */
 #ifndef PS_DIST_STAGED_H
 #define PS_DIST_STAGED_H
 
@@ -31,7 +31,7 @@ int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax);
  * earlier panels have been caught up with; down the left half once its panels are done, then
  * (p->top) the rest's rows above f once it is caught up. The rest's lower rows stay for the
  * caller to download. The caller's array is written only once every rank has all of it on its
- * device. Returns with the transfers finished and the status agreed. */
+ * device. Returns with the transfers finished; the status is p->s's, not yet agreed. */
 ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
                               const ps__dist_parts *p);
 
