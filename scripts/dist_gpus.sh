@@ -2,12 +2,18 @@
 # Runs on a machine with several GPUs (../shared/device/README.md: the nvidia-h200-x2 and -x4
 # kinds): libportsolve_mpi's tests and the multi-GPU figures of docs/DIST.md from a build tree made
 # on the development machine, one rank per GPU, NCCL between them. Summary table last.
-#   bash scripts/dist_gpus.sh BUILD_DIR OUT_DIR
+#   bash scripts/dist_gpus.sh BUILD_DIR OUT_DIR [PARTS]
+# PARTS (default tests,lu,big,chol) picks what runs, so that a machine's per-command limit can
+# take them in turns: tests (test_dist, one rank per GPU), lu (the LU figures), big (n = 131072 on
+# 2 GPUs), chol (the Cholesky figures). Each program runs under `timeout` (STEP_TIMEOUT seconds,
+# default 300), and every log goes to OUT_DIR as it is written, so a run cut short still reports.
 # Carry .device (the runtime packages) and, for ScaLAPACK's testers, .devsl (the testers and
 # Debian's libscalapack-openmpi, liblapack and libblas under .devsl/lib).
 set -uo pipefail
 build=${1:-build-gpu}
 out=${2:-/tmp/gpu-out}
+parts=,${3:-tests,lu,big,chol},
+want() { [[ $parts == *,$1,* ]]; }
 mkdir -p "$out"
 source .device/gpu-env.sh "$build" > /dev/null
 export PORTSOLVE_BACKEND_PATH=$PWD/$build NCCL_NVLS_ENABLE=0
@@ -16,11 +22,15 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 gpus=$(nvidia-smi -L | wc -l)
 nvidia-smi -L
 # the staging threads of the host-array calls need more than the one core Open MPI binds a rank to
-run() { mpiexec --bind-to none -x NCCL_NVLS_ENABLE -x PORTSOLVE_BACKEND_PATH -x LD_LIBRARY_PATH "$@"; }
+run() {
+  timeout "${STEP_TIMEOUT:-300}" mpiexec --bind-to none -x NCCL_NVLS_ENABLE \
+    -x PORTSOLVE_BACKEND_PATH -x LD_LIBRARY_PATH "$@"
+}
 bench=$build/bench/portsolve-bench-dist
 summary=()
 # the distributed tests, one rank per GPU, on the grids 1 x gpus and gpus x 1
 for grid in "1 $gpus" "$gpus 1"; do
+  want tests || break
   set -- $grid
   run -n "$gpus" "$build"/tests/test_dist --backend cuda --case "$1x$2" > "$out/test-dist-$1x$2.log" 2>&1
   summary+=("test_dist cuda ${1}x$2: rc=$? $(grep -m1 -o 'checks, [0-9]* failed' "$out/test-dist-$1x$2.log")")
@@ -28,23 +38,28 @@ done
 # the figures: 65536 on 2 GPUs, 98304 on 4 (1 x P), against one GPU's factorization and
 # cuSOLVERMg on the same GPUs; 131072 on 2 GPUs, more than one H200 holds, with its residual
 sizes=${SIZES:-$([ "$gpus" -ge 4 ] && echo 32768,65536,98304 || echo 32768,65536)}
-run -n "$gpus" "$bench" --backend cuda --sizes "$sizes" --nb 512 --grid 1,"$gpus" --repeats 2 \
-  --reference none --single no --cusolvermg yes --check no --csv "$out/dist-lu-1x$gpus.csv" \
-  2>&1 | tee "$out/dist-lu-1x$gpus.log"
-summary+=("LU 1x$gpus, $(grep -o 'transport [a-z]*' "$out/dist-lu-1x$gpus.log"):")
-summary+=("$(grep -E '^ +[0-9]+ ' "$out/dist-lu-1x$gpus.log")")
-if [ "$gpus" -eq 2 ]; then
+if want lu; then
+  run -n "$gpus" "$bench" --backend cuda --sizes "$sizes" --nb 512 --grid 1,"$gpus" --repeats 2 \
+    --reference none --single no --cusolvermg yes --check no --csv "$out/dist-lu-1x$gpus.csv" \
+    2>&1 | tee "$out/dist-lu-1x$gpus.log"
+  summary+=("LU 1x$gpus, $(grep -o 'transport [a-z]*' "$out/dist-lu-1x$gpus.log"):")
+  summary+=("$(grep -E '^ +[0-9]+ ' "$out/dist-lu-1x$gpus.log")")
+fi
+if [ "$gpus" -eq 2 ] && want big; then
   run -n 2 "$bench" --backend cuda --sizes 131072 --nb 512 --grid 1,2 --repeats 1 --reference none \
     --single no --device no --check yes --csv "$out/dist-lu-131072.csv" 2>&1 |
     tee "$out/dist-lu-131072.log"
   summary+=("n = 131072: $(grep -E 'residual ratio|failed' "$out/dist-lu-131072.log" | tr '\n' ' ')")
 fi
-run -n "$gpus" "$bench" --method chol --backend cuda --sizes "$sizes" --nb 512 --grid 1,"$gpus" \
-  --repeats 2 --reference none --single no --check no --csv "$out/dist-chol-1x$gpus.csv" 2>&1 |
-  tee "$out/dist-chol-1x$gpus.log"
+if want chol; then
+  run -n "$gpus" "$bench" --method chol --backend cuda --sizes "$sizes" --nb 512 --grid 1,"$gpus" \
+    --repeats 2 --reference none --single no --check no --csv "$out/dist-chol-1x$gpus.csv" 2>&1 |
+    tee "$out/dist-chol-1x$gpus.log"
+fi
 if command -v gnuplot > /dev/null; then
-  bash scripts/plot_dist.sh "$out/dist-lu.png" "LU on 1 x $gpus GPUs" "$out/dist-lu-1x$gpus.csv"
-  bash scripts/plot_dist.sh "$out/dist-chol.png" "Cholesky on 1 x $gpus GPUs" \
-    "$out/dist-chol-1x$gpus.csv"
+  for m in lu chol; do
+    [ -s "$out/dist-$m-1x$gpus.csv" ] &&
+      bash scripts/plot_dist.sh "$out/dist-$m.png" "$m on 1 x $gpus GPUs" "$out/dist-$m-1x$gpus.csv"
+  done
 fi
 printf '%s\n' "${summary[@]}"
