@@ -17,6 +17,7 @@
 #include "base/staging.h"
 
 #include <pthread.h>
+#include <stdio.h>
 
 /* transfer_order's marks (0 and 1 are the staging's): each piece's arrival; the work after
  * step 2 and after step 3. */
@@ -153,6 +154,9 @@ ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, 
     o.fcol[1] = f / 2 / a->c.nb * a->c.nb, o.fcol[2] = f; /* the first piece may be empty */
     for (int i = 0; i < PIECES; i++) o.col0[i] = ps__cyclic_below(&a->c, o.fcol[i], g->mycol);
     o.col0[PIECES] = a->lcols;
+    if (ctx->tuning.dist_verbose && g->rank == 0)
+        fprintf(stderr, "portsolve_mpi: the host array moves beside the work, split at column %d\n",
+                f + 1);
     ps__dist_note(p->s, ps__transfers_after_work(ctx));
     pthread_t thread;
     ps__handoff_init(&o.h);

@@ -4,11 +4,13 @@
 # passed, none failed and none skipped, and libportsolve_mpi's log shows it serving every
 # factorization the input asks for (none left to ScaLAPACK).
 # Usage: run_scalapack_tester.sh LIBPORTSOLVE_SCALAPACK BACKEND MPIEXEC PROGRAM INPUT NAME ROUTINE COUNT
+#   [staged]
 #   INPUT: the input file, given to the tester as NAME (LU.dat, LLT.dat); ROUTINE: the
 #   factorization's name in the log (PDGETRF, ...); COUNT: how many factorizations the input asks
-#   for. PORTSOLVE_TUNING, if set, adds its knobs to the ranks' dist_verbose=1.
+#   for. PORTSOLVE_TUNING, if set, adds its knobs to the ranks' dist_verbose=1. staged: some of
+#   the factorizations must also have moved their host arrays beside the work (dist/dist_staged.c).
 set -euo pipefail
-lib=$1 backend=$2 mpiexec=$3 program=$4 input=$5 name=$6 routine=$7 count=$8
+lib=$1 backend=$2 mpiexec=$3 program=$4 input=$5 name=$6 routine=$7 count=$8 staged=${9:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$input" "$work/$name"
@@ -29,5 +31,10 @@ status=0
 [ "${skipped:-1}" -eq 0 ] || status=1
 [ "$served" -eq "$count" ] || status=1
 grep -q "on $backend" log.txt || status=1
+if [ -n "$staged" ]; then
+  moved=$(grep -c "^portsolve_mpi: the host array moves beside the work" log.txt || true)
+  echo "$moved of them moved their host arrays beside the work"
+  [ "$moved" -gt 0 ] || status=1
+fi
 [ $status -eq 0 ] || { echo "FAILED"; grep -v '^portsolve_mpi' log.txt | head -20; }
 exit $status
