@@ -56,6 +56,9 @@ void ps__dist_release(ps_grid *g, ps__dist_mat *d);
 ps_status ps__dist_put_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, const void *a, int lld);
 ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, int c0, void *a,
                                 int lld);
+/* Local rows [*r0, *r0 + *rows) of the local block column from c (w columns) that hold uplo's
+ * triangle of a square matrix, its diagonal blocks whole. */
+void ps__dist_triangle_rows(const ps__dist_mat *d, ps__uplo uplo, int c, int w, int *r0, int *rows);
 
 /* Makes a local status global: every rank returns the first failing rank's status, with its
  * message in grid->last_error. */
@@ -163,12 +166,6 @@ ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info);
  * (dist_potrf_cols.c, dist_potrf_cols_upper.c). */
 ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info);
 ps_status ps__dist_potrf_cols_upper(ps_grid *g, ps__dist_mat *a, int *info);
-/* The lower one of the host local array host (leading dimension lld) through a, allocated, with
- * the transfers beside the work (dist_staged.c); f: ps__dist_staged_split's. */
-ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *info);
-/* The lower one of the host local array host (leading dimension lld) through a, allocated, with
- * the transfers beside the work (dist_staged.c); f: ps__dist_staged_split's. */
-ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *info);
 /* b = op(T)^-1 b for the triangle uplo of the square a (unit diagonal when diag is PS__UNIT);
  * b's rows are distributed as a's. */
 ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__trans trans,

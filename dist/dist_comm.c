@@ -51,9 +51,8 @@ ps_status ps__dist_download(ps_grid *g, const ps__dist_mat *d, void *a, int lld)
     return PS_SUCCESS;
 }
 
-/* Local rows [*r0, *r0 + *rows) of the local block column from c (w columns) that hold uplo's
- * triangle of a square matrix, its diagonal blocks whole. */
-static void triangle_rows(const ps__dist_mat *d, ps__uplo uplo, int c, int w, int *r0, int *rows) {
+void ps__dist_triangle_rows(const ps__dist_mat *d, ps__uplo uplo, int c, int w, int *r0,
+                            int *rows) {
     int k = ps__cyclic_global(&d->c, c, d->c.me);
     *r0 = uplo == PS__LOWER ? ps__cyclic_below(&d->r, k, d->r.me) : 0;
     *rows = uplo == PS__LOWER ? d->lrows - *r0 : ps__cyclic_below(&d->r, k + w, d->r.me);
@@ -67,7 +66,7 @@ static ps_status move_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, int c
     size_t es = ps__dtype_size(d->dt);
     for (int c = c0; c < d->lcols; c += d->c.nb) {
         int w = d->lcols - c < d->c.nb ? d->lcols - c : d->c.nb, r0, rows;
-        triangle_rows(d, uplo, c, w, &r0, &rows);
+        ps__dist_triangle_rows(d, uplo, c, w, &r0, &rows);
         if (rows <= 0) continue;
         char *h = (char *)a + ((size_t)c * (size_t)lld + (size_t)r0) * es;
         ps__mat v = ps__mat_at(d->m, r0, c);

@@ -28,11 +28,4 @@ void ps__cols_lu_catch_up(ps__cols_lu *w, int f, int c1);
  * releases what open reserved. */
 ps_status ps__cols_lu_close(ps__cols_lu *w, int *piv, int *info);
 
-/* The LU of the host local array host (leading dimension lld) through a, allocated to its layout,
- * with the transfers beside the work (dist_getrf_staged.c). On success a and host hold the
- * factors (a's as ps__dist_getrf leaves them), piv and info as ps__dist_getrf's. f:
- * ps__dist_staged_split's. */
-ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *piv,
-                                int *info);
-
 #endif

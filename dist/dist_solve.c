@@ -1,7 +1,6 @@
 /* The drivers' steps on matrices already on the devices, shared by the host-array API
  * (dist_api.c) and the device-resident one (dist_matrix.c): the factorizations with LAPACK's
  * info turned into a status, ScaLAPACK's pivots, and the solves. */
-#include "dist_lu_cols.h"
 #include "dist_staged.h"
 
 #include <stdint.h>

@@ -50,22 +50,21 @@ int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax) {
     return f;
 }
 
-/* Rows [0, r1) of the local columns [c0, c1) up or down; of the lower triangle only, each block
- * column from its diagonal block down, where p->lower. */
+/* Rows [0, r1) of the local columns [c0, c1) up or down; where p->lower, the lower triangle's
+ * rows instead (each block column from its diagonal block down). */
 static ps_status move(staged *o, int up, int c0, int c1, int r1) {
     ps_context *ctx = o->g->ctx;
     const ps__dist_mat *a = o->a;
     size_t es = ps__dtype_size(a->dt);
     int step = o->p->lower ? a->c.nb : c1 - c0;
     for (int c = c0; c < c1; c += step) {
-        int w = c1 - c < step ? c1 - c : step;
-        /* one process row: local rows are global rows */
-        int r0 = o->p->lower ? ps__cyclic_global(&a->c, c, a->c.me) : 0;
+        int w = c1 - c < step ? c1 - c : step, r0 = 0, rows = r1;
+        if (o->p->lower) ps__dist_triangle_rows(a, PS__LOWER, c, w, &r0, &rows);
         char *row0 = o->host + (size_t)r0 * es; /* row r0 of the host array's first column */
         ps__mat v = ps__mat_at(a->m, r0, 0);
-        if (r1 - r0 <= 0) continue;
-        PS__TRY(up ? ps__stage_columns_in(ctx, a->dt, r1 - r0, c, w, row0, o->lld, NULL, v)
-                   : ps__stage_block_out(ctx, a->dt, r1 - r0, w, ps__mat_at(v, 0, c),
+        if (rows <= 0) continue;
+        PS__TRY(up ? ps__stage_columns_in(ctx, a->dt, rows, c, w, row0, o->lld, NULL, v)
+                   : ps__stage_block_out(ctx, a->dt, rows, w, ps__mat_at(v, 0, c),
                                          row0 + (size_t)c * (size_t)o->lld * es, o->lld));
     }
     return PS_SUCCESS;

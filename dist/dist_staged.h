@@ -35,4 +35,13 @@ int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax);
 ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
                               const ps__dist_parts *p);
 
+/* The staged factorizations of the host local array host (leading dimension lld) through a,
+ * allocated to its layout; f: ps__dist_staged_split's. LU (dist_getrf_staged.c): on success a
+ * and host hold the factors (a's as ps__dist_getrf leaves them), piv and info as
+ * ps__dist_getrf's. Lower Cholesky (dist_potrf_cols.c): the factor in both, info as
+ * ps__dist_potrf's. */
+ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *piv,
+                                int *info);
+ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *info);
+
 #endif
