@@ -305,13 +305,14 @@ static ps_status cuda_upload(ps__backend *be, ps__dtype dt, int rows, int cols, 
     ps_cuda_state *st = ps_cuda(be);
     size_t es = ps__dtype_size(dt), width = (size_t)rows * es;
     char *d = ps_cuda_ptr(dt, dst.buf, dst.off);
+    cudaStream_t lane0 = ps_cuda_lane_stream(st, 0);
     int per = chunk_columns(width);
     if (per == 0) {
         PS_CUDA_TRY(be,
                     cudaMemcpy2DAsync(d, (size_t)dst.ld * es, host, (size_t)ldh * es, width,
-                                      (size_t)cols, cudaMemcpyHostToDevice, st->stream),
+                                      (size_t)cols, cudaMemcpyHostToDevice, lane0),
                     "cudaMemcpy2DAsync (upload)");
-        PS_CUDA_TRY(be, cudaStreamSynchronize(st->stream), "cudaStreamSynchronize (upload)");
+        PS_CUDA_TRY(be, cudaStreamSynchronize(lane0), "cudaStreamSynchronize (upload)");
         return PS_SUCCESS;
     }
     for (int c0 = 0, chunk = 0; c0 < cols; c0 += per, chunk++) {
@@ -324,12 +325,12 @@ static ps_status cuda_upload(ps__backend *be, ps__dtype dt, int rows, int cols, 
         PS_CUDA_TRY(be,
                     cudaMemcpy2DAsync(d + (size_t)c0 * dst.ld * es, (size_t)dst.ld * es,
                                       st->staging[b], width, width, (size_t)nc,
-                                      cudaMemcpyHostToDevice, st->stream),
+                                      cudaMemcpyHostToDevice, lane0),
                     "cudaMemcpy2DAsync (upload)");
-        PS_CUDA_TRY(be, cudaEventRecord(st->staged[b], st->stream), "cudaEventRecord");
+        PS_CUDA_TRY(be, cudaEventRecord(st->staged[b], lane0), "cudaEventRecord");
     }
-    /* the context's stream only: an upload must not wait for work on the other lane */
-    PS_CUDA_TRY(be, cudaStreamSynchronize(st->stream), "cudaStreamSynchronize (upload)");
+    /* lane 0 only: an upload must not wait for work on the other lane */
+    PS_CUDA_TRY(be, cudaStreamSynchronize(lane0), "cudaStreamSynchronize (upload)");
     return PS_SUCCESS;
 }
 
@@ -339,13 +340,14 @@ static ps_status cuda_download(ps__backend *be, ps__dtype dt, int rows, int cols
     ps_cuda_state *st = ps_cuda(be);
     size_t es = ps__dtype_size(dt), width = (size_t)rows * es;
     const char *s = ps_cuda_ptr(dt, src.buf, src.off);
+    cudaStream_t lane0 = ps_cuda_lane_stream(st, 0);
     int per = chunk_columns(width);
     if (per == 0) {
         PS_CUDA_TRY(be,
                     cudaMemcpy2DAsync(host, (size_t)ldh * es, s, (size_t)src.ld * es, width,
-                                      (size_t)cols, cudaMemcpyDeviceToHost, st->stream),
+                                      (size_t)cols, cudaMemcpyDeviceToHost, lane0),
                     "cudaMemcpy2DAsync (download)");
-        PS_CUDA_TRY(be, cudaStreamSynchronize(st->stream), "cudaStreamSynchronize (download)");
+        PS_CUDA_TRY(be, cudaStreamSynchronize(lane0), "cudaStreamSynchronize (download)");
         return PS_SUCCESS;
     }
     /* DMA chunk k into one staging buffer while the host copies chunk k-1 out of the other */
@@ -356,9 +358,9 @@ static ps_status cuda_download(ps__backend *be, ps__dtype dt, int rows, int cols
             PS_CUDA_TRY(be,
                         cudaMemcpy2DAsync(st->staging[k % 2], width, s + (size_t)c0 * src.ld * es,
                                           (size_t)src.ld * es, width, (size_t)nc,
-                                          cudaMemcpyDeviceToHost, st->stream),
+                                          cudaMemcpyDeviceToHost, lane0),
                         "cudaMemcpy2DAsync (download)");
-            PS_CUDA_TRY(be, cudaEventRecord(st->staged[k % 2], st->stream), "cudaEventRecord");
+            PS_CUDA_TRY(be, cudaEventRecord(st->staged[k % 2], lane0), "cudaEventRecord");
         }
         if (k > 0) {
             int p = k - 1, c0 = p * per, nc = cols - c0 < per ? cols - c0 : per;
@@ -416,7 +418,8 @@ static ps_status transfer_async(ps__backend *be, int to_device, ps__dtype dt, in
     return PS_SUCCESS;
 }
 
-/* Marks are events, recorded on the context's stream or on the transfer stream. */
+/* Marks are events, recorded on lane 0's stream (the partition's while split) or on the transfer
+ * stream. */
 static ps_status cuda_transfer_order(ps__backend *be, ps__transfer_order order, int mark) {
     ps_cuda_state *st = ps_cuda(be);
     if (mark < 0 || mark >= PS__TRANSFER_MARKS)
@@ -425,7 +428,7 @@ static ps_status cuda_transfer_order(ps__backend *be, ps__transfer_order order, 
     cudaError_t err;
     switch (order) {
     case PS__ORDER_MARK_WORK:
-        err = cudaEventRecord(ev, st->stream);
+        err = cudaEventRecord(ev, ps_cuda_lane_stream(st, 0));
         break;
     case PS__ORDER_MARK_TRANSFERS:
         err = cudaEventRecord(ev, st->transfers);
@@ -434,7 +437,7 @@ static ps_status cuda_transfer_order(ps__backend *be, ps__transfer_order order, 
         err = cudaStreamWaitEvent(st->transfers, ev, 0);
         break;
     default:
-        err = cudaStreamWaitEvent(st->stream, ev, 0);
+        err = cudaStreamWaitEvent(ps_cuda_lane_stream(st, 0), ev, 0);
         break;
     }
     PS_CUDA_TRY(be, err, "transfer order");

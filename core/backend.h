@@ -173,10 +173,10 @@ typedef struct ps__backend {
 #define PS__TRANSFER_SLOTS 4
 /* Marks of transfer_order. */
 #define PS__TRANSFER_MARKS 16
-/* transfer_order's orders. MARK_WORK and MARK_TRANSFERS name the point the context's queue, or
- * the transfers queued so far, have reached (replacing what the mark named before);
- * TRANSFERS_AFTER makes the transfers queued from now on wait for a mark's point (and for nothing
- * queued after it), WORK_AFTER the work queued from now on. */
+/* transfer_order's orders. MARK_WORK and MARK_TRANSFERS name the point lane 0's work, or the
+ * transfers queued so far, have reached (replacing what the mark named before); TRANSFERS_AFTER
+ * makes the transfers queued from now on wait for a mark's point (and for nothing queued after
+ * it), WORK_AFTER lane 0's work queued from now on. */
 typedef enum ps__transfer_order {
     PS__ORDER_MARK_WORK = 0,
     PS__ORDER_MARK_TRANSFERS = 1,
@@ -257,10 +257,11 @@ struct ps__backend_ops {
     int (*block_size)(ps__backend *be, ps__algo algo, ps__dtype dt, int n);
 
     /* Lanes for look-ahead: lanes() in-order lanes (streams, queues; 1 by default). use_lane(k)
-     * sends the following operations to lane k (0 is the context's own queue, where host
-     * transfers also go; 1 carries latency-critical work such as the LU panel, at higher priority
-     * where the backend can); lane_wait(w, s) makes lane w wait for all work queued so far on lane
-     * s. sync waits for every lane. */
+     * sends the following operations to lane k (0 is the context's own queue, where the blocking
+     * upload and download and transfer_order's marks of the work also go, split or not; 1 carries
+     * latency-critical work such as the LU panel, at higher priority where the backend can);
+     * lane_wait(w, s) makes lane w wait for all work queued so far on lane s. sync waits for every
+     * lane. */
     int (*lanes)(ps__backend *be);
     ps_status (*use_lane)(ps__backend *be, int lane);
     ps_status (*lane_wait)(ps__backend *be, int waiter, int signaller);

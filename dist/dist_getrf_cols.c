@@ -73,6 +73,22 @@ static void apply(ps__cols_lu *w, int k, int c0, int c1, int swap) {
                                            ps__mat_at(a->m, k + jb, c0)));
 }
 
+/* The panel's lane on SMs of its own (core/base/lookahead.c) on the rank that factors the next
+ * panel, while the trailing order is small enough; the other ranks keep the whole device for their
+ * update. Not with NCCL between several ranks: NCCL on split lanes has not run. Returns whether
+ * the lanes are split now. */
+static int split_lanes(ps__cols_lu *w, int k, int holder) {
+    ps_grid *g = w->s.g;
+    ps__backend *be = &g->ctx->be;
+    int split = 0;
+    if (w->s.lanes < 2 || w->s.st != PS_SUCCESS || (g->npcol > 1 && ps__dist_peers(g))) return 0;
+    if (holder)
+        ps__dist_note(&w->s, be->ops->lanes_split(be, PS__ALGO_LU, w->a->dt, w->kmax - k, &split));
+    else
+        ps__dist_note(&w->s, be->ops->lanes_join(be));
+    return split;
+}
+
 void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1) {
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
@@ -87,12 +103,7 @@ void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1) {
         /* one agreement a step, before its exchanges */
         w->s.st = ps__dist_agree(g, w->s.st);
         if (w->s.st != PS_SUCCESS) break;
-        /* the panel's lane on SMs of its own while the trailing order is small enough, as on one
-         * device (core/base/lookahead.c); with one process column only: through MPI the
-         * broadcasts' host transfers run on the context's queue, which split lanes do not follow,
-         * and NCCL on split lanes has not run yet */
-        if (w->s.lanes > 1 && g->npcol == 1)
-            ps__dist_note(&w->s, be->ops->lanes_split(be, PS__ALGO_LU, a->dt, w->kmax - k, &split));
+        split = split_lanes(w, k, next < k1 && g->mycol == ps__cyclic_owner(&a->c, next));
         ps__dist_lane_wait(&w->s, 0, 1);
         if (next < k1) {
             if (g->mycol == ps__cyclic_owner(&a->c, next)) {
