@@ -40,6 +40,7 @@ extern void psposv_(const char *uplo, const int *n, const int *nrhs, float *a, c
 
 typedef struct {
     int method, dbl, nb, nprow, npcol, repeats, reference;
+    char uplo; /* Cholesky's triangle */
 } setup;
 
 /* A pseudo-random entry of the global matrix in [-1, 1), the same on every rank; symmetric and
@@ -161,8 +162,8 @@ static double run(const setup *s, ps_grid *grid, int ctxt, MPI_Comm comm, int n,
             st = s->dbl ? ps_pdgesv(grid, n, 1, a->a, 1, 1, a->desc, ipiv, b->a, 1, 1, b->desc)
                         : ps_psgesv(grid, n, 1, a->a, 1, 1, a->desc, ipiv, b->a, 1, 1, b->desc);
         else
-            st = s->dbl ? ps_pdposv(grid, 'L', n, 1, a->a, 1, 1, a->desc, b->a, 1, 1, b->desc)
-                        : ps_psposv(grid, 'L', n, 1, a->a, 1, 1, a->desc, b->a, 1, 1, b->desc);
+            st = s->dbl ? ps_pdposv(grid, s->uplo, n, 1, a->a, 1, 1, a->desc, b->a, 1, 1, b->desc)
+                        : ps_psposv(grid, s->uplo, n, 1, a->a, 1, 1, a->desc, b->a, 1, 1, b->desc);
         info = st != PS_SUCCESS;
         if (st != PS_SUCCESS) fprintf(stderr, "portsolve: %s\n", ps_grid_last_error(grid));
     } else {
@@ -177,9 +178,11 @@ static double run(const setup *s, ps_grid *grid, int ctxt, MPI_Comm comm, int n,
                 psgesv_(&n, &one, a->a, &one, &one, desca, ipiv, b->a, &one, &one, descb, &info);
         } else {
             if (s->dbl)
-                pdposv_("L", &n, &one, a->a, &one, &one, desca, b->a, &one, &one, descb, &info, 1);
+                pdposv_(&s->uplo, &n, &one, a->a, &one, &one, desca, b->a, &one, &one, descb, &info,
+                        1);
             else
-                psposv_("L", &n, &one, a->a, &one, &one, desca, b->a, &one, &one, descb, &info, 1);
+                psposv_(&s->uplo, &n, &one, a->a, &one, &one, desca, b->a, &one, &one, descb, &info,
+                        1);
         }
 #else
         (void)ctxt, (void)one;
@@ -238,7 +241,8 @@ static double resident(const setup *s, ps_grid *grid, local *a, local *b, int *i
         if (st == PS_SUCCESS) st = ps_dist_matrix_upload(B, b->a);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        if (st == PS_SUCCESS) st = s->method ? ps_dist_posv('L', A, B) : ps_dist_gesv(A, ipiv, B);
+        if (st == PS_SUCCESS)
+            st = s->method ? ps_dist_posv(s->uplo, A, B) : ps_dist_gesv(A, ipiv, B);
         if (st == PS_SUCCESS) st = ps_dist_matrix_download(B, b->a);
         double t = MPI_Wtime() - t0, slowest;
         MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -266,7 +270,7 @@ static double device_level(const setup *s, ps_context *ctx, int n) {
                 ps_context_synchronize(ctx) != PS_SUCCESS)
                 break;
             double t0 = MPI_Wtime();
-            ps_status st = s->method ? ps_mat_potrf(ctx, 'L', m) : ps_mat_getrf(ctx, m, ipiv);
+            ps_status st = s->method ? ps_mat_potrf(ctx, s->uplo, m) : ps_mat_getrf(ctx, m, ipiv);
             if (st == PS_SUCCESS) st = ps_context_synchronize(ctx);
             double t = MPI_Wtime() - t0;
             if (st != PS_SUCCESS) break;
@@ -300,12 +304,13 @@ int main(int argc, char **argv) {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    setup s = {0, 1, 64, 0, 0, 2, 1};
-    int sizes[16] = {2048}, nsizes = 1, precision = 0, grid_shape[2] = {0, 0}, nshape = 0,
-        single = 1, device = 1, mg = 0, check = 1;
+    setup s = {0, 1, 64, 0, 0, 2, 1, 'L'};
+    int sizes[16] = {2048}, nsizes = 1, precision = 0, upper = 0, grid_shape[2] = {0, 0},
+        nshape = 0, single = 1, device = 1, mg = 0, check = 1;
     const char *backend = NULL, *csv = NULL;
     const bench_arg args[] = {
         BENCH_ARG_CHOICE("--method", &s.method, "lu|chol"),
+        BENCH_ARG_CHOICE("--uplo", &upper, "L|U"),
         BENCH_ARG_STRING("--backend", &backend),
         BENCH_ARG_INTS("--sizes", sizes, 16, &nsizes, 1),
         BENCH_ARG_INT("--nb", &s.nb, 1, 4096),
@@ -324,6 +329,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     s.dbl = precision == 0;
+    s.uplo = upper ? 'U' : 'L';
     s.nprow = nshape == 2 ? grid_shape[0] : size, s.npcol = nshape == 2 ? grid_shape[1] : 1;
     if (s.nprow * s.npcol != size) {
         if (rank == 0)
@@ -371,9 +377,10 @@ int main(int argc, char **argv) {
         printf("# %s %s on %s (transport %s), grid %dx%d, nb %d; ratio = ScaLAPACK time / "
                "portsolve time;\n# efficiency = one rank's time / (ranks x time); dev = %s of the "
                "whole matrix on rank 0's device;\n# x dev = GF/s / dev GF/s; GFLOP/s counts %s\n",
-               s.method ? "posv" : "gesv", s.dbl ? "double" : "single", ps_grid_backend_name(grid),
-               ps_grid_transport(grid), s.nprow, s.npcol, s.nb,
-               s.method ? "ps_mat_potrf" : "ps_mat_getrf", s.method ? "n^3/3" : "2n^3/3");
+               s.method ? (s.uplo == 'U' ? "posv U" : "posv L") : "gesv",
+               s.dbl ? "double" : "single", ps_grid_backend_name(grid), ps_grid_transport(grid),
+               s.nprow, s.npcol, s.nb, s.method ? "ps_mat_potrf" : "ps_mat_getrf",
+               s.method ? "n^3/3" : "2n^3/3");
         printf("      n    ps time s    GF/s   GF/s/rank   ref time s   ratio   1-rank s   "
                "efficiency   dev s   dev GF/s   x dev   res s   res GF/s  res x dev%s\n",
                mg ? "     mg s  mg/res" : "");
@@ -423,9 +430,10 @@ int main(int argc, char **argv) {
                 fprintf(out,
                         "%s,%s,%d,%d,%d,%d,%s,%s,%.6f,%.3f,%.3f,%.6f,%.4f,%.6f,%.4f,%.6f,%.3f,"
                         "%.4f,%.6f,%.3f,%.4f",
-                        s.method ? "chol" : "lu", s.dbl ? "d" : "s", n, s.nb, s.nprow, s.npcol,
-                        ps_grid_backend_name(grid), ps_grid_transport(grid), tp, gf, gf / size, tr,
-                        tr / tp, t1, t1 / (size * tp), td, gd, gf / gd, tres, gr, gr / gd);
+                        s.method ? (s.uplo == 'U' ? "chol_u" : "chol") : "lu", s.dbl ? "d" : "s", n,
+                        s.nb, s.nprow, s.npcol, ps_grid_backend_name(grid), ps_grid_transport(grid),
+                        tp, gf, gf / size, tr, tr / tp, t1, t1 / (size * tp), td, gd, gf / gd, tres,
+                        gr, gr / gd);
             if (out && mg) fprintf(out, ",%.6f,%.4f", tmg, tmg / tres);
             if (out) fprintf(out, "\n"), fflush(out);
             fflush(stdout);

@@ -52,10 +52,10 @@ ps_status ps__dist_download(ps_grid *g, const ps__dist_mat *d, void *a, int lld)
 void ps__dist_release(ps_grid *g, ps__dist_mat *d);
 /* put and download of uplo's triangle of a square matrix only, its diagonal blocks whole (on the
  * device the other triangle is left undefined; in the host array it is not written); the download
- * from local column c0 on. */
+ * from local column c0 and global row row0 on. */
 ps_status ps__dist_put_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, const void *a, int lld);
-ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, int c0, void *a,
-                                int lld);
+ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, int c0, int row0,
+                                void *a, int lld);
 /* Local rows [*r0, *r0 + *rows) of the local block column from c (w columns) that hold uplo's
  * triangle of a square matrix, its diagonal blocks whole. */
 void ps__dist_triangle_rows(const ps__dist_mat *d, ps__uplo uplo, int c, int w, int *r0, int *rows);

@@ -151,10 +151,10 @@ static void apply_swapped(void *w, int k, int c0, int c1) {
     apply(w, k, c0, c1, 0);
 }
 
-void ps__cols_lu_catch_up(ps__cols_lu *w, int f, int c1) {
+void ps__cols_lu_catch_up(ps__cols_lu *w, int f, int g1) {
     ps__backend *be = &w->s.g->ctx->be;
     ps__dist_mat *a = w->a;
-    int c0 = w->upto;
+    int c0 = w->upto, c1 = ps__cyclic_below(&a->c, g1, w->s.g->mycol);
     w->upto = c1;
     /* all the panels' interchanges first: the L they left has every one of them applied */
     if (c1 > c0 && f > 0 && w->s.st == PS_SUCCESS)

@@ -17,8 +17,8 @@ static void steps(void *w, int k0, int k1) {
     ps__cols_lu_steps(w, k0, k1);
 }
 
-static void catch_up(void *w, int f, int c1) {
-    ps__cols_lu_catch_up(w, f, c1);
+static void catch_up(void *w, int f, int g1) {
+    ps__cols_lu_catch_up(w, f, g1);
 }
 
 ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *piv,
@@ -42,7 +42,7 @@ ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld
         free(from), free(buffers);
         return st;
     }
-    ps__dist_parts parts = {&w, &w.s, &w.upto, &w.frozen, steps, catch_up, 0, 1};
+    ps__dist_parts parts = {&w, &w.s, &w.frozen, steps, catch_up, 0, PS__LOWER, 1};
     ps__dist_staged_run(g, a, host, lld, f, &parts);
     /* the device's left columns take the later interchanges now that they are down */
     if (w.s.st == PS_SUCCESS && lf > 0)

@@ -21,9 +21,10 @@ typedef struct ps__cols_lu {
 ps_status ps__cols_lu_open(ps__cols_lu *w, ps_grid *g, ps__dist_mat *a);
 /* The steps for the panels [k0, k1) (k0, k1 multiples of nb, or kmax). */
 void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1);
-/* Brings the local columns [upto, c1) up to date with the panels [0, f), already factored:
- * their interchanges, U's block rows and the updates below them. upto becomes c1. */
-void ps__cols_lu_catch_up(ps__cols_lu *w, int f, int c1);
+/* Brings the local columns from upto to those below the global column g1 up to date with the
+ * panels [0, f), already factored: their interchanges, U's block rows and the updates below
+ * them; upto becomes their end. */
+void ps__cols_lu_catch_up(ps__cols_lu *w, int f, int g1);
 /* The pivots (0-based global rows) and the first zero pivot to every rank, the status agreed;
  * releases what open reserved. */
 ps_status ps__cols_lu_close(ps__cols_lu *w, int *piv, int *info);

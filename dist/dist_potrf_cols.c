@@ -133,10 +133,11 @@ static void update_columns(void *w, int k, int c0, int c1) {
     update(w, k, c0, c1);
 }
 
-/* Brings the local columns [upto, c1) up to date with the block columns [0, f), factored. */
-static void catch_up(void *arg, int f, int c1) {
+/* Brings the local columns from upto to those below the global column g1 up to date with the
+ * block columns [0, f), factored. */
+static void catch_up(void *arg, int f, int g1) {
     cols_chol *w = arg;
-    int c0 = w->upto;
+    int c0 = w->upto, c1 = ps__cyclic_below(&w->a->c, g1, w->s.g->mycol);
     w->upto = c1;
     ps__dist_catch_up(&w->s, w, f, w->nb, c0, c1, rebroadcast, update_columns);
 }
@@ -181,12 +182,12 @@ ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info) {
 ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
                                 int *info) {
     cols_chol w;
-    ps__dist_parts parts = {&w, &w.s, &w.upto, NULL, steps, catch_up, 1, 0};
+    ps__dist_parts parts = {&w, &w.s, NULL, steps, catch_up, 1, PS__LOWER, 0};
     if (open_steps(&w, g, a) == PS_SUCCESS) ps__dist_staged_run(g, a, host, lld, f, &parts);
     ps_status st = close_steps(&w, info);
     if (st == PS_SUCCESS) /* the bottom right corner's triangle */
-        st = ps__dist_agree(g,
-                            ps__dist_get_triangle(g, a, PS__LOWER,
-                                                  ps__cyclic_below(&a->c, f, g->mycol), host, lld));
+        st = ps__dist_agree(g, ps__dist_get_triangle(g, a, PS__LOWER,
+                                                     ps__cyclic_below(&a->c, f, g->mycol), 0, host,
+                                                     lld));
     return st;
 }

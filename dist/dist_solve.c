@@ -136,15 +136,18 @@ static ps__uplo uplo_of(char uplo) {
 
 /* ps__dist_potrf, the triangle of the host local array host (NULL: none) put into a first and the
  * factor brought back into it (also one that is not positive definite), beside the work where
- * ps__dist_staged_split allows (the lower one). */
+ * ps__dist_staged_split allows. */
 static ps_status potrf_from(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, void *host, int lld,
                             int *info) {
     if (!host) return ps__dist_potrf(g, a, uplo, info);
-    int f = uplo == PS__LOWER ? ps__dist_staged_split(g, a, a->r.n) : 0;
-    if (f > 0) return ps__dist_potrf_staged(g, a, host, lld, f, info);
+    int f = ps__dist_staged_split(g, a, a->r.n);
+    if (f > 0)
+        return uplo == PS__LOWER ? ps__dist_potrf_staged(g, a, host, lld, f, info)
+                                 : ps__dist_potrf_upper_staged(g, a, host, lld, f, info);
     ps_status st = ps__dist_agree(g, ps__dist_put_triangle(g, a, uplo, host, lld));
     if (st == PS_SUCCESS) st = ps__dist_potrf(g, a, uplo, info);
-    if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_get_triangle(g, a, uplo, 0, host, lld));
+    if (st == PS_SUCCESS)
+        st = ps__dist_agree(g, ps__dist_get_triangle(g, a, uplo, 0, 0, host, lld));
     return st;
 }
 

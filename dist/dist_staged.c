@@ -6,8 +6,8 @@
  *   2. the second piece is brought up to date with them and its panels factored;
  *   3. the rest is brought up to date with the left half's panels, while the left half goes
  *      down: nothing changes it any more (but LU's later interchanges, which its caller applies);
- *   4. the panels [f, kmax) are factored as usual, while (LU) the rest's rows above f, final
- *      after step 3, go down.
+ *   4. the panels [f, kmax) are factored as usual, while (LU, upper Cholesky) the rest's rows
+ *      above f, final after step 3, go down.
  * The caller then brings down the rest's lower rows. transfer_order's marks keep each side
  * behind what it reads; the second thread makes no MPI call.
  */
@@ -50,16 +50,17 @@ int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax) {
     return f;
 }
 
-/* Rows [0, r1) of the local columns [c0, c1) up or down; where p->lower, the lower triangle's
- * rows instead (each block column from its diagonal block down). */
+/* Rows [0, r1) of the local columns [c0, c1) up or down; where p->triangle, only those of uplo's
+ * triangle (a block column at a time). */
 static ps_status move(staged *o, int up, int c0, int c1, int r1) {
     ps_context *ctx = o->g->ctx;
     const ps__dist_mat *a = o->a;
     size_t es = ps__dtype_size(a->dt);
-    int step = o->p->lower ? a->c.nb : c1 - c0;
+    int step = o->p->triangle ? a->c.nb : c1 - c0;
     for (int c = c0; c < c1; c += step) {
         int w = c1 - c < step ? c1 - c : step, r0 = 0, rows = r1;
-        if (o->p->lower) ps__dist_triangle_rows(a, PS__LOWER, c, w, &r0, &rows);
+        if (o->p->triangle) ps__dist_triangle_rows(a, o->p->uplo, c, w, &r0, &rows);
+        if (r0 + rows > r1) rows = r1 - r0;
         char *row0 = o->host + (size_t)r0 * es; /* row r0 of the host array's first column */
         ps__mat v = ps__mat_at(a->m, r0, 0);
         if (rows <= 0) continue;
@@ -122,11 +123,11 @@ static void queue_work(staged *o, int kmax) {
     ps__dist_steps *s = p->s;
     int f1 = o->fcol[1], lf = o->col0[PIECES - 1];
     wait_for_piece(o, 0);
-    *p->upto = o->col0[1];
+    p->catch_up(p->w, 0, f1);
     if (s->st == PS_SUCCESS) p->steps(p->w, 0, f1);
     wait_for_piece(o, 1);
     if (s->st != PS_SUCCESS) return;
-    p->catch_up(p->w, f1, lf);
+    p->catch_up(p->w, f1, o->f);
     /* collective also after a failure in the catch-up, which its first agreement makes
      * everyone's */
     p->steps(p->w, f1, o->f);
@@ -137,7 +138,7 @@ static void queue_work(staged *o, int kmax) {
     if (s->st != PS_SUCCESS) return;
     ps__handoff_set(&o->h, &o->h.go, 1, PS_SUCCESS);
     if (p->frozen) *p->frozen = lf;
-    p->catch_up(p->w, o->f, o->a->lcols);
+    p->catch_up(p->w, o->f, o->a->c.n);
     if (s->st == PS_SUCCESS)
         ps__dist_note(s, be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_TOP));
     if (s->st == PS_SUCCESS) ps__handoff_set(&o->h, &o->h.go, 2, PS_SUCCESS);

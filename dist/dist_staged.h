@@ -1,22 +1,25 @@
 /* Host-array factorizations of one process row with their transfers beside the work
- * (dist_staged.c), for LU (dist_getrf_staged.c) and lower Cholesky (dist_potrf_cols.c). */
+ * (dist_staged.c), for LU (dist_getrf_staged.c) and Cholesky (dist_potrf_cols.c,
+ * dist_potrf_cols_upper.c). */
 #ifndef PS_DIST_STAGED_H
 #define PS_DIST_STAGED_H
 
 #include "dist.h"
 
-/* A factorization run in parts: its steps on the panels [k0, k1), which update the local
- * columns up to *upto; catch_up brings the local columns [*upto, c1) up to date with the panels
- * [0, f) and sets *upto to c1; *frozen (NULL: none) is the first local column that later
- * steps' row interchanges reach. */
+/* A factorization run in parts: its steps on the panels [k0, k1), whose updates stop at the
+ * global column the last catch_up named; catch_up(w, f, g1) brings the columns from there up to
+ * g1 up to date with the panels [0, f) (f = 0: only sets where the updates stop); *frozen (NULL:
+ * none) is the first local column that later steps' row interchanges reach. */
 typedef struct ps__dist_parts {
     void *w;
     ps__dist_steps *s;
-    int *upto, *frozen;
+    int *frozen;
     void (*steps)(void *w, int k0, int k1);
-    void (*catch_up)(void *w, int f, int c1);
-    int lower; /* only the lower triangle moves (Cholesky); else whole columns */
-    int top;   /* the right half's rows above the split go down after its catch-up (LU) */
+    void (*catch_up)(void *w, int f, int g1);
+    int triangle; /* only uplo's triangle moves (Cholesky); else whole columns */
+    ps__uplo uplo;
+    int top; /* the right half's rows above the split go down after its catch-up (LU, upper
+                Cholesky) */
 } ps__dist_parts;
 
 /* Where the staged factorization of a, with kmax panels, splits into its left half [0, f) and
@@ -38,10 +41,12 @@ ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, 
 /* The staged factorizations of the host local array host (leading dimension lld) through a,
  * allocated to its layout; f: ps__dist_staged_split's. LU (dist_getrf_staged.c): on success a
  * and host hold the factors (a's as ps__dist_getrf leaves them), piv and info as
- * ps__dist_getrf's. Lower Cholesky (dist_potrf_cols.c): the factor in both, info as
- * ps__dist_potrf's. */
+ * ps__dist_getrf's. Cholesky (dist_potrf_cols.c, dist_potrf_cols_upper.c): the factor in both,
+ * info as ps__dist_potrf's. */
 ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *piv,
                                 int *info);
 ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *info);
+ps_status ps__dist_potrf_upper_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
+                                      int *info);
 
 #endif
