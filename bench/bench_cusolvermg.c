@@ -124,8 +124,10 @@ double ps_bench_cusolvermg(int dbl, int n, int nb, int ndev, int repeats,
                            double (*a)(int i, int j, void *arg), double (*b)(int i, void *arg),
                            void *arg, int *residual_ok, char *msg, size_t size) {
     *residual_ok = 0;
-    int count = 0;
+    int count = 0, caller = 0;
     if (!load(msg, size)) return NAN;
+    /* the caller's current device comes back at the end: its handles and streams are bound to it */
+    cudaGetDevice(&caller);
     if (cudaGetDeviceCount(&count) != cudaSuccess || count < ndev || ndev > MAX_DEVICES) {
         snprintf(msg, size, "%d devices asked, %d there", ndev, count);
         return NAN;
@@ -222,5 +224,6 @@ double ps_bench_cusolvermg(int dbl, int n, int nb, int ndev, int repeats,
     if (db) mg.destroy_desc(db);
     if (grid) mg.destroy_grid(grid);
     if (h) mg.destroy(h);
+    cudaSetDevice(caller);
     return ok ? best : NAN;
 }

@@ -17,6 +17,7 @@ struct ps_grid {
     void *peer_row, *peer_col; /* the peer groups of the process row and column (NULL: none) */
     char last_error[PS__ERROR_SIZE];
     int last_info;
+    int host_threads; /* this rank's share of its node's cores for host copies (dist_grid.c) */
 };
 
 /* One dimension of a block-cyclic distribution: n indices in blocks of nb over np processes,

@@ -27,7 +27,7 @@ ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld
     ps__backend *be = &ctx->be;
     ps__dtype dt = a->dt;
     size_t es = ps__dtype_size(dt);
-    int m = a->r.n, kmax = m < a->c.n ? m : a->c.n, threads = ps__lu_host_threads();
+    int m = a->r.n, kmax = m < a->c.n ? m : a->c.n, threads = g->host_threads;
     int lf = ps__cyclic_below(&a->c, f, g->mycol);
     /* the host's share of the interchanges, reserved before anything reaches the caller */
     int *from = malloc((size_t)(m - f) * sizeof *from);

@@ -1,6 +1,10 @@
 /* The process grid, the block-cyclic index arithmetic and the agreement on a status. */
 #include "dist.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -123,15 +127,30 @@ ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes) {
     return PS_SUCCESS;
 }
 
-/* This rank's rank among the ranks of its node. */
-static int node_rank(MPI_Comm comm) {
+/* This rank's rank among the ranks of its node, and how many there are. */
+static int node_rank(MPI_Comm comm, int *ranks) {
     MPI_Comm node;
     int r = 0;
+    *ranks = 1;
     if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
         return 0;
     MPI_Comm_rank(node, &r);
+    MPI_Comm_size(node, ranks);
     MPI_Comm_free(&node);
     return r;
+}
+
+/* The threads a rank's host copies use: its share of the node's cores, so that the ranks of a
+ * node do not oversubscribe it; OMP_NUM_THREADS, where set, as given. */
+static int host_threads(int node_ranks) {
+#ifdef _OPENMP
+    if (getenv("OMP_NUM_THREADS")) return omp_get_max_threads();
+    int t = omp_get_num_procs() / (node_ranks > 0 ? node_ranks : 1);
+    return t > 1 ? t : 1;
+#else
+    (void)node_ranks;
+    return 1;
+#endif
 }
 
 /* The number of devices a backend lists ("index: name" lines), at least 1. */
@@ -146,6 +165,8 @@ static int device_count(ps_backend_kind kind) {
 static ps_status open_context(ps_grid *g, MPI_Comm comm, const ps_context_options *opts) {
     ps_context_options o = opts ? *opts : ps_context_options_default();
     char device[32];
+    int node_ranks, me = node_rank(comm, &node_ranks);
+    g->host_threads = host_threads(node_ranks);
     if (!o.device && !getenv("PORTSOLVE_DEVICE")) {
         ps_backend_kind kind = o.backend;
         if (kind == PS_BACKEND_FROM_ENV) {
@@ -154,7 +175,7 @@ static ps_status open_context(ps_grid *g, MPI_Comm comm, const ps_context_option
                 kind = PS_BACKEND_AUTO;
         }
         if (kind == PS_BACKEND_CUDA || kind == PS_BACKEND_OPENCL) {
-            snprintf(device, sizeof device, "%d", node_rank(comm) % device_count(kind));
+            snprintf(device, sizeof device, "%d", me % device_count(kind));
             o.device = device;
         }
     }

@@ -3,13 +3,13 @@
  * Step k, block row K of width jb: the holder pc of block column K factors the diagonal block (the
  * context's recursive Cholesky) and broadcasts it; every rank solves its own columns of U's block
  * row right of it (trsm); the block row is gathered on every rank in column order (a broadcast
- * from each rank, then its blocks put in place); every rank updates its trailing block columns,
- * GEMM above the diagonal block (against the gathered row) and SYRK on it (against its own),
- * never touching the lower triangle. With two lanes, look-ahead as in the lower one
- * (dist_potrf_cols.c): on lane 1 the next block column's holder solves that block column's part
- * of the row, updates its diagonal block, factors and broadcasts it while lane 0 does the rest.
- * The verdict stays on the device as in the lower one. The steps also run in parts, for the
- * host-array Cholesky that moves its columns beside them (dist_staged.c).
+ * from each rank, then its blocks put in place; a grid of one rank uses it in place); every rank
+ * updates its trailing block columns, GEMM above the diagonal block (against the gathered row) and
+ * SYRK on it (against its own), never touching the lower triangle. With two lanes, look-ahead as in
+ * the lower one (dist_potrf_cols.c): on lane 1 the next block column's holder solves that block
+ * column's part of the row, updates its diagonal block, factors and broadcasts it while lane 0 does
+ * the rest. The verdict stays on the device as in the lower one. The steps also run in parts, for
+ * the host-array Cholesky that moves its columns beside them (dist_staged.c).
  */
 #include "chol/chol.h"
 #include "dist_staged.h"
@@ -105,9 +105,15 @@ static void gather_row(upper_chol *w, int k) {
     }
 }
 
+/* Block row k's columns from k + jb on, in column order: gathered, or in place on one rank. */
+static ps__mat row_view(const upper_chol *w, int k) {
+    if (w->s.g->npcol == 1) return ps__mat_at(w->a->m, k, k + width(w, k));
+    return w->whole;
+}
+
 /* This rank's local columns [c0, c1) right of block column K, against block row K: rows between
- * it and each block column's diagonal block by GEMM with the gathered row (none for the block
- * column right after K), the diagonal block by SYRK with the rank's own part of the row. */
+ * it and each block column's diagonal block by GEMM with the whole row (none for the block column
+ * right after K), the diagonal block by SYRK with the rank's own part of the row. */
 static void update(upper_chol *w, int k, int c0, int c1) {
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
@@ -121,7 +127,7 @@ static void update(upper_chol *w, int k, int c0, int c1) {
         ps__mat uj = ps__mat_at(a->m, k, c);
         if (gj > k + jb)
             ps__dist_note(&w->s, be->ops->gemm(be, dt, PS__TRANS, PS__NOTRANS, gj - k - jb, wj, jb,
-                                               &minus_one, w->whole, uj, &one,
+                                               &minus_one, row_view(w, k), uj, &one,
                                                ps__mat_at(a->m, k + jb, c)));
         if (w->s.st == PS_SUCCESS)
             ps__dist_note(&w->s, be->ops->syrk(be, dt, PS__UPPER, PS__TRANS, wj, jb, &minus_one, uj,
@@ -138,7 +144,7 @@ static void resend_diag(void *w, int k) {
 static void row_step(void *arg, int k, int c0, int c1) {
     upper_chol *w = arg;
     solve_row(w, k, c0, c1);
-    if (w->a->r.n - k - width(w, k) > 0) gather_row(w, k);
+    if (w->a->r.n - k - width(w, k) > 0 && w->s.g->npcol > 1) gather_row(w, k);
     update(w, k, c0, c1);
 }
 
@@ -169,7 +175,7 @@ static void steps(void *arg, int k0, int k1) {
         }
         ps__dist_use_lane(&w->s, 0);
         solve_row(w, k, right + ahead, upto);
-        if (a->r.n - next > 0) gather_row(w, k);
+        if (a->r.n - next > 0 && g->npcol > 1) gather_row(w, k);
         update(w, k, right + ahead, upto);
     }
     ps__dist_lanes_join(&w->s);
@@ -200,13 +206,15 @@ static ps_status open_steps(upper_chol *w, ps_grid *g, ps__dist_mat *a) {
     ps_status st = ps__dev_alloc(g->ctx, 4, &w->info);
     if (st == PS_SUCCESS)
         st = be->ops->upload(be, PS__INT32, 1, 1, &zero, 1, (ps__mat){w->info, 0, 1});
+    /* the exchanges' buffers, where there are exchanges */
     for (int i = 0; i < 2 && st == PS_SUCCESS && g->npcol > 1; i++)
         st = ps__dev_alloc(g->ctx, (size_t)nb * nb * es, &w->diag[i]);
-    if (st == PS_SUCCESS) st = ps__dev_alloc(g->ctx, row_bytes, &w->mine.buf);
-    if (st == PS_SUCCESS) st = ps__dev_alloc(g->ctx, row_bytes, &w->whole.buf);
+    if (st == PS_SUCCESS && g->npcol > 1) st = ps__dev_alloc(g->ctx, row_bytes, &w->mine.buf);
+    if (st == PS_SUCCESS && g->npcol > 1) st = ps__dev_alloc(g->ctx, row_bytes, &w->whole.buf);
     if (st != PS_SUCCESS)
         st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
-    if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w->stage, row_bytes);
+    if (st == PS_SUCCESS && g->npcol > 1 && !ps__dist_peers(g))
+        st = ps__dist_reserve(g, &w->stage, row_bytes);
     return w->s.st = ps__dist_agree(g, st);
 }
 

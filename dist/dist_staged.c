@@ -16,6 +16,10 @@
 #include "base/handoff.h"
 #include "base/staging.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include <pthread.h>
 #include <stdio.h>
 
@@ -98,6 +102,9 @@ static void download_finished(staged *o) {
 }
 
 static void *transfer_thread(void *arg) {
+#ifdef _OPENMP
+    omp_set_num_threads(((staged *)arg)->g->host_threads); /* this thread's copies */
+#endif
     stage_pieces(arg);
     download_finished(arg);
     return NULL;
