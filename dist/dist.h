@@ -50,6 +50,10 @@ ps_status ps__dist_put(ps_grid *g, ps__dist_mat *d, const void *a, int lld);
 ps_status ps__dist_upload(ps_grid *g, ps__dtype dt, const int desc[9], const void *a,
                           ps__dist_mat *d);
 ps_status ps__dist_download(ps_grid *g, const ps__dist_mat *d, void *a, int lld);
+/* ps__upload (up) or ps__download of a rows x cols block between host (leading dimension ld) and
+ * the view v, its host copies on the rank's share of its node's cores (ps_grid.host_threads). */
+ps_status ps__dist_move(ps_grid *g, int up, ps__dtype dt, int rows, int cols, void *host, int ld,
+                        ps__mat v);
 void ps__dist_release(ps_grid *g, ps__dist_mat *d);
 /* put and download of uplo's triangle of a square matrix only, its diagonal blocks whole (on the
  * device the other triangle is left undefined; in the host array it is not written); the download

@@ -4,6 +4,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static ps_status backend_failed(ps_grid *g, ps_status st) {
     return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
@@ -38,16 +41,31 @@ ps_status ps__dist_upload(ps_grid *g, ps__dtype dt, const int desc[9], const voi
 }
 
 /* The local arrays travel through the context's staging ring (core/base/staging.c): several
- * threads into page-locked buffers, overlapped with the DMA. */
+ * threads into page-locked buffers, overlapped with the DMA; as many threads as the rank's share
+ * of its node's cores, the calling thread's own count back afterwards. */
+ps_status ps__dist_move(ps_grid *g, int up, ps__dtype dt, int rows, int cols, void *host, int ld,
+                        ps__mat v) {
+#ifdef _OPENMP
+    int caller = omp_get_max_threads();
+    omp_set_num_threads(g->host_threads);
+#endif
+    ps_status st = up ? ps__upload(g->ctx, dt, rows, cols, host, ld, v)
+                      : ps__download(g->ctx, dt, rows, cols, v, host, ld);
+#ifdef _OPENMP
+    omp_set_num_threads(caller);
+#endif
+    return st;
+}
+
 ps_status ps__dist_put(ps_grid *g, ps__dist_mat *d, const void *a, int lld) {
     if (d->lrows > 0 && d->lcols > 0)
-        DIST_TRY(g, ps__upload(g->ctx, d->dt, d->lrows, d->lcols, a, lld, d->m));
+        DIST_TRY(g, ps__dist_move(g, 1, d->dt, d->lrows, d->lcols, (void *)a, lld, d->m));
     return PS_SUCCESS;
 }
 
 ps_status ps__dist_download(ps_grid *g, const ps__dist_mat *d, void *a, int lld) {
     if (d->lrows > 0 && d->lcols > 0)
-        DIST_TRY(g, ps__download(g->ctx, d->dt, d->lrows, d->lcols, d->m, a, lld));
+        DIST_TRY(g, ps__dist_move(g, 0, d->dt, d->lrows, d->lcols, a, lld, d->m));
     return PS_SUCCESS;
 }
 
@@ -72,8 +90,7 @@ static ps_status move_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, int c
         if (rows <= 0) continue;
         char *h = (char *)a + ((size_t)c * (size_t)lld + (size_t)r0) * es;
         ps__mat v = ps__mat_at(d->m, r0, c);
-        DIST_TRY(g, up ? ps__upload(g->ctx, d->dt, rows, w, h, lld, v)
-                       : ps__download(g->ctx, d->dt, rows, w, v, h, lld));
+        DIST_TRY(g, ps__dist_move(g, up, d->dt, rows, w, h, lld, v));
     }
     return PS_SUCCESS;
 }

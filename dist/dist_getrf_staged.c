@@ -49,8 +49,9 @@ ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld
         ps__dist_note(&w.s, be->ops->laswp(be, dt, lf, a->m, f, kmax, w.ipiv, (size_t)f, 1));
     st = ps__cols_lu_close(&w, piv, info);
     if (st == PS_SUCCESS) {
-        st = ps__download(ctx, dt, m - f, a->lcols - lf, ps__mat_at(a->m, f, lf),
-                          (char *)host + ((size_t)lf * (size_t)lld + (size_t)f) * es, lld);
+        st = ps__dist_move(g, 0, dt, m - f, a->lcols - lf,
+                           (char *)host + ((size_t)lf * (size_t)lld + (size_t)f) * es, lld,
+                           ps__mat_at(a->m, f, lf));
         if (st != PS_SUCCESS)
             st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(ctx));
         st = ps__dist_agree(g, st);
