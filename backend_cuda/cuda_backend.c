@@ -251,6 +251,15 @@ static ps_status cuda_sync(ps__backend *be) {
     return PS_SUCCESS;
 }
 
+/* The context's device becomes the calling thread's current one: cudaMalloc, kernel launches on
+ * the context's streams and its cuBLAS handles need it. */
+static void cuda_activate(ps__backend *be) {
+    ps_cuda_state *st = ps_cuda(be);
+    int current = -1;
+    if (st && (cudaGetDevice(&current) != cudaSuccess || current != st->device))
+        cudaSetDevice(st->device);
+}
+
 static int cuda_lanes(ps__backend *be) {
     (void)be;
     return 2;
@@ -671,6 +680,7 @@ static const ps__backend_ops cuda_ops = {
     .use_lane = cuda_use_lane,
     .lane_wait = cuda_lane_wait,
     .lanes_split = ps_cuda_lanes_split,
+    .activate = cuda_activate,
     .lanes_join = ps_cuda_lanes_join,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,

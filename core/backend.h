@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PS__BACKEND_ABI_VERSION  6 /* 6: the peer family */
+#define PS__BACKEND_ABI_VERSION  7 /* 7: activate */
 #define PS__BACKEND_ENTRY_SYMBOL "ps_backend_module_v1"
 
 /* Element types a backend buffer can hold. The first two equal ps_dtype. */
@@ -249,12 +249,17 @@ struct ps__backend_ops {
      * releases (default PS_ERR_NOT_SUPPORTED). device_memory: free and total bytes (free = total
      * where only that is known; default PS_ERR_NOT_SUPPORTED, nothing is refused ahead).
      * block_size: the block size or from-which-order threshold for algo at order n (0: core's
-     * default; backends answer from a ps__size_rule table, core/base/size_rules.h). */
+     * default; backends answer from a ps__size_rule table, core/base/size_rules.h). activate
+     * makes the backend's device the calling thread's current one, where the runtime keeps one
+     * per thread (CUDA), at the start of each public call and of each helper thread, so that a
+     * context keeps working after the application or another context chose another device
+     * (default: nothing). */
     void *(*queue)(ps__backend *be);
     void (*list_devices)(char *buf, size_t size);
     ps_status (*open_borrowed)(ps__backend *be, void *native_context, void *native_queue);
     ps_status (*device_memory)(ps__backend *be, size_t *free_bytes, size_t *total_bytes);
     int (*block_size)(ps__backend *be, ps__algo algo, ps__dtype dt, int n);
+    void (*activate)(ps__backend *be);
 
     /* Lanes for look-ahead: lanes() in-order lanes (streams, queues; 1 by default). use_lane(k)
      * sends the following operations to lane k (0 is the context's own queue, where the blocking

@@ -63,8 +63,10 @@ ps_status ps__dist_bad_arg(ps_grid *g, int pos, const char *what) {
     return ps__dist_fail(g, PS_ERR_INVALID_ARGUMENT, "argument %d: %s", pos, what);
 }
 
-/* The local checks, then every rank's verdict: the first failing rank's on all. */
+/* The local checks, then every rank's verdict: the first failing rank's on all. The rank's
+ * device becomes the thread's current one, as for a call on its context. */
 ps_status ps__dist_begin(ps_grid *g, ps_status local) {
+    g->ctx->be.ops->activate(&g->ctx->be);
     ps_status st = ps__dist_agree(g, local);
     if (st == PS_SUCCESS) {
         g->last_error[0] = '\0';

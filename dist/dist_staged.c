@@ -102,8 +102,10 @@ static void download_finished(staged *o) {
 }
 
 static void *transfer_thread(void *arg) {
+    ps_grid *g = ((staged *)arg)->g;
+    g->ctx->be.ops->activate(&g->ctx->be); /* this thread's CUDA calls on the context's device */
 #ifdef _OPENMP
-    omp_set_num_threads(((staged *)arg)->g->host_threads); /* this thread's copies */
+    omp_set_num_threads(g->host_threads); /* this thread's copies */
 #endif
     stage_pieces(arg);
     download_finished(arg);

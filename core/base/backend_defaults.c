@@ -192,6 +192,10 @@ static ps_status default_lanes_join(ps__backend *be) {
     return PS_SUCCESS;
 }
 
+static void default_activate(ps__backend *be) {
+    (void)be;
+}
+
 static void *default_queue(ps__backend *be) {
     (void)be;
     return NULL;
@@ -223,6 +227,7 @@ static const ps__backend_ops defaults = {
     .set_float_compute = ps__default_set_float_compute,
     .lanes_split = default_lanes_split,
     .lanes_join = default_lanes_join,
+    .activate = default_activate,
     .host_alloc = default_host_alloc,
     .host_free = default_host_free,
     .transpose = ps__default_transpose,
@@ -287,6 +292,7 @@ static const entry_info optional[] = {
     PS__ENTRY(transfer_wait),
     PS__ENTRY(transfer_order),
     PS__ENTRY(device_memory),
+    PS__ENTRY(activate),
 };
 #undef PS__ENTRY
 

@@ -194,6 +194,7 @@ ps__claim ps__enter(ps_context *ctx) {
     }
     if (!atomic_compare_exchange_strong(&ctx->owner, &none, me)) return (ps__claim){ctx, 0};
     ctx->depth = 1;
+    ctx->be.ops->activate(&ctx->be);
     return (ps__claim){ctx, 1};
 }
 

@@ -60,7 +60,8 @@ struct ps_context {
 void ps__begin(ps_context *ctx);
 
 /* A public call's claim on its context (PS__BEGIN): one thread at a time; the thread that holds
- * it may nest calls. A call from a second thread while one runs is refused with
+ * it may nest calls, and the outermost claim makes the context's device the thread's current one
+ * (the backend's activate). A call from a second thread while one runs is refused with
  * PS_ERR_CONTEXT_BUSY, leaving the context (and its message) to the running call. The claim
  * ends when the calling function returns (the cleanup attribute of gcc and clang). */
 typedef struct ps__claim {
