@@ -55,6 +55,9 @@ if want chol; then
   run -n "$gpus" "$bench" --method chol --backend cuda --sizes "$sizes" --nb 512 --grid 1,"$gpus" \
     --repeats 2 --reference none --single no --check no --csv "$out/dist-chol-1x$gpus.csv" 2>&1 |
     tee "$out/dist-chol-1x$gpus.log"
+  run -n "$gpus" "$bench" --method chol --uplo U --backend cuda --sizes "$sizes" --nb 512 \
+    --grid 1,"$gpus" --repeats 2 --reference none --single no --check no \
+    --csv "$out/dist-chol-u-1x$gpus.csv" 2>&1 | tee "$out/dist-chol-u-1x$gpus.log"
 fi
 if command -v gnuplot > /dev/null; then
   for m in lu chol; do
