@@ -4,7 +4,7 @@
 # on the development machine, one rank per GPU, NCCL between them. Summary table last.
 #   bash scripts/dist_gpus.sh BUILD_DIR OUT_DIR [PARTS]
 # PARTS (default tests,lu,big,chol) picks what runs, so that a machine's per-command limit can
-# take them in turns: tests (test_dist, one rank per GPU), lu (the LU figures), big (n = 131072 on
+# take them in turns: tests (test_dist, one rank per GPU, and test_devices), lu (the LU figures), big (n = 131072 on
 # 2 GPUs), chol (the Cholesky figures). Each program runs under `timeout` (STEP_TIMEOUT seconds,
 # default 300), and every log goes to OUT_DIR as it is written, so a run cut short still reports.
 # Carry .device (the runtime packages) and, for ScaLAPACK's testers, .devsl (the testers and
@@ -35,6 +35,11 @@ for grid in "1 $gpus" "$gpus 1"; do
   run -n "$gpus" "$build"/tests/test_dist --backend cuda --case "$1x$2" > "$out/test-dist-$1x$2.log" 2>&1
   summary+=("test_dist cuda ${1}x$2: rc=$? $(grep -m1 -o 'checks, [0-9]* failed' "$out/test-dist-$1x$2.log")")
 done
+# contexts on two GPUs used in turn from one thread (tests/test_devices.c)
+if want tests; then
+  timeout "${STEP_TIMEOUT:-300}" "$build"/tests/test_devices --backend cuda > "$out/test-devices.log" 2>&1
+  summary+=("test_devices cuda: rc=$? $(grep -m1 -o 'checks, [0-9]* failed' "$out/test-devices.log")")
+fi
 # the figures: 65536 on 2 GPUs, 98304 on 4 (1 x P), against one GPU's factorization and
 # cuSOLVERMg on the same GPUs; 131072 on 2 GPUs, more than one H200 holds, with its residual
 sizes=${SIZES:-$([ "$gpus" -ge 4 ] && echo 32768,65536,98304 || echo 32768,65536)}
