@@ -4,8 +4,8 @@
 # on the development machine, one rank per GPU, NCCL between them. Summary table last.
 #   bash scripts/dist_gpus.sh BUILD_DIR OUT_DIR [PARTS]
 # PARTS (default tests,lu,big,chol) picks what runs, so that a machine's per-command limit can
-# take them in turns: tests (test_dist, one rank per GPU, and test_devices), lu (the LU figures), big (n = 131072 on
-# 2 GPUs), chol (the Cholesky figures). Each program runs under `timeout` (STEP_TIMEOUT seconds,
+# take them in turns: tests (test_dist, one rank per GPU, and test_devices), lu (the LU figures),
+# big (n = 131072 on 2 GPUs), chol (the Cholesky figures). Each program runs under `timeout` (STEP_TIMEOUT seconds,
 # default 300), and every log goes to OUT_DIR as it is written, so a run cut short still reports.
 # Carry .device (the runtime packages) and, for ScaLAPACK's testers, .devsl (the testers and
 # Debian's libscalapack-openmpi, liblapack and libblas under .devsl/lib).
