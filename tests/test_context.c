@@ -4,8 +4,8 @@
  * lu_nb, lu_block_row, lu_panel, lu_layout,
  * ir_trsv_block, ir_gmres_tol, ir_early_inverses and
  * PORTSOLVE_DEVICE
- * checks, status strings, and the vtable completion rules (missing required entries, ABI version,
- * older tables receiving defaults).
+ * checks, status strings, the vtable completion rules (missing required entries, ABI version,
+ * older tables receiving defaults), and the device activation at each public call.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
@@ -552,8 +552,39 @@ static void test_lu_lookahead_schedule(void) {
     ps_context_destroy(ctx);
 }
 
+/* activate runs once per public call, at its outermost claim (the driver's own nested calls do
+ * not repeat it), also for a call refused for its arguments. */
+static int activations;
+static void count_activation(ps__backend *be) {
+    (void)be;
+    activations++;
+}
+
+static void test_activate_per_call(void) {
+    ps_context_options o = ps_context_options_default();
+    o.backend = PS_BACKEND_CPU;
+    ps_context *ctx = NULL;
+    CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
+    if (!ctx) return;
+    ctx->ops.activate = count_activation;
+    enum { n = 5 };
+    double A[n * n], b[n];
+    int ipiv[n];
+    ps_test_latms_d(n, 10, 'N', A, n);
+    for (int i = 0; i < n; i++) b[i] = ps_test_rand();
+    activations = 0;
+    CHECK_STATUS(ps_dgesv(ctx, n, 1, A, n, ipiv, b, n), PS_SUCCESS);
+    CHECK(activations == 1, "dgesv activated the device %d times, not once", activations);
+    CHECK_STATUS(ps_dgesv(ctx, n, 1, A, n - 1, ipiv, b, n), PS_ERR_INVALID_ARGUMENT);
+    CHECK(activations == 2, "a refused dgesv: %d activations in all, not 2", activations);
+    CHECK_STATUS(ps_context_synchronize(ctx), PS_SUCCESS);
+    CHECK(activations == 3, "synchronize: %d activations in all, not 3", activations);
+    ps_context_destroy(ctx);
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
+    test_activate_per_call();
     test_env_backend();
     test_enum_names();
     test_unavailable_backends();
