@@ -103,7 +103,7 @@ static void download_finished(staged *o) {
 
 static void *transfer_thread(void *arg) {
     ps_grid *g = ((staged *)arg)->g;
-    g->ctx->be.ops->activate(&g->ctx->be); /* this thread's CUDA calls on the context's device */
+    g->ctx->be.ops->activate(&g->ctx->be); /* this thread works on the context's device too */
 #ifdef _OPENMP
     omp_set_num_threads(g->host_threads); /* this thread's copies */
 #endif

@@ -107,7 +107,7 @@ static void download_finished(overlap *o) {
 
 static void *transfer_thread(void *arg) {
     overlap *o = arg;
-    o->ctx->be.ops->activate(&o->ctx->be); /* this thread's CUDA calls on the context's device */
+    o->ctx->be.ops->activate(&o->ctx->be); /* this thread works on the context's device too */
     stage_pieces(arg);
     download_finished(arg);
     return NULL;
