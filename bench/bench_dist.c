@@ -78,6 +78,7 @@ static void restore(local *l) {
         return;
     }
     int lld = l->desc[8];
+#pragma omp parallel for schedule(static)
     for (int jj = 0; jj < l->lcols; jj++)
         for (int ii = 0; ii < l->lrows; ii++) {
             double v = local_value(l, ii, jj);
@@ -123,6 +124,8 @@ static double residual_ratio(const setup *s, int myrow, int mycol, int n, const 
         x[gi] = s->dbl ? ((double *)b->a)[ii] : ((float *)b->a)[ii];
     }
     MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    /* each thread sums its columns' products into its own copy of y (the reduction) */
+#pragma omp parallel for schedule(static) reduction(+ : y[:n])
     for (int jj = 0; jj < a->lcols; jj++) {
         int gj = (jj / s->nb * s->npcol + mycol) * s->nb + jj % s->nb;
         for (int ii = 0; ii < a->lrows; ii++) {

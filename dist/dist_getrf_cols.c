@@ -75,9 +75,8 @@ static void apply(ps__cols_lu *w, int k, int c0, int c1, int swap) {
 
 /* The panel's lane on SMs of its own (core/base/lookahead.c) on the rank that factors the next
  * panel, while the trailing order is small enough; the other ranks keep the whole device for their
- * update. Not with NCCL between several ranks: that has not run, and NCCL's calls are known to
- * switch the thread's CUDA context beside green contexts (NVIDIA/nccl#1736). Returns whether the
- * lanes are split now. */
+ * update. Not with NCCL between several ranks: there it runs correctly but gained nothing on two
+ * H200s (docs/DIST.md, what was tried). Returns whether the lanes are split now. */
 static int split_lanes(ps__cols_lu *w, int k, int holder) {
     ps_grid *g = w->s.g;
     ps__backend *be = &g->ctx->be;

@@ -4,9 +4,10 @@
 # on the development machine, one rank per GPU, NCCL between them. Summary table last.
 #   bash scripts/dist_gpus.sh BUILD_DIR OUT_DIR [PARTS]
 # PARTS (default tests,lu,big,chol) picks what runs, so that a machine's per-command limit can
-# take them in turns: tests (test_dist, one rank per GPU, and test_devices), lu (the LU figures),
-# big (n = 131072 on 2 GPUs), chol (the Cholesky figures). Each program runs under `timeout` (STEP_TIMEOUT seconds,
-# default 300), and every log goes to OUT_DIR as it is written, so a run cut short still reports.
+# take them in turns: tests (test_dist on CUDA and OpenCL, one rank per GPU, and test_devices),
+# lu (the LU figures), big (n = 131072 on 2 GPUs), chol (the Cholesky figures). Each program runs
+# under `timeout` (STEP_TIMEOUT seconds, default 300), and every log goes to OUT_DIR as it is
+# written, so a run cut short still reports.
 # Carry .device (the runtime packages) and, for ScaLAPACK's testers, .devsl (the testers and
 # Debian's libscalapack-openmpi, liblapack and libblas under .devsl/lib).
 set -uo pipefail
@@ -28,12 +29,16 @@ run() {
 }
 bench=$build/bench/portsolve-bench-dist
 summary=()
-# the distributed tests, one rank per GPU, on the grids 1 x gpus and gpus x 1
-for grid in "1 $gpus" "$gpus 1"; do
-  want tests || break
-  set -- $grid
-  run -n "$gpus" "$build"/tests/test_dist --backend cuda --case "$1x$2" > "$out/test-dist-$1x$2.log" 2>&1
-  summary+=("test_dist cuda ${1}x$2: rc=$? $(grep -m1 -o 'checks, [0-9]* failed' "$out/test-dist-$1x$2.log")")
+# the distributed tests, one rank per GPU, on the grids 1 x gpus and gpus x 1: CUDA (NCCL between
+# the GPUs) and NVIDIA's OpenCL (MPI through host memory)
+for backend in cuda opencl; do
+  for grid in "1 $gpus" "$gpus 1"; do
+    want tests || break
+    set -- $grid
+    log=$out/test-dist-$backend-$1x$2.log
+    run -n "$gpus" -x OCL_ICD_VENDORS "$build"/tests/test_dist --backend $backend --case "$1x$2" > "$log" 2>&1
+    summary+=("test_dist $backend ${1}x$2: rc=$? $(grep -m1 -o 'checks, [0-9]* failed' "$log")")
+  done
 done
 # contexts on two GPUs used in turn from one thread (tests/test_devices.c)
 if want tests; then
