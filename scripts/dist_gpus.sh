@@ -3,17 +3,19 @@
 # kinds): libportsolve_mpi's tests and the multi-GPU figures of docs/DIST.md from a build tree made
 # on the development machine, one rank per GPU, NCCL between them. Summary table last.
 #   bash scripts/dist_gpus.sh BUILD_DIR OUT_DIR [PARTS]
-# PARTS (default tests,lu,big,chol) picks what runs, so that a machine's per-command limit can
-# take them in turns: tests (test_dist on CUDA and OpenCL, one rank per GPU, and test_devices),
-# lu (the LU figures), big (n = 131072 on 2 GPUs), chol (the Cholesky figures). Each program runs
-# under `timeout` (STEP_TIMEOUT seconds, default 300), and every log goes to OUT_DIR as it is
-# written, so a run cut short still reports.
+# PARTS (default tests,opencl,lu,big,chol) picks what runs, so that a machine's per-command limit
+# can take them in turns: tests (test_dist on CUDA and OpenCL, one rank per GPU, and
+# test_devices), opencl (the build's opencl.mpi and opencl.scalapack tests on NVIDIA's OpenCL,
+# ScaLAPACK's testers copied from .devsl to Debian's folder first), lu (the LU figures), big
+# (n = 131072 on 2 GPUs), chol (the Cholesky figures). Each program runs under `timeout`
+# (STEP_TIMEOUT seconds, default 300), and every log goes to OUT_DIR as it is written, so a run
+# cut short still reports.
 # Carry .device (the runtime packages) and, for ScaLAPACK's testers, .devsl (the testers and
 # Debian's libscalapack-openmpi, liblapack and libblas under .devsl/lib).
 set -uo pipefail
 build=${1:-build-gpu}
 out=${2:-/tmp/gpu-out}
-parts=,${3:-tests,lu,big,chol},
+parts=,${3:-tests,opencl,lu,big,chol},
 want() { [[ $parts == *,$1,* ]]; }
 mkdir -p "$out"
 source .device/gpu-env.sh "$build" > /dev/null
@@ -44,6 +46,16 @@ done
 if want tests; then
   timeout "${STEP_TIMEOUT:-300}" "$build"/tests/test_devices --backend cuda > "$out/test-devices.log" 2>&1
   summary+=("test_devices cuda: rc=$? $(grep -m1 -o 'checks, [0-9]* failed' "$out/test-devices.log")")
+fi
+# the distributed tests and ScaLAPACK's testers with the preload on NVIDIA's OpenCL, 4 ranks
+if want opencl; then
+  testers=/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests
+  if [ -d .devsl ]; then
+    mkdir -p "$testers" && for f in .devsl/x* .devsl/bin/x* .devsl/*.dat; do cp -f "$f" "$testers/"; done
+  fi
+  (cd "$build" && timeout "${STEP_TIMEOUT:-300}" ctest -R '^opencl\.(mpi|scalapack)' -j2) \
+    > "$out/ctest-opencl.log" 2>&1
+  summary+=("ctest opencl.mpi, opencl.scalapack: rc=$? $(grep -m1 'tests passed' "$out/ctest-opencl.log")")
 fi
 # the figures: 65536 on 2 GPUs, 98304 on 4 (1 x P), against one GPU's factorization and
 # cuSOLVERMg on the same GPUs; 131072 on 2 GPUs, more than one H200 holds, with its residual
