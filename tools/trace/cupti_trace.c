@@ -5,6 +5,9 @@
  *   TRACE_OUT=trace.csv LD_PRELOAD=build/tools/trace/libportsolve_trace.so <program> ...
  *   python3 scripts/trace_summary.py trace.csv
  *
+ * Under mpirun (Open MPI's OMPI_COMM_WORLD_RANK or PMI_RANK set) each rank writes
+ * TRACE_OUT.RANK: pass LD_PRELOAD and TRACE_OUT to the ranks with -x.
+ *
  * Through CUPTI's activity API it records every kernel, copy and memset with its device start
  * and end times and its stream, one CSV line each: kind (K, M, S), start ns, end ns, stream,
  * grid blocks or bytes, threads per block or copy kind, name. With TRACE_API=1 also every CUDA
@@ -69,8 +72,15 @@ static void trace_finish(void) {
 
 /* Runs when the library is preloaded, before the program touches CUDA. */
 __attribute__((constructor)) static void trace_start(void) {
-    const char *path = getenv("TRACE_OUT");
-    trace_out = fopen(path ? path : "trace.csv", "w");
+    const char *path = getenv("TRACE_OUT"), *rank = getenv("OMPI_COMM_WORLD_RANK");
+    char ranked[4096];
+    if (!path) path = "trace.csv";
+    if (!rank) rank = getenv("PMI_RANK");
+    if (rank) { /* under mpirun each rank writes its own file, PATH.RANK */
+        snprintf(ranked, sizeof ranked, "%s.%s", path, rank);
+        path = ranked;
+    }
+    trace_out = fopen(path, "w");
     if (!trace_out) {
         perror("portsolve trace: TRACE_OUT");
         return;
