@@ -39,23 +39,44 @@ ps_status ps__dist_check_desc(ps_grid *g, const int *desc, int pos, int m, int n
                              "argument %d: descriptor field %d (%s) = %d is invalid%s", pos, bad,
                              field[bad], desc[bad - 1],
                              bad == 6 && square_blocks ? " (MB and NB must be equal)" : "");
-    if (ia != 1 || ja != 1)
-        return ps__dist_fail(g, PS_ERR_NOT_SUPPORTED,
-                             "argument %d: only whole matrices (ia = ja = 1) are supported, got "
-                             "ia = %d, ja = %d",
-                             pos - 2, ia, ja);
-    if (m > desc[2] || n > desc[3])
-        return g->last_info = -(100 * pos + (m > desc[2] ? 3 : 4)),
+    if (ia < 1 || ja < 1)
+        return g->last_info = -(pos - (ia < 1 ? 2 : 1)),
+               ps__dist_fail(g, PS_ERR_INVALID_ARGUMENT, "argument %d: %s = %d is below 1",
+                             pos - (ia < 1 ? 2 : 1), ia < 1 ? "ia" : "ja", ia < 1 ? ia : ja);
+    if ((long long)ia - 1 + m > desc[2] || (long long)ja - 1 + n > desc[3])
+        return g->last_info = -(100 * pos + ((long long)ia - 1 + m > desc[2] ? 3 : 4)),
                ps__dist_fail(g, PS_ERR_INVALID_ARGUMENT,
-                             "argument %d: a %d x %d matrix does not fit the descriptor's %d x %d",
-                             pos, m, n, desc[2], desc[3]);
-    if (!local && ps_numroc(m, desc[4], g->myrow, desc[6], g->nprow) > 0 &&
-        ps_numroc(n, desc[5], g->mycol, desc[7], g->npcol) > 0)
+                             "argument %d: a %d x %d matrix at (%d, %d) does not fit the "
+                             "descriptor's %d x %d",
+                             pos, m, n, ia, ja, desc[2], desc[3]);
+    if ((ia - 1) % desc[4] || (ja - 1) % desc[5])
+        return ps__dist_fail(g, PS_ERR_NOT_SUPPORTED,
+                             "argument %d: a submatrix must start on a block boundary (ia - 1 a "
+                             "multiple of MB = %d, ja - 1 of NB = %d), got ia = %d, ja = %d",
+                             pos - 2, desc[4], desc[5], ia, ja);
+    int sub[9];
+    ps__dist_sub(g, desc, ia, ja, m, n, sub);
+    if (!local && ps_numroc(m, sub[4], g->myrow, sub[6], g->nprow) > 0 &&
+        ps_numroc(n, sub[5], g->mycol, sub[7], g->npcol) > 0)
         return g->last_info = -(pos - 3), ps__dist_fail(g, PS_ERR_INVALID_ARGUMENT,
                                                         "argument %d: rank %d's local array is "
                                                         "NULL",
                                                         pos - 3, g->rank);
     return PS_SUCCESS;
+}
+
+void ps__dist_sub(const ps_grid *g, const int *desc, int ia, int ja, int m, int n, int sub[9]) {
+    memcpy(sub, desc, 9 * sizeof *sub);
+    sub[2] = m, sub[3] = n;
+    sub[6] = (desc[6] + (ia - 1) / desc[4]) % g->nprow;
+    sub[7] = (desc[7] + (ja - 1) / desc[5]) % g->npcol;
+}
+
+void *ps__dist_sub_local(const ps_grid *g, ps__dtype dt, const int *desc, int ia, int ja,
+                         const void *local) {
+    size_t rows = (size_t)ps_numroc(ia - 1, desc[4], g->myrow, desc[6], g->nprow);
+    size_t cols = (size_t)ps_numroc(ja - 1, desc[5], g->mycol, desc[7], g->npcol);
+    return local ? (char *)local + (rows + cols * (size_t)desc[8]) * ps__dtype_size(dt) : NULL;
 }
 
 ps_status ps__dist_bad_arg(ps_grid *g, int pos, const char *what) {
@@ -83,10 +104,29 @@ void ps__dist_report(ps_grid *g, const char *routine, ps__dtype dt, int m, int n
             ps_context_backend_name(g->ctx), g->transport);
 }
 
-/* The sizes of desc restricted to the leading m x n part. */
-static void restrict_desc(const int *desc, int m, int n, int out[9]) {
-    memcpy(out, desc, 9 * sizeof *out);
-    out[2] = m, out[3] = n;
+/* An operand as the drivers use it: the m x n submatrix at (i, j) as a matrix of its own. */
+typedef struct operand {
+    int desc[9];
+    void *local;
+} operand;
+
+static operand operand_of(const ps_grid *g, ps__dtype dt, const int *desc, int i, int j, int m,
+                          int n, const void *local) {
+    operand o;
+    ps__dist_sub(g, desc, i, j, m, n, o.desc);
+    o.local = ps__dist_sub_local(g, dt, desc, i, j, local);
+    return o;
+}
+
+/* ScaLAPACK's pivots of the submatrix at row ia: its local rows' entries of ipiv, counting from
+ * the whole matrix's first row; shift_pivots moves the first kmax rows' by by (ia - 1 from the
+ * submatrix's count to the whole matrix's). */
+static int *sub_pivots(const ps_grid *g, const int *desc, int ia, int *ipiv) {
+    return ipiv ? ipiv + ps_numroc(ia - 1, desc[4], g->myrow, desc[6], g->nprow) : NULL;
+}
+static void shift_pivots(const ps_grid *g, const int *sub, int kmax, int *piv, int by) {
+    int rows = ps_numroc(kmax, sub[4], g->myrow, sub[6], g->nprow);
+    for (int l = 0; l < rows && by; l++) piv[l] += by;
 }
 
 static ps_status getrf(ps_grid *g, ps__dtype dt, int m, int n, void *a, int ia, int ja,
@@ -99,44 +139,60 @@ static ps_status getrf(ps_grid *g, ps__dtype dt, int m, int n, void *a, int ia, 
         st = ps__dist_bad_arg(g, 3, "n < 0");
     else
         st = ps__dist_check_desc(g, desca, 7, m, n, ia, ja, a, 1);
-    if (st == PS_SUCCESS && !ipiv && ps_numroc(m, desca[4], g->myrow, desca[6], g->nprow) > 0)
+    operand A = st == PS_SUCCESS ? operand_of(g, dt, desca, ia, ja, m, n, a) : (operand){{0}, 0};
+    if (st == PS_SUCCESS && !ipiv && ps_numroc(m, A.desc[4], g->myrow, A.desc[6], g->nprow) > 0)
         st = ps__dist_bad_arg(g, 8, "ipiv is NULL");
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS || m == 0 || n == 0) return st;
     ps__dist_report(g, "GETRF", dt, m, n, desca[4]);
-    int desc[9];
-    restrict_desc(desca, m, n, desc);
+    int *piv = sub_pivots(g, desca, ia, ipiv);
     ps__dist_mat d;
     /* an allocation that failed on another rank still leaves this rank's to release */
-    st = ps__dist_agree(g, ps__dist_alloc(g, dt, desc, &d));
-    if (st == PS_SUCCESS) st = ps__dist_lu_factor(g, &d, a, desca[8], ipiv, NULL);
+    st = ps__dist_agree(g, ps__dist_alloc(g, dt, A.desc, &d));
+    if (st == PS_SUCCESS) st = ps__dist_lu_factor(g, &d, A.local, desca[8], piv, NULL);
+    if (st == PS_SUCCESS || st == PS_ERR_SINGULAR)
+        shift_pivots(g, A.desc, m < n ? m : n, piv, ia - 1);
     ps__dist_release(g, &d);
     return st;
 }
 
-/* getrs after the checks: A and B to the devices, the solve, B back. */
-static ps_status getrs(ps_grid *g, ps__dtype dt, ps__trans trans, int n, int nrhs, const void *a,
-                       const int *desca, const int *ipiv, void *b, const int *descb) {
-    int da[9], db[9];
-    ps__dist_report(g, trans == PS__NOTRANS ? "GETRS N" : "GETRS T", dt, n, nrhs, desca[4]);
-    restrict_desc(desca, n, n, da);
-    restrict_desc(descb, n, nrhs, db);
+/* getrs after the checks: A and B to the devices, the solve, B back. ipiv: the submatrix's
+ * local pivots, counting from row ia of the whole matrix. */
+static ps_status getrs(ps_grid *g, ps__dtype dt, ps__trans trans, int n, int nrhs, operand a,
+                       int ia, const int *ipiv, operand b) {
+    ps__dist_report(g, trans == PS__NOTRANS ? "GETRS N" : "GETRS T", dt, n, nrhs, a.desc[4]);
+    int rows = ps_numroc(n, a.desc[4], g->myrow, a.desc[6], g->nprow);
+    int *own = ia > 1 ? malloc((size_t)(rows > 0 ? rows : 1) * sizeof *own) : NULL;
+    ps_status st = ps__dist_agree(
+        g, ia == 1 || own ? PS_SUCCESS
+                          : ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory"));
+    if (st != PS_SUCCESS) return st;
+    if (own) { /* counting from the submatrix's first row */
+        memcpy(own, ipiv, (size_t)rows * sizeof *own);
+        shift_pivots(g, a.desc, n, own, 1 - ia);
+    }
     ps__dist_mat A, B;
     memset(&B, 0, sizeof B);
-    ps_status st = ps__dist_upload(g, dt, da, a, &A);
-    if (st == PS_SUCCESS) st = ps__dist_upload(g, dt, db, b, &B);
+    st = ps__dist_upload(g, dt, a.desc, a.local, &A);
+    if (st == PS_SUCCESS) st = ps__dist_upload(g, dt, b.desc, b.local, &B);
     st = ps__dist_agree(g, st);
-    if (st == PS_SUCCESS) st = ps__dist_lu_solve(g, trans, &A, ipiv, 9, &B);
-    if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_download(g, &B, b, descb[8]));
+    if (st == PS_SUCCESS) st = ps__dist_lu_solve(g, trans, &A, own ? own : ipiv, 9, &B);
+    if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_download(g, &B, b.local, b.desc[8]));
     ps__dist_release(g, &A);
     ps__dist_release(g, &B);
+    free(own);
     return st;
 }
 
-static ps_status check_rhs(ps_grid *g, int n, int nrhs, const int *desca, const int *descb,
-                           const void *b, int ib, int jb, int pos) {
+/* B's descriptor (argument pos), then its rows distributed as A's. */
+static ps_status check_rhs(ps_grid *g, int n, int nrhs, const int *desca, int ia, int ja,
+                           const int *descb, const void *b, int ib, int jb, int pos) {
     ps_status st = ps__dist_check_desc(g, descb, pos, n, nrhs, ib, jb, b, 0);
-    return st == PS_SUCCESS ? ps__dist_check_rows(g, desca, descb, pos) : st;
+    if (st != PS_SUCCESS) return st;
+    int sa[9], sb[9];
+    ps__dist_sub(g, desca, ia, ja, n, n, sa);
+    ps__dist_sub(g, descb, ib, jb, n, nrhs, sb);
+    return ps__dist_check_rows(g, sa, sb, pos);
 }
 
 static ps_status getrs_checked(ps_grid *g, ps__dtype dt, char trans, int n, int nrhs, const void *a,
@@ -153,12 +209,14 @@ static ps_status getrs_checked(ps_grid *g, ps__dtype dt, char trans, int n, int 
         st = ps__dist_bad_arg(g, 4, "nrhs < 0");
     else
         st = ps__dist_check_desc(g, desca, 8, n, n, ia, ja, a, 1);
-    if (st == PS_SUCCESS) st = check_rhs(g, n, nrhs, desca, descb, b, ib, jb, 13);
-    if (st == PS_SUCCESS && !ipiv && ps_numroc(n, desca[4], g->myrow, desca[6], g->nprow) > 0)
+    if (st == PS_SUCCESS) st = check_rhs(g, n, nrhs, desca, ia, ja, descb, b, ib, jb, 13);
+    operand A = st == PS_SUCCESS ? operand_of(g, dt, desca, ia, ja, n, n, a) : (operand){{0}, 0};
+    if (st == PS_SUCCESS && !ipiv && ps_numroc(n, A.desc[4], g->myrow, A.desc[6], g->nprow) > 0)
         st = ps__dist_bad_arg(g, 9, "ipiv is NULL");
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS || n == 0 || nrhs == 0) return st;
-    return getrs(g, dt, t, n, nrhs, a, desca, ipiv, b, descb);
+    return getrs(g, dt, t, n, nrhs, A, ia, sub_pivots(g, desca, ia, (int *)ipiv),
+                 operand_of(g, dt, descb, ib, jb, n, nrhs, b));
 }
 
 static ps__uplo uplo_of(char uplo) {
@@ -186,12 +244,11 @@ static ps_status potrf(ps_grid *g, ps__dtype dt, char uplo, int n, void *a, int 
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS || n == 0) return st;
     ps__dist_report(g, uplo == 'L' || uplo == 'l' ? "POTRF L" : "POTRF U", dt, n, n, desca[4]);
-    int desc[9];
-    restrict_desc(desca, n, n, desc);
+    operand A = operand_of(g, dt, desca, ia, ja, n, n, a);
     ps__dist_mat d;
     /* an allocation that failed on another rank still leaves this rank's to release */
-    st = ps__dist_agree(g, ps__dist_alloc(g, dt, desc, &d));
-    if (st == PS_SUCCESS) st = ps__dist_chol_factor(g, uplo, &d, a, desca[8]);
+    st = ps__dist_agree(g, ps__dist_alloc(g, dt, A.desc, &d));
+    if (st == PS_SUCCESS) st = ps__dist_chol_factor(g, uplo, &d, A.local, desca[8]);
     ps__dist_release(g, &d);
     return st;
 }
@@ -203,7 +260,7 @@ static ps_status check_potrs(ps_grid *g, char uplo, int n, int nrhs, const void 
     if (n < 0) return ps__dist_bad_arg(g, 3, "n < 0");
     if (nrhs < 0) return ps__dist_bad_arg(g, 4, "nrhs < 0");
     ps_status st = ps__dist_check_desc(g, desca, 8, n, n, ia, ja, a, 1);
-    return st == PS_SUCCESS ? check_rhs(g, n, nrhs, desca, descb, b, ib, jb, 12) : st;
+    return st == PS_SUCCESS ? check_rhs(g, n, nrhs, desca, ia, ja, descb, b, ib, jb, 12) : st;
 }
 
 static ps_status potrs(ps_grid *g, ps__dtype dt, char uplo, int n, int nrhs, const void *a, int ia,
@@ -213,16 +270,15 @@ static ps_status potrs(ps_grid *g, ps__dtype dt, char uplo, int n, int nrhs, con
         ps__dist_begin(g, check_potrs(g, uplo, n, nrhs, a, ia, ja, desca, b, ib, jb, descb));
     if (st != PS_SUCCESS || n == 0 || nrhs == 0) return st;
     ps__dist_report(g, uplo == 'L' || uplo == 'l' ? "POTRS L" : "POTRS U", dt, n, nrhs, desca[4]);
-    int da[9], db[9];
-    restrict_desc(desca, n, n, da);
-    restrict_desc(descb, n, nrhs, db);
+    operand oa = operand_of(g, dt, desca, ia, ja, n, n, a),
+            ob = operand_of(g, dt, descb, ib, jb, n, nrhs, b);
     ps__dist_mat A, B;
     memset(&B, 0, sizeof B);
-    st = upload_triangle(g, dt, da, uplo, a, &A);
-    if (st == PS_SUCCESS) st = ps__dist_upload(g, dt, db, b, &B);
+    st = upload_triangle(g, dt, oa.desc, uplo, oa.local, &A);
+    if (st == PS_SUCCESS) st = ps__dist_upload(g, dt, ob.desc, ob.local, &B);
     st = ps__dist_agree(g, st);
     if (st == PS_SUCCESS) st = ps__dist_chol_solve(g, uplo, &A, &B);
-    if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_download(g, &B, b, descb[8]));
+    if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_download(g, &B, ob.local, ob.desc[8]));
     ps__dist_release(g, &A);
     ps__dist_release(g, &B);
     return st;
@@ -259,32 +315,29 @@ ps_status ps_psgetrs(ps_grid *g, char trans, int n, int nrhs, const float *a, in
 /* A and B to the devices once, the factorization, A and the pivots back, then unless it failed
  * or found a zero pivot the solve and B back. */
 static ps_status factor_and_solve(ps_grid *g, ps__dtype dt, int lu, char uplo, int n, int nrhs,
-                                  void *a, const int *desca, int *ipiv, void *b, const int *descb) {
+                                  operand a, int *ipiv, operand b) {
     ps__dist_report(g,
                     lu                           ? "GESV"
                     : uplo == 'L' || uplo == 'l' ? "POSV L"
                                                  : "POSV U",
-                    dt, n, nrhs, desca[4]);
-    int da[9], db[9];
-    restrict_desc(desca, n, n, da);
-    restrict_desc(descb, n, nrhs, db);
+                    dt, n, nrhs, a.desc[4]);
     ps__dist_mat A, B;
     memset(&B, 0, sizeof B);
     /* the factorizations move A themselves, beside their work */
-    ps_status st = ps__dist_alloc(g, dt, da, &A);
-    if (st == PS_SUCCESS && nrhs > 0) st = ps__dist_upload(g, dt, db, b, &B);
+    ps_status st = ps__dist_alloc(g, dt, a.desc, &A);
+    if (st == PS_SUCCESS && nrhs > 0) st = ps__dist_upload(g, dt, b.desc, b.local, &B);
     st = ps__dist_agree(g, st);
     if (st != PS_SUCCESS) {
         ps__dist_release(g, &A);
         ps__dist_release(g, &B);
         return st;
     }
-    st = lu ? ps__dist_lu_factor(g, &A, a, desca[8], ipiv, NULL)
-            : ps__dist_chol_factor(g, uplo, &A, a, desca[8]);
+    st = lu ? ps__dist_lu_factor(g, &A, a.local, a.desc[8], ipiv, NULL)
+            : ps__dist_chol_factor(g, uplo, &A, a.local, a.desc[8]);
     if (st == PS_SUCCESS && nrhs > 0) {
         st = lu ? ps__dist_lu_solve(g, PS__NOTRANS, &A, ipiv, 0, &B)
                 : ps__dist_chol_solve(g, uplo, &A, &B);
-        if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_download(g, &B, b, descb[8]));
+        if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_download(g, &B, b.local, b.desc[8]));
     }
     ps__dist_release(g, &A);
     ps__dist_release(g, &B);
@@ -302,12 +355,17 @@ static ps_status gesv(ps_grid *g, ps__dtype dt, int n, int nrhs, void *a, int ia
         st = ps__dist_bad_arg(g, 3, "nrhs < 0");
     else
         st = ps__dist_check_desc(g, desca, 7, n, n, ia, ja, a, 1);
-    if (st == PS_SUCCESS) st = check_rhs(g, n, nrhs, desca, descb, b, ib, jb, 12);
-    if (st == PS_SUCCESS && !ipiv && ps_numroc(n, desca[4], g->myrow, desca[6], g->nprow) > 0)
+    if (st == PS_SUCCESS) st = check_rhs(g, n, nrhs, desca, ia, ja, descb, b, ib, jb, 12);
+    operand A = st == PS_SUCCESS ? operand_of(g, dt, desca, ia, ja, n, n, a) : (operand){{0}, 0};
+    if (st == PS_SUCCESS && !ipiv && ps_numroc(n, A.desc[4], g->myrow, A.desc[6], g->nprow) > 0)
         st = ps__dist_bad_arg(g, 8, "ipiv is NULL");
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS || n == 0) return st;
-    return factor_and_solve(g, dt, 1, 'N', n, nrhs, a, desca, ipiv, b, descb);
+    int *piv = sub_pivots(g, desca, ia, ipiv);
+    st = factor_and_solve(g, dt, 1, 'N', n, nrhs, A, piv,
+                          operand_of(g, dt, descb, ib, jb, n, nrhs, b));
+    if (st == PS_SUCCESS || st == PS_ERR_SINGULAR) shift_pivots(g, A.desc, n, piv, ia - 1);
+    return st;
 }
 ps_status ps_pdgesv(ps_grid *g, int n, int nrhs, double *a, int ia, int ja, const int desca[9],
                     int *ipiv, double *b, int ib, int jb, const int descb[9]) {
@@ -346,7 +404,8 @@ static ps_status posv(ps_grid *g, ps__dtype dt, char uplo, int n, int nrhs, void
     ps_status st =
         ps__dist_begin(g, check_potrs(g, uplo, n, nrhs, a, ia, ja, desca, b, ib, jb, descb));
     if (st != PS_SUCCESS || n == 0) return st;
-    return factor_and_solve(g, dt, 0, uplo, n, nrhs, a, desca, NULL, b, descb);
+    return factor_and_solve(g, dt, 0, uplo, n, nrhs, operand_of(g, dt, desca, ia, ja, n, n, a),
+                            NULL, operand_of(g, dt, descb, ib, jb, n, nrhs, b));
 }
 ps_status ps_pdposv(ps_grid *g, char uplo, int n, int nrhs, double *a, int ia, int ja,
                     const int desca[9], double *b, int ib, int jb, const int descb[9]) {

@@ -197,6 +197,109 @@ static void check_chol(const grid_t *g, ps_dtype dt, char uplo, int n, int nb, i
     free(a0), free(b0), free(given), free(a.local), free(b.local), free(x), free(f);
 }
 
+/* g (big x cols) with the n x cols block src at (off, 0) (cols == big: at (off, off)); the rest
+ * random. */
+static double *embed(const double *src, int n, int cols, int off, int big) {
+    double *g = random_global(big, cols);
+    int c0 = cols == big ? off : 0;
+    for (int j = 0; j < (cols == big ? n : cols); j++)
+        for (int i = 0; i < n; i++) g[off + i + (size_t)(c0 + j) * big] = src[i + (size_t)j * n];
+    return g;
+}
+
+/* Whether got and was agree outside the n x cols block at (off, c0) of a big-row matrix. */
+static int same_outside(const double *got, const double *was, int big, int cols, int off, int c0,
+                        int n, int w) {
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < big; i++)
+            if (!(i >= off && i < off + n && j >= c0 && j < c0 + w) &&
+                got[i + (size_t)j * big] != was[i + (size_t)j * big])
+                return 0;
+    return 1;
+}
+
+/* The n x n block of a big x big matrix at (off, off). */
+static double *block_of(const double *g, int big, int off, int n) {
+    double *b = malloc(sizeof *b * (size_t)n * n + 1);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) b[i + (size_t)j * n] = g[off + i + (size_t)(off + j) * big];
+    return b;
+}
+
+/* A submatrix at (off + 1, off + 1), off two blocks, of a larger matrix, and the right-hand sides
+ * from row off + 1: gesv, getrs with 'T' and posv on it alone, ScaLAPACK's pivots (counting from
+ * the whole matrix's first row), nothing outside it written; a start inside a block refused. */
+static void check_submatrix(const grid_t *g, ps_dtype dt, int n, int nb) {
+    MPI_Comm comm = g->comm;
+    int off = 2 * nb, big = off + n + nb + 2, nrhs = 2, at = off + 1;
+    double eps = ps_test_eps(dt), *a0 = test_matrix(dt, n, 'N'), *s0 = test_matrix(dt, n, 'P');
+    double *b0 = random_global(n, nrhs);
+    double *ga = embed(a0, n, big, off, big), *gs = embed(s0, n, big, off, big);
+    double *gb = embed(b0, n, nrhs, off, big);
+    for (size_t i = 0; dt == PS_FLOAT && i < (size_t)big * big; i++) /* as they will be stored */
+        ga[i] = (float)ga[i], gs[i] = (float)gs[i];
+    for (size_t i = 0; dt == PS_FLOAT && i < (size_t)big * nrhs; i++) gb[i] = (float)gb[i];
+    dmat a = distribute(g, dt, ga, big, big, nb, 0, 0),
+         b = distribute(g, dt, gb, big, nrhs, nb, 0, 0);
+    int *ipiv = calloc((size_t)a.lrows + nb, sizeof *ipiv);
+    ps_status st =
+        dt == PS_DOUBLE
+            ? ps_pdgesv(g->grid, n, nrhs, a.local, at, at, a.desc, ipiv, b.local, at, 1, b.desc)
+            : ps_psgesv(g->grid, n, nrhs, a.local, at, at, a.desc, ipiv, b.local, at, 1, b.desc);
+    CHECK(st == PS_SUCCESS, "gesv of the submatrix at %d, n=%d nb=%d: %s", at, n, nb,
+          ps_grid_last_error(g->grid));
+    double *xa = collect(g, dt, &b, comm), *fa = collect(g, dt, &a, comm);
+    double *x = malloc(sizeof *x * (size_t)n * nrhs + 1);
+    for (int c = 0; c < nrhs; c++)
+        for (int i = 0; i < n; i++) x[i + (size_t)c * n] = xa[off + i + (size_t)c * big];
+    double ratio = residual_ratio(a0, b0, x, n, nrhs, 0, eps);
+    CHECK(ratio < PS_TEST_THRESHOLD, "gesv of the submatrix n=%d nb=%d: residual ratio %g", n, nb,
+          ratio);
+    CHECK(same_outside(fa, ga, big, big, off, off, n, n) &&
+              same_outside(xa, gb, big, nrhs, off, 0, n, nrhs),
+          "gesv of the submatrix n=%d nb=%d wrote outside it", n, nb);
+    int bad = 0; /* the pivots of the submatrix's rows, in the whole matrix's rows */
+    for (int l = 0; l < a.lrows; l++) {
+        int gi = global_of(l, nb, g->myrow, 0, g->nprow);
+        if (gi >= off && gi < off + n) bad |= ipiv[l] < gi + 1 || ipiv[l] > off + n;
+    }
+    CHECK(!bad, "gesv of the submatrix n=%d nb=%d: pivots outside rows %d..%d", n, nb, at, off + n);
+    dmat bt = distribute(g, dt, gb, big, nrhs, nb, 0, 0);
+    st = dt == PS_DOUBLE ? ps_pdgetrs(g->grid, 'T', n, nrhs, a.local, at, at, a.desc, ipiv,
+                                      bt.local, at, 1, bt.desc)
+                         : ps_psgetrs(g->grid, 'T', n, nrhs, a.local, at, at, a.desc, ipiv,
+                                      bt.local, at, 1, bt.desc);
+    double *xt = collect(g, dt, &bt, comm);
+    for (int c = 0; c < nrhs; c++)
+        for (int i = 0; i < n; i++) x[i + (size_t)c * n] = xt[off + i + (size_t)c * big];
+    ratio = residual_ratio(a0, b0, x, n, nrhs, 1, eps);
+    CHECK(st == PS_SUCCESS && ratio < PS_TEST_THRESHOLD,
+          "getrs T of the submatrix n=%d nb=%d: %s, residual ratio %g", n, nb,
+          ps_grid_last_error(g->grid), ratio);
+    /* Cholesky of the same place */
+    dmat s = distribute(g, dt, gs, big, big, nb, 0, 0),
+         bs = distribute(g, dt, gb, big, nrhs, nb, 0, 0);
+    st = dt == PS_DOUBLE
+             ? ps_pdposv(g->grid, 'L', n, nrhs, s.local, at, at, s.desc, bs.local, at, 1, bs.desc)
+             : ps_psposv(g->grid, 'L', n, nrhs, s.local, at, at, s.desc, bs.local, at, 1, bs.desc);
+    double *xs = collect(g, dt, &bs, comm), *fs = collect(g, dt, &s, comm);
+    for (int c = 0; c < nrhs; c++)
+        for (int i = 0; i < n; i++) x[i + (size_t)c * n] = xs[off + i + (size_t)c * big];
+    double *sub = block_of(gs, big, off, n);
+    ratio = residual_ratio(sub, b0, x, n, nrhs, 0, eps);
+    CHECK(st == PS_SUCCESS && ratio < PS_TEST_THRESHOLD &&
+              same_outside(fs, gs, big, big, off, off, n, n),
+          "posv L of the submatrix n=%d nb=%d: %s, residual ratio %g", n, nb,
+          ps_grid_last_error(g->grid), ratio);
+    if (nb > 1) /* a start inside a block, on every rank */
+        CHECK(ps_pdgesv(g->grid, n, nrhs, a.local, at + 1, at + 1, a.desc, ipiv, b.local, at + 1, 1,
+                        b.desc) == PS_ERR_NOT_SUPPORTED,
+              "a submatrix inside a block is refused");
+    free(a0), free(s0), free(b0), free(ga), free(gs), free(gb), free(a.local), free(b.local);
+    free(ipiv), free(xa), free(fa), free(x), free(bt.local), free(xt), free(s.local);
+    free(bs.local), free(xs), free(fs), free(sub);
+}
+
 /* The device-resident matrices: A uploaded once and factored once, then solved with twice (N and
  * T) and the solutions downloaded; Cholesky the same; a right-hand side of another precision is
  * refused on every rank, and so is a bad descriptor. */
@@ -313,8 +416,15 @@ static void check_bad_arguments(const grid_t *g) {
               "bad desc field %d: %s, info %d, '%s' (rank 0: '%s')", cases[c].field + 1,
               ps_status_string(st), info, msg, first);
     }
-    CHECK(ps_pdgetrf(g->grid, n, n, a.local, 2, 1, a.desc, ipiv) == PS_ERR_NOT_SUPPORTED,
-          "ia = 2 is refused");
+    CHECK(ps_pdgetrf(g->grid, n - 1, n, a.local, 2, 1, a.desc, ipiv) == PS_ERR_NOT_SUPPORTED,
+          "ia = 2, inside a block, is refused");
+    CHECK(ps_pdgetrf(g->grid, n, n, a.local, 0, 1, a.desc, ipiv) == PS_ERR_INVALID_ARGUMENT &&
+              ps_grid_last_info(g->grid) == -5,
+          "ia = 0 (argument 5) is refused with info -5: %d", ps_grid_last_info(g->grid));
+    CHECK(ps_pdgetrf(g->grid, n, n, a.local, nb + 1, 1, a.desc, ipiv) == PS_ERR_INVALID_ARGUMENT &&
+              ps_grid_last_info(g->grid) == -703,
+          "a matrix that overruns the descriptor is refused with info -703: %d",
+          ps_grid_last_info(g->grid));
     CHECK(ps_pdpotrf(g->grid, 'X', n, a.local, 1, 1, a.desc) == PS_ERR_INVALID_ARGUMENT &&
               ps_grid_last_info(g->grid) == -2,
           "uplo 'X' is refused");
@@ -405,6 +515,8 @@ static void run_grid(MPI_Comm comm, int nprow, int npcol) {
                 check_chol(&g, dt, o % 2 ? 'L' : 'U', n, nb, 1);
             }
     }
+    check_submatrix(&g, PS_DOUBLE, 37, 7);
+    check_submatrix(&g, PS_FLOAT, 130, 64);
     check_resident(&g, PS_DOUBLE, 37, 7);
     check_resident(&g, PS_FLOAT, 130, 64);
     check_failures(&g, 37, 7);
