@@ -118,11 +118,12 @@ static operand operand_of(const ps_grid *g, ps__dtype dt, const int *desc, int i
     return o;
 }
 
-/* ScaLAPACK's pivots of the submatrix at row ia: its local rows' entries of ipiv, counting from
- * the whole matrix's first row; shift_pivots moves the first kmax rows' by by (ia - 1 from the
- * submatrix's count to the whole matrix's). */
-static int *sub_pivots(const ps_grid *g, const int *desc, int ia, int *ipiv) {
-    return ipiv ? ipiv + ps_numroc(ia - 1, desc[4], g->myrow, desc[6], g->nprow) : NULL;
+/* ScaLAPACK keeps the pivots of the submatrix at row ia in the entries of ipiv for its local
+ * rows (from the local rows above ia on), as rows of the whole matrix; the drivers count from
+ * the submatrix's first row. pivot_offset: where its entries start; shift_pivots adds by to those
+ * of the submatrix's first kmax rows (sub: its descriptor). */
+static int pivot_offset(const ps_grid *g, const int *desc, int ia) {
+    return ps_numroc(ia - 1, desc[4], g->myrow, desc[6], g->nprow);
 }
 static void shift_pivots(const ps_grid *g, const int *sub, int kmax, int *piv, int by) {
     int rows = ps_numroc(kmax, sub[4], g->myrow, sub[6], g->nprow);
@@ -145,7 +146,7 @@ static ps_status getrf(ps_grid *g, ps__dtype dt, int m, int n, void *a, int ia, 
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS || m == 0 || n == 0) return st;
     ps__dist_report(g, "GETRF", dt, m, n, desca[4]);
-    int *piv = sub_pivots(g, desca, ia, ipiv);
+    int *piv = ipiv ? ipiv + pivot_offset(g, desca, ia) : NULL;
     ps__dist_mat d;
     /* an allocation that failed on another rank still leaves this rank's to release */
     st = ps__dist_agree(g, ps__dist_alloc(g, dt, A.desc, &d));
@@ -215,7 +216,7 @@ static ps_status getrs_checked(ps_grid *g, ps__dtype dt, char trans, int n, int 
         st = ps__dist_bad_arg(g, 9, "ipiv is NULL");
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS || n == 0 || nrhs == 0) return st;
-    return getrs(g, dt, t, n, nrhs, A, ia, sub_pivots(g, desca, ia, (int *)ipiv),
+    return getrs(g, dt, t, n, nrhs, A, ia, ipiv ? ipiv + pivot_offset(g, desca, ia) : NULL,
                  operand_of(g, dt, descb, ib, jb, n, nrhs, b));
 }
 
@@ -361,7 +362,7 @@ static ps_status gesv(ps_grid *g, ps__dtype dt, int n, int nrhs, void *a, int ia
         st = ps__dist_bad_arg(g, 8, "ipiv is NULL");
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS || n == 0) return st;
-    int *piv = sub_pivots(g, desca, ia, ipiv);
+    int *piv = ipiv ? ipiv + pivot_offset(g, desca, ia) : NULL;
     st = factor_and_solve(g, dt, 1, 'N', n, nrhs, A, piv,
                           operand_of(g, dt, descb, ib, jb, n, nrhs, b));
     if (st == PS_SUCCESS || st == PS_ERR_SINGULAR) shift_pivots(g, A.desc, n, piv, ia - 1);
