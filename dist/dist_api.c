@@ -89,10 +89,7 @@ ps_status ps__dist_bad_arg(ps_grid *g, int pos, const char *what) {
 ps_status ps__dist_begin(ps_grid *g, ps_status local) {
     g->ctx->be.ops->activate(&g->ctx->be);
     ps_status st = ps__dist_agree(g, local);
-    if (st == PS_SUCCESS) {
-        g->last_error[0] = '\0';
-        return st;
-    }
+    if (st == PS_SUCCESS) g->last_error[0] = '\0';
     return st;
 }
 

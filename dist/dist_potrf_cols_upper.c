@@ -76,12 +76,14 @@ static void solve_row(upper_chol *w, int k, int c0, int c1) {
 }
 
 /* Gathers block row k's global columns [k + jb, upto) from every rank (each rank's local columns
- * there, packed with ld jb) into w->whole in column order. */
+ * there, packed with ld jb) into w->whole in column order. Nothing at the last block row (no
+ * columns right of it) nor on one process column, which uses the row in place (row_view). */
 static void gather_row(upper_chol *w, int k) {
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
     int jb = width(w, k);
+    if (g->npcol == 1 || a->r.n - k - jb <= 0) return;
     size_t at = 0;
     for (int p = 0; p < g->npcol; p++) {
         int c1 = ps__cyclic_below(&a->c, k + jb, p),
@@ -144,7 +146,7 @@ static void resend_diag(void *w, int k) {
 static void row_step(void *arg, int k, int c0, int c1) {
     upper_chol *w = arg;
     solve_row(w, k, c0, c1);
-    if (w->a->r.n - k - width(w, k) > 0 && w->s.g->npcol > 1) gather_row(w, k);
+    gather_row(w, k);
     update(w, k, c0, c1);
 }
 
@@ -175,7 +177,7 @@ static void steps(void *arg, int k0, int k1) {
         }
         ps__dist_use_lane(&w->s, 0);
         solve_row(w, k, right + ahead, upto);
-        if (a->r.n - next > 0 && g->npcol > 1) gather_row(w, k);
+        gather_row(w, k);
         update(w, k, right + ahead, upto);
     }
     ps__dist_lanes_join(&w->s);
