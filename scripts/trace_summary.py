@@ -7,7 +7,11 @@ kind, each stream's idle time inside it, and the time any stream was busy.
 
 --segment picks among the stretches of more than --min records (default: the last, which in a
 portsolve-bench run is the last timed repetition of the last method); --list N prints its first
-N records in time order (stream, start and length in us, blocks, kind).
+N records in time order (stream, start and length in us, blocks, kind). --bins MS prints the
+stretch as a timeline: per MS milliseconds, how long some kernel ran and how long copies from
+and to the host ran, with where the first kernel and each direction's copies start and end (for
+host-array calls: how far the transfers hide behind the work). Traces of several ranks share one
+clock, so their timelines line up by --segment.
 
 --in-order (for the OpenCL backend's cl_profile files, one in-order queue whose CLBlast
 calls report only their last kernel) also charges each record the time from the previous
@@ -38,13 +42,17 @@ def main():
     ap.add_argument("--min", type=int, default=200, help="records a stretch needs to count")
     ap.add_argument("--list", type=int, default=0)
     ap.add_argument("--in-order", action="store_true")
+    ap.add_argument("--bins", type=float, default=0, help="timeline bin in ms (0: none)")
     args = ap.parse_args()
 
     recs = []
     with open(args.trace) as f:
         for row in csv.reader(f):
             if len(row) >= 7 and row[0] != "R":  # R: host API calls (TRACE_API=1)
-                recs.append((int(row[1]), int(row[2]), int(row[3]), row[4], ",".join(row[6:])))
+                # copies (M) keep CUPTI's copy kind: 1 host to device, 2 device to host
+                kind = int(row[5]) if row[0] == "M" else 0
+                recs.append((int(row[1]), int(row[2]), int(row[3]), row[4], ",".join(row[6:]),
+                             row[0], kind))
     if not recs:
         raise SystemExit("no records in " + args.trace)
     recs.sort()
@@ -65,7 +73,7 @@ def main():
     print(f"stretch {args.segment}: {(t1 - t0) / 1e6:.2f} ms, {len(seg)} records")
 
     total, count, busy = collections.Counter(), collections.Counter(), collections.Counter()
-    for start, stop, stream, _, name in seg:
+    for start, stop, stream, _, name, *_ in seg:
         key = (stream, kind_of(name))
         total[key] += stop - start
         count[key] += 1
@@ -75,7 +83,7 @@ def main():
         print(f"{key[0]:>6} {key[1]:<28} {count[key]:>6} {ns / 1e6:>8.2f} {ns / count[key] / 1e3:>8.1f}")
     if args.in_order:
         charged, last = collections.Counter(), t0
-        for start, stop, _, _, name in seg:
+        for start, stop, _, _, name, *_ in seg:
             charged[kind_of(name)] += stop - last
             last = stop
         print(f"in order, from the previous end: {'kind':<28} {'ms':>8}")
@@ -83,7 +91,7 @@ def main():
             print(f"{'':>32} {kind:<28} {ns / 1e6:>8.2f}")
     for stream in sorted(busy):
         idle, last = 0, t0
-        for start, stop, s, _, _ in seg:
+        for start, stop, s, *_ in seg:
             if s != stream:
                 continue
             idle += max(0, start - last)
@@ -99,9 +107,50 @@ def main():
             ce = max(ce, stop)
     union += ce - cs
     print(f"some stream busy: {union / 1e6:.2f} ms")
-    for start, stop, stream, blocks, name in seg[: args.list]:
+    for start, stop, stream, blocks, name, *_ in seg[: args.list]:
         print(f"{stream:>6} {(start - t0) / 1e3:>9.1f} {(stop - start) / 1e3:>8.1f} {blocks:>6} "
               f"{kind_of(name)}")
+    if args.bins > 0:
+        timeline(seg, t0, t1, max(1, int(args.bins * 1e6)))
+
+
+def merged(spans):
+    """The union of (start, stop) spans, as sorted disjoint spans."""
+    out = []
+    for start, stop in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], stop)
+        else:
+            out.append([start, stop])
+    return out
+
+
+def timeline(seg, t0, t1, width):
+    """Per bin of width ns: ms of some kernel running, of host-to-device and of device-to-host
+    copies (each direction's copies merged, as they share one engine). Times are taken from t0
+    in integers: nanoseconds since the epoch do not fit a float's mantissa."""
+    groups = {
+        "kernels": [(r[0] - t0, r[1] - t0) for r in seg if r[5] == "K"],
+        "to device": [(r[0] - t0, r[1] - t0) for r in seg if r[5] == "M" and r[6] == 1],
+        "to host": [(r[0] - t0, r[1] - t0) for r in seg if r[5] == "M" and r[6] == 2],
+    }
+    t1 -= t0
+    nbins = t1 // width + 1
+    busy = {name: [0] * nbins for name in groups}
+    for name, spans in groups.items():
+        for start, stop in merged(spans):
+            while start < stop:
+                b = start // width
+                edge = min(stop, (b + 1) * width)
+                busy[name][b] += edge - start
+                start = edge
+        if spans:
+            first, last = min(s for s, _ in spans), max(e for _, e in spans)
+            print(f"{name}: {first / 1e6:.1f} to {last / 1e6:.1f} ms")
+    print(f"{'from ms':>8} " + " ".join(f"{name:>10}" for name in groups))
+    for b in range(nbins):
+        print(f"{b * width / 1e6:>8.0f} " +
+              " ".join(f"{busy[name][b] / 1e6:>10.1f}" for name in groups))
 
 
 if __name__ == "__main__":
