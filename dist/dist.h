@@ -182,12 +182,6 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
  * scalar argument; the agreement on them that opens a call; the dist_verbose line. */
 ps_status ps__dist_check_desc(ps_grid *g, const int *desc, int pos, int m, int n, int ia, int ja,
                               const void *local, int square_blocks);
-/* The submatrix (ia, ja), m x n, of desc's matrix as a matrix of its own (ia - 1 and ja - 1
- * multiples of the blocks, as ps__dist_check_desc requires): its descriptor (RSRC and CSRC those
- * of the block holding (ia, ja), LLD desc's), and its first local element in the local array. */
-void ps__dist_sub(const ps_grid *g, const int *desc, int ia, int ja, int m, int n, int sub[9]);
-void *ps__dist_sub_local(const ps_grid *g, ps__dtype dt, const int *desc, int ia, int ja,
-                         const void *local);
 ps_status ps__dist_bad_arg(ps_grid *g, int pos, const char *what);
 ps_status ps__dist_begin(ps_grid *g, ps_status local);
 void ps__dist_report(ps_grid *g, const char *routine, ps__dtype dt, int m, int n, int nb);

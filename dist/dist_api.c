@@ -6,6 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The descriptor of the m x n submatrix at (ia, ja) of desc's matrix as a matrix of its own
+ * (ia - 1 and ja - 1 multiples of the blocks, as ps__dist_check_desc requires): RSRC and CSRC
+ * those of the block holding (ia, ja), LLD desc's. */
+static void sub_desc(const ps_grid *g, const int *desc, int ia, int ja, int m, int n, int sub[9]) {
+    memcpy(sub, desc, 9 * sizeof *sub);
+    sub[2] = m, sub[3] = n;
+    sub[6] = (desc[6] + (ia - 1) / desc[4]) % g->nprow;
+    sub[7] = (desc[7] + (ja - 1) / desc[5]) % g->npcol;
+}
+
+/* This rank's local rows above global row ia: where the submatrix's rows start in the local
+ * array, and (ScaLAPACK's rule) where its entries of ipiv start. */
+static int rows_above(const ps_grid *g, const int *desc, int ia) {
+    return ps_numroc(ia - 1, desc[4], g->myrow, desc[6], g->nprow);
+}
+
 /* Checks a descriptor of argument position pos (ScaLAPACK numbers the descriptor's fields
  * 1..9, and reports -(100 pos + field)) for an m x n matrix starting at (ia, ja). */
 ps_status ps__dist_check_desc(ps_grid *g, const int *desc, int pos, int m, int n, int ia, int ja,
@@ -55,7 +71,7 @@ ps_status ps__dist_check_desc(ps_grid *g, const int *desc, int pos, int m, int n
                              "multiple of MB = %d, ja - 1 of NB = %d), got ia = %d, ja = %d",
                              pos - 2, desc[4], desc[5], ia, ja);
     int sub[9];
-    ps__dist_sub(g, desc, ia, ja, m, n, sub);
+    sub_desc(g, desc, ia, ja, m, n, sub);
     if (!local && ps_numroc(m, sub[4], g->myrow, sub[6], g->nprow) > 0 &&
         ps_numroc(n, sub[5], g->mycol, sub[7], g->npcol) > 0)
         return g->last_info = -(pos - 3), ps__dist_fail(g, PS_ERR_INVALID_ARGUMENT,
@@ -63,20 +79,6 @@ ps_status ps__dist_check_desc(ps_grid *g, const int *desc, int pos, int m, int n
                                                         "NULL",
                                                         pos - 3, g->rank);
     return PS_SUCCESS;
-}
-
-void ps__dist_sub(const ps_grid *g, const int *desc, int ia, int ja, int m, int n, int sub[9]) {
-    memcpy(sub, desc, 9 * sizeof *sub);
-    sub[2] = m, sub[3] = n;
-    sub[6] = (desc[6] + (ia - 1) / desc[4]) % g->nprow;
-    sub[7] = (desc[7] + (ja - 1) / desc[5]) % g->npcol;
-}
-
-void *ps__dist_sub_local(const ps_grid *g, ps__dtype dt, const int *desc, int ia, int ja,
-                         const void *local) {
-    size_t rows = (size_t)ps_numroc(ia - 1, desc[4], g->myrow, desc[6], g->nprow);
-    size_t cols = (size_t)ps_numroc(ja - 1, desc[5], g->mycol, desc[7], g->npcol);
-    return local ? (char *)local + (rows + cols * (size_t)desc[8]) * ps__dtype_size(dt) : NULL;
 }
 
 ps_status ps__dist_bad_arg(ps_grid *g, int pos, const char *what) {
@@ -110,21 +112,20 @@ typedef struct operand {
 static operand operand_of(const ps_grid *g, ps__dtype dt, const int *desc, int i, int j, int m,
                           int n, const void *local) {
     operand o;
-    ps__dist_sub(g, desc, i, j, m, n, o.desc);
-    o.local = ps__dist_sub_local(g, dt, desc, i, j, local);
+    sub_desc(g, desc, i, j, m, n, o.desc);
+    size_t rows = (size_t)rows_above(g, desc, i);
+    size_t cols = (size_t)ps_numroc(j - 1, desc[5], g->mycol, desc[7], g->npcol);
+    o.local = local ? (char *)local + (rows + cols * (size_t)desc[8]) * ps__dtype_size(dt) : NULL;
     return o;
 }
 
-/* ScaLAPACK keeps the pivots of the submatrix at row ia in the entries of ipiv for its local
- * rows (from the local rows above ia on), as rows of the whole matrix; the drivers count from
- * the submatrix's first row. pivot_offset: where its entries start; shift_pivots adds by to those
- * of the submatrix's first kmax rows (sub: its descriptor). */
-static int pivot_offset(const ps_grid *g, const int *desc, int ia) {
-    return ps_numroc(ia - 1, desc[4], g->myrow, desc[6], g->nprow);
-}
+/* ScaLAPACK keeps the pivots of the submatrix at row ia in its local rows' entries of ipiv
+ * (from rows_above on), as rows of the whole matrix; the drivers count from the submatrix's
+ * first row. shift_pivots adds by to those of its first kmax rows (sub: its descriptor). */
 static void shift_pivots(const ps_grid *g, const int *sub, int kmax, int *piv, int by) {
     int rows = ps_numroc(kmax, sub[4], g->myrow, sub[6], g->nprow);
-    for (int l = 0; l < rows && by; l++) piv[l] += by;
+    if (by == 0) return;
+    for (int l = 0; l < rows; l++) piv[l] += by;
 }
 
 static ps_status getrf(ps_grid *g, ps__dtype dt, int m, int n, void *a, int ia, int ja,
@@ -143,7 +144,7 @@ static ps_status getrf(ps_grid *g, ps__dtype dt, int m, int n, void *a, int ia, 
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS || m == 0 || n == 0) return st;
     ps__dist_report(g, "GETRF", dt, m, n, desca[4]);
-    int *piv = ipiv ? ipiv + pivot_offset(g, desca, ia) : NULL;
+    int *piv = ipiv ? ipiv + rows_above(g, desca, ia) : NULL;
     ps__dist_mat d;
     /* an allocation that failed on another rank still leaves this rank's to release */
     st = ps__dist_agree(g, ps__dist_alloc(g, dt, A.desc, &d));
@@ -188,8 +189,8 @@ static ps_status check_rhs(ps_grid *g, int n, int nrhs, const int *desca, int ia
     ps_status st = ps__dist_check_desc(g, descb, pos, n, nrhs, ib, jb, b, 0);
     if (st != PS_SUCCESS) return st;
     int sa[9], sb[9];
-    ps__dist_sub(g, desca, ia, ja, n, n, sa);
-    ps__dist_sub(g, descb, ib, jb, n, nrhs, sb);
+    sub_desc(g, desca, ia, ja, n, n, sa);
+    sub_desc(g, descb, ib, jb, n, nrhs, sb);
     return ps__dist_check_rows(g, sa, sb, pos);
 }
 
@@ -213,7 +214,7 @@ static ps_status getrs_checked(ps_grid *g, ps__dtype dt, char trans, int n, int 
         st = ps__dist_bad_arg(g, 9, "ipiv is NULL");
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS || n == 0 || nrhs == 0) return st;
-    return getrs(g, dt, t, n, nrhs, A, ia, ipiv ? ipiv + pivot_offset(g, desca, ia) : NULL,
+    return getrs(g, dt, t, n, nrhs, A, ia, ipiv ? ipiv + rows_above(g, desca, ia) : NULL,
                  operand_of(g, dt, descb, ib, jb, n, nrhs, b));
 }
 
@@ -359,7 +360,7 @@ static ps_status gesv(ps_grid *g, ps__dtype dt, int n, int nrhs, void *a, int ia
         st = ps__dist_bad_arg(g, 8, "ipiv is NULL");
     st = ps__dist_begin(g, st);
     if (st != PS_SUCCESS || n == 0) return st;
-    int *piv = ipiv ? ipiv + pivot_offset(g, desca, ia) : NULL;
+    int *piv = ipiv ? ipiv + rows_above(g, desca, ia) : NULL;
     st = factor_and_solve(g, dt, 1, 'N', n, nrhs, A, piv,
                           operand_of(g, dt, descb, ib, jb, n, nrhs, b));
     if (st == PS_SUCCESS || st == PS_ERR_SINGULAR) shift_pivots(g, A.desc, n, piv, ia - 1);
