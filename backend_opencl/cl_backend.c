@@ -149,7 +149,7 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     st->orth_part = clCreateBuffer(st->context, CL_MEM_READ_WRITE,
                                    sizeof(double) * PS_CL_ORTH_MAX_K * PS_CL_CG_GROUPS, NULL, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateBuffer (orthonormalize work)");
-    return PS_SUCCESS;
+    return ps_cl_open_transfers(be, st);
 }
 
 static void release_state(ps_cl_state *st) {
@@ -244,12 +244,14 @@ static ps_status cl_open_borrowed(ps__backend *be, void *native_context, void *n
 static void cl_close(ps__backend *be) {
     ps_cl_state *st = ps_cl(be);
     if (st && st->queue) clFinish(st->queue);
+    if (st && st->transfers) clFinish(st->transfers);
     release_state(st);
     be->impl = NULL;
 }
 
 static ps_status cl_sync(ps__backend *be) {
     ps_cl_state *st = ps_cl(be);
+    PS_CL_TRY(be, clFinish(st->transfers), "clFinish (transfers)");
     PS_CL_TRY(be, clFinish(st->queue), "clFinish");
     ps_cl_profile_flush(st);
     /* nothing uses the GEMM workspace now: give it back (it can be as large as the largest
@@ -397,6 +399,7 @@ static const ps__backend_ops cl_ops = {
     .upload_async = ps_cl_upload_async,
     .download_async = ps_cl_download_async,
     .transfer_wait = ps_cl_transfer_wait,
+    .transfer_order = ps_cl_transfer_order,
     .device_memory = cl_device_memory,
     .fill = ps_cl_fill,
     .read_elements = cl_read_elements,

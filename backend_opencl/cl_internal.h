@@ -100,9 +100,12 @@ typedef struct ps_cl_state {
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */
     ps_cl_cached_kernel kernels[PS_CL_KERNEL_CACHE];
     int nkernels;
-    struct ps_cl_host_block *host_blocks;     /* host_alloc's, mapped (cl_host.c) */
-    ps_cl_fetch fetch[PS__FETCH_SLOTS];       /* fetch_start's reads in flight (cl_fetch.c) */
+    struct ps_cl_host_block *host_blocks; /* host_alloc's, mapped (cl_host.c) */
+    ps_cl_fetch fetch[PS__FETCH_SLOTS];   /* fetch_start's reads in flight (cl_fetch.c) */
+    cl_command_queue transfers; /* upload_async's and download_async's (always ours): they run
+                                 * beside the work, ordered by transfer_order's marks */
     cl_event transferred[PS__TRANSFER_SLOTS]; /* upload_async's and download_async's last */
+    cl_event marks[PS__TRANSFER_MARKS];       /* transfer_order's marks */
     FILE *profile;                            /* cl_profile's file (cl_profile.c) */
     cl_event *profile_events;                 /* the launches since the last flush, */
     const char **profile_names;               /* and their names */
@@ -151,12 +154,15 @@ ps_status ps_cl_upload(ps__backend *be, ps__dtype dt, int rows, int cols, const 
                        ps__mat dst);
 ps_status ps_cl_download(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src, void *host,
                          int ldh);
-/* upload_async / download_async / transfer_wait (cl_transfer.c), and the wait at close. */
+/* upload_async / download_async / transfer_wait (cl_transfer.c), on the transfer queue. */
 ps_status ps_cl_upload_async(ps__backend *be, ps__dtype dt, int rows, int cols, const void *host,
                              int ldh, ps__mat dst, int slot);
 ps_status ps_cl_download_async(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
                                void *host, int ldh, int slot);
 ps_status ps_cl_transfer_wait(ps__backend *be, int slot);
+/* transfer_order; the transfer queue's creation at open and its release at close. */
+ps_status ps_cl_transfer_order(ps__backend *be, ps__transfer_order order, int mark);
+ps_status ps_cl_open_transfers(ps__backend *be, ps_cl_state *st);
 void ps_cl_release_transfers(ps_cl_state *st);
 /* fetch_start / fetch_wait (cl_fetch.c), and the wait for what is left at close. */
 ps_status ps_cl_fetch_start(ps__backend *be, ps__dtype dt, int slot, int count, ps__vec src);

@@ -1,11 +1,14 @@
 /*
- * upload and download between host arrays and views, as blocking rectangle transfers. Large
- * transfers of pageable memory go to the driver as they are: NVIDIA's OpenCL stages them itself,
- * and faster than two page-locked blocks of ours did (about 5% on an H100's host-level dgesv,
- * whatever the block size). On CPU devices a staging copy is pure overhead.
+ * upload and download between host arrays and views, as blocking rectangle transfers on the
+ * context's queue. Large transfers of pageable memory go to the driver as they are: NVIDIA's
+ * OpenCL stages them itself, and faster than two page-locked blocks of ours did (about 5% on an
+ * H100's host-level dgesv, whatever the block size). On CPU devices a staging copy is pure
+ * overhead.
  * Memory from host_alloc (cl_host.c) is page-locked and moves by DMA; core's staging
  * (core/base/staging.c) queues such transfers without waiting (upload_async, download_async), one
- * event per slot.
+ * event per slot, on a queue of their own, so that they run beside the work; transfer_order's
+ * marks (markers, and barriers that wait for the other queue's marker) keep each queue behind
+ * what it reads, as CUDA's transfer stream.
  */
 #include "cl_internal.h"
 
@@ -22,13 +25,14 @@ void ps_cl_rect_of(ps__mat v, size_t es, size_t origin[3], size_t *pitch) {
  * rejects a rectangle whose last row (here: column) does not have a full pitch of buffer after
  * its start (stricter than the specification's bound), which a view ending near the end of its
  * buffer (the diagonal read as a 1 x n view with ld = lda + 1, a corner element) runs into.
- * done = NULL: blocking; otherwise queued, and *done is the event of its last command (the
- * queue is in order, so the last one ends after the first). */
+ * done = NULL: blocking, on the context's queue; otherwise queued on the transfer queue, and *done
+ * is the event of its last command (the queue is in order, so the last one ends after the
+ * first). */
 static ps_status transfer(ps__backend *be, int to_device, ps__dtype dt, int rows, int cols,
                           void *host, int ldh, ps__mat view, cl_event *done) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
     size_t es = ps__dtype_size(dt), origin[3], pitch;
-    cl_command_queue q = ps_cl(be)->queue;
+    cl_command_queue q = done ? ps_cl(be)->transfers : ps_cl(be)->queue;
     cl_mem m = (cl_mem)view.buf;
     cl_bool blocking = done ? CL_FALSE : CL_TRUE;
     cl_int err = CL_SUCCESS;
@@ -83,7 +87,7 @@ static ps_status transfer_async(ps__backend *be, int to_device, ps__dtype dt, in
     PS__TRY(ps_cl_transfer_wait(be, slot));
     PS__TRY(
         transfer(be, to_device, dt, rows, cols, host, ldh, view, &ps_cl(be)->transferred[slot]));
-    if (ps_cl(be)->transferred[slot]) clFlush(ps_cl(be)->queue); /* start it now */
+    if (ps_cl(be)->transferred[slot]) clFlush(ps_cl(be)->transfers); /* start it now */
     return PS_SUCCESS;
 }
 
@@ -97,6 +101,38 @@ ps_status ps_cl_download_async(ps__backend *be, ps__dtype dt, int rows, int cols
     return transfer_async(be, 0, dt, rows, cols, host, ldh, src, slot);
 }
 
+/* A marker on one queue, or a barrier on one queue behind the other's marker. The queue that holds
+ * a marker is flushed, so that a barrier on the other one never waits for a command not yet
+ * submitted. */
+ps_status ps_cl_transfer_order(ps__backend *be, ps__transfer_order order, int mark) {
+    ps_cl_state *st = ps_cl(be);
+    if (mark < 0 || mark >= PS__TRANSFER_MARKS)
+        return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT, "opencl: transfer mark %d", mark);
+    cl_int err = CL_SUCCESS;
+    if (order == PS__ORDER_MARK_WORK || order == PS__ORDER_MARK_TRANSFERS) {
+        cl_command_queue q = order == PS__ORDER_MARK_WORK ? st->queue : st->transfers;
+        cl_event ev = NULL;
+        err = clEnqueueMarkerWithWaitList(q, 0, NULL, &ev);
+        if (err == CL_SUCCESS) {
+            if (st->marks[mark]) clReleaseEvent(st->marks[mark]);
+            st->marks[mark] = ev;
+            err = clFlush(q);
+        }
+    } else if (st->marks[mark]) {
+        cl_command_queue q = order == PS__ORDER_TRANSFERS_AFTER ? st->transfers : st->queue;
+        err = clEnqueueBarrierWithWaitList(q, 1, &st->marks[mark], NULL);
+    }
+    if (err != CL_SUCCESS) return ps_cl_fail(be, err, "transfer order (marker or barrier)");
+    return PS_SUCCESS;
+}
+
+ps_status ps_cl_open_transfers(ps__backend *be, ps_cl_state *st) {
+    cl_int err;
+    st->transfers = clCreateCommandQueue(st->context, st->device, 0, &err);
+    if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateCommandQueue (transfers)");
+    return PS_SUCCESS;
+}
+
 void ps_cl_release_transfers(ps_cl_state *st) {
     for (int i = 0; i < PS__TRANSFER_SLOTS; i++)
         if (st->transferred[i]) {
@@ -104,4 +140,14 @@ void ps_cl_release_transfers(ps_cl_state *st) {
             clReleaseEvent(st->transferred[i]);
             st->transferred[i] = NULL;
         }
+    for (int i = 0; i < PS__TRANSFER_MARKS; i++)
+        if (st->marks[i]) {
+            clReleaseEvent(st->marks[i]);
+            st->marks[i] = NULL;
+        }
+    if (st->transfers) {
+        clFinish(st->transfers);
+        clReleaseCommandQueue(st->transfers);
+        st->transfers = NULL;
+    }
 }

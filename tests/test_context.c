@@ -5,10 +5,13 @@
  * ir_trsv_block, ir_gmres_tol, ir_early_inverses and
  * PORTSOLVE_DEVICE
  * checks, status strings, the vtable completion rules (missing required entries, ABI version,
- * older tables receiving defaults), and the device activation at each public call.
+ * older tables receiving defaults), the device activation at each public call, and the NaN/Inf
+ * scan of the host drivers' inputs (every special value at every place of short arrays, both
+ * precisions, with and without the copy it runs in).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
+#include "base/check.h"
 #include "base/context.h"
 #include "base/select.h"
 #include "chol/chol_kernels.h"
@@ -21,6 +24,7 @@
 #include "test_util.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <ctype.h>
 #include <string.h>
@@ -582,6 +586,45 @@ static void test_activate_per_call(void) {
     ps_context_destroy(ctx);
 }
 
+/* ps__range_nonfinite and ps__copy_nonfinite: each value at each place of arrays of finite
+ * values, lengths crossing the vector widths; the copy is bit for bit. */
+static void test_nonfinite_scan(void) {
+    static const uint64_t d_bad[] = {0x7ff0000000000000ull, 0xfff0000000000000ull,
+                                     0x7ff8000000000000ull, 0x7ff0000000000001ull,
+                                     0xfff8000000000001ull, 0x7fffffffffffffffull};
+    static const uint64_t d_good[] = {0x7fefffffffffffffull, 0xffefffffffffffffull, 1ull,
+                                      0x8000000000000000ull, 0x000fffffffffffffull, 0};
+    static const uint32_t s_bad[] = {0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                     0x7f800001u, 0xffc00001u, 0x7fffffffu};
+    static const uint32_t s_good[] = {0x7f7fffffu, 0xff7fffffu, 1u, 0x80000000u, 0x007fffffu, 0};
+    enum { LEN = 37, VALUES = 6 };
+    uint64_t d[LEN], dc[LEN];
+    uint32_t f[LEN], fc[LEN];
+    for (int n = 0; n <= LEN; n += n < 9 ? 1 : 7) {
+        for (int v = 0; v < 2 * VALUES; v++) {
+            int bad = v < VALUES;
+            for (int at = 0; at < n; at++) {
+                for (int i = 0; i < n; i++) d[i] = 0x3ff0000000000000ull + (uint64_t)i;
+                for (int i = 0; i < n; i++) f[i] = 0x3f800000u + (uint32_t)i;
+                d[at] = bad ? d_bad[v] : d_good[v - VALUES];
+                f[at] = bad ? s_bad[v] : s_good[v - VALUES];
+                memset(dc, 0, sizeof dc), memset(fc, 0, sizeof fc);
+                CHECK(ps__range_nonfinite(PS__DOUBLE, d, (size_t)n) == bad, "n=%d value %d at %d",
+                      n, v, at);
+                CHECK(ps__range_nonfinite(PS__FLOAT, f, (size_t)n) == bad, "n=%d value %d at %d", n,
+                      v, at);
+                CHECK(ps__copy_nonfinite(PS__DOUBLE, dc, d, (size_t)n) == bad,
+                      "n=%d value %d at %d", n, v, at);
+                CHECK(ps__copy_nonfinite(PS__FLOAT, fc, f, (size_t)n) == bad, "n=%d value %d at %d",
+                      n, v, at);
+                CHECK(memcmp(dc, d, (size_t)n * sizeof *d) == 0, "n=%d value %d at %d", n, v, at);
+                CHECK(memcmp(fc, f, (size_t)n * sizeof *f) == 0, "n=%d value %d at %d", n, v, at);
+            }
+        }
+        CHECK(ps__copy_nonfinite(PS__DOUBLE, dc, d, 0) == 0, "empty copy"); /* nothing to find */
+    }
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     test_activate_per_call();
@@ -595,5 +638,6 @@ int main(int argc, char **argv) {
     test_family_completion();
     test_lu_on_defaults();
     test_lu_lookahead_schedule();
+    test_nonfinite_scan();
     return ps_test_finish("test_context");
 }

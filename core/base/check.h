@@ -25,6 +25,8 @@ static inline void ps__shape_rows(int shape, int rows, int j, int *first, int *e
 /* 1 when some of the count contiguous elements is NaN or Inf (exponent bits all ones; integer
  * tests OR-reduced, so the loop vectorizes and costs about one read of the data). */
 int ps__range_nonfinite(ps__dtype dt, const void *a, size_t count);
+/* The same test while copying the count elements from src to dst (not overlapping) in one pass. */
+int ps__copy_nonfinite(ps__dtype dt, void *restrict dst, const void *restrict src, size_t count);
 /* PS_ERR_NON_FINITE naming the first NaN/Inf in columns col0 .. col0 + cols - 1 of the host
  * array a (leading dimension lda), or PS_SUCCESS when there is none. */
 ps_status ps__report_nonfinite(ps_context *ctx, ps__dtype dt, const ps__finite_check *check,

@@ -46,18 +46,21 @@ static int walk_rows(ps__dtype dt, int check, int shape, int rows, int r0, int r
         int j = col0 + (int)(it / segs), i0 = r0 + (int)(it % segs) * SEGMENT;
         int i1 = r1 - i0 < SEGMENT ? r1 : i0 + SEGMENT;
         const char *from = src + ((size_t)j * lds + (size_t)i0) * es;
+        char *to = dst ? dst + ((size_t)(j - col0) * ldd + (size_t)(i0 - r0)) * es : NULL;
+        int first = i0, end = i1;
         if (check) {
-            int first, end;
             ps__shape_rows(shape, rows, j, &first, &end);
             if (first < i0) first = i0;
             if (end > i1) end = i1;
-            if (first < end)
+        }
+        if (check && first == i0 && end == i1) /* the whole segment: checked as it is copied */
+            bad |= ps__copy_nonfinite(dt, to, from, (size_t)(i1 - i0));
+        else {
+            if (check && first < end)
                 bad |= ps__range_nonfinite(dt, src + ((size_t)j * lds + (size_t)first) * es,
                                            (size_t)(end - first));
+            if (to) memcpy(to, from, (size_t)(i1 - i0) * es);
         }
-        if (dst)
-            memcpy(dst + ((size_t)(j - col0) * ldd + (size_t)(i0 - r0)) * es, from,
-                   (size_t)(i1 - i0) * es);
     }
     (void)threads;
     return bad;
@@ -285,8 +288,8 @@ ps_status ps__stage_triangle_in(ps__scratch *s, ps__dtype dt, int n, const void 
     return stage_in(s, dt, n, n, host, ldh, may_alias, check, check->shape, out);
 }
 
-ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const ps__staged *in,
-                        void *host, int ldh) {
+static ps_status stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const ps__staged *in,
+                           void *host, int ldh, int follow) {
     if (in->aliased || rows == 0 || cols == 0) return PS_SUCCESS;
     void *alias;
     if (ctx->be.ops->host_alias(&ctx->be, in->dev.buf, &alias) == PS_SUCCESS) {
@@ -296,8 +299,18 @@ ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const
                      host, (size_t)ldh);
         return PS_SUCCESS;
     }
-    PS__TRY(follow_work(&ctx->be));
+    if (follow) PS__TRY(follow_work(&ctx->be));
     return download_staged(ctx, dt, rows, cols, in->dev, host, ldh, in->moved);
+}
+
+ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const ps__staged *in,
+                        void *host, int ldh) {
+    return stage_out(ctx, dt, rows, cols, in, host, ldh, 1);
+}
+
+ps_status ps__stage_out_beside(ps_context *ctx, ps__dtype dt, int rows, int cols,
+                               const ps__staged *in, void *host, int ldh) {
+    return stage_out(ctx, dt, rows, cols, in, host, ldh, 0);
 }
 
 ps_status ps__upload(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host, int ldh,

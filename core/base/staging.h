@@ -52,6 +52,11 @@ ps_status ps__stage_triangle_in(ps__scratch *s, ps__dtype dt, int n, const void 
 /* Copies a staged array back to the host (nothing to do when aliased). */
 ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const ps__staged *in,
                         void *host, int ldh);
+/* The same after only the work queued before the last ps__transfers_after_work, so that it runs
+ * beside the work queued since, which must not write the array (a solve with the factors being
+ * copied). */
+ps_status ps__stage_out_beside(ps_context *ctx, ps__dtype dt, int rows, int cols,
+                               const ps__staged *in, void *host, int ldh);
 /* PS_ERR_NON_FINITE naming the first NaN/Inf of the rows x cols host array (a scan on several
  * threads), for inputs that are not staged. */
 ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *a,

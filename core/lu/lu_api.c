@@ -205,13 +205,15 @@ static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = ps__getrf(ctx, dt, n, n, a.dev, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
+    /* the factors go down while the solve that reads them runs */
+    if (!st) st = ps__transfers_after_work(ctx);
     if (!st && info == 0) st = ps__getrs(ctx, dt, PS__NOTRANS, n, nrhs, a.dev, dev_ipiv, b.dev);
+    if (!st) st = ps__stage_out_beside(ctx, dt, n, n, &a, A, lda);
     /* a solution that is not finite leaves B, but A and ipiv get their factors, as on a
      * singular matrix (getrs with them reproduces LAPACK's answer) */
     ps_status result = PS_SUCCESS;
     if (!st && info == 0) result = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);
     if (!st && info == 0 && !result) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
-    if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
     if (!st) st = ps__download_pivots(ctx, n, dev_ipiv, ipiv);
     ps__scratch_end(&s);
     if (!st && info > 0) st = singular(ctx, fn, info);
