@@ -112,12 +112,14 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = ps__potrf(ctx, dt, u, n, a.dev, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
+    /* the factor goes down while the solve that reads it runs */
+    if (!st) st = ps__transfers_after_work(ctx);
     if (!st && info == 0 && solve) st = ps__potrs(ctx, dt, u, n, nrhs, a.dev, b.dev);
+    if (!st) st = ps__stage_out_beside(ctx, dt, n, n, &a, A, lda);
     /* a solution that is not finite leaves B, but A gets its factor (as LAPACK's) */
     ps_status result = PS_SUCCESS;
     if (!st && info == 0 && solve) result = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);
     if (!st && info == 0 && solve && !result) st = ps__stage_out(ctx, dt, n, nrhs, &b, B, ldb);
-    if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
     ps__scratch_end(&s);
     if (!st && info > 0) st = not_spd(ctx, fn, info);
     return st ? st : result;
