@@ -7,8 +7,8 @@
 #include <string.h>
 
 /* The descriptor of the m x n submatrix at (ia, ja) of desc's matrix as a matrix of its own
- * (ia - 1 and ja - 1 multiples of the blocks, as ps__dist_check_desc requires): RSRC and CSRC
- * those of the block holding (ia, ja), LLD desc's. */
+ * (ia - 1 a multiple of MB, as ps__dist_check_desc requires, and ja - 1 of NB or the submatrix
+ * within one block of columns): RSRC and CSRC those of the block holding (ia, ja), LLD desc's. */
 static void sub_desc(const ps_grid *g, const int *desc, int ia, int ja, int m, int n, int sub[9]) {
     memcpy(sub, desc, 9 * sizeof *sub);
     sub[2] = m, sub[3] = n;
@@ -65,11 +65,21 @@ ps_status ps__dist_check_desc(ps_grid *g, const int *desc, int pos, int m, int n
                              "argument %d: a %d x %d matrix at (%d, %d) does not fit the "
                              "descriptor's %d x %d",
                              pos, m, n, ia, ja, desc[2], desc[3]);
-    if ((ia - 1) % desc[4] || (ja - 1) % desc[5])
+    /* ScaLAPACK's p?getrf, p?getrs, p?gesv and the Cholesky ones refuse a matrix, and rows of
+     * B, that start inside a block (info: ia's or ib's position, then ja's); B's columns may */
+    int row_off = (ia - 1) % desc[4], col_off = (ja - 1) % desc[5];
+    if (row_off || (square_blocks && col_off))
+        return g->last_info = -(pos - (row_off ? 2 : 1)),
+               ps__dist_fail(g, PS_ERR_INVALID_ARGUMENT,
+                             "argument %d: the submatrix's first %s, %d, is inside a block (its "
+                             "index - 1 must be a multiple of %s = %d, as ScaLAPACK requires)",
+                             pos - (row_off ? 2 : 1), row_off ? "row" : "column", row_off ? ia : ja,
+                             row_off ? "MB" : "NB", row_off ? desc[4] : desc[5]);
+    if (col_off && col_off + n > desc[5])
         return ps__dist_fail(g, PS_ERR_NOT_SUPPORTED,
-                             "argument %d: a submatrix must start on a block boundary (ia - 1 a "
-                             "multiple of MB = %d, ja - 1 of NB = %d), got ia = %d, ja = %d",
-                             pos - 2, desc[4], desc[5], ia, ja);
+                             "argument %d: right-hand sides that start inside a block of columns "
+                             "(column %d) must end in it (%d columns from there, NB = %d)",
+                             pos - 1, ja, n, desc[5]);
     int sub[9];
     sub_desc(g, desc, ia, ja, m, n, sub);
     if (!local && ps_numroc(m, sub[4], g->myrow, sub[6], g->nprow) > 0 &&
@@ -191,7 +201,10 @@ static ps_status check_rhs(ps_grid *g, int n, int nrhs, const int *desca, int ia
     int sa[9], sb[9];
     sub_desc(g, desca, ia, ja, n, n, sa);
     sub_desc(g, descb, ib, jb, n, nrhs, sb);
-    return ps__dist_check_rows(g, sa, sb, pos);
+    st = ps__dist_check_rows(g, sa, sb, pos);
+    /* ScaLAPACK's info: B's MB (field 6 there, as A's NB), else ib's process row */
+    if (st != PS_SUCCESS) g->last_info = sb[4] != sa[4] ? -(100 * pos + 6) : -(pos - 2);
+    return st;
 }
 
 static ps_status getrs_checked(ps_grid *g, ps__dtype dt, char trans, int n, int nrhs, const void *a,

@@ -2,8 +2,9 @@
  * libportsolve_scalapack.so: ScaLAPACK's LU and Cholesky drivers (pdgesv_ pdgetrf_ pdgetrs_
  * pdposv_ pdpotrf_ pdpotrs_ and the ps ones), for LD_PRELOAD into a ScaLAPACK program or linking
  * ahead of -lscalapack. A call runs on libportsolve_mpi on a grid made once per BLACS context;
- * a call it refuses (an argument ScaLAPACK would report, a submatrix, a failure such as running
- * out of device memory) goes to the next library's routine, which then does what ScaLAPACK does
+ * a call it refuses (an argument ScaLAPACK would report, right-hand sides from inside a block of
+ * columns past its end, a failure such as running out of device memory) goes to the next
+ * library's routine, which then does what ScaLAPACK does
  * (pxerbla and its info included). Every rank of the grid takes the same way, because
  * libportsolve_mpi's verdicts are agreed on by all of them.
  *

@@ -7,11 +7,13 @@
  * Matrices are described as in ScaLAPACK: desc[9] = {DTYPE = 1, CTXT (ignored: the grid says
  * which processes), M, N, MB, NB, RSRC, CSRC, LLD}, the local array column-major with leading
  * dimension LLD on every rank. (ia, ja) names the first element of the submatrix a call works
- * on, 1-based; it must start on a block boundary (ia - 1 a multiple of MB, ja - 1 of NB; others
- * are PS_ERR_NOT_SUPPORTED), and B's rows must lie on the same process rows as A's. Square
- * blocks (MB = NB) are required for A. Pivots are ScaLAPACK's: ipiv[i] on a rank is the 1-based
- * global row of the whole matrix that local row i was interchanged with (LOCr(M) + MB entries,
- * the same on every rank of a process row; a submatrix's are those of its local rows).
+ * on, 1-based. As in ScaLAPACK, A and B's rows start on a block boundary (ia - 1 and ib - 1
+ * multiples of MB, ja - 1 of NB; others are PS_ERR_INVALID_ARGUMENT with ScaLAPACK's info), and
+ * B's rows lie on the same process rows as A's; B's columns may start inside a block when they
+ * end in it (past it: PS_ERR_NOT_SUPPORTED). Square blocks (MB = NB) are required for A. Pivots are
+ * ScaLAPACK's: ipiv[i] on a rank is the 1-based global row of the whole matrix that local row i was
+ * interchanged with (LOCr(M) + MB entries, the same on every rank of a process row; a submatrix's
+ * are those of its local rows).
  *
  * Every call is collective over the grid and returns the same status on every rank; its message
  * is ps_grid_last_error, and LAPACK's info (the first zero pivot of LU, the order of the first

@@ -228,7 +228,8 @@ static double *block_of(const double *g, int big, int off, int n) {
 
 /* A submatrix at (off + 1, off + 1), off two blocks, of a larger matrix, and the right-hand sides
  * from row off + 1: gesv, getrs with 'T' and posv on it alone, ScaLAPACK's pivots (counting from
- * the whole matrix's first row), nothing outside it written; a start inside a block refused. */
+ * the whole matrix's first row), nothing outside it written; right-hand sides from inside a block
+ * of columns solved; A, or B's rows, starting inside a block refused with ScaLAPACK's info. */
 static void check_submatrix(const grid_t *g, ps_dtype dt, int n, int nb) {
     MPI_Comm comm = g->comm;
     int off = 2 * nb, big = off + n + nb + 2, nrhs = 2, at = off + 1;
@@ -291,10 +292,44 @@ static void check_submatrix(const grid_t *g, ps_dtype dt, int n, int nb) {
               same_outside(fs, gs, big, big, off, off, n, n),
           "posv L of the submatrix n=%d nb=%d: %s, residual ratio %g", n, nb,
           ps_grid_last_error(g->grid), ratio);
-    if (nb > 1) /* a start inside a block, on every rank */
-        CHECK(ps_pdgesv(g->grid, n, nrhs, a.local, at + 1, at + 1, a.desc, ipiv, b.local, at + 1, 1,
-                        b.desc) == PS_ERR_NOT_SUPPORTED,
-              "a submatrix inside a block is refused");
+    /* right-hand sides from column 2 of a wider B, inside its first block of columns (as
+     * ScaLAPACK allows), solved with gesv's factors; column 1 and the rest stay as they were */
+    int wide = nb + 1;
+    double *gw = malloc(sizeof *gw * (size_t)big * wide);
+    for (size_t i = 0; i < (size_t)big * wide; i++) gw[i] = dt == PS_FLOAT ? 0.25f : 0.25;
+    memcpy(gw + big, gb, sizeof *gw * (size_t)big * nrhs);
+    dmat w = distribute(g, dt, gw, big, wide, nb, 0, 0);
+    if (nb > nrhs) {
+        st = dt == PS_DOUBLE ? ps_pdgetrs(g->grid, 'N', n, nrhs, a.local, at, at, a.desc, ipiv,
+                                          w.local, at, 2, w.desc)
+                             : ps_psgetrs(g->grid, 'N', n, nrhs, a.local, at, at, a.desc, ipiv,
+                                          w.local, at, 2, w.desc);
+        double *xw = collect(g, dt, &w, comm);
+        for (int c = 0; c < nrhs; c++)
+            for (int i = 0; i < n; i++) x[i + (size_t)c * n] = xw[off + i + (size_t)(c + 1) * big];
+        ratio = residual_ratio(a0, b0, x, n, nrhs, 0, eps);
+        CHECK(st == PS_SUCCESS && ratio < PS_TEST_THRESHOLD &&
+                  same_outside(xw, gw, big, wide, off, 1, n, nrhs),
+              "getrs with B from column 2, n=%d nb=%d: %s, residual ratio %g", n, nb,
+              ps_grid_last_error(g->grid), ratio);
+        free(xw);
+    }
+    if (nb > 1) { /* starts inside a block, on every rank: refused as ScaLAPACK refuses them */
+        st = ps_pdgesv(g->grid, n, nrhs, a.local, at + 1, at + 1, a.desc, ipiv, b.local, at + 1, 1,
+                       b.desc);
+        CHECK(st == PS_ERR_INVALID_ARGUMENT && ps_grid_last_info(g->grid) == -5,
+              "A inside a block: %s, info %d (ia is argument 5)", ps_status_string(st),
+              ps_grid_last_info(g->grid));
+        st = ps_pdgetrs(g->grid, 'N', n, nrhs, a.local, at, at, a.desc, ipiv, b.local, at + 1, 1,
+                        b.desc);
+        CHECK(st == PS_ERR_INVALID_ARGUMENT && ps_grid_last_info(g->grid) == -11,
+              "B's rows inside a block: %s, info %d (ib is argument 11)", ps_status_string(st),
+              ps_grid_last_info(g->grid));
+        st = ps_pdgetrs(g->grid, 'N', n, nb, a.local, at, at, a.desc, ipiv, w.local, at, 2, w.desc);
+        CHECK(st == PS_ERR_NOT_SUPPORTED, "B's columns from inside a block past its end: %s, '%s'",
+              ps_status_string(st), ps_grid_last_error(g->grid));
+    }
+    free(gw), free(w.local);
     free(a0), free(s0), free(b0), free(ga), free(gs), free(gb), free(a.local), free(b.local);
     free(ipiv), free(xa), free(fa), free(x), free(bt.local), free(xt), free(s.local);
     free(bs.local), free(xs), free(fs), free(sub);
@@ -416,8 +451,12 @@ static void check_bad_arguments(const grid_t *g) {
               "bad desc field %d: %s, info %d, '%s' (rank 0: '%s')", cases[c].field + 1,
               ps_status_string(st), info, msg, first);
     }
-    CHECK(ps_pdgetrf(g->grid, n - 1, n, a.local, 2, 1, a.desc, ipiv) == PS_ERR_NOT_SUPPORTED,
-          "ia = 2, inside a block, is refused");
+    CHECK(ps_pdgetrf(g->grid, n - 1, n, a.local, 2, 1, a.desc, ipiv) == PS_ERR_INVALID_ARGUMENT &&
+              ps_grid_last_info(g->grid) == -5,
+          "ia = 2, inside a block, is refused with info -5: %d", ps_grid_last_info(g->grid));
+    CHECK(ps_pdpotrf(g->grid, 'L', n - 1, a.local, 1, 2, a.desc) == PS_ERR_INVALID_ARGUMENT &&
+              ps_grid_last_info(g->grid) == -6,
+          "ja = 2, inside a block, is refused with info -6: %d", ps_grid_last_info(g->grid));
     CHECK(ps_pdgetrf(g->grid, n, n, a.local, 0, 1, a.desc, ipiv) == PS_ERR_INVALID_ARGUMENT &&
               ps_grid_last_info(g->grid) == -5,
           "ia = 0 (argument 5) is refused with info -5: %d", ps_grid_last_info(g->grid));
