@@ -187,10 +187,11 @@ PS_API ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix
  *   A's factors and ipiv as on a singular matrix, so that getrs/potrs with them gives LAPACK's
  *   answer; other solvers may leave A factored where the backend factors in the caller's
  *   array (the CPU).
- * - Results are written back only after the device work has completed, so a device fault in
- *   the middle of a call (PS_ERR_BACKEND) also leaves the arrays as they were, except when the
- *   fault interrupts the copy back itself: then A, ipiv or B may be partly written and must be
- *   treated as undefined.
+ * - Results are written back only once the factorization has completed (gesv and posv copy
+ *   A's factors back while the solve with them runs; LU by pieces, docs/API.md, copies finished
+ *   rows while the rest is factored), so a device fault in the middle of a call (PS_ERR_BACKEND)
+ *   leaves the arrays as they were, except when it comes once the copy back has begun: then A,
+ *   ipiv or B may be partly written and must be treated as undefined.
  * - An output array that shares memory with an input is refused (PS_ERR_INVALID_ARGUMENT).
  *
  * Host crossover: on a GPU backend, the LU (getrf/getrs/gesv, getri) and Cholesky
