@@ -39,6 +39,16 @@ typedef struct {
     void *local;
 } dmat;
 
+/* ps_p?getrs of the precision dt: the n x nrhs system at (ia, ia) of a, right-hand sides at
+ * (ia, jb) of b. */
+static ps_status getrs_of(const grid_t *g, ps_dtype dt, char trans, int n, int nrhs, dmat *a,
+                          int ia, const int *ipiv, dmat *b, int jb) {
+    return dt == PS_DOUBLE ? ps_pdgetrs(g->grid, trans, n, nrhs, a->local, ia, ia, a->desc, ipiv,
+                                        b->local, ia, jb, b->desc)
+                           : ps_psgetrs(g->grid, trans, n, nrhs, a->local, ia, ia, a->desc, ipiv,
+                                        b->local, ia, jb, b->desc);
+}
+
 static dmat distribute(const grid_t *g, ps_dtype dt, const double *global, int m, int n, int nb,
                        int rsrc, int csrc) {
     dmat d;
@@ -157,10 +167,7 @@ static void check_lu(const grid_t *g, ps_dtype dt, int n, int nb, int nrhs, int 
     CHECK(fact < PS_TEST_THRESHOLD, "getrf n=%d nb=%d: factorization ratio %g", n, nb, fact);
     /* A^T X = B with the same factors */
     dmat bt = distribute(g, dt, b0, n, nrhs, nb, rsrc, 0);
-    st = dt == PS_DOUBLE ? ps_pdgetrs(g->grid, 'T', n, nrhs, a.local, 1, 1, a.desc, ipiv, bt.local,
-                                      1, 1, bt.desc)
-                         : ps_psgetrs(g->grid, 'T', n, nrhs, a.local, 1, 1, a.desc, ipiv, bt.local,
-                                      1, 1, bt.desc);
+    st = getrs_of(g, dt, 'T', n, nrhs, &a, 1, ipiv, &bt, 1);
     CHECK(st == PS_SUCCESS, "getrs T: %s", ps_grid_last_error(g->grid));
     double *xt = collect(g, dt, &bt, comm);
     ratio = residual_ratio(a0, b0, xt, n, nrhs, 1, eps);
@@ -266,10 +273,7 @@ static void check_submatrix(const grid_t *g, ps_dtype dt, int n, int nb) {
     }
     CHECK(!bad, "gesv of the submatrix n=%d nb=%d: pivots outside rows %d..%d", n, nb, at, off + n);
     dmat bt = distribute(g, dt, gb, big, nrhs, nb, 0, 0);
-    st = dt == PS_DOUBLE ? ps_pdgetrs(g->grid, 'T', n, nrhs, a.local, at, at, a.desc, ipiv,
-                                      bt.local, at, 1, bt.desc)
-                         : ps_psgetrs(g->grid, 'T', n, nrhs, a.local, at, at, a.desc, ipiv,
-                                      bt.local, at, 1, bt.desc);
+    st = getrs_of(g, dt, 'T', n, nrhs, &a, at, ipiv, &bt, 1);
     double *xt = collect(g, dt, &bt, comm);
     for (int c = 0; c < nrhs; c++)
         for (int i = 0; i < n; i++) x[i + (size_t)c * n] = xt[off + i + (size_t)c * big];
@@ -300,10 +304,7 @@ static void check_submatrix(const grid_t *g, ps_dtype dt, int n, int nb) {
     memcpy(gw + big, gb, sizeof *gw * (size_t)big * nrhs);
     dmat w = distribute(g, dt, gw, big, wide, nb, 0, 0);
     if (nb > nrhs) {
-        st = dt == PS_DOUBLE ? ps_pdgetrs(g->grid, 'N', n, nrhs, a.local, at, at, a.desc, ipiv,
-                                          w.local, at, 2, w.desc)
-                             : ps_psgetrs(g->grid, 'N', n, nrhs, a.local, at, at, a.desc, ipiv,
-                                          w.local, at, 2, w.desc);
+        st = getrs_of(g, dt, 'N', n, nrhs, &a, at, ipiv, &w, 2);
         double *xw = collect(g, dt, &w, comm);
         for (int c = 0; c < nrhs; c++)
             for (int i = 0; i < n; i++) x[i + (size_t)c * n] = xw[off + i + (size_t)(c + 1) * big];
