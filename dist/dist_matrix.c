@@ -92,7 +92,9 @@ static ps_status check_rhs(ps_grid *g, const ps_dist_matrix *a, const ps_dist_ma
         return ps__dist_fail(g, PS_ERR_DTYPE_MISMATCH, "argument %d: B's precision is not A's",
                              pos);
     if (b->desc[2] != a->desc[2]) return ps__dist_bad_arg(g, pos, "B's rows are not A's order");
-    return ps__dist_check_rows(g, a->desc, b->desc, pos);
+    ps_status st = ps__dist_check_rows(g, a->desc, b->desc, pos);
+    if (st != PS_SUCCESS) g->last_info = -pos; /* as for B's other faults */
+    return st;
 }
 
 static ps_status pivots_given(ps_grid *g, const ps_dist_matrix *a, const int *ipiv, int pos) {

@@ -383,6 +383,15 @@ static void check_resident(const grid_t *g, ps_dtype dt, int n, int nb) {
     if (st == PS_SUCCESS)
         CHECK(ps_dist_getrs('N', A, ipiv, other) == PS_ERR_DTYPE_MISMATCH,
               "B of another precision accepted");
+    /* B's rows in blocks of another size: refused everywhere with B's position as info */
+    dmat other_mb = distribute(g, dt, b0, n, 2, nb + 1, 0, 0);
+    ps_dist_matrix *B_mb = NULL;
+    st = ps_dist_matrix_create(g->grid, dt, other_mb.desc, &B_mb);
+    if (st == PS_SUCCESS) st = ps_dist_getrs('N', A, ipiv, B_mb);
+    CHECK(st == PS_ERR_INVALID_ARGUMENT && ps_grid_last_info(g->grid) == -4,
+          "B in blocks of %d against A's %d: %s, info %d", nb + 1, nb, ps_status_string(st),
+          ps_grid_last_info(g->grid));
+    ps_dist_matrix_destroy(B_mb), free(other_mb.local);
     int bad[9];
     memcpy(bad, a.desc, sizeof bad);
     bad[4] = g->rank == g->size - 1 ? 0 : bad[4]; /* MB = 0 on the last rank only */
@@ -476,6 +485,25 @@ static void check_bad_arguments(const grid_t *g) {
                                   g->npcol, NULL);
     CHECK(st == PS_ERR_INVALID_ARGUMENT && !never, "a bad grid shape on one rank: %s",
           ps_status_string(st));
+    /* B's rows distributed otherwise than A's: ScaLAPACK's info, B's MB (argument 12, field 6)
+     * or ib's process row (argument 10) */
+    double *b0 = random_global(n, 1);
+    dmat wide = distribute(g, PS_DOUBLE, b0, n, 1, nb + 1, 0, 0);
+    ps_status st_mb =
+        ps_pdgesv(g->grid, n, 1, a.local, 1, 1, a.desc, ipiv, wide.local, 1, 1, wide.desc);
+    CHECK(st_mb == PS_ERR_INVALID_ARGUMENT && ps_grid_last_info(g->grid) == -1206,
+          "B with MB = %d against A's %d: %s, info %d", nb + 1, nb, ps_status_string(st_mb),
+          ps_grid_last_info(g->grid));
+    if (g->nprow > 1) {
+        dmat moved = distribute(g, PS_DOUBLE, b0, n, 1, nb, 1, 0);
+        ps_status st_row =
+            ps_pdgesv(g->grid, n, 1, a.local, 1, 1, a.desc, ipiv, moved.local, 1, 1, moved.desc);
+        CHECK(st_row == PS_ERR_INVALID_ARGUMENT && ps_grid_last_info(g->grid) == -10,
+              "B's first row on another process row: %s, info %d", ps_status_string(st_row),
+              ps_grid_last_info(g->grid));
+        free(moved.local);
+    }
+    free(wide.local), free(b0);
     free(a.local), free(ipiv), free(a0);
 }
 
