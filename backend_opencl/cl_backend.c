@@ -243,8 +243,7 @@ static ps_status cl_open_borrowed(ps__backend *be, void *native_context, void *n
 
 static void cl_close(ps__backend *be) {
     ps_cl_state *st = ps_cl(be);
-    if (st && st->queue) clFinish(st->queue);
-    if (st && st->transfers) clFinish(st->transfers);
+    if (st && st->queue) clFinish(st->queue); /* the transfer queue finishes in its release */
     release_state(st);
     be->impl = NULL;
 }

@@ -65,8 +65,9 @@ ps_status ps__dist_check_desc(ps_grid *g, const int *desc, int pos, int m, int n
                              "argument %d: a %d x %d matrix at (%d, %d) does not fit the "
                              "descriptor's %d x %d",
                              pos, m, n, ia, ja, desc[2], desc[3]);
-    /* ScaLAPACK's p?getrf, p?getrs, p?gesv and the Cholesky ones refuse a matrix, and rows of
-     * B, that start inside a block (info: ia's or ib's position, then ja's); B's columns may */
+    /* ScaLAPACK's p?getrf, p?getrs, p?gesv and the Cholesky ones refuse A, and B's rows, that
+     * start inside a block (info: ia's or ib's position, then ja's); B's columns may, and are
+     * taken here when they end in that block */
     int row_off = (ia - 1) % desc[4], col_off = (ja - 1) % desc[5];
     if (row_off || (square_blocks && col_off))
         return g->last_info = -(pos - (row_off ? 2 : 1)),
