@@ -17,6 +17,7 @@
 #include "chol/chol_kernels.h"
 #include "gj/gj_kernels.h"
 #include "iter/iter_kernels.h"
+#include "lu/lu.h"
 #include "lu/lu_kernels.h"
 #include "peer/peer_kernels.h"
 #include "refine/refine_kernels.h"
@@ -625,6 +626,48 @@ static void test_nonfinite_scan(void) {
     }
 }
 
+/* ps__lu_host_interchanges against LAPACK's order (each interchange in turn): pivot sequences
+ * that move no row, only rows inside the range, and random rows; both precisions, lda larger
+ * than the rows, one thread and two. */
+static void test_host_interchanges(void) {
+    enum { ROWS = 23, COLS = 70, LDA = 29, FIRST = 3 };
+    static double d[COLS * LDA], dref[COLS * LDA];
+    static float f[COLS * LDA], fref[COLS * LDA];
+    int ipiv[ROWS], from[ROWS];
+    static char buffers[2 * ROWS * sizeof(double)];
+    unsigned seed = 7;
+    for (int kind = 0; kind < 4; kind++) {
+        int last = kind == 3 ? FIRST : ROWS - 2; /* kind 3: no interchange at all */
+        for (int k = 0; k < ROWS; k++) {
+            seed = seed * 1103515245u + 12345u;
+            int span = ROWS - k, r = (int)(seed >> 16) % span;
+            ipiv[k] = k; /* kind 0: every row stays */
+            if (kind == 1 && k >= 8 && k < 14) ipiv[k] = k + r % (14 - k); /* rows 8..13 only */
+            if (kind == 2 || kind == 3) ipiv[k] = k + r;
+            ipiv[k] += 1; /* one-based, as the drivers pass them */
+        }
+        for (int threads = 1; threads <= 2; threads++) {
+            for (int i = 0; i < COLS * LDA; i++) dref[i] = d[i] = i, fref[i] = f[i] = (float)i;
+            for (int k = FIRST; k < last; k++)
+                for (int j = 0; j < COLS; j++) {
+                    int p = ipiv[k] - 1, a = j * LDA + k, b = j * LDA + p;
+                    double t = dref[a];
+                    dref[a] = dref[b], dref[b] = t;
+                    float s = fref[a];
+                    fref[a] = fref[b], fref[b] = s;
+                }
+            ps__lu_host_interchanges(PS__DOUBLE, COLS, d, LDA, ipiv, 1, FIRST, last, ROWS, from,
+                                     buffers, threads);
+            ps__lu_host_interchanges(PS__FLOAT, COLS, f, LDA, ipiv, 1, FIRST, last, ROWS, from,
+                                     buffers, threads);
+            CHECK(memcmp(d, dref, sizeof d) == 0, "double, pivots of kind %d, %d threads", kind,
+                  threads);
+            CHECK(memcmp(f, fref, sizeof f) == 0, "float, pivots of kind %d, %d threads", kind,
+                  threads);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     test_activate_per_call();
@@ -639,5 +682,6 @@ int main(int argc, char **argv) {
     test_lu_on_defaults();
     test_lu_lookahead_schedule();
     test_nonfinite_scan();
+    test_host_interchanges();
     return ps_test_finish("test_context");
 }

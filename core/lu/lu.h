@@ -71,8 +71,9 @@ ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call
 /* Rows [first, end) of the cols columns of the host array a reordered as the interchanges of
  * rows k and ipiv[k] - base for k = first .. last - 1 (each ipiv[k] - base in [k, end)) reorder
  * them: composed into one permutation, then each column gathered through a buffer, the columns
- * spread over threads. from: end - first ints; buffers: threads buffers of end - first elements.
- * For drivers that download factors before the later interchanges reach them. */
+ * spread over threads; rows no interchange moves are left alone. from: end - first ints; buffers:
+ * threads buffers of end - first elements. For drivers that download factors before the later
+ * interchanges reach them. */
 void ps__lu_host_interchanges(ps__dtype dt, int cols, void *a, int lda, const int *ipiv, int base,
                               int first, int last, int end, int *from, char *buffers, int threads);
 /* The threads ps__lu_host_interchanges may use (OpenMP's maximum; 1 without OpenMP). */

@@ -185,7 +185,7 @@ static ps_status queue_work(overlap *o, ps__mat b) {
 
 void ps__lu_host_interchanges(ps__dtype dt, int cols, void *a, int lda, const int *ipiv, int base,
                               int first, int last, int end, int *from, char *buffers, int threads) {
-    int rows = end - first;
+    int rows = end - first, lo = 0, hi;
     size_t es = ps__dtype_size(dt);
     if (rows <= 0 || cols <= 0 || last <= first) return;
     for (int i = 0; i < rows; i++) from[i] = i; /* row first + i comes from row first + from[i] */
@@ -194,6 +194,10 @@ void ps__lu_host_interchanges(ps__dtype dt, int cols, void *a, int lda, const in
         from[k] = from[p];
         from[p] = t;
     }
+    /* only the rows that move: none where no interchange moved a row (a dominant diagonal) */
+    for (hi = rows; hi > 0 && from[hi - 1] == hi - 1; hi--) continue;
+    while (lo < hi && from[lo] == lo) lo++;
+    if (lo >= hi) return;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && cols > 64)
 #endif
@@ -205,10 +209,10 @@ void ps__lu_host_interchanges(ps__dtype dt, int cols, void *a, int lda, const in
 #endif
         char *col = (char *)a + ((size_t)j * (size_t)lda + (size_t)first) * es;
         if (dt == PS__DOUBLE)
-            for (int i = 0; i < rows; i++) ((double *)buffer)[i] = ((double *)col)[from[i]];
+            for (int i = lo; i < hi; i++) ((double *)buffer)[i] = ((double *)col)[from[i]];
         else
-            for (int i = 0; i < rows; i++) ((float *)buffer)[i] = ((float *)col)[from[i]];
-        memcpy(col, buffer, (size_t)rows * es);
+            for (int i = lo; i < hi; i++) ((float *)buffer)[i] = ((float *)col)[from[i]];
+        memcpy(col + (size_t)lo * es, buffer + (size_t)lo * es, (size_t)(hi - lo) * es);
     }
     (void)threads;
 }
