@@ -423,7 +423,10 @@ static ps_status transfer_async(ps__backend *be, int to_device, ps__dtype dt, in
                   : cudaMemcpy2DAsync(host, (size_t)ldh * es, d, (size_t)view.ld * es, width,
                                       (size_t)cols, cudaMemcpyDeviceToHost, st->transfers);
     PS_CUDA_TRY(be, err, to_device ? "cudaMemcpy2DAsync (upload)" : "cudaMemcpy2DAsync (download)");
-    PS_CUDA_TRY(be, cudaEventRecord(st->transferred[slot], st->transfers), "cudaEventRecord");
+    err = cudaEventRecord(st->transferred[slot], st->transfers);
+    if (err != cudaSuccess) /* the slot's wait would miss the copy, which reads or writes host */
+        cudaStreamSynchronize(st->transfers);
+    PS_CUDA_TRY(be, err, "cudaEventRecord");
     return PS_SUCCESS;
 }
 

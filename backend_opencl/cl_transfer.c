@@ -52,9 +52,12 @@ static ps_status transfer(ps__backend *be, int to_device, ps__dtype dt, int rows
         err = to_device ? clEnqueueWriteBuffer(q, m, blocking, offset, bytes, h, 0, NULL, done)
                         : clEnqueueReadBuffer(q, m, blocking, offset, bytes, h, 0, NULL, done);
     }
-    if (err != CL_SUCCESS)
+    if (err != CL_SUCCESS) {
+        /* a queued rectangle may still read or write host, which the caller frees or reuses */
+        if (done && cols > 1) clFinish(q);
         return ps_cl_fail(be, err,
                           to_device ? "clEnqueueWrite (upload)" : "clEnqueueRead (download)");
+    }
     return PS_SUCCESS;
 }
 
