@@ -4,9 +4,9 @@
  * ahead of -lscalapack. A call runs on libportsolve_mpi on a grid made once per BLACS context;
  * a call it refuses (an argument ScaLAPACK would report, right-hand sides from inside a block of
  * columns past its end, a failure such as running out of device memory) goes to the next
- * library's routine, which then does what ScaLAPACK does
- * (pxerbla and its info included). Every rank of the grid takes the same way, because
- * libportsolve_mpi's verdicts are agreed on by all of them.
+ * library's routine, which then does what ScaLAPACK does (pxerbla and its info included). Every
+ * rank of the grid takes the same way, because libportsolve_mpi's verdicts are agreed on by all
+ * of them.
  *
  * Calls made by ScaLAPACK itself (its refinement and condition estimates, p?gerfs, p?porfs,
  * p?lacon's solves) stay with ScaLAPACK: those protocols let the grid's processes run out of
