@@ -125,10 +125,10 @@ ps_status ps__dist_gather_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1
 ps_status ps__dist_scatter_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1, int w,
                                 const void *in, int root, ps__dist_buf *stage, ps__mat v);
 /* Applies the interchanges piv[0..count) (0-based global rows, row base + i swapped with piv[i],
- * in order, or in the reverse order) to the local columns [c0, c1) of a. Collective over the
- * process column. */
+ * in order, or in the reverse order) to the local columns [c0, c1) of a. rows_dev: device
+ * scratch of at least 2 count (c1 - c0) elements. Collective over the process column. */
 ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
-                             int c0, int c1, int reverse, ps__dist_buf *stage);
+                             int c0, int c1, int reverse, ps__dist_buf *stage, void *rows_dev);
 /* Block row [g0, g0 + h) x columns [c0, c1) of a (global columns; the device view v holds this
  * rank's local columns in that range, h rows) assembled on every rank of the process row as an
  * h x (c1 - c0) column-major host matrix out (ld h). */

@@ -202,6 +202,32 @@ ps_status ps__dist_scatter_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g
     return st;
 }
 
+/* Rows idx[0..n) (local) of a, local columns [c0, c0 + ncols), to or from the host as n
+ * consecutive rows of ncols: each row goes through column k of the device scratch (ld ncols),
+ * so that the transfer is one block rather than a strided row at a time. */
+static ps_status rows_down(ps__backend *be, const ps__dist_mat *a, const int *idx, int n, int c0,
+                           int ncols, void *scratch, void *host) {
+    for (int k = 0; k < n; k++) {
+        ps__mat row = ps__mat_at(a->m, idx[k], c0);
+        ps_status st = be->ops->copy(be, a->dt, ncols, (ps__vec){row.buf, row.off, row.ld},
+                                     (ps__vec){scratch, (size_t)k * (size_t)ncols, 1});
+        if (st != PS_SUCCESS) return st;
+    }
+    return n > 0 ? be->ops->download(be, a->dt, ncols, n, (ps__mat){scratch, 0, ncols}, host, ncols)
+                 : PS_SUCCESS;
+}
+static ps_status rows_up(ps__backend *be, const ps__dist_mat *a, const int *idx, int n, int c0,
+                         int ncols, void *scratch, const void *host) {
+    if (n <= 0) return PS_SUCCESS;
+    ps_status st = be->ops->upload(be, a->dt, ncols, n, host, ncols, (ps__mat){scratch, 0, ncols});
+    for (int k = 0; k < n && st == PS_SUCCESS; k++) {
+        ps__mat row = ps__mat_at(a->m, idx[k], c0);
+        st = be->ops->copy(be, a->dt, ncols, (ps__vec){scratch, (size_t)k * (size_t)ncols, 1},
+                           (ps__vec){row.buf, row.off, row.ld});
+    }
+    return st;
+}
+
 /* The position of row r in the touched rows t[0..n), -1 when absent. */
 static int find_row(const int *t, int n, int r) {
     for (int i = 0; i < n; i++)
@@ -210,15 +236,17 @@ static int find_row(const int *t, int n, int r) {
 }
 
 ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
-                             int c0, int c1, int reverse, ps__dist_buf *stage) {
+                             int c0, int c1, int reverse, ps__dist_buf *stage, void *rows_dev) {
     ps__backend *be = &g->ctx->be;
     int ncols = c1 - c0;
     if (count <= 0 || ncols <= 0) return PS_SUCCESS;
-    size_t es = ps__dtype_size(a->dt);
-    /* the rows the interchanges touch, and which old row each of them ends up holding */
-    int *t = malloc((size_t)(4 * count + 2 * g->nprow) * sizeof *t);
+    size_t es = ps__dtype_size(a->dt), row_bytes = (size_t)ncols * es;
+    /* the rows the interchanges touch, and which old row each of them ends up holding; then the
+     * local rows this rank sends and those it receives */
+    int *t = malloc((size_t)(8 * count + 2 * g->nprow) * sizeof *t);
     if (!t) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    int *from = t + 2 * count, *counts = t + 4 * count, *displs = counts + g->nprow, n = 0;
+    int *from = t + 2 * count, *out_rows = t + 4 * count, *in_rows = t + 6 * count;
+    int *counts = t + 8 * count, *displs = counts + g->nprow, n = 0;
     for (int i = 0; i < count; i++) {
         if (find_row(t, n, base + i) < 0) from[n] = base + i, t[n++] = base + i;
         if (find_row(t, n, piv[i]) < 0) from[n] = piv[i], t[n++] = piv[i];
@@ -230,21 +258,22 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
         from[x] = from[y], from[y] = keep;
     }
     /* each rank sends the old rows it holds that move, in the order of t */
-    int mine = 0, total = 0, off = 0;
+    int mine = 0, total = 0, off = 0, nin = 0;
     for (int p = 0; p < g->nprow; p++) {
         int c = 0;
         for (int i = 0; i < n; i++) c += from[i] != t[i] && ps__cyclic_owner(&a->r, from[i]) == p;
         counts[p] = c * ncols, displs[p] = off, off += counts[p], total += c;
         if (p == g->myrow) mine = c;
     }
-    ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)ncols * es);
-    char *send = stage->p, *recv = send + (size_t)mine * (size_t)ncols * es;
-    for (int i = 0, k = 0; i < n && st == PS_SUCCESS; i++) {
-        if (from[i] == t[i] || ps__cyclic_owner(&a->r, from[i]) != g->myrow) continue;
-        ps__mat row = ps__mat_at(a->m, ps__cyclic_local(&a->r, from[i]), c0);
-        st = be->ops->download(be, a->dt, 1, ncols, row, send + (size_t)k++ * ncols * es, 1);
-        if (st != PS_SUCCESS) st = backend_failed(g, st);
-    }
+    for (int i = 0, k = 0; i < n; i++)
+        if (from[i] != t[i] && ps__cyclic_owner(&a->r, from[i]) == g->myrow)
+            out_rows[k++] = ps__cyclic_local(&a->r, from[i]);
+    /* send | received | this rank's received rows in the order of in_rows */
+    ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + 2 * total) * row_bytes);
+    char *send = stage->p, *recv = send + (size_t)mine * row_bytes;
+    char *in = recv + (size_t)total * row_bytes;
+    if (st == PS_SUCCESS) st = rows_down(be, a, out_rows, mine, c0, ncols, rows_dev, send);
+    if (st != PS_SUCCESS) st = backend_failed(g, st);
     /* a rank that failed still takes part, so that no other rank waits for it */
     MPI_Allgatherv(send, counts[g->myrow], mpi_type(a->dt), recv, counts, displs, mpi_type(a->dt),
                    g->col);
@@ -253,9 +282,12 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
         /* its place among the rows its holder p sent, which went in the order of t */
         int p = ps__cyclic_owner(&a->r, from[i]), k = 0;
         for (int j = 0; j < i; j++) k += from[j] != t[j] && ps__cyclic_owner(&a->r, from[j]) == p;
-        const char *src = recv + ((size_t)displs[p] + (size_t)k * ncols) * es;
-        ps__mat row = ps__mat_at(a->m, ps__cyclic_local(&a->r, t[i]), c0);
-        st = be->ops->upload(be, a->dt, 1, ncols, src, 1, row);
+        memcpy(in + (size_t)nin * row_bytes, recv + ((size_t)displs[p] + (size_t)k * ncols) * es,
+               row_bytes);
+        in_rows[nin++] = ps__cyclic_local(&a->r, t[i]);
+    }
+    if (st == PS_SUCCESS) {
+        st = rows_up(be, a, in_rows, nin, c0, ncols, rows_dev, in);
         if (st != PS_SUCCESS) st = backend_failed(g, st);
     }
     free(t);

@@ -68,14 +68,15 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
     int lrows = a->lrows > 0 ? a->lrows : 1, lcols = a->lcols > 0 ? a->lcols : 1;
     /* everything the steps need, reserved and agreed on first */
     size_t most = (size_t)(a->lrows + m) * (size_t)nb;
-    if ((size_t)4 * nb * lcols > most) most = (size_t)4 * nb * lcols;
+    if ((size_t)6 * nb * lcols > most) most = (size_t)6 * nb * lcols;
     if ((size_t)lrows * nb > most) most = (size_t)lrows * nb;
     ps_status st = ps__dist_reserve(g, &stage, most * es);
     if (st == PS_SUCCESS) st = ps__dist_reserve(g, &panel, (size_t)(m > 0 ? m : 1) * nb * es);
     if (st == PS_SUCCESS) {
         lw.ld = lrows, uw.ld = nb;
         st = ps__dev_alloc(g->ctx, (size_t)lrows * nb * es, &lw.buf);
-        if (st == PS_SUCCESS) st = ps__dev_alloc(g->ctx, (size_t)nb * lcols * es, &uw.buf);
+        /* U's block row, and before it the interchanges' rows (ps__dist_swap_rows) */
+        if (st == PS_SUCCESS) st = ps__dev_alloc(g->ctx, (size_t)2 * nb * lcols * es, &uw.buf);
         if (st != PS_SUCCESS)
             st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
     }
@@ -88,11 +89,11 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
         st = factor_panel(g, a, k, jb, &stage, panel.p, piv + k, info);
         /* the interchanges on the columns outside the panel */
         int in_panel = g->mycol == pc;
-        ps_status s =
-            ps__dist_swap_rows(g, a, k, jb, piv + k, 0, in_panel ? lc : a->lcols, 0, &stage);
+        ps_status s = ps__dist_swap_rows(g, a, k, jb, piv + k, 0, in_panel ? lc : a->lcols, 0,
+                                         &stage, uw.buf);
         if (st == PS_SUCCESS) st = s;
         if (in_panel) {
-            s = ps__dist_swap_rows(g, a, k, jb, piv + k, lc + jb, a->lcols, 0, &stage);
+            s = ps__dist_swap_rows(g, a, k, jb, piv + k, lc + jb, a->lcols, 0, &stage, uw.buf);
             if (st == PS_SUCCESS) st = s;
         }
         /* L along the process rows; U's block row down the process columns */

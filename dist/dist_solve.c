@@ -70,12 +70,23 @@ static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int
             st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
         return st;
     }
-    for (int s = 0; s < blocks; s++) {
+    /* the exchanges' host staging and device scratch, agreed on before the first exchange */
+    size_t es = ps__dtype_size(b->dt), cols = b->lcols > 0 ? (size_t)b->lcols : 1;
+    void *rows_dev = NULL;
+    st = ps__dist_reserve(g, stage, (size_t)6 * (size_t)nb * cols * es);
+    if (st == PS_SUCCESS) {
+        st = ps__dev_alloc(g->ctx, (size_t)2 * (size_t)nb * cols * es, &rows_dev);
+        if (st != PS_SUCCESS)
+            st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+    }
+    st = ps__dist_agree(g, st);
+    for (int s = 0; s < blocks && st == PS_SUCCESS; s++) {
         int k = (backwards ? blocks - 1 - s : s) * nb;
         ps_status x = ps__dist_swap_rows(g, b, k, n - k < nb ? n - k : nb, piv + k, 0, b->lcols,
-                                         backwards, stage);
+                                         backwards, stage, rows_dev);
         if (st == PS_SUCCESS) st = x;
     }
+    if (rows_dev) ps__dev_free(g->ctx, rows_dev);
     return st;
 }
 
