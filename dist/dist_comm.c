@@ -202,30 +202,13 @@ ps_status ps__dist_scatter_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g
     return st;
 }
 
-/* Rows idx[0..n) (local) of a, local columns [c0, c0 + ncols), to or from the host as n
- * consecutive rows of ncols: each row goes through column k of the device scratch (ld ncols),
- * so that the transfer is one block rather than a strided row at a time. */
-static ps_status rows_down(ps__backend *be, const ps__dist_mat *a, const int *idx, int n, int c0,
-                           int ncols, void *scratch, void *host) {
-    for (int k = 0; k < n; k++) {
-        ps__mat row = ps__mat_at(a->m, idx[k], c0);
-        ps_status st = be->ops->copy(be, a->dt, ncols, (ps__vec){row.buf, row.off, row.ld},
-                                     (ps__vec){scratch, (size_t)k * (size_t)ncols, 1});
-        if (st != PS_SUCCESS) return st;
-    }
-    return n > 0 ? be->ops->download(be, a->dt, ncols, n, (ps__mat){scratch, 0, ncols}, host, ncols)
-                 : PS_SUCCESS;
-}
-static ps_status rows_up(ps__backend *be, const ps__dist_mat *a, const int *idx, int n, int c0,
-                         int ncols, void *scratch, const void *host) {
-    if (n <= 0) return PS_SUCCESS;
-    ps_status st = be->ops->upload(be, a->dt, ncols, n, host, ncols, (ps__mat){scratch, 0, ncols});
-    for (int k = 0; k < n && st == PS_SUCCESS; k++) {
-        ps__mat row = ps__mat_at(a->m, idx[k], c0);
-        st = be->ops->copy(be, a->dt, ncols, (ps__vec){scratch, (size_t)k * (size_t)ncols, 1},
-                           (ps__vec){row.buf, row.off, row.ld});
-    }
-    return st;
+/* Row r (local) of a, local columns [c0, c0 + ncols), to or from column k of the device
+ * scratch rows (ld ncols). */
+static ps_status row_copy(ps__backend *be, const ps__dist_mat *a, int r, int c0, int ncols,
+                          void *rows, int k, int to_rows) {
+    ps__mat row = ps__mat_at(a->m, r, c0);
+    ps__vec x = {row.buf, row.off, row.ld}, y = {rows, (size_t)k * (size_t)ncols, 1};
+    return to_rows ? be->ops->copy(be, a->dt, ncols, x, y) : be->ops->copy(be, a->dt, ncols, y, x);
 }
 
 /* The position of row r in the touched rows t[0..n), -1 when absent. */
@@ -240,13 +223,10 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
     ps__backend *be = &g->ctx->be;
     int ncols = c1 - c0;
     if (count <= 0 || ncols <= 0) return PS_SUCCESS;
-    size_t es = ps__dtype_size(a->dt), row_bytes = (size_t)ncols * es;
-    /* the rows the interchanges touch, and which old row each of them ends up holding; then the
-     * local rows this rank sends and those it receives */
-    int *t = malloc((size_t)(8 * count + 2 * g->nprow) * sizeof *t);
+    /* the rows the interchanges touch, and which old row each of them ends up holding */
+    int *t = malloc((size_t)(4 * count + 2 * g->nprow) * sizeof *t);
     if (!t) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    int *from = t + 2 * count, *out_rows = t + 4 * count, *in_rows = t + 6 * count;
-    int *counts = t + 8 * count, *displs = counts + g->nprow, n = 0;
+    int *from = t + 2 * count, *moving = t + 4 * count, *start = moving + g->nprow, n = 0;
     for (int i = 0; i < count; i++) {
         if (find_row(t, n, base + i) < 0) from[n] = base + i, t[n++] = base + i;
         if (find_row(t, n, piv[i]) < 0) from[n] = piv[i], t[n++] = piv[i];
@@ -257,37 +237,33 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
         int keep = from[x];
         from[x] = from[y], from[y] = keep;
     }
-    /* each rank sends the old rows it holds that move, in the order of t */
-    int mine = 0, total = 0, off = 0, nin = 0;
-    for (int p = 0; p < g->nprow; p++) {
-        int c = 0;
-        for (int i = 0; i < n; i++) c += from[i] != t[i] && ps__cyclic_owner(&a->r, from[i]) == p;
-        counts[p] = c * ncols, displs[p] = off, off += counts[p], total += c;
-        if (p == g->myrow) mine = c;
+    /* the old rows that move, by holder: columns [start[p], start[p] + moving[p]) of the scratch
+     * hold process row p's, in the order of t; each holder packs its own, then sends them to the
+     * whole process column (device to device where the transport allows) */
+    for (int p = 0, total = 0; p < g->nprow; p++) {
+        moving[p] = 0;
+        for (int i = 0; i < n; i++)
+            moving[p] += from[i] != t[i] && ps__cyclic_owner(&a->r, from[i]) == p;
+        start[p] = total, total += moving[p];
     }
-    for (int i = 0, k = 0; i < n; i++)
+    ps_status st = PS_SUCCESS;
+    for (int i = 0, k = start[g->myrow]; i < n && st == PS_SUCCESS; i++)
         if (from[i] != t[i] && ps__cyclic_owner(&a->r, from[i]) == g->myrow)
-            out_rows[k++] = ps__cyclic_local(&a->r, from[i]);
-    /* send | received | this rank's received rows in the order of in_rows */
-    ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + 2 * total) * row_bytes);
-    char *send = stage->p, *recv = send + (size_t)mine * row_bytes;
-    char *in = recv + (size_t)total * row_bytes;
-    if (st == PS_SUCCESS) st = rows_down(be, a, out_rows, mine, c0, ncols, rows_dev, send);
+            st = row_copy(be, a, ps__cyclic_local(&a->r, from[i]), c0, ncols, rows_dev, k++, 1);
     if (st != PS_SUCCESS) st = backend_failed(g, st);
     /* a rank that failed still takes part, so that no other rank waits for it */
-    MPI_Allgatherv(send, counts[g->myrow], mpi_type(a->dt), recv, counts, displs, mpi_type(a->dt),
-                   g->col);
+    for (int p = 0; p < g->nprow; p++) {
+        ps__mat part = {rows_dev, (size_t)start[p] * (size_t)ncols, ncols};
+        ps_status x =
+            ps__dist_bcast(g, PS__DIST_COL, p, a->dt, ncols, moving[p], part, part, stage);
+        if (st == PS_SUCCESS) st = x;
+    }
     for (int i = 0; i < n && st == PS_SUCCESS; i++) {
         if (from[i] == t[i] || ps__cyclic_owner(&a->r, t[i]) != g->myrow) continue;
-        /* its place among the rows its holder p sent, which went in the order of t */
-        int p = ps__cyclic_owner(&a->r, from[i]), k = 0;
+        /* its place among the rows its holder p sent */
+        int p = ps__cyclic_owner(&a->r, from[i]), k = start[p];
         for (int j = 0; j < i; j++) k += from[j] != t[j] && ps__cyclic_owner(&a->r, from[j]) == p;
-        memcpy(in + (size_t)nin * row_bytes, recv + ((size_t)displs[p] + (size_t)k * ncols) * es,
-               row_bytes);
-        in_rows[nin++] = ps__cyclic_local(&a->r, t[i]);
-    }
-    if (st == PS_SUCCESS) {
-        st = rows_up(be, a, in_rows, nin, c0, ncols, rows_dev, in);
+        st = row_copy(be, a, ps__cyclic_local(&a->r, t[i]), c0, ncols, rows_dev, k, 0);
         if (st != PS_SUCCESS) st = backend_failed(g, st);
     }
     free(t);
@@ -305,7 +281,8 @@ ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt,
     ps_status st = PS_SUCCESS;
     if (ps__dist_peers(g)) {
         /* dst is a workspace: its span goes whole, gaps between its columns included */
-        if (me == root) st = be->ops->copy2d(be, dt, rows, cols, src, dst);
+        if (me == root && (src.buf != dst.buf || src.off != dst.off))
+            st = be->ops->copy2d(be, dt, rows, cols, src, dst);
         if (st != PS_SUCCESS) st = backend_failed(g, st);
         ps_status x = ps__dist_vbcast(g, line, root, dt, dst.buf, dst.off,
                                       (size_t)(cols - 1) * (size_t)dst.ld + (size_t)rows, 0, stage);

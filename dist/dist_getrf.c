@@ -68,7 +68,7 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
     int lrows = a->lrows > 0 ? a->lrows : 1, lcols = a->lcols > 0 ? a->lcols : 1;
     /* everything the steps need, reserved and agreed on first */
     size_t most = (size_t)(a->lrows + m) * (size_t)nb;
-    if ((size_t)6 * nb * lcols > most) most = (size_t)6 * nb * lcols;
+    if ((size_t)4 * nb * lcols > most) most = (size_t)4 * nb * lcols;
     if ((size_t)lrows * nb > most) most = (size_t)lrows * nb;
     ps_status st = ps__dist_reserve(g, &stage, most * es);
     if (st == PS_SUCCESS) st = ps__dist_reserve(g, &panel, (size_t)(m > 0 ? m : 1) * nb * es);
