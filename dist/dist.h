@@ -120,10 +120,6 @@ ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes);
  * process row root only). */
 ps_status ps__dist_gather_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1, int w, ps__mat v,
                                int root, ps__dist_buf *stage, void *out);
-/* The inverse for the process column's root: each rank receives its rows of the assembled host
- * matrix in (ld g1 - g0) and uploads them into v. */
-ps_status ps__dist_scatter_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1, int w,
-                                const void *in, int root, ps__dist_buf *stage, ps__mat v);
 /* Applies the interchanges piv[0..count) (0-based global rows, row base + i swapped with piv[i],
  * in order, or in the reverse order) to the local columns [c0, c1) of a. rows_dev: device
  * scratch of at least 2 count (c1 - c0) elements. Collective over the process column. */

@@ -171,37 +171,6 @@ ps_status ps__dist_gather_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1
     return st;
 }
 
-ps_status ps__dist_scatter_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1, int w,
-                                const void *in, int root, ps__dist_buf *stage, ps__mat v) {
-    ps__backend *be = &g->ctx->be;
-    size_t es = ps__dtype_size(a->dt);
-    int np = g->nprow, total = g1 - g0;
-    pieces pc;
-    int *mem = pieces_of(&a->r, g0, g1, w, &pc);
-    if (!mem) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    MPI_Datatype type = mpi_type(a->dt);
-    int *counts = pc.count, *displs = pc.at, *rows = pc.len, *first = pc.first;
-    int mine = rows[g->myrow];
-    ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)w * es);
-    char *recv = stage->p, *send = recv + (size_t)mine * (size_t)w * es;
-    if (root == g->myrow)
-        for (int p = 0; p < np; p++)
-            for (int i = 0; i < rows[p]; i++) {
-                int gr = ps__cyclic_global(&a->r, first[p] + i, p) - g0;
-                for (int j = 0; j < w; j++)
-                    memcpy(send +
-                               ((size_t)displs[p] + (size_t)i + (size_t)j * (size_t)rows[p]) * es,
-                           (const char *)in + ((size_t)gr + (size_t)j * (size_t)total) * es, es);
-            }
-    MPI_Scatterv(send, counts, displs, type, recv, counts[g->myrow], type, root, g->col);
-    if (st == PS_SUCCESS && mine > 0 && w > 0) {
-        st = be->ops->upload(be, a->dt, mine, w, recv, mine, v);
-        if (st != PS_SUCCESS) st = backend_failed(g, st);
-    }
-    free(mem);
-    return st;
-}
-
 /* Row r (local) of a, local columns [c0, c0 + ncols), to or from column k of the device
  * scratch rows (ld ncols). */
 static ps_status row_copy(ps__backend *be, const ps__dist_mat *a, int r, int c0, int ncols,

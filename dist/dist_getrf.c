@@ -1,8 +1,8 @@
 /*
  * Right-looking LU with partial pivoting on the block-cyclic layout (ScaLAPACK's pdgetrf). Step
  * k, block column K of width jb:
- *   1. the process column holding K gathers the panel rows k.. on the rank holding the diagonal
- *      block, which factors it (the context's getrf) and scatters it back;
+ *   1. the process column holding K assembles the panel rows k.. on the device of the rank
+ *      holding the diagonal block, which factors them (the context's getrf) and sends them back;
  *   2. the pivots go to every rank, which applies them to its columns outside the panel;
  *   3. the panel goes along the process rows, the diagonal block's process row solves for its
  *      block row of U and sends it down the process columns;
@@ -10,50 +10,85 @@
  * Each step ends with an agreement on the status, so a failure on one rank ends the call on all.
  */
 #include "dist.h"
+#include "lu/lu.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static ps_status host_getrf(ps_grid *g, ps__dtype dt, int m, int n, void *a, int *ipiv) {
-    if (dt == PS__DOUBLE) return ps_dgetrf(g->ctx, m, n, a, m, ipiv);
-    return ps_sgetrf(g->ctx, m, n, a, m, ipiv);
+/* Copies process p's rows of the panel at step k (jb columns) between its part (its local rows
+ * from the first at or after k, in order) and the assembled panel w (global row k first):
+ * to_w 1 assembles, 0 takes them back. */
+static ps_status move_part(ps__backend *be, const ps__dist_mat *a, int p, int k, int jb,
+                           ps__mat part, ps__mat w, int to_w) {
+    int lo = ps__cyclic_below(&a->r, k, p), hi = ps__cyclic_below(&a->r, a->r.n, p);
+    for (int l = lo, len; l < hi; l += len) {
+        int g0 = ps__cyclic_global(&a->r, l, p);
+        for (len = 1; l + len < hi && ps__cyclic_global(&a->r, l + len, p) == g0 + len;) len++;
+        ps__mat pv = ps__mat_at(part, l - lo, 0), wv = ps__mat_at(w, g0 - k, 0);
+        ps_status st = to_w ? be->ops->copy2d(be, a->dt, len, jb, pv, wv)
+                            : be->ops->copy2d(be, a->dt, len, jb, wv, pv);
+        if (st != PS_SUCCESS) return st;
+    }
+    return PS_SUCCESS;
 }
 
-/* The panel at step k: factored on the diagonal block's rank, the pivots (0-based global rows)
- * into piv and the status (success, or singular with info) into *st, on every rank. */
-static ps_status factor_panel(ps_grid *g, ps__dist_mat *a, int k, int jb, ps__dist_buf *stage,
-                              void *panel, int *piv, int *info) {
-    int m = a->r.n, pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
+/* The scratch of the panel steps: the assembled panel (m x nb), a process row's part of it
+ * (LOCr x nb), the panel's pivots and zero-pivot word (device int32), and the verdict sent to
+ * every rank ({status, info, pivots}). */
+typedef struct {
+    void *w, *part, *ipiv, *info;
+    int *word;
+} panel_scratch;
+
+/* The panel at step k on the devices: every process row sends its rows of it down the process
+ * column, the diagonal block's rank assembles them in global order and factors them with the
+ * context's getrf, the factored panel goes back down the column and every rank takes its rows.
+ * The pivots (0-based global rows) into piv and the first zero pivot into *info, on every rank. */
+static ps_status factor_panel(ps_grid *g, ps__dist_mat *a, int k, int jb, const panel_scratch *ps,
+                              ps__dist_buf *stage, int *piv, int *info) {
+    ps__backend *be = &g->ctx->be;
+    int m = a->r.n, mk = m - k, pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
     ps__mat v = ps__mat_at(a->m, ps__cyclic_below(&a->r, k, g->myrow), ps__cyclic_local(&a->c, k));
+    ps__mat w = {ps->w, 0, mk};
     ps_status st = PS_SUCCESS;
-    /* the root's verdict, then the pivots: {status, info, piv...} */
-    int *word = malloc((size_t)(jb + 2) * sizeof *word);
-    if (!word) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    int *word = ps->word;
     word[0] = PS_SUCCESS, word[1] = 0;
     if (g->mycol == pc) {
-        st = ps__dist_gather_rows(g, a, k, m, jb, v, pr, stage, panel);
-        if (g->myrow == pr) {
-            if (st == PS_SUCCESS) {
-                ps_status f = host_getrf(g, a->dt, m - k, jb, panel, word + 2);
-                if (f == PS_ERR_SINGULAR)
-                    word[1] = k + ps_context_last_info(g->ctx);
-                else if (f != PS_SUCCESS)
-                    st = ps__dist_fail(g, f, "rank %d: the panel at column %d: %s", g->rank, k + 1,
-                                       ps_context_last_error(g->ctx));
-            }
-            word[0] = (int)st;
-            for (int i = 0; i < jb; i++) word[2 + i] = k + word[2 + i] - 1;
+        for (int p = 0; p < g->nprow; p++) {
+            int rows = ps__cyclic_below(&a->r, m, p) - ps__cyclic_below(&a->r, k, p);
+            ps__mat part = {ps->part, 0, rows > 0 ? rows : 1};
+            ps_status x = ps__dist_bcast(g, PS__DIST_COL, p, a->dt, rows, jb, v, part, stage);
+            if (st == PS_SUCCESS) st = x;
+            /* the root keeps its rows where they are */
+            if (g->myrow == pr && st == PS_SUCCESS)
+                st = move_part(be, a, p, k, jb, p == g->myrow ? v : part, w, 1);
         }
+        if (g->myrow == pr && st == PS_SUCCESS) {
+            int zero = 0;
+            st = ps__getrf(g->ctx, a->dt, mk, jb, w, ps->ipiv, ps->info);
+            if (st == PS_SUCCESS) st = ps__read_info(g->ctx, ps->info, &zero);
+            if (st == PS_SUCCESS)
+                st = be->ops->download(be, PS__INT32, jb, 1, (ps__mat){ps->ipiv, 0, jb}, word + 2,
+                                       jb);
+            if (st != PS_SUCCESS)
+                st = ps__dist_fail(g, st, "rank %d: the panel at column %d: %s", g->rank, k + 1,
+                                   ps_context_last_error(g->ctx));
+            if (zero > 0) word[1] = k + zero;
+            for (int i = 0; i < jb; i++) word[2 + i] += k;
+        }
+        if (g->myrow == pr) word[0] = (int)st;
     }
     MPI_Bcast(word, jb + 2, MPI_INT, pr * g->npcol + pc, g->all);
     if (g->mycol == pc && word[0] == PS_SUCCESS) {
-        ps_status s = ps__dist_scatter_rows(g, a, k, m, jb, panel, pr, stage, v);
-        if (st == PS_SUCCESS) st = s;
+        ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, a->dt, mk, jb, w, w, stage);
+        if (st == PS_SUCCESS) st = x;
+        if (st == PS_SUCCESS) st = move_part(be, a, g->myrow, k, jb, v, w, 0);
+        if (st != PS_SUCCESS && x == PS_SUCCESS)
+            st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
     }
     /* after a failure on the root (which the step's agreement reports) no row moves */
     for (int i = 0; i < jb; i++) piv[i] = word[0] == PS_SUCCESS ? word[2 + i] : k + i;
     if (word[1] && !*info) *info = word[1];
-    free(word);
     return st;
 }
 
@@ -63,22 +98,33 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
     ps__dtype dt = a->dt;
     size_t es = ps__dtype_size(dt);
     int m = a->r.n, n = a->c.n, nb = a->r.nb, kmax = m < n ? m : n;
-    ps__dist_buf stage = {0}, panel = {0};
+    ps__dist_buf stage = {0};
     ps__mat lw = {0}, uw = {0};
-    int lrows = a->lrows > 0 ? a->lrows : 1, lcols = a->lcols > 0 ? a->lcols : 1;
+    panel_scratch ps = {0};
+    int lrows = a->lrows > 0 ? a->lrows : 1, lcols = a->lcols > 0 ? a->lcols : 1, part_rows = 1;
+    for (int p = 0; p < g->nprow; p++)
+        if (ps__cyclic_below(&a->r, m, p) > part_rows) part_rows = ps__cyclic_below(&a->r, m, p);
     /* everything the steps need, reserved and agreed on first */
     size_t most = (size_t)(a->lrows + m) * (size_t)nb;
     if ((size_t)4 * nb * lcols > most) most = (size_t)4 * nb * lcols;
     if ((size_t)lrows * nb > most) most = (size_t)lrows * nb;
     ps_status st = ps__dist_reserve(g, &stage, most * es);
-    if (st == PS_SUCCESS) st = ps__dist_reserve(g, &panel, (size_t)(m > 0 ? m : 1) * nb * es);
     if (st == PS_SUCCESS) {
+        ps.word = malloc((size_t)(nb + 2) * sizeof *ps.word);
+        if (!ps.word) st = ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    if (st == PS_SUCCESS) {
+        ps_context *ctx = g->ctx;
         lw.ld = lrows, uw.ld = nb;
-        st = ps__dev_alloc(g->ctx, (size_t)lrows * nb * es, &lw.buf);
+        st = ps__dev_alloc(ctx, (size_t)lrows * nb * es, &lw.buf);
         /* U's block row, and before it the interchanges' rows (ps__dist_swap_rows) */
-        if (st == PS_SUCCESS) st = ps__dev_alloc(g->ctx, (size_t)2 * nb * lcols * es, &uw.buf);
+        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)2 * nb * lcols * es, &uw.buf);
+        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)(m > 0 ? m : 1) * nb * es, &ps.w);
+        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)part_rows * nb * es, &ps.part);
+        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)nb * sizeof(int32_t), &ps.ipiv);
+        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, sizeof(int32_t), &ps.info);
         if (st != PS_SUCCESS)
-            st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+            st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(ctx));
     }
     st = ps__dist_agree(g, st);
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
@@ -86,7 +132,7 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
         int jb = kmax - k < nb ? kmax - k : nb;
         int pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
         int r0 = ps__cyclic_below(&a->r, k, g->myrow), lc = ps__cyclic_local(&a->c, k);
-        st = factor_panel(g, a, k, jb, &stage, panel.p, piv + k, info);
+        st = factor_panel(g, a, k, jb, &ps, &stage, piv + k, info);
         /* the interchanges on the columns outside the panel */
         int in_panel = g->mycol == pc;
         ps_status s = ps__dist_swap_rows(g, a, k, jb, piv + k, 0, in_panel ? lc : a->lcols, 0,
@@ -122,9 +168,10 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
         }
         st = ps__dist_agree(g, st);
     }
-    if (lw.buf) ps__dev_free(g->ctx, lw.buf);
-    if (uw.buf) ps__dev_free(g->ctx, uw.buf);
+    void *dev[] = {lw.buf, uw.buf, ps.w, ps.part, ps.ipiv, ps.info};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+        if (dev[i]) ps__dev_free(g->ctx, dev[i]);
+    free(ps.word);
     free(stage.p);
-    free(panel.p);
     return st;
 }
