@@ -114,12 +114,13 @@ typedef struct ps__dist_buf {
 } ps__dist_buf;
 ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes);
 
-/* Sends rows [g0, g1) x w of a block column (the device view v, whose row 0 is this rank's
- * first local row at or after g0) to every rank of the process column, assembled in global row
- * order as a (g1 - g0) x w column-major host matrix out (root < 0: to all ranks, else to the
- * process row root only). */
-ps_status ps__dist_gather_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1, int w, ps__mat v,
-                               int root, ps__dist_buf *stage, void *out);
+/* Process p's local indices of the distributed dimension d from lo on, between a packed device
+ * view (the (l - lo)-th row, or column with by_cols) and the whole one (global index g at its
+ * (g - g0)-th), w wide, a run of consecutive global indices a copy: to_whole 1 places the packed
+ * ones in the whole, 0 takes them back. */
+ps_status ps__dist_move_runs(ps__backend *be, ps__dtype dt, const ps__cyclic *d, int p, int lo,
+                             int g0, int w, int by_cols, ps__mat packed, ps__mat whole,
+                             int to_whole);
 /* Applies the interchanges piv[0..count) (0-based global rows, row base + i swapped with piv[i],
  * in order, or in the reverse order) to the local columns [c0, c1) of a. rows_dev: device
  * scratch of at least 2 count (c1 - c0) elements. Collective over the process column. */

@@ -134,43 +134,6 @@ static int *pieces_of(const ps__cyclic *d, int i0, int i1, int w, pieces *out) {
     return mem;
 }
 
-ps_status ps__dist_gather_rows(ps_grid *g, const ps__dist_mat *a, int g0, int g1, int w, ps__mat v,
-                               int root, ps__dist_buf *stage, void *out) {
-    ps__backend *be = &g->ctx->be;
-    size_t es = ps__dtype_size(a->dt);
-    int np = g->nprow, total = g1 - g0;
-    pieces pc;
-    int *mem = pieces_of(&a->r, g0, g1, w, &pc);
-    if (!mem) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    MPI_Datatype type = mpi_type(a->dt);
-    int *counts = pc.count, *displs = pc.at, *rows = pc.len, *first = pc.first;
-    int mine = rows[g->myrow];
-    ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)w * es);
-    if (st == PS_SUCCESS && mine > 0 && w > 0) {
-        st = be->ops->download(be, a->dt, mine, w, v, stage->p, mine);
-        if (st != PS_SUCCESS) st = backend_failed(g, st);
-    }
-    /* a rank that failed still takes part, so that no other rank waits for it (the drivers
-     * reserve the staging before they start, so the buffer is there) */
-    char *send = stage->p, *recv = send + (size_t)mine * (size_t)w * es;
-    if (root < 0)
-        MPI_Allgatherv(send, counts[g->myrow], type, recv, counts, displs, type, g->col);
-    else
-        MPI_Gatherv(send, counts[g->myrow], type, recv, counts, displs, type, root, g->col);
-    if (root < 0 || root == g->myrow)
-        for (int p = 0; p < np; p++) {
-            const char *blk = recv + (size_t)displs[p] * es;
-            for (int i = 0; i < rows[p]; i++) {
-                int gr = ps__cyclic_global(&a->r, first[p] + i, p) - g0;
-                for (int j = 0; j < w; j++)
-                    memcpy((char *)out + ((size_t)gr + (size_t)j * (size_t)total) * es,
-                           blk + ((size_t)i + (size_t)j * (size_t)rows[p]) * es, es);
-            }
-        }
-    free(mem);
-    return st;
-}
-
 /* Row r (local) of a, local columns [c0, c0 + ncols), to or from column k of the device
  * scratch rows (ld ncols). */
 static ps_status row_copy(ps__backend *be, const ps__dist_mat *a, int r, int c0, int ncols,
@@ -178,6 +141,23 @@ static ps_status row_copy(ps__backend *be, const ps__dist_mat *a, int r, int c0,
     ps__mat row = ps__mat_at(a->m, r, c0);
     ps__vec x = {row.buf, row.off, row.ld}, y = {rows, (size_t)k * (size_t)ncols, 1};
     return to_rows ? be->ops->copy(be, a->dt, ncols, x, y) : be->ops->copy(be, a->dt, ncols, y, x);
+}
+
+ps_status ps__dist_move_runs(ps__backend *be, ps__dtype dt, const ps__cyclic *d, int p, int lo,
+                             int g0, int w, int by_cols, ps__mat packed, ps__mat whole,
+                             int to_whole) {
+    int hi = ps__cyclic_below(d, d->n, p);
+    for (int l = lo, len; l < hi; l += len) {
+        int g = ps__cyclic_global(d, l, p);
+        for (len = 1; l + len < hi && ps__cyclic_global(d, l + len, p) == g + len;) len++;
+        ps__mat pv = by_cols ? ps__mat_at(packed, 0, l - lo) : ps__mat_at(packed, l - lo, 0);
+        ps__mat wv = by_cols ? ps__mat_at(whole, 0, g - g0) : ps__mat_at(whole, g - g0, 0);
+        int rows = by_cols ? w : len, cols = by_cols ? len : w;
+        ps_status st = to_whole ? be->ops->copy2d(be, dt, rows, cols, pv, wv)
+                                : be->ops->copy2d(be, dt, rows, cols, wv, pv);
+        if (st != PS_SUCCESS) return st;
+    }
+    return PS_SUCCESS;
 }
 
 /* The position of row r in the touched rows t[0..n), -1 when absent. */

@@ -15,23 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Copies process p's rows of the panel at step k (jb columns) between its part (its local rows
- * from the first at or after k, in order) and the assembled panel w (global row k first):
- * to_w 1 assembles, 0 takes them back. */
-static ps_status move_part(ps__backend *be, const ps__dist_mat *a, int p, int k, int jb,
-                           ps__mat part, ps__mat w, int to_w) {
-    int lo = ps__cyclic_below(&a->r, k, p), hi = ps__cyclic_below(&a->r, a->r.n, p);
-    for (int l = lo, len; l < hi; l += len) {
-        int g0 = ps__cyclic_global(&a->r, l, p);
-        for (len = 1; l + len < hi && ps__cyclic_global(&a->r, l + len, p) == g0 + len;) len++;
-        ps__mat pv = ps__mat_at(part, l - lo, 0), wv = ps__mat_at(w, g0 - k, 0);
-        ps_status st = to_w ? be->ops->copy2d(be, a->dt, len, jb, pv, wv)
-                            : be->ops->copy2d(be, a->dt, len, jb, wv, pv);
-        if (st != PS_SUCCESS) return st;
-    }
-    return PS_SUCCESS;
-}
-
 /* The scratch of the panel steps: the assembled panel (m x nb), a process row's part of it
  * (LOCr x nb), the panel's pivots and zero-pivot word (device int32), and the verdict sent to
  * every rank ({status, info, pivots}). */
@@ -61,7 +44,8 @@ static ps_status factor_panel(ps_grid *g, ps__dist_mat *a, int k, int jb, const 
             if (st == PS_SUCCESS) st = x;
             /* the root keeps its rows where they are */
             if (g->myrow == pr && st == PS_SUCCESS)
-                st = move_part(be, a, p, k, jb, p == g->myrow ? v : part, w, 1);
+                st = ps__dist_move_runs(be, a->dt, &a->r, p, ps__cyclic_below(&a->r, k, p), k, jb,
+                                        0, p == g->myrow ? v : part, w, 1);
         }
         if (g->myrow == pr && st == PS_SUCCESS) {
             int zero = 0;
@@ -82,7 +66,9 @@ static ps_status factor_panel(ps_grid *g, ps__dist_mat *a, int k, int jb, const 
     if (g->mycol == pc && word[0] == PS_SUCCESS) {
         ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, a->dt, mk, jb, w, w, stage);
         if (st == PS_SUCCESS) st = x;
-        if (st == PS_SUCCESS) st = move_part(be, a, g->myrow, k, jb, v, w, 0);
+        if (st == PS_SUCCESS)
+            st = ps__dist_move_runs(be, a->dt, &a->r, g->myrow,
+                                    ps__cyclic_below(&a->r, k, g->myrow), k, jb, 0, v, w, 0);
         if (st != PS_SUCCESS && x == PS_SUCCESS)
             st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
     }

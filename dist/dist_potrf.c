@@ -7,121 +7,120 @@
  * is never read or written.
  */
 #include "dist.h"
+#include "base/check.h"
+#include "chol/chol.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 static ps_status failed(ps_grid *g, ps_status st) {
     if (st == PS_SUCCESS) return st;
     return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
 }
 
-static ps_status host_potrf(ps_grid *g, ps__dtype dt, ps__uplo uplo, int n, void *a) {
-    char u = uplo == PS__LOWER ? 'L' : 'U';
-    if (dt == PS__DOUBLE) return ps_dpotrf(g->ctx, u, n, a, n);
-    return ps_spotrf(g->ctx, u, n, a, n);
-}
-
-/* The diagonal block at step k, factored on its rank; {status, info} on every rank. */
-static void factor_diagonal(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int k, int jb, void *host,
+/* The diagonal block at step k, factored on its rank's device (the context's potrf); {status,
+ * info} on every rank. */
+static void factor_diagonal(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int k, int jb, void *info,
                             int word[2]) {
-    ps__backend *be = &g->ctx->be;
     int pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
     word[0] = PS_SUCCESS, word[1] = 0;
     if (g->myrow == pr && g->mycol == pc) {
         ps__mat d = ps__mat_at(a->m, ps__cyclic_local(&a->r, k), ps__cyclic_local(&a->c, k));
-        ps_status st = failed(g, be->ops->download(be, a->dt, jb, jb, d, host, jb));
-        if (st == PS_SUCCESS) {
-            ps_status f = host_potrf(g, a->dt, uplo, jb, host);
-            if (f == PS_ERR_NOT_SPD)
-                word[1] = k + ps_context_last_info(g->ctx);
-            else if (f != PS_SUCCESS)
-                st = ps__dist_fail(g, f, "rank %d: the diagonal block at %d: %s", g->rank, k + 1,
-                                   ps_context_last_error(g->ctx));
-        }
-        /* the block as far as it got, as LAPACK leaves it */
-        if (st == PS_SUCCESS) st = failed(g, be->ops->upload(be, a->dt, jb, jb, host, jb, d));
+        int minor = 0;
+        ps_status st = ps__potrf(g->ctx, a->dt, uplo, jb, d, info);
+        if (st == PS_SUCCESS) st = ps__read_info(g->ctx, info, &minor);
+        if (st != PS_SUCCESS)
+            st = ps__dist_fail(g, st, "rank %d: the diagonal block at %d: %s", g->rank, k + 1,
+                               ps_context_last_error(g->ctx));
+        if (minor > 0) word[1] = k + minor;
         word[0] = (int)st;
     }
     MPI_Bcast(word, 2, MPI_INT, pr * g->npcol + pc, g->all);
 }
 
 typedef struct {
-    ps__dist_buf stage, panel, mine;
-    ps__mat dw, pd, md; /* diagonal block; the whole panel; the panel's rows for this rank's rows */
+    ps__dist_buf stage;
+    /* device: the diagonal block; the whole panel; the panel's part for this rank's rows; one
+     * process's part of the panel on its way; potrf's info word */
+    ps__mat dw, pd, md;
+    void *part, *info;
 } workspace;
 
 /* Lower: the block column below the diagonal solved, then L(k + jb.., k..k + jb) on every rank
- * (host panel, ld count) and on the device (pd), with this rank's rows of it in md. */
+ * (pd, count x jb) with this rank's rows of it in md: each process row of the panel's process
+ * column sends its rows down the column, which assembles them, then the column sends the whole
+ * along the process rows. */
 static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, workspace *w) {
     ps__backend *be = &g->ctx->be;
+    ps__dtype dt = a->dt;
     int n = a->r.n, pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
     int count = n - k - jb, lc = ps__cyclic_local(&a->c, k);
     int r1 = ps__cyclic_below(&a->r, k + jb, g->myrow), rows = a->lrows - r1;
-    size_t es = ps__dtype_size(a->dt);
     ps_status st = PS_SUCCESS;
+    w->pd.ld = count;
     if (g->mycol == pc) {
         ps__mat d = ps__mat_at(a->m, ps__cyclic_below(&a->r, k, g->myrow), lc);
-        st = ps__dist_bcast(g, PS__DIST_COL, pr, a->dt, jb, jb, d, w->dw, &w->stage);
-        ps__scalar one = ps__scalar_of(a->dt, 1.0);
+        ps__mat mine = ps__mat_at(a->m, r1, lc);
+        st = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, jb, d, w->dw, &w->stage);
+        ps__scalar one = ps__scalar_of(dt, 1.0);
         if (st == PS_SUCCESS && rows > 0)
-            st = failed(g, be->ops->trsm(be, a->dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT,
-                                         rows, jb, &one, g->myrow == pr ? d : w->dw,
-                                         ps__mat_at(a->m, r1, lc)));
-        ps_status x = ps__dist_gather_rows(g, a, k + jb, n, jb, ps__mat_at(a->m, r1, lc), -1,
-                                           &w->stage, w->panel.p);
-        if (st == PS_SUCCESS) st = x;
+            st = failed(g, be->ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT, rows,
+                                         jb, &one, g->myrow == pr ? d : w->dw, mine));
+        for (int p = 0; p < g->nprow; p++) {
+            int lo = ps__cyclic_below(&a->r, k + jb, p), cnt = ps__cyclic_below(&a->r, n, p) - lo;
+            ps__mat part = {w->part, 0, cnt > 0 ? cnt : 1};
+            ps_status x = ps__dist_bcast(g, PS__DIST_COL, p, dt, cnt, jb, mine, part, &w->stage);
+            if (st == PS_SUCCESS) st = x;
+            /* the root keeps its rows where they are */
+            if (st == PS_SUCCESS)
+                st = failed(g, ps__dist_move_runs(be, dt, &a->r, p, lo, k + jb, jb, 0,
+                                                  p == g->myrow ? mine : part, w->pd, 1));
+        }
     }
-    ps__dist_bcast_bytes(w->panel.p, (size_t)count * jb * es, pc, g->row);
-    w->pd.ld = count;
-    if (st == PS_SUCCESS)
-        st = failed(g, be->ops->upload(be, a->dt, count, jb, w->panel.p, count, w->pd));
-    for (int l = r1; l < a->lrows; l++) {
-        int p = ps__cyclic_global(&a->r, l, g->myrow) - k - jb;
-        for (int j = 0; j < jb; j++)
-            memcpy((char *)w->mine.p + ((size_t)(l - r1) + (size_t)j * rows) * es,
-                   (char *)w->panel.p + ((size_t)p + (size_t)j * count) * es, es);
-    }
+    ps_status x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, count, jb, w->pd, w->pd, &w->stage);
+    if (st == PS_SUCCESS) st = x;
     w->md.ld = rows > 0 ? rows : 1;
     if (st == PS_SUCCESS && rows > 0)
-        st = failed(g, be->ops->upload(be, a->dt, rows, jb, w->mine.p, rows, w->md));
+        st = failed(
+            g, ps__dist_move_runs(be, dt, &a->r, g->myrow, r1, k + jb, jb, 0, w->md, w->pd, 0));
     return st;
 }
 
 /* Upper: the block row right of the diagonal solved, then U(k..k + jb, k + jb..) on every rank
- * (pd, jb x count) with the columns for this rank's rows in md (jb x rows). */
+ * (pd, jb x count) with the columns for this rank's rows in md (jb x rows), the same way along
+ * the process row, then down the columns. */
 static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspace *w) {
     ps__backend *be = &g->ctx->be;
+    ps__dtype dt = a->dt;
     int n = a->r.n, pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
     int count = n - k - jb, r0 = ps__cyclic_below(&a->r, k, g->myrow);
     int c1 = ps__cyclic_below(&a->c, k + jb, g->mycol), cols = a->lcols - c1;
     int r1 = ps__cyclic_below(&a->r, k + jb, g->myrow), rows = a->lrows - r1;
-    size_t es = ps__dtype_size(a->dt);
     ps_status st = PS_SUCCESS;
+    w->pd.ld = jb;
     if (g->myrow == pr) {
         ps__mat d = ps__mat_at(a->m, r0, ps__cyclic_below(&a->c, k, g->mycol));
-        st = ps__dist_bcast(g, PS__DIST_ROW, pc, a->dt, jb, jb, d, w->dw, &w->stage);
-        ps__scalar one = ps__scalar_of(a->dt, 1.0);
+        ps__mat mine = ps__mat_at(a->m, r0, c1);
+        st = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, w->dw, &w->stage);
+        ps__scalar one = ps__scalar_of(dt, 1.0);
         if (st == PS_SUCCESS && cols > 0)
-            st = failed(g, be->ops->trsm(be, a->dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT, jb,
-                                         cols, &one, g->mycol == pc ? d : w->dw,
-                                         ps__mat_at(a->m, r0, c1)));
-        ps_status x = ps__dist_gather_cols(g, a, jb, k + jb, n, ps__mat_at(a->m, r0, c1), &w->stage,
-                                           w->panel.p);
-        if (st == PS_SUCCESS) st = x;
+            st = failed(g, be->ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT, jb,
+                                         cols, &one, g->mycol == pc ? d : w->dw, mine));
+        for (int q = 0; q < g->npcol; q++) {
+            int lo = ps__cyclic_below(&a->c, k + jb, q), cnt = ps__cyclic_below(&a->c, n, q) - lo;
+            ps__mat part = {w->part, 0, jb};
+            ps_status x = ps__dist_bcast(g, PS__DIST_ROW, q, dt, jb, cnt, mine, part, &w->stage);
+            if (st == PS_SUCCESS) st = x;
+            if (st == PS_SUCCESS)
+                st = failed(g, ps__dist_move_runs(be, dt, &a->c, q, lo, k + jb, jb, 1,
+                                                  q == g->mycol ? mine : part, w->pd, 1));
+        }
     }
-    ps__dist_bcast_bytes(w->panel.p, (size_t)count * jb * es, pr, g->col);
-    w->pd.ld = jb;
-    if (st == PS_SUCCESS)
-        st = failed(g, be->ops->upload(be, a->dt, jb, count, w->panel.p, jb, w->pd));
-    for (int l = r1; l < a->lrows; l++) {
-        int p = ps__cyclic_global(&a->r, l, g->myrow) - k - jb;
-        memcpy((char *)w->mine.p + (size_t)(l - r1) * jb * es,
-               (char *)w->panel.p + (size_t)p * jb * es, (size_t)jb * es);
-    }
+    ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, count, w->pd, w->pd, &w->stage);
+    if (st == PS_SUCCESS) st = x;
     w->md.ld = jb;
     if (st == PS_SUCCESS && rows > 0)
-        st = failed(g, be->ops->upload(be, a->dt, jb, rows, w->mine.p, jb, w->md));
+        st = failed(
+            g, ps__dist_move_runs(be, dt, &a->r, g->myrow, r1, k + jb, jb, 1, w->md, w->pd, 0));
     return st;
 }
 
@@ -168,19 +167,23 @@ ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info) 
     int n = a->r.n, nb = a->r.nb, lrows = a->lrows > 0 ? a->lrows : 1;
     workspace w = {0};
     w.dw.ld = nb;
-    size_t most = (size_t)(a->lrows + n) * nb;
-    if ((size_t)(a->lcols + n) * nb > most) most = (size_t)(a->lcols + n) * nb;
+    /* the largest part of the panel one process holds: its rows (lower) or columns (upper) */
+    int part = 1;
+    for (int p = 0; p < g->nprow; p++)
+        if (ps__cyclic_below(&a->r, n, p) > part) part = ps__cyclic_below(&a->r, n, p);
+    for (int q = 0; q < g->npcol; q++)
+        if (ps__cyclic_below(&a->c, n, q) > part) part = ps__cyclic_below(&a->c, n, q);
+    size_t most = (size_t)(n > 0 ? n : 1) * nb;
     ps_status st = ps__dist_reserve(g, &w.stage, most * es);
-    if (st == PS_SUCCESS) st = ps__dist_reserve(g, &w.panel, (size_t)(n > 0 ? n : 1) * nb * es);
-    if (st == PS_SUCCESS) st = ps__dist_reserve(g, &w.mine, (size_t)lrows * nb * es);
-    if (st == PS_SUCCESS) st = failed(g, ps__dev_alloc(g->ctx, (size_t)nb * nb * es, &w.dw.buf));
-    if (st == PS_SUCCESS)
-        st = failed(g, ps__dev_alloc(g->ctx, (size_t)(n > 0 ? n : 1) * nb * es, &w.pd.buf));
-    if (st == PS_SUCCESS) st = failed(g, ps__dev_alloc(g->ctx, (size_t)lrows * nb * es, &w.md.buf));
+    void **dev[] = {&w.dw.buf, &w.pd.buf, &w.md.buf, &w.part, &w.info};
+    size_t bytes[] = {(size_t)nb * nb * es, most * es, (size_t)lrows * nb * es,
+                      (size_t)part * nb * es, sizeof(int32_t)};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0] && st == PS_SUCCESS; i++)
+        st = failed(g, ps__dev_alloc(g->ctx, bytes[i], dev[i]));
     st = ps__dist_agree(g, st);
     for (int k = 0; k < n && st == PS_SUCCESS; k += nb) {
         int jb = n - k < nb ? n - k : nb, word[2];
-        factor_diagonal(g, a, uplo, k, jb, w.panel.p, word);
+        factor_diagonal(g, a, uplo, k, jb, w.info, word);
         if (word[1]) {
             *info = word[1];
             break;
@@ -195,11 +198,8 @@ ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info) 
         if (st == PS_SUCCESS) st = update(g, a, uplo, k, jb, &w);
         st = ps__dist_agree(g, st);
     }
-    if (w.dw.buf) ps__dev_free(g->ctx, w.dw.buf);
-    if (w.pd.buf) ps__dev_free(g->ctx, w.pd.buf);
-    if (w.md.buf) ps__dev_free(g->ctx, w.md.buf);
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+        if (*dev[i]) ps__dev_free(g->ctx, *dev[i]);
     free(w.stage.p);
-    free(w.panel.p);
-    free(w.mine.p);
     return st;
 }
