@@ -102,6 +102,33 @@ ps_status ps__cpu_transpose_square(ps__backend *be, ps__dtype dt, int n, ps__mat
     return PS_SUCCESS;
 }
 
+/* dst = src^T (rows x cols into cols x rows) by 64 x 64 tiles, so that both sides stay in cache
+ * (the portable default copies a row or column at a time) */
+#define PS__CPU_TRANSPOSE(real, suffix)                                                            \
+    static void transpose_##suffix(int rows, int cols, const real *src, int lds, real *dst,        \
+                                   int ldd) {                                                      \
+        for (int j0 = 0; j0 < cols; j0 += 64)                                                      \
+            for (int i0 = 0; i0 < rows; i0 += 64) {                                                \
+                int i1 = i0 + 64 < rows ? i0 + 64 : rows, j1 = j0 + 64 < cols ? j0 + 64 : cols;    \
+                for (int i = i0; i < i1; i++)                                                      \
+                    for (int j = j0; j < j1; j++)                                                  \
+                        dst[j + (size_t)i * ldd] = src[i + (size_t)j * lds];                       \
+            }                                                                                      \
+    }
+PS__CPU_TRANSPOSE(double, d)
+PS__CPU_TRANSPOSE(float, s)
+
+ps_status ps__cpu_transpose(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                            ps__mat dst) {
+    (void)be;
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    if (dt == PS__DOUBLE)
+        transpose_d(rows, cols, DM(src), src.ld, DM(dst), dst.ld);
+    else
+        transpose_s(rows, cols, SM(src), src.ld, SM(dst), dst.ld);
+    return PS_SUCCESS;
+}
+
 ps_status ps__cpu_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
                          const void *ipiv, size_t ipiv_off, int forward) {
     (void)be;

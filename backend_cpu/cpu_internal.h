@@ -67,6 +67,8 @@ ps_status ps__cpu_wz_zsolve(ps__backend *be, ps__dtype dt, int nb, int nrhs, ps_
 ps_status ps__cpu_trmm(ps__backend *be, ps__dtype dt, ps__side side, ps__uplo uplo, ps__trans trans,
                        ps__diag diag, int m, int n, const ps__scalar *alpha, ps__mat a, ps__mat b);
 ps_status ps__cpu_transpose_square(ps__backend *be, ps__dtype dt, int n, ps__mat a);
+ps_status ps__cpu_transpose(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
+                            ps__mat dst);
 ps_status ps__cpu_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
                          const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps__cpu_gj_stripe_update(ps__backend *be, ps__dtype dt, int m, int ncols, int s,

@@ -123,7 +123,7 @@ ps_status ps__dist_move_runs(ps__backend *be, ps__dtype dt, const ps__cyclic *d,
                              int to_whole);
 /* Applies the interchanges piv[0..count) (0-based global rows, row base + i swapped with piv[i],
  * in order, or in the reverse order) to the local columns [c0, c1) of a. rows_dev: device
- * scratch of at least 2 count (c1 - c0) elements. Collective over the process column. */
+ * scratch of at least 4 count (c1 - c0) elements. Collective over the process column. */
 ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
                              int c0, int c1, int reverse, ps__dist_buf *stage, void *rows_dev);
 /* Block row [g0, g0 + h) x columns [c0, c1) of a (global columns; the device view v holds this

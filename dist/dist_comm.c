@@ -134,13 +134,25 @@ static int *pieces_of(const ps__cyclic *d, int i0, int i1, int w, pieces *out) {
     return mem;
 }
 
-/* Row r (local) of a, local columns [c0, c0 + ncols), to or from column k of the device
- * scratch rows (ld ncols). */
-static ps_status row_copy(ps__backend *be, const ps__dist_mat *a, int r, int c0, int ncols,
-                          void *rows, int k, int to_rows) {
-    ps__mat row = ps__mat_at(a->m, r, c0);
-    ps__vec x = {row.buf, row.off, row.ld}, y = {rows, (size_t)k * (size_t)ncols, 1};
-    return to_rows ? be->ops->copy(be, a->dt, ncols, x, y) : be->ops->copy(be, a->dt, ncols, y, x);
+/* Rows idx[0..n) (local, ascending) of a's columns [c0, c0 + ncols), to (to_scratch) or from
+ * columns k0.. of the device scratch (ld ncols): a transpose for each run of consecutive rows,
+ * which in column-major storage share cache lines and need one launch. */
+static ps_status move_rows(ps__backend *be, const ps__dist_mat *a, const int *idx, int n, int c0,
+                           int ncols, void *scratch, int k0, int to_scratch) {
+    for (int i = 0, len; i < n; i += len) {
+        for (len = 1; i + len < n && idx[i + len] == idx[i] + len;) len++;
+        ps__mat rows = ps__mat_at(a->m, idx[i], c0);
+        ps__mat cols = {scratch, (size_t)(k0 + i) * (size_t)ncols, ncols};
+        ps_status st = to_scratch ? be->ops->transpose(be, a->dt, len, ncols, rows, cols)
+                                  : be->ops->transpose(be, a->dt, ncols, len, cols, rows);
+        if (st != PS_SUCCESS) return st;
+    }
+    return PS_SUCCESS;
+}
+
+static int ascending(const void *x, const void *y) {
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
 }
 
 ps_status ps__dist_move_runs(ps__backend *be, ps__dtype dt, const ps__cyclic *d, int p, int lo,
@@ -173,9 +185,10 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
     int ncols = c1 - c0;
     if (count <= 0 || ncols <= 0) return PS_SUCCESS;
     /* the rows the interchanges touch, and which old row each of them ends up holding */
-    int *t = malloc((size_t)(4 * count + 2 * g->nprow) * sizeof *t);
+    int *t = malloc((size_t)(10 * count + 2 * g->nprow) * sizeof *t);
     if (!t) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    int *from = t + 2 * count, *moving = t + 4 * count, *start = moving + g->nprow, n = 0;
+    int *from = t + 2 * count, *out = t + 4 * count, *in = t + 6 * count;
+    int *moving = t + 10 * count, *start = moving + g->nprow, n = 0, nout = 0, nin = 0;
     for (int i = 0; i < count; i++) {
         if (find_row(t, n, base + i) < 0) from[n] = base + i, t[n++] = base + i;
         if (find_row(t, n, piv[i]) < 0) from[n] = piv[i], t[n++] = piv[i];
@@ -187,18 +200,20 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
         from[x] = from[y], from[y] = keep;
     }
     /* the old rows that move, by holder: columns [start[p], start[p] + moving[p]) of the scratch
-     * hold process row p's, in the order of t; each holder packs its own, then sends them to the
+     * hold process row p's in ascending order; each holder packs its own, then sends them to the
      * whole process column (device to device where the transport allows) */
-    for (int p = 0, total = 0; p < g->nprow; p++) {
+    int total = 0;
+    for (int p = 0; p < g->nprow; p++) {
         moving[p] = 0;
         for (int i = 0; i < n; i++)
             moving[p] += from[i] != t[i] && ps__cyclic_owner(&a->r, from[i]) == p;
         start[p] = total, total += moving[p];
     }
-    ps_status st = PS_SUCCESS;
-    for (int i = 0, k = start[g->myrow]; i < n && st == PS_SUCCESS; i++)
+    for (int i = 0; i < n; i++)
         if (from[i] != t[i] && ps__cyclic_owner(&a->r, from[i]) == g->myrow)
-            st = row_copy(be, a, ps__cyclic_local(&a->r, from[i]), c0, ncols, rows_dev, k++, 1);
+            out[nout++] = ps__cyclic_local(&a->r, from[i]);
+    qsort(out, (size_t)nout, sizeof *out, ascending);
+    ps_status st = move_rows(be, a, out, nout, c0, ncols, rows_dev, start[g->myrow], 1);
     if (st != PS_SUCCESS) st = backend_failed(g, st);
     /* a rank that failed still takes part, so that no other rank waits for it */
     for (int p = 0; p < g->nprow; p++) {
@@ -207,14 +222,27 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
             ps__dist_bcast(g, PS__DIST_COL, p, a->dt, ncols, moving[p], part, part, stage);
         if (st == PS_SUCCESS) st = x;
     }
-    for (int i = 0; i < n && st == PS_SUCCESS; i++) {
+    /* the rows this rank receives, in ascending order (in[2 j] the local row, in[2 j + 1] where
+     * its new content is: its place among the rows of its holder p), gathered after the received
+     * ones in that order, then put in place */
+    for (int i = 0; i < n; i++) {
         if (from[i] == t[i] || ps__cyclic_owner(&a->r, t[i]) != g->myrow) continue;
-        /* its place among the rows its holder p sent */
         int p = ps__cyclic_owner(&a->r, from[i]), k = start[p];
-        for (int j = 0; j < i; j++) k += from[j] != t[j] && ps__cyclic_owner(&a->r, from[j]) == p;
-        st = row_copy(be, a, ps__cyclic_local(&a->r, t[i]), c0, ncols, rows_dev, k, 0);
-        if (st != PS_SUCCESS) st = backend_failed(g, st);
+        for (int j = 0; j < n; j++)
+            k += from[j] != t[j] && ps__cyclic_owner(&a->r, from[j]) == p && from[j] < from[i];
+        in[2 * nin] = ps__cyclic_local(&a->r, t[i]), in[2 * nin + 1] = k, nin++;
     }
+    qsort(in, (size_t)nin, 2 * sizeof *in, ascending);
+    ps_status y = PS_SUCCESS;
+    for (int j = 0; j < nin && st == PS_SUCCESS && y == PS_SUCCESS; j++) {
+        ps__vec x = {rows_dev, (size_t)in[2 * j + 1] * (size_t)ncols, 1};
+        ps__vec z = {rows_dev, (size_t)(total + j) * (size_t)ncols, 1};
+        y = be->ops->copy(be, a->dt, ncols, x, z);
+        out[j] = in[2 * j];
+    }
+    if (st == PS_SUCCESS && y == PS_SUCCESS)
+        y = move_rows(be, a, out, nin, c0, ncols, rows_dev, total, 0);
+    if (st == PS_SUCCESS && y != PS_SUCCESS) st = backend_failed(g, y);
     free(t);
     return st;
 }
