@@ -114,23 +114,18 @@ typedef struct ps__dist_buf {
 } ps__dist_buf;
 ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes);
 
-/* Process p's local indices of the distributed dimension d from lo on, between a packed device
+/* Process p's local indices [lo, hi) of the distributed dimension d, between a packed device
  * view (the (l - lo)-th row, or column with by_cols) and the whole one (global index g at its
  * (g - g0)-th), w wide, a run of consecutive global indices a copy: to_whole 1 places the packed
  * ones in the whole, 0 takes them back. */
 ps_status ps__dist_move_runs(ps__backend *be, ps__dtype dt, const ps__cyclic *d, int p, int lo,
-                             int g0, int w, int by_cols, ps__mat packed, ps__mat whole,
+                             int hi, int g0, int w, int by_cols, ps__mat packed, ps__mat whole,
                              int to_whole);
 /* Applies the interchanges piv[0..count) (0-based global rows, row base + i swapped with piv[i],
  * in order, or in the reverse order) to the local columns [c0, c1) of a. rows_dev: device
  * scratch of at least 4 count (c1 - c0) elements. Collective over the process column. */
 ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
                              int c0, int c1, int reverse, ps__dist_buf *stage, void *rows_dev);
-/* Block row [g0, g0 + h) x columns [c0, c1) of a (global columns; the device view v holds this
- * rank's local columns in that range, h rows) assembled on every rank of the process row as an
- * h x (c1 - c0) column-major host matrix out (ld h). */
-ps_status ps__dist_gather_cols(ps_grid *g, const ps__dist_mat *a, int h, int c0, int c1, ps__mat v,
-                               ps__dist_buf *stage, void *out);
 /* Broadcasts a rows x cols device view from root of the process row or column into the device
  * view dst, a workspace (the root's own copy is left where it is: src on the root; on the peer
  * transport the root's dst is written too, and the gaps between dst's columns). */

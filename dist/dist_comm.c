@@ -110,30 +110,6 @@ void ps__dist_release(ps_grid *g, ps__dist_mat *d) {
     d->m.buf = NULL;
 }
 
-/* MPI's type for dt: the exchanges count elements, not bytes, so that an int count holds one of
- * up to 2^31 - 1 elements (a panel of n rows and nb columns while n nb < 2^31). */
-static MPI_Datatype mpi_type(ps__dtype dt) {
-    return dt == PS__DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
-}
-
-/* Indices [i0, i1) of the distributed dimension d, piece by piece over its processes: process
- * p's first local index and count, and its elements (w values an index) and their offset in the
- * whole. */
-typedef struct {
-    int *first, *len, *count, *at;
-} pieces;
-static int *pieces_of(const ps__cyclic *d, int i0, int i1, int w, pieces *out) {
-    int np = d->np, *mem = malloc(4 * (size_t)np * sizeof *mem);
-    if (!mem) return NULL;
-    out->first = mem, out->len = mem + np, out->count = mem + 2 * np, out->at = mem + 3 * np;
-    for (int p = 0, off = 0; p < np; p++) {
-        out->first[p] = ps__cyclic_below(d, i0, p);
-        out->len[p] = ps__cyclic_below(d, i1, p) - out->first[p];
-        out->count[p] = out->len[p] * w, out->at[p] = off, off += out->count[p];
-    }
-    return mem;
-}
-
 /* Rows idx[0..n) (local, ascending) of a's columns [c0, c0 + ncols), to (to_scratch) or from
  * columns k0.. of the device scratch (ld ncols): a transpose for each run of consecutive rows,
  * which in column-major storage share cache lines and need one launch. */
@@ -156,9 +132,8 @@ static int ascending(const void *x, const void *y) {
 }
 
 ps_status ps__dist_move_runs(ps__backend *be, ps__dtype dt, const ps__cyclic *d, int p, int lo,
-                             int g0, int w, int by_cols, ps__mat packed, ps__mat whole,
+                             int hi, int g0, int w, int by_cols, ps__mat packed, ps__mat whole,
                              int to_whole) {
-    int hi = ps__cyclic_below(d, d->n, p);
     for (int l = lo, len; l < hi; l += len) {
         int g = ps__cyclic_global(d, l, p);
         for (len = 1; l + len < hi && ps__cyclic_global(d, l + len, p) == g + len;) len++;
@@ -276,33 +251,5 @@ ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt,
         st = be->ops->upload(be, dt, rows, cols, stage->p, rows, dst);
         if (st != PS_SUCCESS) st = backend_failed(g, st);
     }
-    return st;
-}
-
-ps_status ps__dist_gather_cols(ps_grid *g, const ps__dist_mat *a, int h, int c0, int c1, ps__mat v,
-                               ps__dist_buf *stage, void *out) {
-    ps__backend *be = &g->ctx->be;
-    size_t es = ps__dtype_size(a->dt);
-    int np = g->npcol, total = c1 - c0;
-    pieces pc;
-    int *mem = pieces_of(&a->c, c0, c1, h, &pc);
-    if (!mem) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    MPI_Datatype type = mpi_type(a->dt);
-    int *counts = pc.count, *displs = pc.at, *cols = pc.len, *first = pc.first;
-    int mine = cols[g->mycol];
-    ps_status st = ps__dist_reserve(g, stage, (size_t)(mine + total) * (size_t)h * es);
-    if (st == PS_SUCCESS && mine > 0 && h > 0) {
-        st = be->ops->download(be, a->dt, h, mine, v, stage->p, h);
-        if (st != PS_SUCCESS) st = backend_failed(g, st);
-    }
-    char *send = stage->p, *recv = send + (size_t)mine * (size_t)h * es;
-    MPI_Allgatherv(send, counts[g->mycol], type, recv, counts, displs, type, g->row);
-    for (int p = 0; p < np; p++)
-        for (int j = 0; j < cols[p]; j++) {
-            int gc = ps__cyclic_global(&a->c, first[p] + j, p) - c0;
-            memcpy((char *)out + (size_t)gc * (size_t)h * es,
-                   recv + ((size_t)displs[p] + (size_t)j * (size_t)h) * es, (size_t)h * es);
-        }
-    free(mem);
     return st;
 }

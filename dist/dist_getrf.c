@@ -15,6 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+static ps_status failed(ps_grid *g, ps_status st) {
+    if (st == PS_SUCCESS) return st;
+    return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+}
+
 /* The scratch of the panel steps: the assembled panel (m x nb), a process row's part of it
  * (LOCr x nb), the panel's pivots and zero-pivot word (device int32), and the verdict sent to
  * every rank ({status, info, pivots}). */
@@ -38,14 +43,14 @@ static ps_status factor_panel(ps_grid *g, ps__dist_mat *a, int k, int jb, const 
     word[0] = PS_SUCCESS, word[1] = 0;
     if (g->mycol == pc) {
         for (int p = 0; p < g->nprow; p++) {
-            int rows = ps__cyclic_below(&a->r, m, p) - ps__cyclic_below(&a->r, k, p);
-            ps__mat part = {ps->part, 0, rows > 0 ? rows : 1};
-            ps_status x = ps__dist_bcast(g, PS__DIST_COL, p, a->dt, rows, jb, v, part, stage);
+            int lo = ps__cyclic_below(&a->r, k, p), hi = ps__cyclic_below(&a->r, m, p);
+            ps__mat part = {ps->part, 0, hi > lo ? hi - lo : 1};
+            ps_status x = ps__dist_bcast(g, PS__DIST_COL, p, a->dt, hi - lo, jb, v, part, stage);
             if (st == PS_SUCCESS) st = x;
             /* the root keeps its rows where they are */
             if (g->myrow == pr && st == PS_SUCCESS)
-                st = ps__dist_move_runs(be, a->dt, &a->r, p, ps__cyclic_below(&a->r, k, p), k, jb,
-                                        0, p == g->myrow ? v : part, w, 1);
+                st = failed(g, ps__dist_move_runs(be, a->dt, &a->r, p, lo, hi, k, jb, 0,
+                                                  p == g->myrow ? v : part, w, 1));
         }
         if (g->myrow == pr && st == PS_SUCCESS) {
             int zero = 0;
@@ -67,10 +72,9 @@ static ps_status factor_panel(ps_grid *g, ps__dist_mat *a, int k, int jb, const 
         ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, a->dt, mk, jb, w, w, stage);
         if (st == PS_SUCCESS) st = x;
         if (st == PS_SUCCESS)
-            st = ps__dist_move_runs(be, a->dt, &a->r, g->myrow,
-                                    ps__cyclic_below(&a->r, k, g->myrow), k, jb, 0, v, w, 0);
-        if (st != PS_SUCCESS && x == PS_SUCCESS)
-            st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+            st = failed(g, ps__dist_move_runs(be, a->dt, &a->r, g->myrow,
+                                              ps__cyclic_below(&a->r, k, g->myrow), a->lrows, k, jb,
+                                              0, v, w, 0));
     }
     /* after a failure on the root (which the step's agreement reports) no row moves */
     for (int i = 0; i < jb; i++) piv[i] = word[0] == PS_SUCCESS ? word[2 + i] : k + i;

@@ -72,7 +72,7 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, works
             if (st == PS_SUCCESS) st = x;
             /* the root keeps its rows where they are */
             if (st == PS_SUCCESS)
-                st = failed(g, ps__dist_move_runs(be, dt, &a->r, p, lo, k + jb, jb, 0,
+                st = failed(g, ps__dist_move_runs(be, dt, &a->r, p, lo, lo + cnt, k + jb, jb, 0,
                                                   p == g->myrow ? mine : part, w->pd, 1));
         }
     }
@@ -80,8 +80,8 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, works
     if (st == PS_SUCCESS) st = x;
     w->md.ld = rows > 0 ? rows : 1;
     if (st == PS_SUCCESS && rows > 0)
-        st = failed(
-            g, ps__dist_move_runs(be, dt, &a->r, g->myrow, r1, k + jb, jb, 0, w->md, w->pd, 0));
+        st = failed(g, ps__dist_move_runs(be, dt, &a->r, g->myrow, r1, a->lrows, k + jb, jb, 0,
+                                          w->md, w->pd, 0));
     return st;
 }
 
@@ -111,7 +111,7 @@ static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspac
             ps_status x = ps__dist_bcast(g, PS__DIST_ROW, q, dt, jb, cnt, mine, part, &w->stage);
             if (st == PS_SUCCESS) st = x;
             if (st == PS_SUCCESS)
-                st = failed(g, ps__dist_move_runs(be, dt, &a->c, q, lo, k + jb, jb, 1,
+                st = failed(g, ps__dist_move_runs(be, dt, &a->c, q, lo, lo + cnt, k + jb, jb, 1,
                                                   q == g->mycol ? mine : part, w->pd, 1));
         }
     }
@@ -119,8 +119,8 @@ static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspac
     if (st == PS_SUCCESS) st = x;
     w->md.ld = jb;
     if (st == PS_SUCCESS && rows > 0)
-        st = failed(
-            g, ps__dist_move_runs(be, dt, &a->r, g->myrow, r1, k + jb, jb, 1, w->md, w->pd, 0));
+        st = failed(g, ps__dist_move_runs(be, dt, &a->r, g->myrow, r1, a->lrows, k + jb, jb, 1,
+                                          w->md, w->pd, 0));
     return st;
 }
 

@@ -3,31 +3,15 @@
  * Block by block in the order op(T) is triangular: the diagonal block's process row solves its
  * block of b and sends it down the process columns, then every rank updates its rows of b still
  * to come with the off-diagonal blocks of that block column of op(T), which reach it along its
- * process row (op = N: a block column of T; op = T: a block row of T, gathered first).
+ * process row (op = N: a block column of T; op = T: a block row of T, assembled first).
  */
 #include "dist.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 static ps_status failed(ps_grid *g, ps_status st) {
     if (st == PS_SUCCESS) return st;
     return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
-}
-
-/* Rows [g0, g1) of b: with op = T, the columns of block row K that multiply them, picked from
- * the gathered block row (jb x (g1 - g0) host, ld jb) into a jb x count device view. */
-static ps_status pick_columns(ps_grid *g, const ps__dist_mat *b, int jb, int g0, int g1,
-                              const void *row, ps__dist_buf *pack, ps__mat dst) {
-    size_t es = ps__dtype_size(b->dt);
-    int l0 = ps__cyclic_below(&b->r, g0, g->myrow), l1 = ps__cyclic_below(&b->r, g1, g->myrow);
-    if (l1 <= l0) return PS_SUCCESS;
-    for (int l = l0; l < l1; l++) {
-        int gl = ps__cyclic_global(&b->r, l, g->myrow) - g0;
-        memcpy((char *)pack->p + (size_t)(l - l0) * (size_t)jb * es,
-               (const char *)row + (size_t)gl * (size_t)jb * es, (size_t)jb * es);
-    }
-    return failed(g, g->ctx->be.ops->upload(&g->ctx->be, b->dt, jb, l1 - l0, pack->p, jb, dst));
 }
 
 ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__trans trans,
@@ -39,18 +23,23 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
     int n = a->r.n, nb = a->r.nb, nrhs = b->lcols;
     int forward = (uplo == PS__LOWER) != (trans == PS__TRANS);
     int blocks = (n + nb - 1) / nb, lrows = a->lrows > 0 ? a->lrows : 1;
-    ps__dist_buf stage = {0}, row = {0}, pack = {0};
+    ps__dist_buf stage = {0};
     ps__mat dw = {NULL, 0, nb}, bw = {NULL, 0, nb}, tw = {NULL, 0, lrows};
+    void *row = NULL, *part = NULL; /* op = T: a block row of T, and one process's part of it */
+    int lcols_most = 1;
+    for (int q = 0; q < g->npcol; q++)
+        if (ps__cyclic_below(&a->c, n, q) > lcols_most) lcols_most = ps__cyclic_below(&a->c, n, q);
     size_t most = (size_t)lrows * nb;
     if ((size_t)nb * (nrhs > 0 ? nrhs : 1) > most) most = (size_t)nb * (nrhs > 0 ? nrhs : 1);
-    if ((size_t)(a->lcols + n) * nb > most) most = (size_t)(a->lcols + n) * nb;
+    if ((size_t)(n > 0 ? n : 1) * nb > most) most = (size_t)(n > 0 ? n : 1) * nb;
     ps_status st = ps__dist_reserve(g, &stage, most * es);
-    if (st == PS_SUCCESS) st = ps__dist_reserve(g, &row, (size_t)nb * (n > 0 ? n : 1) * es);
-    if (st == PS_SUCCESS) st = ps__dist_reserve(g, &pack, (size_t)nb * lrows * es);
-    if (st == PS_SUCCESS) st = failed(g, ps__dev_alloc(g->ctx, (size_t)nb * nb * es, &dw.buf));
-    if (st == PS_SUCCESS)
-        st = failed(g, ps__dev_alloc(g->ctx, (size_t)nb * (nrhs > 0 ? nrhs : 1) * es, &bw.buf));
-    if (st == PS_SUCCESS) st = failed(g, ps__dev_alloc(g->ctx, (size_t)lrows * nb * es, &tw.buf));
+    void **dev[] = {&dw.buf, &bw.buf, &tw.buf, &row, &part};
+    size_t bytes[] = {(size_t)nb * nb * es, (size_t)nb * (nrhs > 0 ? nrhs : 1) * es,
+                      (size_t)lrows * nb * es, (size_t)nb * (n > 0 ? n : 1) * es,
+                      (size_t)nb * lcols_most * es};
+    int need = trans == PS__TRANS && g->nprow * g->npcol > 1 ? 5 : 3;
+    for (int i = 0; i < need && st == PS_SUCCESS; i++)
+        st = failed(g, ps__dev_alloc(g->ctx, bytes[i], dev[i]));
     st = ps__dist_agree(g, st);
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps_status ready = st;
@@ -85,17 +74,31 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
             t = ps__mat_at(a->m, r0, g0);
             op = PS__TRANS;
         } else {
-            /* block row k of T, columns g0..g1, on every rank */
+            /* block row k of T, columns g0..g1: assembled on the diagonal block's process row
+             * (each process column sends its part along the row), sent down the process columns,
+             * and every rank takes the columns that multiply its rows of b */
+            ps__mat whole = {row, 0, jb};
             x = PS_SUCCESS;
-            if (g->myrow == pr && g1 > g0)
-                x = ps__dist_gather_cols(
-                    g, a, jb, g0, g1, ps__mat_at(a->m, r0, ps__cyclic_below(&a->c, g0, g->mycol)),
-                    &stage, row.p);
-            if (g1 > g0)
-                ps__dist_bcast_bytes(row.p, (size_t)jb * (size_t)(g1 - g0) * es, pr, g->col);
-            if (x == PS_SUCCESS)
-                x = pick_columns(g, b, jb, g0, g1, row.p, &pack, (ps__mat){tw.buf, 0, jb});
+            if (g->myrow == pr && g1 > g0) {
+                ps__mat mine = ps__mat_at(a->m, r0, ps__cyclic_below(&a->c, g0, g->mycol));
+                for (int q = 0; q < g->npcol; q++) {
+                    int lo = ps__cyclic_below(&a->c, g0, q), hi = ps__cyclic_below(&a->c, g1, q);
+                    ps__mat piece = {part, 0, jb};
+                    ps_status y =
+                        ps__dist_bcast(g, PS__DIST_ROW, q, dt, jb, hi - lo, mine, piece, &stage);
+                    if (x == PS_SUCCESS) x = y;
+                    if (x == PS_SUCCESS)
+                        x = failed(g, ps__dist_move_runs(be, dt, &a->c, q, lo, hi, g0, jb, 1,
+                                                         q == g->mycol ? mine : piece, whole, 1));
+                }
+            }
+            ps_status y =
+                ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, g1 - g0, whole, whole, &stage);
+            if (x == PS_SUCCESS) x = y;
             t = (ps__mat){tw.buf, 0, jb};
+            if (x == PS_SUCCESS && count > 0)
+                x = failed(g, ps__dist_move_runs(be, dt, &a->r, g->myrow, l0, l0 + count, g0, jb, 1,
+                                                 t, whole, 0));
             op = PS__TRANS;
         }
         if (st == PS_SUCCESS) st = x;
@@ -105,11 +108,8 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
     }
     /* one agreement at the end: a rank that failed took part in every exchange all the same */
     st = ps__dist_agree(g, st);
-    if (dw.buf) ps__dev_free(g->ctx, dw.buf);
-    if (bw.buf) ps__dev_free(g->ctx, bw.buf);
-    if (tw.buf) ps__dev_free(g->ctx, tw.buf);
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+        if (*dev[i]) ps__dev_free(g->ctx, *dev[i]);
     free(stage.p);
-    free(row.p);
-    free(pack.p);
     return st;
 }
