@@ -121,6 +121,14 @@ ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes);
 ps_status ps__dist_move_runs(ps__backend *be, ps__dtype dt, const ps__cyclic *d, int p, int lo,
                              int hi, int g0, int w, int by_cols, ps__mat packed, ps__mat whole,
                              int to_whole);
+/* Indices [g0, g1) of a panel w wide assembled in global order: along a process column (line
+ * PS__DIST_COL: each process row's rows of it, mine being this rank's, w columns) or along a
+ * process row (PS__DIST_ROW: each process column's columns, w rows), every part broadcast to the
+ * line, and ranks with place set putting each at its place in the device view whole (index g at
+ * g - g0). part: device scratch for the largest part. Collective over the line. */
+ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *a, int g0, int g1,
+                            int w, ps__mat mine, void *part, int place, ps__mat whole,
+                            ps__dist_buf *stage);
 /* Applies the interchanges piv[0..count) (0-based global rows, row base + i swapped with piv[i],
  * in order, or in the reverse order) to the local columns [c0, c1) of a. rows_dev: device
  * scratch of at least 4 count (c1 - c0) elements. Collective over the process column. */

@@ -11,6 +11,9 @@
 static ps_status backend_failed(ps_grid *g, ps_status st) {
     return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
 }
+static ps_status backend_failed_or(ps_grid *g, ps_status st) {
+    return st == PS_SUCCESS ? st : backend_failed(g, st);
+}
 #define DIST_TRY(g, expr)                                                                          \
     do {                                                                                           \
         ps_status dist_st_ = (expr);                                                               \
@@ -145,6 +148,28 @@ ps_status ps__dist_move_runs(ps__backend *be, ps__dtype dt, const ps__cyclic *d,
         if (st != PS_SUCCESS) return st;
     }
     return PS_SUCCESS;
+}
+
+ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *a, int g0, int g1,
+                            int w, ps__mat mine, void *part, int place, ps__mat whole,
+                            ps__dist_buf *stage) {
+    int by_cols = line == PS__DIST_ROW, np = by_cols ? g->npcol : g->nprow;
+    int me = by_cols ? g->mycol : g->myrow;
+    const ps__cyclic *d = by_cols ? &a->c : &a->r;
+    ps_status st = PS_SUCCESS;
+    for (int p = 0; p < np; p++) {
+        int lo = ps__cyclic_below(d, g0, p), hi = ps__cyclic_below(d, g1, p);
+        ps__mat piece = {part, 0, by_cols ? w : (hi > lo ? hi - lo : 1)};
+        ps_status x = ps__dist_bcast(g, line, p, a->dt, by_cols ? w : hi - lo,
+                                     by_cols ? hi - lo : w, mine, piece, stage);
+        if (st == PS_SUCCESS) st = x;
+        /* the root keeps its part where it is */
+        if (place && st == PS_SUCCESS)
+            st =
+                backend_failed_or(g, ps__dist_move_runs(&g->ctx->be, a->dt, d, p, lo, hi, g0, w,
+                                                        by_cols, p == me ? mine : piece, whole, 1));
+    }
+    return st;
 }
 
 /* The position of row r in the touched rows t[0..n), -1 when absent. */

@@ -42,16 +42,7 @@ static ps_status factor_panel(ps_grid *g, ps__dist_mat *a, int k, int jb, const 
     int *word = ps->word;
     word[0] = PS_SUCCESS, word[1] = 0;
     if (g->mycol == pc) {
-        for (int p = 0; p < g->nprow; p++) {
-            int lo = ps__cyclic_below(&a->r, k, p), hi = ps__cyclic_below(&a->r, m, p);
-            ps__mat part = {ps->part, 0, hi > lo ? hi - lo : 1};
-            ps_status x = ps__dist_bcast(g, PS__DIST_COL, p, a->dt, hi - lo, jb, v, part, stage);
-            if (st == PS_SUCCESS) st = x;
-            /* the root keeps its rows where they are */
-            if (g->myrow == pr && st == PS_SUCCESS)
-                st = failed(g, ps__dist_move_runs(be, a->dt, &a->r, p, lo, hi, k, jb, 0,
-                                                  p == g->myrow ? v : part, w, 1));
-        }
+        st = ps__dist_assemble(g, PS__DIST_COL, a, k, m, jb, v, ps->part, g->myrow == pr, w, stage);
         if (g->myrow == pr && st == PS_SUCCESS) {
             int zero = 0;
             st = ps__getrf(g->ctx, a->dt, mk, jb, w, ps->ipiv, ps->info);

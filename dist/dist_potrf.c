@@ -65,16 +65,9 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, works
         if (st == PS_SUCCESS && rows > 0)
             st = failed(g, be->ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT, rows,
                                          jb, &one, g->myrow == pr ? d : w->dw, mine));
-        for (int p = 0; p < g->nprow; p++) {
-            int lo = ps__cyclic_below(&a->r, k + jb, p), cnt = ps__cyclic_below(&a->r, n, p) - lo;
-            ps__mat part = {w->part, 0, cnt > 0 ? cnt : 1};
-            ps_status x = ps__dist_bcast(g, PS__DIST_COL, p, dt, cnt, jb, mine, part, &w->stage);
-            if (st == PS_SUCCESS) st = x;
-            /* the root keeps its rows where they are */
-            if (st == PS_SUCCESS)
-                st = failed(g, ps__dist_move_runs(be, dt, &a->r, p, lo, lo + cnt, k + jb, jb, 0,
-                                                  p == g->myrow ? mine : part, w->pd, 1));
-        }
+        ps_status x = ps__dist_assemble(g, PS__DIST_COL, a, k + jb, n, jb, mine, w->part, 1, w->pd,
+                                        &w->stage);
+        if (st == PS_SUCCESS) st = x;
     }
     ps_status x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, count, jb, w->pd, w->pd, &w->stage);
     if (st == PS_SUCCESS) st = x;
@@ -105,15 +98,9 @@ static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspac
         if (st == PS_SUCCESS && cols > 0)
             st = failed(g, be->ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT, jb,
                                          cols, &one, g->mycol == pc ? d : w->dw, mine));
-        for (int q = 0; q < g->npcol; q++) {
-            int lo = ps__cyclic_below(&a->c, k + jb, q), cnt = ps__cyclic_below(&a->c, n, q) - lo;
-            ps__mat part = {w->part, 0, jb};
-            ps_status x = ps__dist_bcast(g, PS__DIST_ROW, q, dt, jb, cnt, mine, part, &w->stage);
-            if (st == PS_SUCCESS) st = x;
-            if (st == PS_SUCCESS)
-                st = failed(g, ps__dist_move_runs(be, dt, &a->c, q, lo, lo + cnt, k + jb, jb, 1,
-                                                  q == g->mycol ? mine : part, w->pd, 1));
-        }
+        ps_status x = ps__dist_assemble(g, PS__DIST_ROW, a, k + jb, n, jb, mine, w->part, 1, w->pd,
+                                        &w->stage);
+        if (st == PS_SUCCESS) st = x;
     }
     ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, count, w->pd, w->pd, &w->stage);
     if (st == PS_SUCCESS) st = x;

@@ -81,16 +81,7 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
             x = PS_SUCCESS;
             if (g->myrow == pr && g1 > g0) {
                 ps__mat mine = ps__mat_at(a->m, r0, ps__cyclic_below(&a->c, g0, g->mycol));
-                for (int q = 0; q < g->npcol; q++) {
-                    int lo = ps__cyclic_below(&a->c, g0, q), hi = ps__cyclic_below(&a->c, g1, q);
-                    ps__mat piece = {part, 0, jb};
-                    ps_status y =
-                        ps__dist_bcast(g, PS__DIST_ROW, q, dt, jb, hi - lo, mine, piece, &stage);
-                    if (x == PS_SUCCESS) x = y;
-                    if (x == PS_SUCCESS)
-                        x = failed(g, ps__dist_move_runs(be, dt, &a->c, q, lo, hi, g0, jb, 1,
-                                                         q == g->mycol ? mine : piece, whole, 1));
-                }
+                x = ps__dist_assemble(g, PS__DIST_ROW, a, g0, g1, jb, mine, part, 1, whole, &stage);
             }
             ps_status y =
                 ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, g1 - g0, whole, whole, &stage);
