@@ -13,7 +13,6 @@
 #include "lu/lu.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 static ps_status failed(ps_grid *g, ps_status st) {
     if (st == PS_SUCCESS) return st;
