@@ -71,6 +71,8 @@ ps_status ps__dist_agree(ps_grid *g, ps_status st);
 /* Records a failure on this rank: the message goes to grid->last_error. */
 ps_status ps__dist_fail(ps_grid *g, ps_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* st, and when it is a failure of this rank's context, recorded with the context's message. */
+ps_status ps__dist_failed(ps_grid *g, ps_status st);
 
 typedef enum ps__dist_line { PS__DIST_ROW, PS__DIST_COL } ps__dist_line;
 

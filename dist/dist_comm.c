@@ -8,16 +8,10 @@
 #include <omp.h>
 #endif
 
-static ps_status backend_failed(ps_grid *g, ps_status st) {
-    return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
-}
-static ps_status backend_failed_or(ps_grid *g, ps_status st) {
-    return st == PS_SUCCESS ? st : backend_failed(g, st);
-}
 #define DIST_TRY(g, expr)                                                                          \
     do {                                                                                           \
         ps_status dist_st_ = (expr);                                                               \
-        if (dist_st_ != PS_SUCCESS) return backend_failed(g, dist_st_);                            \
+        if (dist_st_ != PS_SUCCESS) return ps__dist_failed(g, dist_st_);                           \
     } while (0)
 
 ps_status ps__dist_alloc(ps_grid *g, ps__dtype dt, const int desc[9], ps__dist_mat *d) {
@@ -165,9 +159,8 @@ ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *
         if (st == PS_SUCCESS) st = x;
         /* the root keeps its part where it is */
         if (place && st == PS_SUCCESS)
-            st =
-                backend_failed_or(g, ps__dist_move_runs(&g->ctx->be, a->dt, d, p, lo, hi, g0, w,
-                                                        by_cols, p == me ? mine : piece, whole, 1));
+            st = ps__dist_failed(g, ps__dist_move_runs(&g->ctx->be, a->dt, d, p, lo, hi, g0, w,
+                                                       by_cols, p == me ? mine : piece, whole, 1));
     }
     return st;
 }
@@ -214,7 +207,7 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
             out[nout++] = ps__cyclic_local(&a->r, from[i]);
     qsort(out, (size_t)nout, sizeof *out, ascending);
     ps_status st = move_rows(be, a, out, nout, c0, ncols, rows_dev, start[g->myrow], 1);
-    if (st != PS_SUCCESS) st = backend_failed(g, st);
+    st = ps__dist_failed(g, st);
     /* a rank that failed still takes part, so that no other rank waits for it */
     for (int p = 0; p < g->nprow; p++) {
         ps__mat part = {rows_dev, (size_t)start[p] * (size_t)ncols, ncols};
@@ -242,7 +235,7 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
     }
     if (st == PS_SUCCESS && y == PS_SUCCESS)
         y = move_rows(be, a, out, nin, c0, ncols, rows_dev, total, 0);
-    if (st == PS_SUCCESS && y != PS_SUCCESS) st = backend_failed(g, y);
+    if (st == PS_SUCCESS && y != PS_SUCCESS) st = ps__dist_failed(g, y);
     free(t);
     return st;
 }
@@ -260,7 +253,7 @@ ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt,
         /* dst is a workspace: its span goes whole, gaps between its columns included */
         if (me == root && (src.buf != dst.buf || src.off != dst.off))
             st = be->ops->copy2d(be, dt, rows, cols, src, dst);
-        if (st != PS_SUCCESS) st = backend_failed(g, st);
+        st = ps__dist_failed(g, st);
         ps_status x = ps__dist_vbcast(g, line, root, dt, dst.buf, dst.off,
                                       (size_t)(cols - 1) * (size_t)dst.ld + (size_t)rows, 0, stage);
         return st != PS_SUCCESS ? st : x;
@@ -269,12 +262,12 @@ ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt,
     st = ps__dist_reserve(g, stage, bytes);
     if (st == PS_SUCCESS && me == root) {
         st = be->ops->download(be, dt, rows, cols, src, stage->p, rows);
-        if (st != PS_SUCCESS) st = backend_failed(g, st);
+        st = ps__dist_failed(g, st);
     }
     if (stage->p) ps__dist_bcast_bytes(stage->p, bytes, root, comm);
     if (st == PS_SUCCESS && me != root) {
         st = be->ops->upload(be, dt, rows, cols, stage->p, rows, dst);
-        if (st != PS_SUCCESS) st = backend_failed(g, st);
+        st = ps__dist_failed(g, st);
     }
     return st;
 }

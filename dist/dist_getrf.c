@@ -14,11 +14,6 @@
 
 #include <stdlib.h>
 
-static ps_status failed(ps_grid *g, ps_status st) {
-    if (st == PS_SUCCESS) return st;
-    return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
-}
-
 /* The scratch of the panel steps: the assembled panel (m x nb), a process row's part of it
  * (LOCr x nb), the panel's pivots and zero-pivot word (device int32), and the verdict sent to
  * every rank ({status, info, pivots}). */
@@ -62,9 +57,9 @@ static ps_status factor_panel(ps_grid *g, ps__dist_mat *a, int k, int jb, const 
         ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, a->dt, mk, jb, w, w, stage);
         if (st == PS_SUCCESS) st = x;
         if (st == PS_SUCCESS)
-            st = failed(g, ps__dist_move_runs(be, a->dt, &a->r, g->myrow,
-                                              ps__cyclic_below(&a->r, k, g->myrow), a->lrows, k, jb,
-                                              0, v, w, 0));
+            st = ps__dist_failed(g, ps__dist_move_runs(be, a->dt, &a->r, g->myrow,
+                                                       ps__cyclic_below(&a->r, k, g->myrow),
+                                                       a->lrows, k, jb, 0, v, w, 0));
     }
     /* after a failure on the root (which the step's agreement reports) no row moves */
     for (int i = 0; i < jb; i++) piv[i] = word[0] == PS_SUCCESS ? word[2 + i] : k + i;
@@ -103,8 +98,7 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
         if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)part_rows * nb * es, &ps.part);
         if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)nb * sizeof(int32_t), &ps.ipiv);
         if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, sizeof(int32_t), &ps.info);
-        if (st != PS_SUCCESS)
-            st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(ctx));
+        st = ps__dist_failed(g, st);
     }
     st = ps__dist_agree(g, st);
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
@@ -131,8 +125,7 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
         if (g->myrow == pr && right > 0 && st == PS_SUCCESS) {
             st = be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb, right, &one,
                                lpanel, ps__mat_at(a->m, r0, c1));
-            if (st != PS_SUCCESS)
-                st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+            st = ps__dist_failed(g, st);
         }
         ps__mat upanel = g->myrow == pr ? ps__mat_at(a->m, r0, c1) : uw;
         s = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, right, ps__mat_at(a->m, r0, c1), uw,
@@ -143,8 +136,7 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
             st = be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, below, right, jb, &minus_one,
                                ps__mat_at(lpanel, r1 - r0, 0), upanel, &one,
                                ps__mat_at(a->m, r1, c1));
-            if (st != PS_SUCCESS)
-                st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+            st = ps__dist_failed(g, st);
         }
         st = ps__dist_agree(g, st);
     }

@@ -176,8 +176,7 @@ ps_status ps__cols_lu_open(ps__cols_lu *w, ps_grid *g, ps__dist_mat *a) {
     if (st == PS_SUCCESS) st = ps__zero_info(g->ctx, w->info);
     for (int i = 0; i < 2 && st == PS_SUCCESS && g->npcol > 1; i++)
         st = ps__dev_alloc(g->ctx, panel_bytes, &w->pan[i]);
-    if (st != PS_SUCCESS)
-        st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+    st = ps__dist_failed(g, st);
     if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w->stage, panel_bytes);
     return w->s.st = ps__dist_agree(g, st);
 }

@@ -52,8 +52,7 @@ ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld
         st = ps__dist_move(g, 0, dt, m - f, a->lcols - lf,
                            (char *)host + ((size_t)lf * (size_t)lld + (size_t)f) * es, lld,
                            ps__mat_at(a->m, f, lf));
-        if (st != PS_SUCCESS)
-            st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(ctx));
+        st = ps__dist_failed(g, st);
         st = ps__dist_agree(g, st);
     }
     if (st == PS_SUCCESS)

@@ -42,6 +42,11 @@ ps_status ps__dist_fail(ps_grid *g, ps_status st, const char *fmt, ...) {
     return st;
 }
 
+ps_status ps__dist_failed(ps_grid *g, ps_status st) {
+    if (st == PS_SUCCESS) return st;
+    return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+}
+
 ps_status ps__dist_agree(ps_grid *g, ps_status st) {
     int size, mine = st != PS_SUCCESS ? g->rank : g->nprow * g->npcol, first;
     MPI_Comm_size(g->all, &size);

@@ -12,11 +12,6 @@
 
 #include <stdlib.h>
 
-static ps_status failed(ps_grid *g, ps_status st) {
-    if (st == PS_SUCCESS) return st;
-    return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
-}
-
 /* The diagonal block at step k, factored on its rank's device (the context's potrf); {status,
  * info} on every rank. */
 static void factor_diagonal(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int k, int jb, void *info,
@@ -63,8 +58,9 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, works
         st = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, jb, d, w->dw, &w->stage);
         ps__scalar one = ps__scalar_of(dt, 1.0);
         if (st == PS_SUCCESS && rows > 0)
-            st = failed(g, be->ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT, rows,
-                                         jb, &one, g->myrow == pr ? d : w->dw, mine));
+            st = ps__dist_failed(g,
+                                 be->ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT,
+                                               rows, jb, &one, g->myrow == pr ? d : w->dw, mine));
         ps_status x = ps__dist_assemble(g, PS__DIST_COL, a, k + jb, n, jb, mine, w->part, 1, w->pd,
                                         &w->stage);
         if (st == PS_SUCCESS) st = x;
@@ -73,8 +69,8 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, works
     if (st == PS_SUCCESS) st = x;
     w->md.ld = rows > 0 ? rows : 1;
     if (st == PS_SUCCESS && rows > 0)
-        st = failed(g, ps__dist_move_runs(be, dt, &a->r, g->myrow, r1, a->lrows, k + jb, jb, 0,
-                                          w->md, w->pd, 0));
+        st = ps__dist_failed(g, ps__dist_move_runs(be, dt, &a->r, g->myrow, r1, a->lrows, k + jb,
+                                                   jb, 0, w->md, w->pd, 0));
     return st;
 }
 
@@ -96,8 +92,9 @@ static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspac
         st = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, w->dw, &w->stage);
         ps__scalar one = ps__scalar_of(dt, 1.0);
         if (st == PS_SUCCESS && cols > 0)
-            st = failed(g, be->ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT, jb,
-                                         cols, &one, g->mycol == pc ? d : w->dw, mine));
+            st = ps__dist_failed(g,
+                                 be->ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT,
+                                               jb, cols, &one, g->mycol == pc ? d : w->dw, mine));
         ps_status x = ps__dist_assemble(g, PS__DIST_ROW, a, k + jb, n, jb, mine, w->part, 1, w->pd,
                                         &w->stage);
         if (st == PS_SUCCESS) st = x;
@@ -106,8 +103,8 @@ static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspac
     if (st == PS_SUCCESS) st = x;
     w->md.ld = jb;
     if (st == PS_SUCCESS && rows > 0)
-        st = failed(g, ps__dist_move_runs(be, dt, &a->r, g->myrow, r1, a->lrows, k + jb, jb, 1,
-                                          w->md, w->pd, 0));
+        st = ps__dist_failed(g, ps__dist_move_runs(be, dt, &a->r, g->myrow, r1, a->lrows, k + jb,
+                                                   jb, 1, w->md, w->pd, 0));
     return st;
 }
 
@@ -141,7 +138,7 @@ static ps_status update(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int k, int j
                 st = be->ops->syrk(be, dt, PS__UPPER, PS__TRANS, wj, jb, &minus_one, cj, &one,
                                    ps__mat_at(a->m, rd, c));
         }
-        if (st != PS_SUCCESS) return failed(g, st);
+        if (st != PS_SUCCESS) return ps__dist_failed(g, st);
     }
     return PS_SUCCESS;
 }
@@ -166,7 +163,7 @@ ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info) 
     size_t bytes[] = {(size_t)nb * nb * es, most * es, (size_t)lrows * nb * es,
                       (size_t)part * nb * es, sizeof(int32_t)};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0] && st == PS_SUCCESS; i++)
-        st = failed(g, ps__dev_alloc(g->ctx, bytes[i], dev[i]));
+        st = ps__dist_failed(g, ps__dev_alloc(g->ctx, bytes[i], dev[i]));
     st = ps__dist_agree(g, st);
     for (int k = 0; k < n && st == PS_SUCCESS; k += nb) {
         int jb = n - k < nb ? n - k : nb, word[2];

@@ -156,8 +156,7 @@ static ps_status open_steps(cols_chol *w, ps_grid *g, ps__dist_mat *a) {
         st = be->ops->upload(be, PS__INT32, 1, 1, &zero, 1, (ps__mat){w->info, 0, 1});
     for (int i = 0; i < 2 && st == PS_SUCCESS && g->npcol > 1; i++)
         st = ps__dev_alloc(g->ctx, panel_bytes, &w->pan[i]);
-    if (st != PS_SUCCESS)
-        st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+    st = ps__dist_failed(g, st);
     if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w->stage, panel_bytes);
     return w->s.st = ps__dist_agree(g, st);
 }

@@ -213,8 +213,7 @@ static ps_status open_steps(upper_chol *w, ps_grid *g, ps__dist_mat *a) {
         st = ps__dev_alloc(g->ctx, (size_t)nb * nb * es, &w->diag[i]);
     if (st == PS_SUCCESS && g->npcol > 1) st = ps__dev_alloc(g->ctx, row_bytes, &w->mine.buf);
     if (st == PS_SUCCESS && g->npcol > 1) st = ps__dev_alloc(g->ctx, row_bytes, &w->whole.buf);
-    if (st != PS_SUCCESS)
-        st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+    st = ps__dist_failed(g, st);
     if (st == PS_SUCCESS && g->npcol > 1 && !ps__dist_peers(g))
         st = ps__dist_reserve(g, &w->stage, row_bytes);
     return w->s.st = ps__dist_agree(g, st);

@@ -66,8 +66,7 @@ static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int
         if (st == PS_SUCCESS)
             st = be->ops->laswp(be, b->dt, b->lcols, b->m, 0, n, dev, 0, !backwards);
         ps__dev_free(g->ctx, dev);
-        if (st != PS_SUCCESS)
-            st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+        st = ps__dist_failed(g, st);
         return st;
     }
     /* the exchanges' host staging and device scratch, agreed on before the first exchange */
@@ -76,8 +75,7 @@ static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int
     st = ps__dist_reserve(g, stage, (size_t)2 * (size_t)nb * cols * es);
     if (st == PS_SUCCESS) {
         st = ps__dev_alloc(g->ctx, (size_t)4 * (size_t)nb * cols * es, &rows_dev);
-        if (st != PS_SUCCESS)
-            st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+        st = ps__dist_failed(g, st);
     }
     st = ps__dist_agree(g, st);
     for (int s = 0; s < blocks && st == PS_SUCCESS; s++) {

@@ -119,7 +119,7 @@ static void wait_for_piece(staged *o, int p) {
     ps__dist_steps *s = o->p->s;
     ps_status st = s->st;
     if (st == PS_SUCCESS && ps__handoff_wait(&o->h, &o->h.staged, p + 1))
-        st = ps__dist_fail(g, o->h.failed, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+        st = ps__dist_failed(g, o->h.failed);
     if (st == PS_SUCCESS) st = be->ops->transfer_order(be, PS__ORDER_WORK_AFTER, MARK_ARRIVED + p);
     s->st = ps__dist_agree(g, st);
     ps__dist_lane_wait(s, 1, 0);

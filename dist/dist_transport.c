@@ -103,7 +103,6 @@ ps_status ps__dist_vbcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt
             st = be->ops->upload(be, dt, (int)count, 1, stage->p, (int)count, v);
         if (lane && st == PS_SUCCESS) st = be->ops->lane_wait(be, 1, 0);
     }
-    if (st != PS_SUCCESS)
-        return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+    if (st != PS_SUCCESS) return ps__dist_failed(g, st);
     return PS_SUCCESS;
 }

@@ -9,11 +9,6 @@
 
 #include <stdlib.h>
 
-static ps_status failed(ps_grid *g, ps_status st) {
-    if (st == PS_SUCCESS) return st;
-    return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
-}
-
 ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__trans trans,
                         ps__diag diag, ps__dist_mat *b) {
     if (ps__dist_trsm_cols_fits(g, b)) return ps__dist_trsm_cols(g, a, uplo, trans, diag, b);
@@ -39,7 +34,7 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
                       (size_t)nb * lcols_most * es};
     int need = trans == PS__TRANS && g->nprow * g->npcol > 1 ? 5 : 3;
     for (int i = 0; i < need && st == PS_SUCCESS; i++)
-        st = failed(g, ps__dev_alloc(g->ctx, bytes[i], dev[i]));
+        st = ps__dist_failed(g, ps__dev_alloc(g->ctx, bytes[i], dev[i]));
     st = ps__dist_agree(g, st);
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps_status ready = st;
@@ -53,8 +48,8 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
             ps_status x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, dw, &stage);
             if (st == PS_SUCCESS) st = x;
             if (st == PS_SUCCESS && nrhs > 0)
-                st = failed(g, be->ops->trsm(be, dt, PS__LEFT, uplo, trans, diag, jb, nrhs, &one,
-                                             g->mycol == pc ? d : dw, bk));
+                st = ps__dist_failed(g, be->ops->trsm(be, dt, PS__LEFT, uplo, trans, diag, jb, nrhs,
+                                                      &one, g->mycol == pc ? d : dw, bk));
         }
         ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, nrhs, bk, bw, &stage);
         if (st == PS_SUCCESS) st = x;
@@ -88,14 +83,15 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
             if (x == PS_SUCCESS) x = y;
             t = (ps__mat){tw.buf, 0, jb};
             if (x == PS_SUCCESS && count > 0)
-                x = failed(g, ps__dist_move_runs(be, dt, &a->r, g->myrow, l0, l0 + count, g0, jb, 1,
-                                                 t, whole, 0));
+                x = ps__dist_failed(g, ps__dist_move_runs(be, dt, &a->r, g->myrow, l0, l0 + count,
+                                                          g0, jb, 1, t, whole, 0));
             op = PS__TRANS;
         }
         if (st == PS_SUCCESS) st = x;
         if (st == PS_SUCCESS && count > 0 && nrhs > 0)
-            st = failed(g, be->ops->gemm(be, dt, op, PS__NOTRANS, count, nrhs, jb, &minus_one, t,
-                                         bsolved, &one, ps__mat_at(b->m, l0, 0)));
+            st = ps__dist_failed(g,
+                                 be->ops->gemm(be, dt, op, PS__NOTRANS, count, nrhs, jb, &minus_one,
+                                               t, bsolved, &one, ps__mat_at(b->m, l0, 0)));
     }
     /* one agreement at the end: a rank that failed took part in every exchange all the same */
     st = ps__dist_agree(g, st);

@@ -90,8 +90,7 @@ ps_status ps__dist_trsm_cols(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, p
     size_t bytes = (size_t)n * (size_t)nrhs * es;
     ps_status st = ps__dev_alloc(g->ctx, bytes, &w.x.buf);
     if (st == PS_SUCCESS && trans == PS__NOTRANS) st = ps__dev_alloc(g->ctx, bytes, &w.pack.buf);
-    if (st != PS_SUCCESS)
-        st = ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+    st = ps__dist_failed(g, st);
     if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w.stage, bytes);
     w.s.st = ps__dist_agree(g, st);
     int exchanging = w.s.st == PS_SUCCESS;
