@@ -179,6 +179,7 @@ static const ps__backend_ops cpu_ops = {
     .convert = ps__cpu_convert,
     .norm_inf = ps__cpu_norm_inf,
     .permute_rows = ps__cpu_permute_rows,
+    .scatter_rows = ps__cpu_scatter_rows,
     .transpose = ps__cpu_transpose,
     .transpose_square = ps__cpu_transpose_square,
     .family = {[PS__FAMILY_LU] = &ps__cpu_lu_kernels.header,

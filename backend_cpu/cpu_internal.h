@@ -44,6 +44,8 @@ ps_status ps__cpu_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int
                         const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps__cpu_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,
                                size_t perm_off, ps__mat src, ps__mat dst);
+ps_status ps__cpu_scatter_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *idx,
+                               size_t idx_off, ps__mat src, ps__mat dst);
 /* the widest panel ps__cpu_getrf_panel factors by its plain loop; wider ones go to OpenBLAS */
 #define PS__CPU_LOOP_PANEL 16
 

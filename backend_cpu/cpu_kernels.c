@@ -74,6 +74,20 @@ ps_status ps__cpu_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols
     return PS_SUCCESS;
 }
 
+ps_status ps__cpu_scatter_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *idx,
+                               size_t idx_off, ps__mat src, ps__mat dst) {
+    (void)be;
+    const int32_t *p = (const int32_t *)idx + idx_off;
+    size_t es = ps__dtype_size(dt);
+    for (int j = 0; j < cols; j++) {
+        const char *from = (const char *)src.buf + (src.off + (size_t)j * (size_t)src.ld) * es;
+        char *to = (char *)dst.buf + (dst.off + (size_t)j * (size_t)dst.ld) * es;
+        for (int i = 0; i < rows; i++)
+            if (p[i] >= 0) memcpy(to + (size_t)p[i] * es, from + (size_t)i * es, es);
+    }
+    return PS_SUCCESS;
+}
+
 extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 extern void sgetrf_(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
 static void (*lapack_dgetrf)(const int *, const int *, double *, const int *, int *,

@@ -540,6 +540,18 @@ static ps_status cuda_permute_rows(ps__backend *be, ps__dtype dt, int rows, int 
     return PS_SUCCESS;
 }
 
+static ps_status cuda_scatter_rows(ps__backend *be, ps__dtype dt, int rows, int cols,
+                                   const void *idx, size_t idx_off, ps__mat src, ps__mat dst) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_scatter_rows(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, rows, cols,
+                                            (const int *)idx + idx_off,
+                                            ps_cuda_ptr(dt, src.buf, src.off), src.ld,
+                                            ps_cuda_ptr(dt, dst.buf, dst.off), dst.ld),
+                "scatter_rows kernel");
+    return PS_SUCCESS;
+}
+
 ps_status ps_cuda_coop_next_epoch(ps__backend *be) {
     ps_cuda_state *st = ps_cuda(be);
     if (++st->coop_epoch >= PS_CUDA_COOP_EPOCHS) {
@@ -673,6 +685,7 @@ static const ps__backend_ops cuda_ops = {
     .transpose = ps_cuda_transpose,
     .convert = ps_cuda_convert,
     .permute_rows = cuda_permute_rows,
+    .scatter_rows = cuda_scatter_rows,
     .transpose_square = ps_cuda_transpose_square,
     .norm_inf = ps_cuda_norm_inf,
     .set_float_compute = ps_cuda_set_float_compute,

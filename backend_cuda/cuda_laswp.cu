@@ -219,7 +219,36 @@ __global__ void permute_rows_kernel(int rows, int cols, const int *perm, const T
     }
 }
 
+// The reverse: a thread per element of src, its loads contiguous and its stores scattered;
+// rows whose index is negative stay where they are.
+template <typename T>
+__global__ void scatter_rows_kernel(int rows, int cols, const int *idx, const T *src, int lds,
+                                    T *dst, int ldd) {
+    size_t total = (size_t)rows * (size_t)cols;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < total;
+         e += (size_t)gridDim.x * blockDim.x) {
+        int i = (int)(e % (size_t)rows), j = (int)(e / (size_t)rows), r = idx[i];
+        if (r >= 0) dst[r + (size_t)j * ldd] = src[i + (size_t)j * lds];
+    }
+}
+
 } // namespace
+
+extern "C" cudaError_t ps_cuda_launch_scatter_rows(cudaStream_t s, int dbl, int rows, int cols,
+                                                   const int *idx, const void *src, int lds,
+                                                   void *dst, int ldd) {
+    if (rows <= 0 || cols <= 0) return cudaSuccess;
+    size_t total = (size_t)rows * (size_t)cols, blocks = (total + 255) / 256;
+    if (blocks > 4096) blocks = 4096;
+    if (dbl)
+        scatter_rows_kernel<double>
+            <<<(unsigned)blocks, 256, 0, s>>>(rows, cols, idx, static_cast<const double *>(src),
+                                              lds, static_cast<double *>(dst), ldd);
+    else
+        scatter_rows_kernel<float><<<(unsigned)blocks, 256, 0, s>>>(
+            rows, cols, idx, static_cast<const float *>(src), lds, static_cast<float *>(dst), ldd);
+    return cudaGetLastError();
+}
 
 extern "C" cudaError_t ps_cuda_launch_permute_rows(cudaStream_t s, int dbl, int rows, int cols,
                                                    const int *perm, const void *src, int lds,

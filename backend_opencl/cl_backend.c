@@ -404,6 +404,7 @@ static const ps__backend_ops cl_ops = {
     .read_elements = cl_read_elements,
     .laswp = ps_cl_laswp,
     .permute_rows = ps_cl_permute_rows,
+    .scatter_rows = ps_cl_scatter_rows,
     .axpby = ps_cl_axpby,
     .vmul = ps_cl_vmul,
     .block_size = cl_block_size,

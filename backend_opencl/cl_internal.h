@@ -259,6 +259,8 @@ ps_status ps_cl_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int k
                       const void *ipiv, size_t ipiv_off, int forward);
 ps_status ps_cl_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,
                              size_t perm_off, ps__mat src, ps__mat dst);
+ps_status ps_cl_scatter_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *idx,
+                             size_t idx_off, ps__mat src, ps__mat dst);
 /* Column interchanges by the same permutation kernel, all on the device (colswp of a short list:
  * cl_gj.c). */
 ps_status ps_cl_colswp_steps(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,

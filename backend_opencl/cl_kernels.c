@@ -40,18 +40,30 @@ ps_status ps_cl_scale2d(ps__backend *be, ps__dtype dt, int rows, int cols, const
     return elementwise(be, dt, "ps_scale2d", rows, cols, alpha, a);
 }
 
-ps_status ps_cl_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,
-                             size_t perm_off, ps__mat src, ps__mat dst) {
+/* permute_rows and scatter_rows: one work-item per element of the rows x cols view that has
+ * consecutive rows (dst for the gather, src for the scatter). */
+static ps_status rows_by_index(ps__backend *be, ps__dtype dt, const char *name, int rows, int cols,
+                               const void *idx, size_t idx_off, ps__mat src, ps__mat dst) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
     cl_kernel k;
-    PS__TRY(ps_cl_kernel(be, PS_CL_MEMORY, dt, "ps_permute_rows", &k));
-    cl_mem p = (cl_mem)perm, s = (cl_mem)src.buf, d = (cl_mem)dst.buf;
-    cl_ulong poff = perm_off, soff = src.off, doff = dst.off;
+    PS__TRY(ps_cl_kernel(be, PS_CL_MEMORY, dt, name, &k));
+    cl_mem p = (cl_mem)idx, s = (cl_mem)src.buf, d = (cl_mem)dst.buf;
+    cl_ulong poff = idx_off, soff = src.off, doff = dst.off;
     const size_t sizes[] = {sizeof rows, sizeof cols,   sizeof p, sizeof poff, sizeof s,
                             sizeof soff, sizeof src.ld, sizeof d, sizeof doff, sizeof dst.ld};
     const void *const values[] = {&rows, &cols, &p, &poff, &s, &soff, &src.ld, &d, &doff, &dst.ld};
     const size_t items[2] = {(size_t)rows, (size_t)cols}, local[2] = {64, 1};
-    return ps_cl_launch(be, k, "ps_permute_rows", 10, sizes, values, 2, items, local);
+    return ps_cl_launch(be, k, name, 10, sizes, values, 2, items, local);
+}
+
+ps_status ps_cl_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,
+                             size_t perm_off, ps__mat src, ps__mat dst) {
+    return rows_by_index(be, dt, "ps_permute_rows", rows, cols, perm, perm_off, src, dst);
+}
+
+ps_status ps_cl_scatter_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *idx,
+                             size_t idx_off, ps__mat src, ps__mat dst) {
+    return rows_by_index(be, dt, "ps_scatter_rows", rows, cols, idx, idx_off, src, dst);
 }
 
 ps_status ps_cl_fill(ps__backend *be, ps__dtype dt, int rows, int cols, const ps__scalar *value,

@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PS__BACKEND_ABI_VERSION  7 /* 7: activate */
+#define PS__BACKEND_ABI_VERSION  8 /* 8: scatter_rows */
 #define PS__BACKEND_ENTRY_SYMBOL "ps_backend_module_v1"
 
 /* Element types a backend buffer can hold. The first two equal ps_dtype. */
@@ -339,11 +339,18 @@ struct ps__backend_ops {
      * host wait stalls the other lane, so short lists should stay on the device. */
     ps_status (*colswp)(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, int k1, int k2,
                         const void *ipiv, size_t ipiv_off, int forward);
-    /* dst(i, j) = src(perm[i], j) for the rows x cols views src and dst (not overlapping), perm
-     * an int32 permutation of 0..rows-1 at element perm_off: a pivot list turned into its
-     * permutation (ps__pivots_to_perm, core/lu/lu.h) moves the rows in one pass. */
+    /* A gather: dst(i, j) = src(perm[i], j) for the rows x cols view dst, perm an int32 vector
+     * at element perm_off of rows of the view src (which may have more rows than dst; src and
+     * dst do not overlap). A pivot list turned into its permutation (ps__pivots_to_perm,
+     * core/lu/lu.h) moves the rows in one pass; the distributed row interchanges pack the rows
+     * they send with it. */
     ps_status (*permute_rows)(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,
                               size_t perm_off, ps__mat src, ps__mat dst);
+    /* A scatter: dst(idx[i], j) = src(i, j) for the rows x cols view src, for each i with
+     * idx[i] >= 0 (int32 at element idx_off; no two alike); rows of dst not named keep their
+     * values. The distributed row interchanges put the rows they receive in place with it. */
+    ps_status (*scatter_rows)(ps__backend *be, ps__dtype dt, int rows, int cols, const void *idx,
+                              size_t idx_off, ps__mat src, ps__mat dst);
     /* dst = src^T (rows x cols into cols x rows, not overlapping); transpose_square: a = a^T in
      * place for the n x n view (default PS_ERR_NOT_SUPPORTED: callers go by strips through a
      * work buffer; n = 0 succeeds where the backend offers it). */

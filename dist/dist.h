@@ -133,7 +133,9 @@ ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *
                             ps__dist_buf *stage);
 /* Applies the interchanges piv[0..count) (0-based global rows, row base + i swapped with piv[i],
  * in order, or in the reverse order) to the local columns [c0, c1) of a. rows_dev: device
- * scratch of at least 4 count (c1 - c0) elements. Collective over the process column. */
+ * scratch of at least 4 count (c1 - c0 + 1) elements (the rows that move, and the int32 lists
+ * of where they come from and go), not in use on another lane. Collective over the process
+ * column. */
 ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
                              int c0, int c1, int reverse, ps__dist_buf *stage, void *rows_dev);
 /* Broadcasts a rows x cols device view from root of the process row or column into the device

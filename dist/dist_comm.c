@@ -107,22 +107,6 @@ void ps__dist_release(ps_grid *g, ps__dist_mat *d) {
     d->m.buf = NULL;
 }
 
-/* Rows idx[0..n) (local, ascending) of a's columns [c0, c0 + ncols), to (to_scratch) or from
- * columns k0.. of the device scratch (ld ncols): a transpose for each run of consecutive rows,
- * which in column-major storage share cache lines and need one launch. */
-static ps_status move_rows(ps__backend *be, const ps__dist_mat *a, const int *idx, int n, int c0,
-                           int ncols, void *scratch, int k0, int to_scratch) {
-    for (int i = 0, len; i < n; i += len) {
-        for (len = 1; i + len < n && idx[i + len] == idx[i] + len;) len++;
-        ps__mat rows = ps__mat_at(a->m, idx[i], c0);
-        ps__mat cols = {scratch, (size_t)(k0 + i) * (size_t)ncols, ncols};
-        ps_status st = to_scratch ? be->ops->transpose(be, a->dt, len, ncols, rows, cols)
-                                  : be->ops->transpose(be, a->dt, ncols, len, cols, rows);
-        if (st != PS_SUCCESS) return st;
-    }
-    return PS_SUCCESS;
-}
-
 static int ascending(const void *x, const void *y) {
     int a = *(const int *)x, b = *(const int *)y;
     return (a > b) - (a < b);
@@ -165,11 +149,10 @@ ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *
     return st;
 }
 
-/* The position of row r in the touched rows t[0..n), -1 when absent. */
+/* The position of row r in the touched rows t[0..n) (ascending, r among them). */
 static int find_row(const int *t, int n, int r) {
-    for (int i = 0; i < n; i++)
-        if (t[i] == r) return i;
-    return -1;
+    const int *at = bsearch(&r, t, (size_t)n, sizeof *t, ascending);
+    return (int)(at - t);
 }
 
 ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
@@ -177,65 +160,67 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
     ps__backend *be = &g->ctx->be;
     int ncols = c1 - c0;
     if (count <= 0 || ncols <= 0) return PS_SUCCESS;
-    /* the rows the interchanges touch, and which old row each of them ends up holding */
-    int *t = malloc((size_t)(10 * count + 2 * g->nprow) * sizeof *t);
+    /* the rows the interchanges touch (t, ascending), and which old row each ends up holding */
+    int *t = malloc((size_t)(12 * count + 4 * g->nprow) * sizeof *t);
     if (!t) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    int *from = t + 2 * count, *out = t + 4 * count, *in = t + 6 * count;
-    int *moving = t + 10 * count, *start = moving + g->nprow, n = 0, nout = 0, nin = 0;
-    for (int i = 0; i < count; i++) {
-        if (find_row(t, n, base + i) < 0) from[n] = base + i, t[n++] = base + i;
-        if (find_row(t, n, piv[i]) < 0) from[n] = piv[i], t[n++] = piv[i];
-    }
+    int *from = t + 2 * count, *pair = t + 4 * count, *moving = t + 12 * count;
+    int *start = moving + g->nprow, *lands = start + g->nprow, *next = lands + g->nprow, n = 0;
+    for (int i = 0; i < count; i++) t[2 * i] = base + i, t[2 * i + 1] = piv[i];
+    qsort(t, (size_t)(2 * count), sizeof *t, ascending);
+    for (int i = 0; i < 2 * count; i++)
+        if (n == 0 || t[i] != t[n - 1]) t[n++] = t[i];
+    memcpy(from, t, (size_t)n * sizeof *t);
     for (int s = 0; s < count; s++) {
         int i = reverse ? count - 1 - s : s;
         int x = find_row(t, n, base + i), y = find_row(t, n, piv[i]);
         int keep = from[x];
         from[x] = from[y], from[y] = keep;
     }
-    /* the old rows that move, by holder: columns [start[p], start[p] + moving[p]) of the scratch
-     * hold process row p's in ascending order; each holder packs its own, then sends them to the
-     * whole process column (device to device where the transport allows) */
+    /* the old rows that move, as (old row, new place) by old row: rows [start[p], start[p] +
+     * moving[p]) of the device scratch hold process row p's in that order, as a moving[p] x
+     * ncols matrix; each holder gathers its own, sends them to the whole process column (device
+     * to device where the transport allows), and every rank scatters what lands on its rows */
     int total = 0;
-    for (int p = 0; p < g->nprow; p++) {
-        moving[p] = 0;
-        for (int i = 0; i < n; i++)
-            moving[p] += from[i] != t[i] && ps__cyclic_owner(&a->r, from[i]) == p;
-        start[p] = total, total += moving[p];
-    }
     for (int i = 0; i < n; i++)
-        if (from[i] != t[i] && ps__cyclic_owner(&a->r, from[i]) == g->myrow)
-            out[nout++] = ps__cyclic_local(&a->r, from[i]);
-    qsort(out, (size_t)nout, sizeof *out, ascending);
-    ps_status st = move_rows(be, a, out, nout, c0, ncols, rows_dev, start[g->myrow], 1);
+        if (from[i] != t[i]) pair[2 * total] = from[i], pair[2 * total + 1] = t[i], total++;
+    qsort(pair, (size_t)total, 2 * sizeof *pair, ascending);
+    for (int p = 0; p < g->nprow; p++) moving[p] = lands[p] = 0;
+    for (int i = 0; i < total; i++) moving[ps__cyclic_owner(&a->r, pair[2 * i])]++;
+    for (int p = 0, sum = 0; p < g->nprow; p++) next[p] = start[p] = sum, sum += moving[p];
+    /* the index lists, after the rows in the scratch: this rank's rows to gather, then for each
+     * row of the scratch its place on this rank or -1 */
+    int me = g->myrow, *idx = pair + 2 * total, nidx = moving[me] + total;
+    for (int i = 0, mine = 0; i < total; i++) {
+        int p = ps__cyclic_owner(&a->r, pair[2 * i]), dest = pair[2 * i + 1];
+        int here = ps__cyclic_owner(&a->r, dest) == me;
+        if (p == me) idx[mine++] = ps__cyclic_local(&a->r, pair[2 * i]);
+        idx[moving[me] + next[p]++] = here ? ps__cyclic_local(&a->r, dest) : -1;
+        lands[p] |= here;
+    }
+    size_t ioff = (size_t)total * (size_t)ncols * ps__dtype_size(a->dt) / sizeof(int32_t);
+    ps__mat whole = ps__mat_at(a->m, 0, c0);
+    ps_status st = PS_SUCCESS;
+    if (total > 0)
+        st = be->ops->upload(be, PS__INT32, nidx, 1, idx, nidx, (ps__mat){rows_dev, ioff, nidx});
+    if (st == PS_SUCCESS && moving[me] > 0) {
+        ps__mat mine = {rows_dev, (size_t)start[me] * (size_t)ncols, moving[me]};
+        st = be->ops->permute_rows(be, a->dt, moving[me], ncols, rows_dev, ioff, whole, mine);
+    }
     st = ps__dist_failed(g, st);
     /* a rank that failed still takes part, so that no other rank waits for it */
     for (int p = 0; p < g->nprow; p++) {
-        ps__mat part = {rows_dev, (size_t)start[p] * (size_t)ncols, ncols};
+        ps__mat part = {rows_dev, (size_t)start[p] * (size_t)ncols, moving[p] > 0 ? moving[p] : 1};
         ps_status x =
-            ps__dist_bcast(g, PS__DIST_COL, p, a->dt, ncols, moving[p], part, part, stage);
+            ps__dist_bcast(g, PS__DIST_COL, p, a->dt, moving[p], ncols, part, part, stage);
         if (st == PS_SUCCESS) st = x;
     }
-    /* the rows this rank receives, in ascending order (in[2 j] the local row, in[2 j + 1] where
-     * its new content is: its place among the rows of its holder p), gathered after the received
-     * ones in that order, then put in place */
-    for (int i = 0; i < n; i++) {
-        if (from[i] == t[i] || ps__cyclic_owner(&a->r, t[i]) != g->myrow) continue;
-        int p = ps__cyclic_owner(&a->r, from[i]), k = start[p];
-        for (int j = 0; j < n; j++)
-            k += from[j] != t[j] && ps__cyclic_owner(&a->r, from[j]) == p && from[j] < from[i];
-        in[2 * nin] = ps__cyclic_local(&a->r, t[i]), in[2 * nin + 1] = k, nin++;
+    for (int p = 0; p < g->nprow && st == PS_SUCCESS; p++) {
+        if (!lands[p]) continue;
+        ps__mat part = {rows_dev, (size_t)start[p] * (size_t)ncols, moving[p]};
+        st = ps__dist_failed(g, be->ops->scatter_rows(be, a->dt, moving[p], ncols, rows_dev,
+                                                      ioff + (size_t)moving[me] + start[p], part,
+                                                      whole));
     }
-    qsort(in, (size_t)nin, 2 * sizeof *in, ascending);
-    ps_status y = PS_SUCCESS;
-    for (int j = 0; j < nin && st == PS_SUCCESS && y == PS_SUCCESS; j++) {
-        ps__vec x = {rows_dev, (size_t)in[2 * j + 1] * (size_t)ncols, 1};
-        ps__vec z = {rows_dev, (size_t)(total + j) * (size_t)ncols, 1};
-        y = be->ops->copy(be, a->dt, ncols, x, z);
-        out[j] = in[2 * j];
-    }
-    if (st == PS_SUCCESS && y == PS_SUCCESS)
-        y = move_rows(be, a, out, nin, c0, ncols, rows_dev, total, 0);
-    if (st == PS_SUCCESS && y != PS_SUCCESS) st = ps__dist_failed(g, y);
     free(t);
     return st;
 }

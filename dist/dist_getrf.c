@@ -93,7 +93,7 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
         lw.ld = lrows, uw.ld = nb;
         st = ps__dev_alloc(ctx, (size_t)lrows * nb * es, &lw.buf);
         /* U's block row, and before it the interchanges' rows (ps__dist_swap_rows) */
-        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)4 * nb * lcols * es, &uw.buf);
+        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)4 * nb * (lcols + 1) * es, &uw.buf);
         if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)(m > 0 ? m : 1) * nb * es, &ps.w);
         if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)part_rows * nb * es, &ps.part);
         if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)nb * sizeof(int32_t), &ps.ipiv);

@@ -255,44 +255,68 @@ static void test_norm_inf(ps__dtype dt) {
 /* Unit roundoff of each compute mode's GEMM input format (TF32X3: the dropped low-by-low
  * product and the low part's own rounding to TF32, 2^-20 at most; FP16X3 rounds both parts,
  * 2^-22). */
-/* permute_rows against a host gather: random permutations (every element of the pivot buffer
- * around them too, at an offset), odd shapes and one long column, the backend's entry and the
- * default; then the permutation ps__pivots_to_perm makes from getrf-style pivots (chains of
- * interchanges, which laswp applies a chunk at a time) must move rows exactly as laswp does, and
- * a pivot outside 0..n-1 must be refused. */
+/* m distinct rows of 0..rows-1 in random order at list[off..off+m), every other element of the
+ * list (around them, at an offset) a negative number. */
+static int *random_rows(int m, int rows, int off, int extra) {
+    int *all = malloc(sizeof(int) * (size_t)(rows + 1));
+    int *list = malloc(sizeof(int) * (size_t)(m + off + extra));
+    for (int i = 0; i < rows; i++) all[i] = i;
+    for (int i = rows - 1; i > 0; i--) { /* Fisher-Yates */
+        int k = ps_test_rand_int(i + 1), tmp = all[i];
+        all[i] = all[k];
+        all[k] = tmp;
+    }
+    for (int i = 0; i < m + off + extra; i++) list[i] = -1 - ps_test_rand_int(5);
+    for (int i = 0; i < m; i++) list[off + i] = all[i];
+    free(all);
+    return list;
+}
+
+/* permute_rows against a host gather and scatter_rows against a host scatter: random rows of a
+ * view with as many rows or more (the index buffer at an offset, other values around), odd
+ * shapes and one long column, the backend's entry and the default; the scatter's rows with a
+ * negative index, and the other rows of dst, must keep their values. Then the permutation
+ * ps__pivots_to_perm makes from getrf-style pivots (chains of interchanges, which laswp applies a
+ * chunk at a time) must move rows exactly as laswp does, and a pivot outside 0..n-1 must be
+ * refused. */
 static void test_permute_rows(ps__dtype dt) {
     static const int dims[][2] = {{0, 3}, {3, 0},  {1, 1},   {2, 5},
                                   {3, 2}, {17, 9}, {70, 33}, {1000, 1}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
-        for (int which = 0; which < 2; which++) {
-            const ps__backend_ops *ops = which ? ps__backend_defaults() : be->ops;
+        for (int which = 0; which < 4; which++) {
+            int scatter = which >= 2;
+            const ps__backend_ops *ops = which % 2 ? ps__backend_defaults() : be->ops;
             int m = dims[t][0], n = dims[t][1], poff = ps_test_rand_int(4);
-            int *perm = malloc(sizeof(int) * (size_t)(m + poff + 3));
-            for (int i = 0; i < m + poff + 3; i++) perm[i] = -1 - ps_test_rand_int(5);
-            for (int i = 0; i < m; i++) perm[poff + i] = i;
-            for (int i = m - 1; i > 0; i--) { /* Fisher-Yates */
-                int k = ps_test_rand_int(i + 1), tmp = perm[poff + i];
-                perm[poff + i] = perm[poff + k];
-                perm[poff + k] = tmp;
-            }
-            tbuf P = int_buffer(m + poff + 3, perm);
-            shape ss = random_shape(m, n), sd = random_shape(m, n);
+            int tall = m + (t % 2 ? 0 : ps_test_rand_int(9)); /* rows of the indexed view */
+            int *idx = random_rows(m, tall, poff, 3);
+            if (scatter && m > 1) idx[poff + ps_test_rand_int(m)] = -1; /* a row left out */
+            tbuf P = int_buffer(m + poff + 3, idx);
+            shape ss = random_shape(scatter ? m : tall, n),
+                  sd = random_shape(scatter ? tall : m, n);
             tbuf S = tb_random(dt, shape_count(ss)), D = tb_random(dt, shape_count(sd));
-            CHECK(ops->permute_rows(be, dt, m, n, P.dev, (size_t)poff, view(&S, ss),
-                                    view(&D, sd)) == PS_SUCCESS,
-                  "permute_rows: %s", be->err);
+            ps_status st = scatter ? ops->scatter_rows(be, dt, m, n, P.dev, (size_t)poff,
+                                                       view(&S, ss), view(&D, sd))
+                                   : ops->permute_rows(be, dt, m, n, P.dev, (size_t)poff,
+                                                       view(&S, ss), view(&D, sd));
+            CHECK(st == PS_SUCCESS, "%s: %s", scatter ? "scatter_rows" : "permute_rows", be->err);
             double *e = copy_of(&D);
             for (int j = 0; j < n; j++)
-                for (int i = 0; i < m; i++)
-                    e[sd.off + i + (size_t)j * sd.ld] = AT(S, ss, perm[poff + i], j);
+                for (int i = 0; i < m; i++) {
+                    int r = idx[poff + i];
+                    if (!scatter)
+                        e[sd.off + i + (size_t)j * sd.ld] = AT(S, ss, r, j);
+                    else if (r >= 0)
+                        e[sd.off + r + (size_t)j * sd.ld] = AT(S, ss, i, j);
+                }
             char what[96];
-            snprintf(what, sizeof what, "permute_rows %s %dx%d%s", dtname(dt), m, n,
-                     which ? " (default)" : "");
+            snprintf(what, sizeof what, "%s %s %dx%d of %d%s",
+                     scatter ? "scatter_rows" : "permute_rows", dtname(dt), m, n, tall,
+                     which % 2 ? " (default)" : "");
             expect_buffer(what, &D, e, NULL, 0);
             double *src_now = tb_download(&S);
             CHECK(!memcmp(src_now, S.host, sizeof(double) * (size_t)S.count), "%s: src changed",
                   what);
-            free(src_now), free(e), free(perm);
+            free(src_now), free(e), free(idx);
             tb_free(&P), tb_free(&S), tb_free(&D);
         }
     /* ps__pivots_to_perm + permute_rows against laswp, with pivots that chain */

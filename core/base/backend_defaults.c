@@ -71,6 +71,23 @@ static ps_status default_permute_rows(ps__backend *be, ps__dtype dt, int rows, i
     return st;
 }
 
+/* One row copy per named row, the indices read on the host. */
+static ps_status default_scatter_rows(ps__backend *be, ps__dtype dt, int rows, int cols,
+                                      const void *idx, size_t idx_off, ps__mat src, ps__mat dst) {
+    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
+    int32_t *host = malloc((size_t)rows * sizeof *host);
+    if (!host)
+        return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "scatter_rows: out of host memory");
+    ps__mat im = {(void *)idx, idx_off, rows};
+    ps_status st = be->ops->download(be, PS__INT32, rows, 1, im, host, rows);
+    for (int i = 0; i < rows && st == PS_SUCCESS; i++)
+        if (host[i] >= 0)
+            st = be->ops->copy2d(be, dt, 1, cols, ps__mat_at(src, i, 0),
+                                 ps__mat_at(dst, host[i], 0));
+    free(host);
+    return st;
+}
+
 static ps_status default_axpby(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha,
                                ps__vec x, const ps__scalar *beta, ps__vec y) {
     PS__TRY(be->ops->scal(be, dt, n, beta, y));
@@ -232,6 +249,7 @@ static const ps__backend_ops defaults = {
     .host_free = default_host_free,
     .transpose = ps__default_transpose,
     .permute_rows = default_permute_rows,
+    .scatter_rows = default_scatter_rows,
     .transpose_square = default_transpose_square,
     .upload_async = default_upload_async,
     .download_async = default_download_async,
@@ -260,39 +278,23 @@ static const entry_info required[] = {
     PS__ENTRY(trsm),
 };
 static const entry_info optional[] = {
-    PS__ENTRY(queue),
-    PS__ENTRY(fill),
-    PS__ENTRY(read_elements),
-    PS__ENTRY(laswp),
-    PS__ENTRY(block_size),
-    PS__ENTRY(host_alias),
-    PS__ENTRY(list_devices),
-    PS__ENTRY(open_borrowed),
-    PS__ENTRY(lanes),
-    PS__ENTRY(use_lane),
-    PS__ENTRY(lane_wait),
-    PS__ENTRY(axpby),
-    PS__ENTRY(vmul),
-    PS__ENTRY(trmm),
-    PS__ENTRY(colswp),
-    PS__ENTRY(convert),
-    PS__ENTRY(norm_inf),
-    PS__ENTRY(set_float_compute),
-    PS__ENTRY(lanes_split),
-    PS__ENTRY(lanes_join),
-    PS__ENTRY(host_alloc),
-    PS__ENTRY(host_free),
-    PS__ENTRY(transpose),
-    PS__ENTRY(permute_rows),
-    PS__ENTRY(transpose_square),
-    PS__ENTRY(fetch_start),
-    PS__ENTRY(fetch_wait),
-    PS__ENTRY(upload_async),
-    PS__ENTRY(download_async),
-    PS__ENTRY(transfer_wait),
-    PS__ENTRY(transfer_order),
-    PS__ENTRY(device_memory),
-    PS__ENTRY(activate),
+    PS__ENTRY(queue),         PS__ENTRY(fill),
+    PS__ENTRY(read_elements), PS__ENTRY(laswp),
+    PS__ENTRY(block_size),    PS__ENTRY(host_alias),
+    PS__ENTRY(list_devices),  PS__ENTRY(open_borrowed),
+    PS__ENTRY(lanes),         PS__ENTRY(use_lane),
+    PS__ENTRY(lane_wait),     PS__ENTRY(axpby),
+    PS__ENTRY(vmul),          PS__ENTRY(trmm),
+    PS__ENTRY(colswp),        PS__ENTRY(convert),
+    PS__ENTRY(norm_inf),      PS__ENTRY(set_float_compute),
+    PS__ENTRY(lanes_split),   PS__ENTRY(lanes_join),
+    PS__ENTRY(host_alloc),    PS__ENTRY(host_free),
+    PS__ENTRY(transpose),     PS__ENTRY(permute_rows),
+    PS__ENTRY(scatter_rows),  PS__ENTRY(transpose_square),
+    PS__ENTRY(fetch_start),   PS__ENTRY(fetch_wait),
+    PS__ENTRY(upload_async),  PS__ENTRY(download_async),
+    PS__ENTRY(transfer_wait), PS__ENTRY(transfer_order),
+    PS__ENTRY(device_memory), PS__ENTRY(activate),
 };
 #undef PS__ENTRY
 
