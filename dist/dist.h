@@ -127,9 +127,10 @@ ps_status ps__dist_move_runs(ps__backend *be, ps__dtype dt, const ps__cyclic *d,
  * PS__DIST_COL: each process row's rows of it, mine being this rank's, w columns) or along a
  * process row (PS__DIST_ROW: each process column's columns, w rows), every part broadcast to the
  * line, and ranks with place set putting each at its place in the device view whole (index g at
- * g - g0). part: device scratch for the largest part. Collective over the line. */
+ * g - g0). part: device scratch for the largest part. In order with the work on lane, the
+ * current one (ps__dist_bcast). Collective over the line. */
 ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *a, int g0, int g1,
-                            int w, ps__mat mine, void *part, int place, ps__mat whole,
+                            int w, ps__mat mine, void *part, int place, ps__mat whole, int lane,
                             ps__dist_buf *stage);
 /* Applies the interchanges piv[0..count) (0-based global rows, row base + i swapped with piv[i],
  * in order, or in the reverse order) to the local columns [c0, c1) of a. rows_dev: device
@@ -140,9 +141,10 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
                              int c0, int c1, int reverse, ps__dist_buf *stage, void *rows_dev);
 /* Broadcasts a rows x cols device view from root of the process row or column into the device
  * view dst, a workspace (the root's own copy is left where it is: src on the root; on the peer
- * transport the root's dst is written too, and the gaps between dst's columns). */
+ * transport the root's dst is written too, and the gaps between dst's columns), in order with
+ * the work on lane, the current one (as ps__dist_vbcast). */
 ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt, int rows, int cols,
-                         ps__mat src, ps__mat dst, ps__dist_buf *stage);
+                         ps__mat src, ps__mat dst, int lane, ps__dist_buf *stage);
 
 /* ps__dist_trsm on a grid of one process row with b in one process column, every step on the
  * devices (dist_trsm_cols.c), and whether b fits it. */

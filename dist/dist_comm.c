@@ -129,7 +129,7 @@ ps_status ps__dist_move_runs(ps__backend *be, ps__dtype dt, const ps__cyclic *d,
 }
 
 ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *a, int g0, int g1,
-                            int w, ps__mat mine, void *part, int place, ps__mat whole,
+                            int w, ps__mat mine, void *part, int place, ps__mat whole, int lane,
                             ps__dist_buf *stage) {
     int by_cols = line == PS__DIST_ROW, np = by_cols ? g->npcol : g->nprow;
     int me = by_cols ? g->mycol : g->myrow;
@@ -139,7 +139,7 @@ ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *
         int lo = ps__cyclic_below(d, g0, p), hi = ps__cyclic_below(d, g1, p);
         ps__mat piece = {part, 0, by_cols ? w : (hi > lo ? hi - lo : 1)};
         ps_status x = ps__dist_bcast(g, line, p, a->dt, by_cols ? w : hi - lo,
-                                     by_cols ? hi - lo : w, mine, piece, stage);
+                                     by_cols ? hi - lo : w, mine, piece, lane, stage);
         if (st == PS_SUCCESS) st = x;
         /* the root keeps its part where it is */
         if (place && st == PS_SUCCESS)
@@ -211,7 +211,7 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
     for (int p = 0; p < g->nprow; p++) {
         ps__mat part = {rows_dev, (size_t)start[p] * (size_t)ncols, moving[p] > 0 ? moving[p] : 1};
         ps_status x =
-            ps__dist_bcast(g, PS__DIST_COL, p, a->dt, moving[p], ncols, part, part, stage);
+            ps__dist_bcast(g, PS__DIST_COL, p, a->dt, moving[p], ncols, part, part, 0, stage);
         if (st == PS_SUCCESS) st = x;
     }
     for (int p = 0; p < g->nprow && st == PS_SUCCESS; p++) {
@@ -226,7 +226,7 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
 }
 
 ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt, int rows, int cols,
-                         ps__mat src, ps__mat dst, ps__dist_buf *stage) {
+                         ps__mat src, ps__mat dst, int lane, ps__dist_buf *stage) {
     ps__backend *be = &g->ctx->be;
     MPI_Comm comm = line == PS__DIST_ROW ? g->row : g->col;
     int me, size;
@@ -239,12 +239,15 @@ ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt,
         if (me == root && (src.buf != dst.buf || src.off != dst.off))
             st = be->ops->copy2d(be, dt, rows, cols, src, dst);
         st = ps__dist_failed(g, st);
-        ps_status x = ps__dist_vbcast(g, line, root, dt, dst.buf, dst.off,
-                                      (size_t)(cols - 1) * (size_t)dst.ld + (size_t)rows, 0, stage);
+        ps_status x =
+            ps__dist_vbcast(g, line, root, dt, dst.buf, dst.off,
+                            (size_t)(cols - 1) * (size_t)dst.ld + (size_t)rows, lane, stage);
         return st != PS_SUCCESS ? st : x;
     }
+    /* host transfers go on lane 0, in order with lane 1 both ways when that is the current one */
     size_t bytes = (size_t)rows * (size_t)cols * ps__dtype_size(dt);
     st = ps__dist_reserve(g, stage, bytes);
+    if (lane && st == PS_SUCCESS) st = ps__dist_failed(g, be->ops->lane_wait(be, 0, 1));
     if (st == PS_SUCCESS && me == root) {
         st = be->ops->download(be, dt, rows, cols, src, stage->p, rows);
         st = ps__dist_failed(g, st);
@@ -254,5 +257,6 @@ ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt,
         st = be->ops->upload(be, dt, rows, cols, stage->p, rows, dst);
         st = ps__dist_failed(g, st);
     }
+    if (lane && st == PS_SUCCESS) st = ps__dist_failed(g, be->ops->lane_wait(be, 1, 0));
     return st;
 }

@@ -55,17 +55,17 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, works
     if (g->mycol == pc) {
         ps__mat d = ps__mat_at(a->m, ps__cyclic_below(&a->r, k, g->myrow), lc);
         ps__mat mine = ps__mat_at(a->m, r1, lc);
-        st = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, jb, d, w->dw, &w->stage);
+        st = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, jb, d, w->dw, 0, &w->stage);
         ps__scalar one = ps__scalar_of(dt, 1.0);
         if (st == PS_SUCCESS && rows > 0)
             st = ps__dist_failed(g,
                                  be->ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT,
                                                rows, jb, &one, g->myrow == pr ? d : w->dw, mine));
         ps_status x = ps__dist_assemble(g, PS__DIST_COL, a, k + jb, n, jb, mine, w->part, 1, w->pd,
-                                        &w->stage);
+                                        0, &w->stage);
         if (st == PS_SUCCESS) st = x;
     }
-    ps_status x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, count, jb, w->pd, w->pd, &w->stage);
+    ps_status x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, count, jb, w->pd, w->pd, 0, &w->stage);
     if (st == PS_SUCCESS) st = x;
     w->md.ld = rows > 0 ? rows : 1;
     if (st == PS_SUCCESS && rows > 0)
@@ -89,17 +89,17 @@ static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspac
     if (g->myrow == pr) {
         ps__mat d = ps__mat_at(a->m, r0, ps__cyclic_below(&a->c, k, g->mycol));
         ps__mat mine = ps__mat_at(a->m, r0, c1);
-        st = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, w->dw, &w->stage);
+        st = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, w->dw, 0, &w->stage);
         ps__scalar one = ps__scalar_of(dt, 1.0);
         if (st == PS_SUCCESS && cols > 0)
             st = ps__dist_failed(g,
                                  be->ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT,
                                                jb, cols, &one, g->mycol == pc ? d : w->dw, mine));
         ps_status x = ps__dist_assemble(g, PS__DIST_ROW, a, k + jb, n, jb, mine, w->part, 1, w->pd,
-                                        &w->stage);
+                                        0, &w->stage);
         if (st == PS_SUCCESS) st = x;
     }
-    ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, count, w->pd, w->pd, &w->stage);
+    ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, count, w->pd, w->pd, 0, &w->stage);
     if (st == PS_SUCCESS) st = x;
     w->md.ld = jb;
     if (st == PS_SUCCESS && rows > 0)

@@ -45,13 +45,13 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
         ps__mat bk = ps__mat_at(b->m, r0, 0);
         if (g->myrow == pr) {
             ps__mat d = ps__mat_at(a->m, r0, ck);
-            ps_status x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, dw, &stage);
+            ps_status x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, dw, 0, &stage);
             if (st == PS_SUCCESS) st = x;
             if (st == PS_SUCCESS && nrhs > 0)
                 st = ps__dist_failed(g, be->ops->trsm(be, dt, PS__LEFT, uplo, trans, diag, jb, nrhs,
                                                       &one, g->mycol == pc ? d : dw, bk));
         }
-        ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, nrhs, bk, bw, &stage);
+        ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, nrhs, bk, bw, 0, &stage);
         if (st == PS_SUCCESS) st = x;
         ps__mat bsolved = g->myrow == pr ? bk : bw;
         int g0 = forward ? k + jb : 0, g1 = forward ? n : k;
@@ -61,7 +61,7 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
         ps__trans op = PS__NOTRANS;
         if (trans == PS__NOTRANS) {
             ps__mat src = ps__mat_at(a->m, l0, ck);
-            x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, count, jb, src, tw, &stage);
+            x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, count, jb, src, tw, 0, &stage);
             if (g->mycol == pc) t = src;
         } else if (g->nprow == 1 && g->npcol == 1) {
             /* one rank: block row k of T is in place */
@@ -76,10 +76,11 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
             x = PS_SUCCESS;
             if (g->myrow == pr && g1 > g0) {
                 ps__mat mine = ps__mat_at(a->m, r0, ps__cyclic_below(&a->c, g0, g->mycol));
-                x = ps__dist_assemble(g, PS__DIST_ROW, a, g0, g1, jb, mine, part, 1, whole, &stage);
+                x = ps__dist_assemble(g, PS__DIST_ROW, a, g0, g1, jb, mine, part, 1, whole, 0,
+                                      &stage);
             }
             ps_status y =
-                ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, g1 - g0, whole, whole, &stage);
+                ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, g1 - g0, whole, whole, 0, &stage);
             if (x == PS_SUCCESS) x = y;
             t = (ps__mat){tw.buf, 0, jb};
             if (x == PS_SUCCESS && count > 0)
