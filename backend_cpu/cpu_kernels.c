@@ -61,30 +61,32 @@ ps_status ps__cpu_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int
     return PS_SUCCESS;
 }
 
-ps_status ps__cpu_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,
-                               size_t perm_off, ps__mat src, ps__mat dst) {
-    (void)be;
-    const int32_t *p = (const int32_t *)perm + perm_off;
+/* The gather (dst(i) = src(idx[i])) or the scatter (dst(idx[i]) = src(i), idx[i] >= 0) of rows. */
+static void rows_by_index(ps__dtype dt, int scatter, int rows, int cols, const int32_t *idx,
+                          ps__mat src, ps__mat dst) {
     size_t es = ps__dtype_size(dt);
     for (int j = 0; j < cols; j++) {
         const char *from = (const char *)src.buf + (src.off + (size_t)j * (size_t)src.ld) * es;
         char *to = (char *)dst.buf + (dst.off + (size_t)j * (size_t)dst.ld) * es;
-        for (int i = 0; i < rows; i++) memcpy(to + (size_t)i * es, from + (size_t)p[i] * es, es);
+        for (int i = 0; i < rows; i++)
+            if (!scatter)
+                memcpy(to + (size_t)i * es, from + (size_t)idx[i] * es, es);
+            else if (idx[i] >= 0)
+                memcpy(to + (size_t)idx[i] * es, from + (size_t)i * es, es);
     }
+}
+
+ps_status ps__cpu_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,
+                               size_t perm_off, ps__mat src, ps__mat dst) {
+    (void)be;
+    rows_by_index(dt, 0, rows, cols, (const int32_t *)perm + perm_off, src, dst);
     return PS_SUCCESS;
 }
 
 ps_status ps__cpu_scatter_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *idx,
                                size_t idx_off, ps__mat src, ps__mat dst) {
     (void)be;
-    const int32_t *p = (const int32_t *)idx + idx_off;
-    size_t es = ps__dtype_size(dt);
-    for (int j = 0; j < cols; j++) {
-        const char *from = (const char *)src.buf + (src.off + (size_t)j * (size_t)src.ld) * es;
-        char *to = (char *)dst.buf + (dst.off + (size_t)j * (size_t)dst.ld) * es;
-        for (int i = 0; i < rows; i++)
-            if (p[i] >= 0) memcpy(to + (size_t)p[i] * es, from + (size_t)i * es, es);
-    }
+    rows_by_index(dt, 1, rows, cols, (const int32_t *)idx + idx_off, src, dst);
     return PS_SUCCESS;
 }
 

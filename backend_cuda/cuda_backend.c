@@ -528,28 +528,26 @@ static ps_status cuda_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a,
     return PS_SUCCESS;
 }
 
-static ps_status cuda_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols,
-                                   const void *perm, size_t perm_off, ps__mat src, ps__mat dst) {
+static ps_status rows_by_index(ps__backend *be, ps__dtype dt, int scatter, int rows, int cols,
+                               const void *idx, size_t idx_off, ps__mat src, ps__mat dst) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
     PS_CUDA_TRY(be,
-                ps_cuda_launch_permute_rows(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, rows, cols,
-                                            (const int *)perm + perm_off,
-                                            ps_cuda_ptr(dt, src.buf, src.off), src.ld,
-                                            ps_cuda_ptr(dt, dst.buf, dst.off), dst.ld),
-                "permute_rows kernel");
+                ps_cuda_launch_rows_by_index(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, scatter,
+                                             rows, cols, (const int *)idx + idx_off,
+                                             ps_cuda_ptr(dt, src.buf, src.off), src.ld,
+                                             ps_cuda_ptr(dt, dst.buf, dst.off), dst.ld),
+                scatter ? "scatter_rows kernel" : "permute_rows kernel");
     return PS_SUCCESS;
+}
+
+static ps_status cuda_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols,
+                                   const void *perm, size_t perm_off, ps__mat src, ps__mat dst) {
+    return rows_by_index(be, dt, 0, rows, cols, perm, perm_off, src, dst);
 }
 
 static ps_status cuda_scatter_rows(ps__backend *be, ps__dtype dt, int rows, int cols,
                                    const void *idx, size_t idx_off, ps__mat src, ps__mat dst) {
-    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
-    PS_CUDA_TRY(be,
-                ps_cuda_launch_scatter_rows(ps_cuda(be)->cur_stream, dt == PS__DOUBLE, rows, cols,
-                                            (const int *)idx + idx_off,
-                                            ps_cuda_ptr(dt, src.buf, src.off), src.ld,
-                                            ps_cuda_ptr(dt, dst.buf, dst.off), dst.ld),
-                "scatter_rows kernel");
-    return PS_SUCCESS;
+    return rows_by_index(be, dt, 1, rows, cols, idx, idx_off, src, dst);
 }
 
 ps_status ps_cuda_coop_next_epoch(ps__backend *be) {

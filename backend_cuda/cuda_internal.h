@@ -251,13 +251,11 @@ cudaError_t ps_cuda_gemv_mixed_init(int device, int *max_slices);
 cudaError_t ps_cuda_launch_gemv_mixed(cudaStream_t s, int sms, int max_slices, int m, int k,
                                       double alpha, const float *a, int lda, const double *x,
                                       int incx, double *y, int incy, int ahead);
-/* dst(i, j) = src(perm[i], j): a gather (the vtable's permute_rows); dst(idx[i], j) = src(i, j)
- * where idx[i] >= 0: a scatter (scatter_rows). */
-cudaError_t ps_cuda_launch_permute_rows(cudaStream_t s, int dbl, int rows, int cols,
-                                        const int *perm, const void *src, int lds, void *dst,
-                                        int ldd);
-cudaError_t ps_cuda_launch_scatter_rows(cudaStream_t s, int dbl, int rows, int cols, const int *idx,
-                                        const void *src, int lds, void *dst, int ldd);
+/* dst(i, j) = src(idx[i], j), a gather (the vtable's permute_rows), or with scatter set
+ * dst(idx[i], j) = src(i, j) where idx[i] >= 0 (scatter_rows). */
+cudaError_t ps_cuda_launch_rows_by_index(cudaStream_t s, int dbl, int scatter, int rows, int cols,
+                                         const int *idx, const void *src, int lds, void *dst,
+                                         int ldd);
 /* Column interchanges by the same permutation kernel (colswp of a short list, all on the device;
  * the columns' rows are contiguous). */
 cudaError_t ps_cuda_launch_colswp_steps(cudaStream_t s, int dbl, int nrows, void *a, int lda,

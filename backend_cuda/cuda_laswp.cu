@@ -206,63 +206,46 @@ cudaError_t launch(cudaStream_t s, int ncols, T *a, int lda, int k1, int k2, con
     return cudaSuccess;
 }
 
-// A gather: a thread per element, consecutive threads on consecutive rows of a column, so the
-// stores are contiguous and the loads are as scattered as the permutation.
-template <typename T>
-__global__ void permute_rows_kernel(int rows, int cols, const int *perm, const T *src, int lds,
-                                    T *dst, int ldd) {
-    size_t total = (size_t)rows * (size_t)cols;
-    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < total;
-         e += (size_t)gridDim.x * blockDim.x) {
-        int i = (int)(e % (size_t)rows), j = (int)(e / (size_t)rows);
-        dst[i + (size_t)j * ldd] = src[perm[i] + (size_t)j * lds];
-    }
-}
-
-// The reverse: a thread per element of src, its loads contiguous and its stores scattered;
-// rows whose index is negative stay where they are.
-template <typename T>
-__global__ void scatter_rows_kernel(int rows, int cols, const int *idx, const T *src, int lds,
-                                    T *dst, int ldd) {
+// A gather (dst(i, j) = src(idx[i], j)) or a scatter (dst(idx[i], j) = src(i, j) where idx[i]
+// >= 0): a thread per element of the view with consecutive rows, consecutive threads on
+// consecutive rows of a column, so that its side is contiguous and the other as scattered as
+// the indices.
+template <typename T, bool Scatter>
+__global__ void rows_by_index_kernel(int rows, int cols, const int *idx, const T *src, int lds,
+                                     T *dst, int ldd) {
     size_t total = (size_t)rows * (size_t)cols;
     for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < total;
          e += (size_t)gridDim.x * blockDim.x) {
         int i = (int)(e % (size_t)rows), j = (int)(e / (size_t)rows), r = idx[i];
-        if (r >= 0) dst[r + (size_t)j * ldd] = src[i + (size_t)j * lds];
+        if (!Scatter)
+            dst[i + (size_t)j * ldd] = src[r + (size_t)j * lds];
+        else if (r >= 0)
+            dst[r + (size_t)j * ldd] = src[i + (size_t)j * lds];
     }
+}
+
+template <typename T>
+void launch_rows_by_index(cudaStream_t s, bool scatter, unsigned blocks, int rows, int cols,
+                          const int *idx, const void *src, int lds, void *dst, int ldd) {
+    auto kernel = scatter ? rows_by_index_kernel<T, true> : rows_by_index_kernel<T, false>;
+    kernel<<<blocks, 256, 0, s>>>(rows, cols, idx, static_cast<const T *>(src), lds,
+                                  static_cast<T *>(dst), ldd);
 }
 
 } // namespace
 
-extern "C" cudaError_t ps_cuda_launch_scatter_rows(cudaStream_t s, int dbl, int rows, int cols,
-                                                   const int *idx, const void *src, int lds,
-                                                   void *dst, int ldd) {
+extern "C" cudaError_t ps_cuda_launch_rows_by_index(cudaStream_t s, int dbl, int scatter, int rows,
+                                                    int cols, const int *idx, const void *src,
+                                                    int lds, void *dst, int ldd) {
     if (rows <= 0 || cols <= 0) return cudaSuccess;
     size_t total = (size_t)rows * (size_t)cols, blocks = (total + 255) / 256;
     if (blocks > 4096) blocks = 4096;
     if (dbl)
-        scatter_rows_kernel<double>
-            <<<(unsigned)blocks, 256, 0, s>>>(rows, cols, idx, static_cast<const double *>(src),
-                                              lds, static_cast<double *>(dst), ldd);
+        launch_rows_by_index<double>(s, scatter, (unsigned)blocks, rows, cols, idx, src, lds, dst,
+                                     ldd);
     else
-        scatter_rows_kernel<float><<<(unsigned)blocks, 256, 0, s>>>(
-            rows, cols, idx, static_cast<const float *>(src), lds, static_cast<float *>(dst), ldd);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t ps_cuda_launch_permute_rows(cudaStream_t s, int dbl, int rows, int cols,
-                                                   const int *perm, const void *src, int lds,
-                                                   void *dst, int ldd) {
-    if (rows <= 0 || cols <= 0) return cudaSuccess;
-    size_t total = (size_t)rows * (size_t)cols, blocks = (total + 255) / 256;
-    if (blocks > 4096) blocks = 4096;
-    if (dbl)
-        permute_rows_kernel<double>
-            <<<(unsigned)blocks, 256, 0, s>>>(rows, cols, perm, static_cast<const double *>(src),
-                                              lds, static_cast<double *>(dst), ldd);
-    else
-        permute_rows_kernel<float><<<(unsigned)blocks, 256, 0, s>>>(
-            rows, cols, perm, static_cast<const float *>(src), lds, static_cast<float *>(dst), ldd);
+        launch_rows_by_index<float>(s, scatter, (unsigned)blocks, rows, cols, idx, src, lds, dst,
+                                    ldd);
     return cudaGetLastError();
 }
 

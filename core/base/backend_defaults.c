@@ -56,36 +56,36 @@ static ps_status default_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat
     return st;
 }
 
-/* One row copy per row, the permutation read on the host. */
-static ps_status default_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols,
-                                      const void *perm, size_t perm_off, ps__mat src, ps__mat dst) {
+/* One row copy per row, the indices read on the host: the gather (dst row i from src row
+ * idx[i]) or the scatter (dst row idx[i] from src row i, where idx[i] >= 0). */
+static ps_status rows_by_index(ps__backend *be, ps__dtype dt, int scatter, int rows, int cols,
+                               const void *idx, size_t idx_off, ps__mat src, ps__mat dst) {
     if (rows <= 0 || cols <= 0) return PS_SUCCESS;
     int32_t *host = malloc((size_t)rows * sizeof *host);
     if (!host)
-        return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "permute_rows: out of host memory");
-    ps__mat pm = {(void *)perm, perm_off, rows};
-    ps_status st = be->ops->download(be, PS__INT32, rows, 1, pm, host, rows);
-    for (int i = 0; i < rows && st == PS_SUCCESS; i++)
-        st = be->ops->copy2d(be, dt, 1, cols, ps__mat_at(src, host[i], 0), ps__mat_at(dst, i, 0));
-    free(host);
-    return st;
-}
-
-/* One row copy per named row, the indices read on the host. */
-static ps_status default_scatter_rows(ps__backend *be, ps__dtype dt, int rows, int cols,
-                                      const void *idx, size_t idx_off, ps__mat src, ps__mat dst) {
-    if (rows <= 0 || cols <= 0) return PS_SUCCESS;
-    int32_t *host = malloc((size_t)rows * sizeof *host);
-    if (!host)
-        return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "scatter_rows: out of host memory");
+        return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
+                                scatter ? "scatter_rows" : "permute_rows");
     ps__mat im = {(void *)idx, idx_off, rows};
     ps_status st = be->ops->download(be, PS__INT32, rows, 1, im, host, rows);
     for (int i = 0; i < rows && st == PS_SUCCESS; i++)
-        if (host[i] >= 0)
+        if (!scatter)
+            st = be->ops->copy2d(be, dt, 1, cols, ps__mat_at(src, host[i], 0),
+                                 ps__mat_at(dst, i, 0));
+        else if (host[i] >= 0)
             st = be->ops->copy2d(be, dt, 1, cols, ps__mat_at(src, i, 0),
                                  ps__mat_at(dst, host[i], 0));
     free(host);
     return st;
+}
+
+static ps_status default_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols,
+                                      const void *perm, size_t perm_off, ps__mat src, ps__mat dst) {
+    return rows_by_index(be, dt, 0, rows, cols, perm, perm_off, src, dst);
+}
+
+static ps_status default_scatter_rows(ps__backend *be, ps__dtype dt, int rows, int cols,
+                                      const void *idx, size_t idx_off, ps__mat src, ps__mat dst) {
+    return rows_by_index(be, dt, 1, rows, cols, idx, idx_off, src, dst);
 }
 
 static ps_status default_axpby(ps__backend *be, ps__dtype dt, int n, const ps__scalar *alpha,
