@@ -4,9 +4,10 @@
 # on the development machine, one rank per GPU, NCCL between them. Summary table last.
 #   bash scripts/dist_gpus.sh BUILD_DIR OUT_DIR [PARTS]
 # PARTS (default tests,opencl,lu,big,chol) picks what runs, so that a machine's per-command limit
-# can take them in turns: tests (test_dist on CUDA and OpenCL, one rank per GPU, and
-# test_devices), opencl (the build's opencl.mpi and opencl.scalapack tests on NVIDIA's OpenCL,
-# ScaLAPACK's testers copied from .devsl to Debian's folder first), lu (the LU figures), big
+# can take them in turns: tests (test_dist on CUDA and OpenCL, one rank per GPU, test_devices,
+# and the build's cuda.mpi and cuda.scalapack tests), opencl (its opencl.mpi and opencl.scalapack
+# tests on NVIDIA's OpenCL; for both, ScaLAPACK's testers are copied from .devsl to Debian's
+# folder first), lu (the LU figures), big
 # (n = 131072 on 2 GPUs), chol (the Cholesky figures). Each program runs under `timeout`
 # (STEP_TIMEOUT seconds, default 300), and every log goes to OUT_DIR as it is written, so a run
 # cut short still reports.
@@ -42,17 +43,28 @@ for backend in cuda opencl; do
     summary+=("test_dist $backend ${1}x$2: rc=$? $(grep -m1 -o 'checks, [0-9]* failed' "$log")")
   done
 done
-# contexts on two GPUs used in turn from one thread (tests/test_devices.c)
+# ScaLAPACK's testers where the build's tests look for them (Debian's folder)
+copy_testers() {
+  local testers=/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests
+  if [ -d .devsl ]; then
+    mkdir -p "$testers" && for f in .devsl/x* .devsl/bin/x* .devsl/*.dat; do
+      [ -f "$f" ] && cp -f "$f" "$testers/"
+    done
+  fi
+}
+# contexts on two GPUs used in turn from one thread (tests/test_devices.c); the distributed tests
+# and ScaLAPACK's testers with the preload on CUDA, 4 ranks (two to a GPU: MPI between them)
 if want tests; then
   timeout "${STEP_TIMEOUT:-300}" "$build"/tests/test_devices --backend cuda > "$out/test-devices.log" 2>&1
   summary+=("test_devices cuda: rc=$? $(grep -m1 -o 'checks, [0-9]* failed' "$out/test-devices.log")")
+  copy_testers
+  (cd "$build" && timeout "${STEP_TIMEOUT:-300}" ctest -R '^cuda\.(mpi|scalapack)' -j2) \
+    > "$out/ctest-cuda.log" 2>&1
+  summary+=("ctest cuda.mpi, cuda.scalapack: rc=$? $(grep -m1 'tests passed' "$out/ctest-cuda.log")")
 fi
-# the distributed tests and ScaLAPACK's testers with the preload on NVIDIA's OpenCL, 4 ranks
+# the same on NVIDIA's OpenCL
 if want opencl; then
-  testers=/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests
-  if [ -d .devsl ]; then
-    mkdir -p "$testers" && for f in .devsl/x* .devsl/bin/x* .devsl/*.dat; do cp -f "$f" "$testers/"; done
-  fi
+  copy_testers
   (cd "$build" && timeout "${STEP_TIMEOUT:-300}" ctest -R '^opencl\.(mpi|scalapack)' -j2) \
     > "$out/ctest-opencl.log" 2>&1
   summary+=("ctest opencl.mpi, opencl.scalapack: rc=$? $(grep -m1 'tests passed' "$out/ctest-opencl.log")")
