@@ -61,19 +61,32 @@ ps_status ps__cpu_laswp(ps__backend *be, ps__dtype dt, int ncols, ps__mat a, int
     return PS_SUCCESS;
 }
 
-/* The gather (dst(i) = src(idx[i])) or the scatter (dst(idx[i]) = src(i), idx[i] >= 0) of rows. */
+/* The gather (dst(i) = src(idx[i])) or the scatter (dst(idx[i]) = src(i), idx[i] >= 0) of rows,
+ * by typed element copies (a memcpy of the element size a call each was the distributed row
+ * interchanges' largest cost after GEMM). */
+#define PS__ROWS_BY_INDEX(name, T)                                                                 \
+    static void name(int scatter, int rows, int cols, const int32_t *idx, ps__mat src,             \
+                     ps__mat dst) {                                                                \
+        for (int j = 0; j < cols; j++) {                                                           \
+            const T *from = (const T *)src.buf + src.off + (size_t)j * (size_t)src.ld;             \
+            T *to = (T *)dst.buf + dst.off + (size_t)j * (size_t)dst.ld;                           \
+            if (!scatter)                                                                          \
+                for (int i = 0; i < rows; i++) to[i] = from[idx[i]];                               \
+            else                                                                                   \
+                for (int i = 0; i < rows; i++)                                                     \
+                    if (idx[i] >= 0) to[idx[i]] = from[i];                                         \
+        }                                                                                          \
+    }
+PS__ROWS_BY_INDEX(rows_by_index_d, double)
+PS__ROWS_BY_INDEX(rows_by_index_s, float)
+#undef PS__ROWS_BY_INDEX
+
 static void rows_by_index(ps__dtype dt, int scatter, int rows, int cols, const int32_t *idx,
                           ps__mat src, ps__mat dst) {
-    size_t es = ps__dtype_size(dt);
-    for (int j = 0; j < cols; j++) {
-        const char *from = (const char *)src.buf + (src.off + (size_t)j * (size_t)src.ld) * es;
-        char *to = (char *)dst.buf + (dst.off + (size_t)j * (size_t)dst.ld) * es;
-        for (int i = 0; i < rows; i++)
-            if (!scatter)
-                memcpy(to + (size_t)i * es, from + (size_t)idx[i] * es, es);
-            else if (idx[i] >= 0)
-                memcpy(to + (size_t)idx[i] * es, from + (size_t)i * es, es);
-    }
+    if (dt == PS__DOUBLE)
+        rows_by_index_d(scatter, rows, cols, idx, src, dst);
+    else
+        rows_by_index_s(scatter, rows, cols, idx, src, dst);
 }
 
 ps_status ps__cpu_permute_rows(ps__backend *be, ps__dtype dt, int rows, int cols, const void *perm,
