@@ -86,6 +86,9 @@ typedef struct ps__dist_steps {
 } ps__dist_steps;
 /* Records st, with the context's message, unless an earlier step failed. */
 void ps__dist_note(ps__dist_steps *s, ps_status st);
+/* Records st, a status of the distributed layer whose message is already the grid's, unless an
+ * earlier step failed. */
+void ps__dist_keep(ps__dist_steps *s, ps_status st);
 /* Ends the steps: every rank's status agreed on and, on success, the least positive value of the
  * device int32 word info over the ranks (a first zero pivot, a first failing minor) into *first
  * unless that is already set. */

@@ -26,12 +26,6 @@ typedef struct {
     int zero_seen; /* this rank's info already reported */
 } panel_scratch;
 
-/* Records st, a status of the distributed layer whose message is already the grid's, unless an
- * earlier step failed (ps__dist_note is for the context's own failures). */
-static void keep(ps__dist_steps *s, ps_status st) {
-    if (s->st == PS_SUCCESS) s->st = st;
-}
-
 /* The panel at step k on the devices, on the current lane of s: every process row sends its
  * rows of it down the process column, the diagonal block's rank assembles them in global order
  * and factors them with the context's panel factorization, the factored panel goes back down the
@@ -120,7 +114,7 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     if (kmax > 0 && s.st == PS_SUCCESS) {
         ps__dist_use_lane(&s, 1);
-        keep(&s, factor_panel(&s, a, 0, kmax < nb ? kmax : nb, &ps, &stage, piv, info));
+        ps__dist_keep(&s, factor_panel(&s, a, 0, kmax < nb ? kmax : nb, &ps, &stage, piv, info));
     }
     for (int k = 0; k < kmax; k += nb) {
         /* one agreement a step, before its exchanges */
@@ -133,22 +127,22 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
         ps__dist_use_lane(&s, 0);
         /* the interchanges on the columns outside the panel */
         int in_panel = g->mycol == pc;
-        keep(&s, ps__dist_swap_rows(g, a, k, jb, piv + k, 0, in_panel ? lc : a->lcols, 0, &stage,
-                                    uw.buf));
+        ps__dist_keep(&s, ps__dist_swap_rows(g, a, k, jb, piv + k, 0, in_panel ? lc : a->lcols, 0,
+                                             &stage, uw.buf));
         if (in_panel)
-            keep(&s,
-                 ps__dist_swap_rows(g, a, k, jb, piv + k, lc + jb, a->lcols, 0, &stage, uw.buf));
+            ps__dist_keep(
+                &s, ps__dist_swap_rows(g, a, k, jb, piv + k, lc + jb, a->lcols, 0, &stage, uw.buf));
         /* L along the process rows; U's block row down the process columns */
         ps__mat lpanel = in_panel ? ps__mat_at(a->m, r0, lc) : lw;
-        keep(&s, ps__dist_bcast(g, PS__DIST_ROW, pc, dt, a->lrows - r0, jb,
-                                ps__mat_at(a->m, r0, lc), lw, 0, &stage));
+        ps__dist_keep(&s, ps__dist_bcast(g, PS__DIST_ROW, pc, dt, a->lrows - r0, jb,
+                                         ps__mat_at(a->m, r0, lc), lw, 0, &stage));
         int c1 = ps__cyclic_below(&a->c, next, g->mycol), right = a->lcols - c1;
         if (g->myrow == pr && right > 0 && s.st == PS_SUCCESS)
             ps__dist_note(&s, be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb,
                                             right, &one, lpanel, ps__mat_at(a->m, r0, c1)));
         ps__mat upanel = g->myrow == pr ? ps__mat_at(a->m, r0, c1) : uw;
-        keep(&s, ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, right, ps__mat_at(a->m, r0, c1), uw, 0,
-                                &stage));
+        ps__dist_keep(&s, ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, right,
+                                         ps__mat_at(a->m, r0, c1), uw, 0, &stage));
         /* the trailing update: the next block column first, then its panel on lane 1 beside
          * the rest */
         int r1 = ps__cyclic_below(&a->r, next, g->myrow), below = a->lrows - r1, ahead = 0;
@@ -166,7 +160,7 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
         if (next < kmax) {
             int jn = kmax - next < nb ? kmax - next : nb;
             ps__dist_use_lane(&s, 1);
-            keep(&s, factor_panel(&s, a, next, jn, &ps, &stage, piv + next, info));
+            ps__dist_keep(&s, factor_panel(&s, a, next, jn, &ps, &stage, piv + next, info));
         }
     }
     ps__dist_lanes_join(&s);

@@ -66,6 +66,10 @@ void ps__dist_note(ps__dist_steps *s, ps_status st) {
             ps__dist_fail(s->g, st, "rank %d: %s", s->g->rank, ps_context_last_error(s->g->ctx));
 }
 
+void ps__dist_keep(ps__dist_steps *s, ps_status st) {
+    if (s->st == PS_SUCCESS) s->st = st;
+}
+
 ps_status ps__dist_first_info(ps__dist_steps *s, void *info, int *first) {
     ps__backend *be = &s->g->ctx->be;
     int32_t mine = 0;

@@ -26,10 +26,9 @@ typedef struct {
     void *part, *info;
 } workspace;
 
-/* Records st, a status of the distributed layer whose message is already the grid's, unless an
- * earlier step failed. */
-static void keep(ps__dist_steps *s, ps_status st) {
-    if (s->st == PS_SUCCESS) s->st = st;
+/* Which of the two panel buffers (pd, md) step k uses. */
+static int parity(const ps__dist_mat *a, int k) {
+    return k / a->r.nb % 2;
 }
 
 /* Lower: the block column below the diagonal solved, then L(k + jb.., k..k + jb) on every rank
@@ -42,7 +41,7 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, works
     int n = a->r.n, pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
     int count = n - k - jb, lc = ps__cyclic_local(&a->c, k);
     int r1 = ps__cyclic_below(&a->r, k + jb, g->myrow), rows = a->lrows - r1;
-    ps__mat *pd = &w->pd[k / a->r.nb % 2], *md = &w->md[k / a->r.nb % 2];
+    ps__mat *pd = &w->pd[parity(a, k)], *md = &w->md[parity(a, k)];
     ps_status st = PS_SUCCESS;
     pd->ld = count;
     if (g->mycol == pc) {
@@ -78,7 +77,7 @@ static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspac
     int count = n - k - jb, r0 = ps__cyclic_below(&a->r, k, g->myrow);
     int c1 = ps__cyclic_below(&a->c, k + jb, g->mycol), cols = a->lcols - c1;
     int r1 = ps__cyclic_below(&a->r, k + jb, g->myrow), rows = a->lrows - r1;
-    ps__mat *pd = &w->pd[k / a->r.nb % 2], *md = &w->md[k / a->r.nb % 2];
+    ps__mat *pd = &w->pd[parity(a, k)], *md = &w->md[parity(a, k)];
     ps_status st = PS_SUCCESS;
     pd->ld = jb;
     if (g->myrow == pr) {
@@ -112,7 +111,7 @@ static void update(ps__dist_mat *a, ps__uplo uplo, int k, int jb, int next_panel
     ps__backend *be = &g->ctx->be;
     ps__dtype dt = a->dt;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    ps__mat pd = w->pd[k / a->r.nb % 2], md = w->md[k / a->r.nb % 2];
+    ps__mat pd = w->pd[parity(a, k)], md = w->md[parity(a, k)];
     int nb = a->c.nb, next = k + jb, r1 = ps__cyclic_below(&a->r, next, g->myrow);
     /* upper: the next block row's local rows [r1, r1 + nr) */
     int end = next + nb < a->r.n ? next + nb : a->r.n;
@@ -164,7 +163,8 @@ static void panel(ps__dist_mat *a, ps__uplo uplo, int k, int jb, workspace *w) {
     }
     /* a rank that failed still takes part */
     if (k + jb < n)
-        keep(&w->s, uplo == PS__LOWER ? spread_column(g, a, k, jb, w) : spread_row(g, a, k, jb, w));
+        ps__dist_keep(&w->s, uplo == PS__LOWER ? spread_column(g, a, k, jb, w)
+                                               : spread_row(g, a, k, jb, w));
 }
 
 ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info) {
