@@ -77,12 +77,15 @@ ps_status ps__dist_failed(ps_grid *g, ps_status st);
 typedef enum ps__dist_line { PS__DIST_ROW, PS__DIST_COL } ps__dist_line;
 
 /* A driver's device steps on this rank: the first failure (after which the rank still takes
- * part in every exchange, so that no other waits for it) and the lanes of its look-ahead (lanes
- * 1: everything on lane 0). */
+ * part in every exchange, so that no other waits for it), the lanes of its look-ahead (lanes
+ * 1: everything on lane 0) and, where set, whom to tell how many leading rows of the local
+ * array the steps queued so far leave final in every column (dist_staged.c sends them down). */
 typedef struct ps__dist_steps {
     ps_grid *g;
     int lanes, lane;
     ps_status st;
+    void (*rows_final)(void *arg, int rows);
+    void *rows_arg;
 } ps__dist_steps;
 /* Records st, with the context's message, unless an earlier step failed. */
 void ps__dist_note(ps__dist_steps *s, ps_status st);
@@ -96,6 +99,9 @@ ps_status ps__dist_first_info(ps__dist_steps *s, void *info, int *first);
 /* The backend's use_lane and lane_wait where the steps have two lanes; nothing otherwise. */
 void ps__dist_use_lane(ps__dist_steps *s, int lane);
 void ps__dist_lane_wait(ps__dist_steps *s, int waiter, int signaller);
+/* Tells s->rows_final, where set and no step has failed, that the work queued on both lanes so
+ * far leaves the leading rows of every local column final. */
+void ps__dist_rows_final(ps__dist_steps *s, int rows);
 
 /* Both lanes follow everything queued on either, back on the context's queue if they were split
  * (lanes_split); lane 0 current. */

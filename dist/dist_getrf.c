@@ -110,7 +110,8 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
         st = ps__dist_failed(g, st);
     }
     if (st == PS_SUCCESS) st = ps__dist_failed(g, ps__zero_info(g->ctx, ps.info));
-    ps__dist_steps s = {g, be->ops->lanes(be) > 1 ? 2 : 1, 0, ps__dist_agree(g, st)};
+    ps__dist_steps s = {
+        .g = g, .lanes = be->ops->lanes(be) > 1 ? 2 : 1, .st = ps__dist_agree(g, st)};
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     if (kmax > 0 && s.st == PS_SUCCESS) {
         ps__dist_use_lane(&s, 1);

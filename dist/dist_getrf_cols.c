@@ -105,6 +105,7 @@ void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1) {
         if (w->s.st != PS_SUCCESS) break;
         split = split_lanes(w, k, next < k1 && g->mycol == ps__cyclic_owner(&a->c, next));
         ps__dist_lane_wait(&w->s, 0, 1);
+        if (k > k0) ps__dist_rows_final(&w->s, k); /* the steps before k are done */
         if (next < k1) {
             if (g->mycol == ps__cyclic_owner(&a->c, next)) {
                 ahead = a->c.n - next < w->nb ? a->c.n - next : w->nb;
@@ -121,12 +122,12 @@ void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1) {
         ps__dist_use_lane(&w->s, 0);
         apply(w, k, right + ahead, w->upto, 1);
         int left = ps__cyclic_below(&a->c, k, g->mycol);
-        if (left > w->frozen && w->s.st == PS_SUCCESS)
-            ps__dist_note(&w->s, be->ops->laswp(be, a->dt, left - w->frozen,
-                                                ps__mat_at(a->m, 0, w->frozen), k, k + jb, w->ipiv,
-                                                (size_t)k, 1));
+        if (left > 0 && w->s.st == PS_SUCCESS)
+            ps__dist_note(&w->s,
+                          be->ops->laswp(be, a->dt, left, a->m, k, k + jb, w->ipiv, (size_t)k, 1));
     }
     ps__dist_lanes_join(&w->s);
+    if (k1 == w->kmax) ps__dist_rows_final(&w->s, a->r.n);
 }
 
 /* Broadcasts the factored panel k again (rows k.. as its holder has them now). */
@@ -167,8 +168,8 @@ ps_status ps__cols_lu_open(ps__cols_lu *w, ps_grid *g, ps__dist_mat *a) {
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int m = a->r.n, n = a->c.n;
-    *w = (ps__cols_lu){{g, 1, 0, PS_SUCCESS}, a,  m < n ? m : n, a->c.nb, 0, a->lcols, NULL, NULL,
-                       {NULL, NULL},          {0}};
+    *w = (ps__cols_lu){{.g = g, .lanes = 1}, a,  m < n ? m : n, a->c.nb, a->lcols, NULL, NULL,
+                       {NULL, NULL},         {0}};
     if (be->ops->lanes(be) > 1) w->s.lanes = 2;
     size_t panel_bytes = (size_t)(m > 0 ? m : 1) * (size_t)w->nb * es;
     ps_status st = ps__dev_alloc(g->ctx, (size_t)(w->kmax > 0 ? w->kmax : 1) * 4, &w->ipiv);

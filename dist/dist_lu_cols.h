@@ -9,9 +9,7 @@ typedef struct ps__cols_lu {
     ps__dist_steps s; /* the first failure, and the lanes: 2 with look-ahead */
     ps__dist_mat *a;
     int kmax, nb;
-    /* The local columns the steps touch: interchanges left of a panel reach columns from
-     * frozen on (those left of it take them later), updates right of it stop at upto. */
-    int frozen, upto;
+    int upto;          /* the local columns right of a panel that the steps update stop here */
     void *ipiv, *info; /* device int32: kmax pivots (0-based global rows); the first zero pivot */
     void *pan[2];      /* device: the broadcast panels, by step parity */
     ps__dist_buf stage;

@@ -196,7 +196,8 @@ ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info) 
     for (size_t i = 0; i < sizeof dev / sizeof dev[0] && st == PS_SUCCESS; i++)
         st = ps__dist_failed(g, ps__dev_alloc(g->ctx, bytes[i], dev[i]));
     if (st == PS_SUCCESS) st = ps__dist_failed(g, ps__zero_info(g->ctx, w.info));
-    w.s = (ps__dist_steps){g, be->ops->lanes(be) > 1 ? 2 : 1, 0, ps__dist_agree(g, st)};
+    w.s = (ps__dist_steps){
+        .g = g, .lanes = be->ops->lanes(be) > 1 ? 2 : 1, .st = ps__dist_agree(g, st)};
     if (n > 0 && w.s.st == PS_SUCCESS) {
         ps__dist_use_lane(&w.s, 1);
         panel(a, uplo, 0, n < nb ? n : nb, &w);

@@ -147,7 +147,7 @@ static ps_status open_steps(cols_chol *w, ps_grid *g, ps__dist_mat *a) {
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int n = a->r.n, nb = a->c.nb;
-    *w = (cols_chol){{g, 1, 0, PS_SUCCESS}, a, nb, a->lcols, NULL, {NULL, NULL}, {0}};
+    *w = (cols_chol){{.g = g, .lanes = 1}, a, nb, a->lcols, NULL, {NULL, NULL}, {0}};
     if (be->ops->lanes(be) > 1) w->s.lanes = 2;
     size_t panel_bytes = (size_t)(n > 0 ? n : 1) * (size_t)nb * es;
     int32_t zero = 0;
@@ -181,7 +181,7 @@ ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info) {
 ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
                                 int *info) {
     cols_chol w;
-    ps__dist_parts parts = {&w, &w.s, NULL, steps, catch_up, 1, PS__LOWER, 0};
+    ps__dist_parts parts = {&w, &w.s, steps, catch_up, 1, PS__LOWER, 0, 0};
     if (open_steps(&w, g, a) == PS_SUCCESS) ps__dist_staged_run(g, a, host, lld, f, &parts);
     ps_status st = close_steps(&w, info);
     if (st == PS_SUCCESS) /* the bottom right corner's triangle */

@@ -5,11 +5,13 @@
  *   1. the panels of the first piece are factored, their updates stopping at its end;
  *   2. the second piece is brought up to date with them and its panels factored;
  *   3. the rest is brought up to date with the left half's panels, while the left half goes
- *      down: nothing changes it any more (but LU's later interchanges, which its caller applies);
+ *      down: nothing changes it any more (LU: its rows above f; its rows below take the later
+ *      interchanges);
  *   4. the panels [f, kmax) are factored as usual, while (LU, upper Cholesky) the rest's rows
- *      above f, final after step 3, go down.
- * The caller then brings down the rest's lower rows. transfer_order's marks keep each side
- * behind what it reads; the second thread makes no MPI call.
+ *      above f, final after step 3, go down, and then (LU) every column's block rows below f,
+ *      each once its step has made it final.
+ * Cholesky's caller then brings down the rest's lower rows. transfer_order's marks keep each
+ * side behind what it reads; the second thread makes no MPI call.
  */
 #include "dist_staged.h"
 #include "lu/lu.h"
@@ -24,12 +26,13 @@
 #include <stdio.h>
 
 /* transfer_order's marks (0 and 1 are the staging's): each piece's arrival; the work after
- * step 2 and after step 3. */
-enum { MARK_ARRIVED = 2, MARK_LEFT = 5, MARK_TOP = 6 };
+ * step 2, after step 3 and after the last step that made rows final. */
+enum { MARK_ARRIVED = 2, MARK_LEFT = 5, MARK_TOP = 6, MARK_ROWS = 7 };
 #define PIECES 3
 
 /* What the two threads share. h.staged: pieces queued up; h.go: how far the work is queued (1:
- * steps 1 and 2, 2: step 3), -1 when the transfer thread is to stop. */
+ * steps 1 and 2, 2: step 3), -1 when the transfer thread is to stop; h.rows: the leading rows
+ * final in every column after the work queued (p->rows_follow). */
 typedef struct staged {
     ps_grid *g;
     ps__dist_mat *a;
@@ -54,16 +57,17 @@ int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax) {
     return f;
 }
 
-/* Rows [0, r1) of the local columns [c0, c1) up or down; where p->triangle, only those of uplo's
+/* Rows [lo, r1) of the local columns [c0, c1) up or down; where p->triangle, only those of uplo's
  * triangle (a block column at a time). */
-static ps_status move(staged *o, int up, int c0, int c1, int r1) {
+static ps_status move(staged *o, int up, int c0, int c1, int lo, int r1) {
     ps_context *ctx = o->g->ctx;
     const ps__dist_mat *a = o->a;
     size_t es = ps__dtype_size(a->dt);
     int step = o->p->triangle ? a->c.nb : c1 - c0;
     for (int c = c0; c < c1; c += step) {
-        int w = c1 - c < step ? c1 - c : step, r0 = 0, rows = r1;
+        int w = c1 - c < step ? c1 - c : step, r0 = lo, rows = r1 - lo;
         if (o->p->triangle) ps__dist_triangle_rows(a, o->p->uplo, c, w, &r0, &rows);
+        if (r0 < lo) rows -= lo - r0, r0 = lo;
         if (r0 + rows > r1) rows = r1 - r0;
         char *row0 = o->host + (size_t)r0 * es; /* row r0 of the host array's first column */
         ps__mat v = ps__mat_at(a->m, r0, 0);
@@ -79,26 +83,41 @@ static ps_status move(staged *o, int up, int c0, int c1, int r1) {
 static void stage_pieces(staged *o) {
     ps__backend *be = &o->g->ctx->be;
     for (int p = 0; p < PIECES; p++) {
-        ps_status st = move(o, 1, o->col0[p], o->col0[p + 1], o->a->lrows);
+        ps_status st = move(o, 1, o->col0[p], o->col0[p + 1], 0, o->a->lrows);
         if (!st) st = be->ops->transfer_order(be, PS__ORDER_MARK_TRANSFERS, MARK_ARRIVED + p);
         ps__handoff_set(&o->h, &o->h.staged, p + 1, st);
         if (st) return;
     }
 }
 
-/* Then the left half down after step 2, and (LU) the rest's rows above f after step 3. */
+/* Then the left half down after step 2, the rest's rows above f after step 3 (p->top), and the
+ * rows below f as they become final (p->rows_follow). */
 static void download_finished(staged *o) {
     ps__backend *be = &o->g->ctx->be;
-    int lf = o->col0[PIECES - 1];
+    int lf = o->col0[PIECES - 1], lrows = o->a->lrows, lcols = o->a->lcols;
     ps_status st = PS_SUCCESS;
     if (ps__handoff_wait(&o->h, &o->h.go, 1)) return;
     st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_LEFT);
-    if (!st) st = move(o, 0, 0, lf, o->a->lrows);
+    if (!st) st = move(o, 0, 0, lf, 0, o->p->rows_follow ? o->f : lrows);
     if (!st && o->p->top && !ps__handoff_wait(&o->h, &o->h.go, 2)) {
         st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_TOP);
-        if (!st) st = move(o, 0, lf, o->a->lcols, o->f);
+        if (!st) st = move(o, 0, lf, lcols, 0, o->f);
+    }
+    /* each round takes every row made final since the last: the mark is at least that far */
+    for (int done = o->f, r; !st && o->p->rows_follow && done < lrows; done = r) {
+        if ((r = ps__handoff_wait_beyond(&o->h, &o->h.rows, done)) < 0) break;
+        st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_ROWS);
+        if (!st) st = move(o, 0, 0, lcols, done, r < lrows ? r : lrows);
     }
     o->downloaded_status = st;
+}
+
+/* The steps' rows_final (p->rows_follow): the mark first, then the count the mark covers. */
+static void rows_final(void *arg, int rows) {
+    staged *o = arg;
+    ps__backend *be = &o->g->ctx->be;
+    ps__dist_note(o->p->s, be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_ROWS));
+    if (o->p->s->st == PS_SUCCESS) ps__handoff_set(&o->h, &o->h.rows, rows, PS_SUCCESS);
 }
 
 static void *transfer_thread(void *arg) {
@@ -130,7 +149,7 @@ static void queue_work(staged *o, int kmax) {
     const ps__dist_parts *p = o->p;
     ps__backend *be = &o->g->ctx->be;
     ps__dist_steps *s = p->s;
-    int f1 = o->fcol[1], lf = o->col0[PIECES - 1];
+    int f1 = o->fcol[1];
     wait_for_piece(o, 0);
     p->catch_up(p->w, 0, f1);
     if (s->st == PS_SUCCESS) p->steps(p->w, 0, f1);
@@ -146,12 +165,13 @@ static void queue_work(staged *o, int kmax) {
     wait_for_piece(o, 2);
     if (s->st != PS_SUCCESS) return;
     ps__handoff_set(&o->h, &o->h.go, 1, PS_SUCCESS);
-    if (p->frozen) *p->frozen = lf;
     p->catch_up(p->w, o->f, o->a->c.n);
     if (s->st == PS_SUCCESS)
         ps__dist_note(s, be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_TOP));
     if (s->st == PS_SUCCESS) ps__handoff_set(&o->h, &o->h.go, 2, PS_SUCCESS);
+    if (p->rows_follow) s->rows_final = rows_final, s->rows_arg = o;
     p->steps(p->w, o->f, kmax);
+    s->rows_final = NULL;
 }
 
 ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,

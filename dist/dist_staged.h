@@ -8,18 +8,19 @@
 
 /* A factorization run in parts: its steps on the panels [k0, k1), whose updates stop at the
  * global column the last catch_up named; catch_up(w, f, g1) brings the columns from there up to
- * g1 up to date with the panels [0, f) (f = 0: only sets where the updates stop); *frozen (NULL:
- * none) is the first local column that later steps' row interchanges reach. */
+ * g1 up to date with the panels [0, f) (f = 0: only sets where the updates stop). */
 typedef struct ps__dist_parts {
     void *w;
     ps__dist_steps *s;
-    int *frozen;
     void (*steps)(void *w, int k0, int k1);
     void (*catch_up)(void *w, int f, int g1);
     int triangle; /* only uplo's triangle moves (Cholesky); else whole columns */
     ps__uplo uplo;
-    int top; /* the right half's rows above the split go down after its catch-up (LU, upper
-                Cholesky) */
+    int top;         /* the right half's rows above the split go down after its catch-up (LU, upper
+                        Cholesky) */
+    int rows_follow; /* the rows below the split go down block row by block row as the last
+                        steps make them final (s->rows_final), the left half's with them (LU,
+                        whose later interchanges reach every column) */
 } ps__dist_parts;
 
 /* Where the staged factorization of a, with kmax panels, splits into its left half [0, f) and
@@ -31,10 +32,12 @@ int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax);
 /* Runs p's parts on a (allocated, its steps reserved) while a second host thread moves the host
  * local array host (leading dimension lld): up in three pieces of global columns (the left half
  * [0, f) in two, then the rest), each piece's panels factored once it has arrived and the
- * earlier panels have been caught up with; down the left half once its panels are done, then
- * (p->top) the rest's rows above f once it is caught up. The rest's lower rows stay for the
- * caller to download. The caller's array is written only once every rank has all of it on its
- * device. Returns with the transfers finished; the status is p->s's, not yet agreed. */
+ * earlier panels have been caught up with; down the left half (p->rows_follow: its rows above
+ * f) once its panels are done, then (p->top) the rest's rows above f once it is caught up, then
+ * (p->rows_follow) every column's rows below f as the last steps make them final. Without
+ * p->rows_follow the rest's lower rows stay for the caller to download. The caller's array is
+ * written only once every rank has all of it on its device. Returns with the transfers
+ * finished; the status is p->s's, not yet agreed. */
 ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
                               const ps__dist_parts *p);
 

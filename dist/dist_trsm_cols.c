@@ -86,7 +86,7 @@ ps_status ps__dist_trsm_cols(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, p
     size_t es = ps__dtype_size(dt);
     int n = a->r.n, nb = a->r.nb, nrhs = b->c.n, holder = b->c.src;
     int forward = (uplo == PS__LOWER) != (trans == PS__TRANS), blocks = (n + nb - 1) / nb;
-    cols_trsm w = {{g, 1, 0, PS_SUCCESS}, a, b, {NULL, 0, n}, {NULL, 0, n}, {0}};
+    cols_trsm w = {{.g = g, .lanes = 1}, a, b, {NULL, 0, n}, {NULL, 0, n}, {0}};
     size_t bytes = (size_t)n * (size_t)nrhs * es;
     ps_status st = ps__dev_alloc(g->ctx, bytes, &w.x.buf);
     if (st == PS_SUCCESS && trans == PS__NOTRANS) st = ps__dev_alloc(g->ctx, bytes, &w.pack.buf);

@@ -4,7 +4,7 @@
 void ps__handoff_init(ps__handoff *h) {
     pthread_mutex_init(&h->lock, NULL);
     pthread_cond_init(&h->changed, NULL);
-    h->staged = h->go = 0;
+    h->staged = h->go = h->rows = 0;
     h->failed = PS_SUCCESS;
 }
 
@@ -27,4 +27,12 @@ int ps__handoff_wait(ps__handoff *h, const int *field, int value) {
     int reached = *field >= value && !h->failed;
     pthread_mutex_unlock(&h->lock);
     return reached ? 0 : -1;
+}
+
+int ps__handoff_wait_beyond(ps__handoff *h, const int *field, int value) {
+    pthread_mutex_lock(&h->lock);
+    while (*field <= value && h->go >= 0 && !h->failed) pthread_cond_wait(&h->changed, &h->lock);
+    int now = *field > value && !h->failed ? *field : -1;
+    pthread_mutex_unlock(&h->lock);
+    return now;
 }
