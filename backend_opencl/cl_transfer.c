@@ -106,24 +106,34 @@ ps_status ps_cl_download_async(ps__backend *be, ps__dtype dt, int rows, int cols
 
 /* A marker on one queue, or a barrier on one queue behind the other's marker. The queue that holds
  * a marker is flushed, so that a barrier on the other one never waits for a command not yet
- * submitted. */
+ * submitted. A barrier holds its own reference to the marker it waits for: the other thread may
+ * replace the mark meanwhile. */
 ps_status ps_cl_transfer_order(ps__backend *be, ps__transfer_order order, int mark) {
     ps_cl_state *st = ps_cl(be);
     if (mark < 0 || mark >= PS__TRANSFER_MARKS)
         return ps__backend_fail(be, PS_ERR_INVALID_ARGUMENT, "opencl: transfer mark %d", mark);
     cl_int err = CL_SUCCESS;
+    cl_event ev = NULL;
     if (order == PS__ORDER_MARK_WORK || order == PS__ORDER_MARK_TRANSFERS) {
         cl_command_queue q = order == PS__ORDER_MARK_WORK ? st->queue : st->transfers;
-        cl_event ev = NULL;
         err = clEnqueueMarkerWithWaitList(q, 0, NULL, &ev);
         if (err == CL_SUCCESS) {
-            if (st->marks[mark]) clReleaseEvent(st->marks[mark]);
+            pthread_mutex_lock(&st->marks_lock);
+            cl_event old = st->marks[mark];
             st->marks[mark] = ev;
+            pthread_mutex_unlock(&st->marks_lock);
+            if (old) clReleaseEvent(old);
             err = clFlush(q);
         }
-    } else if (st->marks[mark]) {
-        cl_command_queue q = order == PS__ORDER_TRANSFERS_AFTER ? st->transfers : st->queue;
-        err = clEnqueueBarrierWithWaitList(q, 1, &st->marks[mark], NULL);
+    } else {
+        pthread_mutex_lock(&st->marks_lock);
+        if ((ev = st->marks[mark])) clRetainEvent(ev);
+        pthread_mutex_unlock(&st->marks_lock);
+        if (ev) {
+            cl_command_queue q = order == PS__ORDER_TRANSFERS_AFTER ? st->transfers : st->queue;
+            err = clEnqueueBarrierWithWaitList(q, 1, &ev, NULL);
+            clReleaseEvent(ev);
+        }
     }
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "transfer order (marker or barrier)");
     return PS_SUCCESS;
@@ -131,6 +141,9 @@ ps_status ps_cl_transfer_order(ps__backend *be, ps__transfer_order order, int ma
 
 ps_status ps_cl_open_transfers(ps__backend *be, ps_cl_state *st) {
     cl_int err;
+    if (pthread_mutex_init(&st->marks_lock, NULL) != 0)
+        return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "opencl: a mutex for the marks");
+    st->marks_lock_ready = 1;
     st->transfers = clCreateCommandQueue(st->context, st->device, 0, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateCommandQueue (transfers)");
     return PS_SUCCESS;
@@ -148,6 +161,8 @@ void ps_cl_release_transfers(ps_cl_state *st) {
             clReleaseEvent(st->marks[i]);
             st->marks[i] = NULL;
         }
+    if (st->marks_lock_ready) pthread_mutex_destroy(&st->marks_lock);
+    st->marks_lock_ready = 0;
     if (st->transfers) {
         clFinish(st->transfers);
         clReleaseCommandQueue(st->transfers);

@@ -176,7 +176,8 @@ typedef struct ps__backend {
 /* transfer_order's orders. MARK_WORK and MARK_TRANSFERS name the point lane 0's work, or the
  * transfers queued so far, have reached (replacing what the mark named before); TRANSFERS_AFTER
  * makes the transfers queued from now on wait for a mark's point (and for nothing queued after
- * it), WORK_AFTER lane 0's work queued from now on. */
+ * it), WORK_AFTER lane 0's work queued from now on. Two host threads may order on the same mark
+ * at once (a staged driver's work thread marks while its transfer thread waits). */
 typedef enum ps__transfer_order {
     PS__ORDER_MARK_WORK = 0,
     PS__ORDER_MARK_TRANSFERS = 1,

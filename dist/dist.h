@@ -56,11 +56,9 @@ ps_status ps__dist_move(ps_grid *g, int up, ps__dtype dt, int rows, int cols, vo
                         ps__mat v);
 void ps__dist_release(ps_grid *g, ps__dist_mat *d);
 /* put and download of uplo's triangle of a square matrix only, its diagonal blocks whole (on the
- * device the other triangle is left undefined; in the host array it is not written); the download
- * from local column c0 and global row row0 on. */
+ * device the other triangle is left undefined; in the host array it is not written). */
 ps_status ps__dist_put_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, const void *a, int lld);
-ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, int c0, int row0,
-                                void *a, int lld);
+ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, void *a, int lld);
 /* Local rows [*r0, *r0 + *rows) of the local block column from c (w columns) that hold uplo's
  * triangle of a square matrix, its diagonal blocks whole. */
 void ps__dist_triangle_rows(const ps__dist_mat *d, ps__uplo uplo, int c, int w, int *r0, int *rows);
@@ -78,14 +76,14 @@ typedef enum ps__dist_line { PS__DIST_ROW, PS__DIST_COL } ps__dist_line;
 
 /* A driver's device steps on this rank: the first failure (after which the rank still takes
  * part in every exchange, so that no other waits for it), the lanes of its look-ahead (lanes
- * 1: everything on lane 0) and, where set, whom to tell how many leading rows of the local
- * array the steps queued so far leave final in every column (dist_staged.c sends them down). */
+ * 1: everything on lane 0) and, where set, whom to tell how far the steps queued so far have
+ * made the factor final (dist_staged.c sends it down behind them). */
 typedef struct ps__dist_steps {
     ps_grid *g;
     int lanes, lane;
     ps_status st;
-    void (*rows_final)(void *arg, int rows);
-    void *rows_arg;
+    void (*done)(void *arg, int k);
+    void *done_arg;
 } ps__dist_steps;
 /* Records st, with the context's message, unless an earlier step failed. */
 void ps__dist_note(ps__dist_steps *s, ps_status st);
@@ -99,9 +97,10 @@ ps_status ps__dist_first_info(ps__dist_steps *s, void *info, int *first);
 /* The backend's use_lane and lane_wait where the steps have two lanes; nothing otherwise. */
 void ps__dist_use_lane(ps__dist_steps *s, int lane);
 void ps__dist_lane_wait(ps__dist_steps *s, int waiter, int signaller);
-/* Tells s->rows_final, where set and no step has failed, that the work queued on both lanes so
- * far leaves the leading rows of every local column final. */
-void ps__dist_rows_final(ps__dist_steps *s, int rows);
+/* Tells s->done, where set and no step has failed, that the work queued on both lanes so far
+ * has done every step before the global index k (a multiple of the block size, or the order):
+ * LU's and upper Cholesky's rows above k, lower Cholesky's columns left of k, are final. */
+void ps__dist_steps_done(ps__dist_steps *s, int k);
 
 /* Both lanes follow everything queued on either, back on the context's queue if they were split
  * (lanes_split); lane 0 current. */

@@ -76,14 +76,12 @@ void ps__dist_triangle_rows(const ps__dist_mat *d, ps__uplo uplo, int c, int w, 
 /* uplo's triangle between the host local array and the device, a local block column at a time:
  * Cholesky's drivers move only what they read and write (the other triangle is never written
  * back; on the device it is left undefined). */
-static ps_status move_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, int c0, int row0,
-                               void *a, int lld, int up) {
+static ps_status move_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, void *a, int lld,
+                               int up) {
     size_t es = ps__dtype_size(d->dt);
-    int first = ps__cyclic_below(&d->r, row0, d->r.me);
-    for (int c = c0; c < d->lcols; c += d->c.nb) {
+    for (int c = 0; c < d->lcols; c += d->c.nb) {
         int w = d->lcols - c < d->c.nb ? d->lcols - c : d->c.nb, r0, rows;
         ps__dist_triangle_rows(d, uplo, c, w, &r0, &rows);
-        if (r0 < first) rows -= first - r0, r0 = first;
         if (rows <= 0) continue;
         char *h = (char *)a + ((size_t)c * (size_t)lld + (size_t)r0) * es;
         ps__mat v = ps__mat_at(d->m, r0, c);
@@ -94,12 +92,12 @@ static ps_status move_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, int c
 
 ps_status ps__dist_put_triangle(ps_grid *g, ps__dist_mat *d, ps__uplo uplo, const void *a,
                                 int lld) {
-    return move_triangle(g, d, uplo, 0, 0, (void *)a, lld, 1);
+    return move_triangle(g, d, uplo, (void *)a, lld, 1);
 }
 
-ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, int c0, int row0,
-                                void *a, int lld) {
-    return move_triangle(g, (ps__dist_mat *)d, uplo, c0, row0, a, lld, 0);
+ps_status ps__dist_get_triangle(ps_grid *g, const ps__dist_mat *d, ps__uplo uplo, void *a,
+                                int lld) {
+    return move_triangle(g, (ps__dist_mat *)d, uplo, a, lld, 0);
 }
 
 void ps__dist_release(ps_grid *g, ps__dist_mat *d) {

@@ -105,7 +105,7 @@ void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1) {
         if (w->s.st != PS_SUCCESS) break;
         split = split_lanes(w, k, next < k1 && g->mycol == ps__cyclic_owner(&a->c, next));
         ps__dist_lane_wait(&w->s, 0, 1);
-        if (k > k0) ps__dist_rows_final(&w->s, k); /* the steps before k are done */
+        if (k > k0) ps__dist_steps_done(&w->s, k);
         if (next < k1) {
             if (g->mycol == ps__cyclic_owner(&a->c, next)) {
                 ahead = a->c.n - next < w->nb ? a->c.n - next : w->nb;
@@ -127,7 +127,7 @@ void ps__cols_lu_steps(ps__cols_lu *w, int k0, int k1) {
                           be->ops->laswp(be, a->dt, left, a->m, k, k + jb, w->ipiv, (size_t)k, 1));
     }
     ps__dist_lanes_join(&w->s);
-    if (k1 == w->kmax) ps__dist_rows_final(&w->s, a->r.n);
+    if (k1 == w->kmax) ps__dist_steps_done(&w->s, a->r.n); /* its rows below kmax too */
 }
 
 /* Broadcasts the factored panel k again (rows k.. as its holder has them now). */

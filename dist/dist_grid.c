@@ -93,8 +93,8 @@ void ps__dist_lane_wait(ps__dist_steps *s, int waiter, int signaller) {
     if (s->lanes > 1) ps__dist_note(s, be->ops->lane_wait(be, waiter, signaller));
 }
 
-void ps__dist_rows_final(ps__dist_steps *s, int rows) {
-    if (s->rows_final && s->st == PS_SUCCESS) s->rows_final(s->rows_arg, rows);
+void ps__dist_steps_done(ps__dist_steps *s, int k) {
+    if (s->done && s->st == PS_SUCCESS) s->done(s->done_arg, k);
 }
 
 void ps__dist_lanes_join(ps__dist_steps *s) {

@@ -100,6 +100,7 @@ static void steps(void *arg, int k0, int k1) {
         w->s.st = ps__dist_agree(g, w->s.st);
         if (w->s.st != PS_SUCCESS) break;
         ps__dist_lane_wait(&w->s, 0, 1);
+        if (k > k0) ps__dist_steps_done(&w->s, k);
         if (next < k1) {
             if (g->mycol == ps__cyclic_owner(&a->c, next)) ahead = width(w, next);
             if (ahead > w->upto - right) ahead = w->upto - right;
@@ -112,6 +113,7 @@ static void steps(void *arg, int k0, int k1) {
         update(w, k, right + ahead, w->upto);
     }
     ps__dist_lanes_join(&w->s);
+    if (k1 == a->r.n) ps__dist_steps_done(&w->s, k1);
 }
 
 /* Broadcasts block column k's L below its diagonal block again, as its holder has it. */
@@ -181,12 +183,7 @@ ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info) {
 ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
                                 int *info) {
     cols_chol w;
-    ps__dist_parts parts = {&w, &w.s, steps, catch_up, 1, PS__LOWER, 0, 0};
+    ps__dist_parts parts = {&w, &w.s, steps, catch_up, 1, PS__LOWER, 0, PS__FOLLOW_COLUMNS};
     if (open_steps(&w, g, a) == PS_SUCCESS) ps__dist_staged_run(g, a, host, lld, f, &parts);
-    ps_status st = close_steps(&w, info);
-    if (st == PS_SUCCESS) /* the bottom right corner's triangle */
-        st = ps__dist_agree(g, ps__dist_get_triangle(g, a, PS__LOWER,
-                                                     ps__cyclic_below(&a->c, f, g->mycol), 0, host,
-                                                     lld));
-    return st;
+    return close_steps(&w, info);
 }

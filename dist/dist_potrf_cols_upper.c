@@ -165,6 +165,7 @@ static void steps(void *arg, int k0, int k1) {
         w->s.st = ps__dist_agree(g, w->s.st);
         if (w->s.st != PS_SUCCESS) break;
         ps__dist_lane_wait(&w->s, 0, 1); /* the diagonal block k has arrived */
+        if (k > k0) ps__dist_steps_done(&w->s, k);
         if (next < k1) {
             if (g->mycol == ps__cyclic_owner(&a->c, next)) ahead = width(w, next);
             if (ahead > upto - right) ahead = upto - right;
@@ -181,6 +182,7 @@ static void steps(void *arg, int k0, int k1) {
         update(w, k, right + ahead, upto);
     }
     ps__dist_lanes_join(&w->s);
+    if (k1 == a->r.n) ps__dist_steps_done(&w->s, k1);
 }
 
 /* Brings the global columns from upto to g1 up to date with the block rows [0, f), factored:
@@ -239,12 +241,7 @@ ps_status ps__dist_potrf_cols_upper(ps_grid *g, ps__dist_mat *a, int *info) {
 ps_status ps__dist_potrf_upper_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
                                       int *info) {
     upper_chol w;
-    ps__dist_parts parts = {&w, &w.s, steps, catch_up, 1, PS__UPPER, 1, 0};
+    ps__dist_parts parts = {&w, &w.s, steps, catch_up, 1, PS__UPPER, 1, PS__FOLLOW_ROWS};
     if (open_steps(&w, g, a) == PS_SUCCESS) ps__dist_staged_run(g, a, host, lld, f, &parts);
-    ps_status st = close_steps(&w, info);
-    if (st == PS_SUCCESS) /* the bottom right corner's triangle: its rows above f went down */
-        st = ps__dist_agree(g, ps__dist_get_triangle(g, a, PS__UPPER,
-                                                     ps__cyclic_below(&a->c, f, g->mycol), f, host,
-                                                     lld));
-    return st;
+    return close_steps(&w, info);
 }

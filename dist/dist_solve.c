@@ -155,8 +155,7 @@ static ps_status potrf_from(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, void *ho
                                  : ps__dist_potrf_upper_staged(g, a, host, lld, f, info);
     ps_status st = ps__dist_agree(g, ps__dist_put_triangle(g, a, uplo, host, lld));
     if (st == PS_SUCCESS) st = ps__dist_potrf(g, a, uplo, info);
-    if (st == PS_SUCCESS)
-        st = ps__dist_agree(g, ps__dist_get_triangle(g, a, uplo, 0, 0, host, lld));
+    if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_get_triangle(g, a, uplo, host, lld));
     return st;
 }
 

@@ -8,10 +8,11 @@
  *      down: nothing changes it any more (LU: its rows above f; its rows below take the later
  *      interchanges);
  *   4. the panels [f, kmax) are factored as usual, while (LU, upper Cholesky) the rest's rows
- *      above f, final after step 3, go down, and then (LU) every column's block rows below f,
- *      each once its step has made it final.
- * Cholesky's caller then brings down the rest's lower rows. transfer_order's marks keep each
- * side behind what it reads; the second thread makes no MPI call.
+ *      above f, final after step 3, go down, and then the rest of the factor, a block row (LU:
+ *      of every column; upper Cholesky) or a block column (lower Cholesky) once its step is
+ *      done.
+ * transfer_order's marks keep each side behind what it reads; the second thread makes no MPI
+ * call.
  */
 #include "dist_staged.h"
 #include "lu/lu.h"
@@ -26,13 +27,13 @@
 #include <stdio.h>
 
 /* transfer_order's marks (0 and 1 are the staging's): each piece's arrival; the work after
- * step 2, after step 3 and after the last step that made rows final. */
-enum { MARK_ARRIVED = 2, MARK_LEFT = 5, MARK_TOP = 6, MARK_ROWS = 7 };
+ * step 2, after step 3 and after the last of step 4's steps that reported done. */
+enum { MARK_ARRIVED = 2, MARK_LEFT = 5, MARK_TOP = 6, MARK_DONE = 7 };
 #define PIECES 3
 
 /* What the two threads share. h.staged: pieces queued up; h.go: how far the work is queued (1:
- * steps 1 and 2, 2: step 3), -1 when the transfer thread is to stop; h.rows: the leading rows
- * final in every column after the work queued (p->rows_follow). */
+ * steps 1 and 2, 2: step 3), -1 when the transfer thread is to stop; h.done: the steps the work
+ * queued has done in step 4 (p->follow; ps__dist_steps_done). */
 typedef struct staged {
     ps_grid *g;
     ps__dist_mat *a;
@@ -90,34 +91,41 @@ static void stage_pieces(staged *o) {
     }
 }
 
-/* Then the left half down after step 2, the rest's rows above f after step 3 (p->top), and the
- * rows below f as they become final (p->rows_follow). */
+/* Then the left half down after step 2, the rest's rows above f after step 3 (p->top), and what
+ * p->follow names as the last steps make it final. */
 static void download_finished(staged *o) {
     ps__backend *be = &o->g->ctx->be;
-    int lf = o->col0[PIECES - 1], lrows = o->a->lrows, lcols = o->a->lcols;
+    const ps__dist_mat *a = o->a;
+    int lf = o->col0[PIECES - 1], rows = o->p->follow == PS__FOLLOW_ROWS;
+    int end = rows ? a->lrows : a->c.n; /* the index the steps' done counts to */
     ps_status st = PS_SUCCESS;
     if (ps__handoff_wait(&o->h, &o->h.go, 1)) return;
     st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_LEFT);
-    if (!st) st = move(o, 0, 0, lf, 0, o->p->rows_follow ? o->f : lrows);
+    if (!st) st = move(o, 0, 0, lf, 0, rows ? o->f : a->lrows);
     if (!st && o->p->top && !ps__handoff_wait(&o->h, &o->h.go, 2)) {
         st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_TOP);
-        if (!st) st = move(o, 0, lf, lcols, 0, o->f);
+        if (!st) st = move(o, 0, lf, a->lcols, 0, o->f);
     }
-    /* each round takes every row made final since the last: the mark is at least that far */
-    for (int done = o->f, r; !st && o->p->rows_follow && done < lrows; done = r) {
-        if ((r = ps__handoff_wait_beyond(&o->h, &o->h.rows, done)) < 0) break;
-        st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_ROWS);
-        if (!st) st = move(o, 0, 0, lcols, done, r < lrows ? r : lrows);
+    /* each round takes all the steps have finished since the last: the mark is at least that far */
+    for (int done = o->f, k; !st && o->p->follow && done < end; done = k) {
+        if ((k = ps__handoff_wait_beyond(&o->h, &o->h.done, done)) < 0) break;
+        st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_DONE);
+        if (st) break;
+        if (rows)
+            st = move(o, 0, 0, a->lcols, done, k < end ? k : end);
+        else
+            st = move(o, 0, ps__cyclic_below(&a->c, done, o->g->mycol),
+                      ps__cyclic_below(&a->c, k, o->g->mycol), 0, a->lrows);
     }
     o->downloaded_status = st;
 }
 
-/* The steps' rows_final (p->rows_follow): the mark first, then the count the mark covers. */
-static void rows_final(void *arg, int rows) {
+/* The steps' done (p->follow): the mark first, then how far the mark covers. */
+static void steps_done(void *arg, int k) {
     staged *o = arg;
     ps__backend *be = &o->g->ctx->be;
-    ps__dist_note(o->p->s, be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_ROWS));
-    if (o->p->s->st == PS_SUCCESS) ps__handoff_set(&o->h, &o->h.rows, rows, PS_SUCCESS);
+    ps__dist_note(o->p->s, be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_DONE));
+    if (o->p->s->st == PS_SUCCESS) ps__handoff_set(&o->h, &o->h.done, k, PS_SUCCESS);
 }
 
 static void *transfer_thread(void *arg) {
@@ -169,9 +177,9 @@ static void queue_work(staged *o, int kmax) {
     if (s->st == PS_SUCCESS)
         ps__dist_note(s, be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_TOP));
     if (s->st == PS_SUCCESS) ps__handoff_set(&o->h, &o->h.go, 2, PS_SUCCESS);
-    if (p->rows_follow) s->rows_final = rows_final, s->rows_arg = o;
+    if (p->follow) s->done = steps_done, s->done_arg = o;
     p->steps(p->w, o->f, kmax);
-    s->rows_final = NULL;
+    s->done = NULL;
 }
 
 ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,

@@ -176,7 +176,9 @@ static void check_lu(const grid_t *g, ps_dtype dt, int n, int nb, int nrhs, int 
     free(lu), free(xt), free(piv), free(pa);
 }
 
-/* Cholesky: posv with uplo, its residual, and the other triangle left as it was. */
+/* Cholesky: posv with uplo, its residual, the factorization's ratio ||A - L L^T|| / (||A|| n eps)
+ * (U^T U for 'U') from the factor the caller's array holds, and the other triangle left as it
+ * was. */
 static void check_chol(const grid_t *g, ps_dtype dt, char uplo, int n, int nb, int nrhs) {
     MPI_Comm comm = g->comm;
     double eps = ps_test_eps(dt), *a0 = test_matrix(dt, n, 'P'), *b0 = random_global(n, nrhs);
@@ -196,6 +198,19 @@ static void check_chol(const grid_t *g, ps_dtype dt, char uplo, int n, int nb, i
     double ratio = residual_ratio(a0, b0, x, n, nrhs, 0, eps);
     CHECK(ratio < PS_TEST_THRESHOLD, "posv %c n=%d nb=%d grid %dx%d %s: residual ratio %g", uplo, n,
           nb, g->nprow, g->npcol, dt == PS_DOUBLE ? "d" : "s", ratio);
+    double worst = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) { /* (L L^T)(i, j) = (U^T U)(j, i), the lower triangle */
+            double t = 0;
+            for (int k = 0; k <= j; k++)
+                t += uplo == 'L' ? f[i + (size_t)k * n] * f[j + (size_t)k * n]
+                                 : f[k + (size_t)i * n] * f[k + (size_t)j * n];
+            double e = fabs(a0[i + (size_t)j * n] - t);
+            if (!(e <= worst)) worst = e; /* NaN too */
+        }
+    double fact = n ? worst / (norm1(a0, n, n) * n * eps) : 0;
+    CHECK(fact < PS_TEST_THRESHOLD, "potrf %c n=%d nb=%d grid %dx%d: factorization ratio %g", uplo,
+          n, nb, g->nprow, g->npcol, fact);
     int untouched = 1;
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++)

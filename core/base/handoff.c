@@ -4,7 +4,7 @@
 void ps__handoff_init(ps__handoff *h) {
     pthread_mutex_init(&h->lock, NULL);
     pthread_cond_init(&h->changed, NULL);
-    h->staged = h->go = h->rows = 0;
+    h->staged = h->go = h->done = 0;
     h->failed = PS_SUCCESS;
 }
 

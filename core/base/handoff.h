@@ -1,6 +1,6 @@
 /* Two host threads of an overlapped host driver (core/lu/lu_overlap.c, dist/dist_staged.c): the
  * transfer thread counts the pieces it has staged, the work thread how far it has queued the
- * work (and, where the factors go down as they become final, how many rows are), and either
+ * work (and, where the factors go down as they become final, how far they are), and either
  * waits for the other's count. */
 #ifndef PS_CORE_HANDOFF_H
 #define PS_CORE_HANDOFF_H
@@ -13,7 +13,7 @@ typedef struct ps__handoff {
     pthread_mutex_t lock;
     pthread_cond_t changed;
     int staged, go;   /* pieces staged; how far the work is queued, -1: stop */
-    int rows;         /* leading rows final after the work queued */
+    int done;         /* how far the work queued makes the factors final */
     ps_status failed; /* the staging's first failure, which ends every wait */
 } ps__handoff;
 

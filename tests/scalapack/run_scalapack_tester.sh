@@ -18,7 +18,7 @@ cd "$work" # the testers read their .dat from the working folder
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$mpiexec" -n 4 --oversubscribe \
   -x PORTSOLVE_BACKEND="$backend" -x PORTSOLVE_TUNING="dist_verbose=1${PORTSOLVE_TUNING:+,$PORTSOLVE_TUNING}" -x OPENBLAS_NUM_THREADS=1 \
   -x OMP_NUM_THREADS=1 -x POCL_MAX_PTHREAD_COUNT=1 -x PORTSOLVE_BACKEND_PATH \
-  -x LD_PRELOAD="$lib" "$program" >out.txt 2>log.txt || { tail -20 out.txt log.txt; exit 1; }
+  -x LD_PRELOAD="$lib" "$program" >out.txt 2>log.txt || { tail -n 20 out.txt log.txt; exit 1; }
 grep -E "tests completed|skipped" out.txt || true
 passed=$(sed -n 's/^ *\([0-9]*\) tests completed and passed.*/\1/p' out.txt)
 failed=$(sed -n 's/^ *\([0-9]*\) tests completed and failed.*/\1/p' out.txt)
