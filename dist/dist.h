@@ -141,12 +141,14 @@ ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *
                             int w, ps__mat mine, void *part, int place, ps__mat whole, int lane,
                             ps__dist_buf *stage);
 /* Applies the interchanges piv[0..count) (0-based global rows, row base + i swapped with piv[i],
- * in order, or in the reverse order) to the local columns [c0, c1) of a. rows_dev: device
+ * in order, or in the reverse order) to the local columns [c0, c1) of a but those in [skip0,
+ * skip1) (none where skip0 >= skip1; LU's panel, which has them already). rows_dev: device
  * scratch of at least 4 count (c1 - c0 + 1) elements (the rows that move, and the int32 lists
  * of where they come from and go), not in use on another lane. Collective over the process
  * column. */
 ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
-                             int c0, int c1, int reverse, ps__dist_buf *stage, void *rows_dev);
+                             int c0, int c1, int skip0, int skip1, int reverse, ps__dist_buf *stage,
+                             void *rows_dev);
 /* Broadcasts a rows x cols device view from root of the process row or column into the device
  * view dst, a workspace (the root's own copy is left where it is: src on the root; on the peer
  * transport the root's dst is written too, and the gaps between dst's columns), in order with

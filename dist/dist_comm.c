@@ -154,9 +154,17 @@ static int find_row(const int *t, int n, int r) {
 }
 
 ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
-                             int c0, int c1, int reverse, ps__dist_buf *stage, void *rows_dev) {
+                             int c0, int c1, int skip0, int skip1, int reverse, ps__dist_buf *stage,
+                             void *rows_dev) {
     ps__backend *be = &g->ctx->be;
-    int ncols = c1 - c0;
+    /* the columns as up to two ranges [first[r], first[r] + width[r]), side by side in the rows
+     * that move */
+    int first[2] = {c0, c1}, width[2] = {c1 - c0, 0};
+    if (skip0 < skip1 && skip0 < c1 && skip1 > c0) {
+        width[0] = skip0 > c0 ? skip0 - c0 : 0;
+        first[1] = skip1, width[1] = c1 > skip1 ? c1 - skip1 : 0;
+    }
+    int ncols = width[0] + width[1];
     if (count <= 0 || ncols <= 0) return PS_SUCCESS;
     /* the rows the interchanges touch (t, ascending), and which old row each ends up holding */
     int *t = malloc((size_t)(12 * count + 4 * g->nprow) * sizeof *t);
@@ -196,13 +204,14 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
         lands[p] |= here;
     }
     size_t ioff = (size_t)total * (size_t)ncols * ps__dtype_size(a->dt) / sizeof(int32_t);
-    ps__mat whole = ps__mat_at(a->m, 0, c0);
     ps_status st = PS_SUCCESS;
     if (total > 0)
         st = be->ops->upload(be, PS__INT32, nidx, 1, idx, nidx, (ps__mat){rows_dev, ioff, nidx});
-    if (st == PS_SUCCESS && moving[me] > 0) {
+    for (int r = 0, at = 0; r < 2 && st == PS_SUCCESS && moving[me] > 0; at += width[r++]) {
         ps__mat mine = {rows_dev, (size_t)start[me] * (size_t)ncols, moving[me]};
-        st = be->ops->permute_rows(be, a->dt, moving[me], ncols, rows_dev, ioff, whole, mine);
+        if (width[r] > 0)
+            st = be->ops->permute_rows(be, a->dt, moving[me], width[r], rows_dev, ioff,
+                                       ps__mat_at(a->m, 0, first[r]), ps__mat_at(mine, 0, at));
     }
     st = ps__dist_failed(g, st);
     /* a rank that failed still takes part, so that no other rank waits for it */
@@ -213,11 +222,14 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
         if (st == PS_SUCCESS) st = x;
     }
     for (int p = 0; p < g->nprow && st == PS_SUCCESS; p++) {
-        if (!lands[p]) continue;
         ps__mat part = {rows_dev, (size_t)start[p] * (size_t)ncols, moving[p]};
-        st = ps__dist_failed(g, be->ops->scatter_rows(be, a->dt, moving[p], ncols, rows_dev,
-                                                      ioff + (size_t)moving[me] + start[p], part,
-                                                      whole));
+        for (int r = 0, at = 0; r < 2 && st == PS_SUCCESS && lands[p]; at += width[r++])
+            if (width[r] > 0)
+                st = ps__dist_failed(g,
+                                     be->ops->scatter_rows(be, a->dt, moving[p], width[r], rows_dev,
+                                                           ioff + (size_t)moving[me] + start[p],
+                                                           ps__mat_at(part, 0, at),
+                                                           ps__mat_at(a->m, 0, first[r])));
     }
     free(t);
     return st;

@@ -128,11 +128,8 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
         ps__dist_use_lane(&s, 0);
         /* the interchanges on the columns outside the panel */
         int in_panel = g->mycol == pc;
-        ps__dist_keep(&s, ps__dist_swap_rows(g, a, k, jb, piv + k, 0, in_panel ? lc : a->lcols, 0,
-                                             &stage, uw.buf));
-        if (in_panel)
-            ps__dist_keep(
-                &s, ps__dist_swap_rows(g, a, k, jb, piv + k, lc + jb, a->lcols, 0, &stage, uw.buf));
+        ps__dist_keep(&s, ps__dist_swap_rows(g, a, k, jb, piv + k, 0, a->lcols, in_panel ? lc : 0,
+                                             in_panel ? lc + jb : 0, 0, &stage, uw.buf));
         /* L along the process rows; U's block row down the process columns */
         ps__mat lpanel = in_panel ? ps__mat_at(a->m, r0, lc) : lw;
         ps__dist_keep(&s, ps__dist_bcast(g, PS__DIST_ROW, pc, dt, a->lrows - r0, jb,

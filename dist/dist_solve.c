@@ -80,8 +80,8 @@ static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int
     st = ps__dist_agree(g, st);
     for (int s = 0; s < blocks && st == PS_SUCCESS; s++) {
         int k = (backwards ? blocks - 1 - s : s) * nb;
-        ps_status x = ps__dist_swap_rows(g, b, k, n - k < nb ? n - k : nb, piv + k, 0, b->lcols,
-                                         backwards, stage, rows_dev);
+        ps_status x = ps__dist_swap_rows(g, b, k, n - k < nb ? n - k : nb, piv + k, 0, b->lcols, 0,
+                                         0, backwards, stage, rows_dev);
         if (st == PS_SUCCESS) st = x;
     }
     if (rows_dev) ps__dev_free(g->ctx, rows_dev);
