@@ -21,7 +21,7 @@ ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld
                                 int *info) {
     ps__cols_lu w;
     if (ps__cols_lu_open(&w, g, a) != PS_SUCCESS) return ps__cols_lu_close(&w, piv, info);
-    ps__dist_parts parts = {&w, &w.s, steps, catch_up, 0, PS__LOWER, 1, PS__FOLLOW_ROWS};
+    ps__dist_parts parts = {&w, &w.s, steps, catch_up, 0, PS__LOWER, 1, 0};
     ps__dist_staged_run(g, a, host, lld, f, &parts);
     return ps__cols_lu_close(&w, piv, info);
 }

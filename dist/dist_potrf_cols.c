@@ -183,7 +183,7 @@ ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info) {
 ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
                                 int *info) {
     cols_chol w;
-    ps__dist_parts parts = {&w, &w.s, steps, catch_up, 1, PS__LOWER, 0, PS__FOLLOW_COLUMNS};
+    ps__dist_parts parts = {&w, &w.s, steps, catch_up, 1, PS__LOWER, 0, 1};
     if (open_steps(&w, g, a) == PS_SUCCESS) ps__dist_staged_run(g, a, host, lld, f, &parts);
     return close_steps(&w, info);
 }

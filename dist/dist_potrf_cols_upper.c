@@ -241,7 +241,7 @@ ps_status ps__dist_potrf_cols_upper(ps_grid *g, ps__dist_mat *a, int *info) {
 ps_status ps__dist_potrf_upper_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
                                       int *info) {
     upper_chol w;
-    ps__dist_parts parts = {&w, &w.s, steps, catch_up, 1, PS__UPPER, 1, PS__FOLLOW_ROWS};
+    ps__dist_parts parts = {&w, &w.s, steps, catch_up, 1, PS__UPPER, 1, 0};
     if (open_steps(&w, g, a) == PS_SUCCESS) ps__dist_staged_run(g, a, host, lld, f, &parts);
     return close_steps(&w, info);
 }

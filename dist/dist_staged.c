@@ -33,7 +33,7 @@ enum { MARK_ARRIVED = 2, MARK_LEFT = 5, MARK_TOP = 6, MARK_DONE = 7 };
 
 /* What the two threads share. h.staged: pieces queued up; h.go: how far the work is queued (1:
  * steps 1 and 2, 2: step 3), -1 when the transfer thread is to stop; h.done: the steps the work
- * queued has done in step 4 (p->follow; ps__dist_steps_done). */
+ * queued has done in step 4 (ps__dist_steps_done). */
 typedef struct staged {
     ps_grid *g;
     ps__dist_mat *a;
@@ -91,12 +91,12 @@ static void stage_pieces(staged *o) {
     }
 }
 
-/* Then the left half down after step 2, the rest's rows above f after step 3 (p->top), and what
- * p->follow names as the last steps make it final. */
+/* Then the left half down after step 2, the rest's rows above f after step 3 (p->top), and the
+ * rest as the last steps make it final. */
 static void download_finished(staged *o) {
     ps__backend *be = &o->g->ctx->be;
     const ps__dist_mat *a = o->a;
-    int lf = o->col0[PIECES - 1], rows = o->p->follow == PS__FOLLOW_ROWS;
+    int lf = o->col0[PIECES - 1], rows = !o->p->by_columns;
     int end = rows ? a->lrows : a->c.n; /* the index the steps' done counts to */
     ps_status st = PS_SUCCESS;
     if (ps__handoff_wait(&o->h, &o->h.go, 1)) return;
@@ -107,7 +107,7 @@ static void download_finished(staged *o) {
         if (!st) st = move(o, 0, lf, a->lcols, 0, o->f);
     }
     /* each round takes all the steps have finished since the last: the mark is at least that far */
-    for (int done = o->f, k; !st && o->p->follow && done < end; done = k) {
+    for (int done = o->f, k; !st && done < end; done = k) {
         if ((k = ps__handoff_wait_beyond(&o->h, &o->h.done, done)) < 0) break;
         st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_DONE);
         if (st) break;
@@ -120,7 +120,7 @@ static void download_finished(staged *o) {
     o->downloaded_status = st;
 }
 
-/* The steps' done (p->follow): the mark first, then how far the mark covers. */
+/* The steps' done: the mark first, then how far the mark covers. */
 static void steps_done(void *arg, int k) {
     staged *o = arg;
     ps__backend *be = &o->g->ctx->be;
@@ -177,7 +177,7 @@ static void queue_work(staged *o, int kmax) {
     if (s->st == PS_SUCCESS)
         ps__dist_note(s, be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_TOP));
     if (s->st == PS_SUCCESS) ps__handoff_set(&o->h, &o->h.go, 2, PS_SUCCESS);
-    if (p->follow) s->done = steps_done, s->done_arg = o;
+    s->done = steps_done, s->done_arg = o;
     p->steps(p->w, o->f, kmax);
     s->done = NULL;
 }

@@ -6,16 +6,6 @@
 
 #include "dist.h"
 
-/* What goes down behind the last steps, as they make it final: nothing (the caller downloads the
- * rest's lower rows); the rows below the split block row by block row, in every column (LU,
- * whose last steps interchange rows of every column, so that only the left half's rows above
- * the split go down early; upper Cholesky); the rest's block columns (lower Cholesky). */
-typedef enum ps__dist_follow {
-    PS__FOLLOW_NONE,
-    PS__FOLLOW_ROWS,
-    PS__FOLLOW_COLUMNS
-} ps__dist_follow;
-
 /* A factorization run in parts: its steps on the panels [k0, k1), whose updates stop at the
  * global column the last catch_up named; catch_up(w, f, g1) brings the columns from there up to
  * g1 up to date with the panels [0, f) (f = 0: only sets where the updates stop). */
@@ -28,7 +18,11 @@ typedef struct ps__dist_parts {
     ps__uplo uplo;
     int top; /* the right half's rows above the split go down after its catch-up (LU, upper
                 Cholesky) */
-    ps__dist_follow follow; /* what of the rest goes down behind the last steps (s->done) */
+    /* What goes down behind the last steps as they make it final (s->done): the rows below the
+     * split, block row by block row, in every column (LU, whose last steps interchange rows of
+     * every column, so that only the left half's rows above the split go down early; upper
+     * Cholesky); or (by_columns) the rest's block columns (lower Cholesky). */
+    int by_columns;
 } ps__dist_parts;
 
 /* Where the staged factorization of a, with kmax panels, splits into its left half [0, f) and
@@ -40,9 +34,9 @@ int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax);
 /* Runs p's parts on a (allocated, its steps reserved) while a second host thread moves the host
  * local array host (leading dimension lld): up in three pieces of global columns (the left half
  * [0, f) in two, then the rest), each piece's panels factored once it has arrived and the
- * earlier panels have been caught up with; down the left half (following rows: its rows above
- * f) once its panels are done, then (p->top) the rest's rows above f once it is caught up, then
- * what p->follow names as the last steps make it final. The caller's array is written only once
+ * earlier panels have been caught up with; down the left half (by rows: its rows above f) once
+ * its panels are done, then (p->top) the rest's rows above f once it is caught up, then the rest
+ * as the last steps make it final (p->by_columns). The caller's array is written only once
  * every rank has all of it on its device. Returns with the transfers finished; the status is
  * p->s's, not yet agreed. */
 ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
