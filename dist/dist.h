@@ -18,6 +18,8 @@ struct ps_grid {
     char last_error[PS__ERROR_SIZE];
     int last_info;
     int host_threads; /* this rank's share of its node's cores for host copies (dist_grid.c) */
+    int ring_busy;    /* a second thread moves a host array through the context's staging ring
+                         (dist_staged.c): the exchanges' host transfers go around it */
 };
 
 /* One dimension of a block-cyclic distribution: n indices in blocks of nb over np processes,

@@ -255,15 +255,20 @@ ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt,
         return st != PS_SUCCESS ? st : x;
     }
     /* host transfers follow lane 0 and hold it back (lane 1 too when that is the current one),
-     * through the context's staging ring and its threads: these exchanges are whole panels */
+     * through the context's staging ring and its threads (these exchanges are whole panels), or
+     * the backend's own transfers while another thread uses the ring */
     size_t bytes = (size_t)rows * (size_t)cols * ps__dtype_size(dt);
     st = ps__dist_reserve(g, stage, bytes);
     if (lane && st == PS_SUCCESS) st = ps__dist_failed(g, be->ops->lane_wait(be, 0, 1));
     if (st == PS_SUCCESS && me == root)
-        st = ps__dist_failed(g, ps__dist_move(g, 0, dt, rows, cols, stage->p, rows, src));
+        st = ps__dist_failed(g, g->ring_busy
+                                    ? be->ops->download(be, dt, rows, cols, src, stage->p, rows)
+                                    : ps__dist_move(g, 0, dt, rows, cols, stage->p, rows, src));
     if (stage->p) ps__dist_bcast_bytes(stage->p, bytes, root, comm);
     if (st == PS_SUCCESS && me != root)
-        st = ps__dist_failed(g, ps__dist_move(g, 1, dt, rows, cols, stage->p, rows, dst));
+        st = ps__dist_failed(g, g->ring_busy
+                                    ? be->ops->upload(be, dt, rows, cols, stage->p, rows, dst)
+                                    : ps__dist_move(g, 1, dt, rows, cols, stage->p, rows, dst));
     if (lane && st == PS_SUCCESS) st = ps__dist_failed(g, be->ops->lane_wait(be, 1, 0));
     return st;
 }

@@ -10,9 +10,11 @@
  *   4. every rank updates its part of the trailing matrix with one GEMM.
  * With two lanes, look-ahead: the next block column is updated first on lane 0, and its panel
  * (step 1, whose pivots the host needs) runs on lane 1 while lane 0 updates the rest. Each step
- * starts with an agreement on the status, so a failure on one rank ends the call on all.
+ * starts with an agreement on the status, so a failure on one rank ends the call on all. A
+ * host-array call sends each block row of the factors down as soon as its step has made it final
+ * (dist_staged.c), while the later steps run.
  */
-#include "dist.h"
+#include "dist_staged.h"
 #include "lu/lu.h"
 
 #include <stdlib.h>
@@ -76,71 +78,96 @@ static ps_status factor_panel(ps__dist_steps *s, ps__dist_mat *a, int k, int jb,
     return st;
 }
 
-ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
-    if (g->nprow == 1) return ps__dist_getrf_cols(g, a, piv, info);
+/* The steps of a grid of several process rows and what they reserve; piv and info are the
+ * caller's (host). */
+typedef struct {
+    ps__dist_steps s;
+    ps__dist_mat *a;
+    int *piv, *info;
+    ps__dist_buf stage;
+    ps__mat lw, uw; /* L's panel along the process row; U's block row down the column */
+    panel_scratch ps;
+} grid_lu;
+
+/* Reserves what the steps need (agreed: every rank returns the same status). */
+static ps_status open_steps(grid_lu *w, ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
     ps__backend *be = &g->ctx->be;
-    ps__dtype dt = a->dt;
-    size_t es = ps__dtype_size(dt);
-    int m = a->r.n, n = a->c.n, nb = a->r.nb, kmax = m < n ? m : n;
-    ps__dist_buf stage = {0};
-    ps__mat lw = {0}, uw = {0};
-    panel_scratch ps = {0};
+    size_t es = ps__dtype_size(a->dt);
+    int m = a->r.n, nb = a->r.nb;
     int lrows = a->lrows > 0 ? a->lrows : 1, lcols = a->lcols > 0 ? a->lcols : 1, part_rows = 1;
+    *w = (grid_lu){
+        .s = {.g = g, .lanes = be->ops->lanes(be) > 1 ? 2 : 1}, .a = a, .piv = piv, .info = info};
     for (int p = 0; p < g->nprow; p++)
         if (ps__cyclic_below(&a->r, m, p) > part_rows) part_rows = ps__cyclic_below(&a->r, m, p);
-    /* everything the steps need, reserved and agreed on first */
     size_t most = (size_t)(a->lrows + m) * (size_t)nb;
     if ((size_t)4 * nb * lcols > most) most = (size_t)4 * nb * lcols;
     if ((size_t)lrows * nb > most) most = (size_t)lrows * nb;
-    ps_status st = ps__dist_reserve(g, &stage, most * es);
+    ps_status st = ps__dist_reserve(g, &w->stage, most * es);
     if (st == PS_SUCCESS) {
-        ps.word = malloc((size_t)(nb + 2) * sizeof *ps.word);
-        if (!ps.word) st = ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+        w->ps.word = malloc((size_t)(nb + 2) * sizeof *w->ps.word);
+        if (!w->ps.word) st = ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
     if (st == PS_SUCCESS) {
         ps_context *ctx = g->ctx;
-        lw.ld = lrows, uw.ld = nb;
-        st = ps__dev_alloc(ctx, (size_t)lrows * nb * es, &lw.buf);
+        w->lw.ld = lrows, w->uw.ld = nb;
+        st = ps__dev_alloc(ctx, (size_t)lrows * nb * es, &w->lw.buf);
         /* U's block row, and before it the interchanges' rows (ps__dist_swap_rows) */
-        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)4 * nb * (lcols + 1) * es, &uw.buf);
-        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)(m > 0 ? m : 1) * nb * es, &ps.w);
-        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)part_rows * nb * es, &ps.part);
-        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)nb * sizeof(int32_t), &ps.ipiv);
-        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, sizeof(int32_t), &ps.info);
+        if (st == PS_SUCCESS)
+            st = ps__dev_alloc(ctx, (size_t)4 * nb * (lcols + 1) * es, &w->uw.buf);
+        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)(m > 0 ? m : 1) * nb * es, &w->ps.w);
+        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)part_rows * nb * es, &w->ps.part);
+        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, (size_t)nb * sizeof(int32_t), &w->ps.ipiv);
+        if (st == PS_SUCCESS) st = ps__dev_alloc(ctx, sizeof(int32_t), &w->ps.info);
         st = ps__dist_failed(g, st);
     }
-    if (st == PS_SUCCESS) st = ps__dist_failed(g, ps__zero_info(g->ctx, ps.info));
-    ps__dist_steps s = {
-        .g = g, .lanes = be->ops->lanes(be) > 1 ? 2 : 1, .st = ps__dist_agree(g, st)};
+    if (st == PS_SUCCESS) st = ps__dist_failed(g, ps__zero_info(g->ctx, w->ps.info));
+    return w->s.st = ps__dist_agree(g, st);
+}
+
+/* All the steps, for k0 = 0 and k1 = kmax (nothing where k0 >= k1: without a catch-up they do
+ * not run in parts). Each reports the rows above its end final (s.done) once its block row of U is
+ * solved: its interchanges have reached every column and later steps touch only rows below it. */
+static void steps(void *arg, int k0, int k1) {
+    grid_lu *w = arg;
+    ps_grid *g = w->s.g;
+    ps__dist_mat *a = w->a;
+    ps__backend *be = &g->ctx->be;
+    ps__dtype dt = a->dt;
+    int m = a->r.n, n = a->c.n, nb = a->r.nb, kmax = m < n ? m : n;
+    int *piv = w->piv;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    if (kmax > 0 && s.st == PS_SUCCESS) {
-        ps__dist_use_lane(&s, 1);
-        ps__dist_keep(&s, factor_panel(&s, a, 0, kmax < nb ? kmax : nb, &ps, &stage, piv, info));
+    if (k0 >= k1) return;
+    if (w->s.st == PS_SUCCESS) {
+        ps__dist_use_lane(&w->s, 1);
+        ps__dist_keep(&w->s, factor_panel(&w->s, a, 0, kmax < nb ? kmax : nb, &w->ps, &w->stage,
+                                          piv, w->info));
     }
     for (int k = 0; k < kmax; k += nb) {
         /* one agreement a step, before its exchanges */
-        s.st = ps__dist_agree(g, s.st);
-        if (s.st != PS_SUCCESS) break;
+        w->s.st = ps__dist_agree(g, w->s.st);
+        if (w->s.st != PS_SUCCESS) break;
         int jb = kmax - k < nb ? kmax - k : nb, next = k + jb;
         int pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
         int r0 = ps__cyclic_below(&a->r, k, g->myrow), lc = ps__cyclic_local(&a->c, k);
-        ps__dist_lane_wait(&s, 0, 1); /* panel k is in place */
-        ps__dist_use_lane(&s, 0);
+        ps__dist_lane_wait(&w->s, 0, 1); /* panel k is in place */
+        ps__dist_use_lane(&w->s, 0);
         /* the interchanges on the columns outside the panel */
         int in_panel = g->mycol == pc;
-        ps__dist_keep(&s, ps__dist_swap_rows(g, a, k, jb, piv + k, 0, a->lcols, in_panel ? lc : 0,
-                                             in_panel ? lc + jb : 0, 0, &stage, uw.buf));
+        ps__dist_keep(&w->s,
+                      ps__dist_swap_rows(g, a, k, jb, piv + k, 0, a->lcols, in_panel ? lc : 0,
+                                         in_panel ? lc + jb : 0, 0, &w->stage, w->uw.buf));
         /* L along the process rows; U's block row down the process columns */
-        ps__mat lpanel = in_panel ? ps__mat_at(a->m, r0, lc) : lw;
-        ps__dist_keep(&s, ps__dist_bcast(g, PS__DIST_ROW, pc, dt, a->lrows - r0, jb,
-                                         ps__mat_at(a->m, r0, lc), lw, 0, &stage));
+        ps__mat lpanel = in_panel ? ps__mat_at(a->m, r0, lc) : w->lw;
+        ps__dist_keep(&w->s, ps__dist_bcast(g, PS__DIST_ROW, pc, dt, a->lrows - r0, jb,
+                                            ps__mat_at(a->m, r0, lc), w->lw, 0, &w->stage));
         int c1 = ps__cyclic_below(&a->c, next, g->mycol), right = a->lcols - c1;
-        if (g->myrow == pr && right > 0 && s.st == PS_SUCCESS)
-            ps__dist_note(&s, be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb,
-                                            right, &one, lpanel, ps__mat_at(a->m, r0, c1)));
-        ps__mat upanel = g->myrow == pr ? ps__mat_at(a->m, r0, c1) : uw;
-        ps__dist_keep(&s, ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, right,
-                                         ps__mat_at(a->m, r0, c1), uw, 0, &stage));
+        if (g->myrow == pr && right > 0 && w->s.st == PS_SUCCESS)
+            ps__dist_note(&w->s, be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT,
+                                               jb, right, &one, lpanel, ps__mat_at(a->m, r0, c1)));
+        ps__dist_steps_done(&w->s, next);
+        ps__mat upanel = g->myrow == pr ? ps__mat_at(a->m, r0, c1) : w->uw;
+        ps__dist_keep(&w->s, ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, right,
+                                            ps__mat_at(a->m, r0, c1), w->uw, 0, &w->stage));
         /* the trailing update: the next block column first, then its panel on lane 1 beside
          * the rest */
         int r1 = ps__cyclic_below(&a->r, next, g->myrow), below = a->lrows - r1, ahead = 0;
@@ -148,25 +175,54 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
             ahead = n - next < nb ? n - next : nb;
         for (int part = 0; part < 2; part++) {
             int from = part ? ahead : 0, cols = part ? right - ahead : ahead;
-            if (below > 0 && cols > 0 && s.st == PS_SUCCESS)
-                ps__dist_note(&s, be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, below, cols, jb,
-                                                &minus_one, ps__mat_at(lpanel, r1 - r0, 0),
-                                                ps__mat_at(upanel, 0, from), &one,
-                                                ps__mat_at(a->m, r1, c1 + from)));
-            if (part == 0 && next < kmax) ps__dist_lane_wait(&s, 1, 0);
+            if (below > 0 && cols > 0 && w->s.st == PS_SUCCESS)
+                ps__dist_note(&w->s, be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, below, cols,
+                                                   jb, &minus_one, ps__mat_at(lpanel, r1 - r0, 0),
+                                                   ps__mat_at(upanel, 0, from), &one,
+                                                   ps__mat_at(a->m, r1, c1 + from)));
+            if (part == 0 && next < kmax) ps__dist_lane_wait(&w->s, 1, 0);
         }
         if (next < kmax) {
             int jn = kmax - next < nb ? kmax - next : nb;
-            ps__dist_use_lane(&s, 1);
-            ps__dist_keep(&s, factor_panel(&s, a, next, jn, &ps, &stage, piv + next, info));
+            ps__dist_use_lane(&w->s, 1);
+            ps__dist_keep(&w->s,
+                          factor_panel(&w->s, a, next, jn, &w->ps, &w->stage, piv + next, w->info));
         }
     }
-    ps__dist_lanes_join(&s);
-    st = ps__dist_agree(g, s.st);
-    void *dev[] = {lw.buf, uw.buf, ps.w, ps.part, ps.ipiv, ps.info};
+    ps__dist_lanes_join(&w->s);
+    ps__dist_steps_done(&w->s, m); /* the rows below kmax too */
+}
+
+/* The status agreed; releases what open_steps reserved. */
+static ps_status close_steps(grid_lu *w) {
+    ps_grid *g = w->s.g;
+    ps_status st = ps__dist_agree(g, w->s.st);
+    void *dev[] = {w->lw.buf, w->uw.buf, w->ps.w, w->ps.part, w->ps.ipiv, w->ps.info};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) ps__dev_free(g->ctx, dev[i]);
-    free(ps.word);
-    free(stage.p);
+    free(w->ps.word);
+    free(w->stage.p);
     return st;
+}
+
+/* Grids of several process rows have no catch-up: their host array goes up whole, first. */
+static void no_catch_up(void *w, int f, int g1) {
+    (void)w, (void)f, (void)g1;
+}
+
+ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
+    if (g->nprow == 1) return ps__dist_getrf_cols(g, a, piv, info);
+    grid_lu w;
+    if (open_steps(&w, g, a, piv, info) == PS_SUCCESS)
+        steps(&w, 0, a->r.n < a->c.n ? a->r.n : a->c.n);
+    return close_steps(&w);
+}
+
+ps_status ps__dist_getrf_grid_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int *piv,
+                                     int *info) {
+    grid_lu w;
+    ps__dist_parts parts = {&w, &w.s, steps, no_catch_up, 0, PS__LOWER, 0, 0};
+    if (open_steps(&w, g, a, piv, info) == PS_SUCCESS)
+        ps__dist_staged_run(g, a, host, lld, 0, &parts);
+    return close_steps(&w);
 }

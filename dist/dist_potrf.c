@@ -8,9 +8,11 @@
  * and the next step's diagonal block and spread run on lane 1 while lane 0 updates the rest. The
  * verdict stays on the device until the end, as on one process row (dist_potrf_cols.c): after a
  * minor that is not positive definite the later diagonal blocks are skipped, the first one's order
- * is reported, and the blocks from its block on are left unspecified.
+ * is reported, and the blocks from its block on are left unspecified. A host-array call sends
+ * each block column (upper: block row) of the factor down once its step has made it final
+ * (dist_staged.c), while the later steps run.
  */
-#include "dist.h"
+#include "dist_staged.h"
 #include "chol/chol.h"
 #include "lu/lu.h"
 
@@ -167,15 +169,22 @@ static void panel(ps__dist_mat *a, ps__uplo uplo, int k, int jb, workspace *w) {
                                                : spread_row(g, a, k, jb, w));
 }
 
-ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info) {
-    if (g->nprow == 1)
-        return uplo == PS__LOWER ? ps__dist_potrf_cols(g, a, info)
-                                 : ps__dist_potrf_cols_upper(g, a, info);
+/* The steps of a grid of several process rows and what they reserve. */
+typedef struct {
+    workspace w;
+    ps__dist_mat *a;
+    ps__uplo uplo;
+} grid_chol;
+
+/* Reserves what the steps need (agreed: every rank returns the same status). */
+static ps_status open_steps(grid_chol *c, ps_grid *g, ps__dist_mat *a, ps__uplo uplo) {
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int n = a->r.n, nb = a->r.nb, lrows = a->lrows > 0 ? a->lrows : 1;
-    workspace w = {0};
-    w.dw.ld = nb;
+    *c = (grid_chol){.a = a, .uplo = uplo};
+    workspace *w = &c->w;
+    w->dw.ld = nb;
+    w->s = (ps__dist_steps){.g = g, .lanes = be->ops->lanes(be) > 1 ? 2 : 1};
     /* the largest part of the panel one process holds: its rows (lower) or columns (upper) */
     int part = 1;
     for (int p = 0; p < g->nprow; p++)
@@ -183,9 +192,9 @@ ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info) 
     for (int q = 0; q < g->npcol; q++)
         if (ps__cyclic_below(&a->c, n, q) > part) part = ps__cyclic_below(&a->c, n, q);
     size_t most = (size_t)(n > 0 ? n : 1) * nb;
-    ps_status st = ps__dist_reserve(g, &w.stage, most * es);
-    void **dev[] = {&w.dw.buf,    &w.pd[0].buf, &w.pd[1].buf, &w.md[0].buf,
-                    &w.md[1].buf, &w.part,      &w.info};
+    ps_status st = ps__dist_reserve(g, &w->stage, most * es);
+    void **dev[] = {&w->dw.buf,    &w->pd[0].buf, &w->pd[1].buf, &w->md[0].buf,
+                    &w->md[1].buf, &w->part,      &w->info};
     size_t bytes[] = {(size_t)nb * nb * es,
                       most * es,
                       most * es,
@@ -195,30 +204,73 @@ ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info) 
                       sizeof(int32_t)};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0] && st == PS_SUCCESS; i++)
         st = ps__dist_failed(g, ps__dev_alloc(g->ctx, bytes[i], dev[i]));
-    if (st == PS_SUCCESS) st = ps__dist_failed(g, ps__zero_info(g->ctx, w.info));
-    w.s = (ps__dist_steps){
-        .g = g, .lanes = be->ops->lanes(be) > 1 ? 2 : 1, .st = ps__dist_agree(g, st)};
-    if (n > 0 && w.s.st == PS_SUCCESS) {
-        ps__dist_use_lane(&w.s, 1);
-        panel(a, uplo, 0, n < nb ? n : nb, &w);
+    if (st == PS_SUCCESS) st = ps__dist_failed(g, ps__zero_info(g->ctx, w->info));
+    return w->s.st = ps__dist_agree(g, st);
+}
+
+/* All the steps, for k0 = 0 and k1 = n (nothing where k0 >= k1: without a catch-up they do not
+ * run in parts). Each step reports its panel's columns (lower) or rows (upper) final (s.done) once
+ * the next step's update has waited for the panel. */
+static void steps(void *arg, int k0, int k1) {
+    grid_chol *c = arg;
+    workspace *w = &c->w;
+    ps_grid *g = w->s.g;
+    ps__dist_mat *a = c->a;
+    int n = a->r.n, nb = a->r.nb;
+    if (k0 >= k1) return;
+    if (w->s.st == PS_SUCCESS) {
+        ps__dist_use_lane(&w->s, 1);
+        panel(a, c->uplo, 0, n < nb ? n : nb, w);
     }
     for (int k = 0; k < n; k += nb) {
         int jb = n - k < nb ? n - k : nb, next = k + jb;
         /* one agreement a step, before its exchanges */
-        w.s.st = ps__dist_agree(g, w.s.st);
-        if (w.s.st != PS_SUCCESS || next >= n) break;
-        ps__dist_lane_wait(&w.s, 0, 1); /* panel k has been spread */
-        ps__dist_use_lane(&w.s, 0);
-        update(a, uplo, k, jb, 1, &w);
-        ps__dist_lane_wait(&w.s, 1, 0);
-        update(a, uplo, k, jb, 0, &w);
-        ps__dist_use_lane(&w.s, 1);
-        panel(a, uplo, next, n - next < nb ? n - next : nb, &w);
+        w->s.st = ps__dist_agree(g, w->s.st);
+        if (w->s.st != PS_SUCCESS || next >= n) break;
+        ps__dist_lane_wait(&w->s, 0, 1); /* panel k has been spread */
+        ps__dist_use_lane(&w->s, 0);
+        ps__dist_steps_done(&w->s, next);
+        update(a, c->uplo, k, jb, 1, w);
+        ps__dist_lane_wait(&w->s, 1, 0);
+        update(a, c->uplo, k, jb, 0, w);
+        ps__dist_use_lane(&w->s, 1);
+        panel(a, c->uplo, next, n - next < nb ? n - next : nb, w);
     }
-    ps__dist_lanes_join(&w.s);
-    st = ps__dist_first_info(&w.s, w.info, info);
+    ps__dist_lanes_join(&w->s);
+    ps__dist_steps_done(&w->s, n);
+}
+
+/* The first failing minor to every rank, the status agreed; releases what open_steps reserved. */
+static ps_status close_steps(grid_chol *c, int *info) {
+    workspace *w = &c->w;
+    ps_status st = ps__dist_first_info(&w->s, w->info, info);
+    void *dev[] = {w->dw.buf,    w->pd[0].buf, w->pd[1].buf, w->md[0].buf,
+                   w->md[1].buf, w->part,      w->info};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
-        if (*dev[i]) ps__dev_free(g->ctx, *dev[i]);
-    free(w.stage.p);
+        if (dev[i]) ps__dev_free(w->s.g->ctx, dev[i]);
+    free(w->stage.p);
     return st;
+}
+
+/* Grids of several process rows have no catch-up: their host array goes up whole, first. */
+static void no_catch_up(void *w, int f, int g1) {
+    (void)w, (void)f, (void)g1;
+}
+
+ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info) {
+    if (g->nprow == 1)
+        return uplo == PS__LOWER ? ps__dist_potrf_cols(g, a, info)
+                                 : ps__dist_potrf_cols_upper(g, a, info);
+    grid_chol c;
+    if (open_steps(&c, g, a, uplo) == PS_SUCCESS) steps(&c, 0, a->r.n);
+    return close_steps(&c, info);
+}
+
+ps_status ps__dist_potrf_grid_staged(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, void *host,
+                                     int lld, int *info) {
+    grid_chol c;
+    /* lower: a block column is final once its panel is; upper: a block row */
+    ps__dist_parts parts = {&c, &c.w.s, steps, no_catch_up, 1, uplo, 0, uplo == PS__LOWER};
+    if (open_steps(&c, g, a, uplo) == PS_SUCCESS) ps__dist_staged_run(g, a, host, lld, 0, &parts);
+    return close_steps(&c, info);
 }

@@ -11,6 +11,8 @@
  *      above f, final after step 3, go down, and then the rest of the factor, a block row (LU:
  *      of every column; upper Cholesky) or a block column (lower Cholesky) once its step is
  *      done.
+ * On grids of several process rows there is no catch-up (f = 0): the array goes up whole, as the
+ * last piece, and only step 4 runs, its factor going down behind the steps.
  * transfer_order's marks keep each side behind what it reads; the second thread makes no MPI
  * call.
  */
@@ -50,9 +52,13 @@ int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax) {
     ps_context *ctx = g->ctx;
     int nb = a->c.nb, from = ps__lu_overlap_from(ctx, a->dt);
     void *alias;
-    int f = kmax / 2 / nb * nb;
-    if (g->nprow > 1 || from <= 0 || kmax < from || kmax < 2 * nb) f = 0;
-    if (ctx->be.ops->host_alias(&ctx->be, a->m.buf, &alias) == PS_SUCCESS) f = 0;
+    /* several process rows: no left-looking catch-up there, so only the way down is staged. Their
+     * exchanges through MPI then give up the staging ring (ps__dist_bcast), which costs more than
+     * the overlap gains: not there unless the tuning asks for it. */
+    int f = g->nprow > 1 ? 0 : kmax / 2 / nb * nb;
+    if (from <= 0 || kmax < from || kmax < 2 * nb) f = -1;
+    if (g->nprow > 1 && !ps__dist_peers(g) && ctx->tuning.lu_overlap < 0) f = -1;
+    if (ctx->be.ops->host_alias(&ctx->be, a->m.buf, &alias) == PS_SUCCESS) f = -1;
     /* the same way on every rank, whatever their backends and tunings */
     MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_MIN, g->all);
     return f;
@@ -96,15 +102,16 @@ static void stage_pieces(staged *o) {
 static void download_finished(staged *o) {
     ps__backend *be = &o->g->ctx->be;
     const ps__dist_mat *a = o->a;
-    int lf = o->col0[PIECES - 1], rows = !o->p->by_columns;
-    int end = rows ? a->lrows : a->c.n; /* the index the steps' done counts to */
+    int lf = o->col0[PIECES - 1], rows = !o->p->by_columns, myrow = o->g->myrow;
+    int end = rows ? a->r.n : a->c.n; /* the global index the steps' done counts to */
+    int lrow_f = ps__cyclic_below(&a->r, o->f, myrow); /* the local rows above f */
     ps_status st = PS_SUCCESS;
     if (ps__handoff_wait(&o->h, &o->h.go, 1)) return;
     st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_LEFT);
-    if (!st) st = move(o, 0, 0, lf, 0, rows ? o->f : a->lrows);
+    if (!st) st = move(o, 0, 0, lf, 0, rows ? lrow_f : a->lrows);
     if (!st && o->p->top && !ps__handoff_wait(&o->h, &o->h.go, 2)) {
         st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_TOP);
-        if (!st) st = move(o, 0, lf, a->lcols, 0, o->f);
+        if (!st) st = move(o, 0, lf, a->lcols, 0, lrow_f);
     }
     /* each round takes all the steps have finished since the last: the mark is at least that far */
     for (int done = o->f, k; !st && done < end; done = k) {
@@ -112,7 +119,8 @@ static void download_finished(staged *o) {
         st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_DONE);
         if (st) break;
         if (rows)
-            st = move(o, 0, 0, a->lcols, done, k < end ? k : end);
+            st = move(o, 0, 0, a->lcols, ps__cyclic_below(&a->r, done, myrow),
+                      ps__cyclic_below(&a->r, k < end ? k : end, myrow));
         else
             st = move(o, 0, ps__cyclic_below(&a->c, done, o->g->mycol),
                       ps__cyclic_below(&a->c, k, o->g->mycol), 0, a->lrows);
@@ -191,20 +199,28 @@ ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, 
     o.fcol[1] = f / 2 / a->c.nb * a->c.nb, o.fcol[2] = f; /* the first piece may be empty */
     for (int i = 0; i < PIECES; i++) o.col0[i] = ps__cyclic_below(&a->c, o.fcol[i], g->mycol);
     o.col0[PIECES] = a->lcols;
-    if (ctx->tuning.dist_verbose && g->rank == 0)
-        fprintf(stderr, "portsolve_mpi: the host array moves beside the work, split at column %d\n",
-                f + 1);
+    if (ctx->tuning.dist_verbose && g->rank == 0) {
+        if (f > 0)
+            fprintf(stderr,
+                    "portsolve_mpi: the host array moves beside the work, split at column %d\n",
+                    f + 1);
+        else
+            fprintf(stderr, "portsolve_mpi: the host array moves beside the work, the factor "
+                            "down behind the steps\n");
+    }
     ps__dist_note(p->s, ps__transfers_after_work(ctx));
     pthread_t thread;
     ps__handoff_init(&o.h);
     int threaded = pthread_create(&thread, NULL, transfer_thread, &o) == 0;
     if (!threaded) stage_pieces(&o); /* no second thread: one job after the other */
+    g->ring_busy = threaded;
     queue_work(&o, kmax);
     if (p->s->st != PS_SUCCESS) ps__handoff_set(&o.h, &o.h.go, -1, PS_SUCCESS);
     if (threaded)
         pthread_join(thread, NULL);
     else if (p->s->st == PS_SUCCESS)
         download_finished(&o);
+    g->ring_busy = 0;
     ps__handoff_destroy(&o.h);
     if (o.downloaded_status != PS_SUCCESS)
         ps__dist_note(p->s, ps__dist_fail(g, o.downloaded_status, "rank %d: %s", g->rank,
