@@ -10,9 +10,10 @@
  *   4. every rank updates its part of the trailing matrix with one GEMM.
  * With two lanes, look-ahead: the next block column is updated first on lane 0, and its panel
  * (step 1, whose pivots the host needs) runs on lane 1 while lane 0 updates the rest. Each step
- * starts with an agreement on the status, so a failure on one rank ends the call on all. A
- * host-array call sends each block row of the factors down as soon as its step has made it final
- * (dist_staged.c), while the later steps run.
+ * starts with an agreement on the status, so a failure on one rank ends the call on all. The
+ * steps also run in parts, for the host-array LU that moves its columns beside them
+ * (dist_staged.c): each later piece of columns is brought up to date with the panels left of it
+ * (catch_up), and each block row of the factors goes down once its step has made it final.
  */
 #include "dist_staged.h"
 #include "lu/lu.h"
@@ -87,6 +88,7 @@ typedef struct {
     ps__dist_buf stage;
     ps__mat lw, uw; /* L's panel along the process row; U's block row down the column */
     panel_scratch ps;
+    int upto; /* the local columns the steps swap and update stop here */
 } grid_lu;
 
 /* Reserves what the steps need (agreed: every rank returns the same status). */
@@ -95,8 +97,11 @@ static ps_status open_steps(grid_lu *w, ps_grid *g, ps__dist_mat *a, int *piv, i
     size_t es = ps__dtype_size(a->dt);
     int m = a->r.n, nb = a->r.nb;
     int lrows = a->lrows > 0 ? a->lrows : 1, lcols = a->lcols > 0 ? a->lcols : 1, part_rows = 1;
-    *w = (grid_lu){
-        .s = {.g = g, .lanes = be->ops->lanes(be) > 1 ? 2 : 1}, .a = a, .piv = piv, .info = info};
+    *w = (grid_lu){.s = {.g = g, .lanes = be->ops->lanes(be) > 1 ? 2 : 1},
+                   .a = a,
+                   .piv = piv,
+                   .info = info,
+                   .upto = a->lcols};
     for (int p = 0; p < g->nprow; p++)
         if (ps__cyclic_below(&a->r, m, p) > part_rows) part_rows = ps__cyclic_below(&a->r, m, p);
     size_t most = (size_t)(a->lrows + m) * (size_t)nb;
@@ -124,9 +129,39 @@ static ps_status open_steps(grid_lu *w, ps_grid *g, ps__dist_mat *a, int *piv, i
     return w->s.st = ps__dist_agree(g, st);
 }
 
-/* All the steps, for k0 = 0 and k1 = kmax (nothing where k0 >= k1: without a catch-up they do
- * not run in parts). Each reports the rows above its end final (s.done) once its block row of U is
- * solved: its interchanges have reached every column and later steps touch only rows below it. */
+/* Panel k's block row of U and trailing update on the local columns [c0, c1) (its interchanges
+ * already there), on the current lane: L along the process rows, the diagonal block's process row
+ * solves, U down the process columns, every rank updates its rows below. Collective over the
+ * grid; every rank takes part, also after a failure. */
+static void apply_panel(grid_lu *w, int k, int c0, int c1) {
+    ps_grid *g = w->s.g;
+    ps__dist_mat *a = w->a;
+    ps__backend *be = &g->ctx->be;
+    ps__dtype dt = a->dt;
+    int kmax = a->r.n < a->c.n ? a->r.n : a->c.n, jb = kmax - k < a->r.nb ? kmax - k : a->r.nb;
+    int pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k), cols = c1 - c0;
+    int r0 = ps__cyclic_below(&a->r, k, g->myrow), lc = ps__cyclic_local(&a->c, k);
+    int r1 = ps__cyclic_below(&a->r, k + jb, g->myrow), below = a->lrows - r1;
+    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
+    ps__mat lpanel = g->mycol == pc ? ps__mat_at(a->m, r0, lc) : w->lw;
+    ps__dist_keep(&w->s, ps__dist_bcast(g, PS__DIST_ROW, pc, dt, a->lrows - r0, jb,
+                                        ps__mat_at(a->m, r0, lc), w->lw, 0, &w->stage));
+    if (g->myrow == pr && cols > 0 && w->s.st == PS_SUCCESS)
+        ps__dist_note(&w->s, be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb,
+                                           cols, &one, lpanel, ps__mat_at(a->m, r0, c0)));
+    ps__mat upanel = g->myrow == pr ? ps__mat_at(a->m, r0, c0) : w->uw;
+    ps__dist_keep(&w->s, ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, cols, ps__mat_at(a->m, r0, c0),
+                                        w->uw, 0, &w->stage));
+    if (below > 0 && cols > 0 && w->s.st == PS_SUCCESS)
+        ps__dist_note(&w->s, be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, below, cols, jb,
+                                           &minus_one, ps__mat_at(lpanel, r1 - r0, 0), upanel, &one,
+                                           ps__mat_at(a->m, r1, c0)));
+}
+
+/* The steps of the panels [k0, k1) (multiples of nb, or kmax), their interchanges and updates
+ * on the local columns left of upto. Each reports the rows above its end final (s.done) once its
+ * block row of U is solved: its interchanges have reached every column and later steps touch
+ * only rows below it. */
 static void steps(void *arg, int k0, int k1) {
     grid_lu *w = arg;
     ps_grid *g = w->s.g;
@@ -139,10 +174,10 @@ static void steps(void *arg, int k0, int k1) {
     if (k0 >= k1) return;
     if (w->s.st == PS_SUCCESS) {
         ps__dist_use_lane(&w->s, 1);
-        ps__dist_keep(&w->s, factor_panel(&w->s, a, 0, kmax < nb ? kmax : nb, &w->ps, &w->stage,
-                                          piv, w->info));
+        ps__dist_keep(&w->s, factor_panel(&w->s, a, k0, k1 - k0 < nb ? k1 - k0 : nb, &w->ps,
+                                          &w->stage, piv + k0, w->info));
     }
-    for (int k = 0; k < kmax; k += nb) {
+    for (int k = k0; k < k1; k += nb) {
         /* one agreement a step, before its exchanges */
         w->s.st = ps__dist_agree(g, w->s.st);
         if (w->s.st != PS_SUCCESS) break;
@@ -153,14 +188,13 @@ static void steps(void *arg, int k0, int k1) {
         ps__dist_use_lane(&w->s, 0);
         /* the interchanges on the columns outside the panel */
         int in_panel = g->mycol == pc;
-        ps__dist_keep(&w->s,
-                      ps__dist_swap_rows(g, a, k, jb, piv + k, 0, a->lcols, in_panel ? lc : 0,
-                                         in_panel ? lc + jb : 0, 0, &w->stage, w->uw.buf));
+        ps__dist_keep(&w->s, ps__dist_swap_rows(g, a, k, jb, piv + k, 0, w->upto, in_panel ? lc : 0,
+                                                in_panel ? lc + jb : 0, 0, &w->stage, w->uw.buf));
         /* L along the process rows; U's block row down the process columns */
         ps__mat lpanel = in_panel ? ps__mat_at(a->m, r0, lc) : w->lw;
         ps__dist_keep(&w->s, ps__dist_bcast(g, PS__DIST_ROW, pc, dt, a->lrows - r0, jb,
                                             ps__mat_at(a->m, r0, lc), w->lw, 0, &w->stage));
-        int c1 = ps__cyclic_below(&a->c, next, g->mycol), right = a->lcols - c1;
+        int c1 = ps__cyclic_below(&a->c, next, g->mycol), right = w->upto - c1;
         if (g->myrow == pr && right > 0 && w->s.st == PS_SUCCESS)
             ps__dist_note(&w->s, be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT,
                                                jb, right, &one, lpanel, ps__mat_at(a->m, r0, c1)));
@@ -171,7 +205,7 @@ static void steps(void *arg, int k0, int k1) {
         /* the trailing update: the next block column first, then its panel on lane 1 beside
          * the rest */
         int r1 = ps__cyclic_below(&a->r, next, g->myrow), below = a->lrows - r1, ahead = 0;
-        if (next < kmax && g->mycol == ps__cyclic_owner(&a->c, next))
+        if (next < k1 && g->mycol == ps__cyclic_owner(&a->c, next))
             ahead = n - next < nb ? n - next : nb;
         for (int part = 0; part < 2; part++) {
             int from = part ? ahead : 0, cols = part ? right - ahead : ahead;
@@ -180,9 +214,9 @@ static void steps(void *arg, int k0, int k1) {
                                                    jb, &minus_one, ps__mat_at(lpanel, r1 - r0, 0),
                                                    ps__mat_at(upanel, 0, from), &one,
                                                    ps__mat_at(a->m, r1, c1 + from)));
-            if (part == 0 && next < kmax) ps__dist_lane_wait(&w->s, 1, 0);
+            if (part == 0 && next < k1) ps__dist_lane_wait(&w->s, 1, 0);
         }
-        if (next < kmax) {
+        if (next < k1) {
             int jn = kmax - next < nb ? kmax - next : nb;
             ps__dist_use_lane(&w->s, 1);
             ps__dist_keep(&w->s,
@@ -190,7 +224,32 @@ static void steps(void *arg, int k0, int k1) {
         }
     }
     ps__dist_lanes_join(&w->s);
-    ps__dist_steps_done(&w->s, m); /* the rows below kmax too */
+    if (k1 == kmax) ps__dist_steps_done(&w->s, m); /* the rows below kmax too */
+}
+
+static void no_send(void *w, int k) {
+    (void)w, (void)k;
+}
+
+static void apply_swapped(void *w, int k, int c0, int c1) {
+    apply_panel(w, k, c0, c1);
+}
+
+/* Brings the local columns from upto to those below the global column g1 up to date with the
+ * panels [0, f), already factored: all their interchanges first (the L they left has every one
+ * of them applied), then each panel's block row of U and update; upto becomes their end. */
+static void catch_up(void *arg, int f, int g1) {
+    grid_lu *w = arg;
+    ps_grid *g = w->s.g;
+    int c0 = w->upto, c1 = ps__cyclic_below(&w->a->c, g1, g->mycol), nb = w->a->r.nb;
+    w->upto = c1;
+    ps__dist_use_lane(&w->s, 0);
+    for (int k = 0; k < f; k += nb) {
+        int jb = f - k < nb ? f - k : nb;
+        ps__dist_keep(&w->s, ps__dist_swap_rows(g, w->a, k, jb, w->piv + k, c0, c1, 0, 0, 0,
+                                                &w->stage, w->uw.buf));
+    }
+    ps__dist_catch_up(&w->s, w, f, nb, c0, c1, no_send, apply_swapped);
 }
 
 /* The status agreed; releases what open_steps reserved. */
@@ -205,11 +264,6 @@ static ps_status close_steps(grid_lu *w) {
     return st;
 }
 
-/* Grids of several process rows have no catch-up: their host array goes up whole, first. */
-static void no_catch_up(void *w, int f, int g1) {
-    (void)w, (void)f, (void)g1;
-}
-
 ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
     if (g->nprow == 1) return ps__dist_getrf_cols(g, a, piv, info);
     grid_lu w;
@@ -218,11 +272,13 @@ ps_status ps__dist_getrf(ps_grid *g, ps__dist_mat *a, int *piv, int *info) {
     return close_steps(&w);
 }
 
-ps_status ps__dist_getrf_grid_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int *piv,
-                                     int *info) {
+ps_status ps__dist_getrf_grid_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
+                                     int *piv, int *info) {
     grid_lu w;
-    ps__dist_parts parts = {&w, &w.s, steps, no_catch_up, 0, PS__LOWER, 0, 0};
-    if (open_steps(&w, g, a, piv, info) == PS_SUCCESS)
-        ps__dist_staged_run(g, a, host, lld, 0, &parts);
+    ps__dist_parts parts = {&w, &w.s, steps, catch_up, 0, PS__LOWER, 1, 0};
+    if (open_steps(&w, g, a, piv, info) == PS_SUCCESS) {
+        w.upto = 0; /* the columns arrive in pieces */
+        ps__dist_staged_run(g, a, host, lld, f, &parts);
+    }
     return close_steps(&w);
 }

@@ -22,7 +22,6 @@ static ps_status getrf_from(ps_grid *g, ps__dist_mat *a, void *host, int lld, in
     if (!host) return ps__dist_getrf(g, a, piv, info);
     int f = ps__dist_staged_split(g, a, a->r.n < a->c.n ? a->r.n : a->c.n);
     if (f > 0) return ps__dist_getrf_staged(g, a, host, lld, f, piv, info);
-    if (f == 0) return ps__dist_getrf_grid_staged(g, a, host, lld, piv, info);
     ps_status st = ps__dist_agree(g, ps__dist_put(g, a, host, lld));
     if (st == PS_SUCCESS) st = ps__dist_getrf(g, a, piv, info);
     if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_download(g, a, host, lld));
@@ -151,10 +150,10 @@ static ps_status potrf_from(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, void *ho
                             int *info) {
     if (!host) return ps__dist_potrf(g, a, uplo, info);
     int f = ps__dist_staged_split(g, a, a->r.n);
+    if (f > 0 && g->nprow > 1) return ps__dist_potrf_grid_staged(g, a, uplo, host, lld, info);
     if (f > 0)
         return uplo == PS__LOWER ? ps__dist_potrf_staged(g, a, host, lld, f, info)
                                  : ps__dist_potrf_upper_staged(g, a, host, lld, f, info);
-    if (f == 0) return ps__dist_potrf_grid_staged(g, a, uplo, host, lld, info);
     ps_status st = ps__dist_agree(g, ps__dist_put_triangle(g, a, uplo, host, lld));
     if (st == PS_SUCCESS) st = ps__dist_potrf(g, a, uplo, info);
     if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_get_triangle(g, a, uplo, host, lld));

@@ -11,8 +11,8 @@
  *      above f, final after step 3, go down, and then the rest of the factor, a block row (LU:
  *      of every column; upper Cholesky) or a block column (lower Cholesky) once its step is
  *      done.
- * On grids of several process rows there is no catch-up (f = 0): the array goes up whole, as the
- * last piece, and only step 4 runs, its factor going down behind the steps.
+ * With f = 0 (Cholesky on grids of several process rows, which has no catch-up) the array goes up
+ * whole, as the last piece, and only step 4 runs, its factor going down behind the steps.
  * transfer_order's marks keep each side behind what it reads; the second thread makes no MPI
  * call.
  */
@@ -52,11 +52,10 @@ int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax) {
     ps_context *ctx = g->ctx;
     int nb = a->c.nb, from = ps__lu_overlap_from(ctx, a->dt);
     void *alias;
-    /* several process rows: no left-looking catch-up there, so only the way down is staged. Their
-     * exchanges through MPI then give up the staging ring (ps__dist_bcast), which costs more than
-     * the overlap gains: not there unless the tuning asks for it. */
-    int f = g->nprow > 1 ? 0 : kmax / 2 / nb * nb;
+    int f = kmax / 2 / nb * nb;
     if (from <= 0 || kmax < from || kmax < 2 * nb) f = -1;
+    /* several process rows through MPI: their steps' exchanges then give up the staging ring
+     * (ps__dist_bcast), which costs more than the overlap gains; not unless the tuning asks */
     if (g->nprow > 1 && !ps__dist_peers(g) && ctx->tuning.lu_overlap < 0) f = -1;
     if (ctx->be.ops->host_alias(&ctx->be, a->m.buf, &alias) == PS_SUCCESS) f = -1;
     /* the same way on every rank, whatever their backends and tunings */

@@ -26,10 +26,10 @@ typedef struct ps__dist_parts {
 } ps__dist_parts;
 
 /* Where the staged factorization of a, with kmax panels, splits into its left half [0, f) and
- * the rest: on grids of one process row f > 0; on grids of several, 0 (there the host array goes
- * up whole first and only the factor comes down behind the steps); -1 where the host array goes
- * up and down whole: backends that work in host memory, orders below the lu_overlap tuning's
- * (core/lu/lu_overlap.c), too few blocks. Collective; the same on every rank. */
+ * the rest, or -1 where the host array goes up and down whole: backends that work in host
+ * memory, orders below the lu_overlap tuning's (core/lu/lu_overlap.c), too few blocks, grids of
+ * several process rows through MPI (unless that tuning is set). Collective; the same on every
+ * rank. */
 int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax);
 
 /* Runs p's parts on a (allocated, its steps reserved) while a second host thread moves the host
@@ -44,15 +44,16 @@ ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, 
                               const ps__dist_parts *p);
 
 /* The staged factorizations of the host local array host (leading dimension lld) through a,
- * allocated to its layout; f: ps__dist_staged_split's. LU (dist_getrf_staged.c; on grids of
- * several process rows dist_getrf.c): on success a and host hold the factors (a's as
- * ps__dist_getrf leaves them), piv and info as ps__dist_getrf's. Cholesky (dist_potrf_cols.c,
- * dist_potrf_cols_upper.c; on grids of several process rows dist_potrf.c, either triangle): the
- * factor in both, info as ps__dist_potrf's. */
+ * allocated to its layout; f: ps__dist_staged_split's. LU (dist_getrf_staged.c; grids of several
+ * process rows dist_getrf.c): on success a and host hold the factors (a's as ps__dist_getrf
+ * leaves them), piv and info as ps__dist_getrf's. Cholesky (dist_potrf_cols.c,
+ * dist_potrf_cols_upper.c): the factor in both, info as ps__dist_potrf's; on grids of several
+ * process rows (dist_potrf.c, either triangle) the array goes up whole and only the factor
+ * comes down behind the steps. */
 ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *piv,
                                 int *info);
-ps_status ps__dist_getrf_grid_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int *piv,
-                                     int *info);
+ps_status ps__dist_getrf_grid_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
+                                     int *piv, int *info);
 ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *info);
 ps_status ps__dist_potrf_upper_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
                                       int *info);
