@@ -8,9 +8,11 @@
  * and the next step's diagonal block and spread run on lane 1 while lane 0 updates the rest. The
  * verdict stays on the device until the end, as on one process row (dist_potrf_cols.c): after a
  * minor that is not positive definite the later diagonal blocks are skipped, the first one's order
- * is reported, and the blocks from its block on are left unspecified. A host-array call sends
- * each block column (upper: block row) of the factor down once its step has made it final
- * (dist_staged.c), while the later steps run.
+ * is reported, and the blocks from its block on are left unspecified. The steps also run in
+ * parts, for the host-array Cholesky that moves its triangle beside them (dist_staged.c): each
+ * later piece of columns is brought up to date with the panels left of it (catch_up: each panel
+ * spread again, upper's block row solved in the new columns first), and each block column
+ * (upper: block row) of the factor goes down once its step has made it final.
  */
 #include "dist_staged.h"
 #include "chol/chol.h"
@@ -26,6 +28,8 @@ typedef struct {
      * among this rank's diagonal blocks */
     ps__mat dw, pd[2], md[2];
     void *part, *info;
+    int gupto; /* the global columns the steps solve and update stop here (the part that has
+                  arrived) */
 } workspace;
 
 /* Which of the two panel buffers (pd, md) step k uses. */
@@ -33,11 +37,12 @@ static int parity(const ps__dist_mat *a, int k) {
     return k / a->r.nb % 2;
 }
 
-/* Lower: the block column below the diagonal solved, then L(k + jb.., k..k + jb) on every rank
- * (pd, count x jb) with this rank's rows of it in md: each process row of the panel's process
- * column sends its rows down the column, which assembles them, then the column sends the whole
- * along the process rows. */
-static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, workspace *w) {
+/* Lower: the block column below the diagonal solved (solve), then L(k + jb.., k..k + jb) on every
+ * rank (pd, count x jb) with this rank's rows of it in md: each process row of the panel's
+ * process column sends its rows down the column, which assembles them, then the column sends the
+ * whole along the process rows. */
+static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, int solve,
+                               workspace *w) {
     ps__backend *be = &g->ctx->be;
     ps__dtype dt = a->dt;
     int n = a->r.n, pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
@@ -49,9 +54,10 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, works
     if (g->mycol == pc) {
         ps__mat d = ps__mat_at(a->m, ps__cyclic_below(&a->r, k, g->myrow), lc);
         ps__mat mine = ps__mat_at(a->m, r1, lc);
-        st = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, jb, d, w->dw, w->s.lane, &w->stage);
+        if (solve)
+            st = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, jb, d, w->dw, w->s.lane, &w->stage);
         ps__scalar one = ps__scalar_of(dt, 1.0);
-        if (st == PS_SUCCESS && rows > 0)
+        if (solve && st == PS_SUCCESS && rows > 0)
             st = ps__dist_failed(g,
                                  be->ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT,
                                                rows, jb, &one, g->myrow == pr ? d : w->dw, mine));
@@ -69,16 +75,19 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, works
     return st;
 }
 
-/* Upper: the block row right of the diagonal solved, then U(k..k + jb, k + jb..) on every rank
- * (pd, jb x count) with the columns for this rank's rows in md (jb x rows), the same way along
- * the process row, then down the columns. */
-static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspace *w) {
+/* Upper: the block row right of the diagonal solved in the columns from g_lo on, then U(k..k +
+ * jb, k + jb..) on every rank (pd, jb x count) with the columns for this rank's rows in md (jb x
+ * rows), the same way along the process row, then down the columns; all up to the column
+ * gupto. */
+static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, int g_lo, workspace *w) {
     ps__backend *be = &g->ctx->be;
     ps__dtype dt = a->dt;
-    int n = a->r.n, pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
+    int n = w->gupto, pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
     int count = n - k - jb, r0 = ps__cyclic_below(&a->r, k, g->myrow);
-    int c1 = ps__cyclic_below(&a->c, k + jb, g->mycol), cols = a->lcols - c1;
-    int r1 = ps__cyclic_below(&a->r, k + jb, g->myrow), rows = a->lrows - r1;
+    int c1 = ps__cyclic_below(&a->c, k + jb, g->mycol), cend = ps__cyclic_below(&a->c, n, g->mycol);
+    int cs = ps__cyclic_below(&a->c, g_lo > k + jb ? g_lo : k + jb, g->mycol), cols = cend - cs;
+    int r1 = ps__cyclic_below(&a->r, k + jb, g->myrow);
+    int rows = ps__cyclic_below(&a->r, n, g->myrow) - r1;
     ps__mat *pd = &w->pd[parity(a, k)], *md = &w->md[parity(a, k)];
     ps_status st = PS_SUCCESS;
     pd->ld = jb;
@@ -88,9 +97,9 @@ static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspac
         st = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, w->dw, w->s.lane, &w->stage);
         ps__scalar one = ps__scalar_of(dt, 1.0);
         if (st == PS_SUCCESS && cols > 0)
-            st = ps__dist_failed(g,
-                                 be->ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT,
-                                               jb, cols, &one, g->mycol == pc ? d : w->dw, mine));
+            st = ps__dist_failed(
+                g, be->ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT, jb, cols,
+                                 &one, g->mycol == pc ? d : w->dw, ps__mat_at(a->m, r0, cs)));
         ps_status x = ps__dist_assemble(g, PS__DIST_ROW, a, k + jb, n, jb, mine, w->part, 1, *pd,
                                         w->s.lane, &w->stage);
         if (st == PS_SUCCESS) st = x;
@@ -100,15 +109,16 @@ static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, workspac
     if (st == PS_SUCCESS) st = x;
     md->ld = jb;
     if (st == PS_SUCCESS && rows > 0)
-        st = ps__dist_failed(g, ps__dist_move_runs(be, dt, &a->r, g->myrow, r1, a->lrows, k + jb,
+        st = ps__dist_failed(g, ps__dist_move_runs(be, dt, &a->r, g->myrow, r1, r1 + rows, k + jb,
                                                    jb, 1, *md, *pd, 0));
     return st;
 }
 
-/* The trailing triangle, each local block column from k + jb on, against the spread panel:
- * with next set only the blocks the next step's panel reads (lower: its block column; upper: its
- * block row), else the others. */
-static void update(ps__dist_mat *a, ps__uplo uplo, int k, int jb, int next_panel, workspace *w) {
+/* The trailing triangle, each local block column from k + jb (and g_lo) up to gupto, against
+ * the spread panel: with next set only the blocks the next step's panel reads (lower: its block
+ * column; upper: its block row), else the others. */
+static void update(ps__dist_mat *a, ps__uplo uplo, int k, int jb, int g_lo, int next_panel,
+                   workspace *w) {
     ps_grid *g = w->s.g;
     ps__backend *be = &g->ctx->be;
     ps__dtype dt = a->dt;
@@ -119,9 +129,10 @@ static void update(ps__dist_mat *a, ps__uplo uplo, int k, int jb, int next_panel
     int end = next + nb < a->r.n ? next + nb : a->r.n;
     int nr =
         ps__cyclic_owner(&a->r, next) == g->myrow ? ps__cyclic_below(&a->r, end, g->myrow) - r1 : 0;
-    for (int c = ps__cyclic_below(&a->c, next, g->mycol); c < a->lcols && w->s.st == PS_SUCCESS;
-         c += nb) {
-        int gj = ps__cyclic_global(&a->c, c, g->mycol), wj = a->lcols - c < nb ? a->lcols - c : nb;
+    int cend = ps__cyclic_below(&a->c, w->gupto, g->mycol);
+    for (int c = ps__cyclic_below(&a->c, g_lo > next ? g_lo : next, g->mycol);
+         c < cend && w->s.st == PS_SUCCESS; c += nb) {
+        int gj = ps__cyclic_global(&a->c, c, g->mycol), wj = cend - c < nb ? cend - c : nb;
         int p = gj - next, own = ps__cyclic_owner(&a->r, gj) == g->myrow;
         int rd = ps__cyclic_below(&a->r, gj, g->myrow); /* the diagonal block's first local row */
         if (uplo == PS__LOWER) {
@@ -165,8 +176,8 @@ static void panel(ps__dist_mat *a, ps__uplo uplo, int k, int jb, workspace *w) {
     }
     /* a rank that failed still takes part */
     if (k + jb < n)
-        ps__dist_keep(&w->s, uplo == PS__LOWER ? spread_column(g, a, k, jb, w)
-                                               : spread_row(g, a, k, jb, w));
+        ps__dist_keep(&w->s, uplo == PS__LOWER ? spread_column(g, a, k, jb, 1, w)
+                                               : spread_row(g, a, k, jb, k + jb, w));
 }
 
 /* The steps of a grid of several process rows and what they reserve. */
@@ -184,6 +195,7 @@ static ps_status open_steps(grid_chol *c, ps_grid *g, ps__dist_mat *a, ps__uplo 
     *c = (grid_chol){.a = a, .uplo = uplo};
     workspace *w = &c->w;
     w->dw.ld = nb;
+    w->gupto = n;
     w->s = (ps__dist_steps){.g = g, .lanes = be->ops->lanes(be) > 1 ? 2 : 1};
     /* the largest part of the panel one process holds: its rows (lower) or columns (upper) */
     int part = 1;
@@ -208,9 +220,9 @@ static ps_status open_steps(grid_chol *c, ps_grid *g, ps__dist_mat *a, ps__uplo 
     return w->s.st = ps__dist_agree(g, st);
 }
 
-/* All the steps, for k0 = 0 and k1 = n (nothing where k0 >= k1: without a catch-up they do not
- * run in parts). Each step reports its panel's columns (lower) or rows (upper) final (s.done) once
- * the next step's update has waited for the panel. */
+/* The steps of the panels [k0, k1) (multiples of nb, or n; k1 is gupto). Each step reports its
+ * panel's columns (lower) or rows (upper) final (s.done) once the next step's update has waited
+ * for the panel. */
 static void steps(void *arg, int k0, int k1) {
     grid_chol *c = arg;
     workspace *w = &c->w;
@@ -220,24 +232,51 @@ static void steps(void *arg, int k0, int k1) {
     if (k0 >= k1) return;
     if (w->s.st == PS_SUCCESS) {
         ps__dist_use_lane(&w->s, 1);
-        panel(a, c->uplo, 0, n < nb ? n : nb, w);
+        panel(a, c->uplo, k0, n - k0 < nb ? n - k0 : nb, w);
     }
-    for (int k = 0; k < n; k += nb) {
+    for (int k = k0; k < k1; k += nb) {
         int jb = n - k < nb ? n - k : nb, next = k + jb;
         /* one agreement a step, before its exchanges */
         w->s.st = ps__dist_agree(g, w->s.st);
-        if (w->s.st != PS_SUCCESS || next >= n) break;
+        if (w->s.st != PS_SUCCESS || next >= k1) break;
         ps__dist_lane_wait(&w->s, 0, 1); /* panel k has been spread */
         ps__dist_use_lane(&w->s, 0);
         ps__dist_steps_done(&w->s, next);
-        update(a, c->uplo, k, jb, 1, w);
+        update(a, c->uplo, k, jb, next, 1, w);
         ps__dist_lane_wait(&w->s, 1, 0);
-        update(a, c->uplo, k, jb, 0, w);
+        update(a, c->uplo, k, jb, next, 0, w);
         ps__dist_use_lane(&w->s, 1);
         panel(a, c->uplo, next, n - next < nb ? n - next : nb, w);
     }
     ps__dist_lanes_join(&w->s);
-    ps__dist_steps_done(&w->s, n);
+    if (k1 == n) ps__dist_steps_done(&w->s, n);
+}
+
+static void no_send(void *w, int k) {
+    (void)w, (void)k;
+}
+
+/* Panel k spread again (upper: its block row solved in the new columns first) and the new
+ * columns from g_lo updated with it. */
+static void apply_panel(void *arg, int k, int g_lo, int g1) {
+    grid_chol *c = arg;
+    workspace *w = &c->w;
+    ps__dist_mat *a = c->a;
+    int jb = a->r.n - k < a->r.nb ? a->r.n - k : a->r.nb;
+    (void)g1; /* w->gupto */
+    ps__dist_keep(&w->s, c->uplo == PS__LOWER ? spread_column(w->s.g, a, k, jb, 0, w)
+                                              : spread_row(w->s.g, a, k, jb, g_lo, w));
+    update(a, c->uplo, k, jb, g_lo, 1, w);
+    update(a, c->uplo, k, jb, g_lo, 0, w);
+}
+
+/* Brings the global columns from gupto to g1 up to date with the panels [0, f), already
+ * factored; gupto becomes g1. */
+static void catch_up(void *arg, int f, int g1) {
+    grid_chol *c = arg;
+    int g_lo = c->w.gupto;
+    c->w.gupto = g1;
+    ps__dist_catch_up(&c->w.s, c, f, c->a->r.nb, g_lo, g1, no_send, apply_panel);
 }
 
 /* The first failing minor to every rank, the status agreed; releases what open_steps reserved. */
@@ -252,11 +291,6 @@ static ps_status close_steps(grid_chol *c, int *info) {
     return st;
 }
 
-/* Grids of several process rows have no catch-up: their host array goes up whole, first. */
-static void no_catch_up(void *w, int f, int g1) {
-    (void)w, (void)f, (void)g1;
-}
-
 ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info) {
     if (g->nprow == 1)
         return uplo == PS__LOWER ? ps__dist_potrf_cols(g, a, info)
@@ -267,10 +301,15 @@ ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info) 
 }
 
 ps_status ps__dist_potrf_grid_staged(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, void *host,
-                                     int lld, int *info) {
+                                     int lld, int f, int *info) {
     grid_chol c;
-    /* lower: a block column is final once its panel is; upper: a block row */
-    ps__dist_parts parts = {&c, &c.w.s, steps, no_catch_up, 1, uplo, 0, uplo == PS__LOWER};
-    if (open_steps(&c, g, a, uplo) == PS_SUCCESS) ps__dist_staged_run(g, a, host, lld, 0, &parts);
+    /* lower: a block column is final once its panel is; upper: a block row, and the rest's rows
+     * above f once it has caught up */
+    ps__dist_parts parts = {
+        &c, &c.w.s, steps, catch_up, 1, uplo, uplo == PS__UPPER, uplo == PS__LOWER};
+    if (open_steps(&c, g, a, uplo) == PS_SUCCESS) {
+        c.w.gupto = 0; /* the columns arrive in pieces */
+        ps__dist_staged_run(g, a, host, lld, f, &parts);
+    }
     return close_steps(&c, info);
 }

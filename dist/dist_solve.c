@@ -150,7 +150,7 @@ static ps_status potrf_from(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, void *ho
                             int *info) {
     if (!host) return ps__dist_potrf(g, a, uplo, info);
     int f = ps__dist_staged_split(g, a, a->r.n);
-    if (f > 0 && g->nprow > 1) return ps__dist_potrf_grid_staged(g, a, uplo, host, lld, info);
+    if (f > 0 && g->nprow > 1) return ps__dist_potrf_grid_staged(g, a, uplo, host, lld, f, info);
     if (f > 0)
         return uplo == PS__LOWER ? ps__dist_potrf_staged(g, a, host, lld, f, info)
                                  : ps__dist_potrf_upper_staged(g, a, host, lld, f, info);

@@ -11,8 +11,6 @@
  *      above f, final after step 3, go down, and then the rest of the factor, a block row (LU:
  *      of every column; upper Cholesky) or a block column (lower Cholesky) once its step is
  *      done.
- * With f = 0 (Cholesky on grids of several process rows, which has no catch-up) the array goes up
- * whole, as the last piece, and only step 4 runs, its factor going down behind the steps.
  * transfer_order's marks keep each side behind what it reads; the second thread makes no MPI
  * call.
  */

@@ -47,9 +47,8 @@ ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, 
  * allocated to its layout; f: ps__dist_staged_split's. LU (dist_getrf_staged.c; grids of several
  * process rows dist_getrf.c): on success a and host hold the factors (a's as ps__dist_getrf
  * leaves them), piv and info as ps__dist_getrf's. Cholesky (dist_potrf_cols.c,
- * dist_potrf_cols_upper.c): the factor in both, info as ps__dist_potrf's; on grids of several
- * process rows (dist_potrf.c, either triangle) the array goes up whole and only the factor
- * comes down behind the steps. */
+ * dist_potrf_cols_upper.c; grids of several process rows dist_potrf.c, either triangle): the
+ * factor in both, info as ps__dist_potrf's. */
 ps_status ps__dist_getrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f, int *piv,
                                 int *info);
 ps_status ps__dist_getrf_grid_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
@@ -58,6 +57,6 @@ ps_status ps__dist_potrf_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld
 ps_status ps__dist_potrf_upper_staged(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
                                       int *info);
 ps_status ps__dist_potrf_grid_staged(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, void *host,
-                                     int lld, int *info);
+                                     int lld, int f, int *info);
 
 #endif
