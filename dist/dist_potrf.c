@@ -309,7 +309,10 @@ ps_status ps__dist_potrf_grid_staged(ps_grid *g, ps__dist_mat *a, ps__uplo uplo,
         &c, &c.w.s, steps, catch_up, 1, uplo, uplo == PS__UPPER, uplo == PS__LOWER};
     if (open_steps(&c, g, a, uplo) == PS_SUCCESS) {
         c.w.gupto = 0; /* the columns arrive in pieces */
-        ps__dist_staged_run(g, a, host, lld, f, &parts);
+        /* The lower triangle's first quarter of columns holds 7/16 of it: its pieces start the
+         * work no sooner, and the catch-up's spreads cost what they save (docs/DIST.md), so it
+         * goes up whole (f = 0: the last piece is everything) and only comes down in pieces. */
+        ps__dist_staged_run(g, a, host, lld, uplo == PS__LOWER ? 0 : f, &parts);
     }
     return close_steps(&c, info);
 }

@@ -11,8 +11,9 @@
  *      above f, final after step 3, go down, and then the rest of the factor, a block row (LU:
  *      of every column; upper Cholesky) or a block column (lower Cholesky) once its step is
  *      done.
- * transfer_order's marks keep each side behind what it reads; the second thread makes no MPI
- * call.
+ * With f = 0 the array goes up whole, as the last piece, and only step 4 runs (lower Cholesky on
+ * grids of several process rows). transfer_order's marks keep each side behind what it reads;
+ * the second thread makes no MPI call.
  */
 #include "dist_staged.h"
 #include "lu/lu.h"

@@ -34,12 +34,12 @@ int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax);
 
 /* Runs p's parts on a (allocated, its steps reserved) while a second host thread moves the host
  * local array host (leading dimension lld): up in three pieces of global columns (the left half
- * [0, f) in two, then the rest), each piece's panels factored once it has arrived and the
- * earlier panels have been caught up with; down the left half (by rows: its rows above f) once
- * its panels are done, then (p->top) the rest's rows above f once it is caught up, then the rest
- * as the last steps make it final (p->by_columns). The caller's array is written only once every
- * rank has all of it on its device. Returns with the transfers finished; the status is p->s's,
- * not yet agreed. */
+ * [0, f) in two, then the rest; f = 0: all in the last), each piece's panels factored once it has
+ * arrived and the earlier panels have been caught up with; down the left half (by rows: its rows
+ * above f) once its panels are done, then (p->top) the rest's rows above f once it is caught up,
+ * then the rest as the last steps make it final (p->by_columns). The caller's array is written only
+ * once every rank has all of it on its device. Returns with the transfers finished; the status is
+ * p->s's, not yet agreed. */
 ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, int f,
                               const ps__dist_parts *p);
 
