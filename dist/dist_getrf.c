@@ -133,7 +133,8 @@ static ps_status open_steps(grid_lu *w, ps_grid *g, ps__dist_mat *a, int *piv, i
  * already there), on the current lane: L along the process rows, the diagonal block's process row
  * solves, U down the process columns, every rank updates its rows below. Collective over the
  * grid; every rank takes part, also after a failure. */
-static void apply_panel(grid_lu *w, int k, int c0, int c1) {
+static void apply_panel(void *arg, int k, int c0, int c1) {
+    grid_lu *w = arg;
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
@@ -174,7 +175,7 @@ static void steps(void *arg, int k0, int k1) {
     if (k0 >= k1) return;
     if (w->s.st == PS_SUCCESS) {
         ps__dist_use_lane(&w->s, 1);
-        ps__dist_keep(&w->s, factor_panel(&w->s, a, k0, k1 - k0 < nb ? k1 - k0 : nb, &w->ps,
+        ps__dist_keep(&w->s, factor_panel(&w->s, a, k0, kmax - k0 < nb ? kmax - k0 : nb, &w->ps,
                                           &w->stage, piv + k0, w->info));
     }
     for (int k = k0; k < k1; k += nb) {
@@ -231,10 +232,6 @@ static void no_send(void *w, int k) {
     (void)w, (void)k;
 }
 
-static void apply_swapped(void *w, int k, int c0, int c1) {
-    apply_panel(w, k, c0, c1);
-}
-
 /* Brings the local columns from upto to those below the global column g1 up to date with the
  * panels [0, f), already factored: all their interchanges first (the L they left has every one
  * of them applied), then each panel's block row of U and update; upto becomes their end. */
@@ -249,7 +246,7 @@ static void catch_up(void *arg, int f, int g1) {
         ps__dist_keep(&w->s, ps__dist_swap_rows(g, w->a, k, jb, w->piv + k, c0, c1, 0, 0, 0,
                                                 &w->stage, w->uw.buf));
     }
-    ps__dist_catch_up(&w->s, w, f, nb, c0, c1, no_send, apply_swapped);
+    ps__dist_catch_up(&w->s, w, f, nb, c0, c1, no_send, apply_panel);
 }
 
 /* The status agreed; releases what open_steps reserved. */

@@ -10,8 +10,8 @@
  * minor that is not positive definite the later diagonal blocks are skipped, the first one's order
  * is reported, and the blocks from its block on are left unspecified. The steps also run in
  * parts, for the host-array Cholesky that moves its triangle beside them (dist_staged.c): each
- * later piece of columns is brought up to date with the panels left of it (catch_up: each panel
- * spread again, upper's block row solved in the new columns first), and each block column
+ * later piece of columns is brought up to date with the panels left of it (catch_up, upper only:
+ * each panel's block row solved in the new columns and spread again), and each block column
  * (upper: block row) of the factor goes down once its step has made it final.
  */
 #include "dist_staged.h"
@@ -37,12 +37,11 @@ static int parity(const ps__dist_mat *a, int k) {
     return k / a->r.nb % 2;
 }
 
-/* Lower: the block column below the diagonal solved (solve), then L(k + jb.., k..k + jb) on every
- * rank (pd, count x jb) with this rank's rows of it in md: each process row of the panel's
- * process column sends its rows down the column, which assembles them, then the column sends the
- * whole along the process rows. */
-static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, int solve,
-                               workspace *w) {
+/* Lower: the block column below the diagonal solved, then L(k + jb.., k..k + jb) on every rank
+ * (pd, count x jb) with this rank's rows of it in md: each process row of the panel's process
+ * column sends its rows down the column, which assembles them, then the column sends the whole
+ * along the process rows. */
+static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, workspace *w) {
     ps__backend *be = &g->ctx->be;
     ps__dtype dt = a->dt;
     int n = a->r.n, pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
@@ -54,10 +53,9 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, int s
     if (g->mycol == pc) {
         ps__mat d = ps__mat_at(a->m, ps__cyclic_below(&a->r, k, g->myrow), lc);
         ps__mat mine = ps__mat_at(a->m, r1, lc);
-        if (solve)
-            st = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, jb, d, w->dw, w->s.lane, &w->stage);
+        st = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, jb, d, w->dw, w->s.lane, &w->stage);
         ps__scalar one = ps__scalar_of(dt, 1.0);
-        if (solve && st == PS_SUCCESS && rows > 0)
+        if (st == PS_SUCCESS && rows > 0)
             st = ps__dist_failed(g,
                                  be->ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT,
                                                rows, jb, &one, g->myrow == pr ? d : w->dw, mine));
@@ -176,7 +174,7 @@ static void panel(ps__dist_mat *a, ps__uplo uplo, int k, int jb, workspace *w) {
     }
     /* a rank that failed still takes part */
     if (k + jb < n)
-        ps__dist_keep(&w->s, uplo == PS__LOWER ? spread_column(g, a, k, jb, 1, w)
+        ps__dist_keep(&w->s, uplo == PS__LOWER ? spread_column(g, a, k, jb, w)
                                                : spread_row(g, a, k, jb, k + jb, w));
 }
 
@@ -256,16 +254,15 @@ static void no_send(void *w, int k) {
     (void)w, (void)k;
 }
 
-/* Panel k spread again (upper: its block row solved in the new columns first) and the new
- * columns from g_lo updated with it. */
+/* Upper: panel k's block row solved in the new columns from g_lo, spread again and the new
+ * columns updated with it. (Lower goes up whole: ps__dist_potrf_grid_staged.) */
 static void apply_panel(void *arg, int k, int g_lo, int g1) {
     grid_chol *c = arg;
     workspace *w = &c->w;
     ps__dist_mat *a = c->a;
     int jb = a->r.n - k < a->r.nb ? a->r.n - k : a->r.nb;
     (void)g1; /* w->gupto */
-    ps__dist_keep(&w->s, c->uplo == PS__LOWER ? spread_column(w->s.g, a, k, jb, 0, w)
-                                              : spread_row(w->s.g, a, k, jb, g_lo, w));
+    ps__dist_keep(&w->s, spread_row(w->s.g, a, k, jb, g_lo, w));
     update(a, c->uplo, k, jb, g_lo, 1, w);
     update(a, c->uplo, k, jb, g_lo, 0, w);
 }
