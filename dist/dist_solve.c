@@ -151,9 +151,13 @@ static ps_status potrf_from(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, void *ho
     if (!host) return ps__dist_potrf(g, a, uplo, info);
     int f = ps__dist_staged_split(g, a, a->r.n);
     if (f > 0 && g->nprow > 1) return ps__dist_potrf_grid_staged(g, a, uplo, host, lld, f, info);
-    if (f > 0)
-        return uplo == PS__LOWER ? ps__dist_potrf_staged(g, a, host, lld, f, info)
-                                 : ps__dist_potrf_upper_staged(g, a, host, lld, f, info);
+    if (f > 0 && uplo == PS__LOWER) {
+        /* the lower triangle's columns shorten to the right: its left part holding half of it,
+         * n (1 - 1/sqrt 2) columns, in whole blocks */
+        int nb = a->c.nb, half = (int)(0.29289 * a->r.n) / nb * nb;
+        return ps__dist_potrf_staged(g, a, host, lld, half > nb ? half : nb, info);
+    }
+    if (f > 0) return ps__dist_potrf_upper_staged(g, a, host, lld, f, info);
     ps_status st = ps__dist_agree(g, ps__dist_put_triangle(g, a, uplo, host, lld));
     if (st == PS_SUCCESS) st = ps__dist_potrf(g, a, uplo, info);
     if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_get_triangle(g, a, uplo, host, lld));
