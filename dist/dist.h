@@ -9,6 +9,14 @@
 
 #include <stddef.h>
 
+/* Host buffers that grow: the exchanges' staging. A driver reserves what its steps need before
+ * it starts (and agrees on it), so that a step never fails for host memory halfway through a
+ * collective. */
+typedef struct ps__dist_buf {
+    void *p;
+    size_t bytes;
+} ps__dist_buf;
+
 struct ps_grid {
     MPI_Comm all, row, col; /* the grid; this rank's process row; its process column */
     int nprow, npcol, myrow, mycol, rank;
@@ -17,9 +25,10 @@ struct ps_grid {
     void *peer_row, *peer_col; /* the peer groups of the process row and column (NULL: none) */
     char last_error[PS__ERROR_SIZE];
     int last_info;
-    int host_threads; /* this rank's share of its node's cores for host copies (dist_grid.c) */
-    int ring_busy;    /* a second thread moves a host array through the context's staging ring
-                         (dist_staged.c): the exchanges' host transfers go around it */
+    int host_threads;   /* this rank's share of its node's cores for host copies (dist_grid.c) */
+    int ring_busy;      /* a second thread moves a host array through the context's staging ring
+                           (dist_staged.c): the exchanges' host transfers go around it */
+    ps__dist_buf swaps; /* ps__dist_swap_rows's index lists (ps__dist_reserve_swaps) */
 };
 
 /* One dimension of a block-cyclic distribution: n indices in blocks of nb over np processes,
@@ -117,14 +126,9 @@ void ps__dist_catch_up(ps__dist_steps *s, void *w, int f, int nb, int c0, int c1
 /* MPI_Bcast of bytes of any size (MPI counts are ints: pieces of at most 1 GiB). */
 void ps__dist_bcast_bytes(void *buf, size_t bytes, int root, MPI_Comm comm);
 
-/* Host buffers that grow: the exchanges' staging. A driver reserves what its steps need before
- * it starts (and agrees on it), so that a step never fails for host memory halfway through a
- * collective. */
-typedef struct ps__dist_buf {
-    void *p;
-    size_t bytes;
-} ps__dist_buf;
 ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes);
+/* Reserves the grid's host lists for ps__dist_swap_rows of up to count interchanges. */
+ps_status ps__dist_reserve_swaps(ps_grid *g, int count);
 
 /* Process p's local indices [lo, hi) of the distributed dimension d, between a packed device
  * view (the (l - lo)-th row, or column with by_cols) and the whole one (global index g at its
@@ -146,8 +150,9 @@ ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *
  * in order, or in the reverse order) to the local columns [c0, c1) of a but those in [skip0,
  * skip1) (none where skip0 >= skip1; LU's panel, which has them already). rows_dev: device
  * scratch of at least 4 count (c1 - c0 + 1) elements (the rows that move, and the int32 lists
- * of where they come from and go), not in use on another lane. Collective over the process
- * column. */
+ * of where they come from and go), not in use on another lane. The caller reserves the host
+ * lists first (ps__dist_reserve_swaps, agreed), so that no rank fails alone halfway through the
+ * exchanges. Collective over the process column. */
 ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
                              int c0, int c1, int skip0, int skip1, int reverse, ps__dist_buf *stage,
                              void *rows_dev);

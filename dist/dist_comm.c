@@ -166,9 +166,11 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
     }
     int ncols = width[0] + width[1];
     if (count <= 0 || ncols <= 0) return PS_SUCCESS;
+    /* the lists live in the grid's reserve, which the drivers make before their first exchange */
+    ps_status st = ps__dist_reserve_swaps(g, count);
+    if (st != PS_SUCCESS) return st;
     /* the rows the interchanges touch (t, ascending), and which old row each ends up holding */
-    int *t = malloc((size_t)(12 * count + 4 * g->nprow) * sizeof *t);
-    if (!t) return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    int *t = g->swaps.p;
     int *from = t + 2 * count, *pair = t + 4 * count, *moving = t + 12 * count;
     int *start = moving + g->nprow, *lands = start + g->nprow, *next = lands + g->nprow, n = 0;
     for (int i = 0; i < count; i++) t[2 * i] = base + i, t[2 * i + 1] = piv[i];
@@ -204,7 +206,6 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
         lands[p] |= here;
     }
     size_t ioff = (size_t)total * (size_t)ncols * ps__dtype_size(a->dt) / sizeof(int32_t);
-    ps_status st = PS_SUCCESS;
     if (total > 0)
         st = be->ops->upload(be, PS__INT32, nidx, 1, idx, nidx, (ps__mat){rows_dev, ioff, nidx});
     for (int r = 0, at = 0; r < 2 && st == PS_SUCCESS && moving[me] > 0; at += width[r++]) {
@@ -231,7 +232,6 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
                                                            ps__mat_at(part, 0, at),
                                                            ps__mat_at(a->m, 0, first[r])));
     }
-    free(t);
     return st;
 }
 

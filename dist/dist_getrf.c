@@ -108,6 +108,7 @@ static ps_status open_steps(grid_lu *w, ps_grid *g, ps__dist_mat *a, int *piv, i
     if ((size_t)4 * nb * lcols > most) most = (size_t)4 * nb * lcols;
     if ((size_t)lrows * nb > most) most = (size_t)lrows * nb;
     ps_status st = ps__dist_reserve(g, &w->stage, most * es);
+    if (st == PS_SUCCESS) st = ps__dist_reserve_swaps(g, nb);
     if (st == PS_SUCCESS) {
         w->ps.word = malloc((size_t)(nb + 2) * sizeof *w->ps.word);
         if (!w->ps.word) st = ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory");

@@ -140,6 +140,10 @@ ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes) {
     return PS_SUCCESS;
 }
 
+ps_status ps__dist_reserve_swaps(ps_grid *g, int count) {
+    return ps__dist_reserve(g, &g->swaps, (size_t)(12 * count + 4 * g->nprow) * sizeof(int));
+}
+
 /* This rank's rank among the ranks of its node, and how many there are. */
 static int node_rank(MPI_Comm comm, int *ranks) {
     MPI_Comm node;
@@ -239,6 +243,7 @@ void ps_grid_destroy(ps_grid *g) {
     MPI_Comm_free(&g->row);
     MPI_Comm_free(&g->col);
     MPI_Comm_free(&g->all);
+    free(g->swaps.p);
     free(g);
 }
 

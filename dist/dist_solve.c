@@ -73,6 +73,7 @@ static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int
     size_t es = ps__dtype_size(b->dt), cols = b->lcols > 0 ? (size_t)b->lcols : 1;
     void *rows_dev = NULL;
     st = ps__dist_reserve(g, stage, (size_t)2 * (size_t)nb * cols * es);
+    if (st == PS_SUCCESS) st = ps__dist_reserve_swaps(g, nb);
     if (st == PS_SUCCESS) {
         st = ps__dev_alloc(g->ctx, (size_t)4 * (size_t)nb * (cols + 1) * es, &rows_dev);
         st = ps__dist_failed(g, st);
