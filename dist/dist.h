@@ -117,9 +117,9 @@ void ps__dist_steps_done(ps__dist_steps *s, int k);
  * (lanes_split); lane 0 current. */
 void ps__dist_lanes_join(ps__dist_steps *s);
 /* The staged drivers' catch-up (dist_staged.c): the local columns [c0, c1) brought up to date
- * with the factored panels [0, f) of width nb, send(w, k) broadcasting panel k on lane 1 a panel
- * ahead of use(w, k, c0, c1) updating the columns with it on lane 0; an agreement a panel; the
- * lanes joined at the end. */
+ * with the factored panels [0, f) of width nb, send(w, k) (NULL: none) broadcasting panel k on
+ * lane 1 a panel ahead of use(w, k, c0, c1) updating the columns with it on lane 0; an agreement
+ * a panel; the lanes joined at the end. */
 void ps__dist_catch_up(ps__dist_steps *s, void *w, int f, int nb, int c0, int c1,
                        void (*send)(void *w, int k), void (*use)(void *w, int k, int c0, int c1));
 

@@ -130,49 +130,65 @@ static ps_status open_steps(grid_lu *w, ps_grid *g, ps__dist_mat *a, int *piv, i
     return w->s.st = ps__dist_agree(g, st);
 }
 
-/* Panel k's block row of U and trailing update on the local columns [c0, c1) (its interchanges
- * already there), on the current lane: L along the process rows, the diagonal block's process row
- * solves, U down the process columns, every rank updates its rows below. Collective over the
- * grid; every rank takes part, also after a failure. */
-static void apply_panel(void *arg, int k, int c0, int c1) {
-    grid_lu *w = arg;
+/* Panel k's L along the process rows and its block row of U in the local columns [c0, c1) (their
+ * interchanges already there): solved on the diagonal block's process row, which makes the rows
+ * above k + jb final in those columns (s.done), then sent down the process columns. The views this
+ * rank updates its rows below with into l and u. Collective over the grid; every rank takes part,
+ * also after a failure. */
+static void row_of_u(grid_lu *w, int k, int jb, int c0, int c1, ps__mat *l, ps__mat *u) {
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
     ps__backend *be = &g->ctx->be;
     ps__dtype dt = a->dt;
-    int kmax = a->r.n < a->c.n ? a->r.n : a->c.n, jb = kmax - k < a->r.nb ? kmax - k : a->r.nb;
     int pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k), cols = c1 - c0;
     int r0 = ps__cyclic_below(&a->r, k, g->myrow), lc = ps__cyclic_local(&a->c, k);
-    int r1 = ps__cyclic_below(&a->r, k + jb, g->myrow), below = a->lrows - r1;
-    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    ps__mat lpanel = g->mycol == pc ? ps__mat_at(a->m, r0, lc) : w->lw;
+    ps__scalar one = ps__scalar_of(dt, 1.0);
+    *l = g->mycol == pc ? ps__mat_at(a->m, r0, lc) : w->lw;
     ps__dist_keep(&w->s, ps__dist_bcast(g, PS__DIST_ROW, pc, dt, a->lrows - r0, jb,
                                         ps__mat_at(a->m, r0, lc), w->lw, 0, &w->stage));
     if (g->myrow == pr && cols > 0 && w->s.st == PS_SUCCESS)
         ps__dist_note(&w->s, be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb,
-                                           cols, &one, lpanel, ps__mat_at(a->m, r0, c0)));
-    ps__mat upanel = g->myrow == pr ? ps__mat_at(a->m, r0, c0) : w->uw;
+                                           cols, &one, *l, ps__mat_at(a->m, r0, c0)));
+    ps__dist_steps_done(&w->s, k + jb);
+    *u = g->myrow == pr ? ps__mat_at(a->m, r0, c0) : w->uw;
     ps__dist_keep(&w->s, ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, cols, ps__mat_at(a->m, r0, c0),
                                         w->uw, 0, &w->stage));
+}
+
+/* Rows below panel k of the local columns [c0, c0 + cols) (in u from column from) updated with l
+ * and u, on the current lane. */
+static void update(grid_lu *w, int k, int jb, ps__mat l, ps__mat u, int from, int c0, int cols) {
+    ps__dist_mat *a = w->a;
+    ps__backend *be = &w->s.g->ctx->be;
+    int r0 = ps__cyclic_below(&a->r, k, w->s.g->myrow);
+    int r1 = ps__cyclic_below(&a->r, k + jb, w->s.g->myrow), below = a->lrows - r1;
+    ps__scalar one = ps__scalar_of(a->dt, 1.0), minus_one = ps__scalar_of(a->dt, -1.0);
     if (below > 0 && cols > 0 && w->s.st == PS_SUCCESS)
-        ps__dist_note(&w->s, be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, below, cols, jb,
-                                           &minus_one, ps__mat_at(lpanel, r1 - r0, 0), upanel, &one,
-                                           ps__mat_at(a->m, r1, c0)));
+        ps__dist_note(&w->s, be->ops->gemm(be, a->dt, PS__NOTRANS, PS__NOTRANS, below, cols, jb,
+                                           &minus_one, ps__mat_at(l, r1 - r0, 0),
+                                           ps__mat_at(u, 0, from), &one, ps__mat_at(a->m, r1, c0)));
+}
+
+/* The catch-up's use of panel k on the local columns [c0, c1). */
+static void apply_panel(void *arg, int k, int c0, int c1) {
+    grid_lu *w = arg;
+    int kmax = w->a->r.n < w->a->c.n ? w->a->r.n : w->a->c.n;
+    int jb = kmax - k < w->a->r.nb ? kmax - k : w->a->r.nb;
+    ps__mat l, u;
+    row_of_u(w, k, jb, c0, c1, &l, &u);
+    update(w, k, jb, l, u, 0, c0, c1 - c0);
 }
 
 /* The steps of the panels [k0, k1) (multiples of nb, or kmax), their interchanges and updates
- * on the local columns left of upto. Each reports the rows above its end final (s.done) once its
- * block row of U is solved: its interchanges have reached every column and later steps touch
- * only rows below it. */
+ * on the local columns left of upto. Each reports the rows above its end final once its block
+ * row of U is solved (row_of_u): its interchanges have reached every column and later steps
+ * touch only rows below it. */
 static void steps(void *arg, int k0, int k1) {
     grid_lu *w = arg;
     ps_grid *g = w->s.g;
     ps__dist_mat *a = w->a;
-    ps__backend *be = &g->ctx->be;
-    ps__dtype dt = a->dt;
     int m = a->r.n, n = a->c.n, nb = a->r.nb, kmax = m < n ? m : n;
     int *piv = w->piv;
-    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     if (k0 >= k1) return;
     if (w->s.st == PS_SUCCESS) {
         ps__dist_use_lane(&w->s, 1);
@@ -184,8 +200,7 @@ static void steps(void *arg, int k0, int k1) {
         w->s.st = ps__dist_agree(g, w->s.st);
         if (w->s.st != PS_SUCCESS) break;
         int jb = kmax - k < nb ? kmax - k : nb, next = k + jb;
-        int pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
-        int r0 = ps__cyclic_below(&a->r, k, g->myrow), lc = ps__cyclic_local(&a->c, k);
+        int pc = ps__cyclic_owner(&a->c, k), lc = ps__cyclic_local(&a->c, k);
         ps__dist_lane_wait(&w->s, 0, 1); /* panel k is in place */
         ps__dist_use_lane(&w->s, 0);
         /* the interchanges on the columns outside the panel */
@@ -193,31 +208,16 @@ static void steps(void *arg, int k0, int k1) {
         ps__dist_keep(&w->s, ps__dist_swap_rows(g, a, k, jb, piv + k, 0, w->upto, in_panel ? lc : 0,
                                                 in_panel ? lc + jb : 0, 0, &w->stage, w->uw.buf));
         /* L along the process rows; U's block row down the process columns */
-        ps__mat lpanel = in_panel ? ps__mat_at(a->m, r0, lc) : w->lw;
-        ps__dist_keep(&w->s, ps__dist_bcast(g, PS__DIST_ROW, pc, dt, a->lrows - r0, jb,
-                                            ps__mat_at(a->m, r0, lc), w->lw, 0, &w->stage));
-        int c1 = ps__cyclic_below(&a->c, next, g->mycol), right = w->upto - c1;
-        if (g->myrow == pr && right > 0 && w->s.st == PS_SUCCESS)
-            ps__dist_note(&w->s, be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT,
-                                               jb, right, &one, lpanel, ps__mat_at(a->m, r0, c1)));
-        ps__dist_steps_done(&w->s, next);
-        ps__mat upanel = g->myrow == pr ? ps__mat_at(a->m, r0, c1) : w->uw;
-        ps__dist_keep(&w->s, ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, right,
-                                            ps__mat_at(a->m, r0, c1), w->uw, 0, &w->stage));
+        int c1 = ps__cyclic_below(&a->c, next, g->mycol), right = w->upto - c1, ahead = 0;
+        ps__mat lpanel, upanel;
+        row_of_u(w, k, jb, c1, w->upto, &lpanel, &upanel);
         /* the trailing update: the next block column first, then its panel on lane 1 beside
          * the rest */
-        int r1 = ps__cyclic_below(&a->r, next, g->myrow), below = a->lrows - r1, ahead = 0;
         if (next < k1 && g->mycol == ps__cyclic_owner(&a->c, next))
             ahead = n - next < nb ? n - next : nb;
-        for (int part = 0; part < 2; part++) {
-            int from = part ? ahead : 0, cols = part ? right - ahead : ahead;
-            if (below > 0 && cols > 0 && w->s.st == PS_SUCCESS)
-                ps__dist_note(&w->s, be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, below, cols,
-                                                   jb, &minus_one, ps__mat_at(lpanel, r1 - r0, 0),
-                                                   ps__mat_at(upanel, 0, from), &one,
-                                                   ps__mat_at(a->m, r1, c1 + from)));
-            if (part == 0 && next < k1) ps__dist_lane_wait(&w->s, 1, 0);
-        }
+        update(w, k, jb, lpanel, upanel, 0, c1, ahead);
+        if (next < k1) ps__dist_lane_wait(&w->s, 1, 0);
+        update(w, k, jb, lpanel, upanel, ahead, c1 + ahead, right - ahead);
         if (next < k1) {
             int jn = kmax - next < nb ? kmax - next : nb;
             ps__dist_use_lane(&w->s, 1);
@@ -227,10 +227,6 @@ static void steps(void *arg, int k0, int k1) {
     }
     ps__dist_lanes_join(&w->s);
     if (k1 == kmax) ps__dist_steps_done(&w->s, m); /* the rows below kmax too */
-}
-
-static void no_send(void *w, int k) {
-    (void)w, (void)k;
 }
 
 /* Brings the local columns from upto to those below the global column g1 up to date with the
@@ -247,7 +243,7 @@ static void catch_up(void *arg, int f, int g1) {
         ps__dist_keep(&w->s, ps__dist_swap_rows(g, w->a, k, jb, w->piv + k, c0, c1, 0, 0, 0,
                                                 &w->stage, w->uw.buf));
     }
-    ps__dist_catch_up(&w->s, w, f, nb, c0, c1, no_send, apply_panel);
+    ps__dist_catch_up(&w->s, w, f, nb, c0, c1, NULL, apply_panel);
 }
 
 /* The status agreed; releases what open_steps reserved. */

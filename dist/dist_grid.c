@@ -108,13 +108,13 @@ void ps__dist_lanes_join(ps__dist_steps *s) {
 void ps__dist_catch_up(ps__dist_steps *s, void *w, int f, int nb, int c0, int c1,
                        void (*send)(void *w, int k), void (*use)(void *w, int k, int c0, int c1)) {
     ps__dist_use_lane(s, 1);
-    if (f > 0) send(w, 0);
+    if (send && f > 0) send(w, 0);
     for (int k = 0; k < f; k += nb) {
         s->st = ps__dist_agree(s->g, s->st);
         if (s->st != PS_SUCCESS) break;
         ps__dist_lane_wait(s, 0, 1); /* panel k has arrived */
         ps__dist_lane_wait(s, 1, 0); /* panel k - 1's buffer is free again */
-        if (k + nb < f) {
+        if (send && k + nb < f) {
             ps__dist_use_lane(s, 1);
             send(w, k + nb);
         }

@@ -250,10 +250,6 @@ static void steps(void *arg, int k0, int k1) {
     if (k1 == n) ps__dist_steps_done(&w->s, n);
 }
 
-static void no_send(void *w, int k) {
-    (void)w, (void)k;
-}
-
 /* Upper: panel k's block row solved in the new columns from g_lo, spread again and the new
  * columns updated with it. (Lower goes up whole: ps__dist_potrf_grid_staged.) */
 static void apply_panel(void *arg, int k, int g_lo, int g1) {
@@ -273,7 +269,7 @@ static void catch_up(void *arg, int f, int g1) {
     grid_chol *c = arg;
     int g_lo = c->w.gupto;
     c->w.gupto = g1;
-    ps__dist_catch_up(&c->w.s, c, f, c->a->r.nb, g_lo, g1, no_send, apply_panel);
+    ps__dist_catch_up(&c->w.s, c, f, c->a->r.nb, g_lo, g1, NULL, apply_panel);
 }
 
 /* The first failing minor to every rank, the status agreed; releases what open_steps reserved. */
