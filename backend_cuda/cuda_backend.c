@@ -302,8 +302,13 @@ static void cuda_free(ps__backend *be, void *buf) {
     if (buf) cudaFree(buf);
 }
 
-/* Columns per staging chunk; 0 when a single column does not fit (then copy unstaged). */
-static int chunk_columns(size_t column_bytes) {
+/* Columns per staging chunk; 0 when a single column does not fit or host is page-locked already
+ * (host_alloc memory, or the caller's own): then the DMA moves it in place. */
+static int chunk_columns(size_t column_bytes, const void *host) {
+    struct cudaPointerAttributes at;
+    if (cudaPointerGetAttributes(&at, host) == cudaSuccess && at.type == cudaMemoryTypeHost)
+        return 0;
+    cudaGetLastError(); /* an unknown pointer is plain memory, not an error to keep */
     size_t c = PS_CUDA_STAGING_BYTES / (column_bytes ? column_bytes : 1);
     return c > 0x7fffffff ? 0x7fffffff : (int)c;
 }
@@ -315,7 +320,7 @@ static ps_status cuda_upload(ps__backend *be, ps__dtype dt, int rows, int cols, 
     size_t es = ps__dtype_size(dt), width = (size_t)rows * es;
     char *d = ps_cuda_ptr(dt, dst.buf, dst.off);
     cudaStream_t lane0 = ps_cuda_lane_stream(st, 0);
-    int per = chunk_columns(width);
+    int per = chunk_columns(width, host);
     if (per == 0) {
         PS_CUDA_TRY(be,
                     cudaMemcpy2DAsync(d, (size_t)dst.ld * es, host, (size_t)ldh * es, width,
@@ -350,7 +355,7 @@ static ps_status cuda_download(ps__backend *be, ps__dtype dt, int rows, int cols
     size_t es = ps__dtype_size(dt), width = (size_t)rows * es;
     const char *s = ps_cuda_ptr(dt, src.buf, src.off);
     cudaStream_t lane0 = ps_cuda_lane_stream(st, 0);
-    int per = chunk_columns(width);
+    int per = chunk_columns(width, host);
     if (per == 0) {
         PS_CUDA_TRY(be,
                     cudaMemcpy2DAsync(host, (size_t)ldh * es, s, (size_t)src.ld * es, width,

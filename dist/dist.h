@@ -9,9 +9,9 @@
 
 #include <stddef.h>
 
-/* Host buffers that grow: the exchanges' staging. A driver reserves what its steps need before
- * it starts (and agrees on it), so that a step never fails for host memory halfway through a
- * collective. */
+/* Host buffers that grow and stay with the grid: the exchanges' staging and the interchanges'
+ * lists. A driver reserves what its steps need before it starts (and agrees on it), so that a
+ * step never fails for host memory halfway through a collective. */
 typedef struct ps__dist_buf {
     void *p;
     size_t bytes;
@@ -26,8 +26,8 @@ struct ps_grid {
     char last_error[PS__ERROR_SIZE];
     int last_info;
     int host_threads;   /* this rank's share of its node's cores for host copies (dist_grid.c) */
-    int ring_busy;      /* a second thread moves a host array through the context's staging ring
-                           (dist_staged.c): the exchanges' host transfers go around it */
+    ps__dist_buf stage; /* the exchanges' host copy on the MPI transport: the backend's
+                           page-locked memory, which its transfers move in place */
     ps__dist_buf swaps; /* ps__dist_swap_rows's index lists (ps__dist_reserve_swaps) */
 };
 
@@ -126,8 +126,13 @@ void ps__dist_catch_up(ps__dist_steps *s, void *w, int f, int nb, int c0, int c1
 /* MPI_Bcast of bytes of any size (MPI counts are ints: pieces of at most 1 GiB). */
 void ps__dist_bcast_bytes(void *buf, size_t bytes, int root, MPI_Comm comm);
 
-ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes);
-/* Reserves the grid's host lists for ps__dist_swap_rows of up to count interchanges. */
+/* Reserves the grid's host buffer for the exchanges of up to bytes a message on the MPI transport
+ * (ps__dist_bcast, ps__dist_vbcast), and its host lists for ps__dist_swap_rows of up to count
+ * interchanges. */
+ps_status ps__dist_reserve_stage(ps_grid *g, size_t bytes);
+/* Messages larger than this go through the stage in pieces of whole columns (or of one column,
+ * where a column is larger), so the stage never holds more. */
+#define PS__DIST_STAGE_BYTES ((size_t)64 << 20)
 ps_status ps__dist_reserve_swaps(ps_grid *g, int count);
 
 /* Process p's local indices [lo, hi) of the distributed dimension d, between a packed device
@@ -144,8 +149,7 @@ ps_status ps__dist_move_runs(ps__backend *be, ps__dtype dt, const ps__cyclic *d,
  * g - g0). part: device scratch for the largest part. In order with the work on lane, the
  * current one (ps__dist_bcast). Collective over the line. */
 ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *a, int g0, int g1,
-                            int w, ps__mat mine, void *part, int place, ps__mat whole, int lane,
-                            ps__dist_buf *stage);
+                            int w, ps__mat mine, void *part, int place, ps__mat whole, int lane);
 /* Applies the interchanges piv[0..count) (0-based global rows, row base + i swapped with piv[i],
  * in order, or in the reverse order) to the local columns [c0, c1) of a but those in [skip0,
  * skip1) (none where skip0 >= skip1; LU's panel, which has them already). rows_dev: device
@@ -154,14 +158,18 @@ ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *
  * lists first (ps__dist_reserve_swaps, agreed), so that no rank fails alone halfway through the
  * exchanges. Collective over the process column. */
 ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
-                             int c0, int c1, int skip0, int skip1, int reverse, ps__dist_buf *stage,
-                             void *rows_dev);
+                             int c0, int c1, int skip0, int skip1, int reverse, void *rows_dev);
 /* Broadcasts a rows x cols device view from root of the process row or column into the device
  * view dst, a workspace (the root's own copy is left where it is: src on the root; on the peer
  * transport the root's dst is written too, and the gaps between dst's columns), in order with
  * the work on lane, the current one (as ps__dist_vbcast). */
 ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt, int rows, int cols,
-                         ps__mat src, ps__mat dst, int lane, ps__dist_buf *stage);
+                         ps__mat src, ps__mat dst, int lane);
+/* The MPI transport's part of it: rows x cols of src on root to dst on the other ranks of comm,
+ * through the grid's stage, by the backend's blocking transfers (lane 0). Collective over comm;
+ * every rank takes part also after a failure. */
+ps_status ps__dist_bcast_host(ps_grid *g, MPI_Comm comm, int root, ps__dtype dt, int rows, int cols,
+                              ps__mat src, ps__mat dst);
 
 /* ps__dist_trsm on a grid of one process row with b in one process column, every step on the
  * devices (dist_trsm_cols.c), and whether b fits it. */
@@ -177,10 +185,10 @@ int ps__dist_peers(const ps_grid *g);
 /* Broadcasts count elements of dt at element offset off of device buffer buf from root (a
  * process column of the process row, or a process row of the process column) to the same place
  * on the line's other ranks, in order with the work queued on lane, the current one: on the peer
- * transport queued there, else through stage (which must hold count elements) by host transfers
- * on lane 0, lane 1 made to wait for them. */
+ * transport queued there, else through the grid's stage (reserved for count elements) by host
+ * transfers on lane 0, lane 1 made to wait for them. */
 ps_status ps__dist_vbcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt, void *buf,
-                          size_t off, size_t count, int lane, ps__dist_buf *stage);
+                          size_t off, size_t count, int lane);
 
 /* LU of the distributed matrix a in place; piv receives the min(m, n) interchanges as 0-based
  * global rows, *info the first zero pivot (1-based, 0: none). */

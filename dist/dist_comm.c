@@ -127,8 +127,7 @@ ps_status ps__dist_move_runs(ps__backend *be, ps__dtype dt, const ps__cyclic *d,
 }
 
 ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *a, int g0, int g1,
-                            int w, ps__mat mine, void *part, int place, ps__mat whole, int lane,
-                            ps__dist_buf *stage) {
+                            int w, ps__mat mine, void *part, int place, ps__mat whole, int lane) {
     int by_cols = line == PS__DIST_ROW, np = by_cols ? g->npcol : g->nprow;
     int me = by_cols ? g->mycol : g->myrow;
     const ps__cyclic *d = by_cols ? &a->c : &a->r;
@@ -137,7 +136,7 @@ ps_status ps__dist_assemble(ps_grid *g, ps__dist_line line, const ps__dist_mat *
         int lo = ps__cyclic_below(d, g0, p), hi = ps__cyclic_below(d, g1, p);
         ps__mat piece = {part, 0, by_cols ? w : (hi > lo ? hi - lo : 1)};
         ps_status x = ps__dist_bcast(g, line, p, a->dt, by_cols ? w : hi - lo,
-                                     by_cols ? hi - lo : w, mine, piece, lane, stage);
+                                     by_cols ? hi - lo : w, mine, piece, lane);
         if (st == PS_SUCCESS) st = x;
         /* the root keeps its part where it is */
         if (place && st == PS_SUCCESS)
@@ -154,8 +153,7 @@ static int find_row(const int *t, int n, int r) {
 }
 
 ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int count, const int *piv,
-                             int c0, int c1, int skip0, int skip1, int reverse, ps__dist_buf *stage,
-                             void *rows_dev) {
+                             int c0, int c1, int skip0, int skip1, int reverse, void *rows_dev) {
     ps__backend *be = &g->ctx->be;
     /* the columns as up to two ranges [first[r], first[r] + width[r]), side by side in the rows
      * that move */
@@ -218,8 +216,7 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
     /* a rank that failed still takes part, so that no other rank waits for it */
     for (int p = 0; p < g->nprow; p++) {
         ps__mat part = {rows_dev, (size_t)start[p] * (size_t)ncols, moving[p] > 0 ? moving[p] : 1};
-        ps_status x =
-            ps__dist_bcast(g, PS__DIST_COL, p, a->dt, moving[p], ncols, part, part, 0, stage);
+        ps_status x = ps__dist_bcast(g, PS__DIST_COL, p, a->dt, moving[p], ncols, part, part, 0);
         if (st == PS_SUCCESS) st = x;
     }
     for (int p = 0; p < g->nprow && st == PS_SUCCESS; p++) {
@@ -236,7 +233,7 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
 }
 
 ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt, int rows, int cols,
-                         ps__mat src, ps__mat dst, int lane, ps__dist_buf *stage) {
+                         ps__mat src, ps__mat dst, int lane) {
     ps__backend *be = &g->ctx->be;
     MPI_Comm comm = line == PS__DIST_ROW ? g->row : g->col;
     int me, size;
@@ -249,26 +246,41 @@ ps_status ps__dist_bcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt,
         if (me == root && (src.buf != dst.buf || src.off != dst.off))
             st = be->ops->copy2d(be, dt, rows, cols, src, dst);
         st = ps__dist_failed(g, st);
-        ps_status x =
-            ps__dist_vbcast(g, line, root, dt, dst.buf, dst.off,
-                            (size_t)(cols - 1) * (size_t)dst.ld + (size_t)rows, lane, stage);
+        ps_status x = ps__dist_vbcast(g, line, root, dt, dst.buf, dst.off,
+                                      (size_t)(cols - 1) * (size_t)dst.ld + (size_t)rows, lane);
         return st != PS_SUCCESS ? st : x;
     }
-    /* host transfers follow lane 0 and hold it back (lane 1 too when that is the current one),
-     * through the context's staging ring and its threads (these exchanges are whole panels), or
-     * the backend's own transfers while another thread uses the ring */
-    size_t bytes = (size_t)rows * (size_t)cols * ps__dtype_size(dt);
-    st = ps__dist_reserve(g, stage, bytes);
-    if (lane && st == PS_SUCCESS) st = ps__dist_failed(g, be->ops->lane_wait(be, 0, 1));
-    if (st == PS_SUCCESS && me == root)
-        st = ps__dist_failed(g, g->ring_busy
-                                    ? be->ops->download(be, dt, rows, cols, src, stage->p, rows)
-                                    : ps__dist_move(g, 0, dt, rows, cols, stage->p, rows, src));
-    if (stage->p) ps__dist_bcast_bytes(stage->p, bytes, root, comm);
-    if (st == PS_SUCCESS && me != root)
-        st = ps__dist_failed(g, g->ring_busy
-                                    ? be->ops->upload(be, dt, rows, cols, stage->p, rows, dst)
-                                    : ps__dist_move(g, 1, dt, rows, cols, stage->p, rows, dst));
+    /* host transfers follow lane 0 and hold it back (lane 1 too when that is the current one) */
+    if (lane) st = ps__dist_failed(g, be->ops->lane_wait(be, 0, 1));
+    ps_status x = ps__dist_bcast_host(g, comm, root, dt, rows, cols, src, dst);
+    if (st == PS_SUCCESS) st = x;
     if (lane && st == PS_SUCCESS) st = ps__dist_failed(g, be->ops->lane_wait(be, 1, 0));
+    return st;
+}
+
+ps_status ps__dist_bcast_host(ps_grid *g, MPI_Comm comm, int root, ps__dtype dt, int rows, int cols,
+                              ps__mat src, ps__mat dst) {
+    ps__backend *be = &g->ctx->be;
+    int me;
+    MPI_Comm_rank(comm, &me);
+    /* pieces of at most the stage's size, the same on every rank: whole columns, or parts of
+     * one where a column is larger */
+    size_t es = ps__dtype_size(dt), most = PS__DIST_STAGE_BYTES / es;
+    int rper = (size_t)rows > most ? (int)most : rows;
+    size_t fit = rper < rows ? 1 : most / (size_t)(rows > 0 ? rows : 1);
+    int cper = fit < (size_t)cols ? (int)fit : cols;
+    /* a no-op where the driver reserved before its first exchange, as it must */
+    ps_status st = ps__dist_reserve_stage(g, (size_t)rper * (size_t)cper * es);
+    for (int c0 = 0; c0 < cols; c0 += cper)
+        for (int r0 = 0; r0 < rows; r0 += rper) {
+            int nc = cols - c0 < cper ? cols - c0 : cper, nr = rows - r0 < rper ? rows - r0 : rper;
+            if (st == PS_SUCCESS && me == root)
+                st = ps__dist_failed(
+                    g, be->ops->download(be, dt, nr, nc, ps__mat_at(src, r0, c0), g->stage.p, nr));
+            if (g->stage.p) ps__dist_bcast_bytes(g->stage.p, (size_t)nr * nc * es, root, comm);
+            if (st == PS_SUCCESS && me != root)
+                st = ps__dist_failed(
+                    g, be->ops->upload(be, dt, nr, nc, g->stage.p, nr, ps__mat_at(dst, r0, c0)));
+        }
     return st;
 }

@@ -35,7 +35,7 @@ typedef struct {
  * column and every rank takes its rows. The pivots (0-based global rows) into piv and the first
  * zero pivot into *info, on every rank; ps->info (zero at the start) keeps this rank's first. */
 static ps_status factor_panel(ps__dist_steps *s, ps__dist_mat *a, int k, int jb, panel_scratch *ps,
-                              ps__dist_buf *stage, int *piv, int *info) {
+                              int *piv, int *info) {
     ps_grid *g = s->g;
     ps__backend *be = &g->ctx->be;
     int m = a->r.n, mk = m - k, pr = ps__cyclic_owner(&a->r, k), pc = ps__cyclic_owner(&a->c, k);
@@ -46,7 +46,7 @@ static ps_status factor_panel(ps__dist_steps *s, ps__dist_mat *a, int k, int jb,
     word[0] = PS_SUCCESS, word[1] = 0;
     if (g->mycol == pc) {
         st = ps__dist_assemble(g, PS__DIST_COL, a, k, m, jb, v, ps->part, g->myrow == pr, w,
-                               s->lane, stage);
+                               s->lane);
         if (g->myrow == pr && st == PS_SUCCESS) {
             int32_t zero = 0;
             ps__vec pv = {ps->ipiv, 0, 1}, iv = {ps->info, 0, 1};
@@ -66,7 +66,7 @@ static ps_status factor_panel(ps__dist_steps *s, ps__dist_mat *a, int k, int jb,
     }
     MPI_Bcast(word, jb + 2, MPI_INT, pr * g->npcol + pc, g->all);
     if (g->mycol == pc && word[0] == PS_SUCCESS) {
-        ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, a->dt, mk, jb, w, w, s->lane, stage);
+        ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, a->dt, mk, jb, w, w, s->lane);
         if (st == PS_SUCCESS) st = x;
         if (st == PS_SUCCESS)
             st = ps__dist_failed(g, ps__dist_move_runs(be, a->dt, &a->r, g->myrow,
@@ -85,7 +85,6 @@ typedef struct {
     ps__dist_steps s;
     ps__dist_mat *a;
     int *piv, *info;
-    ps__dist_buf stage;
     ps__mat lw, uw; /* L's panel along the process row; U's block row down the column */
     panel_scratch ps;
     int upto; /* the local columns the steps swap and update stop here */
@@ -107,7 +106,7 @@ static ps_status open_steps(grid_lu *w, ps_grid *g, ps__dist_mat *a, int *piv, i
     size_t most = (size_t)(a->lrows + m) * (size_t)nb;
     if ((size_t)4 * nb * lcols > most) most = (size_t)4 * nb * lcols;
     if ((size_t)lrows * nb > most) most = (size_t)lrows * nb;
-    ps_status st = ps__dist_reserve(g, &w->stage, most * es);
+    ps_status st = ps__dist_reserve_stage(g, most * es);
     if (st == PS_SUCCESS) st = ps__dist_reserve_swaps(g, nb);
     if (st == PS_SUCCESS) {
         w->ps.word = malloc((size_t)(nb + 2) * sizeof *w->ps.word);
@@ -145,14 +144,14 @@ static void row_of_u(grid_lu *w, int k, int jb, int c0, int c1, ps__mat *l, ps__
     ps__scalar one = ps__scalar_of(dt, 1.0);
     *l = g->mycol == pc ? ps__mat_at(a->m, r0, lc) : w->lw;
     ps__dist_keep(&w->s, ps__dist_bcast(g, PS__DIST_ROW, pc, dt, a->lrows - r0, jb,
-                                        ps__mat_at(a->m, r0, lc), w->lw, 0, &w->stage));
+                                        ps__mat_at(a->m, r0, lc), w->lw, 0));
     if (g->myrow == pr && cols > 0 && w->s.st == PS_SUCCESS)
         ps__dist_note(&w->s, be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, jb,
                                            cols, &one, *l, ps__mat_at(a->m, r0, c0)));
     ps__dist_steps_done(&w->s, k + jb);
     *u = g->myrow == pr ? ps__mat_at(a->m, r0, c0) : w->uw;
     ps__dist_keep(&w->s, ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, cols, ps__mat_at(a->m, r0, c0),
-                                        w->uw, 0, &w->stage));
+                                        w->uw, 0));
 }
 
 /* Rows below panel k of the local columns [c0, c0 + cols) (in u from column from) updated with l
@@ -193,7 +192,7 @@ static void steps(void *arg, int k0, int k1) {
     if (w->s.st == PS_SUCCESS) {
         ps__dist_use_lane(&w->s, 1);
         ps__dist_keep(&w->s, factor_panel(&w->s, a, k0, kmax - k0 < nb ? kmax - k0 : nb, &w->ps,
-                                          &w->stage, piv + k0, w->info));
+                                          piv + k0, w->info));
     }
     for (int k = k0; k < k1; k += nb) {
         /* one agreement a step, before its exchanges */
@@ -206,7 +205,7 @@ static void steps(void *arg, int k0, int k1) {
         /* the interchanges on the columns outside the panel */
         int in_panel = g->mycol == pc;
         ps__dist_keep(&w->s, ps__dist_swap_rows(g, a, k, jb, piv + k, 0, w->upto, in_panel ? lc : 0,
-                                                in_panel ? lc + jb : 0, 0, &w->stage, w->uw.buf));
+                                                in_panel ? lc + jb : 0, 0, w->uw.buf));
         /* L along the process rows; U's block row down the process columns */
         int c1 = ps__cyclic_below(&a->c, next, g->mycol), right = w->upto - c1, ahead = 0;
         ps__mat lpanel, upanel;
@@ -221,8 +220,7 @@ static void steps(void *arg, int k0, int k1) {
         if (next < k1) {
             int jn = kmax - next < nb ? kmax - next : nb;
             ps__dist_use_lane(&w->s, 1);
-            ps__dist_keep(&w->s,
-                          factor_panel(&w->s, a, next, jn, &w->ps, &w->stage, piv + next, w->info));
+            ps__dist_keep(&w->s, factor_panel(&w->s, a, next, jn, &w->ps, piv + next, w->info));
         }
     }
     ps__dist_lanes_join(&w->s);
@@ -240,8 +238,8 @@ static void catch_up(void *arg, int f, int g1) {
     ps__dist_use_lane(&w->s, 0);
     for (int k = 0; k < f; k += nb) {
         int jb = f - k < nb ? f - k : nb;
-        ps__dist_keep(&w->s, ps__dist_swap_rows(g, w->a, k, jb, w->piv + k, c0, c1, 0, 0, 0,
-                                                &w->stage, w->uw.buf));
+        ps__dist_keep(&w->s,
+                      ps__dist_swap_rows(g, w->a, k, jb, w->piv + k, c0, c1, 0, 0, 0, w->uw.buf));
     }
     ps__dist_catch_up(&w->s, w, f, nb, c0, c1, NULL, apply_panel);
 }
@@ -254,7 +252,6 @@ static ps_status close_steps(grid_lu *w) {
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) ps__dev_free(g->ctx, dev[i]);
     free(w->ps.word);
-    free(w->stage.p);
     return st;
 }
 

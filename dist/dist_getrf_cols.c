@@ -46,9 +46,9 @@ static void panel(ps__cols_lu *w, int k) {
     }
     /* a rank that failed still takes part */
     ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, a->dt, pack.buf, 0,
-                                         (size_t)(m - k) * jb, w->s.lane, &w->stage));
+                                         (size_t)(m - k) * jb, w->s.lane));
     ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, PS__INT32, w->ipiv, (size_t)k,
-                                         (size_t)jb, w->s.lane, &w->stage));
+                                         (size_t)jb, w->s.lane));
 }
 
 /* Step 2 for block column k on this rank's local columns [c0, c1) right of it (swap: with its
@@ -144,7 +144,7 @@ static void rebroadcast(void *arg, int k) {
                       be->ops->copy2d(be, a->dt, m - k, jb,
                                       ps__mat_at(a->m, k, ps__cyclic_local(&a->c, k)), pack));
     ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, a->dt, pack.buf, 0,
-                                         (size_t)(m - k) * jb, w->s.lane, &w->stage));
+                                         (size_t)(m - k) * jb, w->s.lane));
 }
 
 /* Panel k's U block row and update on the columns [c0, c1), its interchanges already there. */
@@ -168,8 +168,8 @@ ps_status ps__cols_lu_open(ps__cols_lu *w, ps_grid *g, ps__dist_mat *a) {
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int m = a->r.n, n = a->c.n;
-    *w = (ps__cols_lu){{.g = g, .lanes = 1}, a,  m < n ? m : n, a->c.nb, a->lcols, NULL, NULL,
-                       {NULL, NULL},         {0}};
+    *w = (ps__cols_lu){{.g = g, .lanes = 1}, a, m < n ? m : n, a->c.nb, a->lcols, NULL, NULL,
+                       {NULL, NULL}};
     if (be->ops->lanes(be) > 1) w->s.lanes = 2;
     size_t panel_bytes = (size_t)(m > 0 ? m : 1) * (size_t)w->nb * es;
     ps_status st = ps__dev_alloc(g->ctx, (size_t)(w->kmax > 0 ? w->kmax : 1) * 4, &w->ipiv);
@@ -178,7 +178,7 @@ ps_status ps__cols_lu_open(ps__cols_lu *w, ps_grid *g, ps__dist_mat *a) {
     for (int i = 0; i < 2 && st == PS_SUCCESS && g->npcol > 1; i++)
         st = ps__dev_alloc(g->ctx, panel_bytes, &w->pan[i]);
     st = ps__dist_failed(g, st);
-    if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w->stage, panel_bytes);
+    if (st == PS_SUCCESS) st = ps__dist_reserve_stage(g, panel_bytes);
     return w->s.st = ps__dist_agree(g, st);
 }
 
@@ -194,7 +194,6 @@ ps_status ps__cols_lu_close(ps__cols_lu *w, int *piv, int *info) {
         if (w->pan[i]) ps__dev_free(g->ctx, w->pan[i]);
     if (w->ipiv) ps__dev_free(g->ctx, w->ipiv);
     if (w->info) ps__dev_free(g->ctx, w->info);
-    free(w->stage.p);
     *w = (ps__cols_lu){0};
     return st;
 }

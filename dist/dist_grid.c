@@ -131,17 +131,28 @@ void ps__dist_bcast_bytes(void *buf, size_t bytes, int root, MPI_Comm comm) {
                   comm);
 }
 
-ps_status ps__dist_reserve(ps_grid *g, ps__dist_buf *b, size_t bytes) {
-    if (bytes <= b->bytes) return PS_SUCCESS;
-    void *p = realloc(b->p, bytes);
-    if (!p)
-        return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory (%zu bytes)", bytes);
-    b->p = p, b->bytes = bytes;
+ps_status ps__dist_reserve_stage(ps_grid *g, size_t bytes) {
+    ps__backend *be = &g->ctx->be;
+    if (ps__dist_peers(g)) return PS_SUCCESS; /* the exchanges go device to device */
+    if (bytes > PS__DIST_STAGE_BYTES) bytes = PS__DIST_STAGE_BYTES;
+    if (bytes <= g->stage.bytes) return PS_SUCCESS;
+    be->ops->host_free(be, g->stage.p); /* what it held is not needed again */
+    g->stage.p = NULL, g->stage.bytes = 0;
+    ps_status st = be->ops->host_alloc(be, bytes, &g->stage.p);
+    if (st != PS_SUCCESS)
+        return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
+    g->stage.bytes = bytes;
     return PS_SUCCESS;
 }
 
 ps_status ps__dist_reserve_swaps(ps_grid *g, int count) {
-    return ps__dist_reserve(g, &g->swaps, (size_t)(12 * count + 4 * g->nprow) * sizeof(int));
+    size_t bytes = (size_t)(12 * count + 4 * g->nprow) * sizeof(int);
+    if (bytes <= g->swaps.bytes) return PS_SUCCESS;
+    void *p = realloc(g->swaps.p, bytes);
+    if (!p)
+        return ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory (%zu bytes)", bytes);
+    g->swaps.p = p, g->swaps.bytes = bytes;
+    return PS_SUCCESS;
 }
 
 /* This rank's rank among the ranks of its node, and how many there are. */
@@ -238,7 +249,10 @@ ps_status ps_grid_create(ps_grid **out, MPI_Comm comm, int nprow, int npcol,
 
 void ps_grid_destroy(ps_grid *g) {
     if (!g) return;
-    if (g->ctx) ps__dist_transport_close(g);
+    if (g->ctx) {
+        ps__dist_transport_close(g);
+        g->ctx->be.ops->host_free(&g->ctx->be, g->stage.p);
+    }
     ps_context_destroy(g->ctx);
     MPI_Comm_free(&g->row);
     MPI_Comm_free(&g->col);

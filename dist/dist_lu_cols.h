@@ -12,7 +12,6 @@ typedef struct ps__cols_lu {
     int upto;          /* the local columns right of a panel that the steps update stop here */
     void *ipiv, *info; /* device int32: kmax pivots (0-based global rows); the first zero pivot */
     void *pan[2];      /* device: the broadcast panels, by step parity */
-    ps__dist_buf stage;
 } ps__cols_lu;
 
 /* Reserves what the steps need (agreed: every rank returns the same status). */

@@ -22,7 +22,6 @@
 
 typedef struct {
     ps__dist_steps s; /* the first failure, and the lanes: 2 with look-ahead */
-    ps__dist_buf stage;
     /* device: the diagonal block; by step parity, the whole panel and the panel's part for this
      * rank's rows; one process's part of the panel on its way; the first failing minor's order
      * among this rank's diagonal blocks */
@@ -53,18 +52,17 @@ static ps_status spread_column(ps_grid *g, ps__dist_mat *a, int k, int jb, works
     if (g->mycol == pc) {
         ps__mat d = ps__mat_at(a->m, ps__cyclic_below(&a->r, k, g->myrow), lc);
         ps__mat mine = ps__mat_at(a->m, r1, lc);
-        st = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, jb, d, w->dw, w->s.lane, &w->stage);
+        st = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, jb, d, w->dw, w->s.lane);
         ps__scalar one = ps__scalar_of(dt, 1.0);
         if (st == PS_SUCCESS && rows > 0)
             st = ps__dist_failed(g,
                                  be->ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT,
                                                rows, jb, &one, g->myrow == pr ? d : w->dw, mine));
-        ps_status x = ps__dist_assemble(g, PS__DIST_COL, a, k + jb, n, jb, mine, w->part, 1, *pd,
-                                        w->s.lane, &w->stage);
+        ps_status x =
+            ps__dist_assemble(g, PS__DIST_COL, a, k + jb, n, jb, mine, w->part, 1, *pd, w->s.lane);
         if (st == PS_SUCCESS) st = x;
     }
-    ps_status x =
-        ps__dist_bcast(g, PS__DIST_ROW, pc, dt, count, jb, *pd, *pd, w->s.lane, &w->stage);
+    ps_status x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, count, jb, *pd, *pd, w->s.lane);
     if (st == PS_SUCCESS) st = x;
     md->ld = rows > 0 ? rows : 1;
     if (st == PS_SUCCESS && rows > 0)
@@ -92,18 +90,17 @@ static ps_status spread_row(ps_grid *g, ps__dist_mat *a, int k, int jb, int g_lo
     if (g->myrow == pr) {
         ps__mat d = ps__mat_at(a->m, r0, ps__cyclic_below(&a->c, k, g->mycol));
         ps__mat mine = ps__mat_at(a->m, r0, c1);
-        st = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, w->dw, w->s.lane, &w->stage);
+        st = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, w->dw, w->s.lane);
         ps__scalar one = ps__scalar_of(dt, 1.0);
         if (st == PS_SUCCESS && cols > 0)
             st = ps__dist_failed(
                 g, be->ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__TRANS, PS__NONUNIT, jb, cols,
                                  &one, g->mycol == pc ? d : w->dw, ps__mat_at(a->m, r0, cs)));
-        ps_status x = ps__dist_assemble(g, PS__DIST_ROW, a, k + jb, n, jb, mine, w->part, 1, *pd,
-                                        w->s.lane, &w->stage);
+        ps_status x =
+            ps__dist_assemble(g, PS__DIST_ROW, a, k + jb, n, jb, mine, w->part, 1, *pd, w->s.lane);
         if (st == PS_SUCCESS) st = x;
     }
-    ps_status x =
-        ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, count, *pd, *pd, w->s.lane, &w->stage);
+    ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, count, *pd, *pd, w->s.lane);
     if (st == PS_SUCCESS) st = x;
     md->ld = jb;
     if (st == PS_SUCCESS && rows > 0)
@@ -202,7 +199,7 @@ static ps_status open_steps(grid_chol *c, ps_grid *g, ps__dist_mat *a, ps__uplo 
     for (int q = 0; q < g->npcol; q++)
         if (ps__cyclic_below(&a->c, n, q) > part) part = ps__cyclic_below(&a->c, n, q);
     size_t most = (size_t)(n > 0 ? n : 1) * nb;
-    ps_status st = ps__dist_reserve(g, &w->stage, most * es);
+    ps_status st = ps__dist_reserve_stage(g, most * es);
     void **dev[] = {&w->dw.buf,    &w->pd[0].buf, &w->pd[1].buf, &w->md[0].buf,
                     &w->md[1].buf, &w->part,      &w->info};
     size_t bytes[] = {(size_t)nb * nb * es,
@@ -280,7 +277,6 @@ static ps_status close_steps(grid_chol *c, int *info) {
                    w->md[1].buf, w->part,      w->info};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) ps__dev_free(w->s.g->ctx, dev[i]);
-    free(w->stage.p);
     return st;
 }
 

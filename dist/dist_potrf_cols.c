@@ -21,7 +21,6 @@ typedef struct {
     int nb, upto; /* the steps update the local columns up to upto */
     void *info;   /* device int32: the first failing minor's order among this rank's blocks */
     void *pan[2]; /* device: the broadcast block columns, by step parity */
-    ps__dist_buf stage;
 } cols_chol;
 
 static int width(const cols_chol *w, int k) {
@@ -58,7 +57,7 @@ static void factor_column(cols_chol *w, int k) {
     /* a rank that failed still takes part */
     if (below > 0)
         ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, a->dt, pack.buf, 0,
-                                             (size_t)below * jb, w->s.lane, &w->stage));
+                                             (size_t)below * jb, w->s.lane));
 }
 
 /* This rank's local block columns [c0, c1) right of block column K, against L(k + jb.., K). */
@@ -128,7 +127,7 @@ static void rebroadcast(void *arg, int k) {
     if (g->mycol == pc && w->s.st == PS_SUCCESS)
         ps__dist_note(&w->s, be->ops->copy2d(be, a->dt, below, jb, l_view(w, k), pack));
     ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, a->dt, pack.buf, 0,
-                                         (size_t)below * jb, w->s.lane, &w->stage));
+                                         (size_t)below * jb, w->s.lane));
 }
 
 static void update_columns(void *w, int k, int c0, int c1) {
@@ -149,7 +148,7 @@ static ps_status open_steps(cols_chol *w, ps_grid *g, ps__dist_mat *a) {
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int n = a->r.n, nb = a->c.nb;
-    *w = (cols_chol){{.g = g, .lanes = 1}, a, nb, a->lcols, NULL, {NULL, NULL}, {0}};
+    *w = (cols_chol){{.g = g, .lanes = 1}, a, nb, a->lcols, NULL, {NULL, NULL}};
     if (be->ops->lanes(be) > 1) w->s.lanes = 2;
     size_t panel_bytes = (size_t)(n > 0 ? n : 1) * (size_t)nb * es;
     int32_t zero = 0;
@@ -159,7 +158,7 @@ static ps_status open_steps(cols_chol *w, ps_grid *g, ps__dist_mat *a) {
     for (int i = 0; i < 2 && st == PS_SUCCESS && g->npcol > 1; i++)
         st = ps__dev_alloc(g->ctx, panel_bytes, &w->pan[i]);
     st = ps__dist_failed(g, st);
-    if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w->stage, panel_bytes);
+    if (st == PS_SUCCESS) st = ps__dist_reserve_stage(g, panel_bytes);
     return w->s.st = ps__dist_agree(g, st);
 }
 
@@ -170,7 +169,6 @@ static ps_status close_steps(cols_chol *w, int *info) {
     if (w->info) ps__dev_free(g->ctx, w->info);
     for (int i = 0; i < 2; i++)
         if (w->pan[i]) ps__dev_free(g->ctx, w->pan[i]);
-    free(w->stage.p);
     return st;
 }
 

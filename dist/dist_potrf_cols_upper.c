@@ -24,7 +24,6 @@ typedef struct {
     void *info;          /* device int32: the first failing minor's order among this rank's */
     void *diag[2];       /* device: the broadcast diagonal blocks (ld nb), by step parity */
     ps__mat mine, whole; /* U's block row: by rank, each rank's columns in turn; in column order */
-    ps__dist_buf stage;
 } upper_chol;
 
 static int width(const upper_chol *w, int k) {
@@ -51,7 +50,7 @@ static void send_diag(upper_chol *w, int k) {
         ps__dist_note(&w->s, be->ops->copy2d(be, a->dt, jb, jb, diag_view(w, k), copy));
     /* a rank that failed still takes part */
     ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, a->dt, copy.buf, 0,
-                                         (size_t)w->nb * jb, w->s.lane, &w->stage));
+                                         (size_t)w->nb * jb, w->s.lane));
 }
 
 /* Diagonal block k factored on its holder (its block column up to date), then sent. */
@@ -94,7 +93,7 @@ static void gather_row(upper_chol *w, int k) {
             ps__dist_note(&w->s,
                           be->ops->copy2d(be, a->dt, jb, cols, ps__mat_at(a->m, k, c1), piece));
         ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, p, a->dt, piece.buf, piece.off,
-                                             (size_t)jb * cols, w->s.lane, &w->stage));
+                                             (size_t)jb * cols, w->s.lane));
         /* its blocks to their places */
         for (int c = c1; c < c1 + cols && w->s.st == PS_SUCCESS;) {
             int gj = ps__cyclic_global(&a->c, c, p), wj = w->nb - gj % w->nb;
@@ -202,8 +201,8 @@ static ps_status open_steps(upper_chol *w, ps_grid *g, ps__dist_mat *a) {
     ps__backend *be = &g->ctx->be;
     size_t es = ps__dtype_size(a->dt);
     int n = a->r.n, nb = a->c.nb;
-    *w = (upper_chol){{.g = g, .lanes = 1}, a,  nb, n, NULL, {NULL, NULL}, {NULL, 0, nb},
-                      {NULL, 0, nb},        {0}};
+    *w = (upper_chol){{.g = g, .lanes = 1}, a, nb, n, NULL, {NULL, NULL}, {NULL, 0, nb},
+                      {NULL, 0, nb}};
     if (be->ops->lanes(be) > 1) w->s.lanes = 2;
     size_t row_bytes = (size_t)(n > 0 ? n : 1) * (size_t)nb * es;
     int32_t zero = 0;
@@ -216,8 +215,7 @@ static ps_status open_steps(upper_chol *w, ps_grid *g, ps__dist_mat *a) {
     if (st == PS_SUCCESS && g->npcol > 1) st = ps__dev_alloc(g->ctx, row_bytes, &w->mine.buf);
     if (st == PS_SUCCESS && g->npcol > 1) st = ps__dev_alloc(g->ctx, row_bytes, &w->whole.buf);
     st = ps__dist_failed(g, st);
-    if (st == PS_SUCCESS && g->npcol > 1 && !ps__dist_peers(g))
-        st = ps__dist_reserve(g, &w->stage, row_bytes);
+    if (st == PS_SUCCESS && g->npcol > 1) st = ps__dist_reserve_stage(g, row_bytes);
     return w->s.st = ps__dist_agree(g, st);
 }
 
@@ -228,7 +226,6 @@ static ps_status close_steps(upper_chol *w, int *info) {
     void *bufs[] = {w->info, w->diag[0], w->diag[1], w->mine.buf, w->whole.buf};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         if (bufs[i]) ps__dev_free(g->ctx, bufs[i]);
-    free(w->stage.p);
     return st;
 }
 

@@ -52,8 +52,7 @@ ps_status ps__dist_lu_factor(ps_grid *g, ps__dist_mat *a, void *host, int lld, i
 /* getrf's interchanges piv[0..n) on all of b, block by block, forwards or backwards; every
  * rank takes part in every exchange, also after a failure, and the caller agrees once. On one
  * process row every row is local: one laswp on the device. */
-static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int backwards,
-                          ps__dist_buf *stage) {
+static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int backwards) {
     int n = b->r.n, nb = b->r.nb, blocks = (n + nb - 1) / nb;
     ps_status st = PS_SUCCESS;
     if (g->nprow == 1) {
@@ -72,7 +71,7 @@ static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int
     /* the exchanges' host staging and device scratch, agreed on before the first exchange */
     size_t es = ps__dtype_size(b->dt), cols = b->lcols > 0 ? (size_t)b->lcols : 1;
     void *rows_dev = NULL;
-    st = ps__dist_reserve(g, stage, (size_t)2 * (size_t)nb * cols * es);
+    st = ps__dist_reserve_stage(g, (size_t)2 * (size_t)nb * cols * es);
     if (st == PS_SUCCESS) st = ps__dist_reserve_swaps(g, nb);
     if (st == PS_SUCCESS) {
         st = ps__dev_alloc(g->ctx, (size_t)4 * (size_t)nb * (cols + 1) * es, &rows_dev);
@@ -82,7 +81,7 @@ static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int
     for (int s = 0; s < blocks && st == PS_SUCCESS; s++) {
         int k = (backwards ? blocks - 1 - s : s) * nb;
         ps_status x = ps__dist_swap_rows(g, b, k, n - k < nb ? n - k : nb, piv + k, 0, b->lcols, 0,
-                                         0, backwards, stage, rows_dev);
+                                         0, backwards, rows_dev);
         if (st == PS_SUCCESS) st = x;
     }
     if (rows_dev) ps__dev_free(g->ctx, rows_dev);
@@ -125,17 +124,15 @@ ps_status ps__dist_lu_solve(ps_grid *g, ps__trans trans, const ps__dist_mat *a, 
     ps_status st = ps__dist_agree(
         g, piv ? PS_SUCCESS : ps__dist_fail(g, PS_ERR_OUT_OF_HOST_MEMORY, "out of host memory"));
     if (st == PS_SUCCESS) st = pivots_in(g, a, ipiv, pos, piv);
-    ps__dist_buf stage = {0};
     if (st == PS_SUCCESS && trans == PS__NOTRANS) {
-        st = ps__dist_agree(g, swap_all(g, b, piv, 0, &stage));
+        st = ps__dist_agree(g, swap_all(g, b, piv, 0));
         if (st == PS_SUCCESS) st = ps__dist_trsm(g, a, PS__LOWER, PS__NOTRANS, PS__UNIT, b);
         if (st == PS_SUCCESS) st = ps__dist_trsm(g, a, PS__UPPER, PS__NOTRANS, PS__NONUNIT, b);
     } else if (st == PS_SUCCESS) {
         st = ps__dist_trsm(g, a, PS__UPPER, PS__TRANS, PS__NONUNIT, b);
         if (st == PS_SUCCESS) st = ps__dist_trsm(g, a, PS__LOWER, PS__TRANS, PS__UNIT, b);
-        if (st == PS_SUCCESS) st = ps__dist_agree(g, swap_all(g, b, piv, 1, &stage));
+        if (st == PS_SUCCESS) st = ps__dist_agree(g, swap_all(g, b, piv, 1));
     }
-    free(stage.p);
     free(piv);
     return st;
 }

@@ -53,9 +53,6 @@ int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax) {
     void *alias;
     int f = kmax / 2 / nb * nb;
     if (from <= 0 || kmax < from || kmax < 2 * nb) f = -1;
-    /* several process rows through MPI: their steps' exchanges then give up the staging ring
-     * (ps__dist_bcast), which costs more than the overlap gains; not unless the tuning asks */
-    if (g->nprow > 1 && !ps__dist_peers(g) && ctx->tuning.lu_overlap < 0) f = -1;
     if (ctx->be.ops->host_alias(&ctx->be, a->m.buf, &alias) == PS_SUCCESS) f = -1;
     /* the same way on every rank, whatever their backends and tunings */
     MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_MIN, g->all);
@@ -211,14 +208,12 @@ ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, 
     ps__handoff_init(&o.h);
     int threaded = pthread_create(&thread, NULL, transfer_thread, &o) == 0;
     if (!threaded) stage_pieces(&o); /* no second thread: one job after the other */
-    g->ring_busy = threaded;
     queue_work(&o, kmax);
     if (p->s->st != PS_SUCCESS) ps__handoff_set(&o.h, &o.h.go, -1, PS_SUCCESS);
     if (threaded)
         pthread_join(thread, NULL);
     else if (p->s->st == PS_SUCCESS)
         download_finished(&o);
-    g->ring_busy = 0;
     ps__handoff_destroy(&o.h);
     if (o.downloaded_status != PS_SUCCESS)
         ps__dist_note(p->s, ps__dist_fail(g, o.downloaded_status, "rank %d: %s", g->rank,

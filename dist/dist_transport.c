@@ -79,7 +79,7 @@ int ps__dist_peers(const ps_grid *g) {
 }
 
 ps_status ps__dist_vbcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt, void *buf,
-                          size_t off, size_t count, int lane, ps__dist_buf *stage) {
+                          size_t off, size_t count, int lane) {
     ps__backend *be = &g->ctx->be;
     MPI_Comm comm = line == PS__DIST_ROW ? g->row : g->col;
     int size, me;
@@ -91,16 +91,15 @@ ps_status ps__dist_vbcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt
         st = ps__peer(be)->bcast(be, line == PS__DIST_ROW ? g->peer_row : g->peer_col, dt, buf, off,
                                  count, root);
     } else {
-        /* host transfers go on lane 0 (the caller reserved the staging before its first
-         * exchange) */
-        ps__mat v = {buf, off, (int)count};
-        size_t bytes = count * ps__dtype_size(dt);
+        /* host transfers go on lane 0, in pieces of one column each the stage holds */
+        size_t most = PS__DIST_STAGE_BYTES / ps__dtype_size(dt);
         if (lane) st = be->ops->lane_wait(be, 0, 1);
-        if (me == root && st == PS_SUCCESS)
-            st = be->ops->download(be, dt, (int)count, 1, v, stage->p, (int)count);
-        ps__dist_bcast_bytes(stage->p, bytes, root, comm);
-        if (me != root && st == PS_SUCCESS)
-            st = be->ops->upload(be, dt, (int)count, 1, stage->p, (int)count, v);
+        for (size_t at = 0; at < count; at += most) {
+            int len = (int)(count - at < most ? count - at : most);
+            ps__mat v = {buf, off + at, len};
+            ps_status x = ps__dist_bcast_host(g, comm, root, dt, len, 1, v, v);
+            if (st == PS_SUCCESS) st = x;
+        }
         if (lane && st == PS_SUCCESS) st = be->ops->lane_wait(be, 1, 0);
     }
     if (st != PS_SUCCESS) return ps__dist_failed(g, st);

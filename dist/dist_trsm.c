@@ -18,7 +18,6 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
     int n = a->r.n, nb = a->r.nb, nrhs = b->lcols;
     int forward = (uplo == PS__LOWER) != (trans == PS__TRANS);
     int blocks = (n + nb - 1) / nb, lrows = a->lrows > 0 ? a->lrows : 1;
-    ps__dist_buf stage = {0};
     ps__mat dw = {NULL, 0, nb}, bw = {NULL, 0, nb}, tw = {NULL, 0, lrows};
     void *row = NULL, *part = NULL; /* op = T: a block row of T, and one process's part of it */
     int lcols_most = 1;
@@ -27,7 +26,7 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
     size_t most = (size_t)lrows * nb;
     if ((size_t)nb * (nrhs > 0 ? nrhs : 1) > most) most = (size_t)nb * (nrhs > 0 ? nrhs : 1);
     if ((size_t)(n > 0 ? n : 1) * nb > most) most = (size_t)(n > 0 ? n : 1) * nb;
-    ps_status st = ps__dist_reserve(g, &stage, most * es);
+    ps_status st = ps__dist_reserve_stage(g, most * es);
     void **dev[] = {&dw.buf, &bw.buf, &tw.buf, &row, &part};
     size_t bytes[] = {(size_t)nb * nb * es, (size_t)nb * (nrhs > 0 ? nrhs : 1) * es,
                       (size_t)lrows * nb * es, (size_t)nb * (n > 0 ? n : 1) * es,
@@ -45,13 +44,13 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
         ps__mat bk = ps__mat_at(b->m, r0, 0);
         if (g->myrow == pr) {
             ps__mat d = ps__mat_at(a->m, r0, ck);
-            ps_status x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, dw, 0, &stage);
+            ps_status x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, jb, jb, d, dw, 0);
             if (st == PS_SUCCESS) st = x;
             if (st == PS_SUCCESS && nrhs > 0)
                 st = ps__dist_failed(g, be->ops->trsm(be, dt, PS__LEFT, uplo, trans, diag, jb, nrhs,
                                                       &one, g->mycol == pc ? d : dw, bk));
         }
-        ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, nrhs, bk, bw, 0, &stage);
+        ps_status x = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, nrhs, bk, bw, 0);
         if (st == PS_SUCCESS) st = x;
         ps__mat bsolved = g->myrow == pr ? bk : bw;
         int g0 = forward ? k + jb : 0, g1 = forward ? n : k;
@@ -61,7 +60,7 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
         ps__trans op = PS__NOTRANS;
         if (trans == PS__NOTRANS) {
             ps__mat src = ps__mat_at(a->m, l0, ck);
-            x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, count, jb, src, tw, 0, &stage);
+            x = ps__dist_bcast(g, PS__DIST_ROW, pc, dt, count, jb, src, tw, 0);
             if (g->mycol == pc) t = src;
         } else if (g->nprow == 1 && g->npcol == 1) {
             /* one rank: block row k of T is in place */
@@ -76,11 +75,9 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
             x = PS_SUCCESS;
             if (g->myrow == pr && g1 > g0) {
                 ps__mat mine = ps__mat_at(a->m, r0, ps__cyclic_below(&a->c, g0, g->mycol));
-                x = ps__dist_assemble(g, PS__DIST_ROW, a, g0, g1, jb, mine, part, 1, whole, 0,
-                                      &stage);
+                x = ps__dist_assemble(g, PS__DIST_ROW, a, g0, g1, jb, mine, part, 1, whole, 0);
             }
-            ps_status y =
-                ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, g1 - g0, whole, whole, 0, &stage);
+            ps_status y = ps__dist_bcast(g, PS__DIST_COL, pr, dt, jb, g1 - g0, whole, whole, 0);
             if (x == PS_SUCCESS) x = y;
             t = (ps__mat){tw.buf, 0, jb};
             if (x == PS_SUCCESS && count > 0)
@@ -98,6 +95,5 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
     st = ps__dist_agree(g, st);
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (*dev[i]) ps__dev_free(g->ctx, *dev[i]);
-    free(stage.p);
     return st;
 }

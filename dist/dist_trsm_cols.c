@@ -20,7 +20,6 @@ typedef struct {
     ps__dist_mat *b;
     ps__mat x;    /* the replica of b, ld n */
     ps__mat pack; /* op = N: x_k over the product, ld n */
-    ps__dist_buf stage;
 } cols_trsm;
 
 int ps__dist_trsm_cols_fits(const ps_grid *g, const ps__dist_mat *b) {
@@ -52,8 +51,8 @@ static void step(cols_trsm *w, ps__uplo uplo, ps__trans trans, ps__diag diag, in
                                                    jb, &one, ps__mat_at(col, g0, 0), xk, &zero,
                                                    ps__mat_at(pk, jb, 0)));
         }
-        ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, dt, pk.buf, 0,
-                                             (size_t)pk.ld * nrhs, 0, &w->stage));
+        ps__dist_note(&w->s,
+                      ps__dist_vbcast(g, PS__DIST_ROW, pc, dt, pk.buf, 0, (size_t)pk.ld * nrhs, 0));
         if (w->s.st != PS_SUCCESS) return;
         if (g->mycol != pc) ps__dist_note(&w->s, be->ops->copy2d(be, dt, jb, nrhs, pk, xk));
         for (int j = 0; j < nrhs && count > 0 && w->s.st == PS_SUCCESS; j++)
@@ -74,8 +73,7 @@ static void step(cols_trsm *w, ps__uplo uplo, ps__trans trans, ps__diag diag, in
         /* x_k is a jb x nrhs block of the replica: its columns' span goes whole (the rows between
          * are the same on every rank: only pc changed its replica, and only x_k) */
         ps__dist_note(&w->s, ps__dist_vbcast(g, PS__DIST_ROW, pc, dt, xk.buf, xk.off,
-                                             (size_t)(nrhs - 1) * (size_t)w->x.ld + (size_t)jb, 0,
-                                             &w->stage));
+                                             (size_t)(nrhs - 1) * (size_t)w->x.ld + (size_t)jb, 0));
     }
 }
 
@@ -86,20 +84,20 @@ ps_status ps__dist_trsm_cols(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, p
     size_t es = ps__dtype_size(dt);
     int n = a->r.n, nb = a->r.nb, nrhs = b->c.n, holder = b->c.src;
     int forward = (uplo == PS__LOWER) != (trans == PS__TRANS), blocks = (n + nb - 1) / nb;
-    cols_trsm w = {{.g = g, .lanes = 1}, a, b, {NULL, 0, n}, {NULL, 0, n}, {0}};
+    cols_trsm w = {{.g = g, .lanes = 1}, a, b, {NULL, 0, n}, {NULL, 0, n}};
     size_t bytes = (size_t)n * (size_t)nrhs * es;
     ps_status st = ps__dev_alloc(g->ctx, bytes, &w.x.buf);
     if (st == PS_SUCCESS && trans == PS__NOTRANS) st = ps__dev_alloc(g->ctx, bytes, &w.pack.buf);
     st = ps__dist_failed(g, st);
-    if (st == PS_SUCCESS && !ps__dist_peers(g)) st = ps__dist_reserve(g, &w.stage, bytes);
+    if (st == PS_SUCCESS) st = ps__dist_reserve_stage(g, bytes);
     w.s.st = ps__dist_agree(g, st);
     int exchanging = w.s.st == PS_SUCCESS;
     if (w.s.st == PS_SUCCESS && g->mycol == holder)
         ps__dist_note(&w.s, be->ops->copy2d(be, dt, n, nrhs, b->m, w.x));
     /* from here every rank takes part in every exchange, also after a failure */
     if (exchanging)
-        ps__dist_note(&w.s, ps__dist_vbcast(g, PS__DIST_ROW, holder, dt, w.x.buf, 0,
-                                            (size_t)n * nrhs, 0, &w.stage));
+        ps__dist_note(
+            &w.s, ps__dist_vbcast(g, PS__DIST_ROW, holder, dt, w.x.buf, 0, (size_t)n * nrhs, 0));
     for (int s = 0; s < blocks && exchanging; s++) {
         int k = (forward ? s : blocks - 1 - s) * nb;
         step(&w, uplo, trans, diag, k, n - k < nb ? n - k : nb, forward);
@@ -110,6 +108,5 @@ ps_status ps__dist_trsm_cols(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, p
     st = ps__dist_agree(g, w.s.st);
     if (w.x.buf) ps__dev_free(g->ctx, w.x.buf);
     if (w.pack.buf) ps__dev_free(g->ctx, w.pack.buf);
-    free(w.stage.p);
     return st;
 }
