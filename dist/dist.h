@@ -28,6 +28,8 @@ struct ps_grid {
     int host_threads;   /* this rank's share of its node's cores for host copies (dist_grid.c) */
     ps__dist_buf stage; /* the exchanges' host copy on the MPI transport: the backend's
                            page-locked memory, which its transfers move in place */
+    size_t stage_piece; /* the most it holds: PS__DIST_STAGE_BYTES, or the tests' dist_stage_kib
+                           (the same on every rank) */
     ps__dist_buf swaps; /* ps__dist_swap_rows's index lists (ps__dist_reserve_swaps) */
 };
 
@@ -130,8 +132,9 @@ void ps__dist_bcast_bytes(void *buf, size_t bytes, int root, MPI_Comm comm);
  * (ps__dist_bcast, ps__dist_vbcast), and its host lists for ps__dist_swap_rows of up to count
  * interchanges. */
 ps_status ps__dist_reserve_stage(ps_grid *g, size_t bytes);
-/* Messages larger than this go through the stage in pieces of whole columns (or of one column,
- * where a column is larger), so the stage never holds more. */
+/* Messages larger than the grid's stage_piece (this, unless the tests ask for less) go through
+ * the stage in pieces of whole columns (or of one column, where a column is larger), so the
+ * stage never holds more. */
 #define PS__DIST_STAGE_BYTES ((size_t)64 << 20)
 ps_status ps__dist_reserve_swaps(ps_grid *g, int count);
 

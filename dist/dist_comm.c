@@ -265,7 +265,7 @@ ps_status ps__dist_bcast_host(ps_grid *g, MPI_Comm comm, int root, ps__dtype dt,
     MPI_Comm_rank(comm, &me);
     /* pieces of at most the stage's size, the same on every rank: whole columns, or parts of
      * one where a column is larger */
-    size_t es = ps__dtype_size(dt), most = PS__DIST_STAGE_BYTES / es;
+    size_t es = ps__dtype_size(dt), most = g->stage_piece / es;
     int rper = (size_t)rows > most ? (int)most : rows;
     size_t fit = rper < rows ? 1 : most / (size_t)(rows > 0 ? rows : 1);
     int cper = fit < (size_t)cols ? (int)fit : cols;

@@ -134,7 +134,7 @@ void ps__dist_bcast_bytes(void *buf, size_t bytes, int root, MPI_Comm comm) {
 ps_status ps__dist_reserve_stage(ps_grid *g, size_t bytes) {
     ps__backend *be = &g->ctx->be;
     if (ps__dist_peers(g)) return PS_SUCCESS; /* the exchanges go device to device */
-    if (bytes > PS__DIST_STAGE_BYTES) bytes = PS__DIST_STAGE_BYTES;
+    if (bytes > g->stage_piece) bytes = g->stage_piece;
     if (bytes <= g->stage.bytes) return PS_SUCCESS;
     be->ops->host_free(be, g->stage.p); /* what it held is not needed again */
     g->stage.p = NULL, g->stage.bytes = 0;
@@ -243,6 +243,11 @@ ps_status ps_grid_create(ps_grid **out, MPI_Comm comm, int nprow, int npcol,
         return st;
     }
     ps__dist_transport_open(g);
+    /* the exchanges' pieces must have the same size on every rank */
+    long piece = g->ctx->tuning.dist_stage_kib > 0 ? (long)g->ctx->tuning.dist_stage_kib << 10
+                                                   : (long)PS__DIST_STAGE_BYTES;
+    MPI_Allreduce(MPI_IN_PLACE, &piece, 1, MPI_LONG, MPI_MIN, g->all);
+    g->stage_piece = (size_t)piece;
     *out = g;
     return PS_SUCCESS;
 }

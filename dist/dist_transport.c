@@ -92,7 +92,7 @@ ps_status ps__dist_vbcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt
                                  count, root);
     } else {
         /* host transfers go on lane 0, in pieces of one column each the stage holds */
-        size_t most = PS__DIST_STAGE_BYTES / ps__dtype_size(dt);
+        size_t most = g->stage_piece / ps__dtype_size(dt);
         if (lane) st = be->ops->lane_wait(be, 0, 1);
         for (size_t at = 0; at < count; at += most) {
             int len = (int)(count - at < most ? count - at : most);

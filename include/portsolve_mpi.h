@@ -39,6 +39,8 @@ typedef struct ps_grid ps_grid;
  * out that is bad on any rank is PS_ERR_INVALID_ARGUMENT on every rank). */
 PS_API ps_status ps_grid_create(ps_grid **out, MPI_Comm comm, int nprow, int npcol,
                                 const ps_context_options *opts);
+/* Releases the grid, its context and what its calls kept for the next ones (on the MPI
+ * transport a page-locked exchange buffer of up to 64 MiB). */
 PS_API void ps_grid_destroy(ps_grid *grid);
 /* This rank's place in the grid. */
 PS_API ps_status ps_grid_coords(const ps_grid *grid, int *myrow, int *mycol);
