@@ -132,11 +132,11 @@ void ps__dist_bcast_bytes(void *buf, size_t bytes, int root, MPI_Comm comm);
  * (ps__dist_bcast, ps__dist_vbcast), and its host lists for ps__dist_swap_rows of up to count
  * interchanges. */
 ps_status ps__dist_reserve_stage(ps_grid *g, size_t bytes);
+ps_status ps__dist_reserve_swaps(ps_grid *g, int count);
 /* Messages larger than the grid's stage_piece (this, unless the tests ask for less) go through
  * the stage in pieces of whole columns (or of one column, where a column is larger), so the
  * stage never holds more. */
 #define PS__DIST_STAGE_BYTES ((size_t)64 << 20)
-ps_status ps__dist_reserve_swaps(ps_grid *g, int count);
 
 /* Process p's local indices [lo, hi) of the distributed dimension d, between a packed device
  * view (the (l - lo)-th row, or column with by_cols) and the whole one (global index g at its
