@@ -41,8 +41,10 @@ ps_status ps_cl_host_alloc(ps__backend *be, size_t bytes, void **ptr) {
         return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY,
                                 "opencl: host transfer block of %zu bytes failed", bytes);
     }
+    pthread_mutex_lock(&st->lock);
     b->next = st->host_blocks;
     st->host_blocks = b;
+    pthread_mutex_unlock(&st->lock);
     *ptr = b->ptr;
     return PS_SUCCESS;
 }
@@ -60,13 +62,17 @@ static void release_block(ps_cl_state *st, struct ps_cl_host_block *b) {
 
 void ps_cl_host_free(ps__backend *be, void *ptr) {
     ps_cl_state *st = ps_cl(be);
-    for (struct ps_cl_host_block **p = &st->host_blocks; ptr && *p; p = &(*p)->next)
+    struct ps_cl_host_block *b = NULL;
+    if (!ptr) return;
+    pthread_mutex_lock(&st->lock);
+    for (struct ps_cl_host_block **p = &st->host_blocks; *p; p = &(*p)->next)
         if ((*p)->ptr == ptr) {
-            struct ps_cl_host_block *b = *p;
+            b = *p;
             *p = b->next;
-            release_block(st, b);
-            return;
+            break;
         }
+    pthread_mutex_unlock(&st->lock);
+    if (b) release_block(st, b);
 }
 
 void ps_cl_release_host_blocks(ps_cl_state *st) {

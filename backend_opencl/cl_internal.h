@@ -107,8 +107,9 @@ typedef struct ps_cl_state {
                                  * beside the work, ordered by transfer_order's marks */
     cl_event transferred[PS__TRANSFER_SLOTS]; /* upload_async's and download_async's last */
     cl_event marks[PS__TRANSFER_MARKS];       /* transfer_order's marks, */
-    pthread_mutex_t marks_lock; /* which a staged driver's two threads mark and wait on at once */
-    int marks_lock_ready;
+    pthread_mutex_t lock; /* the marks and host_blocks, which a staged driver's two threads
+                           * (its work and its transfers) use at once */
+    int lock_ready;
     FILE *profile;              /* cl_profile's file (cl_profile.c) */
     cl_event *profile_events;   /* the launches since the last flush, */
     const char **profile_names; /* and their names */

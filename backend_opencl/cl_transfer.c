@@ -118,17 +118,17 @@ ps_status ps_cl_transfer_order(ps__backend *be, ps__transfer_order order, int ma
         cl_command_queue q = order == PS__ORDER_MARK_WORK ? st->queue : st->transfers;
         err = clEnqueueMarkerWithWaitList(q, 0, NULL, &ev);
         if (err == CL_SUCCESS) {
-            pthread_mutex_lock(&st->marks_lock);
+            pthread_mutex_lock(&st->lock);
             cl_event old = st->marks[mark];
             st->marks[mark] = ev;
-            pthread_mutex_unlock(&st->marks_lock);
+            pthread_mutex_unlock(&st->lock);
             if (old) clReleaseEvent(old);
             err = clFlush(q);
         }
     } else {
-        pthread_mutex_lock(&st->marks_lock);
+        pthread_mutex_lock(&st->lock);
         if ((ev = st->marks[mark])) clRetainEvent(ev);
-        pthread_mutex_unlock(&st->marks_lock);
+        pthread_mutex_unlock(&st->lock);
         if (ev) {
             cl_command_queue q = order == PS__ORDER_TRANSFERS_AFTER ? st->transfers : st->queue;
             err = clEnqueueBarrierWithWaitList(q, 1, &ev, NULL);
@@ -141,9 +141,9 @@ ps_status ps_cl_transfer_order(ps__backend *be, ps__transfer_order order, int ma
 
 ps_status ps_cl_open_transfers(ps__backend *be, ps_cl_state *st) {
     cl_int err;
-    if (pthread_mutex_init(&st->marks_lock, NULL) != 0)
+    if (pthread_mutex_init(&st->lock, NULL) != 0)
         return ps__backend_fail(be, PS_ERR_OUT_OF_HOST_MEMORY, "opencl: a mutex for the marks");
-    st->marks_lock_ready = 1;
+    st->lock_ready = 1;
     st->transfers = clCreateCommandQueue(st->context, st->device, 0, &err);
     if (err != CL_SUCCESS) return ps_cl_fail(be, err, "clCreateCommandQueue (transfers)");
     return PS_SUCCESS;
@@ -161,8 +161,8 @@ void ps_cl_release_transfers(ps_cl_state *st) {
             clReleaseEvent(st->marks[i]);
             st->marks[i] = NULL;
         }
-    if (st->marks_lock_ready) pthread_mutex_destroy(&st->marks_lock);
-    st->marks_lock_ready = 0;
+    if (st->lock_ready) pthread_mutex_destroy(&st->lock);
+    st->lock_ready = 0;
     if (st->transfers) {
         clFinish(st->transfers);
         clReleaseCommandQueue(st->transfers);
