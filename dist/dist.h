@@ -17,6 +17,19 @@ typedef struct ps__dist_buf {
     size_t bytes;
 } ps__dist_buf;
 
+/* The device scratch of the solves, by slot (ps__dist_scratch). */
+enum {
+    PS__DIST_SWAP,      /* the interchanges' rows and lists */
+    PS__DIST_TRSM_DIAG, /* ps__dist_trsm: the diagonal block, b's block, T's block column, */
+    PS__DIST_TRSM_B,
+    PS__DIST_TRSM_T,
+    PS__DIST_TRSM_ROW, /* op = T: a block row of T, and one process's part of it */
+    PS__DIST_TRSM_PART,
+    PS__DIST_COLS_X, /* ps__dist_trsm_cols: the replica of b, and x_k over the product */
+    PS__DIST_COLS_PACK,
+    PS__DIST_SCRATCH_SLOTS
+};
+
 struct ps_grid {
     MPI_Comm all, row, col; /* the grid; this rank's process row; its process column */
     int nprow, npcol, myrow, mycol, rank;
@@ -31,6 +44,8 @@ struct ps_grid {
     size_t stage_piece; /* the most it holds: PS__DIST_STAGE_BYTES, or the tests' dist_stage_kib
                            (the same on every rank) */
     ps__dist_buf swaps; /* ps__dist_swap_rows's index lists (ps__dist_reserve_swaps) */
+    void *scratch[PS__DIST_SCRATCH_SLOTS]; /* device, kept until ps__dist_scratch_release */
+    size_t scratch_bytes[PS__DIST_SCRATCH_SLOTS];
 };
 
 /* One dimension of a block-cyclic distribution: n indices in blocks of nb over np processes,
@@ -206,9 +221,19 @@ ps_status ps__dist_potrf(ps_grid *g, ps__dist_mat *a, ps__uplo uplo, int *info);
 ps_status ps__dist_potrf_cols(ps_grid *g, ps__dist_mat *a, int *info);
 ps_status ps__dist_potrf_cols_upper(ps_grid *g, ps__dist_mat *a, int *info);
 /* b = op(T)^-1 b for the triangle uplo of the square a (unit diagonal when diag is PS__UNIT);
- * b's rows are distributed as a's. */
+ * b's rows are distributed as a's. Its device scratch comes from the grid's slots; reserve
+ * takes them (and the exchange buffer) without solving. Agreed. */
 ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__trans trans,
                         ps__diag diag, ps__dist_mat *b);
+ps_status ps__dist_trsm_reserve(ps_grid *g, const ps__dist_mat *a, ps__trans trans,
+                                const ps__dist_mat *b);
+ps_status ps__dist_trsm_cols_reserve(ps_grid *g, const ps__dist_mat *a, ps__trans trans,
+                                     const ps__dist_mat *b);
+/* Device scratch of at least bytes in slot: the one the grid keeps there when it is large
+ * enough, else a new one (the old released). Not agreed. ps__dist_scratch_release frees them
+ * all: the drivers call it when their call ends. */
+ps_status ps__dist_scratch(ps_grid *g, int slot, size_t bytes, void **buf);
+void ps__dist_scratch_release(ps_grid *g);
 
 /* The public drivers' argument checks (dist_api.c): a descriptor of argument position pos for
  * an m x n matrix at (ia, ja) with local array local (square_blocks: MB = NB required; a
@@ -235,5 +260,9 @@ ps_status ps__dist_lu_solve(ps_grid *g, ps__trans trans, const ps__dist_mat *a, 
                             int pos, ps__dist_mat *b);
 ps_status ps__dist_chol_factor(ps_grid *g, char uplo, ps__dist_mat *a, void *host, int lld);
 ps_status ps__dist_chol_solve(ps_grid *g, char uplo, const ps__dist_mat *a, ps__dist_mat *b);
+/* What the solve after a factorization allocates, taken beforehand into the grid's slots (lu:
+ * getrs N, else potrs), so that a failure there cannot come after the factors were written back
+ * into the caller's array; the solves release the slots when they end. Agreed. */
+ps_status ps__dist_solve_reserve(ps_grid *g, int lu, const ps__dist_mat *a, const ps__dist_mat *b);
 
 #endif

@@ -340,7 +340,10 @@ static ps_status factor_and_solve(ps_grid *g, ps__dtype dt, int lu, char uplo, i
     ps_status st = ps__dist_alloc(g, dt, a.desc, &A);
     if (st == PS_SUCCESS && nrhs > 0) st = ps__dist_upload(g, dt, b.desc, b.local, &B);
     st = ps__dist_agree(g, st);
+    /* the solve's scratch before the factors go back into the caller's array */
+    if (st == PS_SUCCESS && nrhs > 0) st = ps__dist_solve_reserve(g, lu, &A, &B);
     if (st != PS_SUCCESS) {
+        ps__dist_scratch_release(g);
         ps__dist_release(g, &A);
         ps__dist_release(g, &B);
         return st;
@@ -352,6 +355,7 @@ static ps_status factor_and_solve(ps_grid *g, ps__dtype dt, int lu, char uplo, i
                 : ps__dist_chol_solve(g, uplo, &A, &B);
         if (st == PS_SUCCESS) st = ps__dist_agree(g, ps__dist_download(g, &B, b.local, b.desc[8]));
     }
+    ps__dist_scratch_release(g); /* also where the factorization failed */
     ps__dist_release(g, &A);
     ps__dist_release(g, &B);
     return st;

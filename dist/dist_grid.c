@@ -132,17 +132,36 @@ void ps__dist_bcast_bytes(void *buf, size_t bytes, int root, MPI_Comm comm) {
 }
 
 ps_status ps__dist_reserve_stage(ps_grid *g, size_t bytes) {
-    ps__backend *be = &g->ctx->be;
     if (ps__dist_peers(g)) return PS_SUCCESS; /* the exchanges go device to device */
     if (bytes > g->stage_piece) bytes = g->stage_piece;
     if (bytes <= g->stage.bytes) return PS_SUCCESS;
-    be->ops->host_free(be, g->stage.p); /* what it held is not needed again */
+    ps__transfer_free(g->ctx, g->stage.p); /* what it held is not needed again */
     g->stage.p = NULL, g->stage.bytes = 0;
-    ps_status st = be->ops->host_alloc(be, bytes, &g->stage.p);
+    ps_status st = ps__transfer_alloc(g->ctx, bytes, &g->stage.p);
     if (st != PS_SUCCESS)
         return ps__dist_fail(g, st, "rank %d: %s", g->rank, ps_context_last_error(g->ctx));
     g->stage.bytes = bytes;
     return PS_SUCCESS;
+}
+
+ps_status ps__dist_scratch(ps_grid *g, int slot, size_t bytes, void **buf) {
+    if (g->scratch[slot] && g->scratch_bytes[slot] >= bytes) {
+        *buf = g->scratch[slot];
+        return PS_SUCCESS;
+    }
+    if (g->scratch[slot]) ps__dev_free(g->ctx, g->scratch[slot]);
+    g->scratch[slot] = NULL, g->scratch_bytes[slot] = 0;
+    PS__TRY(ps__dev_alloc(g->ctx, bytes, buf));
+    g->scratch[slot] = *buf, g->scratch_bytes[slot] = bytes;
+    return PS_SUCCESS;
+}
+
+void ps__dist_scratch_release(ps_grid *g) {
+    for (int i = 0; i < PS__DIST_SCRATCH_SLOTS; i++)
+        if (g->scratch[i]) {
+            ps__dev_free(g->ctx, g->scratch[i]);
+            g->scratch[i] = NULL, g->scratch_bytes[i] = 0;
+        }
 }
 
 ps_status ps__dist_reserve_swaps(ps_grid *g, int count) {
@@ -255,8 +274,9 @@ ps_status ps_grid_create(ps_grid **out, MPI_Comm comm, int nprow, int npcol,
 void ps_grid_destroy(ps_grid *g) {
     if (!g) return;
     if (g->ctx) {
+        ps__dist_scratch_release(g);
         ps__dist_transport_close(g);
-        g->ctx->be.ops->host_free(&g->ctx->be, g->stage.p);
+        ps__transfer_free(g->ctx, g->stage.p);
     }
     ps_context_destroy(g->ctx);
     MPI_Comm_free(&g->row);

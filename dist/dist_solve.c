@@ -49,42 +49,47 @@ ps_status ps__dist_lu_factor(ps_grid *g, ps__dist_mat *a, void *host, int lld, i
     return st;
 }
 
+/* The interchanges' device scratch from the grid's slot (one process row: the n pivots; else
+ * the rows that move and their lists), with the exchange buffer and the host lists. Agreed on
+ * several process rows, where the exchanges follow. */
+static ps_status take_swap(ps_grid *g, const ps__dist_mat *b, void **dev) {
+    int n = b->r.n, nb = b->r.nb;
+    size_t es = ps__dtype_size(b->dt), cols = b->lcols > 0 ? (size_t)b->lcols : 1;
+    *dev = NULL;
+    if (g->nprow == 1)
+        return n == 0 || b->lcols == 0
+                   ? PS_SUCCESS
+                   : ps__dist_failed(
+                         g, ps__dist_scratch(g, PS__DIST_SWAP, (size_t)n * sizeof(int32_t), dev));
+    ps_status st = ps__dist_reserve_stage(g, (size_t)2 * (size_t)nb * cols * es);
+    if (st == PS_SUCCESS) st = ps__dist_reserve_swaps(g, nb);
+    if (st == PS_SUCCESS)
+        st = ps__dist_failed(
+            g, ps__dist_scratch(g, PS__DIST_SWAP, (size_t)4 * (size_t)nb * (cols + 1) * es, dev));
+    return ps__dist_agree(g, st);
+}
+
 /* getrf's interchanges piv[0..n) on all of b, block by block, forwards or backwards; every
  * rank takes part in every exchange, also after a failure, and the caller agrees once. On one
  * process row every row is local: one laswp on the device. */
 static ps_status swap_all(ps_grid *g, const ps__dist_mat *b, const int *piv, int backwards) {
     int n = b->r.n, nb = b->r.nb, blocks = (n + nb - 1) / nb;
-    ps_status st = PS_SUCCESS;
+    void *dev;
+    ps_status st = take_swap(g, b, &dev);
     if (g->nprow == 1) {
         ps__backend *be = &g->ctx->be;
-        void *dev = NULL;
-        if (n == 0 || b->lcols == 0) return PS_SUCCESS;
-        st = ps__dev_alloc(g->ctx, (size_t)n * sizeof(int32_t), &dev);
-        if (st == PS_SUCCESS)
-            st = be->ops->upload(be, PS__INT32, n, 1, piv, n, (ps__mat){dev, 0, n});
+        if (st != PS_SUCCESS || !dev) return st;
+        st = be->ops->upload(be, PS__INT32, n, 1, piv, n, (ps__mat){dev, 0, n});
         if (st == PS_SUCCESS)
             st = be->ops->laswp(be, b->dt, b->lcols, b->m, 0, n, dev, 0, !backwards);
-        ps__dev_free(g->ctx, dev);
-        st = ps__dist_failed(g, st);
-        return st;
+        return ps__dist_failed(g, st);
     }
-    /* the exchanges' host staging and device scratch, agreed on before the first exchange */
-    size_t es = ps__dtype_size(b->dt), cols = b->lcols > 0 ? (size_t)b->lcols : 1;
-    void *rows_dev = NULL;
-    st = ps__dist_reserve_stage(g, (size_t)2 * (size_t)nb * cols * es);
-    if (st == PS_SUCCESS) st = ps__dist_reserve_swaps(g, nb);
-    if (st == PS_SUCCESS) {
-        st = ps__dev_alloc(g->ctx, (size_t)4 * (size_t)nb * (cols + 1) * es, &rows_dev);
-        st = ps__dist_failed(g, st);
-    }
-    st = ps__dist_agree(g, st);
     for (int s = 0; s < blocks && st == PS_SUCCESS; s++) {
         int k = (backwards ? blocks - 1 - s : s) * nb;
         ps_status x = ps__dist_swap_rows(g, b, k, n - k < nb ? n - k : nb, piv + k, 0, b->lcols, 0,
-                                         0, backwards, rows_dev);
+                                         0, backwards, dev);
         if (st == PS_SUCCESS) st = x;
     }
-    if (rows_dev) ps__dev_free(g->ctx, rows_dev);
     return st;
 }
 
@@ -134,6 +139,7 @@ ps_status ps__dist_lu_solve(ps_grid *g, ps__trans trans, const ps__dist_mat *a, 
         if (st == PS_SUCCESS) st = ps__dist_agree(g, swap_all(g, b, piv, 1));
     }
     free(piv);
+    ps__dist_scratch_release(g);
     return st;
 }
 
@@ -179,5 +185,17 @@ ps_status ps__dist_chol_solve(ps_grid *g, char uplo, const ps__dist_mat *a, ps__
     ps_status st = ps__dist_trsm(g, a, u, first, PS__NONUNIT, b);
     if (st == PS_SUCCESS)
         st = ps__dist_trsm(g, a, u, first ? PS__NOTRANS : PS__TRANS, PS__NONUNIT, b);
+    ps__dist_scratch_release(g);
+    return st;
+}
+
+ps_status ps__dist_solve_reserve(ps_grid *g, int lu, const ps__dist_mat *a, const ps__dist_mat *b) {
+    void *dev;
+    /* potrs solves with T and T^T whichever the triangle */
+    ps_status st = lu ? take_swap(g, b, &dev) : PS_SUCCESS;
+    /* one process row takes its interchanges' scratch unagreed */
+    if (lu && g->nprow == 1) st = ps__dist_agree(g, st);
+    if (st == PS_SUCCESS) st = ps__dist_trsm_reserve(g, a, PS__NOTRANS, b);
+    if (st == PS_SUCCESS && !lu) st = ps__dist_trsm_reserve(g, a, PS__TRANS, b);
     return st;
 }

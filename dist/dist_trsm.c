@@ -9,17 +9,13 @@
 
 #include <stdlib.h>
 
-ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__trans trans,
-                        ps__diag diag, ps__dist_mat *b) {
-    if (ps__dist_trsm_cols_fits(g, b)) return ps__dist_trsm_cols(g, a, uplo, trans, diag, b);
-    ps__backend *be = &g->ctx->be;
-    ps__dtype dt = a->dt;
-    size_t es = ps__dtype_size(dt);
-    int n = a->r.n, nb = a->r.nb, nrhs = b->lcols;
-    int forward = (uplo == PS__LOWER) != (trans == PS__TRANS);
-    int blocks = (n + nb - 1) / nb, lrows = a->lrows > 0 ? a->lrows : 1;
-    ps__mat dw = {NULL, 0, nb}, bw = {NULL, 0, nb}, tw = {NULL, 0, lrows};
-    void *row = NULL, *part = NULL; /* op = T: a block row of T, and one process's part of it */
+/* The exchange buffer and the grid's device scratch slots: the diagonal block, b's block and
+ * T's block column in dev[0..2], and for op = T on several ranks a block row of T and one
+ * process's part of it in dev[3..4]. Agreed. */
+static ps_status take(ps_grid *g, const ps__dist_mat *a, ps__trans trans, const ps__dist_mat *b,
+                      void *dev[5]) {
+    size_t es = ps__dtype_size(a->dt);
+    int n = a->r.n, nb = a->r.nb, nrhs = b->lcols, lrows = a->lrows > 0 ? a->lrows : 1;
     int lcols_most = 1;
     for (int q = 0; q < g->npcol; q++)
         if (ps__cyclic_below(&a->c, n, q) > lcols_most) lcols_most = ps__cyclic_below(&a->c, n, q);
@@ -27,14 +23,35 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
     if ((size_t)nb * (nrhs > 0 ? nrhs : 1) > most) most = (size_t)nb * (nrhs > 0 ? nrhs : 1);
     if ((size_t)(n > 0 ? n : 1) * nb > most) most = (size_t)(n > 0 ? n : 1) * nb;
     ps_status st = ps__dist_reserve_stage(g, most * es);
-    void **dev[] = {&dw.buf, &bw.buf, &tw.buf, &row, &part};
     size_t bytes[] = {(size_t)nb * nb * es, (size_t)nb * (nrhs > 0 ? nrhs : 1) * es,
                       (size_t)lrows * nb * es, (size_t)nb * (n > 0 ? n : 1) * es,
                       (size_t)nb * lcols_most * es};
     int need = trans == PS__TRANS && g->nprow * g->npcol > 1 ? 5 : 3;
+    for (int i = 0; i < 5; i++) dev[i] = NULL;
     for (int i = 0; i < need && st == PS_SUCCESS; i++)
-        st = ps__dist_failed(g, ps__dev_alloc(g->ctx, bytes[i], dev[i]));
-    st = ps__dist_agree(g, st);
+        st = ps__dist_failed(g, ps__dist_scratch(g, PS__DIST_TRSM_DIAG + i, bytes[i], &dev[i]));
+    return ps__dist_agree(g, st);
+}
+
+ps_status ps__dist_trsm_reserve(ps_grid *g, const ps__dist_mat *a, ps__trans trans,
+                                const ps__dist_mat *b) {
+    if (ps__dist_trsm_cols_fits(g, b)) return ps__dist_trsm_cols_reserve(g, a, trans, b);
+    void *dev[5];
+    return take(g, a, trans, b, dev);
+}
+
+ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__trans trans,
+                        ps__diag diag, ps__dist_mat *b) {
+    if (ps__dist_trsm_cols_fits(g, b)) return ps__dist_trsm_cols(g, a, uplo, trans, diag, b);
+    ps__backend *be = &g->ctx->be;
+    ps__dtype dt = a->dt;
+    int n = a->r.n, nb = a->r.nb, nrhs = b->lcols;
+    int forward = (uplo == PS__LOWER) != (trans == PS__TRANS);
+    int blocks = (n + nb - 1) / nb, lrows = a->lrows > 0 ? a->lrows : 1;
+    void *dev[5];
+    ps_status st = take(g, a, trans, b, dev);
+    ps__mat dw = {dev[0], 0, nb}, bw = {dev[1], 0, nb}, tw = {dev[2], 0, lrows};
+    void *row = dev[3], *part = dev[4];
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps_status ready = st;
     for (int s = 0; s < blocks && ready == PS_SUCCESS; s++) {
@@ -92,8 +109,5 @@ ps_status ps__dist_trsm(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, ps__tr
                                                t, bsolved, &one, ps__mat_at(b->m, l0, 0)));
     }
     /* one agreement at the end: a rank that failed took part in every exchange all the same */
-    st = ps__dist_agree(g, st);
-    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
-        if (*dev[i]) ps__dev_free(g->ctx, *dev[i]);
-    return st;
+    return ps__dist_agree(g, st);
 }

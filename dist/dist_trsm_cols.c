@@ -26,6 +26,26 @@ int ps__dist_trsm_cols_fits(const ps_grid *g, const ps__dist_mat *b) {
     return g->nprow == 1 && g->npcol > 1 && b->c.n <= b->c.nb;
 }
 
+/* The replica of b and (op = N) x_k over the product from the grid's scratch slots, and the
+ * exchange buffer for b's broadcast. Agreed. */
+static ps_status take(ps_grid *g, const ps__dist_mat *a, ps__trans trans, const ps__dist_mat *b,
+                      void **x, void **pack) {
+    size_t bytes = (size_t)a->r.n * (size_t)b->c.n * ps__dtype_size(a->dt);
+    *x = *pack = NULL;
+    ps_status st = ps__dist_scratch(g, PS__DIST_COLS_X, bytes, x);
+    if (st == PS_SUCCESS && trans == PS__NOTRANS)
+        st = ps__dist_scratch(g, PS__DIST_COLS_PACK, bytes, pack);
+    st = ps__dist_failed(g, st);
+    if (st == PS_SUCCESS) st = ps__dist_reserve_stage(g, bytes);
+    return ps__dist_agree(g, st);
+}
+
+ps_status ps__dist_trsm_cols_reserve(ps_grid *g, const ps__dist_mat *a, ps__trans trans,
+                                     const ps__dist_mat *b) {
+    void *x, *pack;
+    return take(g, a, trans, b, &x, &pack);
+}
+
 static void step(cols_trsm *w, ps__uplo uplo, ps__trans trans, ps__diag diag, int k, int jb,
                  int forward) {
     ps_grid *g = w->s.g;
@@ -81,16 +101,10 @@ ps_status ps__dist_trsm_cols(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, p
                              ps__diag diag, ps__dist_mat *b) {
     ps__backend *be = &g->ctx->be;
     ps__dtype dt = a->dt;
-    size_t es = ps__dtype_size(dt);
     int n = a->r.n, nb = a->r.nb, nrhs = b->c.n, holder = b->c.src;
     int forward = (uplo == PS__LOWER) != (trans == PS__TRANS), blocks = (n + nb - 1) / nb;
     cols_trsm w = {{.g = g, .lanes = 1}, a, b, {NULL, 0, n}, {NULL, 0, n}};
-    size_t bytes = (size_t)n * (size_t)nrhs * es;
-    ps_status st = ps__dev_alloc(g->ctx, bytes, &w.x.buf);
-    if (st == PS_SUCCESS && trans == PS__NOTRANS) st = ps__dev_alloc(g->ctx, bytes, &w.pack.buf);
-    st = ps__dist_failed(g, st);
-    if (st == PS_SUCCESS) st = ps__dist_reserve_stage(g, bytes);
-    w.s.st = ps__dist_agree(g, st);
+    w.s.st = take(g, a, trans, b, &w.x.buf, &w.pack.buf);
     int exchanging = w.s.st == PS_SUCCESS;
     if (w.s.st == PS_SUCCESS && g->mycol == holder)
         ps__dist_note(&w.s, be->ops->copy2d(be, dt, n, nrhs, b->m, w.x));
@@ -105,8 +119,5 @@ ps_status ps__dist_trsm_cols(ps_grid *g, const ps__dist_mat *a, ps__uplo uplo, p
     if (w.s.st == PS_SUCCESS && g->mycol == holder)
         ps__dist_note(&w.s, be->ops->copy2d(be, dt, n, nrhs, w.x, b->m));
     /* one agreement at the end: a rank that failed took part in every exchange all the same */
-    st = ps__dist_agree(g, w.s.st);
-    if (w.x.buf) ps__dev_free(g->ctx, w.x.buf);
-    if (w.pack.buf) ps__dev_free(g->ctx, w.pack.buf);
-    return st;
+    return ps__dist_agree(g, w.s.st);
 }

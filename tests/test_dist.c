@@ -566,6 +566,58 @@ static void check_out_of_memory(const grid_t *g) {
     free(a0), free(b0), free(a.local), free(b.local), free(acopy), free(bcopy), free(ipiv);
 }
 
+/* Every allocation of a gesv failing in turn on the last rank of a new grid (whose exchange
+ * buffer is not there yet), until none is left to fail: every rank returns the same status, the
+ * arrays are as they were (also where the solve's scratch fails, which is taken before the
+ * factors go back) and no device buffer is left; on the MPI transport the exchange buffer's
+ * failure is among them (PS_ERR_OUT_OF_HOST_MEMORY). */
+static void check_each_allocation_failing(const grid_t *g) {
+    int mpi = g->size > 1 && !strcmp(ps_grid_transport(g->grid), "mpi");
+    grid_t f = *g;
+    ps_context_options o = ps_context_options_default();
+    o.backend = ps_test_backend_kind();
+    ps_status st = ps_grid_create(&f.grid, g->comm, g->nprow, g->npcol, &o);
+    CHECK(st == PS_SUCCESS, "a second grid: %s", ps_status_string(st));
+    if (st != PS_SUCCESS) return;
+    int n = 20, nb = 4, host_failures = 0, solved = 0;
+    ps_context *ctx = f.grid->ctx;
+    long live = ctx->live_buffers;
+    double *a0 = test_matrix(PS_DOUBLE, n, 'N'), *b0 = random_global(n, 2);
+    dmat a = distribute(&f, PS_DOUBLE, a0, n, n, nb, 0, 0),
+         b = distribute(&f, PS_DOUBLE, b0, n, 2, nb, 0, 0);
+    size_t abytes = (size_t)a.desc[8] * (a.lcols + 1) * sizeof(double);
+    size_t bbytes = (size_t)b.desc[8] * (b.lcols + 1) * sizeof(double);
+    void *acopy = malloc(abytes), *bcopy = malloc(bbytes);
+    memcpy(acopy, a.local, abytes), memcpy(bcopy, b.local, bbytes);
+    int *ipiv = calloc((size_t)a.lrows + nb, sizeof *ipiv);
+    for (int nth = 1; nth <= 60 && !solved; nth++) {
+        if (f.rank == f.size - 1) ps__context_fail_nth_alloc(ctx, nth);
+        st = ps_pdgesv(f.grid, n, 2, a.local, 1, 1, a.desc, ipiv, b.local, 1, 1, b.desc);
+        ps__context_fail_nth_alloc(ctx, 0);
+        int code = (int)st, lo, hi;
+        MPI_Allreduce(&code, &lo, 1, MPI_INT, MPI_MIN, f.comm);
+        MPI_Allreduce(&code, &hi, 1, MPI_INT, MPI_MAX, f.comm);
+        CHECK(lo == hi, "allocation %d failing on rank %d: statuses %d to %d across the ranks", nth,
+              f.size - 1, lo, hi);
+        CHECK(ctx->live_buffers == live, "allocation %d failing: %ld device buffers left", nth,
+              ctx->live_buffers - live);
+        if (st == PS_SUCCESS) { /* past every allocation */
+            solved = 1;
+            continue;
+        }
+        CHECK(st == PS_ERR_OUT_OF_MEMORY || st == PS_ERR_OUT_OF_HOST_MEMORY,
+              "allocation %d failing: %s (%s)", nth, ps_status_string(st),
+              ps_grid_last_error(f.grid));
+        CHECK(!memcmp(acopy, a.local, abytes) && !memcmp(bcopy, b.local, bbytes),
+              "allocation %d failing: the arrays were changed", nth);
+        host_failures += st == PS_ERR_OUT_OF_HOST_MEMORY;
+    }
+    CHECK(solved, "a gesv that still fails with its first 60 allocations passing");
+    CHECK(host_failures > 0 || !mpi, "no allocation of the exchange buffer failed");
+    free(a0), free(b0), free(a.local), free(b.local), free(acopy), free(bcopy), free(ipiv);
+    ps_grid_destroy(f.grid);
+}
+
 static void run_grid(MPI_Comm comm, int nprow, int npcol) {
     grid_t g = {NULL, comm, nprow, npcol, 0, 0, 0, 1};
     MPI_Comm_rank(comm, &g.rank);
@@ -605,6 +657,7 @@ static void run_grid(MPI_Comm comm, int nprow, int npcol) {
     check_failures(&g, 37, 7);
     check_bad_arguments(&g);
     check_out_of_memory(&g);
+    check_each_allocation_failing(&g);
     ps_grid_destroy(g.grid);
 }
 

@@ -287,25 +287,33 @@ ps_status ps__scratch_host(ps__scratch *s, size_t bytes, void **ptr) {
     return st;
 }
 
-ps_status ps__scratch_transfer(ps__scratch *s, size_t bytes, void **ptr) {
-    ps_context *ctx = s->ctx;
+ps_status ps__transfer_alloc(ps_context *ctx, size_t bytes, void **ptr) {
     *ptr = NULL;
-    if (s->ntransfer == (int)(sizeof s->transfer / sizeof s->transfer[0]))
-        return ps__fail(ctx, PS_ERR_OUT_OF_HOST_MEMORY, "internal: too many transfer blocks");
     if (injected_failure(ctx))
         return ps__fail(ctx, PS_ERR_OUT_OF_HOST_MEMORY,
                         "host transfer block of %zu bytes failed (injected by a test)", bytes);
     PS__TRY(ctx->be.ops->host_alloc(&ctx->be, bytes, ptr));
-    s->transfer[s->ntransfer++] = *ptr;
     ctx->live_host_blocks++;
     return PS_SUCCESS;
 }
 
+void ps__transfer_free(ps_context *ctx, void *ptr) {
+    if (!ptr) return;
+    ctx->be.ops->host_free(&ctx->be, ptr);
+    ctx->live_host_blocks--;
+}
+
+ps_status ps__scratch_transfer(ps__scratch *s, size_t bytes, void **ptr) {
+    *ptr = NULL;
+    if (s->ntransfer == (int)(sizeof s->transfer / sizeof s->transfer[0]))
+        return ps__fail(s->ctx, PS_ERR_OUT_OF_HOST_MEMORY, "internal: too many transfer blocks");
+    PS__TRY(ps__transfer_alloc(s->ctx, bytes, ptr));
+    s->transfer[s->ntransfer++] = *ptr;
+    return PS_SUCCESS;
+}
+
 void ps__scratch_end(ps__scratch *s) {
-    while (s->ntransfer > 0) {
-        s->ctx->be.ops->host_free(&s->ctx->be, s->transfer[--s->ntransfer]);
-        s->ctx->live_host_blocks--;
-    }
+    while (s->ntransfer > 0) ps__transfer_free(s->ctx, s->transfer[--s->ntransfer]);
     while (s->ndev > 0) ps__dev_free(s->ctx, s->dev[--s->ndev]);
     while (s->nhost > 0) ps__host_free(s->ctx, s->host[--s->nhost]);
 }

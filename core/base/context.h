@@ -91,6 +91,9 @@ ps_status ps__dev_alloc(ps_context *ctx, size_t bytes, void **buf);
 void ps__dev_free(ps_context *ctx, void *buf);
 ps_status ps__host_alloc(ps_context *ctx, size_t bytes, void **ptr);
 void ps__host_free(ps_context *ctx, void *ptr);
+/* The same for the backend's host_alloc memory, which its transfers move fastest. */
+ps_status ps__transfer_alloc(ps_context *ctx, size_t bytes, void **ptr);
+void ps__transfer_free(ps_context *ctx, void *ptr);
 
 /* *bytes = count1 * count2 * size; 0 when the product does not fit in a size_t (a wrapped size
  * would allocate too little and let the work run past it). */
