@@ -62,22 +62,16 @@ ps_status ps_context_set_wz_options(ps_context *ctx, const ps_wz_options *opts) 
 
 /* ---- pivots: natural (public, 1-based) and step order (device, 0-based) ---- */
 
-/* The public convention from the step-order device pivots (downloaded into ipiv). */
-static ps_status pivots_to_natural(ps__scratch *s, int n, int *ipiv) {
-    int32_t *tmp;
-    PS__TRY(ps__scratch_host(s, (size_t)n * sizeof *tmp, (void **)&tmp));
+/* The public convention from the step-order device pivots (downloaded into ipiv); tmp holds n. */
+static void pivots_to_natural(int n, int *ipiv, int32_t *tmp) {
     for (int t = 0; t < n; t++) tmp[t] = ipiv[t];
     for (int t = 0; t < n; t++) ipiv[ps__wz_nat(n, t)] = ps__wz_nat(n, tmp[t]) + 1;
-    return PS_SUCCESS;
 }
 
-/* Checks public pivots and uploads them in step order. Step k may swap row k with rows k..n-k
- * and then row n+1-k with rows k+1..n+1-k (1-based), in that order. */
-static ps_status upload_step_pivots(ps__scratch *s, int n, const int *ipiv, void *dev_ipiv,
-                                    const char *fn, int pos) {
-    ps_context *ctx = s->ctx;
-    int32_t *steps;
-    PS__TRY(ps__scratch_host(s, (size_t)n * sizeof *steps, (void **)&steps));
+/* Checks public pivots and uploads them in step order (steps holds n). Step k may swap row k
+ * with rows k..n-k and then row n+1-k with rows k+1..n+1-k (1-based), in that order. */
+static ps_status upload_step_pivots(ps_context *ctx, int n, const int *ipiv, void *dev_ipiv,
+                                    int32_t *steps, const char *fn, int pos) {
     for (int t = 0; t < n; t++) {
         int row = ps__wz_nat(n, t), partner = ipiv[row] - 1;
         int tp = partner >= 0 && partner < n ? ps__wz_pos(n, partner) : -1;
@@ -97,6 +91,7 @@ typedef struct wz_work {
     ps__mat w;          /* n x n: the factors in step order (blocked form) or natural order */
     ps__vec zsub, work; /* n/2 corner entries; n elements for the host-driven corner step */
     void *ipiv, *info;  /* device int32 */
+    int32_t *order;     /* host: n pivots between the step order and the natural one */
     ps__mat rows;       /* n x nrhs: the right-hand sides in step order */
     int steps;          /* w and ipiv are in step order */
 } wz_work;
@@ -109,6 +104,7 @@ static ps_status wz_alloc(ps__scratch *s, ps__dtype dt, int n, int nrhs, wz_work
     PS__TRY(ps__scratch_dev(s, ((size_t)n / 2 + 1 + (size_t)n) * es, &vecs));
     PS__TRY(ps__scratch_dev(s, (size_t)n * sizeof(int32_t), &ws->ipiv));
     PS__TRY(ps__scratch_dev(s, sizeof(int32_t), &ws->info));
+    PS__TRY(ps__scratch_host(s, (size_t)(n > 0 ? n : 1) * sizeof *ws->order, (void **)&ws->order));
     void *rows = NULL;
     if (nrhs > 0) PS__TRY(ps__scratch_dev(s, (size_t)n * (size_t)nrhs * es, &rows));
     ws->rows = (ps__mat){rows, 0, n > 0 ? n : 1};
@@ -166,7 +162,8 @@ static ps_status wz_factor(ps__scratch *s, ps__dtype dt, int n, ps__mat a, wz_wo
         PS__TRY(ps__wz(be)->wz_reorder(be, dt, n, n, 1, 0, ws->w, a, ws->zsub));
         PS__TRY(ps__download_pivots(ctx, n, ws->ipiv, ipiv));
         for (int i = 0; i < n; i++) ipiv[i] -= 1;
-        return pivots_to_natural(s, n, ipiv);
+        pivots_to_natural(n, ipiv, ws->order);
+        return PS_SUCCESS;
     }
     ws->steps = 0;
     PS__TRY(ops->copy2d(be, dt, n, n, a, ws->w));
@@ -187,7 +184,7 @@ static ps_status wz_solve(ps__scratch *s, ps__dtype dt, int n, int nrhs, ps__mat
     ps_context *ctx = s->ctx;
     ps__backend *be = &ctx->be;
     if (!ws->steps) {
-        PS__TRY(upload_step_pivots(s, n, ipiv, ws->ipiv, fn, ipiv_pos));
+        PS__TRY(upload_step_pivots(ctx, n, ipiv, ws->ipiv, ws->order, fn, ipiv_pos));
         PS__TRY(ps__wz(be)->wz_reorder(be, dt, n, n, 1, 1, a, ws->w, ws->zsub));
         ws->steps = 1;
     }
