@@ -632,18 +632,31 @@ static ps_status alloc_call(ps_context *ctx, int which) {
         return ps_dwzsv(ctx, N, NRHS, A, LDA, ipiv, B, LDB);
     case 8:
         return ps_dsgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB, X, LDB, &iter);
-    default:
+    case 9:
         return ps_dsposv(ctx, 'L', N, NRHS, A, LDA, B, LDB, X, LDB, &iter);
+    case 10:
+        return ps_dpotrs(ctx, 'U', N, NRHS, A, LDA, B, LDB);
+    case 11:
+        return ps_dwztrf(ctx, N, A, LDA, ipiv);
+    case 12:
+        return ps_dcg(ctx, N, A, LDA, B, X, NULL, NULL);
+    default:
+        return ps_dgmres(ctx, N, A, LDA, B, X, NULL, NULL);
     }
 }
-enum { ALLOC_CALLS = 10 };
+enum { ALLOC_CALLS = 14 };
+/* The calls above that take a symmetric positive definite A (GMRES too: restarted, it may
+ * stall on an indefinite one). */
+static int spd_call(int which) {
+    return which == 3 || which == 4 || (which >= 9 && which != 11);
+}
 
 /* Makes the k-th allocation of a call fail, for every k until the call needs fewer. */
 static void case_alloc_failure(ps_context *ctx) {
     for (int which = 0; which < ALLOC_CALLS; which++) {
         int injected = 0;
         for (int k = 1; k < 50; k++) {
-            fresh_data_of(which == 3 || which == 4 || which == 9 ? 'P' : 'N');
+            fresh_data_of(spd_call(which) ? 'P' : 'N');
             ps__context_fail_nth_alloc(ctx, k);
             ps_status st = alloc_call(ctx, which);
             int hook_left = ctx->fail_alloc_countdown;
