@@ -27,9 +27,8 @@ typedef struct ps__dist_parts {
 
 /* Where the staged factorization of a, with kmax panels, splits into its left half [0, f) and
  * the rest, or -1 where the host array goes up and down whole: backends that work in host
- * memory, orders below the lu_overlap tuning's (core/lu/lu_overlap.c), too few blocks, grids of
- * several process rows through MPI (unless that tuning is set). Collective; the same on every
- * rank. */
+ * memory, orders below the lu_overlap tuning's (core/lu/lu_overlap.c), too few blocks.
+ * Collective; the same on every rank. */
 int ps__dist_staged_split(ps_grid *g, const ps__dist_mat *a, int kmax);
 
 /* Runs p's parts on a (allocated, its steps reserved) while a second host thread moves the host
