@@ -49,23 +49,25 @@ ps_status ps__dist_lu_factor(ps_grid *g, ps__dist_mat *a, void *host, int lld, i
     return st;
 }
 
-/* The interchanges' device scratch from the grid's slot (one process row: the n pivots; else
- * the rows that move and their lists), with the exchange buffer and the host lists. Agreed on
- * several process rows, where the exchanges follow. */
+/* The interchanges' device scratch from the grid's slot (one process row: the n pivots, none
+ * where this rank has no columns of b; else the rows that move and their lists, with the
+ * exchange buffer and the host lists). Agreed. */
 static ps_status take_swap(ps_grid *g, const ps__dist_mat *b, void **dev) {
     int n = b->r.n, nb = b->r.nb;
     size_t es = ps__dtype_size(b->dt), cols = b->lcols > 0 ? (size_t)b->lcols : 1;
+    ps_status st = PS_SUCCESS;
     *dev = NULL;
-    if (g->nprow == 1)
-        return n == 0 || b->lcols == 0
-                   ? PS_SUCCESS
-                   : ps__dist_failed(
-                         g, ps__dist_scratch(g, PS__DIST_SWAP, (size_t)n * sizeof(int32_t), dev));
-    ps_status st = ps__dist_reserve_stage(g, (size_t)2 * (size_t)nb * cols * es);
-    if (st == PS_SUCCESS) st = ps__dist_reserve_swaps(g, nb);
-    if (st == PS_SUCCESS)
-        st = ps__dist_failed(
-            g, ps__dist_scratch(g, PS__DIST_SWAP, (size_t)4 * (size_t)nb * (cols + 1) * es, dev));
+    if (g->nprow > 1) {
+        st = ps__dist_reserve_stage(g, (size_t)2 * (size_t)nb * cols * es);
+        if (st == PS_SUCCESS) st = ps__dist_reserve_swaps(g, nb);
+        if (st == PS_SUCCESS)
+            st =
+                ps__dist_failed(g, ps__dist_scratch(g, PS__DIST_SWAP,
+                                                    (size_t)4 * (size_t)nb * (cols + 1) * es, dev));
+    } else if (n > 0 && b->lcols > 0) {
+        st = ps__dist_failed(g,
+                             ps__dist_scratch(g, PS__DIST_SWAP, (size_t)n * sizeof(int32_t), dev));
+    }
     return ps__dist_agree(g, st);
 }
 
@@ -193,8 +195,6 @@ ps_status ps__dist_solve_reserve(ps_grid *g, int lu, const ps__dist_mat *a, cons
     void *dev;
     /* potrs solves with T and T^T whichever the triangle */
     ps_status st = lu ? take_swap(g, b, &dev) : PS_SUCCESS;
-    /* one process row takes its interchanges' scratch unagreed */
-    if (lu && g->nprow == 1) st = ps__dist_agree(g, st);
     if (st == PS_SUCCESS) st = ps__dist_trsm_reserve(g, a, PS__NOTRANS, b);
     if (st == PS_SUCCESS && !lu) st = ps__dist_trsm_reserve(g, a, PS__TRANS, b);
     return st;

@@ -91,15 +91,11 @@ ps_status ps__dist_vbcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt
         st = ps__peer(be)->bcast(be, line == PS__DIST_ROW ? g->peer_row : g->peer_col, dt, buf, off,
                                  count, root);
     } else {
-        /* host transfers go on lane 0, in pieces of one column each the stage holds */
-        size_t most = g->stage_piece / ps__dtype_size(dt);
+        /* host transfers go on lane 0, as one column (which goes in pieces the stage holds) */
+        ps__mat v = {buf, off, (int)count};
         if (lane) st = be->ops->lane_wait(be, 0, 1);
-        for (size_t at = 0; at < count; at += most) {
-            int len = (int)(count - at < most ? count - at : most);
-            ps__mat v = {buf, off + at, len};
-            ps_status x = ps__dist_bcast_host(g, comm, root, dt, len, 1, v, v);
-            if (st == PS_SUCCESS) st = x;
-        }
+        ps_status x = ps__dist_bcast_host(g, comm, root, dt, (int)count, 1, v, v);
+        if (st == PS_SUCCESS) st = x;
         if (lane && st == PS_SUCCESS) st = be->ops->lane_wait(be, 1, 0);
     }
     if (st != PS_SUCCESS) return ps__dist_failed(g, st);
