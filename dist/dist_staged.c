@@ -206,6 +206,7 @@ ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, 
     ps__dist_note(p->s, ps__transfers_after_work(ctx));
     pthread_t thread;
     ps__handoff_init(&o.h);
+    ps__staging_hold(ctx, (size_t)a->lrows * (size_t)a->lcols * ps__dtype_size(a->dt));
     int threaded = pthread_create(&thread, NULL, transfer_thread, &o) == 0;
     if (!threaded) stage_pieces(&o); /* no second thread: one job after the other */
     queue_work(&o, kmax);
@@ -214,6 +215,7 @@ ps_status ps__dist_staged_run(ps_grid *g, ps__dist_mat *a, void *host, int lld, 
         pthread_join(thread, NULL);
     else if (p->s->st == PS_SUCCESS)
         download_finished(&o);
+    ps__staging_unhold(ctx);
     ps__handoff_destroy(&o.h);
     if (o.downloaded_status != PS_SUCCESS)
         ps__dist_note(p->s, ps__dist_fail(g, o.downloaded_status, "rank %d: %s", g->rank,

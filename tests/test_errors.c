@@ -730,7 +730,7 @@ static void case_matrix_level(ps_context *ctx) {
  * case with lu_overlap=1 and blocks of 8): it is taken, and it keeps the drivers'
  * promises: info and LAPACK's factors for a zero pivot in either half, NaN or Inf in the half
  * the transfer thread stages refused with the arrays untouched, a solution that is not finite,
- * and failed allocations, without leaks. */
+ * and failed allocations, without leaks or a ring left held. */
 static void case_overlap(ps_context *ctx) {
     CHECK(ps__lu_overlap_split(ctx, PS__DOUBLE, N) > 0 &&
               ps__lu_overlap_split(ctx, PS__FLOAT, BIG) > 0,
@@ -747,6 +747,8 @@ static void case_overlap(ps_context *ctx) {
     case_non_finite_last_block(ctx);
     case_result_not_finite(ctx);
     case_alloc_failure(ctx);
+    /* the transfer thread's ring, held at its size during a call, is free again after each */
+    CHECK(!ctx->ring_held, "the staging ring is still held after the calls");
 }
 
 /* The host drivers' estimate before they start (core/base/workspace.c): with the device's free

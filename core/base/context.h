@@ -46,6 +46,7 @@ struct ps_context {
     int last_on_host;               /* the last host driver ran on the CPU by the crossover */
     void *ring[PS__TRANSFER_SLOTS]; /* the host drivers' page-locked staging buffers */
     size_t ring_bytes;              /* their size (0: none yet; core/base/staging.c) */
+    int ring_held;                  /* set while a transfer thread uses the ring: no regrowth */
     char last_error[PS__ERROR_SIZE];
     int last_info;
     /* Resource accounting: live device buffers, and a test hook that makes the n-th next

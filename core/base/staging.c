@@ -102,7 +102,7 @@ static size_t ring_for(ps_context *ctx, size_t bytes) {
     size_t want = bytes / PS__TRANSFER_SLOTS;
     if (want > RING_MAX_BYTES) want = RING_MAX_BYTES;
     if (want < RING_MIN_BYTES) want = RING_MIN_BYTES;
-    if (ctx->ring_bytes >= want) return ctx->ring_bytes;
+    if (ctx->ring_bytes >= want || ctx->ring_held) return ctx->ring_bytes;
     ps__staging_release(ctx);
     for (int i = 0; i < PS__TRANSFER_SLOTS; i++)
         if (ctx->be.ops->host_alloc(&ctx->be, want, &ctx->ring[i]) != PS_SUCCESS) {
@@ -113,6 +113,15 @@ static size_t ring_for(ps_context *ctx, size_t bytes) {
         }
     ctx->ring_bytes = want;
     return want;
+}
+
+void ps__staging_hold(ps_context *ctx, size_t bytes) {
+    ring_for(ctx, bytes);
+    ctx->ring_held = 1;
+}
+
+void ps__staging_unhold(ps_context *ctx) {
+    ctx->ring_held = 0;
 }
 
 /* Columns per ring buffer for columns of column_bytes; 0 when the ring cannot be used. */

@@ -74,6 +74,12 @@ ps_status ps__download(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__ma
  * several right-hand sides that overflows counts as not finite too. */
 ps_status ps__check_solution(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat x,
                              const char *fn);
+/* For drivers whose transfers run on a thread of their own: sizes the ring for transfers of up
+ * to `bytes` on the calling thread and keeps it at that size until ps__staging_unhold, so that
+ * the transfer thread never allocates, nor writes the context's error message, beside the work
+ * thread. Without a ring (its allocation failed) the transfers go unstaged. */
+void ps__staging_hold(ps_context *ctx, size_t bytes);
+void ps__staging_unhold(ps_context *ctx);
 /* Waits for the ring's transfers and releases it (context destruction). */
 void ps__staging_release(ps_context *ctx);
 

@@ -284,6 +284,7 @@ ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call
 
     pthread_t thread;
     ps__handoff_init(&o.h);
+    ps__staging_hold(ctx, bytes);
     int threaded = pthread_create(&thread, NULL, transfer_thread, &o) == 0;
     if (!threaded) stage_pieces(&o); /* no second thread: one job after the other */
     ps_status st = queue_work(&o, b.dev);
@@ -292,6 +293,7 @@ ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call
         pthread_join(thread, NULL);
     else if (!st)
         download_finished(&o);
+    ps__staging_unhold(ctx);
     ps__handoff_destroy(&o.h);
     if (o.h.failed) st = o.h.failed; /* a refused input: what the caller must hear */
     if (!st) st = o.downloaded_status;
