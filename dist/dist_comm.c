@@ -270,7 +270,9 @@ ps_status ps__dist_bcast_host(ps_grid *g, MPI_Comm comm, int root, ps__dtype dt,
     size_t fit = rper < rows ? 1 : most / (size_t)(rows > 0 ? rows : 1);
     int cper = fit < (size_t)cols ? (int)fit : cols;
     /* a no-op where the driver reserved before its first exchange, as it must */
-    ps_status st = ps__dist_reserve_stage(g, (size_t)rper * (size_t)cper * es);
+    size_t piece = (size_t)rper * (size_t)cper * es;
+    if (piece > g->stage_asked) g->stage_underruns++;
+    ps_status st = ps__dist_reserve_stage(g, piece);
     for (int c0 = 0; c0 < cols; c0 += cper)
         for (int r0 = 0; r0 < rows; r0 += rper) {
             int nc = cols - c0 < cper ? cols - c0 : cper, nr = rows - r0 < rper ? rows - r0 : rper;

@@ -132,8 +132,9 @@ void ps__dist_bcast_bytes(void *buf, size_t bytes, int root, MPI_Comm comm) {
 }
 
 ps_status ps__dist_reserve_stage(ps_grid *g, size_t bytes) {
-    if (ps__dist_peers(g)) return PS_SUCCESS; /* the exchanges go device to device */
     if (bytes > g->stage_piece) bytes = g->stage_piece;
+    if (bytes > g->stage_asked) g->stage_asked = bytes;
+    if (ps__dist_peers(g)) return PS_SUCCESS; /* the exchanges go device to device */
     if (bytes <= g->stage.bytes) return PS_SUCCESS;
     ps__transfer_free(g->ctx, g->stage.p); /* what it held is not needed again */
     g->stage.p = NULL, g->stage.bytes = 0;
