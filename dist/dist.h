@@ -38,16 +38,18 @@ struct ps_grid {
     void *peer_row, *peer_col; /* the peer groups of the process row and column (NULL: none) */
     char last_error[PS__ERROR_SIZE];
     int last_info;
-    int host_threads;     /* this rank's share of its node's cores for host copies (dist_grid.c) */
-    ps__dist_buf stage;   /* the exchanges' host copy on the MPI transport: the backend's
-                             page-locked memory, which its transfers move in place */
-    size_t stage_piece;   /* the most it holds: PS__DIST_STAGE_BYTES, or the tests' dist_stage_kib
-                             (the same on every rank) */
-    size_t stage_asked;   /* the most the running call's drivers reserved, up to stage_piece */
-    long stage_underruns; /* exchanges whose piece exceeded stage_asked, so that the stage would
-                             grow, and might fail on one rank only, in the middle of the
-                             exchanges: a driver that reserved too little (the tests want none) */
-    ps__dist_buf swaps;   /* ps__dist_swap_rows's index lists (ps__dist_reserve_swaps) */
+    int host_threads;   /* this rank's share of its node's cores for host copies (dist_grid.c) */
+    ps__dist_buf stage; /* the exchanges' host copy on the MPI transport: the backend's
+                           page-locked memory, which its transfers move in place */
+    size_t stage_piece; /* the most it holds: PS__DIST_STAGE_BYTES, or the tests' dist_stage_kib
+                           (the same on every rank) */
+    size_t stage_asked; /* the most the running call's drivers reserved, up to stage_piece */
+    ps__dist_buf swaps; /* ps__dist_swap_rows's index lists (ps__dist_reserve_swaps) */
+    int swaps_asked;    /* the most interchanges the running call's drivers reserved for */
+    long reserve_underruns; /* exchanges that found the stage or the swap lists smaller than
+                               their drivers must reserve before the first exchange, so that
+                               they would grow, and might fail on one rank only, in the middle
+                               of the exchanges (the tests want none) */
     void *scratch[PS__DIST_SCRATCH_SLOTS]; /* device, kept until ps__dist_scratch_release */
     size_t scratch_bytes[PS__DIST_SCRATCH_SLOTS];
 };

@@ -101,7 +101,7 @@ ps_status ps__dist_bad_arg(ps_grid *g, int pos, const char *what) {
  * device becomes the thread's current one, as for a call on its context. */
 ps_status ps__dist_begin(ps_grid *g, ps_status local) {
     g->ctx->be.ops->activate(&g->ctx->be);
-    g->stage_asked = 0;
+    g->stage_asked = 0, g->swaps_asked = 0;
     ps_status st = ps__dist_agree(g, local);
     if (st == PS_SUCCESS) g->last_error[0] = '\0';
     return st;

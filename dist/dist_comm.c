@@ -165,6 +165,7 @@ ps_status ps__dist_swap_rows(ps_grid *g, const ps__dist_mat *a, int base, int co
     int ncols = width[0] + width[1];
     if (count <= 0 || ncols <= 0) return PS_SUCCESS;
     /* the lists live in the grid's reserve, which the drivers make before their first exchange */
+    if (count > g->swaps_asked) g->reserve_underruns++;
     ps_status st = ps__dist_reserve_swaps(g, count);
     if (st != PS_SUCCESS) return st;
     /* the rows the interchanges touch (t, ascending), and which old row each ends up holding */
@@ -271,7 +272,7 @@ ps_status ps__dist_bcast_host(ps_grid *g, MPI_Comm comm, int root, ps__dtype dt,
     int cper = fit < (size_t)cols ? (int)fit : cols;
     /* a no-op where the driver reserved before its first exchange, as it must */
     size_t piece = (size_t)rper * (size_t)cper * es;
-    if (piece > g->stage_asked) g->stage_underruns++;
+    if (piece > g->stage_asked) g->reserve_underruns++;
     ps_status st = ps__dist_reserve_stage(g, piece);
     for (int c0 = 0; c0 < cols; c0 += cper)
         for (int r0 = 0; r0 < rows; r0 += rper) {

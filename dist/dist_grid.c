@@ -166,6 +166,7 @@ void ps__dist_scratch_release(ps_grid *g) {
 }
 
 ps_status ps__dist_reserve_swaps(ps_grid *g, int count) {
+    if (count > g->swaps_asked) g->swaps_asked = count;
     size_t bytes = (size_t)(12 * count + 4 * g->nprow) * sizeof(int);
     if (bytes <= g->swaps.bytes) return PS_SUCCESS;
     void *p = realloc(g->swaps.p, bytes);

@@ -614,8 +614,8 @@ static void check_each_allocation_failing(const grid_t *g) {
     }
     CHECK(solved, "a gesv that still fails with its first 60 allocations passing");
     CHECK(host_failures > 0 || !mpi, "no allocation of the exchange buffer failed");
-    CHECK(f.grid->stage_underruns == 0, "%ld exchanges found the stage too small",
-          f.grid->stage_underruns);
+    CHECK(f.grid->reserve_underruns == 0, "%ld exchanges found their reserve too small",
+          f.grid->reserve_underruns);
     free(a0), free(b0), free(a.local), free(b.local), free(acopy), free(bcopy), free(ipiv);
     ps_grid_destroy(f.grid);
 }
@@ -660,10 +660,10 @@ static void run_grid(MPI_Comm comm, int nprow, int npcol) {
     check_bad_arguments(&g);
     check_out_of_memory(&g);
     check_each_allocation_failing(&g);
-    /* every driver reserved the MPI transport's stage for its largest piece before its first
-     * exchange (dist/dist_comm.c) */
-    CHECK(g.grid->stage_underruns == 0, "grid %dx%d: %ld exchanges found the stage too small",
-          nprow, npcol, g.grid->stage_underruns);
+    /* every driver reserved the MPI transport's stage for its largest piece, and the swap lists
+     * for its most interchanges, before its first exchange (dist/dist_comm.c) */
+    CHECK(g.grid->reserve_underruns == 0, "grid %dx%d: %ld exchanges found their reserve too small",
+          nprow, npcol, g.grid->reserve_underruns);
     ps_grid_destroy(g.grid);
 }
 
