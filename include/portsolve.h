@@ -147,7 +147,9 @@ typedef enum ps_dtype { PS_FLOAT = 0, PS_DOUBLE = 1 } ps_dtype;
 
 typedef struct ps_matrix ps_matrix;
 
-/* A rows x cols matrix on ctx's device, leading dimension ld (0: rows). Contents undefined. */
+/* A rows x cols matrix on ctx's device, leading dimension ld (0: rows, rounded up to a multiple
+ * of 32 above 32 rows, so that each column starts aligned; ps_matrix_ld tells). Contents
+ * undefined. */
 PS_API ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, int ld,
                                   ps_matrix **out);
 /* A matrix over a device buffer the caller owns (a cl_mem, a CUDA device pointer) starting

@@ -147,6 +147,10 @@ static void check_matrix_level(ps_context *ctx, ps_dtype dt, int n) {
     CHECK(ps_matrix_ld(A) == n + 1 && ps_matrix_rows(A) == n && ps_matrix_cols(B) == nrhs &&
               ps_matrix_dtype(B) == dt,
           "matrix accessors");
+    /* ld 0: the rows, rounded up to a multiple of 32 above 32 rows (aligned columns) */
+    int want_ld = n <= 32 ? (n > 1 ? n : 1) : (n + 31) / 32 * 32;
+    CHECK(ps_matrix_ld(B) == want_ld, "ld 0 for %d rows gave %d, not %d", n, ps_matrix_ld(B),
+          want_ld);
     CHECK_STATUS(ps_matrix_upload(A, A0, lda), PS_SUCCESS);
     int *ipiv = malloc(sizeof(int) * (size_t)n);
     CHECK_STATUS(ps_mat_getrf(ctx, A, ipiv), PS_SUCCESS);

@@ -26,7 +26,7 @@ ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, 
                            (int)dtype);
     if (rows < 0) return ps__bad_arg(ctx, 3, "ps_matrix_create: rows=%d is negative", rows);
     if (cols < 0) return ps__bad_arg(ctx, 4, "ps_matrix_create: cols=%d is negative", cols);
-    if (ld == 0) ld = rows > 0 ? rows : 1;
+    if (ld == 0) ld = ps__device_ld(rows);
     if (ld < (rows > 0 ? rows : 1))
         return ps__bad_arg(ctx, 5, "ps_matrix_create: ld=%d is less than max(1, rows=%d)", ld,
                            rows);

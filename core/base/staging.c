@@ -268,7 +268,7 @@ static ps_status stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, cons
     }
     out->aliased = 0;
     out->moved = moved;
-    out->dev = (ps__mat){NULL, 0, ps__max1(rows)};
+    out->dev = (ps__mat){NULL, 0, ps__device_ld(rows)};
     size_t bytes;
     if (!ps__bytes_of((size_t)out->dev.ld, (size_t)cols, ps__dtype_size(dt), &bytes))
         return ps__fail(ctx, PS_ERR_OUT_OF_MEMORY,

@@ -262,13 +262,14 @@ ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call
     ps__staged b = {{NULL, 0, 1}, 0, PS__SHAPE_ALL};
     *info = 0;
     *result = PS_SUCCESS;
-    if (!ps__bytes_of((size_t)n, (size_t)n, es, &bytes))
+    int ld = ps__device_ld(n);
+    if (!ps__bytes_of((size_t)ld, (size_t)n, es, &bytes))
         return ps__fail(ctx, PS_ERR_OUT_OF_MEMORY, "%s: an %d x %d copy does not fit in memory",
                         c->fn, n, n);
     overlap o = {.ctx = ctx, .dt = dt, .call = c};
     cut_pieces(&o, n, f);
     PS__TRY(ps__scratch_dev(s, bytes, &abuf));
-    o.a = (ps__mat){abuf, 0, n};
+    o.a = (ps__mat){abuf, 0, ld};
     for (int p = 0; p < PIECES; p++) {
         PS__TRY(
             ps__scratch_dev(s, (size_t)(o.col0[p + 1] - o.col0[p]) * sizeof(int32_t), &o.ipiv[p]));

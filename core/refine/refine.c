@@ -33,6 +33,7 @@
 #include "refine/refine_impl.h"
 
 #include "base/check.h"
+#include "base/staging.h"
 #include "iter/iter.h"
 #include "lu/lu.h"
 #include "refine/trsv_blocked.h"
@@ -396,8 +397,9 @@ ps_status ps__dsgesv(ps_context *ctx, const char *fn, int n, int nrhs, ps__mat a
 
     ps__scratch s = ps__scratch_begin(ctx);
     w.scratch = &s;
-    size_t nn = (size_t)n * (size_t)n, nr = (size_t)n * (size_t)(nrhs > 0 ? nrhs : 1);
-    w.af = (ps__mat){NULL, 0, n};
+    int ldf = ps__device_ld(n);
+    size_t nn = (size_t)ldf * (size_t)n, nr = (size_t)n * (size_t)(nrhs > 0 ? nrhs : 1);
+    w.af = (ps__mat){NULL, 0, ldf};
     w.r = (ps__mat){NULL, 0, n};
     w.rf = (ps__mat){NULL, 0, n};
     w.d = (ps__mat){NULL, 0, n};

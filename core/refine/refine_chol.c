@@ -179,10 +179,11 @@ static ps_status fall_back(sp_refine *w, int *info) {
 
 static ps_status scratch_mat(ps__scratch *s, ps__dtype dt, int rows, int cols, ps__mat *m) {
     size_t bytes;
-    if (!ps__bytes_of((size_t)rows, (size_t)cols, ps__dtype_size(dt), &bytes))
+    int ld = ps__device_ld(rows);
+    if (!ps__bytes_of((size_t)ld, (size_t)cols, ps__dtype_size(dt), &bytes))
         return ps__fail(s->ctx, PS_ERR_OUT_OF_MEMORY,
                         "ps_dsposv: a %d x %d work array does not fit", rows, cols);
-    *m = (ps__mat){NULL, 0, rows};
+    *m = (ps__mat){NULL, 0, ld};
     return ps__scratch_dev(s, bytes, &m->buf);
 }
 

@@ -51,21 +51,36 @@ ps_status ps__refine_narrow(refine *w, int cols, ps__mat src, ps__mat dst, const
     return overflow ? ps__read_info(w->ctx, w->flag, overflow) : PS_SUCCESS;
 }
 
-/* max |m(i,j)| of an n x n matrix m of dt held with ld = n (one iamax a chunk of columns). */
+/* max |m(i,j)| of the n x n matrix m of dt: one iamax a chunk of columns, the chunk read in
+ * place where m.ld = n and otherwise first copied into a contiguous buffer of at most
+ * CONTIGUOUS_BYTES (an iamax over the padding between columns would read what is there). */
+#define CONTIGUOUS_BYTES ((size_t)64 << 20)
 static ps_status max_abs(refine *w, ps__dtype dt, ps__mat m, double *amax) {
     int n = w->n, cols = INT_MAX / n; /* columns per iamax call: its count is an int */
+    size_t es = ps__dtype_size(dt);
+    void *contiguous = NULL;
+    if (m.ld != n) {
+        size_t fit = CONTIGUOUS_BYTES / ((size_t)n * es);
+        if (fit < (size_t)cols) cols = fit > 0 ? (int)fit : 1;
+        PS__TRY(ps__scratch_dev(w->scratch, (size_t)cols * (size_t)n * es, &contiguous));
+    }
     *amax = 0;
     for (int c0 = 0; c0 < n; c0 += cols) {
         int cw = n - c0 < cols ? n - c0 : cols, at;
         ps__vec chunk = {m.buf, m.off + (size_t)c0 * (size_t)n, 1};
+        if (contiguous) {
+            PS__TRY(w->ops->copy2d(w->be, dt, n, cw, ps__mat_at(m, 0, c0),
+                                   (ps__mat){contiguous, 0, n}));
+            chunk = (ps__vec){contiguous, 0, 1};
+        }
         PS__TRY(w->ops->iamax(w->be, dt, cw * n, chunk, &at));
         size_t off = chunk.off + (size_t)at;
         double v;
         if (dt == PS__DOUBLE) {
-            PS__TRY(w->ops->read_elements(w->be, dt, m.buf, 1, &off, &v));
+            PS__TRY(w->ops->read_elements(w->be, dt, chunk.buf, 1, &off, &v));
         } else {
             float f;
-            PS__TRY(w->ops->read_elements(w->be, dt, m.buf, 1, &off, &f));
+            PS__TRY(w->ops->read_elements(w->be, dt, chunk.buf, 1, &off, &f));
             v = f;
         }
         if (fabs(v) > *amax) *amax = fabs(v);
@@ -103,16 +118,16 @@ static ps_status scale_from_a(refine *w, int *overflow) {
 /* FP16X3's scaling of the narrowed copy itself: its iamax, then its scal (the flow where A is not
  * narrowed straight into the LU's layout). */
 static ps_status scale_to_unit_max(refine *w) {
-    int n = w->n, cols = INT_MAX / n; /* as max_abs */
+    int n = w->n, ld = w->af.ld, cols = INT_MAX / ld; /* as max_abs */
     double amax;
     PS__TRY(max_abs(w, PS__FLOAT, w->af, &amax));
     if (amax == 0) return PS_SUCCESS;
     unit_max_scale(w, amax);
     ps__scalar s = ps__scalar_of(PS__FLOAT, w->scale);
-    for (int c0 = 0; c0 < n; c0 += cols) {
+    for (int c0 = 0; c0 < n; c0 += cols) { /* the padding between columns scaled alike */
         int cw = n - c0 < cols ? n - c0 : cols;
-        ps__vec chunk = {w->af.buf, (size_t)c0 * (size_t)n, 1};
-        PS__TRY(w->ops->scal(w->be, PS__FLOAT, cw * n, &s, chunk));
+        ps__vec chunk = {w->af.buf, w->af.off + (size_t)c0 * (size_t)ld, 1};
+        PS__TRY(w->ops->scal(w->be, PS__FLOAT, (cw - 1) * ld + n, &s, chunk));
     }
     return PS_SUCCESS;
 }
