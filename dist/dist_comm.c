@@ -21,7 +21,7 @@ ps_status ps__dist_alloc(ps_grid *g, ps__dtype dt, const int desc[9], ps__dist_m
     d->c = (ps__cyclic){desc[3], desc[5], g->npcol, desc[7], g->mycol};
     d->lrows = ps_numroc(d->r.n, d->r.nb, g->myrow, d->r.src, g->nprow);
     d->lcols = ps_numroc(d->c.n, d->c.nb, g->mycol, d->c.src, g->npcol);
-    int ld = d->lrows > 0 ? d->lrows : 1;
+    int ld = d->lrows > 0 ? ps__device_ld(d->lrows) : 1; /* aligned columns, as staging.h says */
     size_t bytes = (size_t)ld * (size_t)(d->lcols > 0 ? d->lcols : 1) * ps__dtype_size(dt);
     d->m.ld = ld;
     DIST_TRY(g, ps__dev_alloc(g->ctx, bytes, &d->m.buf));

@@ -78,6 +78,9 @@ int ps__dist_peers(const ps_grid *g) {
     return strcmp(g->transport, "mpi") != 0;
 }
 
+/* The longest column a host broadcast of a vector is cut into. */
+#define VBCAST_ROWS (1 << 30)
+
 ps_status ps__dist_vbcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt, void *buf,
                           size_t off, size_t count, int lane) {
     ps__backend *be = &g->ctx->be;
@@ -91,11 +94,16 @@ ps_status ps__dist_vbcast(ps_grid *g, ps__dist_line line, int root, ps__dtype dt
         st = ps__peer(be)->bcast(be, line == PS__DIST_ROW ? g->peer_row : g->peer_col, dt, buf, off,
                                  count, root);
     } else {
-        /* host transfers go on lane 0, as one column (which goes in pieces the stage holds) */
-        ps__mat v = {buf, off, (int)count};
+        /* host transfers go on lane 0, as columns of at most VBCAST_ROWS (which go in pieces the
+         * stage holds), their row counts being ints */
         if (lane) st = be->ops->lane_wait(be, 0, 1);
-        ps_status x = ps__dist_bcast_host(g, comm, root, dt, (int)count, 1, v, v);
-        if (st == PS_SUCCESS) st = x;
+        for (size_t done = 0; done < count;) {
+            int rows = count - done < VBCAST_ROWS ? (int)(count - done) : VBCAST_ROWS;
+            ps__mat v = {buf, off + done, rows};
+            ps_status x = ps__dist_bcast_host(g, comm, root, dt, rows, 1, v, v);
+            if (st == PS_SUCCESS) st = x;
+            done += (size_t)rows;
+        }
         if (lane && st == PS_SUCCESS) st = be->ops->lane_wait(be, 1, 0);
     }
     if (st != PS_SUCCESS) return ps__dist_failed(g, st);

@@ -358,7 +358,7 @@ static void test_cond12(ps_context *ctx) {
 
 static void test_special(ps_context *ctx) {
     set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
-    int n = 40, lda = 41;
+    int n = 43, lda = 44; /* not a multiple of 8: the float LU factors diag(A, I) */
     /* beyond FLT_MAX: narrowing overflows, LAPACK's iter -2 */
     double *A0 = latms(n, lda, 10);
     for (int i = 0; i < n * lda; i++) A0[i] *= 1e300;
@@ -374,7 +374,7 @@ static void test_special(ps_context *ctx) {
     for (int i = 0; i < n; i++) A0[i + (size_t)5 * lda] = 0;
     double *B = ps_test_random_array(PS_DOUBLE, n, 1), *X = ps_test_random_array(PS_DOUBLE, n, 1);
     double *X0 = ps_test_clone(PS_DOUBLE, X, n, 1);
-    int ipiv[40], iter = 0;
+    int ipiv[43], iter = 0;
     CHECK_STATUS(ps_dsgesv(ctx, n, 1, A0, lda, ipiv, B, n, X, n, &iter), PS_ERR_SINGULAR);
     CHECK(iter == -3, "singular: iter %d", iter);
     CHECK(ps_context_last_info(ctx) >= 1 && ps_context_last_info(ctx) <= n, "singular info %d",

@@ -8,7 +8,9 @@
  *    entries stay within a growth factor of 1; for FP16X3 the float copy is then scaled to
  *    max |a(i,j)| in [1/2, 1)). Overflow is LAPACK's ITER = -2.
  * 2. The float LU of the copy, its GEMMs in the requested compute mode (float, or TF32/FP16/BF16
- *    tensor cores: set_float_compute). An exactly zero pivot is ITER = -3.
+ *    tensor cores: set_float_compute); for n not a multiple of 8, the LU of diag(copy, I) of
+ *    the next such order, whose GEMMs then all have aligned sides. An exactly zero pivot is
+ *    ITER = -3.
  * 3. x0 = (LU)^-1 b, then classical refinement in double: r = b - A x (double GEMV/GEMM on the
  *    caller's A), d = (LU)^-1 r in float, x += d, while each step at least halves the largest
  *    ||r_j||_inf / ||x_j||_inf. A column is done when ||r_j||_inf <= ||x_j||_inf tol
@@ -397,8 +399,9 @@ ps_status ps__dsgesv(ps_context *ctx, const char *fn, int n, int nrhs, ps__mat a
 
     ps__scratch s = ps__scratch_begin(ctx);
     w.scratch = &s;
-    int ldf = ps__device_ld(n);
-    size_t nn = (size_t)ldf * (size_t)n, nr = (size_t)n * (size_t)(nrhs > 0 ? nrhs : 1);
+    w.nf = ps__refine_low_order(n);
+    int ldf = ps__device_ld(w.nf);
+    size_t nn = (size_t)ldf * (size_t)w.nf, nr = (size_t)n * (size_t)(nrhs > 0 ? nrhs : 1);
     w.af = (ps__mat){NULL, 0, ldf};
     w.r = (ps__mat){NULL, 0, n};
     w.rf = (ps__mat){NULL, 0, n};

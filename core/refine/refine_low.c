@@ -13,6 +13,22 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+int ps__refine_low_order(int n) {
+    return n % 8 ? n + 8 - n % 8 : n;
+}
+
+/* The float copy (its leading n x n part written) made diag(A, I) of order nf: zeros beside A
+ * and below it, ones on the rest of the diagonal. */
+static ps_status pad_identity(refine *w) {
+    int n = w->n, p = w->nf - n, ld = w->af.ld;
+    if (p == 0) return PS_SUCCESS;
+    ps__scalar zero = ps__scalar_of(PS__FLOAT, 0.0), one = ps__scalar_of(PS__FLOAT, 1.0);
+    PS__TRY(w->ops->fill(w->be, PS__FLOAT, n, p, &zero, ps__mat_at(w->af, 0, n)));
+    PS__TRY(w->ops->fill(w->be, PS__FLOAT, p, w->nf, &zero, ps__mat_at(w->af, n, 0)));
+    ps__mat diagonal = {w->af.buf, w->af.off + (size_t)n * ((size_t)ld + 1), ld + 1};
+    return w->ops->fill(w->be, PS__FLOAT, 1, p, &one, diagonal); /* a row of stride ld + 1 */
+}
+
 /* The butterflies' weights, 2n each, from a fixed seed: the transformation only has to be
  * independent of A, and a fixed one makes every solve reproducible. Each weight is
  * exp(r / 10), r uniform in [-1/2, 1/2) (Baboulin et al.; MAGMA's dgesv_rbt). */
@@ -139,6 +155,7 @@ static ps_status scale_to_unit_max(refine *w) {
  * inverses took. */
 static ps_status invert_finished(void *arg, ps__tview a, int cols) {
     refine *w = arg;
+    if (cols > w->n) cols = w->n; /* the identity's columns need none */
     if (2 * (size_t)cols < (size_t)w->n) return PS_SUCCESS;
     int next = (w->blocked.ready + 1) * w->blocked.nb; /* the next block's end */
     return ps__trsv_blocked_invert(w->ctx, &w->blocked, a, next < cols ? next : cols, w->inv_flag);
@@ -179,7 +196,7 @@ static ps_status early_inverses(refine *w, const ps_refine_options *o, int *earl
  * with lda > n, whose scaling then comes from the float copy (scale_from_a reads A as one
  * vector). */
 static int narrow_transposed(refine *w, const ps_refine_options *o) {
-    if (w->rbt[0] || !ps__getrf_holds_transposed(w->ctx, PS__FLOAT, w->n)) return 0;
+    if (w->rbt[0] || !ps__getrf_holds_transposed(w->ctx, PS__FLOAT, w->nf)) return 0;
     if (o->precision == PS_LOWPREC_FP16X3 && w->a.ld != w->n) return 0;
     ps__mat none = {NULL, 0, 1};
     if (ps__refine(w->be)->convert_transposed(w->be, PS__DOUBLE, PS__FLOAT, 0, 0, 1.0, none, none,
@@ -190,7 +207,7 @@ static int narrow_transposed(refine *w, const ps_refine_options *o) {
 }
 
 /* The low-precision LU of scale * A (RBT: of scale * L A R, pivoting within a window) into
- * w->af; *code < 0 when it cannot be used. */
+ * w->af, as the LU of diag(that, I) of order nf; *code < 0 when it cannot be used. */
 ps_status ps__refine_factor_low(refine *w, const ps_refine_options *o, int *code) {
     int overflow = 0, info = 0;
     *code = 0;
@@ -206,16 +223,22 @@ ps_status ps__refine_factor_low(refine *w, const ps_refine_options *o, int *code
         *code = PS_REFINE_OVERFLOW;
         return PS_SUCCESS;
     }
+    PS__TRY(pad_identity(w)); /* diag(A, I)^T = diag(A^T, I): the same in either layout */
+    void *ipiv = w->ipiv;     /* the identity's pivots beyond A's go to a buffer of their own */
+    if (w->nf > w->n) PS__TRY(ps__scratch_dev(w->scratch, (size_t)w->nf * sizeof(int32_t), &ipiv));
     int early;
     PS__TRY(early_inverses(w, o, &early));
     ps__lu_progress progress = {invert_finished, w};
     PS__TRY(w->ops->set_float_compute(w->be, (ps__float_compute)o->precision));
-    ps_status st = w->rbt[0] ? ps__getrf_window(w->ctx, PS__FLOAT, w->n, w->af, w->ipiv, w->flag)
-                             : ps__getrf_progress(w->ctx, PS__FLOAT, w->n, w->af, w->ipiv, w->flag,
+    ps_status st = w->rbt[0] ? ps__getrf_window(w->ctx, PS__FLOAT, w->nf, w->af, ipiv, w->flag)
+                             : ps__getrf_progress(w->ctx, PS__FLOAT, w->nf, w->af, ipiv, w->flag,
                                                   early ? &progress : NULL, transposed);
     /* Back to plain float GEMMs whatever happened, so later float work is unaffected. */
     ps_status reset = w->ops->set_float_compute(w->be, PS__COMPUTE_FP32);
     if (st == PS_SUCCESS) st = reset;
+    if (st == PS_SUCCESS && ipiv != w->ipiv) /* A's pivots: all within its rows */
+        st = w->ops->copy2d(w->be, PS__INT32, w->n, 1, (ps__mat){ipiv, 0, w->n},
+                            (ps__mat){w->ipiv, 0, w->n});
     if (st == PS_SUCCESS) st = ps__read_info(w->ctx, w->flag, &info);
     if (st == PS_SUCCESS && info > 0) *code = PS_REFINE_LOW_SINGULAR;
     /* the blocks the LU's progress did not reach (all of them where it reports none) */
