@@ -607,6 +607,8 @@ static const ps__size_rule cuda_sizes[] = {
     {PS__ALGO_LU_TRANSPOSED, PS__DOUBLE, 0, 24576},
     /* host LU by pieces, its transfers beside the work (core/lu/lu_overlap.c), from this order */
     {PS__ALGO_LU_OVERLAP, PS__ANY_DTYPE, 0, 8192},
+    /* device LU in an aligned copy (core/lu/lu_copy.c), double only: float gained nothing */
+    {PS__ALGO_LU_COPY, PS__DOUBLE, 0, 12288},
     /* Cholesky's block size (core/chol/chol.c) */
     {PS__ALGO_CHOL, PS__ANY_DTYPE, 0, 512},
     {PS__ALGO_CHOL, PS__ANY_DTYPE, 12288, 1024},

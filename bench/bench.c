@@ -5,6 +5,7 @@
  *   portsolve-bench --method lu|chol --sizes 1024,2048,4096 [--backend cpu|opencl|auto]
  *                   [--level host|device] [--precision d|s] [--reference NAME]
  *                   [--nrhs K] [--repeats R] [--csv out.csv] [--plot out.png]
+ *                   [--ld aligned|n]
  *
  * Each measurement: one warm-up call of each, then R calls of each, interleaved (alternating
  * which goes first) so drift in the machine's speed hits both alike; the median is reported.
@@ -12,7 +13,8 @@
  * reference GFLOP/s, so above 1 means portsolve is faster; for a reference that solves the same
  * system (LAPACKE on the CPU) that is reference time / portsolve time. --level host (default)
  * times ps_?gesv whole (checks, transfers, factor, solve); --level device times ps_mat_gesv on
- * matrices already on the device.
+ * matrices already on the device, made by ps_matrix_create with ld 0 (aligned columns) or, with
+ * --ld n, with ld = n as a caller's own buffer often has.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_args.h"
@@ -29,7 +31,7 @@
 
 typedef struct {
     const char *backend, *csv, *plot, *reference;
-    int sizes[MAX_SIZES], nsizes, nrhs, repeats, single, device_level, chol;
+    int sizes[MAX_SIZES], nsizes, nrhs, repeats, single, device_level, chol, ld_n;
 } options;
 
 typedef struct {
@@ -54,6 +56,7 @@ static int parse(int argc, char **argv, options *o) {
         BENCH_ARG_INT("--repeats", &o->repeats, 1, 1000),
         BENCH_ARG_CHOICE("--level", &o->device_level, "host|device"),
         BENCH_ARG_CHOICE("--precision", &o->single, "d|s"),
+        BENCH_ARG_CHOICE("--ld", &o->ld_n, "aligned|n"),
         BENCH_ARG_INTS("--sizes", o->sizes, MAX_SIZES, &o->nsizes, 1),
     };
     if (!bench_parse_args("portsolve-bench", argc, argv, args, sizeof args / sizeof args[0]))
@@ -85,6 +88,7 @@ static int open_backend(const char *name, ps_context **ctx) {
 static int measure(ps_context *ctx, const options *o, const bench_ref *ref, int n, row *out) {
     bench_problem p;
     if (bench_problem_make(&p, o->chol, o->single, n, o->nrhs, 1000u + (unsigned)n)) return 1;
+    p.ld_n = o->ld_n;
     double *tp = malloc(sizeof(double) * (size_t)o->repeats);
     double *tr = malloc(sizeof(double) * (size_t)o->repeats);
     int rc = 0;

@@ -215,7 +215,7 @@ static int run_reference(ps_context *ctx, const options *opt, int method, ps_low
     if (method == REF_DGESV) {
         const bench_ref *ref = bench_reference_for(be, NULL, 0);
         if (!ref || !ref->solves) return -1;
-        bench_problem pr = {0, n, 1, 0, (void *)A0, (void *)B0, NULL, X, NULL};
+        bench_problem pr = {0, n, 1, 0, (void *)A0, (void *)B0, NULL, X, NULL, 0};
         int cpu = !strcmp(be, "cpu"); /* LAPACKE factors in place: give it a copy */
         pr.A = cpu ? malloc(sizeof(double) * (size_t)n * n) : (void *)A0;
         pr.ipiv = malloc(sizeof(int) * (size_t)n);

@@ -136,8 +136,9 @@ double bench_chol_flops(int n, int nrhs) {
 static int run_device_level(ps_context *ctx, bench_problem *p, double *seconds) {
     ps_dtype dt = p->single ? PS_FLOAT : PS_DOUBLE;
     ps_matrix *A = NULL, *B = NULL;
-    int rc = ps_matrix_create(ctx, dt, p->n, p->n, 0, &A) ||
-             ps_matrix_create(ctx, dt, p->n, p->nrhs, 0, &B) || ps_matrix_upload(A, p->A, p->n) ||
+    int ld = p->ld_n ? p->n : 0;
+    int rc = ps_matrix_create(ctx, dt, p->n, p->n, ld, &A) ||
+             ps_matrix_create(ctx, dt, p->n, p->nrhs, ld, &B) || ps_matrix_upload(A, p->A, p->n) ||
              ps_matrix_upload(B, p->B, p->n) || ps_context_synchronize(ctx);
     if (!rc) {
         double t0 = bench_now();

@@ -11,6 +11,7 @@ typedef struct bench_problem {
     void *A0, *B0; /* pristine inputs */
     void *A, *B;   /* work copies handed to the solver */
     int *ipiv;
+    int ld_n; /* the device level's matrices with ld = n (else ps_matrix_create's aligned ld) */
 } bench_problem;
 
 /* Random A (chol: symmetric, + n I, so positive definite) and B in [-1, 1). */

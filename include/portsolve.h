@@ -167,7 +167,10 @@ PS_API ps_dtype ps_matrix_dtype(const ps_matrix *m);
 
 /* LU with partial pivoting on device matrices, A = P*L*U. ipiv: host, min(m,n) entries, 1-based.
  * On PS_ERR_SINGULAR A holds the completed factorization (as LAPACK's getrf) and the info is the
- * index of the first exactly zero U(i,i). */
+ * index of the first exactly zero U(i,i). A large square double matrix whose order is not a
+ * multiple of 8 or whose columns do not start 16-byte aligned is factored in an aligned copy
+ * (one more matrix of device memory while the call runs, where there is that much; docs/API.md,
+ * "Aligned copies"). */
 PS_API ps_status ps_mat_getrf(ps_context *ctx, ps_matrix *A, int *ipiv);
 /* Solves op(A) X = B with getrf's factors; trans 'N', 'T' or 'C' (= 'T' for real data). */
 PS_API ps_status ps_mat_getrs(ps_context *ctx, char trans, const ps_matrix *LU, const int *ipiv,

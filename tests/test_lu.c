@@ -137,6 +137,20 @@ static void check_rectangular(ps_context *ctx, ps_dtype dt, int m, int n) {
 }
 
 /* The device-matrix level: factor once, solve twice without re-uploading A. */
+/* The factors a device LU left in A (n x n) and its pivots against A0 (LAPACK's ratio). */
+static void check_device_factors(ps_dtype dt, int n, const void *A0, int lda, const ps_matrix *A,
+                                 const int *ipiv, const char *what) {
+    void *F = ps_test_random_array(dt, n, n);
+    CHECK_STATUS(ps_matrix_download(A, F, n), PS_SUCCESS);
+    for (int i = 0; i < n; i++)
+        CHECK(ipiv[i] >= 1 && ipiv[i] <= n, "%s: ipiv[%d] = %d", what, i, ipiv[i]);
+    double ratio = ps_check_lu_ratio(dt, n, n, A0, lda, F, n, ipiv);
+    CHECK(ratio < PS_TEST_THRESHOLD, "%s n=%d: factors ratio %g", what, n, ratio);
+    free(F);
+}
+
+/* The device-matrix level, A with ld n + 1 (columns not 16-byte aligned, so that lu_copy=1 takes
+ * the aligned copy, core/lu/lu_copy.c, at every order). */
 static void check_matrix_level(ps_context *ctx, ps_dtype dt, int n) {
     int lda = n + 3, nrhs = 3;
     void *A0 = test_matrix(dt, n, lda, 1e4);
@@ -154,6 +168,7 @@ static void check_matrix_level(ps_context *ctx, ps_dtype dt, int n) {
     CHECK_STATUS(ps_matrix_upload(A, A0, lda), PS_SUCCESS);
     int *ipiv = malloc(sizeof(int) * (size_t)n);
     CHECK_STATUS(ps_mat_getrf(ctx, A, ipiv), PS_SUCCESS);
+    check_device_factors(dt, n, A0, lda, A, ipiv, "ps_mat_getrf");
     for (int round = 0; round < 2; round++) {
         char trans = round ? 'T' : 'N';
         void *X = ps_test_random_array(dt, n, nrhs);
@@ -177,6 +192,20 @@ static void check_matrix_level(ps_context *ctx, ps_dtype dt, int n) {
     CHECK_STATUS(ps_matrix_download(B, Bh, n), PS_SUCCESS);
     double solve = ps_check_solve_ratio(dt, 'N', n, nrhs, A0, lda, Bh, n, B0, n);
     CHECK(solve < PS_TEST_THRESHOLD, "ps_mat_gesv n=%d: residual ratio %g", n, solve);
+    check_device_factors(dt, n, A0, lda, A, ipiv, "ps_mat_gesv");
+    /* singular (column 3 zero): LAPACK's info and factors, B untouched */
+    if (n > 3) {
+        size_t es = dt == PS_DOUBLE ? sizeof(double) : sizeof(float);
+        memset((char *)A0 + 3 * (size_t)lda * es, 0, (size_t)n * es);
+        CHECK_STATUS(ps_matrix_upload(A, A0, lda), PS_SUCCESS);
+        CHECK_STATUS(ps_matrix_upload(B, B0, n), PS_SUCCESS);
+        CHECK_STATUS(ps_mat_gesv(ctx, A, ipiv, B), PS_ERR_SINGULAR);
+        CHECK(ps_context_last_info(ctx) == 4, "singular at the device level: info %d, not 4",
+              ps_context_last_info(ctx));
+        check_device_factors(dt, n, A0, lda, A, ipiv, "singular ps_mat_gesv");
+        CHECK_STATUS(ps_matrix_download(B, Bh, n), PS_SUCCESS);
+        CHECK(memcmp(Bh, B0, (size_t)n * nrhs * es) == 0, "singular ps_mat_gesv wrote B");
+    }
     free(X), free(B0), free(Bh), free(ipiv);
 done:
     ps_matrix_destroy(A);
@@ -191,8 +220,17 @@ int main(int argc, char **argv) {
      * conditions, for the runs that only add that path to what the full run covers */
     const char *which = ps_test_case();
     int split_only = which && strcmp(which, "split") == 0;
+    if (which && strcmp(which, "matrix") == 0) { /* the device level alone (lu_copy=1 in CMake) */
+        ps_context *ctx = ps_test_context(0);
+        static const int matrix_orders[] = {4, 7, 8, 65, 150, 257};
+        for (int d = 0; d < 2; d++)
+            for (size_t i = 0; i < sizeof matrix_orders / sizeof matrix_orders[0]; i++)
+                check_matrix_level(ctx, dtypes[d], matrix_orders[i]);
+        ps_context_destroy(ctx);
+        return ps_test_finish("test_lu");
+    }
     if (which && !split_only) {
-        fprintf(stderr, "FAIL: test_lu has no case '%s' (only 'split')\n", which);
+        fprintf(stderr, "FAIL: test_lu has no case '%s' (only 'split', 'matrix')\n", which);
         return 1;
     }
     ps_context *ctx = ps_test_context(0);

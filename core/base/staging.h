@@ -100,4 +100,12 @@ static inline int ps__device_ld(int rows) {
     return (rows + 31) / 32 * 32;
 }
 
+/* The order of an aligned copy of an n x n matrix that pads it to diag(A, I): n rounded up to a
+ * multiple of 8. Its LU (or Cholesky) has diag(L, I) and diag(U, I) for factors, with A's own
+ * pivots, and every GEMM of it has sides that are multiples of 8: cuBLAS's tensor-core GEMMs take
+ * slower (and, split, less accurate) kernels for other sides (docs/IR.md). */
+static inline int ps__aligned_order(int n) {
+    return n % 8 && n < 0x7ffffff0 ? n + 8 - n % 8 : n;
+}
+
 #endif

@@ -78,6 +78,20 @@ void ps__lu_host_interchanges(ps__dtype dt, int cols, void *a, int lda, const in
                               int first, int last, int end, int *from, char *buffers, int threads);
 /* The threads ps__lu_host_interchanges may use (OpenMP's maximum; 1 without OpenMP). */
 int ps__lu_host_threads(void);
+/* The leading n x n part of the device matrix w (np x np) made diag(A, I): zeros beside and below
+ * it, ones on the rest of the diagonal (core/lu/lu_copy.c). */
+ps_status ps__pad_identity(ps_context *ctx, ps__dtype dt, int n, int np, ps__mat w);
+/* The first n device pivots (int32) of src copied to dst. */
+ps_status ps__copy_pivots(ps_context *ctx, int n, const void *src, void *dst);
+/* Whether ps_mat_getrf and ps_mat_gesv factor the square n x n device view a in an aligned copy
+ * (ps__getrf_in_copy): n is not a multiple of 8 or a's columns do not start 16-byte aligned,
+ * from the order lu_copy names, else the backend's (block_size of PS__ALGO_LU_COPY; 0: never). */
+int ps__lu_copy_wanted(ps_context *ctx, ps__dtype dt, int n, ps__mat a);
+/* ps__getrf of the n x n view a through an aligned copy, diag(A, I) of order ps__aligned_order(n)
+ * with columns of ps__device_ld, the factors and pivots then copied back; *copied 0 (and nothing
+ * done, no message left) where the device lacks the memory for the copy. */
+ps_status ps__getrf_in_copy(ps__scratch *s, ps__dtype dt, int n, ps__mat a, void *ipiv, void *info,
+                            int *copied);
 /* Solves op(A) X = B (n x nrhs) with ps__getrf's factors and its device pivots. */
 ps_status ps__getrs(ps_context *ctx, ps__dtype dt, ps__trans trans, int n, int nrhs, ps__mat a,
                     const void *ipiv, ps__mat b);

@@ -16,6 +16,15 @@ static ps_status singular(ps_context *ctx, const char *fn, int info) {
 
 /* ---- device matrices ---- */
 
+/* ps__getrf of the device matrix A, through an aligned copy where ps__lu_copy_wanted says so. */
+static ps_status factor(ps__scratch *s, ps_matrix *A, void *ipiv, void *info) {
+    ps__mat a = ps__matrix_view(A);
+    int copied = 0;
+    if (A->rows == A->cols && ps__lu_copy_wanted(s->ctx, A->dt, A->rows, a))
+        PS__TRY(ps__getrf_in_copy(s, A->dt, A->rows, a, ipiv, info, &copied));
+    return copied ? PS_SUCCESS : ps__getrf(s->ctx, A->dt, A->rows, A->cols, a, ipiv, info);
+}
+
 ps_status ps_mat_getrf(ps_context *ctx, ps_matrix *A, int *ipiv) {
     static const char fn[] = "ps_mat_getrf";
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
@@ -29,7 +38,7 @@ ps_status ps_mat_getrf(ps_context *ctx, ps_matrix *A, int *ipiv) {
     int info = 0;
     ps_status st = ps__scratch_dev(&s, (size_t)k * sizeof(int32_t), &dev_ipiv);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = ps__getrf(ctx, A->dt, A->rows, A->cols, ps__matrix_view(A), dev_ipiv, dev_info);
+    if (!st) st = factor(&s, A, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st) st = ps__download_pivots(ctx, k, dev_ipiv, ipiv);
     ps__scratch_end(&s);
@@ -74,7 +83,7 @@ ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
     int info = 0;
     ps_status st = ps__scratch_dev(&s, (size_t)n * sizeof(int32_t), &dev_ipiv);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = ps__getrf(ctx, A->dt, n, n, ps__matrix_view(A), dev_ipiv, dev_info);
+    if (!st) st = factor(&s, A, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st) st = ps__download_pivots(ctx, n, dev_ipiv, ipiv);
     if (!st && info == 0)

@@ -399,7 +399,7 @@ ps_status ps__dsgesv(ps_context *ctx, const char *fn, int n, int nrhs, ps__mat a
 
     ps__scratch s = ps__scratch_begin(ctx);
     w.scratch = &s;
-    w.nf = ps__refine_low_order(n);
+    w.nf = ps__aligned_order(n);
     int ldf = ps__device_ld(w.nf);
     size_t nn = (size_t)ldf * (size_t)w.nf, nr = (size_t)n * (size_t)(nrhs > 0 ? nrhs : 1);
     w.af = (ps__mat){NULL, 0, ldf};

@@ -13,7 +13,7 @@ typedef struct refine {
     const char *fn;
     int n, nrhs;
     ps__mat a, b, x;
-    int nf;     /* the low-precision LU's order: n padded (ps__refine_low_order) */
+    int nf;     /* the low-precision LU's order: diag(A, I) of ps__aligned_order(n) */
     ps__mat af; /* the low-precision factors, n x n float (nf x nf while the LU runs) */
     ps__mat r;  /* double n x nrhs: residuals, then corrections */
     ps__mat rf; /* float n x nrhs: the right-hand sides of the low-precision solves */
@@ -50,11 +50,6 @@ typedef struct refine {
  * synchronization); without, nothing is checked. */
 ps_status ps__refine_narrow(refine *w, int cols, ps__mat src, ps__mat dst, const void *right,
                             int transposed, int *overflow);
-/* The order of the low-precision LU of an n x n A: n rounded up to a multiple of 8. The LU
- * factors diag(A, I), whose factors are diag(L, I) and diag(U, I) with A's own pivots, so that
- * every GEMM it makes has sides that are multiples of 8: cuBLAS's tensor-core GEMMs pick slower
- * and less accurate kernels for other sides (docs/IR.md, "Limits"). */
-int ps__refine_low_order(int n);
 /* A's scaling, narrowing and low-precision LU (with RBT or not, inverting GMRES-IR's diagonal
  * blocks while it runs where that pays); *code: LAPACK's reason to fall back (-2, -3) or 0. */
 ps_status ps__refine_factor_low(refine *w, const ps_refine_options *o, int *code);

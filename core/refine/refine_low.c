@@ -13,22 +13,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-int ps__refine_low_order(int n) {
-    return n % 8 ? n + 8 - n % 8 : n;
-}
-
-/* The float copy (its leading n x n part written) made diag(A, I) of order nf: zeros beside A
- * and below it, ones on the rest of the diagonal. */
-static ps_status pad_identity(refine *w) {
-    int n = w->n, p = w->nf - n, ld = w->af.ld;
-    if (p == 0) return PS_SUCCESS;
-    ps__scalar zero = ps__scalar_of(PS__FLOAT, 0.0), one = ps__scalar_of(PS__FLOAT, 1.0);
-    PS__TRY(w->ops->fill(w->be, PS__FLOAT, n, p, &zero, ps__mat_at(w->af, 0, n)));
-    PS__TRY(w->ops->fill(w->be, PS__FLOAT, p, w->nf, &zero, ps__mat_at(w->af, n, 0)));
-    ps__mat diagonal = {w->af.buf, w->af.off + (size_t)n * ((size_t)ld + 1), ld + 1};
-    return w->ops->fill(w->be, PS__FLOAT, 1, p, &one, diagonal); /* a row of stride ld + 1 */
-}
-
 /* The butterflies' weights, 2n each, from a fixed seed: the transformation only has to be
  * independent of A, and a fixed one makes every solve reproducible. Each weight is
  * exp(r / 10), r uniform in [-1/2, 1/2) (Baboulin et al.; MAGMA's dgesv_rbt). */
@@ -223,8 +207,9 @@ ps_status ps__refine_factor_low(refine *w, const ps_refine_options *o, int *code
         *code = PS_REFINE_OVERFLOW;
         return PS_SUCCESS;
     }
-    PS__TRY(pad_identity(w)); /* diag(A, I)^T = diag(A^T, I): the same in either layout */
-    void *ipiv = w->ipiv;     /* the identity's pivots beyond A's go to a buffer of their own */
+    /* diag(A, I)^T = diag(A^T, I): the same in either layout */
+    PS__TRY(ps__pad_identity(w->ctx, PS__FLOAT, w->n, w->nf, w->af));
+    void *ipiv = w->ipiv; /* the identity's pivots beyond A's go to a buffer of their own */
     if (w->nf > w->n) PS__TRY(ps__scratch_dev(w->scratch, (size_t)w->nf * sizeof(int32_t), &ipiv));
     int early;
     PS__TRY(early_inverses(w, o, &early));
@@ -237,8 +222,7 @@ ps_status ps__refine_factor_low(refine *w, const ps_refine_options *o, int *code
     ps_status reset = w->ops->set_float_compute(w->be, PS__COMPUTE_FP32);
     if (st == PS_SUCCESS) st = reset;
     if (st == PS_SUCCESS && ipiv != w->ipiv) /* A's pivots: all within its rows */
-        st = w->ops->copy2d(w->be, PS__INT32, w->n, 1, (ps__mat){ipiv, 0, w->n},
-                            (ps__mat){w->ipiv, 0, w->n});
+        st = ps__copy_pivots(w->ctx, w->n, ipiv, w->ipiv);
     if (st == PS_SUCCESS) st = ps__read_info(w->ctx, w->flag, &info);
     if (st == PS_SUCCESS && info > 0) *code = PS_REFINE_LOW_SINGULAR;
     /* the blocks the LU's progress did not reach (all of them where it reports none) */

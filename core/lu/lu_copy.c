@@ -1,0 +1,64 @@
+/*
+ * LU of a device matrix whose order is not a multiple of 8 or whose columns do not start 16-byte
+ * aligned (ld times the element size not a multiple of 16: an odd ld in double, as a caller's own
+ * buffer with ld = n often has): cuBLAS's GEMMs take slower kernels for either. Where the backend
+ * says so, ps_mat_getrf and ps_mat_gesv factor an aligned copy instead, diag(A, I) padded to a
+ * multiple of 8 (whose factors are diag(L, I) and diag(U, I) with A's pivots), and copy the
+ * factors back; without the device memory for the copy, A in place. docs/PERFORMANCE.md has the
+ * figures.
+ */
+#include "lu/lu.h"
+#include "base/staging.h"
+
+#include <stdint.h>
+
+ps_status ps__pad_identity(ps_context *ctx, ps__dtype dt, int n, int np, ps__mat w) {
+    ps__backend *be = &ctx->be;
+    int p = np - n;
+    if (p <= 0) return PS_SUCCESS;
+    ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
+    PS__TRY(be->ops->fill(be, dt, n, p, &zero, ps__mat_at(w, 0, n)));
+    PS__TRY(be->ops->fill(be, dt, p, np, &zero, ps__mat_at(w, n, 0)));
+    ps__mat diagonal = {w.buf, w.off + (size_t)n * ((size_t)w.ld + 1), w.ld + 1};
+    return be->ops->fill(be, dt, 1, p, &one, diagonal); /* a row of stride ld + 1 */
+}
+
+ps_status ps__copy_pivots(ps_context *ctx, int n, const void *src, void *dst) {
+    ps__backend *be = &ctx->be;
+    return be->ops->copy2d(be, PS__INT32, n, 1, (ps__mat){(void *)src, 0, n}, (ps__mat){dst, 0, n});
+}
+
+int ps__lu_copy_wanted(ps_context *ctx, ps__dtype dt, int n, ps__mat a) {
+    int from = ctx->tuning.lu_copy >= 0
+                   ? ctx->tuning.lu_copy
+                   : ctx->be.ops->block_size(&ctx->be, PS__ALGO_LU_COPY, dt, 0);
+    size_t es = ps__dtype_size(dt);
+    if (from <= 0 || n < from) return 0;
+    return n % 8 != 0 || ((size_t)a.ld * es) % 16 != 0 || (a.off * es) % 16 != 0;
+}
+
+ps_status ps__getrf_in_copy(ps__scratch *s, ps__dtype dt, int n, ps__mat a, void *ipiv, void *info,
+                            int *copied) {
+    ps_context *ctx = s->ctx;
+    ps__backend *be = &ctx->be;
+    int np = ps__aligned_order(n), ld = ps__device_ld(np);
+    size_t bytes;
+    void *buf, *piv = ipiv;
+    *copied = 0;
+    if (!ps__bytes_of((size_t)ld, (size_t)np, ps__dtype_size(dt), &bytes)) return PS_SUCCESS;
+    ps_status st = np > n ? ps__scratch_dev(s, (size_t)np * sizeof(int32_t), &piv) : PS_SUCCESS;
+    if (st == PS_SUCCESS) st = ps__scratch_dev(s, bytes, &buf);
+    if (st == PS_ERR_OUT_OF_MEMORY) { /* in place, as without the copy */
+        ctx->last_error[0] = '\0';
+        return PS_SUCCESS;
+    }
+    PS__TRY(st);
+    ps__mat w = {buf, 0, ld};
+    PS__TRY(be->ops->copy2d(be, dt, n, n, a, w));
+    PS__TRY(ps__pad_identity(ctx, dt, n, np, w));
+    PS__TRY(ps__getrf(ctx, dt, np, np, w, piv, info));
+    PS__TRY(be->ops->copy2d(be, dt, n, n, w, a));
+    if (piv != ipiv) PS__TRY(ps__copy_pivots(ctx, n, piv, ipiv));
+    *copied = 1;
+    return PS_SUCCESS;
+}
