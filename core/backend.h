@@ -112,7 +112,7 @@ typedef enum ps__algo {
     PS__ALGO_LU_TRANSPOSED = 8, /* from: LU holds a square matrix transposed, core/lu/lu.c */
     PS__ALGO_TRSV_BLOCKED = 9,  /* GMRES-IR's inverted diagonal blocks, trsv_blocked.c */
     PS__ALGO_LU_OVERLAP = 10,   /* from: host LU by overlapped halves, core/lu/lu_overlap.c */
-    PS__ALGO_LU_COPY = 11       /* from: device LU of unaligned columns in a copy, lu_copy.c */
+    PS__ALGO_LU_COPY = 11       /* from: device LU in an aligned copy, core/lu/lu_copy.c */
 } ps__algo;
 
 /* How float gemm computes (set_float_compute): in float, or on inputs rounded to a tensor-core
