@@ -115,6 +115,15 @@ static size_t ring_for(ps_context *ctx, size_t bytes) {
     return want;
 }
 
+ps_status ps__scratch_matrix(ps__scratch *s, ps__dtype dt, int rows, int cols, ps__mat *m) {
+    size_t bytes;
+    *m = (ps__mat){NULL, 0, ps__device_ld(rows)};
+    if (!ps__bytes_of((size_t)m->ld, (size_t)ps__max1(cols), ps__dtype_size(dt), &bytes))
+        return ps__fail(s->ctx, PS_ERR_OUT_OF_MEMORY,
+                        "a %d x %d device work array does not fit in memory", rows, cols);
+    return ps__scratch_dev(s, bytes, &m->buf);
+}
+
 void ps__staging_hold(ps_context *ctx, size_t bytes) {
     ring_for(ctx, bytes);
     ctx->ring_held = 1;

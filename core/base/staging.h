@@ -100,6 +100,10 @@ static inline int ps__device_ld(int rows) {
     return (rows + 31) / 32 * 32;
 }
 
+/* A rows x cols device work array of dt with ps__device_ld(rows) for leading dimension, released
+ * with the scratch; PS_ERR_OUT_OF_MEMORY where it does not fit. */
+ps_status ps__scratch_matrix(ps__scratch *s, ps__dtype dt, int rows, int cols, ps__mat *m);
+
 /* The order of an aligned copy of an n x n matrix that pads it to diag(A, I): n rounded up to a
  * multiple of 8. Its LU (or Cholesky) has diag(L, I) and diag(U, I) for factors, with A's own
  * pivots, and every GEMM of it has sides that are multiples of 8: cuBLAS's tensor-core GEMMs take

@@ -152,11 +152,7 @@ static ps_status run_gjsv(ps__scratch *s, ps__dtype dt, int n, int nrhs, ps__mat
 static ps_status private_copy(ps__scratch *s, ps__dtype dt, int rows, int cols, ps__mat src,
                               ps__mat *copy) {
     ps_context *ctx = s->ctx;
-    void *buf;
-    int ld = ps__device_ld(rows);
-    PS__TRY(
-        ps__scratch_dev(s, (size_t)ld * (size_t)(cols > 0 ? cols : 1) * ps__dtype_size(dt), &buf));
-    *copy = (ps__mat){buf, 0, ld};
+    PS__TRY(ps__scratch_matrix(s, dt, rows, cols, copy));
     return ctx->be.ops->copy2d(&ctx->be, dt, rows, cols, src, *copy);
 }
 
@@ -185,12 +181,11 @@ ps_status ps_mat_gjinv(ps_context *ctx, ps_matrix *A) {
     int n = A->rows;
     if (n == 0) return PS_SUCCESS;
     ps__scratch s = ps__scratch_begin(ctx);
-    void *buf;
-    int ld = ps__device_ld(n);
-    ps_status st = ps__scratch_dev(&s, (size_t)ld * (size_t)n * ps__dtype_size(A->dt), &buf);
+    ps__mat work;
+    ps_status st = ps__scratch_matrix(&s, A->dt, n, n, &work);
     /* the inverse is formed in the private buffer and copied to A (transposed back, when the
      * layout is) only on success */
-    if (!st) st = run_gjinv(&s, A->dt, n, ps__matrix_view(A), (ps__mat){buf, 0, ld}, fn);
+    if (!st) st = run_gjinv(&s, A->dt, n, ps__matrix_view(A), work, fn);
     if (!st) st = ctx->be.ops->sync(&ctx->be);
     ps__scratch_end(&s);
     return st;

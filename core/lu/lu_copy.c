@@ -41,19 +41,17 @@ ps_status ps__getrf_in_copy(ps__scratch *s, ps__dtype dt, int n, ps__mat a, void
                             int *copied) {
     ps_context *ctx = s->ctx;
     ps__backend *be = &ctx->be;
-    int np = ps__aligned_order(n), ld = ps__device_ld(np);
-    size_t bytes;
-    void *buf, *piv = ipiv;
+    int np = ps__aligned_order(n);
+    void *piv = ipiv;
+    ps__mat w;
     *copied = 0;
-    if (!ps__bytes_of((size_t)ld, (size_t)np, ps__dtype_size(dt), &bytes)) return PS_SUCCESS;
     ps_status st = np > n ? ps__scratch_dev(s, (size_t)np * sizeof(int32_t), &piv) : PS_SUCCESS;
-    if (st == PS_SUCCESS) st = ps__scratch_dev(s, bytes, &buf);
+    if (st == PS_SUCCESS) st = ps__scratch_matrix(s, dt, np, np, &w);
     if (st == PS_ERR_OUT_OF_MEMORY) { /* in place, as without the copy */
         ctx->last_error[0] = '\0';
         return PS_SUCCESS;
     }
     PS__TRY(st);
-    ps__mat w = {buf, 0, ld};
     PS__TRY(be->ops->copy2d(be, dt, n, n, a, w));
     PS__TRY(ps__pad_identity(ctx, dt, n, np, w));
     PS__TRY(ps__getrf(ctx, dt, np, np, w, piv, info));

@@ -400,13 +400,11 @@ ps_status ps__dsgesv(ps_context *ctx, const char *fn, int n, int nrhs, ps__mat a
     ps__scratch s = ps__scratch_begin(ctx);
     w.scratch = &s;
     w.nf = ps__aligned_order(n);
-    int ldf = ps__device_ld(w.nf);
-    size_t nn = (size_t)ldf * (size_t)w.nf, nr = (size_t)n * (size_t)(nrhs > 0 ? nrhs : 1);
-    w.af = (ps__mat){NULL, 0, ldf};
+    size_t nr = (size_t)n * (size_t)(nrhs > 0 ? nrhs : 1);
     w.r = (ps__mat){NULL, 0, n};
     w.rf = (ps__mat){NULL, 0, n};
     w.d = (ps__mat){NULL, 0, n};
-    ps_status st = ps__scratch_dev(&s, nn * sizeof(float), &w.af.buf);
+    ps_status st = ps__scratch_matrix(&s, PS__FLOAT, w.nf, w.nf, &w.af);
     if (!st) st = ps__scratch_dev(&s, nr * sizeof(double), &w.r.buf);
     if (!st) st = ps__scratch_dev(&s, 2 * nr * sizeof(float), &w.rf.buf); /* rf, then rp */
     w.rp = (ps__mat){w.rf.buf, nr, n};

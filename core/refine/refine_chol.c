@@ -177,16 +177,6 @@ static ps_status fall_back(sp_refine *w, int *info) {
     return ps__potrs(w->ctx, PS__DOUBLE, w->uplo, w->n, w->nrhs, w->a, w->x);
 }
 
-static ps_status scratch_mat(ps__scratch *s, ps__dtype dt, int rows, int cols, ps__mat *m) {
-    size_t bytes;
-    int ld = ps__device_ld(rows);
-    if (!ps__bytes_of((size_t)ld, (size_t)cols, ps__dtype_size(dt), &bytes))
-        return ps__fail(s->ctx, PS_ERR_OUT_OF_MEMORY,
-                        "ps_dsposv: a %d x %d work array does not fit", rows, cols);
-    *m = (ps__mat){NULL, 0, ld};
-    return ps__scratch_dev(s, bytes, &m->buf);
-}
-
 /* Stages everything, refines or falls back, and writes back: X on success, A when it fell back
  * (its factor, also the partial one when A is not positive definite). */
 static ps_status solve(ps__scratch *s, sp_refine *w, double *A, int lda, const double *B, int ldb,
@@ -206,10 +196,10 @@ static ps_status solve(ps__scratch *s, sp_refine *w, double *A, int lda, const d
     w->b = b.dev;
     w->x = x.dev;
     PS__TRY(ps__scratch_dev(s, sizeof(int32_t), &w->flag));
-    PS__TRY(scratch_mat(s, PS__FLOAT, w->n, w->n, &w->sa));
-    PS__TRY(scratch_mat(s, PS__FLOAT, w->n, w->nrhs, &w->sx));
-    PS__TRY(scratch_mat(s, PS__DOUBLE, w->n, w->nrhs, &w->r));
-    PS__TRY(scratch_mat(s, PS__DOUBLE, w->n, w->nrhs, &w->y));
+    PS__TRY(ps__scratch_matrix(s, PS__FLOAT, w->n, w->n, &w->sa));
+    PS__TRY(ps__scratch_matrix(s, PS__FLOAT, w->n, w->nrhs, &w->sx));
+    PS__TRY(ps__scratch_matrix(s, PS__DOUBLE, w->n, w->nrhs, &w->r));
+    PS__TRY(ps__scratch_matrix(s, PS__DOUBLE, w->n, w->nrhs, &w->y));
 
     ps_refine_result *res = &ctx->refine_result;
     int code, steps = 0, info = 0;

@@ -177,8 +177,8 @@ static ps_status early_inverses(refine *w, const ps_refine_options *o, int *earl
  * FP16X3's iamax and scaling of the float copy and the LU's in-place transpose took four (about
  * half the time from ||A||_inf to the LU's first panel on an H200). Not with RBT
  * (its LU keeps the row layout), not where the backend lacks convert_transposed, and not for FP16X3
- * with lda > n, whose scaling then comes from the float copy (scale_from_a reads A as one
- * vector). */
+ * with lda > n: its scaling then comes from the float copy, where scale_from_a would copy A's
+ * columns into a contiguous buffer first (max_abs), a path not measured against it. */
 static int narrow_transposed(refine *w, const ps_refine_options *o) {
     if (w->rbt[0] || !ps__getrf_holds_transposed(w->ctx, PS__FLOAT, w->nf)) return 0;
     if (o->precision == PS_LOWPREC_FP16X3 && w->a.ld != w->n) return 0;
