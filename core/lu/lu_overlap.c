@@ -16,6 +16,11 @@
  * the solve uses them so). The pivots of each piece count from its first row until they reach
  * the host.
  *
+ * An order n that is not a multiple of 8 is factored as diag(A, I) of the next one (nf, as
+ * ps_mat_getrf's aligned copy, core/lu/lu_copy.c): the device copy has nf columns, the pad made
+ * on the device, the right half runs to nf, and only A's n rows, columns and pivots travel. The
+ * GEMMs then keep sides that are multiples of 8 (docs/PERFORMANCE.md has the figures).
+ *
  * A second host thread, the transfer thread, stages the later pieces and runs the downloads
  * while this one queues the work: queueing may wait for the device (a factorization releases its
  * scratch with cudaFree, which waits), and the transfers must not wait for that.
@@ -46,7 +51,8 @@ typedef struct overlap {
     ps_context *ctx;
     ps__dtype dt;
     const ps__lu_host_call *call;
-    int col0[PIECES + 1]; /* piece p is columns [col0[p], col0[p + 1]) */
+    int nf;               /* the device copy's order: n, or diag(A, I) padded (above) */
+    int col0[PIECES + 1]; /* piece p is columns [col0[p], col0[p + 1]), the last ending at nf */
     ps__mat a;
     void *ipiv[PIECES], *info[PIECES]; /* per piece, counting from its first row */
     ps__handoff h;
@@ -67,10 +73,16 @@ int ps__lu_overlap_split(ps_context *ctx, ps__dtype dt, int n) {
     return n / 2 / nb * nb;
 }
 
+/* Columns of piece p that A has (the last piece's pad columns are made on the device). */
+static int host_columns(const overlap *o, int p) {
+    int end = o->col0[p + 1] < o->call->n ? o->col0[p + 1] : o->call->n;
+    return end - o->col0[p];
+}
+
 static ps_status stage_piece(overlap *o, int p) {
     const ps__lu_host_call *c = o->call;
-    PS__TRY(ps__stage_columns_in(o->ctx, o->dt, c->n, o->col0[p], o->col0[p + 1] - o->col0[p], c->a,
-                                 c->lda, &c->check_a, o->a));
+    PS__TRY(ps__stage_columns_in(o->ctx, o->dt, c->n, o->col0[p], host_columns(o, p), c->a, c->lda,
+                                 &c->check_a, o->a));
     return o->ctx->be.ops->transfer_order(&o->ctx->be, PS__ORDER_MARK_TRANSFERS, MARK_ARRIVED + p);
 }
 
@@ -118,7 +130,7 @@ static void *transfer_thread(void *arg) {
 static ps_status catch_up(overlap *o, int p) {
     ps__backend *be = &o->ctx->be;
     ps__dtype dt = o->dt;
-    int n = o->call->n, c0 = o->col0[p], cw = o->col0[p + 1] - c0;
+    int n = o->nf, c0 = o->col0[p], cw = o->col0[p + 1] - c0;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     for (int q = 0; q < p; q++)
         PS__TRY(be->ops->laswp(be, dt, cw, ps__mat_at(o->a, o->col0[q], c0), 0,
@@ -136,7 +148,8 @@ static ps_status wait_for_piece(overlap *o, int p) {
     return o->ctx->be.ops->transfer_order(&o->ctx->be, PS__ORDER_WORK_AFTER, MARK_ARRIVED + p);
 }
 
-/* Solves with the factors as the device holds them: L21 without A22's interchanges. */
+/* Solves with the factors as the device holds them: L21 without A22's interchanges; of a padded
+ * copy, the leading n x n part (its pad rows of L are zero and its pad pivots none). */
 static ps_status solve(overlap *o, ps__mat b) {
     ps__backend *be = &o->ctx->be;
     ps__dtype dt = o->dt;
@@ -162,7 +175,8 @@ static ps_status queue_work(overlap *o, ps__mat b) {
     ps_context *ctx = o->ctx;
     ps__backend *be = &ctx->be;
     ps__dtype dt = o->dt;
-    int n = o->call->n, f = o->col0[LEFT_PIECES];
+    int n = o->nf, f = o->col0[LEFT_PIECES];
+    PS__TRY(ps__pad_identity(ctx, dt, o->call->n, n, o->a)); /* beside the first piece's upload */
     for (int p = 0; p < LEFT_PIECES; p++) {
         int c0 = o->col0[p], cw = o->col0[p + 1] - c0;
         PS__TRY(wait_for_piece(o, p));
@@ -232,9 +246,9 @@ static ps_status finish_factors(overlap *o, int *info, int *from, char *buffers,
     const ps__lu_host_call *c = o->call;
     *info = 0;
     for (int p = 0; p < PIECES; p++) {
-        int c0 = o->col0[p], cw = o->col0[p + 1] - c0, piece_info = 0;
+        int c0 = o->col0[p], cw = host_columns(o, p), piece_info = 0;
         PS__TRY(ps__read_info(ctx, o->info[p], &piece_info));
-        if (!*info && piece_info > 0) *info = c0 + piece_info;
+        if (!*info && piece_info > 0 && piece_info <= cw) *info = c0 + piece_info;
         PS__TRY(ps__download_pivots(ctx, cw, o->ipiv[p], c->ipiv + c0));
         for (int i = c0; i < c0 + cw; i++) c->ipiv[i] += c0;
     }
@@ -249,7 +263,7 @@ static void cut_pieces(overlap *o, int n, int f) {
     int nb = ps__lu_block_size(o->ctx, o->dt, n, n), blocks = f / nb;
     for (int p = 0; p < LEFT_PIECES; p++) o->col0[p] = blocks * p / LEFT_PIECES * nb;
     o->col0[LEFT_PIECES] = f;
-    o->col0[PIECES] = n;
+    o->col0[PIECES] = o->nf;
 }
 
 ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call *c, int f,
@@ -262,11 +276,11 @@ ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call
     ps__staged b = {{NULL, 0, 1}, 0, PS__SHAPE_ALL};
     *info = 0;
     *result = PS_SUCCESS;
-    int ld = ps__device_ld(n);
-    if (!ps__bytes_of((size_t)ld, (size_t)n, es, &bytes))
+    int nf = ps__aligned_order(n), ld = ps__device_ld(nf);
+    if (!ps__bytes_of((size_t)ld, (size_t)nf, es, &bytes))
         return ps__fail(ctx, PS_ERR_OUT_OF_MEMORY, "%s: an %d x %d copy does not fit in memory",
-                        c->fn, n, n);
-    overlap o = {.ctx = ctx, .dt = dt, .call = c};
+                        c->fn, nf, nf);
+    overlap o = {.ctx = ctx, .dt = dt, .call = c, .nf = nf};
     cut_pieces(&o, n, f);
     PS__TRY(ps__scratch_dev(s, bytes, &abuf));
     o.a = (ps__mat){abuf, 0, ld};
