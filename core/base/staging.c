@@ -124,6 +124,17 @@ ps_status ps__scratch_matrix(ps__scratch *s, ps__dtype dt, int rows, int cols, p
     return ps__scratch_dev(s, bytes, &m->buf);
 }
 
+ps_status ps__pad_identity(ps_context *ctx, ps__dtype dt, int n, int np, ps__mat w) {
+    ps__backend *be = &ctx->be;
+    int p = np - n;
+    if (p <= 0) return PS_SUCCESS;
+    ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
+    PS__TRY(be->ops->fill(be, dt, n, p, &zero, ps__mat_at(w, 0, n)));
+    PS__TRY(be->ops->fill(be, dt, p, np, &zero, ps__mat_at(w, n, 0)));
+    ps__mat diagonal = {w.buf, w.off + (size_t)n * ((size_t)w.ld + 1), w.ld + 1};
+    return be->ops->fill(be, dt, 1, p, &one, diagonal); /* a row of stride ld + 1 */
+}
+
 void ps__staging_hold(ps_context *ctx, size_t bytes) {
     ring_for(ctx, bytes);
     ctx->ring_held = 1;
@@ -264,9 +275,10 @@ ps_status ps__stage_block_out(ps_context *ctx, ps__dtype dt, int rows, int cols,
     return download_staged(ctx, dt, rows, cols, src, host, ldh, PS__SHAPE_ALL);
 }
 
-static ps_status stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const void *host,
-                          int ldh, int may_alias, const ps__finite_check *check, int moved,
-                          ps__staged *out) {
+/* order > rows = cols: the copy is diag(A, I) of that order (ps__stage_triangle_in's np). */
+static ps_status stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, int order,
+                          const void *host, int ldh, int may_alias, const ps__finite_check *check,
+                          int moved, ps__staged *out) {
     ps_context *ctx = s->ctx;
     void *alias;
     int host_memory = ctx->be.ops->host_alias(&ctx->be, (void *)host, &alias) == PS_SUCCESS;
@@ -277,15 +289,18 @@ static ps_status stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, cons
     }
     out->aliased = 0;
     out->moved = moved;
-    out->dev = (ps__mat){NULL, 0, ps__device_ld(rows)};
+    int padded = order > rows;
+    out->dev = (ps__mat){NULL, 0, ps__device_ld(padded ? order : rows)};
     size_t bytes;
-    if (!ps__bytes_of((size_t)out->dev.ld, (size_t)cols, ps__dtype_size(dt), &bytes))
+    if (!ps__bytes_of((size_t)out->dev.ld, (size_t)(padded ? order : cols), ps__dtype_size(dt),
+                      &bytes))
         return ps__fail(ctx, PS_ERR_OUT_OF_MEMORY,
                         "a %d x %d staging copy does not fit in the "
                         "address space",
                         rows, cols);
     PS__TRY(ps__scratch_dev(s, bytes, &out->dev.buf));
     if (rows == 0 || cols == 0) return PS_SUCCESS;
+    if (padded) PS__TRY(ps__pad_identity(ctx, dt, rows, order, out->dev));
     if (host_memory) { /* the device buffer is host memory: copy into it directly */
         PS__TRY(ctx->be.ops->host_alias(&ctx->be, out->dev.buf, &alias));
         if (!walk_columns(dt, check != NULL, check ? check->shape : PS__SHAPE_ALL, rows, 0, cols,
@@ -298,12 +313,13 @@ static ps_status stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, cons
 
 ps_status ps__stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, const void *host, int ldh,
                        int may_alias, const ps__finite_check *check, ps__staged *out) {
-    return stage_in(s, dt, rows, cols, host, ldh, may_alias, check, PS__SHAPE_ALL, out);
+    return stage_in(s, dt, rows, cols, rows, host, ldh, may_alias, check, PS__SHAPE_ALL, out);
 }
 
-ps_status ps__stage_triangle_in(ps__scratch *s, ps__dtype dt, int n, const void *host, int ldh,
-                                int may_alias, const ps__finite_check *check, ps__staged *out) {
-    return stage_in(s, dt, n, n, host, ldh, may_alias, check, check->shape, out);
+ps_status ps__stage_triangle_in(ps__scratch *s, ps__dtype dt, int n, int np, const void *host,
+                                int ldh, int may_alias, const ps__finite_check *check,
+                                ps__staged *out) {
+    return stage_in(s, dt, n, n, np, host, ldh, may_alias, check, check->shape, out);
 }
 
 static ps_status stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const ps__staged *in,

@@ -46,9 +46,11 @@ ps_status ps__stage_block_out(ps_context *ctx, ps__dtype dt, int rows, int cols,
 /* ps__stage_in of the n x n array whose triangle check->shape (PS__LOWER or PS__UPPER) is all
  * the work reads and writes: where it is copied, only that triangle travels (with the diagonal
  * squares of the copy's blocks), both ways; the other triangle of the copy is undefined and the
- * caller's is never written (Cholesky's host drivers). */
-ps_status ps__stage_triangle_in(ps__scratch *s, ps__dtype dt, int n, const void *host, int ldh,
-                                int may_alias, const ps__finite_check *check, ps__staged *out);
+ * caller's is never written (Cholesky's host drivers). A copy is of order np >= n, diag(A, I)
+ * (ps__pad_identity); where the caller's array is used in place (out->aliased), of order n. */
+ps_status ps__stage_triangle_in(ps__scratch *s, ps__dtype dt, int n, int np, const void *host,
+                                int ldh, int may_alias, const ps__finite_check *check,
+                                ps__staged *out);
 /* Copies a staged array back to the host (nothing to do when aliased). */
 ps_status ps__stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, const ps__staged *in,
                         void *host, int ldh);
@@ -103,6 +105,10 @@ static inline int ps__device_ld(int rows) {
 /* A rows x cols device work array of dt with ps__device_ld(rows) for leading dimension, released
  * with the scratch; PS_ERR_OUT_OF_MEMORY where it does not fit. */
 ps_status ps__scratch_matrix(ps__scratch *s, ps__dtype dt, int rows, int cols, ps__mat *m);
+
+/* The leading n x n part of the device matrix w (np x np) made diag(A, I): zeros beside and below
+ * it, ones on the rest of the diagonal. */
+ps_status ps__pad_identity(ps_context *ctx, ps__dtype dt, int n, int np, ps__mat w);
 
 /* The order of an aligned copy of an n x n matrix that pads it to diag(A, I): n rounded up to a
  * multiple of 8. Its LU (or Cholesky) has diag(L, I) and diag(U, I) for factors, with A's own

@@ -108,9 +108,11 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     ps__finite_check check_a = {fn, "A", has_rhs ? 5 : 4, (int)u},
                      check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps_status st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = ps__stage_triangle_in(&s, dt, n, A, lda, 1, &check_a, &a);
+    /* a copy is diag(A, I) of an order that is a multiple of 8 (staging.h: its GEMMs' sides);
+     * the solve and the way down take its leading n x n part */
+    if (!st) st = ps__stage_triangle_in(&s, dt, n, ps__aligned_order(n), A, lda, 1, &check_a, &a);
     if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
-    if (!st) st = ps__potrf(ctx, dt, u, n, a.dev, dev_info);
+    if (!st) st = ps__potrf(ctx, dt, u, a.aliased ? n : ps__aligned_order(n), a.dev, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     /* the factor goes down while the solve that reads it runs */
     if (!st) st = ps__transfers_after_work(ctx);
@@ -140,7 +142,7 @@ static ps_status host_potrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;
     ps__finite_check check_a = {fn, "A", 5, (int)u}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
-    ps_status st = ps__stage_triangle_in(&s, dt, n, A, lda, 1, &check_a, &a);
+    ps_status st = ps__stage_triangle_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
     if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = ps__potrs(ctx, dt, u, n, nrhs, a.dev, b.dev);
     if (!st) st = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);

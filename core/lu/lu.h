@@ -78,9 +78,6 @@ void ps__lu_host_interchanges(ps__dtype dt, int cols, void *a, int lda, const in
                               int first, int last, int end, int *from, char *buffers, int threads);
 /* The threads ps__lu_host_interchanges may use (OpenMP's maximum; 1 without OpenMP). */
 int ps__lu_host_threads(void);
-/* The leading n x n part of the device matrix w (np x np) made diag(A, I): zeros beside and below
- * it, ones on the rest of the diagonal (core/lu/lu_copy.c). */
-ps_status ps__pad_identity(ps_context *ctx, ps__dtype dt, int n, int np, ps__mat w);
 /* The first n device pivots (int32) of src copied to dst. */
 ps_status ps__copy_pivots(ps_context *ctx, int n, const void *src, void *dst);
 /* Whether ps_mat_getrf and ps_mat_gesv factor the square n x n device view a in an aligned copy

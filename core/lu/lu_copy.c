@@ -12,17 +12,6 @@
 
 #include <stdint.h>
 
-ps_status ps__pad_identity(ps_context *ctx, ps__dtype dt, int n, int np, ps__mat w) {
-    ps__backend *be = &ctx->be;
-    int p = np - n;
-    if (p <= 0) return PS_SUCCESS;
-    ps__scalar zero = ps__scalar_of(dt, 0.0), one = ps__scalar_of(dt, 1.0);
-    PS__TRY(be->ops->fill(be, dt, n, p, &zero, ps__mat_at(w, 0, n)));
-    PS__TRY(be->ops->fill(be, dt, p, np, &zero, ps__mat_at(w, n, 0)));
-    ps__mat diagonal = {w.buf, w.off + (size_t)n * ((size_t)w.ld + 1), w.ld + 1};
-    return be->ops->fill(be, dt, 1, p, &one, diagonal); /* a row of stride ld + 1 */
-}
-
 ps_status ps__copy_pivots(ps_context *ctx, int n, const void *src, void *dst) {
     ps__backend *be = &ctx->be;
     return be->ops->copy2d(be, PS__INT32, n, 1, (ps__mat){(void *)src, 0, n}, (ps__mat){dst, 0, n});

@@ -4,6 +4,7 @@
 #include "refine/refine_impl.h"
 
 #include "base/check.h"
+#include "base/staging.h"
 #include "lu/lu.h"
 #include "refine/refine_kernels.h"
 
