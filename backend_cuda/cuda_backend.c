@@ -507,6 +507,18 @@ static ps_status cuda_fill(ps__backend *be, ps__dtype dt, int rows, int cols,
     return PS_SUCCESS;
 }
 
+static ps_status cuda_copy_triangle(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n,
+                                    ps__mat src, ps__mat dst) {
+    if (n <= 0) return PS_SUCCESS;
+    PS_CUDA_TRY(be,
+                ps_cuda_launch_copy_triangle(ps_cuda(be)->cur_stream, dt == PS__DOUBLE,
+                                             uplo == PS__LOWER, n,
+                                             ps_cuda_ptr(dt, src.buf, src.off), src.ld,
+                                             ps_cuda_ptr(dt, dst.buf, dst.off), dst.ld),
+                "copy_triangle kernel");
+    return PS_SUCCESS;
+}
+
 static ps_status cuda_read_elements(ps__backend *be, ps__dtype dt, const void *buf, int count,
                                     const size_t *offsets, void *out) {
     ps_cuda_state *st = ps_cuda(be);
@@ -607,8 +619,10 @@ static const ps__size_rule cuda_sizes[] = {
     {PS__ALGO_LU_TRANSPOSED, PS__DOUBLE, 0, 24576},
     /* host LU by pieces, its transfers beside the work (core/lu/lu_overlap.c), from this order */
     {PS__ALGO_LU_OVERLAP, PS__ANY_DTYPE, 0, 8192},
-    /* device LU in an aligned copy (core/lu/lu_copy.c), double only: float gained nothing */
+    /* device LU and Cholesky in an aligned copy (core/lu/lu_copy.c, core/chol/chol_copy.c),
+     * double only: float gained nothing */
     {PS__ALGO_LU_COPY, PS__DOUBLE, 0, 12288},
+    {PS__ALGO_CHOL_COPY, PS__DOUBLE, 0, 12288},
     /* Cholesky's block size (core/chol/chol.c) */
     {PS__ALGO_CHOL, PS__ANY_DTYPE, 0, 512},
     {PS__ALGO_CHOL, PS__ANY_DTYPE, 12288, 1024},
@@ -679,6 +693,7 @@ static const ps__backend_ops cuda_ops = {
     .syrk = ps_cuda_syrk,
     .trsm = ps_cuda_trsm,
     .fill = cuda_fill,
+    .copy_triangle = cuda_copy_triangle,
     .read_elements = cuda_read_elements,
     .laswp = cuda_laswp,
     .fetch_start = ps_cuda_fetch_start,

@@ -230,6 +230,8 @@ extern "C" {
 #endif
 cudaError_t ps_cuda_launch_fill(cudaStream_t s, int dbl, int rows, int cols, const void *value,
                                 void *a, int lda);
+cudaError_t ps_cuda_launch_copy_triangle(cudaStream_t s, int dbl, int lower, int n, const void *src,
+                                         int lds, void *dst, int ldd);
 cudaError_t ps_cuda_launch_laswp(cudaStream_t s, int dbl, int ncols, void *a, int lda, int k1,
                                  int k2, const int *ipiv, int forward);
 /* x = A^-1 x, A a float triangle, x double, in double (the vtable's trsv_mixed,

@@ -47,6 +47,14 @@ template <typename T> __global__ void fill_kernel(int rows, int cols, T value, T
     if (i < rows && j < cols) a[i + (size_t)j * lda] = value;
 }
 
+// dst = src on the lower (or upper) triangle of n x n, the diagonal included.
+template <typename T>
+__global__ void copy_triangle_kernel(int n, int lower, const T *src, int lds, T *dst, int ldd) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i < n && j < n && (lower ? i >= j : i <= j))
+        dst[i + (size_t)j * ldd] = src[i + (size_t)j * lds];
+}
+
 // Unblocked LU with partial pivoting of an m x n panel by one thread block, so the panel is
 // factored on the device in one launch with no host round trip per column. Matches LAPACK
 // dgetf2 and the CPU oracle (first largest |a(i,j)| wins; tiny pivots divide, zero pivots are
@@ -360,6 +368,18 @@ extern "C" cudaError_t ps_cuda_launch_fill(cudaStream_t s, int dbl, int rows, in
     else
         fill_kernel<float><<<grid2d(rows, cols, block), block, 0, s>>>(
             rows, cols, *static_cast<const float *>(value), static_cast<float *>(a), lda);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t ps_cuda_launch_copy_triangle(cudaStream_t s, int dbl, int lower, int n,
+                                                    const void *src, int lds, void *dst, int ldd) {
+    dim3 block(32, 8);
+    if (dbl)
+        copy_triangle_kernel<double><<<grid2d(n, n, block), block, 0, s>>>(
+            n, lower, static_cast<const double *>(src), lds, static_cast<double *>(dst), ldd);
+    else
+        copy_triangle_kernel<float><<<grid2d(n, n, block), block, 0, s>>>(
+            n, lower, static_cast<const float *>(src), lds, static_cast<float *>(dst), ldd);
     return cudaGetLastError();
 }
 

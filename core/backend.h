@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PS__BACKEND_ABI_VERSION  8 /* 8: scatter_rows */
+#define PS__BACKEND_ABI_VERSION  9 /* 9: copy_triangle */
 #define PS__BACKEND_ENTRY_SYMBOL "ps_backend_module_v1"
 
 /* Element types a backend buffer can hold. The first two equal ps_dtype. */
@@ -112,7 +112,8 @@ typedef enum ps__algo {
     PS__ALGO_LU_TRANSPOSED = 8, /* from: LU holds a square matrix transposed, core/lu/lu.c */
     PS__ALGO_TRSV_BLOCKED = 9,  /* GMRES-IR's inverted diagonal blocks, trsv_blocked.c */
     PS__ALGO_LU_OVERLAP = 10,   /* from: host LU by overlapped halves, core/lu/lu_overlap.c */
-    PS__ALGO_LU_COPY = 11       /* from: device LU in an aligned copy, core/lu/lu_copy.c */
+    PS__ALGO_LU_COPY = 11,      /* from: device LU in an aligned copy, core/lu/lu_copy.c */
+    PS__ALGO_CHOL_COPY = 12     /* from: device Cholesky in an aligned copy, chol_copy.c */
 } ps__algo;
 
 /* How float gemm computes (set_float_compute): in float, or on inputs rounded to a tensor-core
@@ -359,6 +360,11 @@ struct ps__backend_ops {
     ps_status (*transpose)(ps__backend *be, ps__dtype dt, int rows, int cols, ps__mat src,
                            ps__mat dst);
     ps_status (*transpose_square)(ps__backend *be, ps__dtype dt, int n, ps__mat a);
+    /* dst = src on the uplo triangle of the n x n views, the diagonal included; the other
+     * triangle of dst keeps its values (LAPACK lacpy with uplo; src and dst do not overlap). The
+     * default copies a column at a time. */
+    ps_status (*copy_triangle)(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n, ps__mat src,
+                               ps__mat dst);
     /* dst = alpha * src rounded to dst_dt, for rows x cols views of two different buffers (float
      * or double, either way or the same); alpha is a power of two. When some alpha * src(i,j) is
      * not finite in dst_dt, sets the int32 device word info[0] to 1 (never clears it) and leaves

@@ -169,6 +169,71 @@ static void check_matrix_level(ps_context *ctx, ps_dtype dt, char uplo, int n) {
     free(A0), free(X), free(B0), free(Bh);
 }
 
+/* ps_mat_potrf and ps_mat_posv on a matrix of leading dimension ld (0: ps_matrix_create's
+ * aligned one) whose other triangle holds NaN (--case matrix, run with chol_copy=1 so that an
+ * order that is not a multiple of 8, or an odd ld in double, goes through the aligned copy): the
+ * factor by LAPACK's ratio, the other triangle bitwise as it was, the solve, and a matrix that
+ * is not positive definite at a known minor. */
+static void check_matrix_copy(ps_context *ctx, ps_dtype dt, char uplo, int n, int ld) {
+    int k = n / 2, nrhs = 2;
+    size_t es = ps_test_esize(dt);
+    void *A0 = spd_matrix(dt, n, n, 1e3);
+    ps_matrix *A = NULL, *B = NULL;
+    CHECK_STATUS(ps_matrix_create(ctx, dt, n, n, ld, &A), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_create(ctx, dt, n, nrhs, 0, &B), PS_SUCCESS);
+    if (!A || !B) goto done;
+    for (int bad = 0; bad < 2; bad++) {
+        void *H = ps_test_clone(dt, A0, n, n), *F = ps_test_random_array(dt, n, n);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                if (uplo == 'L' ? i < j : i > j) ps_test_set(dt, H, n, i, j, NAN);
+        if (bad) ps_test_set(dt, H, n, k, k, -2.0);
+        CHECK_STATUS(ps_matrix_upload(A, H, n), PS_SUCCESS);
+        ps_status st = ps_mat_potrf(ctx, uplo, A);
+        int info = ps_context_last_info(ctx);
+        CHECK_STATUS(ps_matrix_download(A, F, n), PS_SUCCESS);
+        int kept = 1;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                size_t e = ((size_t)j * (size_t)n + (size_t)i) * es;
+                if ((uplo == 'L' ? i < j : i > j) && memcmp((char *)F + e, (char *)H + e, es))
+                    kept = 0;
+            }
+        CHECK(kept, "ps_mat_potrf %c n=%d ld=%d bad=%d: the other triangle was written", uplo, n,
+              ld, bad);
+        int order = bad ? k : n;
+        if (bad) {
+            CHECK(st == PS_ERR_NOT_SPD && info == k + 1,
+                  "ps_mat_potrf %c n=%d ld=%d: %s, info %d, expected not SPD at %d", uplo, n, ld,
+                  ps_status_string(st), info, k + 1);
+        } else {
+            CHECK_STATUS(st, PS_SUCCESS);
+        }
+        if (order > 0) {
+            double fact = ps_check_chol_ratio(dt, uplo, order, A0, n, F, n);
+            CHECK(fact < PS_TEST_THRESHOLD, "ps_mat_potrf %c n=%d ld=%d bad=%d: factor ratio %g",
+                  uplo, n, ld, bad, fact);
+        }
+        free(H), free(F);
+    }
+    /* ps_mat_posv on a fresh upload */
+    void *X = ps_test_random_array(dt, n, nrhs);
+    void *B0 = ps_test_rhs_for(dt, 'N', n, nrhs, A0, n, X, n, n);
+    void *Bh = ps_test_random_array(dt, n, nrhs);
+    CHECK_STATUS(ps_matrix_upload(A, A0, n), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_upload(B, B0, n), PS_SUCCESS);
+    CHECK_STATUS(ps_mat_posv(ctx, uplo, A, B), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_download(B, Bh, n), PS_SUCCESS);
+    double solve = ps_check_solve_ratio(dt, 'N', n, nrhs, A0, n, Bh, n, B0, n);
+    CHECK(solve < PS_TEST_THRESHOLD, "ps_mat_posv %c n=%d ld=%d: residual ratio %g", uplo, n, ld,
+          solve);
+    free(X), free(B0), free(Bh);
+done:
+    ps_matrix_destroy(A);
+    ps_matrix_destroy(B);
+    free(A0);
+}
+
 /* A context whose Cholesky is forced to one algorithm: chol_nb = 4096 (no test order reaches
  * it) selects the recursive one, a small odd block size the blocked one with partial last
  * blocks. */
@@ -205,6 +270,25 @@ static void run_all(ps_context *ctx) {
 
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
+    const char *which = ps_test_case();
+    if (which && strcmp(which, "matrix") == 0) { /* the device level alone (chol_copy=1 in CMake) */
+        static const int matrix_orders[] = {4, 7, 8, 65, 150, 257};
+        static const ps_dtype dtypes[] = {PS_DOUBLE, PS_FLOAT};
+        ps_context *ctx = ps_test_context(0);
+        for (int d = 0; d < 2; d++)
+            for (int u = 0; u < 2; u++)
+                for (size_t i = 0; i < sizeof matrix_orders / sizeof matrix_orders[0]; i++) {
+                    int n = matrix_orders[i];
+                    check_matrix_copy(ctx, dtypes[d], u ? 'U' : 'L', n, n + 1);
+                    check_matrix_copy(ctx, dtypes[d], u ? 'U' : 'L', n, 0);
+                }
+        ps_context_destroy(ctx);
+        return ps_test_finish("test_chol");
+    }
+    if (which) {
+        fprintf(stderr, "FAIL: test_chol has no case '%s' (only 'matrix')\n", which);
+        return 1;
+    }
     /* The backend's own choice, then each algorithm on its own. */
     ps_context *ctx = ps_test_context(0);
     run_all(ctx);

@@ -691,20 +691,22 @@ static void case_alloc_failure(ps_context *ctx) {
     expect_usable(ctx);
 }
 
-/* ps_mat_getrf in an aligned copy (core/lu/lu_copy.c, forced by lu_copy=1 on a matrix of odd
- * ld) with each allocation failing in turn: where the copy's fails, the call factors in place,
- * leaving no message; where the call's own fails, it reports it. */
-static void check_copy_allocations(ps_context *ctx) {
+/* ps_mat_getrf and ps_mat_potrf in an aligned copy (core/lu/lu_copy.c, core/chol/chol_copy.c,
+ * forced by lu_copy=1 / chol_copy=1 on a matrix of odd ld) with each allocation failing in turn:
+ * where the copy's fails, the call factors in place, leaving no message; where the call's own
+ * fails, it reports it. */
+static void check_copy_allocations(ps_context *ctx, int chol) {
     static double F[LDA * N];
-    int saved = ctx->tuning.lu_copy, fell_back = 0;
-    ctx->tuning.lu_copy = 1;
+    int *knob = chol ? &ctx->tuning.chol_copy : &ctx->tuning.lu_copy;
+    int saved = *knob, fell_back = 0;
+    *knob = 1;
     ps_matrix *Au = NULL;
     CHECK_STATUS(ps_matrix_create(ctx, PS_DOUBLE, N, N, N + 1, &Au), PS_SUCCESS);
     for (int k = 1; k < 20 && Au; k++) {
-        fresh_data();
+        fresh_data_of(chol ? 'P' : 'N');
         CHECK_STATUS(ps_matrix_upload(Au, A, LDA), PS_SUCCESS);
         ps__context_fail_nth_alloc(ctx, k);
-        ps_status st = ps_mat_getrf(ctx, Au, ipiv);
+        ps_status st = chol ? ps_mat_potrf(ctx, 'L', Au) : ps_mat_getrf(ctx, Au, ipiv);
         int hook_left = ctx->fail_alloc_countdown;
         ps__context_fail_nth_alloc(ctx, 0);
         CHECK(st == PS_SUCCESS || st == PS_ERR_OUT_OF_MEMORY, "aligned copy, allocation %d: %s", k,
@@ -713,15 +715,17 @@ static void check_copy_allocations(ps_context *ctx) {
             CHECK(ps_context_last_error(ctx)[0] == '\0', "allocation %d: message left: %s", k,
                   ps_context_last_error(ctx));
             CHECK_STATUS(ps_matrix_download(Au, F, LDA), PS_SUCCESS);
-            double r = ps_check_lu_ratio(PS_DOUBLE, N, N, A0, LDA, F, LDA, ipiv);
+            double r = chol ? ps_check_chol_ratio(PS_DOUBLE, 'L', N, A0, LDA, F, LDA)
+                            : ps_check_lu_ratio(PS_DOUBLE, N, N, A0, LDA, F, LDA, ipiv);
             CHECK(r < PS_TEST_THRESHOLD, "allocation %d failing: factors ratio %g", k, r);
             fell_back += hook_left == 0;
         }
         if (hook_left > 0) break; /* the call needed fewer than k allocations */
     }
-    CHECK(fell_back >= 1, "no failing allocation of the aligned copy was answered in place");
+    CHECK(fell_back >= 1, "no failing allocation of the %s aligned copy was answered in place",
+          chol ? "Cholesky" : "LU");
     ps_matrix_destroy(Au);
-    ctx->tuning.lu_copy = saved;
+    *knob = saved;
     CHECK(ctx->live_buffers == 0 && ctx->live_host_blocks == 0, "aligned copy leaked");
 }
 
@@ -757,7 +761,8 @@ static void case_matrix_level(ps_context *ctx) {
     ps_matrix_destroy(Ad), ps_matrix_destroy(Bd), ps_matrix_destroy(Bs), ps_matrix_destroy(Rect);
     ps_matrix_destroy(NULL);
     CHECK(ctx->live_buffers == 0 && ctx->live_host_blocks == 0, "matrices leaked");
-    check_copy_allocations(ctx);
+    check_copy_allocations(ctx, 0);
+    check_copy_allocations(ctx, 1);
     expect_usable(ctx);
 }
 

@@ -120,6 +120,31 @@ static void test_memory(ps__dtype dt) {
     }
 }
 
+/* copy_triangle, the backend's and the default: only the uplo triangle of dst changes. */
+static void test_copy_triangle(ps__dtype dt) {
+    static const int orders[] = {0, 1, 3, 17, 64, 130};
+    for (size_t t = 0; t < sizeof orders / sizeof orders[0]; t++)
+        for (int which = 0; which < 4; which++) {
+            int n = orders[t], lower = which & 1;
+            const ps__backend_ops *ops = which & 2 ? ps__backend_defaults() : be->ops;
+            shape s = random_shape(n, n), d = random_shape(n, n);
+            tbuf src = tb_random(dt, shape_count(s)), dst = tb_random(dt, shape_count(d));
+            double *exp = copy_of(&dst);
+            for (int j = 0; j < n; j++)
+                for (int i = lower ? j : 0; i < (lower ? n : j + 1); i++)
+                    exp[d.off + i + (size_t)j * d.ld] = AT(src, s, i, j);
+            CHECK(ops->copy_triangle(be, dt, lower ? PS__LOWER : PS__UPPER, n, view(&src, s),
+                                     view(&dst, d)) == 0,
+                  "copy_triangle");
+            char what[64];
+            snprintf(what, sizeof what, "%scopy_triangle %s n=%d", which & 2 ? "default " : "",
+                     lower ? "L" : "U", n);
+            expect_buffer(what, &dst, exp, NULL, 0);
+            free(exp);
+            tb_free(&src), tb_free(&dst);
+        }
+}
+
 /* ---------------------------------------------------------------- level 1 */
 
 static void test_level1(ps__dtype dt) {
@@ -854,6 +879,7 @@ static void run_all(ps__dtype dt) {
         const char *name;
         void (*run)(ps__dtype);
     } groups[] = {{"memory", test_memory},
+                  {"copy_triangle", test_copy_triangle},
                   {"level1", test_level1},
                   {"level2", test_level2},
                   {"gemv_contiguous", test_gemv_contiguous},

@@ -204,6 +204,15 @@ static ps_status default_transpose_square(ps__backend *be, ps__dtype dt, int n, 
     return ps__backend_fail(be, PS_ERR_NOT_SUPPORTED, "transpose_square: not offered");
 }
 
+static ps_status default_copy_triangle(ps__backend *be, ps__dtype dt, ps__uplo uplo, int n,
+                                       ps__mat src, ps__mat dst) {
+    for (int j = 0; j < n; j++) {
+        int i0 = uplo == PS__LOWER ? j : 0, rows = uplo == PS__LOWER ? n - j : j + 1;
+        PS__TRY(be->ops->copy2d(be, dt, rows, 1, ps__mat_at(src, i0, j), ps__mat_at(dst, i0, j)));
+    }
+    return PS_SUCCESS;
+}
+
 static ps_status default_lanes_join(ps__backend *be) {
     (void)be;
     return PS_SUCCESS;
@@ -251,6 +260,7 @@ static const ps__backend_ops defaults = {
     .permute_rows = default_permute_rows,
     .scatter_rows = default_scatter_rows,
     .transpose_square = default_transpose_square,
+    .copy_triangle = default_copy_triangle,
     .upload_async = default_upload_async,
     .download_async = default_download_async,
     .transfer_wait = default_transfer_wait,
@@ -295,6 +305,7 @@ static const entry_info optional[] = {
     PS__ENTRY(upload_async),  PS__ENTRY(download_async),
     PS__ENTRY(transfer_wait), PS__ENTRY(transfer_order),
     PS__ENTRY(device_memory), PS__ENTRY(activate),
+    PS__ENTRY(copy_triangle),
 };
 #undef PS__ENTRY
 

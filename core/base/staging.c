@@ -124,6 +124,12 @@ ps_status ps__scratch_matrix(ps__scratch *s, ps__dtype dt, int rows, int cols, p
     return ps__scratch_dev(s, bytes, &m->buf);
 }
 
+int ps__aligned_copy_pays(ps__dtype dt, int n, ps__mat a, int from) {
+    size_t es = ps__dtype_size(dt);
+    if (from <= 0 || n < from) return 0;
+    return n % 8 != 0 || ((size_t)a.ld * es) % 16 != 0 || (a.off * es) % 16 != 0;
+}
+
 ps_status ps__pad_identity(ps_context *ctx, ps__dtype dt, int n, int np, ps__mat w) {
     ps__backend *be = &ctx->be;
     int p = np - n;

@@ -24,8 +24,12 @@ static ps_status mat_factor_solve(ps_context *ctx, const char *fn, ps__uplo uplo
     void *dev_info;
     int info = 0;
     int n = A->rows;
+    ps__mat a = ps__matrix_view(A);
+    int copied = 0;
     ps_status st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st) st = ps__potrf(ctx, A->dt, uplo, n, ps__matrix_view(A), dev_info);
+    if (!st && ps__chol_copy_wanted(ctx, A->dt, n, a))
+        st = ps__potrf_in_copy(&s, A->dt, uplo, n, a, dev_info, &copied);
+    if (!st && !copied) st = ps__potrf(ctx, A->dt, uplo, n, a, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st && info == 0 && B)
         st = ps__potrs(ctx, A->dt, uplo, n, B->cols, ps__matrix_view(A), ps__matrix_view(B));

@@ -21,9 +21,7 @@ int ps__lu_copy_wanted(ps_context *ctx, ps__dtype dt, int n, ps__mat a) {
     int from = ctx->tuning.lu_copy >= 0
                    ? ctx->tuning.lu_copy
                    : ctx->be.ops->block_size(&ctx->be, PS__ALGO_LU_COPY, dt, 0);
-    size_t es = ps__dtype_size(dt);
-    if (from <= 0 || n < from) return 0;
-    return n % 8 != 0 || ((size_t)a.ld * es) % 16 != 0 || (a.off * es) % 16 != 0;
+    return ps__aligned_copy_pays(dt, n, a, from);
 }
 
 ps_status ps__getrf_in_copy(ps__scratch *s, ps__dtype dt, int n, ps__mat a, void *ipiv, void *info,
