@@ -784,6 +784,24 @@ static void case_overlap(ps_context *ctx) {
         expect_singular(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), zeros[z],
                         z ? "dgesv zero column in the right half" : "dgesv zero column, left half");
     }
+    /* an order that is not a multiple of 8 (factored as diag(A, I) of the next one): a zero
+     * column in the right half, LAPACK's info and factors, nothing outside A's n x n written */
+    int n = N - 1, fo = ps__lu_overlap_split(ctx, PS__DOUBLE, n);
+    CHECK(fo > 0 && n % 8 != 0, "the LU is not split at n=%d", n);
+    fresh_data();
+    for (int i = 0; i < N; i++) A[i + (fo + 2) * LDA] = A0[i + (fo + 2) * LDA] = 0;
+    ps_status st = ps_dgesv(ctx, n, NRHS, A, LDA, ipiv, B, LDB);
+    CHECK(st == PS_ERR_SINGULAR && ps_context_last_info(ctx) == fo + 3,
+          "dgesv n=%d, zero column %d: %s, info %d", n, fo + 3, ps_status_string(st),
+          ps_context_last_info(ctx));
+    CHECK(memcmp(B, B0, sizeof B) == 0, "dgesv n=%d singular: B was modified", n);
+    double r = ps_check_lu_ratio(PS_DOUBLE, n, n, A0, LDA, A, LDA, ipiv);
+    CHECK(r < PS_TEST_THRESHOLD, "dgesv n=%d singular: factors ratio %g", n, r);
+    int outside = 1;
+    for (int k = 0; k < N; k++)
+        outside &= A[k + n * LDA] == A0[k + n * LDA] && A[n + k * LDA] == A0[n + k * LDA];
+    CHECK(outside && ipiv[n] == ipiv0[n], "dgesv n=%d: row or column %d of A, or ipiv[%d], written",
+          n, n + 1, n);
     case_non_finite_last_block(ctx);
     case_result_not_finite(ctx);
     case_alloc_failure(ctx);
