@@ -171,7 +171,8 @@ static void check_matrix_level(ps_context *ctx, ps_dtype dt, char uplo, int n) {
 
 /* ps_mat_potrf and ps_mat_posv on a matrix of leading dimension ld (0: ps_matrix_create's
  * aligned one) whose other triangle holds NaN (--case matrix, run with chol_copy=1 so that an
- * order that is not a multiple of 8, or an odd ld in double, goes through the aligned copy): the
+ * order that is not a multiple of 8, or an odd ld in double, goes through the aligned copy, and
+ * with chol_copy=0 in place): the
  * factor by LAPACK's ratio, the other triangle bitwise as it was, the solve, and a matrix that
  * is not positive definite at a known minor. */
 static void check_matrix_copy(ps_context *ctx, ps_dtype dt, char uplo, int n, int ld) {
