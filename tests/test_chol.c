@@ -141,32 +141,38 @@ static void check_not_spd(ps_context *ctx, ps_dtype dt, char uplo, int n, int k)
     free(A0), free(A), free(B), free(B0);
 }
 
-static void check_matrix_level(ps_context *ctx, ps_dtype dt, char uplo, int n) {
-    int nrhs = 3;
-    void *A0 = spd_matrix(dt, n, n, 1e3);
-    ps_matrix *A = NULL, *B = NULL;
-    CHECK_STATUS(ps_matrix_create(ctx, dt, n, n, n + 2, &A), PS_SUCCESS);
-    CHECK_STATUS(ps_matrix_create(ctx, dt, n, nrhs, 0, &B), PS_SUCCESS);
+/* ps_mat_posv of A0 (n x n, ld n) uploaded into A, or with solve_only ps_mat_potrs on the factor
+ * A already holds, for B's columns of right-hand sides: LAPACK's residual ratio. */
+static void check_device_solve(ps_context *ctx, ps_dtype dt, char uplo, const void *A0, int n,
+                               ps_matrix *A, ps_matrix *B, int solve_only, const char *what) {
+    int nrhs = ps_matrix_cols(B);
     void *X = ps_test_random_array(dt, n, nrhs);
     void *B0 = ps_test_rhs_for(dt, 'N', n, nrhs, A0, n, X, n, n);
     void *Bh = ps_test_random_array(dt, n, nrhs);
-    CHECK_STATUS(ps_matrix_upload(A, A0, n), PS_SUCCESS);
+    if (!solve_only) CHECK_STATUS(ps_matrix_upload(A, A0, n), PS_SUCCESS);
     CHECK_STATUS(ps_matrix_upload(B, B0, n), PS_SUCCESS);
-    CHECK_STATUS(ps_mat_posv(ctx, uplo, A, B), PS_SUCCESS);
+    CHECK_STATUS(solve_only ? ps_mat_potrs(ctx, uplo, A, B) : ps_mat_posv(ctx, uplo, A, B),
+                 PS_SUCCESS);
     CHECK_STATUS(ps_matrix_download(B, Bh, n), PS_SUCCESS);
     double solve = ps_check_solve_ratio(dt, 'N', n, nrhs, A0, n, Bh, n, B0, n);
-    CHECK(solve < PS_TEST_THRESHOLD, "ps_mat_posv n=%d: residual ratio %g", n, solve);
-    /* potrs again on the factor left in A */
-    CHECK_STATUS(ps_matrix_upload(B, B0, n), PS_SUCCESS);
-    CHECK_STATUS(ps_mat_potrs(ctx, uplo, A, B), PS_SUCCESS);
-    CHECK_STATUS(ps_matrix_download(B, Bh, n), PS_SUCCESS);
-    solve = ps_check_solve_ratio(dt, 'N', n, nrhs, A0, n, Bh, n, B0, n);
-    CHECK(solve < PS_TEST_THRESHOLD, "ps_mat_potrs n=%d: residual ratio %g", n, solve);
-    CHECK_STATUS(ps_matrix_upload(A, A0, n), PS_SUCCESS);
-    CHECK_STATUS(ps_mat_potrf(ctx, uplo, A), PS_SUCCESS);
+    CHECK(solve < PS_TEST_THRESHOLD, "%s %c n=%d: residual ratio %g", what, uplo, n, solve);
+    free(X), free(B0), free(Bh);
+}
+
+static void check_matrix_level(ps_context *ctx, ps_dtype dt, char uplo, int n) {
+    void *A0 = spd_matrix(dt, n, n, 1e3);
+    ps_matrix *A = NULL, *B = NULL;
+    CHECK_STATUS(ps_matrix_create(ctx, dt, n, n, n + 2, &A), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_create(ctx, dt, n, 3, 0, &B), PS_SUCCESS);
+    if (A && B) {
+        check_device_solve(ctx, dt, uplo, A0, n, A, B, 0, "ps_mat_posv");
+        check_device_solve(ctx, dt, uplo, A0, n, A, B, 1, "ps_mat_potrs"); /* the factor left */
+        CHECK_STATUS(ps_matrix_upload(A, A0, n), PS_SUCCESS);
+        CHECK_STATUS(ps_mat_potrf(ctx, uplo, A), PS_SUCCESS);
+    }
     ps_matrix_destroy(A);
     ps_matrix_destroy(B);
-    free(A0), free(X), free(B0), free(Bh);
+    free(A0);
 }
 
 /* ps_mat_potrf and ps_mat_posv on a matrix of leading dimension ld (0: ps_matrix_create's
@@ -217,18 +223,9 @@ static void check_matrix_copy(ps_context *ctx, ps_dtype dt, char uplo, int n, in
         }
         free(H), free(F);
     }
-    /* ps_mat_posv on a fresh upload */
-    void *X = ps_test_random_array(dt, n, nrhs);
-    void *B0 = ps_test_rhs_for(dt, 'N', n, nrhs, A0, n, X, n, n);
-    void *Bh = ps_test_random_array(dt, n, nrhs);
-    CHECK_STATUS(ps_matrix_upload(A, A0, n), PS_SUCCESS);
-    CHECK_STATUS(ps_matrix_upload(B, B0, n), PS_SUCCESS);
-    CHECK_STATUS(ps_mat_posv(ctx, uplo, A, B), PS_SUCCESS);
-    CHECK_STATUS(ps_matrix_download(B, Bh, n), PS_SUCCESS);
-    double solve = ps_check_solve_ratio(dt, 'N', n, nrhs, A0, n, Bh, n, B0, n);
-    CHECK(solve < PS_TEST_THRESHOLD, "ps_mat_posv %c n=%d ld=%d: residual ratio %g", uplo, n, ld,
-          solve);
-    free(X), free(B0), free(Bh);
+    char what[48];
+    snprintf(what, sizeof what, "ps_mat_posv (ld %d)", ld);
+    check_device_solve(ctx, dt, uplo, A0, n, A, B, 0, what);
 done:
     ps_matrix_destroy(A);
     ps_matrix_destroy(B);
