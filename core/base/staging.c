@@ -124,7 +124,9 @@ ps_status ps__scratch_matrix(ps__scratch *s, ps__dtype dt, int rows, int cols, p
     return ps__scratch_dev(s, bytes, &m->buf);
 }
 
-int ps__aligned_copy_pays(ps__dtype dt, int n, ps__mat a, int from) {
+int ps__aligned_copy_wanted(ps_context *ctx, ps__algo algo, int knob, ps__dtype dt, int n,
+                            ps__mat a) {
+    int from = knob >= 0 ? knob : ctx->be.ops->block_size(&ctx->be, algo, dt, 0);
     size_t es = ps__dtype_size(dt);
     if (from <= 0 || n < from) return 0;
     return n % 8 != 0 || ((size_t)a.ld * es) % 16 != 0 || (a.off * es) % 16 != 0;

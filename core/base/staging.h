@@ -106,10 +106,13 @@ static inline int ps__device_ld(int rows) {
  * with the scratch; PS_ERR_OUT_OF_MEMORY where it does not fit. */
 ps_status ps__scratch_matrix(ps__scratch *s, ps__dtype dt, int rows, int cols, ps__mat *m);
 
-/* Whether a square factorization of the n x n view a pays for an aligned copy, from the order
- * `from` (<= 0: never): n is not a multiple of 8, or a's columns do not start 16-byte aligned
- * (ld or offset times the element size not a multiple of 16, as an odd ld in double). */
-int ps__aligned_copy_pays(ps__dtype dt, int n, ps__mat a, int from);
+/* Whether the device factorization algo (PS__ALGO_LU_COPY, PS__ALGO_CHOL_COPY) of the n x n view
+ * a runs in an aligned copy: from the order the tuning knob names (>= 0), else the backend's
+ * (block_size of algo; 0: never), when n is not a multiple of 8 or a's columns do not start
+ * 16-byte aligned (ld or offset times the element size not a multiple of 16: an odd ld in
+ * double). */
+int ps__aligned_copy_wanted(ps_context *ctx, ps__algo algo, int knob, ps__dtype dt, int n,
+                            ps__mat a);
 
 /* The leading n x n part of the device matrix w (np x np) made diag(A, I): zeros beside and below
  * it, ones on the rest of the diagonal. */

@@ -12,10 +12,6 @@ ps_status ps__potrf(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__mat
  * index_base plus the order of the minor (the distributed layer's diagonal blocks). */
 ps_status ps__potrf_recursive(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
                               void *info, int index_base);
-/* Whether ps_mat_potrf and ps_mat_posv factor the n x n device view a in an aligned copy
- * (ps__potrf_in_copy), as ps__lu_copy_wanted says for LU, from the order chol_copy names, else
- * the backend's (block_size of PS__ALGO_CHOL_COPY; 0: never). */
-int ps__chol_copy_wanted(ps_context *ctx, ps__dtype dt, int n, ps__mat a);
 /* ps__potrf of the n x n view a through an aligned copy, diag(A, I) of order
  * ps__aligned_order(n) with columns of ps__device_ld: only a's uplo triangle is copied, each way
  * (its other triangle is neither read nor written); *copied 0 (and nothing done, no message

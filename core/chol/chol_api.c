@@ -27,7 +27,7 @@ static ps_status mat_factor_solve(ps_context *ctx, const char *fn, ps__uplo uplo
     ps__mat a = ps__matrix_view(A);
     int copied = 0;
     ps_status st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
-    if (!st && ps__chol_copy_wanted(ctx, A->dt, n, a))
+    if (!st && ps__aligned_copy_wanted(ctx, PS__ALGO_CHOL_COPY, ctx->tuning.chol_copy, A->dt, n, a))
         st = ps__potrf_in_copy(&s, A->dt, uplo, n, a, dev_info, &copied);
     if (!st && !copied) st = ps__potrf(ctx, A->dt, uplo, n, a, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
@@ -114,9 +114,10 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     ps_status st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
     /* a copy is diag(A, I) of an order that is a multiple of 8 (staging.h: its GEMMs' sides);
      * the solve and the way down take its leading n x n part */
-    if (!st) st = ps__stage_triangle_in(&s, dt, n, ps__aligned_order(n), A, lda, 1, &check_a, &a);
+    int np = ps__aligned_order(n);
+    if (!st) st = ps__stage_triangle_in(&s, dt, n, np, A, lda, 1, &check_a, &a);
     if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
-    if (!st) st = ps__potrf(ctx, dt, u, a.aliased ? n : ps__aligned_order(n), a.dev, dev_info);
+    if (!st) st = ps__potrf(ctx, dt, u, a.aliased ? n : np, a.dev, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     /* the factor goes down while the solve that reads it runs */
     if (!st) st = ps__transfers_after_work(ctx);

@@ -8,13 +8,6 @@
 #include "chol/chol.h"
 #include "base/staging.h"
 
-int ps__chol_copy_wanted(ps_context *ctx, ps__dtype dt, int n, ps__mat a) {
-    int from = ctx->tuning.chol_copy >= 0
-                   ? ctx->tuning.chol_copy
-                   : ctx->be.ops->block_size(&ctx->be, PS__ALGO_CHOL_COPY, dt, 0);
-    return ps__aligned_copy_pays(dt, n, a, from);
-}
-
 ps_status ps__potrf_in_copy(ps__scratch *s, ps__dtype dt, ps__uplo uplo, int n, ps__mat a,
                             void *info, int *copied) {
     ps_context *ctx = s->ctx;

@@ -80,10 +80,6 @@ void ps__lu_host_interchanges(ps__dtype dt, int cols, void *a, int lda, const in
 int ps__lu_host_threads(void);
 /* The first n device pivots (int32) of src copied to dst. */
 ps_status ps__copy_pivots(ps_context *ctx, int n, const void *src, void *dst);
-/* Whether ps_mat_getrf and ps_mat_gesv factor the square n x n device view a in an aligned copy
- * (ps__getrf_in_copy): n is not a multiple of 8 or a's columns do not start 16-byte aligned,
- * from the order lu_copy names, else the backend's (block_size of PS__ALGO_LU_COPY; 0: never). */
-int ps__lu_copy_wanted(ps_context *ctx, ps__dtype dt, int n, ps__mat a);
 /* ps__getrf of the n x n view a through an aligned copy, diag(A, I) of order ps__aligned_order(n)
  * with columns of ps__device_ld, the factors and pivots then copied back; *copied 0 (and nothing
  * done, no message left) where the device lacks the memory for the copy. */

@@ -16,11 +16,13 @@ static ps_status singular(ps_context *ctx, const char *fn, int info) {
 
 /* ---- device matrices ---- */
 
-/* ps__getrf of the device matrix A, through an aligned copy where ps__lu_copy_wanted says so. */
+/* ps__getrf of the device matrix A, through an aligned copy where lu_copy or the backend says so.
+ */
 static ps_status factor(ps__scratch *s, ps_matrix *A, void *ipiv, void *info) {
     ps__mat a = ps__matrix_view(A);
     int copied = 0;
-    if (A->rows == A->cols && ps__lu_copy_wanted(s->ctx, A->dt, A->rows, a))
+    if (A->rows == A->cols && ps__aligned_copy_wanted(s->ctx, PS__ALGO_LU_COPY,
+                                                      s->ctx->tuning.lu_copy, A->dt, A->rows, a))
         PS__TRY(ps__getrf_in_copy(s, A->dt, A->rows, a, ipiv, info, &copied));
     return copied ? PS_SUCCESS : ps__getrf(s->ctx, A->dt, A->rows, A->cols, a, ipiv, info);
 }

@@ -17,13 +17,6 @@ ps_status ps__copy_pivots(ps_context *ctx, int n, const void *src, void *dst) {
     return be->ops->copy2d(be, PS__INT32, n, 1, (ps__mat){(void *)src, 0, n}, (ps__mat){dst, 0, n});
 }
 
-int ps__lu_copy_wanted(ps_context *ctx, ps__dtype dt, int n, ps__mat a) {
-    int from = ctx->tuning.lu_copy >= 0
-                   ? ctx->tuning.lu_copy
-                   : ctx->be.ops->block_size(&ctx->be, PS__ALGO_LU_COPY, dt, 0);
-    return ps__aligned_copy_pays(dt, n, a, from);
-}
-
 ps_status ps__getrf_in_copy(ps__scratch *s, ps__dtype dt, int n, ps__mat a, void *ipiv, void *info,
                             int *copied) {
     ps_context *ctx = s->ctx;
