@@ -623,6 +623,8 @@ static const ps__size_rule cuda_sizes[] = {
      * double only: float gained nothing */
     {PS__ALGO_LU_COPY, PS__DOUBLE, 0, 12288},
     {PS__ALGO_CHOL_COPY, PS__DOUBLE, 0, 12288},
+    /* float LU's GEMMs in TF32X3 (core/lu/lu.c), from this order (with TF32 tensor cores) */
+    {PS__ALGO_LU_FLOAT_SPLIT, PS__FLOAT, 0, 8192},
     /* Cholesky's block size (core/chol/chol.c) */
     {PS__ALGO_CHOL, PS__ANY_DTYPE, 0, 512},
     {PS__ALGO_CHOL, PS__ANY_DTYPE, 12288, 1024},
@@ -644,7 +646,7 @@ static const ps__size_rule cuda_sizes[] = {
 };
 
 static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
-    (void)be;
+    if (algo == PS__ALGO_LU_FLOAT_SPLIT && !ps_cuda(be)->tensor_cores_32f) return 0;
     return ps__size_rule_find(cuda_sizes, sizeof cuda_sizes / sizeof cuda_sizes[0], algo, dt, n);
 }
 

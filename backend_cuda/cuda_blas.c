@@ -219,8 +219,8 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
 
 /* The TF32X3 and FP16X3 modes (float accuracy from TF32 or FP16 tensor cores, as CUTLASS's
  * 3xTF32): with each operand split as x = hi + lo (cuda_refine_kernels.cu), op(A) op(B) ~ Alo Bhi +
- * Ahi Blo + Ahi Bhi, the dropped Alo Blo being 2^-20 of the product (2^-22 in FP16, which
- * rounds where TF32 truncates). The three products are one GEMM of inner dimension 3k on
+ * Ahi Blo + Ahi Bhi, the dropped Alo Blo being at most 2^-22 of the product (both splits round
+ * to nearest). The three products are one GEMM of inner dimension 3k on
  * [Alo Ahi Ahi] and [Bhi; Blo; Bhi], built in stream-ordered buffers of the current lane.
  * The small products come first because tensor cores do not round their float sums to nearest:
  * each k step of the accumulation truncates the running sum (Fasi et al. 2021; Khattak and
@@ -278,7 +278,15 @@ static ps_status split3_gemm(ps__backend *be, const split3_mode *md, ps__trans t
     char what[64];
     char *w = NULL;
     snprintf(what, sizeof what, "%s GEMM operands", md->name);
-    PS_CUDA_TRY(be, cudaMallocAsync((void **)&w, boff + bparts * es, s), what);
+    cudaError_t got = cudaMallocAsync((void **)&w, boff + bparts * es, s);
+    if (got == cudaErrorMemoryAllocation) { /* no room for the parts: the product in float */
+        cudaGetLastError();
+        return check(be,
+                     cublasSgemm(H(be), op(ta), op(tb), m, n, k, &alpha->s, SP(a), a.ld, SP(b),
+                                 b.ld, &beta->s, SP(c), c.ld),
+                     "cublas gemm");
+    }
+    PS_CUDA_TRY(be, got, what);
     /* k runs down A's columns unless A is transposed, and down B's rows unless B is. */
     int a_rows = ta != PS__NOTRANS, b_rows = tb == PS__NOTRANS;
     cudaError_t e = split3_operand(s, md, 0, ar, ac, a, w, a_rows, PS_SPLIT3_A_LO);

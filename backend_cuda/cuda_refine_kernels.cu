@@ -190,11 +190,20 @@ __global__ void to_half_kernel<__nv_bfloat16>(int rows, int cols, const float *s
         dst[i + (size_t)j * ldd] = __float2bfloat16_rn(src[i + (size_t)j * lds]);
 }
 
-// The TF32X3 operands: x = hi + lo with hi = x truncated to TF32's 10 explicit significand bits
-// (exact, so the GEMM's own rounding to TF32 leaves it alone) and lo = x - hi (exact in float,
-// |lo| < 2^-10 |x|; the GEMM rounds it to TF32, an error of at most 2^-20 |x|). dst holds three
-// copies side by side: block p is lo where bit p of lo_blocks is set, hi otherwise; the blocks
-// follow each other down the rows (by_rows, leading dimension 3 rows) or across the columns.
+// x rounded to nearest TF32 (10 explicit significand bits, ties away from zero), so that the
+// GEMM's own truncation to TF32 leaves it alone.
+__device__ inline float round_tf32(float x) {
+    unsigned u;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(u) : "f"(x));
+    return __uint_as_float(u);
+}
+
+// The TF32X3 operands: x = hi + lo with hi = x rounded to TF32 (|lo| <= 2^-11 |x|) and lo = x - hi
+// rounded to TF32 too (an error of at most 2^-22 |x|; truncating both gave 2^-20 and about twice
+// the float LU's factor error, docs/PERFORMANCE.md). A finite x that would round to Inf (within
+// 2^-11 of float's largest) is truncated instead. dst holds three copies side by side: block p
+// is lo where bit p of lo_blocks is set, hi otherwise; the blocks follow each other down the rows
+// (by_rows, leading dimension 3 rows) or across the columns.
 __global__ void split_tf32_kernel(int rows, int cols, const float *src, int lds, float *dst,
                                   int by_rows, unsigned lo_blocks) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -202,9 +211,12 @@ __global__ void split_tf32_kernel(int rows, int cols, const float *src, int lds,
     size_t ldd = by_rows ? 3 * (size_t)rows : (size_t)rows;
     size_t step = by_rows ? (size_t)rows : (size_t)rows * cols;
     for (int j = blockIdx.y; j < cols; j += gridDim.y) {
-        float x = src[i + (size_t)j * lds];
-        float hi = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
-        float lo = isfinite(x) ? x - hi : 0.0f; // Inf and NaN travel in hi alone
+        float x = src[i + (size_t)j * lds], hi = x, lo = 0.0f; // Inf and NaN travel in hi alone
+        if (isfinite(x)) {
+            hi = round_tf32(x);
+            if (isinf(hi)) hi = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+            lo = round_tf32(x - hi);
+        }
         float *d = dst + i + (size_t)j * ldd;
         for (int p = 0; p < 3; p++) d[p * step] = (lo_blocks >> p & 1u) ? lo : hi;
     }

@@ -6,6 +6,7 @@
  */
 #include "checks.h"
 #include "test_util.h"
+#include "base/context.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -213,6 +214,63 @@ done:
     free(A0);
 }
 
+/* Whether ctx's backend has the float split mode TF32X3 (left in float either way). */
+static int has_float_split(ps_context *ctx) {
+    ps__backend *be = &ctx->be;
+    int has = be->ops->set_float_compute(be, PS__COMPUTE_TF32X3) == PS_SUCCESS;
+    CHECK(be->ops->set_float_compute(be, PS__COMPUTE_FP32) == PS_SUCCESS, "float: %s", be->err);
+    return has;
+}
+
+/* --case float_split: the float LU with lu_float_split=1 at orders whose GEMMs reach the split
+ * mode's 512 x 512 (core/lu/lu.c). The factors must be as accurate as plain float's (within 4x
+ * its ||PA-LU|| ratio: TF32 without the low parts would be thousands of times off) and differ
+ * from them where the backend has the mode (so it was applied), and be the same bits where it
+ * has not (it then computes in float, with no message left behind). Then the host drivers, LU by
+ * pieces and the device level with the mode, against LAPACK's thresholds. */
+static void check_float_split(void) {
+    static const int ns[] = {1000, 1301};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        int n = ns[i], lda = n + 5;
+        size_t bytes = sizeof(float) * (size_t)lda * n;
+        float *A0 = test_matrix(PS_FLOAT, n, lda, 1e4);
+        float *F[2] = {malloc(bytes), malloc(bytes)};
+        int *ipiv[2] = {malloc(sizeof(int) * (size_t)n), malloc(sizeof(int) * (size_t)n)};
+        double ratio[2] = {0, 0};
+        int has = 0;
+        for (int split = 0; split < 2; split++) {
+            ps_test_tuning(split ? "lu_float_split=1" : "lu_float_split=0");
+            ps_context *ctx = ps_test_context(0);
+            if (split) has = has_float_split(ctx);
+            memcpy(F[split], A0, bytes);
+            CHECK_STATUS(ps_sgetrf(ctx, n, n, F[split], lda, ipiv[split]), PS_SUCCESS);
+            CHECK(ps_context_last_error(ctx)[0] == '\0', "sgetrf n=%d split=%d left '%s'", n, split,
+                  ps_context_last_error(ctx));
+            ratio[split] = ps_check_lu_ratio(PS_FLOAT, n, n, A0, lda, F[split], lda, ipiv[split]);
+            ps_context_destroy(ctx);
+        }
+        CHECK(ratio[1] <= 4 * ratio[0], "sgetrf n=%d: ||PA-LU|| ratio %g split, %g in float", n,
+              ratio[1], ratio[0]);
+        int same = !memcmp(F[0], F[1], bytes) && !memcmp(ipiv[0], ipiv[1], sizeof(int) * (size_t)n);
+        CHECK(same == !has, "sgetrf n=%d: factors %s plain float's, but the backend %s the mode", n,
+              same ? "are" : "differ from", has ? "has" : "has not");
+        printf("n=%d: ||PA-LU|| ratio %.3g in float, %.3g in the split mode (%s)\n", n, ratio[0],
+               ratio[1], has ? "applied" : "not available");
+        for (int pieces = 0; pieces < 2; pieces++) {
+            ps_test_tuning(pieces ? "lu_float_split=1,lu_overlap=1" : "lu_float_split=1");
+            ps_context *ctx = ps_test_context(0);
+            check_gesv(ctx, PS_FLOAT, n, lda, 3, 1e6);
+            if (!pieces) {
+                check_getrf_getrs(ctx, PS_FLOAT, n, lda, 1e3);
+                check_matrix_level(ctx, PS_FLOAT, n);
+            }
+            ps_context_destroy(ctx);
+        }
+        free(A0), free(F[0]), free(F[1]), free(ipiv[0]), free(ipiv[1]);
+    }
+    ps_test_tuning(NULL);
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     static const ps_dtype dtypes[] = {PS_DOUBLE, PS_FLOAT};
@@ -229,8 +287,13 @@ int main(int argc, char **argv) {
         ps_context_destroy(ctx);
         return ps_test_finish("test_lu");
     }
+    if (which && strcmp(which, "float_split") == 0) {
+        check_float_split();
+        return ps_test_finish("test_lu");
+    }
     if (which && !split_only) {
-        fprintf(stderr, "FAIL: test_lu has no case '%s' (only 'split', 'matrix')\n", which);
+        fprintf(stderr, "FAIL: test_lu has no case '%s' (only 'split', 'matrix', 'float_split')\n",
+                which);
         return 1;
     }
     ps_context *ctx = ps_test_context(0);

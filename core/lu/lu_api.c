@@ -20,11 +20,22 @@ static ps_status singular(ps_context *ctx, const char *fn, int info) {
  */
 static ps_status factor(ps__scratch *s, ps_matrix *A, void *ipiv, void *info) {
     ps__mat a = ps__matrix_view(A);
-    int copied = 0;
+    int copied = 0, split;
+    ps__lu_float_split_begin(s->ctx, A->dt, A->rows > A->cols ? A->rows : A->cols, &split);
+    ps_status st = PS_SUCCESS;
     if (A->rows == A->cols && ps__aligned_copy_wanted(s->ctx, PS__ALGO_LU_COPY,
                                                       s->ctx->tuning.lu_copy, A->dt, A->rows, a))
-        PS__TRY(ps__getrf_in_copy(s, A->dt, A->rows, a, ipiv, info, &copied));
-    return copied ? PS_SUCCESS : ps__getrf(s->ctx, A->dt, A->rows, A->cols, a, ipiv, info);
+        st = ps__getrf_in_copy(s, A->dt, A->rows, a, ipiv, info, &copied);
+    if (!st && !copied) st = ps__getrf(s->ctx, A->dt, A->rows, A->cols, a, ipiv, info);
+    return ps__lu_float_split_end(s->ctx, split, st);
+}
+
+/* ps__getrf of a host driver's staged copy, in the float split mode where it applies. */
+static ps_status factor_staged(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
+                               void *info) {
+    int split;
+    ps__lu_float_split_begin(ctx, dt, m > n ? m : n, &split);
+    return ps__lu_float_split_end(ctx, split, ps__getrf(ctx, dt, m, n, a, ipiv, info));
 }
 
 ps_status ps_mat_getrf(ps_context *ctx, ps_matrix *A, int *ipiv) {
@@ -103,9 +114,11 @@ ps_status ps_mat_gesv(ps_context *ctx, ps_matrix *A, int *ipiv, ps_matrix *B) {
 /* A host LU by ps__lu_overlapped (split at column h), with the drivers' statuses. */
 static ps_status overlapped(ps_context *ctx, ps__dtype dt, const ps__lu_host_call *call, int h) {
     ps__scratch s = ps__scratch_begin(ctx);
-    int info = 0;
+    int info = 0, split;
     ps_status result = PS_SUCCESS;
+    ps__lu_float_split_begin(ctx, dt, call->n, &split);
     ps_status st = ps__lu_overlapped(&s, dt, call, h, &info, &result);
+    st = ps__lu_float_split_end(ctx, split, st);
     ps__scratch_end(&s);
     if (!st && info > 0) st = singular(ctx, call->fn, info);
     return st ? st : result;
@@ -139,7 +152,7 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
     ps_status st = ps__scratch_dev(&s, (size_t)k * sizeof(int32_t), &dev_ipiv);
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
     if (!st) st = ps__stage_in(&s, dt, m, n, A, lda, 1, &check_a, &a);
-    if (!st) st = ps__getrf(ctx, dt, m, n, a.dev, dev_ipiv, dev_info);
+    if (!st) st = factor_staged(ctx, dt, m, n, a.dev, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st) st = ps__stage_out(ctx, dt, m, n, &a, A, lda);
     if (!st) st = ps__download_pivots(ctx, k, dev_ipiv, ipiv);
@@ -214,7 +227,7 @@ static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     if (!st) st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
     if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
     if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
-    if (!st) st = ps__getrf(ctx, dt, n, n, a.dev, dev_ipiv, dev_info);
+    if (!st) st = factor_staged(ctx, dt, n, n, a.dev, dev_ipiv, dev_info);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     /* the factors go down while the solve that reads them runs */
     if (!st) st = ps__transfers_after_work(ctx);
