@@ -623,8 +623,9 @@ static const ps__size_rule cuda_sizes[] = {
      * double only: float gained nothing */
     {PS__ALGO_LU_COPY, PS__DOUBLE, 0, 12288},
     {PS__ALGO_CHOL_COPY, PS__DOUBLE, 0, 12288},
-    /* float LU's GEMMs in TF32X3 (core/lu/lu.c), from this order (with TF32 tensor cores) */
-    {PS__ALGO_LU_FLOAT_SPLIT, PS__FLOAT, 0, 8192},
+    /* float LU's GEMMs in TF32X3 (core/lu/lu.c), from this order (with TF32 tensor cores):
+     * no faster at 8192 */
+    {PS__ALGO_LU_FLOAT_SPLIT, PS__FLOAT, 0, 12288},
     /* Cholesky's block size (core/chol/chol.c) */
     {PS__ALGO_CHOL, PS__ANY_DTYPE, 0, 512},
     {PS__ALGO_CHOL, PS__ANY_DTYPE, 12288, 1024},

@@ -214,6 +214,10 @@ PS_API int ps_context_host_crossover(const ps_context *ctx, ps_dtype dtype);
 /* 1 when the last host driver called on ctx ran on the CPU by the crossover. */
 PS_API int ps_context_last_call_on_host(const ps_context *ctx);
 
+/* In float on CUDA (sm_80 on), orders from 12288 compute their trailing updates as three TF32
+ * tensor-core products on split operands, about 1.4x plain float's factorization error
+ * (docs/API.md, "Single-precision LU on tensor cores"; PORTSOLVE_TUNING=lu_float_split=0: in
+ * float). The same holds for ps_mat_getrf and ps_mat_gesv on float matrices. */
 PS_API ps_status ps_sgetrf(ps_context *ctx, int m, int n, float *A, int lda, int *ipiv);
 PS_API ps_status ps_dgetrf(ps_context *ctx, int m, int n, double *A, int lda, int *ipiv);
 PS_API ps_status ps_sgetrs(ps_context *ctx, char trans, int n, int nrhs, const float *A, int lda,
