@@ -159,6 +159,10 @@ PS_API ps_status ps_matrix_wrap_native(ps_context *ctx, ps_dtype dtype, int rows
 PS_API void ps_matrix_destroy(ps_matrix *m);
 /* Copies a host rows x cols column-major array with leading dimension ldh into / out of m. */
 PS_API ps_status ps_matrix_upload(ps_matrix *m, const void *host, int ldh);
+/* ps_matrix_upload refusing NaN and Inf as the host drivers do (PS_ERR_NON_FINITE, the first one's
+ * row and column in the message), checked in the copy's own pass on the device backends; after
+ * a refusal m's contents are undefined. */
+PS_API ps_status ps_matrix_upload_finite(ps_matrix *m, const void *host, int ldh);
 PS_API ps_status ps_matrix_download(const ps_matrix *m, void *host, int ldh);
 PS_API int ps_matrix_rows(const ps_matrix *m);
 PS_API int ps_matrix_cols(const ps_matrix *m);

@@ -363,6 +363,39 @@ static void case_crossover(ps_context *ctx) {
     expect_usable(ctx);
 }
 
+/* ps_matrix_upload_finite: the same round trip as ps_matrix_upload on finite data; a NaN (Inf in
+ * float) in the last element of the last column, which the ring copies last, refused with its
+ * position, the context usable after it; its arguments checked as ps_matrix_upload's. */
+static void check_upload_finite(ps_context *ctx, ps_matrix *M, unsigned char *in,
+                                unsigned char *out, int single) {
+    int rows = ps_matrix_rows(M), cols = ps_matrix_cols(M), ldh = rows + 4;
+    size_t es = single ? sizeof(float) : sizeof(double);
+    CHECK_STATUS(ps_matrix_upload_finite(M, in, ldh), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_download(M, out, ldh), PS_SUCCESS);
+    int same = 1;
+    for (size_t j = 0; j < (size_t)cols; j++)
+        same &= memcmp(in + j * ldh * es, out + j * ldh * es, (size_t)rows * es) == 0;
+    CHECK(same, "%s upload_finite round trip differs", single ? "float" : "double");
+    size_t last = (size_t)(cols - 1) * ldh + (size_t)rows - 1;
+    unsigned char saved[8];
+    memcpy(saved, in + last * es, es);
+    if (single)
+        ((float *)in)[last] = INFINITY;
+    else
+        ((double *)in)[last] = NAN;
+    CHECK_STATUS(ps_matrix_upload_finite(M, in, ldh), PS_ERR_NON_FINITE);
+    char want[64];
+    snprintf(want, sizeof want, "host(%d,%d) is not finite", rows, cols);
+    CHECK(strstr(ps_context_last_error(ctx), want) != NULL, "upload_finite said '%s'",
+          ps_context_last_error(ctx));
+    memcpy(in + last * es, saved, es);
+    CHECK_STATUS(ps_matrix_upload_finite(M, in, rows - 1), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_matrix_upload_finite(M, NULL, ldh), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_matrix_upload_finite(NULL, in, ldh), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_matrix_upload_finite(M, in, ldh), PS_SUCCESS);
+    expect_usable(ctx);
+}
+
 /* ps_matrix_upload / download move large matrices through the staging ring in several blocks:
  * the round trip is exact, leading dimensions larger than the rows included, and the columns
  * between the rows and ldh are left alone. */
@@ -397,6 +430,7 @@ static void case_matrix_roundtrip(ps_context *ctx) {
         }
         CHECK(same, "%s round trip differs", single ? "float" : "double");
         CHECK(padding, "%s download wrote rows beyond the matrix", single ? "float" : "double");
+        check_upload_finite(ctx, M, in, out, single);
         ps_matrix_destroy(M);
         free(in), free(out);
     }

@@ -101,17 +101,25 @@ void ps_matrix_destroy(ps_matrix *m) {
     ps__host_free(ctx, m);
 }
 
-ps_status ps_matrix_upload(ps_matrix *m, const void *host, int ldh) {
+static ps_status upload(ps_matrix *m, const void *host, int ldh, const char *fn, int finite) {
     if (!m) return PS_ERR_INVALID_ARGUMENT;
     ps_context *ctx = m->ctx;
     PS__BEGIN(ctx);
-    if (!host && m->rows > 0 && m->cols > 0)
-        return ps__bad_arg(ctx, 2, "ps_matrix_upload: host is NULL");
+    if (!host && m->rows > 0 && m->cols > 0) return ps__bad_arg(ctx, 2, "%s: host is NULL", fn);
     if (ldh < (m->rows > 0 ? m->rows : 1))
-        return ps__bad_arg(ctx, 3, "ps_matrix_upload: ldh=%d is less than max(1, rows=%d)", ldh,
-                           m->rows);
+        return ps__bad_arg(ctx, 3, "%s: ldh=%d is less than max(1, rows=%d)", fn, ldh, m->rows);
     if (m->rows == 0 || m->cols == 0) return PS_SUCCESS;
-    return ps__upload(ctx, m->dt, m->rows, m->cols, host, ldh, ps__matrix_view(m));
+    ps__finite_check check = {fn, "host", 2, PS__SHAPE_ALL};
+    return ps__upload_finite(ctx, m->dt, m->rows, m->cols, host, ldh, finite ? &check : NULL,
+                             ps__matrix_view(m));
+}
+
+ps_status ps_matrix_upload(ps_matrix *m, const void *host, int ldh) {
+    return upload(m, host, ldh, "ps_matrix_upload", 0);
+}
+
+ps_status ps_matrix_upload_finite(ps_matrix *m, const void *host, int ldh) {
+    return upload(m, host, ldh, "ps_matrix_upload_finite", 1);
 }
 
 ps_status ps_matrix_download(const ps_matrix *m, void *host, int ldh) {

@@ -355,15 +355,26 @@ ps_status ps__stage_out_beside(ps_context *ctx, ps__dtype dt, int rows, int cols
     return stage_out(ctx, dt, rows, cols, in, host, ldh, 0);
 }
 
-ps_status ps__upload(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host, int ldh,
-                     ps__mat dst) {
+ps_status ps__upload_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host,
+                            int ldh, const ps__finite_check *check, ps__mat dst) {
     void *alias;
     ps__backend *be = &ctx->be;
-    if (rows <= 0 || cols <= 0 || be->ops->host_alias(be, dst.buf, &alias) == PS_SUCCESS)
+    if (rows <= 0 || cols <= 0 || be->ops->host_alias(be, dst.buf, &alias) == PS_SUCCESS) {
+        PS__TRY(ps__check_finite(ctx, dt, rows, cols, host, ldh, check));
         return be->ops->upload(be, dt, rows, cols, host, ldh, dst);
-    PS__TRY(upload_staged(ctx, dt, rows, cols, host, ldh, NULL, dst, PS__SHAPE_ALL));
-    for (int i = 0; i < PS__TRANSFER_SLOTS; i++) PS__TRY(be->ops->transfer_wait(be, i));
-    return PS_SUCCESS;
+    }
+    ps_status st = upload_staged(ctx, dt, rows, cols, host, ldh, check, dst, PS__SHAPE_ALL);
+    for (int i = 0; i < PS__TRANSFER_SLOTS; i++) {
+        ps_status w =
+            be->ops->transfer_wait(be, i); /* a refusal still waits for what is in flight */
+        if (!st) st = w;
+    }
+    return st;
+}
+
+ps_status ps__upload(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host, int ldh,
+                     ps__mat dst) {
+    return ps__upload_finite(ctx, dt, rows, cols, host, ldh, NULL, dst);
 }
 
 ps_status ps__download(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src, void *host,

@@ -16,15 +16,21 @@ class DeviceMatrix:
     then solve for host right-hand sides, uploading only those."""
 
     def __init__(self, a, context=None, dtype=None, check_finite=True):
-        """Uploads a (NaN/Inf refused unless check_finite=False)."""
+        """Uploads a (NaN/Inf refused unless check_finite=False, by the library inside its copy:
+        ValueError). A Fortran-ordered array of the dtype is read where it lies."""
         self._ctx = current(context)
         dt = np.dtype(dtype) if dtype is not None else A.common_dtype(a)
         if dt not in _DTYPES:
             raise ValueError("dtype must be float32 or float64")
-        host = A.matrix(a, "a", dt, False, check_finite, square=False)
+        host = A.matrix(a, "a", dt, True, square=False)  # only read: the caller's own if it can
         self._create(dt, host.shape)
-        self._ctx.check(lib.ps_matrix_upload(self._handle, A.addr(host), A.ld(host)))
         self._owner = None
+        upload = lib.ps_matrix_upload_finite if check_finite else lib.ps_matrix_upload
+        try:
+            self._ctx.check(upload(self._handle, A.addr(host), A.ld(host)))
+        except BaseException:
+            self.close()
+            raise
 
     @classmethod
     def from_cuda_array(cls, obj, context=None):
@@ -122,7 +128,7 @@ class DeviceMatrix:
 
     def _solve(self, b, call):
         n = self.shape[0]
-        bm, vector = A.rhs(b, n, self.dtype, check_finite=True)
+        bm, vector = A.rhs(b, n, self.dtype, overwrite=True)  # only read
         rhs = DeviceMatrix(bm, self._ctx, self.dtype)
         try:
             self._ctx.check(call(rhs._handle))

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _arrays as A
 from ._context import current
+from ._errors import RESULT_NOT_FINITE, LinAlgError
 from ._lib import RefineOptions, c_int, lib
 
 _METHODS = ("lu", "wz", "gj", "cholesky", "mixed")
@@ -35,7 +36,9 @@ def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
     see solve_mixed). Raises LinAlgError when a is singular (or not positive definite),
     ValueError for bad shapes or non-finite input. NaN and Inf are always refused, by the
     library's own check during its copy (check_finite=False does not skip it; it costs nothing
-    extra). A row-major (C-ordered) a is solved as it lies, through its transpose.
+    extra). A row-major (C-ordered) a is solved as it lies, through its transpose. With "lu"
+    above the backend's host crossover, a goes to the device once and only x comes back (a is
+    never copied on the host).
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {', '.join(_METHODS)}, got {method!r}")
@@ -46,6 +49,8 @@ def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
     # a row-major a is the column-major a^T: LU factors a^T and solves transposed, Cholesky takes
     # the other triangle (a is symmetric); either way the copy needs no transposition
     flip = A.c_ordered(a) and method in ("lu", "cholesky")
+    if method == "lu" and np.ndim(a) == 2 and _on_device(ctx, dt, np.shape(a)[0]):
+        return _lu_solve_on_device(ctx, a, b, dt, flip)
     am = A.matrix(a, "a", dt, overwrite_a, transposed=flip)
     n = am.shape[0]
     bm, vector = A.rhs(b, n, dt, overwrite_b)
@@ -67,6 +72,32 @@ def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
         _call(ctx, "posv", dt, b"L" if lower != flip else b"U", n, k, A.addr(am), A.ld(am),
               A.addr(bm), A.ld(bm))
     return bm.reshape(n) if vector else bm
+
+
+def _on_device(ctx, dtype, n):
+    """Whether an LU solve of order n goes through a device matrix: above the host crossover,
+    where the host drivers would stage a on the device anyway."""
+    return n > lib.ps_context_host_crossover(ctx.handle, 1 if dtype == np.float64 else 0)
+
+
+def _lu_solve_on_device(ctx, a, b, dtype, flip):
+    """solve(method="lu") through a device matrix: a goes up once as it lies (a row-major a as
+    its transpose, solved transposed), is factored there, and only x comes back; neither a copy
+    of a on the host nor a download of its factors, which solve does not return. NaN and Inf are
+    refused by the library's check in the upload."""
+    from .device import DeviceMatrix
+
+    am = A.matrix(a, "a", dtype, True, transposed=flip)  # only read: the caller's own if it can
+    dm = DeviceMatrix(am, ctx, dtype)
+    try:
+        x = dm.lu_factor().lu_solve(b, trans=1 if flip else 0)
+    finally:
+        dm.close()
+    if not np.isfinite(x).all():
+        raise LinAlgError("solve: the computed solution is not finite: it lies beyond the "
+                          "precision's range, or a pivot is below the safe minimum and its "
+                          "reciprocal overflows", RESULT_NOT_FINITE)
+    return x
 
 
 def lu_factor(a, overwrite_a=False, check_finite=True, context=None):

@@ -81,6 +81,34 @@ def test_solve(ctx, dtype, order, method):
                     assert np.allclose(x, np.linalg.solve(a, b), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("on_device", [True, False])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_solve_lu_paths(ctx, monkeypatch, order, on_device):
+    """solve(method="lu") both ways: through a device matrix (above the host crossover: a up as
+    it lies, only x back) and through the host drivers (at or below it), whichever this
+    backend's crossover picks; the same answers, a untouched, NaN and Inf refused."""
+    import portsolve.linalg as linalg
+    monkeypatch.setattr(linalg, "_on_device", lambda c, d, n: on_device)
+    for dtype in DTYPES:
+        for n in (1, 5, 64, 131):
+            a = matrix(n, 1e3, dtype, order=order)
+            a0 = a.copy()
+            for b in (rng.standard_normal(n).astype(dtype),
+                      np.array(rng.standard_normal((n, 2)), dtype=dtype, order=order)):
+                x = ps.solve(a, b)
+                assert x.shape == b.shape and x.dtype == dtype
+                assert solve_ratio(a, x, b) < THRESHOLD, (order, on_device, n)
+                assert np.array_equal(a, a0), "a changed"
+            bad = a.copy()
+            bad[n - 1, 0] = np.nan
+            with pytest.raises(ValueError):
+                ps.solve(bad, np.ones(n, dtype=dtype))
+            with pytest.raises(ValueError):
+                ps.solve(a, np.full(n, np.inf, dtype=dtype))
+        with pytest.raises(np.linalg.LinAlgError):
+            ps.solve(np.zeros((9, 9), order=order), np.ones(9))
+
+
 def test_solve_empty_and_one(ctx):
     assert ps.solve(np.zeros((0, 0)), np.zeros(0)).shape == (0,)
     assert ps.solve(np.array([[4.0]]), np.array([2.0]))[0] == 0.5
