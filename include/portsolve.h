@@ -237,7 +237,9 @@ PS_API ps_status ps_dgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, 
 /* Cholesky: A = L L^T (uplo 'L') or A = U^T U (uplo 'U') of a symmetric positive definite A;  */
 /* only the uplo triangle is read and written. On PS_ERR_NOT_SPD the info is the order i of    */
 /* the leading minor that is not positive definite; as in LAPACK, the leading (i-1) x (i-1)    */
-/* block then holds its factor, the rest of that triangle is unspecified and B is untouched.   */
+/* block then holds its factor and B is untouched. The rest of that triangle: in the host      */
+/* drivers, as LAPACK leaves it (the CPU backend stops where the factorization failed) or as   */
+/* it was (backends that stage A); in a device matrix (ps_mat_*), unspecified.                 */
 /* ps_mat_potrf and ps_mat_posv factor a large double matrix whose order is not a multiple of  */
 /* 8 or whose columns do not start 16-byte aligned in an aligned copy of its uplo triangle     */
 /* (one more matrix of device memory while the call runs, where there is that much;            */

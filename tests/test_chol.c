@@ -117,12 +117,26 @@ static void check_potrf_potrs(ps_context *ctx, ps_dtype dt, char uplo, int n) {
     free(A0), free(A), free(R);
 }
 
-/* An SPD matrix with A(k,k) made negative: the minor of order k+1 is the first that is not
- * positive definite (the leading k x k block is a principal block of an SPD matrix). */
-static void check_not_spd(ps_context *ctx, ps_dtype dt, char uplo, int n, int k) {
+/* Whether every entry of the uplo triangle is finite. */
+static int triangle_finite(ps_dtype dt, char uplo, int n, const void *a, int lda) {
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            if ((uplo == 'L' ? i >= j : i <= j) && !isfinite(ps_test_get(dt, a, lda, i, j)))
+                return 0;
+    return 1;
+}
+
+/* An SPD matrix with A(k,k) made negative, or (zero) row and column k zeroed as LAPACK's tester
+ * does: the minor of order k+1 is the first that is not positive definite (the leading k x k
+ * block is a principal block of an SPD matrix). */
+static void check_not_spd(ps_context *ctx, ps_dtype dt, char uplo, int n, int k, int zero) {
     int lda = n + 1, nrhs = 2;
     void *A0 = spd_matrix(dt, n, lda, 1e2);
     ps_test_set(dt, A0, lda, k, k, -2.0);
+    for (int i = 0; zero && i < n; i++) {
+        ps_test_set(dt, A0, lda, i, k, 0.0);
+        ps_test_set(dt, A0, lda, k, i, 0.0);
+    }
     void *A = ps_test_clone(dt, A0, lda, n), *B = ps_test_random_array(dt, n, nrhs);
     void *B0 = ps_test_clone(dt, B, n, nrhs);
     ps_status st = posv(ctx, dt, uplo, n, nrhs, A, lda, B, n);
@@ -138,6 +152,9 @@ static void check_not_spd(ps_context *ctx, ps_dtype dt, char uplo, int n, int k)
         CHECK(fact < PS_TEST_THRESHOLD, "leading block after failure: ratio %g", fact);
     }
     CHECK(other_triangle_intact(dt, uplo, n, A, A0, lda), "other triangle written on failure");
+    /* and, as LAPACK's, no step past the failure: with a zero pivot such steps divide by it */
+    CHECK(triangle_finite(dt, uplo, n, A, lda), "posv n=%d k=%d%s: NaN or Inf left in A", n, k,
+          zero ? " (zero row and column)" : "");
     free(A0), free(A), free(B), free(B0);
 }
 
@@ -261,7 +278,8 @@ static void run_all(ps_context *ctx) {
             static const int bad[][2] = {{1, 0},    {2, 1},     {40, 0},   {40, 17},
                                          {130, 23}, {130, 129}, {300, 200}};
             for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++)
-                check_not_spd(ctx, dt, uplo, bad[b][0], bad[b][1]);
+                for (int zero = 0; zero < 2; zero++)
+                    check_not_spd(ctx, dt, uplo, bad[b][0], bad[b][1], zero);
             check_matrix_level(ctx, dt, uplo, 150);
         }
 }

@@ -24,7 +24,9 @@
  * The info word lives on the device: a failing block records the order of the first leading
  * minor that is not positive definite, and every later block kernel sees it and does nothing,
  * so nothing is read back inside the factorization. The updates after a failure run on data
- * that no longer matters; they never touch the leading block that is already factored.
+ * that no longer matters; they never touch the leading block that is already factored. Where
+ * the word lies in host memory (the CPU backend) it is read for free, and the factorization
+ * stops at the failure, as LAPACK's does (ps__chol_failed_on_host).
  */
 #include "chol/chol.h"
 #include "base/lookahead.h"
@@ -49,6 +51,7 @@ static ps_status potrf_rec(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, 
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
     ps__mat a11 = a, a22 = ps__mat_at(a, n1, n1);
     PS__TRY(potrf_rec(ctx, dt, uplo, n1, a11, base, info, leaf));
+    if (ps__chol_failed_on_host(be, info)) return PS_SUCCESS;
     if (uplo == PS__LOWER) {
         ps__mat a21 = ps__mat_at(a, n1, 0);
         PS__TRY(ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT, n2, n1, &one, a11,
@@ -127,6 +130,7 @@ static ps_status panel(ps_context *ctx, ps__dtype dt, ps__uplo uplo, int n, ps__
         return ps__chol(be)->potrf_tall(be, dt, uplo, n - j, w, ps__mat_at(a, j, j), info, j);
     int w1 = split_point(w, leaf);
     PS__TRY(panel(ctx, dt, uplo, n, a, j, w1, info, leaf));
+    if (ps__chol_failed_on_host(be, info)) return PS_SUCCESS;
     PS__TRY(update_columns(ctx, dt, uplo, n, a, j, w1, j + w1, j + w));
     return panel(ctx, dt, uplo, n, a, j + w1, w - w1, info, leaf);
 }
@@ -143,11 +147,13 @@ typedef struct {
 
 static ps_status step_panel(void *arg, int j, int jb) {
     chol_args *c = arg;
+    if (ps__chol_failed_on_host(&c->ctx->be, c->info)) return PS_SUCCESS;
     return panel(c->ctx, c->dt, c->uplo, c->n, c->a, j, jb, c->info, c->leaf);
 }
 
 static ps_status step_update(void *arg, int j, int jb, int c0, int c1) {
     chol_args *c = arg;
+    if (ps__chol_failed_on_host(&c->ctx->be, c->info)) return PS_SUCCESS;
     return update_columns(c->ctx, c->dt, c->uplo, c->n, c->a, j, jb, c0, c1);
 }
 

@@ -90,7 +90,7 @@ static ps_status check_host_args(ps_context *ctx, ps__dtype dt, const char *fn, 
     return ps__check_dtype_supported(ctx, dt, fn);
 }
 
-/* potrf (B NULL) or posv: on PS_ERR_NOT_SPD A gets the partial factor back, B stays. */
+/* potrf (B NULL) or posv: on PS_ERR_NOT_SPD A gets the leading block's factor back, B stays. */
 static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn, char uplo, int n,
                                    int nrhs, void *A, int lda, void *B, int ldb, int has_rhs) {
     if (!ctx) return PS_ERR_INVALID_ARGUMENT;
@@ -122,7 +122,10 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     /* the factor goes down while the solve that reads it runs */
     if (!st) st = ps__transfers_after_work(ctx);
     if (!st && info == 0 && solve) st = ps__potrs(ctx, dt, u, n, nrhs, a.dev, b.dev);
-    if (!st) st = ps__stage_out_beside(ctx, dt, n, n, &a, A, lda);
+    /* not positive definite: only the leading block's factor goes back (the device's steps past
+     * the failure leave unspecified values), the rest of A's triangle stays as it was */
+    int done = info > 0 ? info - 1 : n;
+    if (!st) st = ps__stage_out_beside(ctx, dt, done, done, &a, A, lda);
     /* a solution that is not finite leaves B, but A gets its factor (as LAPACK's) */
     ps_status result = PS_SUCCESS;
     if (!st && info == 0 && solve) result = ps__check_solution(ctx, dt, n, nrhs, b.dev, fn);

@@ -47,10 +47,15 @@ static ps_status default_potrf_panel(ps__backend *be, ps__dtype dt, ps__uplo upl
     return PS_SUCCESS;
 }
 
+int ps__chol_failed_on_host(ps__backend *be, void *info) {
+    void *word;
+    return be->ops->host_alias(be, info, &word) == PS_SUCCESS && *(const int32_t *)word != 0;
+}
+
 static ps_status default_potrf_tall(ps__backend *be, ps__dtype dt, ps__uplo uplo, int m, int n,
                                     ps__mat a, void *info, int index_base) {
     PS__TRY(ps__chol(be)->potrf_panel(be, dt, uplo, n, a, info, index_base));
-    if (m <= n) return PS_SUCCESS;
+    if (m <= n || ps__chol_failed_on_host(be, info)) return PS_SUCCESS;
     ps__scalar one = ps__scalar_of(dt, 1.0);
     if (uplo == PS__LOWER)
         return be->ops->trsm(be, dt, PS__RIGHT, PS__LOWER, PS__TRANS, PS__NONUNIT, m - n, n, &one,

@@ -28,6 +28,11 @@ typedef struct ps__chol_kernels {
 } ps__chol_kernels;
 
 const ps__chol_kernels *ps__chol_kernels_defaults(void);
+/* Whether a leading minor has failed, where the info word lies in host memory (the CPU
+ * backend): the factorization then stops there, as LAPACK's, and leaves the rest of the
+ * triangle as the steps so far made it. On a device the word is not read inside the
+ * factorization; what steps past a failure leave is then unspecified. */
+int ps__chol_failed_on_host(ps__backend *be, void *info);
 static inline const ps__chol_kernels *ps__chol(ps__backend *be) {
     return (const ps__chol_kernels *)ps__family(be, PS__FAMILY_CHOL,
                                                 &ps__chol_kernels_defaults()->header);
