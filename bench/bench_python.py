@@ -1,6 +1,7 @@
 """The Python package against NumPy, in one run: numpy.linalg.solve on the CPU beside
-portsolve.solve (host arrays in and out) and a DeviceMatrix factorization and solve (the matrix
-already on the device, as the C API's device level), float64, one right-hand side.
+portsolve.solve (host arrays in and out; above the host crossover through a device matrix, and
+the same call forced through the host drivers) and a DeviceMatrix factorization and solve (the
+matrix already on the device, as the C API's device level), float64, one right-hand side.
 
     PYTHONPATH=python PORTSOLVE_LIBRARY=build/libportsolve.so \
         python3 bench/bench_python.py --backend cuda --sizes 4096,16384 [--numpy-repeats 1]
@@ -11,6 +12,7 @@ import time
 import numpy as np
 
 import portsolve as ps
+import portsolve.linalg as linalg
 
 
 def timed(f, repeats):
@@ -32,7 +34,8 @@ def main():
     rng = np.random.default_rng(0)
     with ps.Context(args.backend) as ctx:
         print(f"portsolve {ps.__version__} on {ctx.backend} ({ctx.device}); NumPy {np.__version__}")
-        print("    n   numpy.solve   ps.solve  ratio(np/ps)   DeviceMatrix getrf+getrs")
+        print("    n   numpy.solve   ps.solve  ratio(np/ps)   DeviceMatrix getrf+getrs"
+              "   ps.solve by host drivers")
         for n in [int(s) for s in args.sizes.split(",")]:
             a = rng.standard_normal((n, n)) + np.sqrt(n) * np.eye(n)
             b = rng.standard_normal(n)
@@ -50,7 +53,15 @@ def main():
                 d.lu_solve(b)
                 t_dev = min(t_dev, time.perf_counter() - t)
                 d.close()
-            print(f"{n:6d}  {t_np:11.4f}  {t_ps:9.4f}  {t_np / t_ps:11.1f}   {t_dev:9.4f}")
+            on_device = linalg._on_device
+            linalg._on_device = lambda c, d, m: False
+            try:
+                ps.solve(a, b)
+                t_host = timed(lambda: ps.solve(a, b), args.repeats)
+            finally:
+                linalg._on_device = on_device
+            print(f"{n:6d}  {t_np:11.4f}  {t_ps:9.4f}  {t_np / t_ps:11.1f}   {t_dev:9.4f}"
+                  f"   {t_host:9.4f}")
 
 
 if __name__ == "__main__":

@@ -364,9 +364,9 @@ ps_status ps__upload_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, c
         return be->ops->upload(be, dt, rows, cols, host, ldh, dst);
     }
     ps_status st = upload_staged(ctx, dt, rows, cols, host, ldh, check, dst, PS__SHAPE_ALL);
+    /* a refusal still waits for what is in flight */
     for (int i = 0; i < PS__TRANSFER_SLOTS; i++) {
-        ps_status w =
-            be->ops->transfer_wait(be, i); /* a refusal still waits for what is in flight */
+        ps_status w = be->ops->transfer_wait(be, i);
         if (!st) st = w;
     }
     return st;
