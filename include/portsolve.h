@@ -526,7 +526,7 @@ PS_API ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda,
  * iter >= 0: the steps taken, A unchanged. iter < 0 (-2: A or a residual beyond float's range,
  * -3: A not positive definite in float, -31: no convergence): it fell back to the double
  * Cholesky factorization, which overwrites A's triangle as dposv's does; not positive definite
- * in double is PS_ERR_NOT_SPD with the info of dpotrf (A holds the partial factor, X untouched).
+ * in double is PS_ERR_NOT_SPD with the info of dpotrf (A as ps_dposv leaves it, X untouched).
  * ps_context_refine_result reports the path (classical or fallback). */
 PS_API ps_status ps_dsposv(ps_context *ctx, char uplo, int n, int nrhs, double *A, int lda,
                            const double *B, int ldb, double *X, int ldx, int *iter);

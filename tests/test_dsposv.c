@@ -142,6 +142,23 @@ static void test_not_spd(ps_context *ctx) {
     CHECK(iter == PS_REFINE_LOW_SINGULAR, "dsposv not SPD: iter %d", iter);
     CHECK(memcmp(X, X0, sizeof X) == 0, "dsposv not SPD: X written");
     CHECK(A[0] == sqrt(2.0), "dsposv not SPD: A(1,1) = %g, not its factor", A[0]);
+    /* row and column 4 zero (LAPACK's tester does so): no step past that pivot, which would
+     * divide by it, may leave NaN or Inf in the triangle */
+    enum { N = 70 };
+    double *Z = malloc(sizeof(double) * N * N), Bz[N], Xz[N];
+    for (int j = 0; j < N; j++) {
+        Bz[j] = 1, Xz[j] = 7;
+        for (int i = 0; i < N; i++) Z[i + j * N] = i == j ? 4 : 1.0 / (1 + abs(i - j));
+    }
+    for (int i = 0; i < N; i++) Z[i + 3 * N] = Z[3 + i * N] = 0;
+    st = ps_dsposv(ctx, 'L', N, 1, Z, N, Bz, N, Xz, N, &iter);
+    CHECK(st == PS_ERR_NOT_SPD && ps_context_last_info(ctx) == 4, "dsposv zero pivot: %s, info %d",
+          ps_status_string(st), ps_context_last_info(ctx));
+    int finite = 1;
+    for (int j = 0; j < N; j++)
+        for (int i = j; i < N; i++) finite &= isfinite(Z[i + j * N]) != 0;
+    CHECK(finite, "dsposv zero pivot: NaN or Inf left in A");
+    free(Z);
 }
 
 /* A refused call: PS_ERR_INVALID_ARGUMENT with LAPACK's info (minus the argument's position,

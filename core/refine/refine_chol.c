@@ -215,7 +215,9 @@ static ps_status solve(ps__scratch *s, sp_refine *w, double *A, int lda, const d
         res->classical_steps = steps;
         res->backward_error = NAN;
         PS__TRY(fall_back(w, &info));
-        PS__TRY(ps__stage_out(ctx, PS__DOUBLE, w->n, w->n, &a, A, lda));
+        /* not positive definite: the leading block's factor alone, as dposv's (chol_api.c) */
+        int done = info > 0 ? info - 1 : w->n;
+        PS__TRY(ps__stage_out(ctx, PS__DOUBLE, done, done, &a, A, lda));
         if (info) {
             ctx->last_info = info;
             *iter = code;
