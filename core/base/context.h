@@ -87,6 +87,12 @@ static inline ps_status ps__backend_status(ps_context *ctx, ps_status st) {
     return st;
 }
 
+/* A size or threshold a tuning knob may set: the knob where set (>= 0), else the backend's
+ * block_size for algo (core/backend.h says what each means). */
+static inline int ps__tuned_size(ps_context *ctx, int knob, ps__algo algo, ps__dtype dt, int n) {
+    return knob >= 0 ? knob : ctx->be.ops->block_size(&ctx->be, algo, dt, n);
+}
+
 /* Device buffers and host staging blocks, counted and subject to the failure hook. */
 ps_status ps__dev_alloc(ps_context *ctx, size_t bytes, void **buf);
 void ps__dev_free(ps_context *ctx, void *buf);

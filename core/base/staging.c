@@ -126,7 +126,7 @@ ps_status ps__scratch_matrix(ps__scratch *s, ps__dtype dt, int rows, int cols, p
 
 int ps__aligned_copy_wanted(ps_context *ctx, ps__algo algo, int knob, ps__dtype dt, int n,
                             ps__mat a) {
-    int from = knob >= 0 ? knob : ctx->be.ops->block_size(&ctx->be, algo, dt, 0);
+    int from = ps__tuned_size(ctx, knob, algo, dt, 0);
     size_t es = ps__dtype_size(dt);
     if (from <= 0 || n < from) return 0;
     return n % 8 != 0 || ((size_t)a.ld * es) % 16 != 0 || (a.off * es) % 16 != 0;
@@ -360,8 +360,14 @@ ps_status ps__upload_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, c
     void *alias;
     ps__backend *be = &ctx->be;
     if (rows <= 0 || cols <= 0 || be->ops->host_alias(be, dst.buf, &alias) == PS_SUCCESS) {
-        PS__TRY(ps__check_finite(ctx, dt, rows, cols, host, ldh, check));
-        return be->ops->upload(be, dt, rows, cols, host, ldh, dst);
+        if (!check || rows <= 0 || cols <= 0)
+            return be->ops->upload(be, dt, rows, cols, host, ldh, dst);
+        /* host memory: the check in the copy's own pass, as stage_in's */
+        char *to = (char *)alias + dst.off * ps__dtype_size(dt);
+        if (!walk_columns(dt, 1, check->shape, rows, 0, cols, host, (size_t)ldh, to,
+                          (size_t)dst.ld))
+            return PS_SUCCESS;
+        return ps__report_nonfinite(ctx, dt, check, rows, 0, cols, host, ldh);
     }
     ps_status st = upload_staged(ctx, dt, rows, cols, host, ldh, check, dst, PS__SHAPE_ALL);
     /* a refusal still waits for what is in flight */

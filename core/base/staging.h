@@ -68,8 +68,8 @@ ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, co
  * the upload has reached the device when it returns. */
 ps_status ps__upload(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host, int ldh,
                      ps__mat dst);
-/* ps__upload refusing NaN and Inf as check says (ps_matrix_upload_finite): inside the ring's
- * copy, or by a scan before the plain copy; after a refusal dst holds part of the array. */
+/* ps__upload refusing NaN and Inf as check says (ps_matrix_upload_finite), inside the copy's own
+ * pass (the ring's, or the copy into host memory); after a refusal dst holds part of the array. */
 ps_status ps__upload_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *host,
                             int ldh, const ps__finite_check *check, ps__mat dst);
 ps_status ps__download(ps_context *ctx, ps__dtype dt, int rows, int cols, ps__mat src, void *host,

@@ -50,8 +50,7 @@ int ps__lu_block_size(ps_context *ctx, ps__dtype dt, int m, int n) {
 
 void ps__lu_float_split_begin(ps_context *ctx, ps__dtype dt, int n, int *split) {
     ps__backend *be = &ctx->be;
-    int knob = ctx->tuning.lu_float_split;
-    int from = knob >= 0 ? knob : be->ops->block_size(be, PS__ALGO_LU_FLOAT_SPLIT, dt, 0);
+    int from = ps__tuned_size(ctx, ctx->tuning.lu_float_split, PS__ALGO_LU_FLOAT_SPLIT, dt, 0);
     *split = 0;
     if (dt != PS__FLOAT || from <= 0 || n < from) return;
     if (be->ops->set_float_compute(be, PS__COMPUTE_TF32X3) == PS_SUCCESS)

@@ -16,8 +16,8 @@ static ps_status singular(ps_context *ctx, const char *fn, int info) {
 
 /* ---- device matrices ---- */
 
-/* ps__getrf of the device matrix A, through an aligned copy where lu_copy or the backend says so.
- */
+/* ps__getrf of the device matrix A, through an aligned copy where lu_copy or the backend says
+ * so, in the float split mode where it applies. */
 static ps_status factor(ps__scratch *s, ps_matrix *A, void *ipiv, void *info) {
     ps__mat a = ps__matrix_view(A);
     int copied = 0, split;

@@ -60,8 +60,7 @@ typedef struct overlap {
 } overlap;
 
 int ps__lu_overlap_from(ps_context *ctx, ps__dtype dt) {
-    if (ctx->tuning.lu_overlap >= 0) return ctx->tuning.lu_overlap;
-    return ctx->be.ops->block_size(&ctx->be, PS__ALGO_LU_OVERLAP, dt, 0);
+    return ps__tuned_size(ctx, ctx->tuning.lu_overlap, PS__ALGO_LU_OVERLAP, dt, 0);
 }
 
 int ps__lu_overlap_split(ps_context *ctx, ps__dtype dt, int n) {

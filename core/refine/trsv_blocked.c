@@ -13,11 +13,8 @@ int ps__gemv_mixed_offered(ps_context *ctx) {
 }
 
 int ps__trsv_blocked_order(ps_context *ctx, int n) {
-    ps__backend *be = &ctx->be;
     if (n <= 0) return 0;
-    int nb = ctx->tuning.ir_trsv_block >= 0
-                 ? ctx->tuning.ir_trsv_block
-                 : be->ops->block_size(be, PS__ALGO_TRSV_BLOCKED, PS__FLOAT, n);
+    int nb = ps__tuned_size(ctx, ctx->tuning.ir_trsv_block, PS__ALGO_TRSV_BLOCKED, PS__FLOAT, n);
     if (nb <= 0 || !ps__gemv_mixed_offered(ctx)) return 0;
     return nb < n ? nb : n;
 }

@@ -13,6 +13,7 @@ from . import _arrays as A
 from ._context import current
 from ._errors import RESULT_NOT_FINITE, LinAlgError
 from ._lib import RefineOptions, c_int, lib
+from .device import DeviceMatrix
 
 _METHODS = ("lu", "wz", "gj", "cholesky", "mixed")
 
@@ -85,8 +86,6 @@ def _lu_solve_on_device(ctx, a, b, dtype, flip):
     its transpose, solved transposed), is factored there, and only x comes back; neither a copy
     of a on the host nor a download of its factors, which solve does not return. NaN and Inf are
     refused by the library's check in the upload."""
-    from .device import DeviceMatrix
-
     am = A.matrix(a, "a", dtype, True, transposed=flip)  # only read: the caller's own if it can
     dm = DeviceMatrix(am, ctx, dtype)
     try:
