@@ -51,6 +51,7 @@ static void release_state(ps_cuda_state *st) {
     }
     ps_cuda_iter_release(st);
     ps_cuda_partition_release(st);
+    if (st->pool) cudaMemPoolDestroy(st->pool);
     if (st->lane[1]) cudaStreamDestroy(st->lane[1]);
     if (st->stream && !st->borrowed) cudaStreamDestroy(st->stream);
     free(st);
@@ -94,6 +95,18 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
     st->cur = 0;
     st->blas = st->handles[0];
     st->cur_stream = st->lane[0];
+    /* The pool of the operations' workspaces (TF32X3's and FP16X3's GEMM operands, some
+     * kernels' partial results) keeps up to a quarter of the device's memory between uses: with
+     * the default pool's threshold of 0 every synchronization gave the memory back, and the next
+     * allocation (over 1 GB for the catch-up GEMMs of LU by pieces) mapped it again, up to 7 ms
+     * that held up the transfer thread's copies too (H200, docs/PERFORMANCE.md). */
+    struct cudaMemPoolProps pool = {
+        .allocType = cudaMemAllocationTypePinned,
+        .location = {.type = cudaMemLocationTypeDevice, .id = st->device}};
+    uint64_t keep = prop.totalGlobalMem / 4;
+    PS_CUDA_TRY(be, cudaMemPoolCreate(&st->pool, &pool), "cudaMemPoolCreate");
+    PS_CUDA_TRY(be, cudaMemPoolSetAttribute(st->pool, cudaMemPoolAttrReleaseThreshold, &keep),
+                "cudaMemPoolSetAttribute");
     PS_CUDA_TRY(be, cudaMalloc(&st->scratch, 64), "cudaMalloc (scratch)");
     PS_CUDA_TRY(be, cudaMalloc((void **)&st->potrf_arrivals, sizeof(int)), "cudaMalloc (arrivals)");
     PS_CUDA_TRY(be, cudaMemset(st->potrf_arrivals, 0, sizeof(int)), "cudaMemset (arrivals)");
@@ -289,6 +302,13 @@ static void *cuda_queue(ps__backend *be) {
 
 static ps_status cuda_alloc(ps__backend *be, size_t bytes, void **buf) {
     cudaError_t err = cudaMalloc(buf, bytes);
+    if (err == cudaErrorMemoryAllocation) { /* the pool's unused memory back, and once more */
+        ps_cuda_state *st = ps_cuda(be);
+        cudaGetLastError();
+        if (st->pool && cudaDeviceSynchronize() == cudaSuccess &&
+            cudaMemPoolTrimTo(st->pool, 0) == cudaSuccess)
+            err = cudaMalloc(buf, bytes);
+    }
     if (err != cudaSuccess) {
         *buf = NULL;
         ps_status s = ps_cuda_fail(be, err, "cudaMalloc");

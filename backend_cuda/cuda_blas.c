@@ -201,7 +201,8 @@ static ps_status half_gemm(ps__backend *be, int bf16, ps__trans ta, ps__trans tb
     int br = tb == PS__NOTRANS ? k : n, bc = tb == PS__NOTRANS ? n : k;
     size_t abytes = (size_t)ar * ac * 2, bbytes = (size_t)br * bc * 2;
     void *h = NULL;
-    PS_CUDA_TRY(be, cudaMallocAsync(&h, abytes + bbytes + 256, s), "half GEMM operands");
+    PS_CUDA_TRY(be, ps_cuda_malloc_async(ps_cuda(be), (void **)&h, abytes + bbytes + 256, s),
+                "half GEMM operands");
     void *ha = h, *hb = (char *)h + (abytes + 255) / 256 * 256;
     cudaError_t e = ps_cuda_launch_to_half(s, bf16, ar, ac, SP(a), a.ld, ha);
     if (e == cudaSuccess) e = ps_cuda_launch_to_half(s, bf16, br, bc, SP(b), b.ld, hb);
@@ -278,7 +279,7 @@ static ps_status split3_gemm(ps__backend *be, const split3_mode *md, ps__trans t
     char what[64];
     char *w = NULL;
     snprintf(what, sizeof what, "%s GEMM operands", md->name);
-    cudaError_t got = cudaMallocAsync((void **)&w, boff + bparts * es, s);
+    cudaError_t got = ps_cuda_malloc_async(ps_cuda(be), (void **)&w, boff + bparts * es, s);
     if (got == cudaErrorMemoryAllocation) { /* no room for the parts: the product in float */
         cudaGetLastError();
         return check(be,

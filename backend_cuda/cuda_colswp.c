@@ -53,7 +53,8 @@ ps_status ps_cuda_colswp(ps__backend *be, ps__dtype dt, int nrows, ps__mat a, in
     size_t words = ps__colswp_plan_words(&plan);
     size_t word_bytes = (sizeof(int32_t) * words + 15) / 16 * 16;
     void *dev = NULL;
-    err = cudaMallocAsync(&dev, word_bytes + es * (size_t)plan.nsave * nrows, s);
+    err = ps_cuda_malloc_async(ps_cuda(be), (void **)&dev,
+                               word_bytes + es * (size_t)plan.nsave * nrows, s);
     /* pageable source: cudaMemcpyAsync returns once it has copied it into its own staging */
     if (!err)
         err = cudaMemcpyAsync(dev, plan.words, sizeof(int32_t) * words, cudaMemcpyHostToDevice, s);

@@ -50,8 +50,10 @@ ps_status ps_cuda_norm_inf(ps__backend *be, ps__dtype dt, int rows, int cols, ps
     cudaStream_t s = st->cur_stream;
     /* The row sums live in stream-ordered memory, freed behind the kernels. */
     void *sums = NULL;
-    PS_CUDA_TRY(be, cudaMallocAsync(&sums, sizeof(double) * (size_t)rows + 64, s),
-                "norm_inf workspace");
+    PS_CUDA_TRY(
+        be,
+        ps_cuda_malloc_async(ps_cuda(be), (void **)&sums, sizeof(double) * (size_t)rows + 64, s),
+        "norm_inf workspace");
     unsigned long long *out = (unsigned long long *)((double *)sums + rows), bits = 0;
     cudaError_t e = ps_cuda_launch_norm_inf(s, dt == PS__DOUBLE, rows, cols,
                                             ps_cuda_ptr(dt, a.buf, a.off), a.ld, sums, out);

@@ -800,26 +800,28 @@ static void case_matrix_level(ps_context *ctx) {
     expect_usable(ctx);
 }
 
-/* The host LU in two halves with its transfers overlapped (core/lu/lu_overlap.c; CMake runs this
- * case with lu_overlap=1 and blocks of 8): it is taken, and it keeps the drivers'
- * promises: info and LAPACK's factors for a zero pivot in either half, NaN or Inf in the half
- * the transfer thread stages refused with the arrays untouched, a solution that is not finite,
+/* The host LU with its transfers overlapped (core/lu/lu_overlap.c; CMake runs this case with
+ * lu_overlap=1 and blocks of 8): it is taken, and it keeps the drivers' promises: info and
+ * LAPACK's factors for a zero pivot in the left part and right of it, NaN or Inf in the piece the
+ * transfer thread stages last refused with the arrays untouched, a solution that is not finite,
  * and failed allocations, without leaks or a ring left held. */
 static void case_overlap(ps_context *ctx) {
     CHECK(ps__lu_overlap_split(ctx, PS__DOUBLE, N) > 0 &&
               ps__lu_overlap_split(ctx, PS__FLOAT, BIG) > 0,
-          "the LU is not split at n=%d and %d", N, BIG);
+          "the LU is not overlapped at n=%d and %d", N, BIG);
     case_singular(ctx);
-    /* a zero column in the left half's second piece and in the right half */
+    /* a zero column in the left part's second piece and right of the left part */
     int f = ps__lu_overlap_split(ctx, PS__DOUBLE, N), zeros[] = {f / 2 + 2, f + 3};
     for (int z = 0; z < 2; z++) {
         fresh_data();
         for (int i = 0; i < N; i++) A[i + (zeros[z] - 1) * LDA] = A0[i + (zeros[z] - 1) * LDA] = 0;
         expect_singular(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), zeros[z],
-                        z ? "dgesv zero column in the right half" : "dgesv zero column, left half");
+                        z ? "dgesv zero column right of the left part"
+                          : "dgesv zero column, left part");
     }
     /* an order that is not a multiple of 8 (factored as diag(A, I) of the next one): a zero
-     * column in the right half, LAPACK's info and factors, nothing outside A's n x n written */
+     * column right of the left part, LAPACK's info and factors, nothing outside A's n x n written
+     */
     int n = N - 1, fo = ps__lu_overlap_split(ctx, PS__DOUBLE, n);
     CHECK(fo > 0 && n % 8 != 0, "the LU is not split at n=%d", n);
     fresh_data();

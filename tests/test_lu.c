@@ -299,17 +299,24 @@ int main(int argc, char **argv) {
     ps_context *ctx = ps_test_context(0);
     for (int d = 0; d < 2; d++) {
         ps_dtype dt = dtypes[d];
-        for (size_t i = 0; i < sizeof orders / sizeof orders[0]; i++) {
-            int n = orders[i];
-            if (split_only && n < 64) continue;
-            for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++) {
-                if (split_only && c != 1 && c != 3) continue;
-                int lda = (c % 2) ? n + 1 + (int)c : (n > 0 ? n : 1);
-                check_gesv(ctx, dt, n, lda, 1, conds[c]);
-                if (n <= 257) check_gesv(ctx, dt, n, lda, 4, conds[c]);
+        /* split: each piece of the matrix also joins the factorization only at the step that
+         * needs it (a test hook), so that every piece after the first is caught up (the small
+         * blocks below split these orders on every backend) */
+        for (int late = 0; late <= split_only; late++) {
+            ctx->test_late_joins = late;
+            for (size_t i = 0; i < sizeof orders / sizeof orders[0]; i++) {
+                int n = orders[i];
+                if (split_only && n < 64) continue;
+                for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++) {
+                    if (split_only && c != 1 && c != 3) continue;
+                    int lda = (c % 2) ? n + 1 + (int)c : (n > 0 ? n : 1);
+                    check_gesv(ctx, dt, n, lda, 1, conds[c]);
+                    if (n <= 257) check_gesv(ctx, dt, n, lda, 4, conds[c]);
+                }
+                if (n <= 257) check_getrf_getrs(ctx, dt, n, n + 2, 1e6);
             }
-            if (n <= 257) check_getrf_getrs(ctx, dt, n, n + 2, 1e6);
         }
+        ctx->test_late_joins = 0;
         static const int shapes[][2] = {{1, 4},   {4, 1},   {5, 3},     {3, 5},
                                         {65, 17}, {17, 65}, {300, 257}, {257, 300}};
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
@@ -322,10 +329,14 @@ int main(int argc, char **argv) {
     static const int block_sizes[] = {1, 7, 32};
     for (size_t b = 0; b < 3; b++) {
         ctx = ps_test_context(block_sizes[b]);
-        for (int d = 0; d < 2; d++) {
-            check_gesv(ctx, dtypes[d], 127, 130, 2, 1e6);
-            check_getrf_getrs(ctx, dtypes[d], 65, 65, 1e3);
-            check_rectangular(ctx, dtypes[d], 100, 37);
+        for (int late = 0; late <= split_only; late++) {
+            ctx->test_late_joins = late;
+            for (int d = 0; d < 2; d++) {
+                check_gesv(ctx, dtypes[d], 127, 130, 2, 1e6);
+                check_gesv(ctx, dtypes[d], 301, 301, 1, 1e3);
+                check_getrf_getrs(ctx, dtypes[d], 65, 65, 1e3);
+                check_rectangular(ctx, dtypes[d], 100, 37);
+            }
         }
         ps_context_destroy(ctx);
     }

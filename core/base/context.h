@@ -55,6 +55,7 @@ struct ps_context {
     long live_host_blocks;
     int fail_alloc_countdown;
     size_t test_device_free; /* test hook: the device memory ps__workspace_fits sees; 0: real */
+    int test_late_joins; /* test hook: the overlapped host LU takes each piece only once it must */
 };
 
 /* Starts a public call: clears the error and info. */

@@ -21,6 +21,13 @@ void ps__handoff_set(ps__handoff *h, int *field, int value, ps_status st) {
     pthread_mutex_unlock(&h->lock);
 }
 
+int ps__handoff_read(ps__handoff *h, const int *field) {
+    pthread_mutex_lock(&h->lock);
+    int value = *field;
+    pthread_mutex_unlock(&h->lock);
+    return value;
+}
+
 int ps__handoff_wait(ps__handoff *h, const int *field, int value) {
     pthread_mutex_lock(&h->lock);
     while (*field < value && h->go >= 0 && !h->failed) pthread_cond_wait(&h->changed, &h->lock);

@@ -21,6 +21,8 @@ void ps__handoff_init(ps__handoff *h);
 void ps__handoff_destroy(ps__handoff *h);
 /* Sets *field (&h->staged or &h->go) to value; st, unless PS_SUCCESS, as the staging's failure. */
 void ps__handoff_set(ps__handoff *h, int *field, int value, ps_status st);
+/* *field now, without waiting. */
+int ps__handoff_read(ps__handoff *h, const int *field);
 /* Waits until *field reaches value: 0 then, -1 when the staging failed or the work stopped. */
 int ps__handoff_wait(ps__handoff *h, const int *field, int value);
 /* Waits until *field passes value: *field then, -1 when the staging failed or the work stopped. */

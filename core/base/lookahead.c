@@ -16,13 +16,12 @@ static ps_status run_steps(ps_context *ctx, int k, int n, int nb,
         PS__TRY(ops->lane_wait(be, 0, 1));
         if (steps->finish) PS__TRY(steps->finish(steps->arg, j, jb));
         /* On split lanes lane 0 has most of the device, so it also updates the next block
-         * column (a GEMM of nb columns) while lane 1 factors the panel, and it takes the row
+         * column (a GEMM of nb columns) while lane 1 factors the panel. Lane 0 takes the row
          * swaps left of the panel (columns no other work touches) last, after its trailing
          * update, in time it would otherwise spend waiting for the next panel: lane 1's chain
          * is the longer one (on an H200 this made fp16x3 refinement 3% faster; before the next
          * block column's update the swaps held lane 1 back). */
         int next_on_0 = split && nb2 > 0;
-        if (steps->left && !split) PS__TRY(steps->left(steps->arg, j, jb));
         if (next_on_0) PS__TRY(steps->update(steps->arg, j, jb, next, rest0));
         if (nb2 > 0) {
             PS__TRY(ops->lane_wait(be, 1, 0));
@@ -35,7 +34,7 @@ static ps_status run_steps(ps_context *ctx, int k, int n, int nb,
         /* the previous step's done here, queued after everything the next panel waits for */
         if (steps->done && j > 0) PS__TRY(steps->done(steps->arg, j - nb, nb));
         if (rest0 < n) PS__TRY(steps->update(steps->arg, j, jb, rest0, n));
-        if (steps->left && split) PS__TRY(steps->left(steps->arg, j, jb));
+        if (steps->left) PS__TRY(steps->left(steps->arg, j, jb));
     }
     if (steps->done) PS__TRY(steps->done(steps->arg, (k - 1) / nb * nb, k - (k - 1) / nb * nb));
     return ops->lane_wait(be, 0, 1);

@@ -13,8 +13,9 @@ typedef struct ps__lookahead_steps {
     /* After panel j and before anything applies it, the part of it that is better done on lane 0
      * (on split lanes the larger part of the device) than on the panel's lane; NULL: none. */
     ps_status (*finish)(void *arg, int j, int jb);
-    /* After panel j, the work it implies for the columns left of it, on lane 0 (LU's row swaps);
-     * it must touch nothing the later panels and updates read. NULL: none. */
+    /* After panel j, the work it implies for the columns left of it, on lane 0 (LU's row swaps),
+     * after step j's trailing update; it must touch nothing the later panels and updates read.
+     * NULL: none. */
     ps_status (*left)(void *arg, int j, int jb);
     /* Applies panel j (jb wide) to the trailing columns [c0, c1). */
     ps_status (*update)(void *arg, int j, int jb, int c0, int c1);
@@ -32,8 +33,8 @@ typedef struct ps__lookahead_steps {
  * updates just the next block column and factors the next panel while lane 0 updates the rest
  * of the trailing matrix, so the panel, which is latency-bound, hides behind the big update.
  * Per iteration: lane 0 waits for panel j (queued on lane 1 by the previous iteration, so
- * lane 0's earlier update is not held back), then finishes it and does the left work (on split
- * lanes, last, after its trailing update); lane 1 waits for lane 0 (whose previous update covered
+ * lane 0's earlier update is not held back) and finishes it, and does the left work last, after
+ * its trailing update; lane 1 waits for lane 0 (whose previous update covered
  * the next block column); then both run. Lanes touch disjoint columns. With one lane every wait
  * is a no-op and the order is LAPACK's. The loop runs
  * between the backend's lanes_split and lanes_join (the lanes may then own disjoint parts of the

@@ -180,6 +180,7 @@ typedef struct {
     const ps__l_inverse *inv; /* NULL: block rows of U by trsm */
     int window;               /* > 0: pivots searched within this many rows from the diagonal */
     const ps__lu_progress *progress; /* NULL: none */
+    int joined; /* the leading columns that have arrived (progress->columns_arrive) */
 } factor_args;
 
 /* Where panel j's pivot search ends (one past its last row): m, or the window's end. */
@@ -222,15 +223,72 @@ static ps_status step_finish(void *arg, int j, int jb) {
                        &one, ps__tview_at(f->a, j, j), ps__tview_at(f->a, rows, j));
 }
 
-/* Panel j's row swaps for the columns left of it. */
+/* Panel j's row swaps for the columns left of it (from left_kept on, not for those before it). */
 static ps_status step_left(void *arg, int j, int jb) {
     factor_args *f = arg;
-    if (j == 0) return PS_SUCCESS;
-    return ps__swap_rows_tv(&f->ctx->be, f->dt, j, f->a, j, jb, f->ipiv);
+    int kept = f->progress ? f->progress->left_kept : 0, c0 = kept > 0 && j >= kept ? kept : 0;
+    if (j - c0 <= 0) return PS_SUCCESS;
+    return ps__swap_rows_tv(&f->ctx->be, f->dt, j - c0, ps__tview_at(f->a, 0, c0), j, jb, f->ipiv);
 }
 
+/* Triangles of at most this order go to the backend's trsm in catch_up's solve; above it the
+ * solve goes by halves, most of its flops in GEMMs (cuBLAS's strsm ran at about a third of
+ * SGEMM's rate, and only GEMMs take the float split mode). */
+#define PS__CATCH_UP_TRSM_LEAF 512
+
+/* b = L^-1 b for the unit lower triangle L (k x k) of the view l; b is k x w. */
+static ps_status solve_by_halves(ps__backend *be, ps__dtype dt, int k, int w, ps__tview l,
+                                 ps__tview b) {
+    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
+    if (k <= PS__CATCH_UP_TRSM_LEAF)
+        return ps__trsm_tv(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, k, w, &one, l, b);
+    int k1 = k / 2 / 8 * 8;
+    PS__TRY(solve_by_halves(be, dt, k1, w, l, b));
+    PS__TRY(ps__gemm_tv(be, dt, k - k1, w, k1, &minus_one, ps__tview_at(l, k1, 0), b, &one,
+                        ps__tview_at(b, k1, 0)));
+    return solve_by_halves(be, dt, k - k1, w, ps__tview_at(l, k1, k1), ps__tview_at(b, k1, 0));
+}
+
+/* Columns [c0, c1) that join at step j: the row interchanges, U = L11^-1 A in rows [0, j) and
+ * the update below of the steps before it, in one pass each (left-looking). The left swaps of
+ * those steps are done (lookahead.h: each step's come after its trailing update) and step j's
+ * are not, so L's rows below j are in the order the new columns' rows are swapped into. */
+static ps_status catch_up(factor_args *f, int j, int c0, int c1) {
+    ps__backend *be = &f->ctx->be;
+    ps__scalar one = ps__scalar_of(f->dt, 1.0), minus_one = ps__scalar_of(f->dt, -1.0);
+    ps__tview cols = ps__tview_at(f->a, 0, c0);
+    if (j == 0) return PS_SUCCESS;
+    PS__TRY(ps__swap_rows_tv(be, f->dt, c1 - c0, cols, 0, j, f->ipiv));
+    PS__TRY(solve_by_halves(be, f->dt, j, c1 - c0, f->a, cols));
+    if (f->m == j) return PS_SUCCESS;
+    return ps__gemm_tv(be, f->dt, f->m - j, c1 - c0, j, &minus_one, ps__tview_at(f->a, j, 0), cols,
+                       &one, ps__tview_at(f->a, j, c0));
+}
+
+/* On lane 0 at step j: the columns the caller says have arrived (at least need) join. */
+static ps_status join_columns(factor_args *f, int j, int need) {
+    const ps__lu_progress *p = f->progress;
+    int have = f->joined;
+    if (!p || !p->columns_arrive || have >= f->n) return PS_SUCCESS;
+    PS__TRY(p->columns_arrive(p->arg, j, need, &have));
+    if (have < need || have > f->n || (p->left_kept > 0 && j >= p->left_kept && have < f->n))
+        return ps__fail(f->ctx, PS_ERR_BACKEND, "LU: %d of %d columns have arrived at column %d",
+                        have, f->n, j);
+    if (have > f->joined) PS__TRY(catch_up(f, j, f->joined, have));
+    f->joined = have;
+    return PS_SUCCESS;
+}
+
+/* Applies panel j to [c0, c1); the trailing update (c1 = n, on lane 0) first lets the arrived
+ * columns join, enough of them for the next step's panel and its block column, and then
+ * covers only those. */
 static ps_status step_update(void *arg, int j, int jb, int c0, int c1) {
     factor_args *f = arg;
+    if (c1 == f->n && f->joined < f->n) {
+        PS__TRY(join_columns(f, j, c0 + jb < f->n ? c0 + jb : f->n));
+        if (c1 > f->joined) c1 = f->joined;
+        if (c1 <= c0) return PS_SUCCESS;
+    }
     return update_columns(f->ctx, f->dt, f->m, f->n, f->a, j, jb, c0, c1 - c0, f->ipiv, f->inv);
 }
 
@@ -262,7 +320,8 @@ static ps_status run_blocked(factor_args *f, int k, int n, int nb) {
                                      .finish = step_finish,
                                      .left = step_left,
                                      .update = step_update,
-                                     .done = f->progress ? step_done : NULL,
+                                     .done = f->progress && f->progress->columns_final ? step_done
+                                                                                       : NULL,
                                      .algo = f->kind->algo,
                                      .dt = f->dt};
         return ps__lookahead(f->ctx, k, n, nb, &steps);
@@ -271,10 +330,10 @@ static ps_status run_blocked(factor_args *f, int k, int n, int nb) {
         int jb = k - j < nb ? k - j : nb;
         PS__TRY(step_panel(f, j, jb));
         PS__TRY(step_finish(f, j, jb));
-        /* Swaps of this panel for the columns on its left, then everything on its right. */
-        PS__TRY(step_left(f, j, jb));
+        /* Everything on the panel's right, then its swaps for the columns on its left. */
         if (n - j - jb > 0) PS__TRY(step_update(f, j, jb, j + jb, n));
-        if (f->progress) PS__TRY(step_done(f, j, jb));
+        PS__TRY(step_left(f, j, jb));
+        if (f->progress && f->progress->columns_final) PS__TRY(step_done(f, j, jb));
     }
     return PS_SUCCESS;
 }
@@ -312,10 +371,11 @@ static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps_
     if (k == 0) return PS_SUCCESS;
     ps__backend *be = &ctx->be;
     ps__l_inverse inv_ws, *inv = NULL;
-    ps__scratch s = ps__scratch_begin(ctx);
+    ps__scratch own = ps__scratch_begin(ctx);
+    ps__scratch *s = progress && progress->scratch ? progress->scratch : &own;
     ps_status st = PS_SUCCESS;
     if (kind->algo == PS__ALGO_LU && ps__use_l_inverse(ctx, dt, k, nb)) {
-        st = ps__l_inverse_open(&s, dt, nb, n, &inv_ws);
+        st = ps__l_inverse_open(s, dt, nb, n, &inv_ws);
         inv = &inv_ws;
     }
     factor_args f = {.ctx = ctx,
@@ -328,20 +388,26 @@ static ps_status blocked_factor(ps_context *ctx, ps__dtype dt, int m, int n, ps_
                      .kind = kind,
                      .inv = inv,
                      .window = window,
-                     .progress = progress};
-    f.a.t = kind == &lu_kind && m == n && !window && holds_transposed(ctx, dt, n, nb);
+                     .progress = progress,
+                     .joined = n};
+    int arriving = progress && progress->columns_arrive;
+    f.a.t = kind == &lu_kind && m == n && !window && !arriving && holds_transposed(ctx, dt, n, nb);
+    if (arriving) {
+        f.joined = 0;
+        if (!st) st = join_columns(&f, 0, n < 2 * nb ? n : 2 * nb);
+    }
     if (!st && given_transposed && !f.a.t)
         st = ps__fail(ctx, PS_ERR_INVALID_ARGUMENT,
                       "LU: the matrix came transposed, but n = %d is factored as it stands", n);
     if (!st && f.a.t) {
         void *panel = NULL;
-        st = ps__scratch_dev(&s, ps__dtype_size(dt) * (size_t)m * (size_t)nb, &panel);
+        st = ps__scratch_dev(s, ps__dtype_size(dt) * (size_t)m * (size_t)nb, &panel);
         f.panel = (ps__mat){panel, 0, m};
         if (!st && !given_transposed) st = ps__transpose_in_place(be, dt, n, a, panel, nb);
     }
     if (!st) st = run_blocked(&f, k, n, nb);
     if (!st && f.a.t) st = ps__transpose_in_place(be, dt, n, a, f.panel.buf, nb);
-    ps__scratch_end(&s); /* as every scratch: released behind the queued work that reads it */
+    ps__scratch_end(&own); /* as every scratch: released behind the queued work that reads it */
     return st;
 }
 

@@ -18,10 +18,27 @@ ps_status ps__getrf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void
  * (lane 0) after the work that makes the leading cols x cols block of the factors final (later
  * row interchanges only move rows below it), with the matrix as the factorization then holds it
  * (a.t: stored transposed, core/lu/lu.c); cols grows by a block column a call. What it queues runs
- * among the factorization's own work and must not write the matrix. */
+ * among the factorization's own work and must not write the matrix.
+ *
+ * columns_arrive, where not NULL, lets the matrix arrive while it is factored (the host drivers'
+ * uploads, core/lu/lu_overlap.c): the factorization asks it, on lane 0 before the first panel
+ * (step 0) and before each step's trailing update, for the leading columns it may now work on;
+ * it sets *have to at least need (at most n) and orders lane 0's work after their arrival.
+ * Columns that join at step j are first brought up to date with the steps before it (their row
+ * interchanges, U = L11^-1 A above row j and the update below), so the factors are the same.
+ * Such a factorization keeps the matrix as it stands (never transposed). From the step at
+ * column left_kept on (0: never), the row interchanges leave the columns [0, left_kept) as they
+ * are: a caller that has read them applies those interchanges itself (every column must have
+ * arrived by then). */
 typedef struct ps__lu_progress {
     ps_status (*columns_final)(void *arg, ps__tview a, int cols);
     void *arg;
+    ps_status (*columns_arrive)(void *arg, int j, int need, int *have);
+    int left_kept;
+    /* where not NULL, the factorization's device workspace comes from it and goes back with it,
+     * not when the factorization returns (a release waits for the device: CUDA's cudaFree, which
+     * holds up the other host threads' CUDA calls too) */
+    ps__scratch *scratch;
 } ps__lu_progress;
 /* ps__getrf of the n x n view a, reporting to progress (NULL: as ps__getrf) as it goes where it
  * factors by blocks on the device; not on the host panels' path, nor once it has finished. With
@@ -65,11 +82,12 @@ typedef struct ps__lu_host_call {
 /* The order from which host LU overlaps its transfers with the work: lu_overlap, else
  * the backend's measured choice (block_size of PS__ALGO_LU_OVERLAP); 0: never. */
 int ps__lu_overlap_from(ps_context *ctx, ps__dtype dt);
-/* Where a host LU of order n splits into its left and right halves (core/lu/lu_overlap.c), or 0
- * when it is not overlapped: below the order, on backends that work in host memory, on the host
- * panels' path, or with too few blocks. */
+/* Where a host LU of order n overlapped with its transfers splits off its left part [0, f), the
+ * columns that go down before the factorization ends (core/lu/lu_overlap.c), or 0 when it is
+ * not overlapped: below the order, on backends that work in host memory, on the host panels'
+ * path, or with fewer than four blocks. */
 int ps__lu_overlap_split(ps_context *ctx, ps__dtype dt, int n);
-/* The host LU of c, its left half [0, f) as ps__lu_overlap_split says, its transfers overlapped
+/* The host LU of c, its left part [0, f) as ps__lu_overlap_split says, its transfers overlapped
  * with the work (core/lu/lu_overlap.c). On success A holds the factors and ipiv the pivots, *info
  * the first zero pivot's column (0: none) and, with a solve, *result PS_ERR_RESULT_NOT_FINITE
  * where the solution is not finite; B gets the solution when both are 0. A refused input leaves

@@ -2,29 +2,32 @@
  * Host LU with its transfers overlapped with the factorization: ps_?getrf of a square matrix and
  * ps_?gesv on backends with memory of their own, from the order ps__lu_overlap_from names.
  *
- * The matrix goes up in pieces of columns: the left half [0, f) in LEFT_PIECES pieces, then the
- * right half. Each left piece is factored as soon as it has arrived, left-looking: the earlier
- * pieces' row interchanges, U = L^-1 A above it and the update below it, then a tall LU with
- * partial pivoting of its rows from the diagonal down, whose interchanges then go to the columns
- * on its left. The right half is brought up to date the same way in one step, and its lower
- * square A22 factored right-looking as usual. The flops are the one-piece LU's and the factors
- * LAPACK's; the device starts on the first piece while the rest is still being staged.
+ * The matrix goes up in pieces of columns, a small one first, and the device factors it as
+ * ps__getrf does (right-looking, with look-ahead) from the moment the first has arrived: each
+ * later piece joins the factorization at the first step the work thread queues after its
+ * arrival, brought up to date with the steps before (core/lu/lu.c, columns_arrive), on the
+ * update lane beside the panels. So the uploads cost the wait for the first piece and the
+ * catch-ups, not a factorization in parts. A staged piece joins once the steps are within
+ * JOIN_AHEAD of its columns (joining everything at once held the panels back behind the
+ * catch-ups), and every piece by the step before the split column f. While pieces are on the
+ * way the work thread keeps at most two steps ahead of the device (it waits for a fetch queued
+ * two steps before), so that it sees a piece arrive about when the device could use it.
  *
- * Downloads run while the device works: the left half once it is factored, U12 once the right
- * half is up to date, A22 at the end. The rows of the left half below f still take A22's row
- * interchanges, which the host applies to them last (on the device they stay as they were, and
- * the solve uses them so). The pivots of each piece count from its first row until they reach
- * the host.
+ * Downloads run while the device works: once step f is done, the left part [0, f) and the block
+ * row above f (both final then), and A22 at the end. From step f on the row interchanges leave
+ * the left part's columns as they are (left_kept): the host applies them to its rows below f
+ * last, and the solve uses them so. f at 5/8 of the order balanced the left part's download
+ * behind the last steps against the host's share at the end (docs/PERFORMANCE.md).
  *
  * An order n that is not a multiple of 8 is factored as diag(A, I) of the next one (nf, as
  * ps_mat_getrf's aligned copy, core/lu/lu_copy.c): the device copy has nf columns, the pad made
- * on the device, the right half runs to nf, and only A's n rows, columns and pivots travel. The
- * GEMMs then keep sides that are multiples of 8 (docs/PERFORMANCE.md has the figures).
+ * on the device, and only A's n rows, columns and pivots travel. The GEMMs then keep sides that
+ * are multiples of 8 (docs/PERFORMANCE.md has the figures).
  *
- * A second host thread, the transfer thread, stages the later pieces and runs the downloads
- * while this one queues the work: queueing may wait for the device (a factorization releases its
- * scratch with cudaFree, which waits), and the transfers must not wait for that.
- * transfer_order's marks keep each side behind what it reads.
+ * A second host thread, the transfer thread, stages the pieces and runs the downloads while
+ * this one queues the work, which waits for the device at times. transfer_order's marks keep
+ * each side behind what it reads. The factorization's workspace is the call's (released after
+ * it): CUDA's cudaFree waits for the device, and meanwhile holds up the other thread's copies.
  */
 #include "lu/lu.h"
 #include "base/handoff.h"
@@ -37,24 +40,37 @@
 #include <omp.h>
 #endif
 
-/* Pieces of the left half: the device starts once the first has arrived. */
-#define LEFT_PIECES 2
-#define PIECES      (LEFT_PIECES + 1)
+/* Pieces the matrix goes up in (fewer where it has fewer block columns); the first holds a
+ * FIRST_SHARE of its block columns, at least FIRST_BLOCKS (enough for the first steps) where
+ * there are more. */
+#define PIECES       8
+#define FIRST_SHARE  16
+#define FIRST_BLOCKS 4
+/* The left part: LEFT_EIGHTHS eighths of the order, whole blocks. */
+#define LEFT_EIGHTHS 5
+/* A staged piece joins once its first column is at most this share of the order ahead of the
+ * step (a half). */
+#define JOIN_AHEAD_DIV 2
 
-/* transfer_order's marks (0 and 1 are the staging's): the work after the left half, after the
- * right half's update, after everything; each piece's arrival. */
-enum { MARK_LEFT = 2, MARK_TOP = 3, MARK_ALL = 4, MARK_ARRIVED = 5 };
+/* transfer_order's marks (0 and 1 are the staging's): the work after step f, after the
+ * factorization; each piece's arrival. */
+enum { MARK_LEFT = 2, MARK_ALL = 3, MARK_ARRIVED = 4 };
 
-/* What the two threads share. h.go: how far the work is queued (1: the left half, 2: the right
- * half's update), or -1 when the transfer thread is to stop; h.staged: pieces queued up. */
+/* What the two threads share. h.go: 1 once the left part and the block row above f are final,
+ * -1 when the transfer thread is to stop; h.staged: pieces queued up. */
 typedef struct overlap {
     ps_context *ctx;
     ps__dtype dt;
     const ps__lu_host_call *call;
     int nf;               /* the device copy's order: n, or diag(A, I) padded (above) */
-    int col0[PIECES + 1]; /* piece p is columns [col0[p], col0[p + 1]), the last ending at nf */
+    int nb, f;            /* the factorization's block size; the split column */
+    int pieces;           /* pieces of columns; piece p is [col0[p], col0[p + 1]) */
+    int col0[PIECES + 1]; /* the last ending at nf */
+    int joined;           /* pieces the factorization has taken */
+    int ticks;            /* the work thread's fetches (keep_close) */
+    ps__scratch *s;       /* the call's workspace, the factorization's too */
     ps__mat a;
-    void *ipiv[PIECES], *info[PIECES]; /* per piece, counting from its first row */
+    void *ipiv, *info, *tick; /* pivots (0-based rows), the first zero pivot, a word to fetch */
     ps__handoff h;
     ps_status downloaded_status;
 } overlap;
@@ -64,24 +80,27 @@ int ps__lu_overlap_from(ps_context *ctx, ps__dtype dt) {
 }
 
 int ps__lu_overlap_split(ps_context *ctx, ps__dtype dt, int n) {
-    int from = ps__lu_overlap_from(ctx, dt), nb = ps__lu_block_size(ctx, dt, n, n);
+    int from = ps__lu_overlap_from(ctx, dt), nf = ps__aligned_order(n);
+    int nb = ps__lu_block_size(ctx, dt, nf, nf);
     void *alias;
-    if (from <= 0 || n < from || n < 2 * LEFT_PIECES * nb) return 0;
+    if (from <= 0 || n < from || n < 4 * nb) return 0;
     if (ctx->tuning.lu_panel == PS__LU_PANEL_HOST) return 0;
     if (ctx->be.ops->host_alias(&ctx->be, ctx, &alias) == PS_SUCCESS) return 0;
-    return n / 2 / nb * nb;
+    return (int)((long)n * LEFT_EIGHTHS / 8 / nb * nb);
 }
 
 /* Columns of piece p that A has (the last piece's pad columns are made on the device). */
 static int host_columns(const overlap *o, int p) {
     int end = o->col0[p + 1] < o->call->n ? o->col0[p + 1] : o->call->n;
-    return end - o->col0[p];
+    return end > o->col0[p] ? end - o->col0[p] : 0;
 }
 
 static ps_status stage_piece(overlap *o, int p) {
     const ps__lu_host_call *c = o->call;
-    PS__TRY(ps__stage_columns_in(o->ctx, o->dt, c->n, o->col0[p], host_columns(o, p), c->a, c->lda,
-                                 &c->check_a, o->a));
+    int cols = host_columns(o, p);
+    if (cols > 0)
+        PS__TRY(ps__stage_columns_in(o->ctx, o->dt, c->n, o->col0[p], cols, c->a, c->lda,
+                                     &c->check_a, o->a));
     return o->ctx->be.ops->transfer_order(&o->ctx->be, PS__ORDER_MARK_TRANSFERS, MARK_ARRIVED + p);
 }
 
@@ -89,30 +108,26 @@ static ps_status stage_piece(overlap *o, int p) {
  * its threads copy (a second team of OpenMP threads beside the first, spinning, cost about 10 ms
  * at n = 16384 on the H200). */
 static void stage_pieces(overlap *o) {
-    for (int p = 0; p < PIECES; p++) {
+    for (int p = 0; p < o->pieces; p++) {
         ps_status st = stage_piece(o, p);
         ps__handoff_set(&o->h, &o->h.staged, p + 1, st);
         if (st) return;
     }
 }
 
-/* Its second: the left half, then U12, down once the work has made them final. */
+/* Its second: the left part and the block row above f, down once step f has made them final. */
 static void download_finished(overlap *o) {
     ps_context *ctx = o->ctx;
     const ps__lu_host_call *c = o->call;
     ps__backend *be = &ctx->be;
-    int n = c->n, f = o->col0[LEFT_PIECES];
+    int n = c->n, f = o->f;
     size_t es = ps__dtype_size(o->dt);
-    ps_status st = PS_SUCCESS;
     if (ps__handoff_wait(&o->h, &o->h.go, 1)) return;
-    st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_LEFT);
+    ps_status st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_LEFT);
     if (!st) st = ps__stage_block_out(ctx, o->dt, n, f, o->a, c->a, c->lda);
-    if (!st && !ps__handoff_wait(&o->h, &o->h.go, 2)) {
-        st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_TOP);
-        if (!st)
-            st = ps__stage_block_out(ctx, o->dt, f, n - f, ps__mat_at(o->a, 0, f),
-                                     (char *)c->a + (size_t)f * (size_t)c->lda * es, c->lda);
-    }
+    if (!st)
+        st = ps__stage_block_out(ctx, o->dt, f, n - f, ps__mat_at(o->a, 0, f),
+                                 (char *)c->a + (size_t)f * (size_t)c->lda * es, c->lda);
     o->downloaded_status = st;
 }
 
@@ -124,76 +139,82 @@ static void *transfer_thread(void *arg) {
     return NULL;
 }
 
-/* Brings piece p up to date with the pieces left of it: their row interchanges, U = L^-1 A in
- * its rows above the diagonal and A -= L U below. */
-static ps_status catch_up(overlap *o, int p) {
-    ps__backend *be = &o->ctx->be;
-    ps__dtype dt = o->dt;
-    int n = o->nf, c0 = o->col0[p], cw = o->col0[p + 1] - c0;
-    ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    for (int q = 0; q < p; q++)
-        PS__TRY(be->ops->laswp(be, dt, cw, ps__mat_at(o->a, o->col0[q], c0), 0,
-                               o->col0[q + 1] - o->col0[q], o->ipiv[q], 0, 1));
-    PS__TRY(be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, c0, cw, &one, o->a,
-                          ps__mat_at(o->a, 0, c0)));
-    return be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n - c0, cw, c0, &minus_one,
-                         ps__mat_at(o->a, c0, 0), ps__mat_at(o->a, 0, c0), &one,
-                         ps__mat_at(o->a, c0, c0));
-}
-
-/* Work may read piece p once it has arrived. */
+/* Work may read piece p once it has arrived: this thread waits for its staging, lane 0's work
+ * for its copies. */
 static ps_status wait_for_piece(overlap *o, int p) {
     if (ps__handoff_wait(&o->h, &o->h.staged, p + 1)) return o->h.failed;
     return o->ctx->be.ops->transfer_order(&o->ctx->be, PS__ORDER_WORK_AFTER, MARK_ARRIVED + p);
 }
 
-/* Solves with the factors as the device holds them: L21 without A22's interchanges; of a padded
- * copy, the leading n x n part (its pad rows of L are zero and its pad pivots none). */
+/* Keeps this thread at most two steps ahead of lane 0: each call fetches a word behind the work
+ * queued so far and waits for the fetch of two calls before. */
+static ps_status keep_close(overlap *o) {
+    ps__backend *be = &o->ctx->be;
+    ps__vec word = {o->tick, 0, 1};
+    int slot = o->ticks % PS__FETCH_SLOTS;
+    int32_t value;
+    if (o->ticks >= PS__FETCH_SLOTS)
+        PS__TRY(be->ops->fetch_wait(be, PS__INT32, slot, 1, word, &value));
+    o->ticks++;
+    return be->ops->fetch_start(be, PS__INT32, slot, 1, word);
+}
+
+/* The factorization's columns_arrive: the pieces staged by now join, and at least those up to
+ * need; every piece by the step before f. */
+static ps_status columns_arrive(void *arg, int j, int need, int *have) {
+    overlap *o = arg;
+    int must = o->joined;
+    if (j + o->nb >= o->f)
+        must = o->pieces;
+    else
+        while (must < o->pieces && o->col0[must] < need) must++;
+    PS__TRY(keep_close(o));
+    int staged = ps__handoff_read(&o->h, &o->h.staged), q = must;
+    if (!o->ctx->test_late_joins)
+        while (q < staged && o->col0[q] <= j + o->nf / JOIN_AHEAD_DIV) q++;
+    for (; o->joined < q; o->joined++) PS__TRY(wait_for_piece(o, o->joined));
+    *have = o->col0[q];
+    return PS_SUCCESS;
+}
+
+/* The factorization's columns_final: step f's end, where the downloads may start. */
+static ps_status columns_final(void *arg, ps__tview a, int cols) {
+    overlap *o = arg;
+    (void)a;
+    if (cols != o->f) return PS_SUCCESS;
+    PS__TRY(o->ctx->be.ops->transfer_order(&o->ctx->be, PS__ORDER_MARK_WORK, MARK_LEFT));
+    ps__handoff_set(&o->h, &o->h.go, 1, PS_SUCCESS);
+    return PS_SUCCESS;
+}
+
+/* Solves with the factors as the device holds them: L21 without the interchanges from step f
+ * on; of a padded copy, the leading n x n part (its pad rows of L are zero and its pad pivots
+ * none). */
 static ps_status solve(overlap *o, ps__mat b) {
     ps__backend *be = &o->ctx->be;
     ps__dtype dt = o->dt;
-    int n = o->call->n, nrhs = o->call->nrhs, f = o->col0[LEFT_PIECES];
+    int n = o->call->n, nrhs = o->call->nrhs, f = o->f;
     ps__scalar one = ps__scalar_of(dt, 1.0), minus_one = ps__scalar_of(dt, -1.0);
-    for (int q = 0; q < LEFT_PIECES; q++)
-        PS__TRY(be->ops->laswp(be, dt, nrhs, ps__mat_at(b, o->col0[q], 0), 0,
-                               o->col0[q + 1] - o->col0[q], o->ipiv[q], 0, 1));
+    PS__TRY(be->ops->laswp(be, dt, nrhs, b, 0, f, o->ipiv, 0, 1));
     PS__TRY(
         be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, f, nrhs, &one, o->a, b));
     PS__TRY(be->ops->gemm(be, dt, PS__NOTRANS, PS__NOTRANS, n - f, nrhs, f, &minus_one,
                           ps__mat_at(o->a, f, 0), b, &one, ps__mat_at(b, f, 0)));
-    PS__TRY(
-        be->ops->laswp(be, dt, nrhs, ps__mat_at(b, f, 0), 0, n - f, o->ipiv[LEFT_PIECES], 0, 1));
+    PS__TRY(be->ops->laswp(be, dt, nrhs, b, f, n, o->ipiv, (size_t)f, 1));
     PS__TRY(be->ops->trsm(be, dt, PS__LEFT, PS__LOWER, PS__NOTRANS, PS__UNIT, n - f, nrhs, &one,
                           ps__mat_at(o->a, f, f), ps__mat_at(b, f, 0)));
     return be->ops->trsm(be, dt, PS__LEFT, PS__UPPER, PS__NOTRANS, PS__NONUNIT, n, nrhs, &one, o->a,
                          b);
 }
 
-/* Everything after the first piece's upload, queued; go tells the transfer thread how far. */
+/* The work, queued: the factorization as the pieces arrive, then the solve. */
 static ps_status queue_work(overlap *o, ps__mat b) {
     ps_context *ctx = o->ctx;
-    ps__backend *be = &ctx->be;
-    ps__dtype dt = o->dt;
-    int n = o->nf, f = o->col0[LEFT_PIECES];
-    PS__TRY(ps__pad_identity(ctx, dt, o->call->n, n, o->a)); /* beside the first piece's upload */
-    for (int p = 0; p < LEFT_PIECES; p++) {
-        int c0 = o->col0[p], cw = o->col0[p + 1] - c0;
-        PS__TRY(wait_for_piece(o, p));
-        if (p > 0) PS__TRY(catch_up(o, p));
-        PS__TRY(ps__getrf(ctx, dt, n - c0, cw, ps__mat_at(o->a, c0, c0), o->ipiv[p], o->info[p]));
-        if (p > 0)
-            PS__TRY(be->ops->laswp(be, dt, c0, ps__mat_at(o->a, c0, 0), 0, cw, o->ipiv[p], 0, 1));
-    }
-    PS__TRY(be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_LEFT));
-    ps__handoff_set(&o->h, &o->h.go, 1, PS_SUCCESS);
-    PS__TRY(wait_for_piece(o, LEFT_PIECES));
-    PS__TRY(catch_up(o, LEFT_PIECES));
-    PS__TRY(be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_TOP));
-    ps__handoff_set(&o->h, &o->h.go, 2, PS_SUCCESS);
-    PS__TRY(ps__getrf(ctx, dt, n - f, n - f, ps__mat_at(o->a, f, f), o->ipiv[LEFT_PIECES],
-                      o->info[LEFT_PIECES]));
-    if (o->call->nrhs > 0) PS__TRY(solve(o, b));
-    return be->ops->transfer_order(be, PS__ORDER_MARK_WORK, MARK_ALL);
+    ps__lu_progress progress = {columns_final, o, columns_arrive, o->f, o->s};
+    PS__TRY(ps__pad_identity(ctx, o->dt, o->call->n, o->nf, o->a)); /* beside the first upload */
+    PS__TRY(ps__getrf_progress(ctx, o->dt, o->nf, o->a, o->ipiv, o->info, &progress, 0));
+    PS__TRY(ctx->be.ops->transfer_order(&ctx->be, PS__ORDER_MARK_WORK, MARK_ALL));
+    return o->call->nrhs > 0 ? solve(o, b) : PS_SUCCESS;
 }
 
 void ps__lu_host_interchanges(ps__dtype dt, int cols, void *a, int lda, const int *ipiv, int base,
@@ -238,31 +259,30 @@ int ps__lu_host_threads(void) {
 #endif
 }
 
-/* The pivots to the caller (1-based, from row 1), the first zero pivot's column, and A22's
- * interchanges applied to the rows of the left half below it. */
+/* The pivots to the caller (1-based), the first zero pivot's column, and the interchanges from
+ * step f on applied to the rows of the left part below f. */
 static ps_status finish_factors(overlap *o, int *info, int *from, char *buffers, int threads) {
     ps_context *ctx = o->ctx;
     const ps__lu_host_call *c = o->call;
-    *info = 0;
-    for (int p = 0; p < PIECES; p++) {
-        int c0 = o->col0[p], cw = host_columns(o, p), piece_info = 0;
-        PS__TRY(ps__read_info(ctx, o->info[p], &piece_info));
-        if (!*info && piece_info > 0 && piece_info <= cw) *info = c0 + piece_info;
-        PS__TRY(ps__download_pivots(ctx, cw, o->ipiv[p], c->ipiv + c0));
-        for (int i = c0; i < c0 + cw; i++) c->ipiv[i] += c0;
-    }
-    int f = o->col0[LEFT_PIECES];
-    ps__lu_host_interchanges(o->dt, f, c->a, c->lda, c->ipiv, 1, f, c->n, c->n, from, buffers,
-                             threads);
+    int n = c->n, f = o->f;
+    PS__TRY(ps__read_info(ctx, o->info, info));
+    if (*info > n) *info = 0; /* the pad's own columns have unit pivots */
+    PS__TRY(ps__download_pivots(ctx, n, o->ipiv, c->ipiv));
+    ps__lu_host_interchanges(o->dt, f, c->a, c->lda, c->ipiv, 1, f, n, n, from, buffers, threads);
     return PS_SUCCESS;
 }
 
-/* The pieces' columns: the left half [0, f) cut into LEFT_PIECES, whole blocks of nb each. */
-static void cut_pieces(overlap *o, int n, int f) {
-    int nb = ps__lu_block_size(o->ctx, o->dt, n, n), blocks = f / nb;
-    for (int p = 0; p < LEFT_PIECES; p++) o->col0[p] = blocks * p / LEFT_PIECES * nb;
-    o->col0[LEFT_PIECES] = f;
-    o->col0[PIECES] = o->nf;
+/* The pieces' columns, whole blocks each: the first (a FIRST_SHARE of the blocks, at least
+ * FIRST_BLOCKS), then the rest in equal parts, up to PIECES in all. */
+static void cut_pieces(overlap *o) {
+    int blocks = (o->nf + o->nb - 1) / o->nb, first = blocks / FIRST_SHARE;
+    if (first < FIRST_BLOCKS) first = FIRST_BLOCKS;
+    if (first > blocks - 1) first = blocks - 1;
+    int rest = blocks - first, parts = rest < PIECES - 1 ? rest : PIECES - 1;
+    o->pieces = parts + 1;
+    o->col0[0] = 0;
+    for (int p = 1; p <= parts; p++) o->col0[p] = (first + rest * (p - 1) / parts) * o->nb;
+    o->col0[o->pieces] = o->nf;
 }
 
 ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call *c, int f,
@@ -279,15 +299,20 @@ ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call
     if (!ps__bytes_of((size_t)ld, (size_t)nf, es, &bytes))
         return ps__fail(ctx, PS_ERR_OUT_OF_MEMORY, "%s: an %d x %d copy does not fit in memory",
                         c->fn, nf, nf);
-    overlap o = {.ctx = ctx, .dt = dt, .call = c, .nf = nf};
-    cut_pieces(&o, n, f);
+    overlap o = {.ctx = ctx,
+                 .dt = dt,
+                 .call = c,
+                 .nf = nf,
+                 .nb = ps__lu_block_size(ctx, dt, nf, nf),
+                 .f = f,
+                 .s = s};
+    cut_pieces(&o);
     PS__TRY(ps__scratch_dev(s, bytes, &abuf));
     o.a = (ps__mat){abuf, 0, ld};
-    for (int p = 0; p < PIECES; p++) {
-        PS__TRY(
-            ps__scratch_dev(s, (size_t)(o.col0[p + 1] - o.col0[p]) * sizeof(int32_t), &o.ipiv[p]));
-        PS__TRY(ps__scratch_dev(s, sizeof(int32_t), &o.info[p]));
-    }
+    PS__TRY(ps__scratch_dev(s, (size_t)nf * sizeof(int32_t), &o.ipiv));
+    PS__TRY(ps__scratch_dev(s, sizeof(int32_t), &o.info));
+    PS__TRY(ps__scratch_dev(s, sizeof(int32_t), &o.tick));
+    PS__TRY(ps__zero_info(ctx, o.tick));
     /* the host's share of the interchanges, allocated before anything reaches the caller */
     int threads = ps__lu_host_threads(), *from;
     char *buffers;
@@ -316,6 +341,7 @@ ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call
         return st;
     }
 
+    /* A22 goes down beside the solve */
     PS__TRY(be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_ALL));
     PS__TRY(ps__stage_block_out(ctx, dt, n - f, n - f, ps__mat_at(o.a, f, f),
                                 (char *)c->a + ((size_t)f * (size_t)c->lda + (size_t)f) * es,
