@@ -99,14 +99,19 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
      * kernels' partial results) keeps up to a quarter of the device's memory between uses: with
      * the default pool's threshold of 0 every synchronization gave the memory back, and the next
      * allocation (over 1 GB for the catch-up GEMMs of LU by pieces) mapped it again, up to 7 ms
-     * that held up the transfer thread's copies too (H200, docs/PERFORMANCE.md). */
+     * that held up the transfer thread's copies too (H200, docs/PERFORMANCE.md). A device
+     * without memory pools keeps none: those operations then fail as they did before. */
     struct cudaMemPoolProps pool = {
         .allocType = cudaMemAllocationTypePinned,
         .location = {.type = cudaMemLocationTypeDevice, .id = st->device}};
     uint64_t keep = prop.totalGlobalMem / 4;
-    PS_CUDA_TRY(be, cudaMemPoolCreate(&st->pool, &pool), "cudaMemPoolCreate");
-    PS_CUDA_TRY(be, cudaMemPoolSetAttribute(st->pool, cudaMemPoolAttrReleaseThreshold, &keep),
-                "cudaMemPoolSetAttribute");
+    int pools = 0;
+    if (cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, st->device) ==
+            cudaSuccess &&
+        pools && cudaMemPoolCreate(&st->pool, &pool) == cudaSuccess)
+        PS_CUDA_TRY(be, cudaMemPoolSetAttribute(st->pool, cudaMemPoolAttrReleaseThreshold, &keep),
+                    "cudaMemPoolSetAttribute");
+    cudaGetLastError(); /* a device without pools left its error behind */
     PS_CUDA_TRY(be, cudaMalloc(&st->scratch, 64), "cudaMalloc (scratch)");
     PS_CUDA_TRY(be, cudaMalloc((void **)&st->potrf_arrivals, sizeof(int)), "cudaMalloc (arrivals)");
     PS_CUDA_TRY(be, cudaMemset(st->potrf_arrivals, 0, sizeof(int)), "cudaMemset (arrivals)");
@@ -481,8 +486,17 @@ static ps_status cuda_transfer_order(ps__backend *be, ps__transfer_order order, 
     return PS_SUCCESS;
 }
 
+/* Free memory counts what the context's pool keeps unused: cuda_alloc gives it back on demand. */
 static ps_status cuda_device_memory(ps__backend *be, size_t *free_bytes, size_t *total_bytes) {
+    ps_cuda_state *st = ps_cuda(be);
+    uint64_t reserved = 0, used = 0;
     PS_CUDA_TRY(be, cudaMemGetInfo(free_bytes, total_bytes), "cudaMemGetInfo");
+    if (st->pool &&
+        cudaMemPoolGetAttribute(st->pool, cudaMemPoolAttrReservedMemCurrent, &reserved) ==
+            cudaSuccess &&
+        cudaMemPoolGetAttribute(st->pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess &&
+        reserved > used)
+        *free_bytes += (size_t)(reserved - used);
     return PS_SUCCESS;
 }
 

@@ -110,7 +110,7 @@ typedef struct ps_cuda_state {
     int cur;                 /* the lane operations go to */
     cublasHandle_t blas;     /* handles[cur] */
     cudaStream_t cur_stream; /* ps_cuda_lane_stream(st, cur) */
-    cudaMemPool_t pool;      /* the operations' own workspaces (ps_cuda_malloc_async) */
+    cudaMemPool_t pool; /* the operations' own workspaces (ps_cuda_malloc_async); NULL: none */
     ps_cuda_partition part;  /* made on the first split that asks for it */
     int split;               /* between lanes_split and lanes_join, on the partition */
     int panel_sms_request;   /* cuda_panel_sms; -1: unset (the measured default) */
@@ -172,11 +172,11 @@ static inline ps_cuda_state *ps_cuda(ps__backend *be) {
 }
 
 /* The stream of lane i: the partition's while split. */
-/* A workspace of bytes for work on stream s, from the context's pool; release it with
- * cudaFreeAsync on the same stream. */
+/* A workspace of bytes for work on stream s, from the context's pool (the device's where it has
+ * none); release it with cudaFreeAsync on the same stream. */
 static inline cudaError_t ps_cuda_malloc_async(const ps_cuda_state *st, void **p, size_t bytes,
                                                cudaStream_t s) {
-    return cudaMallocFromPoolAsync(p, bytes, st->pool, s);
+    return st->pool ? cudaMallocFromPoolAsync(p, bytes, st->pool, s) : cudaMallocAsync(p, bytes, s);
 }
 
 static inline cudaStream_t ps_cuda_lane_stream(const ps_cuda_state *st, int i) {
