@@ -110,7 +110,7 @@ typedef struct ps_cuda_state {
     int cur;                 /* the lane operations go to */
     cublasHandle_t blas;     /* handles[cur] */
     cudaStream_t cur_stream; /* ps_cuda_lane_stream(st, cur) */
-    cudaMemPool_t pool; /* the operations' own workspaces (ps_cuda_malloc_async); NULL: none */
+    cudaMemPool_t pool;      /* the operations' own workspaces (ps_cuda_malloc_async); NULL: none */
     ps_cuda_partition part;  /* made on the first split that asks for it */
     int split;               /* between lanes_split and lanes_join, on the partition */
     int panel_sms_request;   /* cuda_panel_sms; -1: unset (the measured default) */
