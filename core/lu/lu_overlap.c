@@ -4,14 +4,14 @@
  *
  * The matrix goes up in pieces of columns, a small one first, and the device factors it as
  * ps__getrf does (right-looking, with look-ahead) from the moment the first has arrived: each
- * later piece joins the factorization at the first step the work thread queues after its
- * arrival, brought up to date with the steps before (core/lu/lu.c, columns_arrive), on the
- * update lane beside the panels. So the uploads cost the wait for the first piece and the
- * catch-ups, not a factorization in parts. A staged piece joins once the steps are within
- * JOIN_AHEAD of its columns (joining everything at once held the panels back behind the
- * catch-ups), and every piece by the step before the split column f. While pieces are on the
- * way the work thread keeps at most two steps ahead of the device (it waits for a fetch queued
- * two steps before), so that it sees a piece arrive about when the device could use it.
+ * later piece joins the factorization at a step after its arrival, brought up to date with the
+ * steps before (core/lu/lu.c, columns_arrive), on the update lane beside the panels. So the
+ * uploads cost the wait for the first piece and the catch-ups, not a factorization in parts. A
+ * staged piece joins once the steps are within 1/JOIN_AHEAD_DIV of the order of its columns
+ * (joining everything at once held the panels back behind the catch-ups), and every piece by
+ * the step before the split column f. While pieces are on the way the work thread keeps at
+ * most two steps ahead of the device (it waits for a fetch queued two steps before), so that it
+ * sees a piece arrive about when the device could use it.
  *
  * Downloads run while the device works: once step f is done, the left part [0, f) and the block
  * row above f (both final then), and A22 at the end. From step f on the row interchanges leave
@@ -40,8 +40,8 @@
 #include <omp.h>
 #endif
 
-/* Pieces the matrix goes up in (fewer where it has fewer block columns); the first holds a
- * FIRST_SHARE of its block columns, at least FIRST_BLOCKS (enough for the first steps) where
+/* Pieces the matrix goes up in (fewer where it has fewer block columns); the first holds
+ * 1/FIRST_SHARE of its block columns, at least FIRST_BLOCKS (enough for the first steps) where
  * there are more. */
 #define PIECES       8
 #define FIRST_SHARE  16
@@ -272,7 +272,7 @@ static ps_status finish_factors(overlap *o, int *info, int *from, char *buffers,
     return PS_SUCCESS;
 }
 
-/* The pieces' columns, whole blocks each: the first (a FIRST_SHARE of the blocks, at least
+/* The pieces' columns, whole blocks each: the first (1/FIRST_SHARE of the blocks, at least
  * FIRST_BLOCKS), then the rest in equal parts, up to PIECES in all. */
 static void cut_pieces(overlap *o) {
     int blocks = (o->nf + o->nb - 1) / o->nb, first = blocks / FIRST_SHARE;
