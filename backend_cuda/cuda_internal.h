@@ -171,7 +171,6 @@ static inline ps_cuda_state *ps_cuda(ps__backend *be) {
     return (ps_cuda_state *)be->impl;
 }
 
-/* The stream of lane i: the partition's while split. */
 /* A workspace of bytes for work on stream s, from the context's pool (the device's where it has
  * none); release it with cudaFreeAsync on the same stream. */
 static inline cudaError_t ps_cuda_malloc_async(const ps_cuda_state *st, void **p, size_t bytes,
@@ -179,6 +178,7 @@ static inline cudaError_t ps_cuda_malloc_async(const ps_cuda_state *st, void **p
     return st->pool ? cudaMallocFromPoolAsync(p, bytes, st->pool, s) : cudaMallocAsync(p, bytes, s);
 }
 
+/* The stream of lane i: the partition's while split. */
 static inline cudaStream_t ps_cuda_lane_stream(const ps_cuda_state *st, int i) {
     return st->split ? st->part.stream[i] : st->lane[i];
 }

@@ -111,7 +111,7 @@ typedef enum ps__algo {
     PS__ALGO_GETRI = 7,          /* 0: LU's, core/gj/getri.c */
     PS__ALGO_LU_TRANSPOSED = 8,  /* from: LU holds a square matrix transposed, core/lu/lu.c */
     PS__ALGO_TRSV_BLOCKED = 9,   /* GMRES-IR's inverted diagonal blocks, trsv_blocked.c */
-    PS__ALGO_LU_OVERLAP = 10,    /* from: host LU by overlapped halves, core/lu/lu_overlap.c */
+    PS__ALGO_LU_OVERLAP = 10,    /* from: host LU overlapped with its transfers, lu_overlap.c */
     PS__ALGO_LU_COPY = 11,       /* from: device LU in an aligned copy, core/lu/lu_copy.c */
     PS__ALGO_CHOL_COPY = 12,     /* from: device Cholesky in an aligned copy, chol_copy.c */
     PS__ALGO_LU_FLOAT_SPLIT = 13 /* from: float LU's updates in TF32X3, core/lu/lu.c */
