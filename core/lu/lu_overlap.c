@@ -16,8 +16,8 @@
  * Downloads run while the device works: once step f is done, the left part [0, f) and the block
  * row above f (both final then), and A22 at the end. From step f on the row interchanges leave
  * the left part's columns as they are (left_kept): the host applies them to its rows below f
- * last, and the solve uses them so. f at 5/8 of the order balanced the left part's download
- * behind the last steps against the host's share at the end (docs/PERFORMANCE.md).
+ * last, and the solve uses them so. f at half the order: the downloads, bound by the host's
+ * copies, then start early enough to end soon after the factorization (docs/PERFORMANCE.md).
  *
  * An order n that is not a multiple of 8 is factored as diag(A, I) of the next one (nf, as
  * ps_mat_getrf's aligned copy, core/lu/lu_copy.c): the device copy has nf columns, the pad made
@@ -47,7 +47,7 @@
 #define FIRST_SHARE  16
 #define FIRST_BLOCKS 4
 /* The left part: LEFT_EIGHTHS eighths of the order, whole blocks. */
-#define LEFT_EIGHTHS 5
+#define LEFT_EIGHTHS 4
 /* A staged piece joins once its first column is at most this share of the order ahead of the
  * step (a half). */
 #define JOIN_AHEAD_DIV 2
