@@ -810,14 +810,15 @@ static void case_overlap(ps_context *ctx) {
               ps__lu_overlap_split(ctx, PS__FLOAT, BIG) > 0,
           "the LU is not overlapped at n=%d and %d", N, BIG);
     case_singular(ctx);
-    /* a zero column in the left part's second piece and right of the left part */
-    int f = ps__lu_overlap_split(ctx, PS__DOUBLE, N), zeros[] = {f / 2 + 2, f + 3};
-    for (int z = 0; z < 2; z++) {
+    /* a zero column (1-based) in the left part's second piece, at the left part's last column
+     * and the first right of it (the split's step), and further right */
+    int f = ps__lu_overlap_split(ctx, PS__DOUBLE, N), zeros[] = {f / 2 + 2, f, f + 1, f + 3};
+    for (int z = 0; z < 4; z++) {
         fresh_data();
         for (int i = 0; i < N; i++) A[i + (zeros[z] - 1) * LDA] = A0[i + (zeros[z] - 1) * LDA] = 0;
         expect_singular(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), zeros[z],
-                        z ? "dgesv zero column right of the left part"
-                          : "dgesv zero column, left part");
+                        zeros[z] > f ? "dgesv zero column right of the left part"
+                                     : "dgesv zero column, left part");
     }
     /* an order that is not a multiple of 8 (factored as diag(A, I) of the next one): a zero
      * column right of the left part, LAPACK's info and factors, nothing outside A's n x n written
