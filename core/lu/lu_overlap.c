@@ -210,7 +210,11 @@ static ps_status solve(overlap *o, ps__mat b) {
 /* The work, queued: the factorization as the pieces arrive, then the solve. */
 static ps_status queue_work(overlap *o, ps__mat b) {
     ps_context *ctx = o->ctx;
-    ps__lu_progress progress = {columns_final, o, columns_arrive, o->f, o->s};
+    ps__lu_progress progress = {.columns_final = columns_final,
+                                .arg = o,
+                                .columns_arrive = columns_arrive,
+                                .left_kept = o->f,
+                                .scratch = o->s};
     PS__TRY(ps__pad_identity(ctx, o->dt, o->call->n, o->nf, o->a)); /* beside the first upload */
     PS__TRY(ps__getrf_progress(ctx, o->dt, o->nf, o->a, o->ipiv, o->info, &progress, 0));
     PS__TRY(ctx->be.ops->transfer_order(&ctx->be, PS__ORDER_MARK_WORK, MARK_ALL));

@@ -214,7 +214,7 @@ ps_status ps__refine_factor_low(refine *w, const ps_refine_options *o, int *code
     if (w->nf > w->n) PS__TRY(ps__scratch_dev(w->scratch, (size_t)w->nf * sizeof(int32_t), &ipiv));
     int early;
     PS__TRY(early_inverses(w, o, &early));
-    ps__lu_progress progress = {invert_finished, w, NULL, 0, NULL};
+    ps__lu_progress progress = {.columns_final = invert_finished, .arg = w};
     PS__TRY(w->ops->set_float_compute(w->be, (ps__float_compute)o->precision));
     ps_status st = w->rbt[0] ? ps__getrf_window(w->ctx, PS__FLOAT, w->nf, w->af, ipiv, w->flag)
                              : ps__getrf_progress(w->ctx, PS__FLOAT, w->nf, w->af, ipiv, w->flag,
