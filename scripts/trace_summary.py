@@ -10,7 +10,8 @@ portsolve-bench run is the last timed repetition of the last method); --list N p
 N records in time order (stream, start and length in us, blocks, kind). --bins MS prints the
 stretch as a timeline: per MS milliseconds, how long some kernel ran and how long copies from
 and to the host ran, with where the first kernel and each direction's copies start and end (for
-host-array calls: how far the transfers hide behind the work). Traces of several ranks share one
+host-array calls: how far the transfers hide behind the work), how long kernels of two or more
+streams ran at once (a factorization's lanes overlapping) and each direction's bulk rate. Traces of several ranks share one
 clock, so their timelines line up by --segment.
 
 --in-order (for the OpenCL backend's cl_profile files, one in-order queue whose CLBlast
@@ -125,15 +126,39 @@ def merged(spans):
     return out
 
 
+def at_once(spans_by_stream):
+    """The time two or more streams' spans run at once (each stream's spans merged first)."""
+    events = sorted((t, d) for spans in spans_by_stream for start, stop in merged(spans)
+                    for t, d in ((start, 1), (stop, -1)))
+    total, active, last = 0, 0, None
+    for t, d in events:
+        if active >= 2:
+            total += t - last
+        active += d
+        last = t
+    return total
+
+
 def timeline(seg, t0, t1, width):
     """Per bin of width ns: ms of some kernel running, of host-to-device and of device-to-host
     copies (each direction's copies merged, as they share one engine). Times are taken from t0
-    in integers: nanoseconds since the epoch do not fit a float's mantissa."""
+    in integers: nanoseconds since the epoch do not fit a float's mantissa. The first lines say
+    when each group starts and ends; for the kernels, how long kernels of two or more streams
+    ran at once (a factorization's lanes overlapping); for the copies of a megabyte or more
+    (the bulk transfers, not the few bytes fetched between them) their bytes, span and rate."""
     groups = {
         "kernels": [(r[0] - t0, r[1] - t0) for r in seg if r[5] == "K"],
         "to device": [(r[0] - t0, r[1] - t0) for r in seg if r[5] == "M" and r[6] == 1],
         "to host": [(r[0] - t0, r[1] - t0) for r in seg if r[5] == "M" and r[6] == 2],
     }
+    streams = collections.defaultdict(list)
+    for r in seg:
+        if r[5] == "K":
+            streams[r[2]].append((r[0], r[1]))
+    bulk = {1: [], 2: []}  # copies of a megabyte or more: (start, stop, bytes)
+    for r in seg:
+        if r[5] == "M" and r[6] in bulk and int(r[3]) >= 1 << 20:
+            bulk[r[6]].append((r[0] - t0, r[1] - t0, int(r[3])))
     t1 -= t0
     nbins = t1 // width + 1
     busy = {name: [0] * nbins for name in groups}
@@ -146,7 +171,17 @@ def timeline(seg, t0, t1, width):
                 start = edge
         if spans:
             first, last = min(s for s, _ in spans), max(e for _, e in spans)
-            print(f"{name}: {first / 1e6:.1f} to {last / 1e6:.1f} ms")
+            line = f"{name}: {first / 1e6:.1f} to {last / 1e6:.1f} ms"
+            if name == "kernels":
+                line += f", two or more streams at once {at_once(streams.values()) / 1e6:.1f} ms"
+            else:
+                big = bulk[1 if name == "to device" else 2]
+                if big:
+                    b0, b1 = min(c[0] for c in big), max(c[1] for c in big)
+                    gb = sum(c[2] for c in big) / 1e9
+                    line += (f"; copies of 1 MB or more {gb:.2f} GB, {b0 / 1e6:.1f} to "
+                             f"{b1 / 1e6:.1f} ms, {gb / max(b1 - b0, 1) * 1e9:.1f} GB/s")
+            print(line)
     print(f"{'from ms':>8} " + " ".join(f"{name:>10}" for name in groups))
     for b in range(nbins):
         print(f"{b * width / 1e6:>8.0f} " +
