@@ -9,12 +9,13 @@ chosen at run time, in SciPy's conventions.
         ...
 
 Errors: LinAlgError (NumPy's and SciPy's class) for singular or not positive definite
-matrices, ValueError for bad shapes or NaN/Inf input, PortsolveError (a RuntimeError) for
-backend problems, each with portsolve's message.
+matrices, ValueError for bad shapes or NaN/Inf input (NonFiniteInputError, a ValueError that
+names the first such entry as NumPy indexes it: "a[2, 0] is nan"), PortsolveError (a
+RuntimeError) for backend problems, each with portsolve's message.
 """
 from ._context import Context, backends, built_backends
 from ._errors import (BackendUnavailableError, DeviceMemoryError, LinAlgError,
-                      PortsolveError)
+                      NonFiniteInputError, PortsolveError)
 from ._lib import lib as _lib
 from .device import DeviceMatrix
 from .iterative import IterationReport, bicgstab, cg, gauss_seidel, gmres, jacobi
@@ -26,4 +27,4 @@ __all__ = ["Context", "backends", "built_backends", "DeviceMatrix", "solve", "lu
            "lu_solve", "cho_factor", "cho_solve", "wz_factor", "wz_solve", "inv", "solve_mixed",
            "cg", "bicgstab", "gmres", "jacobi", "gauss_seidel", "IterationReport",
            "LinAlgError", "LinAlgWarning", "PortsolveError", "BackendUnavailableError",
-           "DeviceMemoryError"]
+           "DeviceMemoryError", "NonFiniteInputError"]

@@ -1,9 +1,12 @@
 """NumPy arrays as the C API takes them: column-major, float32 or float64, copied only when
 needed."""
 import ctypes
+import functools
+import inspect
 
 import numpy as np
 
+from ._errors import NonFiniteInputError
 from ._lib import c_void_p
 
 FLOAT_TYPES = (np.float32, np.float64)
@@ -29,8 +32,8 @@ def matrix(a, name, dtype, overwrite=False, check_finite=False, square=True, tra
         raise ValueError(f"{name} must be a 2-D array, got {a.ndim}-D")
     if square and a.shape[0] != a.shape[1]:
         raise ValueError(f"{name} must be square, got shape {a.shape}")
-    if check_finite and not np.isfinite(a).all():
-        raise ValueError(f"{name} must not contain infs or NaNs")
+    if check_finite:
+        refuse_nonfinite(name, a)
     if transposed:
         a = a.T
     if overwrite and a.dtype == dtype and a.flags.f_contiguous and a.flags.writeable:
@@ -75,3 +78,55 @@ def prefix(dtype):
 
 def byref(x):
     return ctypes.byref(x)
+
+
+def refuse_nonfinite(label, array, part=None):
+    """Raises NonFiniteInputError naming array's first NaN or Inf as NumPy indexes it ("a[2, 0]
+    is nan"); returns when there is none or array holds no floats. part: "lower" or "upper" to
+    look only in that triangle (what Cholesky reads), None for all of it."""
+    array = np.asarray(array)
+    if array.dtype.kind != "f":
+        return
+    bad = ~np.isfinite(array)
+    if part is not None and array.ndim == 2:
+        bad &= (np.tril if part == "lower" else np.triu)(np.ones(array.shape, dtype=bool))
+    bad = np.argwhere(bad)
+    if bad.size:
+        where = ", ".join(str(i) for i in bad[0])
+        raise NonFiniteInputError(f"{label} must not contain infs or NaNs: {label}[{where}] is "
+                                  f"{array[tuple(bad[0])]}")
+
+
+def names_nonfinite(**labels):
+    """Decorator for the functions that take NumPy arrays: a NaN or Inf that the library refuses
+    (its message places the entry in the library's column-major copy, which for a C-ordered
+    array is the transpose) is raised again (a ValueError still) naming the first such entry as
+    NumPy indexes the caller's array, e.g. "a must not contain infs or NaNs: a[2, 0] is nan".
+    labels: parameter name -> the name the message uses, or (that name, a function of the
+    call's arguments that says which triangle the library read: "lower", "upper" or None); a
+    tuple argument ((lu, piv), (c, lower)) is looked at in its first element."""
+    def wrap(fn):
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except NonFiniteInputError as refused:
+                bound = signature.bind(*args, **kwargs)
+                bound.apply_defaults()
+                arguments = bound.arguments
+                for param, label in labels.items():
+                    label, part = label if isinstance(label, tuple) else (label, None)
+                    value = arguments.get(param)
+                    if isinstance(value, tuple) and value:
+                        value = value[0]
+                    if value is not None:
+                        try:
+                            refuse_nonfinite(label, value, part(arguments) if part else None)
+                        except NonFiniteInputError as named:
+                            named.status = refused.status
+                            raise named from refused
+                raise
+        return call
+    return wrap

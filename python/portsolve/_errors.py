@@ -27,6 +27,16 @@ class DeviceMemoryError(PortsolveError, MemoryError):
     """Out of device (or host staging) memory."""
 
 
+class NonFiniteInputError(ValueError):
+    """The library refused a NaN or Inf in an input (a ValueError, as SciPy raises). The
+    functions that take NumPy arrays raise it again naming the entry as NumPy indexes the
+    caller's array (_arrays.names_nonfinite)."""
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.status = status
+
+
 class LinAlgError(np.linalg.LinAlgError):
     """Singular, not positive definite, WZ breakdown, a solution beyond the range: NumPy's and
     SciPy's LinAlgError (scipy.linalg.LinAlgError is the same class), with portsolve's status
@@ -45,8 +55,9 @@ def raise_for(status, message, info=0):
     if status in (SINGULAR, NOT_SPD, WZ_BREAKDOWN, RESULT_NOT_FINITE, ZERO_DIAGONAL,
                   NO_CONVERGENCE, BREAKDOWN):
         raise LinAlgError(message, status, info)
-    if status in (INVALID_ARGUMENT, CONTEXT_MISMATCH, DTYPE_MISMATCH, NON_FINITE,
-                  UNKNOWN_BACKEND):
+    if status == NON_FINITE:
+        raise NonFiniteInputError(message, status)
+    if status in (INVALID_ARGUMENT, CONTEXT_MISMATCH, DTYPE_MISMATCH, UNKNOWN_BACKEND):
         raise ValueError(message)
     if status in (OUT_OF_HOST_MEMORY, OUT_OF_MEMORY):
         raise DeviceMemoryError(message, status)

@@ -15,6 +15,7 @@ class DeviceMatrix:
     used where it lies). lu_factor()/cho_factor() factor it in place; lu_solve()/cho_solve()
     then solve for host right-hand sides, uploading only those."""
 
+    @A.names_nonfinite(a="a")
     def __init__(self, a, context=None, dtype=None, check_finite=True):
         """Uploads a (NaN/Inf refused unless check_finite=False, by the library inside its copy:
         ValueError). A Fortran-ordered array of the dtype is read where it lies."""
@@ -99,6 +100,7 @@ class DeviceMatrix:
         self._piv, self._lower = piv, None
         return self
 
+    @A.names_nonfinite(b="b")
     def lu_solve(self, b, trans=0):
         """Solves with lu_factor's factors for host b ((n,) or (n, k)); returns x."""
         if self._piv is None:
@@ -114,6 +116,7 @@ class DeviceMatrix:
         self._lower, self._piv = bool(lower), None
         return self
 
+    @A.names_nonfinite(b="b")
     def cho_solve(self, b):
         """Solves with cho_factor's factor for host b; returns x."""
         if self._lower is None:

@@ -40,9 +40,15 @@ def _solve(method, a, b, x0, rtol, tol, maxiter, restart, M, full_output, check_
     if bv.ndim != 1 or bv.shape[0] != n:
         raise ValueError(f"b must have shape ({n},), got {np.shape(b)}")
     bv, _ = A.rhs(bv, n, dt, False, check_finite)
-    x = np.zeros(n, dtype=dt) if x0 is None else np.array(x0, dtype=dt).reshape(n)
-    if check_finite and not np.isfinite(x).all():
-        raise ValueError("x0 must not contain infs or NaNs")
+    if x0 is None:
+        x = np.zeros(n, dtype=dt)
+    else:
+        x = np.array(x0, dtype=dt)
+        if x.shape not in ((n,), (n, 1)):
+            raise ValueError(f"x0 must have shape ({n},), got {np.shape(x0)}")
+        x = x.reshape(n)
+    if check_finite:
+        A.refuse_nonfinite("x0", x)
     opts = lib.ps_iter_options_default()
     if tol is not None:
         rtol = tol

@@ -22,10 +22,17 @@ class LinAlgWarning(RuntimeWarning):
     """A factorization that completed on a singular matrix (as SciPy's lu_factor warns)."""
 
 
+def _triangle(lower):
+    """The triangle of a symmetric matrix that Cholesky reads."""
+    return "lower" if lower else "upper"
+
+
 def _call(ctx, name, dtype, *args):
     ctx.check(getattr(lib, f"ps_{A.prefix(dtype)}{name}")(ctx.handle, *args))
 
 
+@A.names_nonfinite(a=("a", lambda g: _triangle(g["lower"]) if g["method"] == "cholesky" else None),
+                   b="b")
 def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
           check_finite=True, context=None):
     """Solves a x = b for a square a (float32 or float64; C or Fortran order) and b of shape (n,)
@@ -99,6 +106,7 @@ def _lu_solve_on_device(ctx, a, b, dtype, flip):
     return x
 
 
+@A.names_nonfinite(a="a")
 def lu_factor(a, overwrite_a=False, check_finite=True, context=None):
     """LU with partial pivoting of a square a: (lu, piv), L (unit diagonal) and U packed in lu,
     piv the 0-based row interchanges (row i was interchanged with row piv[i]), as SciPy's. A
@@ -119,6 +127,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True, context=None):
     return lu, piv[:n] - 1
 
 
+@A.names_nonfinite(lu_and_piv="lu", b="b")
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, context=None):
     """Solves a x = b (trans 0), a^T x = b (1) or a^H x = b (2, = 1 for real data) with
     lu_factor's output."""
@@ -139,6 +148,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True, conte
     return bm.reshape(n) if vector else bm
 
 
+@A.names_nonfinite(a=("a", lambda g: _triangle(g["lower"])))
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True, context=None):
     """Cholesky factor of a symmetric positive definite a: (c, lower), the factor in c's lower
     (L, a = L L^T) or upper (U, a = U^T U) triangle; the other triangle is left as it was, as in
@@ -151,6 +161,7 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True, context=Non
     return c, lower
 
 
+@A.names_nonfinite(c_and_lower=("c", lambda g: _triangle(g["c_and_lower"][1])), b="b")
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True, context=None):
     """Solves a x = b with cho_factor's output."""
     c, lower = c_and_lower
@@ -164,6 +175,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True, context=None
     return bm.reshape(n) if vector else bm
 
 
+@A.names_nonfinite(a="a")
 def wz_factor(a, overwrite_a=False, check_finite=True, context=None):
     """WZ factorization P a = W Z (pivoted; docs/WZ.md): (wz, piv), W and Z packed in wz as lu
     packs L and U, piv the 0-based interchanges in step order. Singular: LinAlgError."""
@@ -176,6 +188,7 @@ def wz_factor(a, overwrite_a=False, check_finite=True, context=None):
     return wz, piv[:n] - 1
 
 
+@A.names_nonfinite(wz_and_piv="wz", b="b")
 def wz_solve(wz_and_piv, b, overwrite_b=False, check_finite=True, context=None):
     """Solves a x = b with wz_factor's output."""
     wz, piv = wz_and_piv
@@ -192,6 +205,7 @@ def wz_solve(wz_and_piv, b, overwrite_b=False, check_finite=True, context=None):
     return bm.reshape(n) if vector else bm
 
 
+@A.names_nonfinite(a="a")
 def inv(a, method="lu", overwrite_a=False, check_finite=True, context=None):
     """The inverse of a square a: method "lu" (getrf then getri, as LAPACK) or "gj" (blocked
     Gauss-Jordan elimination in place). Singular: LinAlgError."""
@@ -211,6 +225,7 @@ def inv(a, method="lu", overwrite_a=False, check_finite=True, context=None):
     return x.T if flip else x
 
 
+@A.names_nonfinite(a="a", b="b")
 def solve_mixed(a, b, precision="float", factorization="partial", gmres=True, max_iter=30,
                 check_finite=True, context=None):
     """Solves a x = b in float64 with a low-precision factorization refined to double accuracy

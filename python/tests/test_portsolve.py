@@ -101,9 +101,9 @@ def test_solve_lu_paths(ctx, monkeypatch, order, on_device):
                 assert np.array_equal(a, a0), "a changed"
             bad = a.copy()
             bad[n - 1, 0] = np.nan
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError, match=rf"a\[{n - 1}, 0\] is nan"):
                 ps.solve(bad, np.ones(n, dtype=dtype))
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError, match=r"b\[0\] is inf"):
                 ps.solve(a, np.full(n, np.inf, dtype=dtype))
         with pytest.raises(np.linalg.LinAlgError):
             ps.solve(np.zeros((9, 9), order=order), np.ones(9))
@@ -211,6 +211,36 @@ def test_iterative(ctx, dtype):
     assert info > 0 and x.shape == (n,)
     x, info = ps.cg(spd, b, x0=np.linalg.solve(spd, b), tol=1e-3)  # SciPy's older name
     assert info == 0
+    with pytest.raises(ValueError, match=r"x0 must have shape \(60,\)"):
+        ps.cg(spd, b, x0=np.zeros(n - 1))
+
+
+def test_nonfinite_named(ctx):
+    """A NaN or Inf is named as NumPy indexes the caller's array, in either order (the library
+    sees a C-ordered array as its transpose), and for Cholesky only in the triangle it reads."""
+    for order in ("C", "F"):
+        a = np.array(np.eye(6) * 4, order=order)
+        a[1, 4] = np.nan
+        calls = [lambda: ps.solve(a, np.ones(6)), lambda: ps.solve(a, np.ones(6), method="wz"),
+                 lambda: ps.solve(a, np.ones(6), method="gj"), lambda: ps.lu_factor(a),
+                 lambda: ps.inv(a), lambda: ps.inv(a, method="gj"), lambda: ps.wz_factor(a),
+                 lambda: ps.solve_mixed(a, np.ones(6)), lambda: ps.DeviceMatrix(a),
+                 lambda: ps.cho_factor(a), lambda: ps.gmres(a, np.ones(6))]
+        for call in calls:
+            with pytest.raises(ps.NonFiniteInputError, match=r"a\[1, 4\] is nan|A\[1, 4\] is nan"):
+                call()
+        a[4, 1] = -np.inf  # the lower triangle's only one
+        with pytest.raises(ValueError, match=r"a\[4, 1\] is -inf"):
+            ps.cho_factor(a, lower=True)
+        with pytest.raises(ValueError, match=r"a\[4, 1\] is -inf"):
+            ps.solve(a, np.ones(6), method="cholesky", lower=True)
+    lu = ps.lu_factor(np.eye(3) * 2)
+    b = np.ones((3, 2))
+    b[2, 1] = np.inf
+    with pytest.raises(ValueError, match=r"b\[2, 1\] is inf"):
+        ps.lu_solve(lu, b)
+    with pytest.raises(ValueError, match=r"b\[2, 1\] is inf"):
+        ps.DeviceMatrix(np.eye(3) * 2).lu_factor().lu_solve(b)
 
 
 def test_device_matrix(ctx):
