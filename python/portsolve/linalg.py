@@ -22,19 +22,38 @@ class LinAlgWarning(RuntimeWarning):
     """A factorization that completed on a singular matrix (as SciPy's lu_factor warns)."""
 
 
+_STRUCTURES = ("gen", "sym", "her", "pos")  # SciPy's assume_a
+
+
 def _triangle(lower):
     """The triangle of a symmetric matrix that Cholesky reads."""
     return "lower" if lower else "upper"
+
+
+def _reads_triangle(arguments):
+    """Whether solve, called with these arguments, reads only a triangle of a."""
+    return (arguments["method"] == "cholesky" or arguments["sym_pos"] or
+            arguments["assume_a"] in ("sym", "her", "pos"))
+
+
+def _symmetric_from_triangle(a, lower):
+    """The symmetric matrix whose lower (or upper) triangle is a's (a 2-D square array); the
+    other triangle of a is not read."""
+    a = np.asarray(a)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"a must be a square 2-D array, got shape {a.shape}")
+    half = np.tril(a) if lower else np.triu(a)
+    return half + (np.tril(a, -1) if lower else np.triu(a, 1)).T
 
 
 def _call(ctx, name, dtype, *args):
     ctx.check(getattr(lib, f"ps_{A.prefix(dtype)}{name}")(ctx.handle, *args))
 
 
-@A.names_nonfinite(a=("a", lambda g: _triangle(g["lower"]) if g["method"] == "cholesky" else None),
+@A.names_nonfinite(a=("a", lambda g: _triangle(g["lower"]) if _reads_triangle(g) else None),
                    b="b")
 def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
-          check_finite=True, context=None):
+          check_finite=True, context=None, *, assume_a=None, transposed=False, sym_pos=False):
     """Solves a x = b for a square a (float32 or float64; C or Fortran order) and b of shape (n,)
     or (n, k).
 
@@ -47,9 +66,30 @@ def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
     extra). A row-major (C-ordered) a is solved as it lies, through its transpose. With "lu"
     above the backend's host crossover, a goes to the device once and only x comes back (a is
     never copied on the host).
+
+    SciPy's keywords, for its programs: assume_a "gen" (LU), "pos" (Cholesky), "sym" or "her"
+    (a symmetric matrix given by its `lower` or upper triangle, the other not read: solved by
+    LU on the whole matrix built from that triangle, where SciPy factors it by LDL^T; the same
+    solution), with the default method only; sym_pos=True as assume_a="pos"; transposed=True
+    solves a^T x = b (for "gen"; ignored for the symmetric kinds, as in SciPy).
     """
+    if sym_pos:
+        assume_a = "pos"
+    if assume_a is not None:
+        if assume_a not in _STRUCTURES:
+            raise ValueError(f"assume_a must be one of {', '.join(_STRUCTURES)}, got {assume_a!r}")
+        if method != "lu":
+            raise ValueError(f"give method or assume_a, not both (method={method!r}, "
+                             f"assume_a={assume_a!r})")
+        if assume_a == "pos":
+            method = "cholesky"
+        elif assume_a in ("sym", "her"):
+            a = _symmetric_from_triangle(a, lower)
+            overwrite_a = True  # a copy of ours
     if method not in _METHODS:
         raise ValueError(f"method must be one of {', '.join(_METHODS)}, got {method!r}")
+    if transposed and method != "cholesky" and assume_a not in ("sym", "her"):
+        a = np.asarray(a).T  # a view: a C-ordered a is then a column-major one, and back
     if method == "mixed":
         return solve_mixed(a, b, check_finite=check_finite, context=context)[0]
     ctx = current(context)

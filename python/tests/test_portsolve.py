@@ -215,6 +215,41 @@ def test_iterative(ctx, dtype):
         ps.cg(spd, b, x0=np.zeros(n - 1))
 
 
+def test_scipy_keywords(ctx):
+    """solve's SciPy keywords: assume_a ("pos", "sym", "her": only the lower or upper triangle
+    read), sym_pos and transposed, against SciPy's own solve, in both orders and precisions."""
+    n = 9
+    for dtype in DTYPES:
+        a = rng.standard_normal((n, n)).astype(dtype)
+        b = rng.standard_normal((n, 2)).astype(dtype)
+        spd, sym = (a @ a.T + n * np.eye(n)).astype(dtype), (a + a.T).astype(dtype)
+        tol = 1e-10 if dtype == np.float64 else 1e-3
+        for order in ("C", "F"):
+            g = np.array(a, order=order)
+            for method in ("lu", "wz", "gj"):
+                x = ps.solve(g, b, method=method, transposed=True)
+                assert np.allclose(x, sla.solve(a.T, b), rtol=tol, atol=tol), (order, method)
+            for lower in (False, True):
+                spoil = np.triu_indices(n, 1) if lower else np.tril_indices(n, -1)
+                for kind, m in (("pos", spd), ("sym", sym), ("her", sym)):
+                    given = np.array(m, order=order)
+                    given[spoil] = 1e3  # the triangle that is not read
+                    want = sla.solve(m, b, assume_a=kind, lower=lower)
+                    for t in (False, True):  # transposed: ignored for these, as in SciPy
+                        x = ps.solve(given, b, assume_a=kind, lower=lower, transposed=t)
+                        assert np.allclose(x, want, rtol=tol, atol=tol), (order, kind, lower)
+                given = np.array(spd, order=order)
+                given[spoil] = np.nan
+                x = ps.solve(given, b, sym_pos=True, lower=lower)
+                assert np.allclose(x, sla.solve(spd, b), rtol=tol, atol=tol)
+    with pytest.raises(ValueError, match="assume_a must be one of"):
+        ps.solve(np.eye(2), np.ones(2), assume_a="banded")
+    with pytest.raises(ValueError, match="not both"):
+        ps.solve(np.eye(2), np.ones(2), method="wz", assume_a="pos")
+    with pytest.raises(ps.LinAlgError):
+        ps.solve(-np.eye(2), np.ones(2), assume_a="pos")
+
+
 def test_nonfinite_named(ctx):
     """A NaN or Inf is named as NumPy indexes the caller's array, in either order (the library
     sees a C-ordered array as its transpose), and for Cholesky only in the triangle it reads."""
