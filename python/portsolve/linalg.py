@@ -4,6 +4,7 @@ wz_factor/wz_solve, inv, solve_mixed.
 check_finite is accepted as SciPy's functions accept it, but NaN and Inf are refused
 (ValueError) whatever it says: the library checks every input inside its own copy of it, at no
 extra cost, so no separate pass over the array is made here."""
+import contextlib
 import ctypes
 import warnings
 
@@ -72,7 +73,15 @@ def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
     LU on the whole matrix built from that triangle, where SciPy factors it by LDL^T; the same
     solution), with the default method only; sym_pos=True as assume_a="pos"; transposed=True
     solves a^T x = b (for "gen"; ignored for the symmetric kinds, as in SciPy).
+
+    As numpy.linalg.solve, a may be a stack of matrices (..., n, n), with b (..., n) (1-D, or one
+    dimension less than a) or (..., n, k), the leading dimensions broadcast; each system is
+    solved on its own (method and SciPy's keywords apply to each).
     """
+    if np.ndim(a) > 2:  # NumPy's stacks of matrices, solved one by one
+        return _stacked(lambda m, v: solve(m, v, method, lower, check_finite=check_finite,
+                                           context=context, assume_a=assume_a,
+                                           transposed=transposed, sym_pos=sym_pos), a, b)
     if sym_pos:
         assume_a = "pos"
     if assume_a is not None:
@@ -120,6 +129,40 @@ def solve(a, b, method="lu", lower=False, overwrite_a=False, overwrite_b=False,
         _call(ctx, "posv", dt, b"L" if lower != flip else b"U", n, k, A.addr(am), A.ld(am),
               A.addr(bm), A.ld(bm))
     return bm.reshape(n) if vector else bm
+
+
+def _stacked(solve_one, a, b):
+    """NumPy's stacked solve: a (..., n, n); b (..., n) when it is 1-D or has one dimension less
+    than a (NumPy 2's rule and NumPy 1's), else (..., n, k); the leading dimensions broadcast.
+    Each system is solved by solve_one."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"a must be a stack of square matrices, got shape {a.shape}")
+    vector = b.ndim == 1 or b.ndim == a.ndim - 1
+    columns = b[..., None] if vector else b
+    if columns.ndim < 2 or columns.shape[-2] != a.shape[-1]:
+        raise ValueError(f"b of shape {b.shape} does not fit a of shape {a.shape}")
+    try:
+        lead = np.broadcast_shapes(a.shape[:-2], columns.shape[:-2])
+    except ValueError:
+        raise ValueError(f"the stacks of a {a.shape} and b {b.shape} do not broadcast") from None
+    a = np.broadcast_to(a, lead + a.shape[-2:])
+    columns = np.broadcast_to(columns, lead + columns.shape[-2:])
+    x = np.empty(columns.shape, dtype=A.common_dtype(a, columns))
+    for i in np.ndindex(*lead):
+        with _naming_matrix(i):
+            x[i] = solve_one(a[i], columns[i])
+    return x[..., 0] if vector else x
+
+
+@contextlib.contextmanager
+def _naming_matrix(index):
+    """A LinAlgError of one matrix of a stack says which one (a[i, j]: ...)."""
+    try:
+        yield
+    except LinAlgError as e:
+        where = ", ".join(str(i) for i in index)
+        raise LinAlgError(f"a[{where}]: {e}", e.status, e.info) from e
 
 
 def _on_device(ctx, dtype, n):
@@ -248,9 +291,17 @@ def wz_solve(wz_and_piv, b, overwrite_b=False, check_finite=True, context=None):
 @A.names_nonfinite(a="a")
 def inv(a, method="lu", overwrite_a=False, check_finite=True, context=None):
     """The inverse of a square a: method "lu" (getrf then getri, as LAPACK) or "gj" (blocked
-    Gauss-Jordan elimination in place). Singular: LinAlgError."""
+    Gauss-Jordan elimination in place). Singular: LinAlgError. A stack of matrices (..., n, n)
+    is inverted matrix by matrix, as numpy.linalg.inv."""
     if method not in ("lu", "gj"):
         raise ValueError(f"method must be 'lu' or 'gj', got {method!r}")
+    if np.ndim(a) > 2:  # NumPy's stacks of matrices
+        stack = np.asarray(a)
+        out = np.empty(stack.shape, dtype=A.common_dtype(stack))
+        for i in np.ndindex(*stack.shape[:-2]):
+            with _naming_matrix(i):
+                out[i] = inv(stack[i], method, check_finite=check_finite, context=context)
+        return out
     ctx = current(context)
     dt = A.common_dtype(a)
     flip = A.c_ordered(a)  # inv(a) = inv(a^T)^T, and a^T is column-major as it lies

@@ -250,6 +250,35 @@ def test_scipy_keywords(ctx):
         ps.solve(-np.eye(2), np.ones(2), assume_a="pos")
 
 
+def test_stacks(ctx):
+    """NumPy's stacks of matrices: solve and inv matrix by matrix, b's leading dimensions
+    broadcast (b 1-D, one dimension less than a, or a stack of n x k), against NumPy."""
+    a = rng.standard_normal((3, 2, 6, 6)) + 6 * np.eye(6)
+    for b in (rng.standard_normal((3, 2, 6)), rng.standard_normal((3, 2, 6, 4)),
+              rng.standard_normal((6, 4)), rng.standard_normal((1, 2, 6)),
+              rng.standard_normal(6)):
+        want = np.linalg.solve(a, b if b.ndim > 1 else np.broadcast_to(b, (3, 2, 6)))
+        for method in ("lu", "wz", "gj"):
+            x = ps.solve(a, b, method=method)
+            assert x.shape == want.shape and np.allclose(x, want), (b.shape, method)
+    spd = a @ np.swapaxes(a, -1, -2)
+    assert np.allclose(ps.solve(spd, np.ones((3, 2, 6)), assume_a="pos"),
+                       np.linalg.solve(spd, np.ones((3, 2, 6))))
+    assert np.allclose(ps.inv(a), np.linalg.inv(a))
+    assert ps.inv(a.astype(np.float32)).dtype == np.float32
+    single = a.copy()
+    single[2, 1] = 0
+    with pytest.raises(ps.LinAlgError, match=r"a\[2, 1\]"):
+        ps.solve(single, np.ones((3, 2, 6)))
+    with pytest.raises(ps.LinAlgError, match=r"a\[2, 1\]"):
+        ps.inv(single)
+    for bad in (np.ones(4), np.ones((2, 6))):  # no fit, no broadcast
+        with pytest.raises(ValueError):
+            ps.solve(a, bad)
+    with pytest.raises(ValueError):
+        ps.solve(np.ones((2, 3, 4)), np.ones(4))
+
+
 def test_nonfinite_named(ctx):
     """A NaN or Inf is named as NumPy indexes the caller's array, in either order (the library
     sees a C-ordered array as its transpose), and for Cholesky only in the triangle it reads."""
