@@ -11,8 +11,8 @@ N records in time order (stream, start and length in us, blocks, kind). --bins M
 stretch as a timeline: per MS milliseconds, how long some kernel ran and how long copies from
 and to the host ran, with where the first kernel and each direction's copies start and end (for
 host-array calls: how far the transfers hide behind the work), how long kernels of two or more
-streams ran at once (a factorization's lanes overlapping) and each direction's bulk rate. Traces of several ranks share one
-clock, so their timelines line up by --segment.
+streams ran at once (a factorization's lanes overlapping) and each direction's bulk rate. Traces
+of several ranks share one clock, so their timelines line up by --segment.
 
 --in-order (for the OpenCL backend's cl_profile files, one in-order queue whose CLBlast
 calls report only their last kernel) also charges each record the time from the previous
