@@ -191,15 +191,17 @@ def _lu_solve_on_device(ctx, a, b, dtype, flip):
 
 @A.names_nonfinite(a="a")
 def lu_factor(a, overwrite_a=False, check_finite=True, context=None):
-    """LU with partial pivoting of a square a: (lu, piv), L (unit diagonal) and U packed in lu,
-    piv the 0-based row interchanges (row i was interchanged with row piv[i]), as SciPy's. A
-    singular a warns (LinAlgWarning) and returns its factors, as SciPy does."""
+    """LU with partial pivoting of an m x n a (square or not, as SciPy's): (lu, piv), L (unit
+    diagonal, m x min(m, n)) and U (min(m, n) x n) packed in lu, piv the min(m, n) 0-based row
+    interchanges (row i was interchanged with row piv[i]). A singular a warns (LinAlgWarning)
+    and returns its factors, as SciPy does. lu_solve takes a square one's."""
     ctx = current(context)
     dt = A.common_dtype(a)
-    lu = A.matrix(a, "a", dt, overwrite_a)
-    n = lu.shape[0]
-    piv = np.empty(max(n, 1), dtype=np.intc)
-    status = getattr(lib, f"ps_{A.prefix(dt)}getrf")(ctx.handle, n, n, A.addr(lu), A.ld(lu),
+    lu = A.matrix(a, "a", dt, overwrite_a, square=False)
+    m, n = lu.shape
+    k = min(m, n)
+    piv = np.empty(max(k, 1), dtype=np.intc)
+    status = getattr(lib, f"ps_{A.prefix(dt)}getrf")(ctx.handle, m, n, A.addr(lu), A.ld(lu),
                                                      A.addr(piv))
     if status == 400:  # singular: the factors are complete
         info = lib.ps_context_last_info(ctx.handle)
@@ -207,7 +209,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True, context=None):
                       stacklevel=2)
     else:
         ctx.check(status)
-    return lu, piv[:n] - 1
+    return lu, piv[:k] - 1
 
 
 @A.names_nonfinite(lu_and_piv="lu", b="b")
