@@ -813,7 +813,7 @@ static void case_overlap(ps_context *ctx) {
     /* a zero column (1-based) in the left part's second piece, at the left part's last column
      * and the first right of it (the split's step), and further right */
     int f = ps__lu_overlap_split(ctx, PS__DOUBLE, N), zeros[] = {f / 2 + 2, f, f + 1, f + 3};
-    for (int z = 0; z < 4; z++) {
+    for (int z = 0; z < (int)(sizeof zeros / sizeof zeros[0]); z++) {
         fresh_data();
         for (int i = 0; i < N; i++) A[i + (zeros[z] - 1) * LDA] = A0[i + (zeros[z] - 1) * LDA] = 0;
         expect_singular(ctx, ps_dgesv(ctx, N, NRHS, A, LDA, ipiv, B, LDB), zeros[z],

@@ -89,7 +89,7 @@ def refuse_nonfinite(label, array, part=None):
         return
     bad = ~np.isfinite(array)
     if part is not None and array.ndim == 2:
-        bad &= (np.tril if part == "lower" else np.triu)(np.ones(array.shape, dtype=bool))
+        bad = np.tril(bad) if part == "lower" else np.triu(bad)
     bad = np.argwhere(bad)
     if bad.size:
         where = ", ".join(str(i) for i in bad[0])
