@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the test suite for every backend label this machine
 # can run. With --sanitize: a separate ASan+UBSan build (build-asan/) of the CPU tests and, when
-# the OpenCL module is built, the OpenCL ones on POCL (without the leak check there).
+# the OpenCL module is built, the OpenCL ones on POCL (without the leak check there). The tests
+# that load the library into programs not built with the sanitizers (Python, LAPACK's and
+# ScaLAPACK's testers) preload the sanitizers' runtimes there, without the leak check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
