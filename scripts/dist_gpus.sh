@@ -20,6 +20,7 @@ parts=,${3:-tests,opencl,lu,big,chol},
 want() { [[ $parts == *,$1,* ]]; }
 mkdir -p "$out"
 source .device/gpu-env.sh "$build" > /dev/null
+bash scripts/link_configured_cmake.sh "$build" # for the cuda.mpi.staged_* tests
 export PORTSOLVE_BACKEND_PATH=$PWD/$build NCCL_NVLS_ENABLE=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -d .devsl/lib ] && export LD_LIBRARY_PATH=$PWD/.devsl/lib:$LD_LIBRARY_PATH

@@ -7,14 +7,7 @@ build=${1:-build-gpu}
 out=${2:-/tmp/gpu-out}
 mkdir -p "$out"
 source .device/gpu-env.sh "$build"
-# The CLI tests run tests/expect_run.cmake with the cmake that configured the tree, by its
-# absolute path; a tree configured on the development machine names /usr/bin/cmake, which the
-# GPU machine may not have (its cmake lives elsewhere). Link it there, or say why those fail.
-configured_cmake=$(sed -n 's/^CMAKE_COMMAND:INTERNAL=//p' "$build/CMakeCache.txt")
-if [ -n "$configured_cmake" ] && [ ! -x "$configured_cmake" ]; then
-  ln -s "$(command -v cmake)" "$configured_cmake" 2>/dev/null ||
-    echo "warning: $configured_cmake is missing here; the cli tests will not run" >&2
-fi
+bash scripts/link_configured_cmake.sh "$build"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 clinfo -l
 "$build"/tools/portsolve info
