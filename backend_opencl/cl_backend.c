@@ -79,7 +79,9 @@ static ps_status finish_open(ps__backend *be, ps_cl_state *st) {
     clGetDeviceInfo(st->device, CL_DEVICE_VERSION, sizeof version, version, NULL);
     clGetDeviceInfo(st->device, CL_DRIVER_VERSION, sizeof driver, driver, NULL);
     clGetPlatformInfo(st->platform, CL_PLATFORM_NAME, sizeof platform, platform, NULL);
-    snprintf(be->device_name, sizeof be->device_name, "%s (%s, %s)", name, platform, version);
+    /* the description may be cut (a name of 256 bytes, say); the cache key below may not */
+    snprintf(be->device_name, sizeof be->device_name, "%.120s (%.64s, %.60s)", name, platform,
+             version);
     snprintf(st->device_key, sizeof st->device_key, "%s|%s|%s|%s", platform, name, version, driver);
     cl_device_fp_config fp64 = 0;
     clGetDeviceInfo(st->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);

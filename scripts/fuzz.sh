@@ -18,7 +18,7 @@ fi
 [ -f build/libportsolve.so ] || bash scripts/build.sh
 out=$(mktemp -d)
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Itools -Iinclude)
-clang "${flags[@]}" tests/fuzz/fuzz_mmio.c tools/mmio.c -o "$out/fuzz_mmio"
+clang "${flags[@]}" tests/fuzz/fuzz_mmio.c tools/mmio.c -lm -o "$out/fuzz_mmio"
 clang "${flags[@]}" tests/fuzz/fuzz_cli_args.c tools/cli_args.c tools/cli_methods.c \
   tools/cli_system.c tools/mmio.c -Lbuild -lportsolve -Wl,-rpath,"$PWD/build" -lm \
   -o "$out/fuzz_cli"
