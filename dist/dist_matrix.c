@@ -106,10 +106,14 @@ ps_status ps_dist_getrf(ps_dist_matrix *a, int *ipiv) {
     if (!a) return PS_ERR_INVALID_ARGUMENT;
     ps_grid *g = a->grid;
     g->last_info = 0;
-    ps_status st = ps__dist_begin(g, pivots_given(g, a, ipiv, 2));
-    if (st != PS_SUCCESS || a->d.r.n == 0 || a->d.c.n == 0) return st;
-    if (a->desc[4] != a->desc[5])
-        return ps__dist_begin(g, ps__dist_bad_arg(g, 1, "MB and NB must be equal"));
+    ps_status st = pivots_given(g, a, ipiv, 2);
+    int empty = a->d.r.n == 0 || a->d.c.n == 0;
+    if (st == PS_SUCCESS && !empty && a->desc[4] != a->desc[5])
+        st = ps__dist_bad_arg(g, 1, "MB and NB must be equal");
+    /* one agreement on every check, so that a rank whose descriptor differs cannot leave the
+     * others waiting */
+    st = ps__dist_begin(g, st);
+    if (st != PS_SUCCESS || empty) return st;
     ps__dist_report(g, "GETRF (device)", a->d.dt, a->d.r.n, a->d.c.n, a->desc[4]);
     return ps__dist_lu_factor(g, &a->d, NULL, 0, ipiv, NULL);
 }

@@ -5,7 +5,8 @@
  * testers judge (residual and factorization ratios below 30 against the gathered matrix); a
  * singular matrix and one that is not positive definite give LAPACK's info on every rank; a bad
  * descriptor on one rank is the same status and message on every rank; the device-resident
- * matrices (ps_dist_matrix) factored once and solved with twice.
+ * matrices (ps_dist_matrix) factored once and solved with twice, every driver of theirs, and
+ * their argument checks.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
@@ -351,6 +352,52 @@ static void check_submatrix(const grid_t *g, ps_dtype dt, int n, int nb) {
     free(bs.local), free(xs), free(fs), free(sub);
 }
 
+/* The device-resident API's argument checks, the same status on every rank: no out, a dtype
+ * that is none, a NULL local array where the rank holds some of the matrix, a NULL matrix, and
+ * blocks that are not square for the factorizations. */
+static void check_resident_refusals(const grid_t *g, ps_dtype dt, dmat a, ps_dist_matrix *A,
+                                    ps_dist_matrix *B) {
+    int ipiv[1];
+    CHECK(ps_dist_matrix_create(g->grid, dt, a.desc, NULL) == PS_ERR_INVALID_ARGUMENT &&
+              strstr(ps_grid_last_error(g->grid), "out is NULL"),
+          "create without out: '%s'", ps_grid_last_error(g->grid));
+    ps_dist_matrix *none = A;
+    CHECK(ps_dist_matrix_create(g->grid, (ps_dtype)7, a.desc, &none) == PS_ERR_INVALID_ARGUMENT &&
+              !none && ps_grid_last_info(g->grid) == -2,
+          "create of dtype 7: '%s', info %d", ps_grid_last_error(g->grid),
+          ps_grid_last_info(g->grid));
+    int holds = a.lrows > 0 && a.lcols > 0, some = holds;
+    MPI_Allreduce(MPI_IN_PLACE, &some, 1, MPI_INT, MPI_MAX, g->comm);
+    if (some) { /* refused on every rank, also those that hold nothing */
+        CHECK(ps_dist_matrix_upload(A, NULL) == PS_ERR_INVALID_ARGUMENT,
+              "upload from NULL accepted");
+        CHECK(ps_dist_matrix_download(A, NULL) == PS_ERR_INVALID_ARGUMENT,
+              "download into NULL accepted");
+    }
+    CHECK(ps_dist_gesv(NULL, ipiv, B) == PS_ERR_INVALID_ARGUMENT &&
+              ps_dist_potrf('L', NULL) == PS_ERR_INVALID_ARGUMENT &&
+              ps_dist_potrs('L', NULL, B) == PS_ERR_INVALID_ARGUMENT,
+          "a NULL matrix accepted");
+    CHECK(ps_dist_potrf('X', A) == PS_ERR_INVALID_ARGUMENT, "potrf with uplo 'X' accepted");
+    int wide[9];
+    memcpy(wide, a.desc, sizeof wide);
+    wide[5] = a.desc[4] + 1; /* NB = MB + 1 */
+    ps_dist_matrix *W = NULL;
+    ps_status st = ps_dist_matrix_create(g->grid, dt, wide, &W);
+    CHECK(st == PS_SUCCESS, "blocks of %d x %d: %s", wide[4], wide[5], ps_grid_last_error(g->grid));
+    if (st == PS_SUCCESS && wide[2] > 0) {
+        int *piv = calloc((size_t)a.lrows + 1, sizeof *piv);
+        CHECK(ps_dist_getrf(W, piv) == PS_ERR_INVALID_ARGUMENT &&
+                  strstr(ps_grid_last_error(g->grid), "MB and NB"),
+              "getrf on blocks of %d x %d: '%s'", wide[4], wide[5], ps_grid_last_error(g->grid));
+        CHECK(ps_dist_gesv(W, piv, B) == PS_ERR_INVALID_ARGUMENT &&
+                  ps_dist_potrf('L', W) == PS_ERR_INVALID_ARGUMENT,
+              "gesv or potrf on blocks of %d x %d accepted", wide[4], wide[5]);
+        free(piv);
+    }
+    ps_dist_matrix_destroy(W);
+}
+
 /* The device-resident matrices: A uploaded once and factored once, then solved with twice (N and
  * T) and the solutions downloaded; Cholesky the same; a right-hand side of another precision is
  * refused on every rank, and so is a bad descriptor. */
@@ -392,6 +439,25 @@ static void check_resident(const grid_t *g, ps_dtype dt, int n, int nb) {
     double *x = collect(g, dt, &b, comm);
     double ratio = residual_ratio(s0, b0, x, n, 2, 0, eps);
     CHECK(ratio < PS_TEST_THRESHOLD, "resident posv n=%d nb=%d: ratio %g", n, nb, ratio);
+    free(x);
+    /* gesv on A uploaded again, and potrf then potrs with U on S uploaded again */
+    for (int chol = 0; chol < 2; chol++) {
+        free(b.local);
+        b = distribute(g, dt, b0, n, 2, nb, 0, 0);
+        st = ps_dist_matrix_upload(chol ? S : A, chol ? s.local : a.local);
+        if (st == PS_SUCCESS) st = ps_dist_matrix_upload(B, b.local);
+        if (st == PS_SUCCESS) st = chol ? ps_dist_potrf('U', S) : ps_dist_gesv(A, ipiv, B);
+        if (st == PS_SUCCESS && chol) st = ps_dist_potrs('U', S, B);
+        if (st == PS_SUCCESS) st = ps_dist_matrix_download(B, b.local);
+        CHECK(st == PS_SUCCESS, "resident %s n=%d: %s", chol ? "potrf + potrs U" : "gesv", n,
+              ps_grid_last_error(g->grid));
+        x = collect(g, dt, &b, comm);
+        ratio = residual_ratio(chol ? s0 : a0, b0, x, n, 2, 0, eps);
+        CHECK(ratio < PS_TEST_THRESHOLD, "resident %s n=%d nb=%d: ratio %g",
+              chol ? "potrf + potrs U" : "gesv", n, nb, ratio);
+        free(x);
+    }
+    x = NULL;
     /* B in the other precision: refused everywhere, nothing computed */
     st = ps_dist_matrix_create(g->grid, dt == PS_DOUBLE ? PS_FLOAT : PS_DOUBLE, b.desc, &other);
     CHECK(st == PS_SUCCESS, "the other precision's B: %s", ps_grid_last_error(g->grid));
@@ -414,6 +480,7 @@ static void check_resident(const grid_t *g, ps_dtype dt, int n, int nb) {
     st = ps_dist_matrix_create(g->grid, dt, bad, &never);
     CHECK(st == PS_ERR_INVALID_ARGUMENT && !never, "a bad descriptor on one rank: %s",
           ps_status_string(st));
+    check_resident_refusals(g, dt, a, A, B);
     ps_dist_matrix_destroy(other), ps_dist_matrix_destroy(A), ps_dist_matrix_destroy(B);
     ps_dist_matrix_destroy(S);
     free(a0), free(s0), free(b0), free(a.local), free(b.local), free(s.local), free(ipiv), free(x);
