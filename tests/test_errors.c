@@ -644,6 +644,39 @@ static void case_iter_scaled(ps_context *ctx) {
         }
 }
 
+/* The iterative solvers' options: each invalid field refused before any work (argument 8 of the
+ * host drivers, 6 of ps_mat_iter_solve, whose method is argument 2), x untouched. */
+static void case_iter_options(ps_context *ctx) {
+    double history[4];
+    ps_iter_options bad[8];
+    static const char *const what[8] = {
+        "tol NaN",   "tol -1",    "tol Inf",      "max_iter -1",
+        "restart 0", "precond 7", "history NULL", "history_capacity -1"};
+    for (int i = 0; i < 8; i++) bad[i] = ps_iter_options_default();
+    bad[0].tol = NAN, bad[1].tol = -1, bad[2].tol = INFINITY, bad[3].max_iter = -1;
+    bad[4].restart = 0, bad[5].precond = (ps_precond)7;
+    bad[6].history = NULL, bad[6].history_capacity = 4;
+    bad[7].history = history, bad[7].history_capacity = -1;
+    for (int i = 0; i < 8; i++) {
+        char label[64];
+        fresh_data();
+        snprintf(label, sizeof label, "dgmres, opts %s", what[i]);
+        expect_refusal(ctx, ps_dgmres(ctx, N, A, LDA, B, X, &bad[i], NULL), PS_ERR_INVALID_ARGUMENT,
+                       -8, label);
+        CHECK(strstr(ps_context_last_error(ctx), "opts->") != NULL, "%s: message '%s'", label,
+              ps_context_last_error(ctx));
+        snprintf(label, sizeof label, "ps_mat_iter_solve, opts %s", what[i]);
+        expect_refusal(ctx, ps_mat_iter_solve(ctx, PS_ITER_CG, NULL, NULL, NULL, &bad[i], NULL),
+                       PS_ERR_INVALID_ARGUMENT, -6, label);
+    }
+    fresh_data();
+    expect_refusal(ctx, ps_dcg(ctx, N, A, LDA, B, X, &bad[4], NULL), PS_ERR_INVALID_ARGUMENT, -8,
+                   "dcg, opts restart 0");
+    expect_refusal(ctx, ps_mat_iter_solve(ctx, (ps_iter_method)99, NULL, NULL, NULL, NULL, NULL),
+                   PS_ERR_INVALID_ARGUMENT, -2, "ps_mat_iter_solve, method 99");
+    expect_usable(ctx);
+}
+
 /* The host drivers case_alloc_failure fails, by number, and the matrix each takes. */
 static ps_status alloc_call(ps_context *ctx, int which) {
     int iter;
@@ -909,6 +942,7 @@ int main(int argc, char **argv) {
                  {"aliasing", case_aliasing},
                  {"result_not_finite", case_result_not_finite},
                  {"iter_scaled", case_iter_scaled},
+                 {"iter_options", case_iter_options},
                  {"context_busy", case_context_busy},
                  {"alloc_failure", case_alloc_failure},
                  {"matrix_level", case_matrix_level},
