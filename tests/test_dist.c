@@ -585,6 +585,40 @@ static void check_bad_arguments(const grid_t *g) {
               ps_grid_last_info(g->grid));
         free(moved.local);
     }
+    /* the scalar arguments, numbered as ScaLAPACK numbers them: refused with that info on every
+     * rank, also where only the last rank passes the bad value */
+    dmat rhs = distribute(g, PS_DOUBLE, b0, n, 1, nb, 0, 0);
+    int last = g->rank == g->size - 1, bad_n = last ? -1 : n;
+#define REFUSED(call, want_info)                                                                   \
+    do {                                                                                           \
+        ps_status st_ = (call);                                                                    \
+        CHECK(st_ == PS_ERR_INVALID_ARGUMENT && ps_grid_last_info(g->grid) == (want_info),         \
+              "%s: %s, info %d, expected %d", #call, ps_status_string(st_),                        \
+              ps_grid_last_info(g->grid), want_info);                                              \
+    } while (0)
+    REFUSED(ps_pdgetrf(g->grid, -1, n, a.local, 1, 1, a.desc, ipiv), -2);
+    REFUSED(ps_pdgetrf(g->grid, n, bad_n, a.local, 1, 1, a.desc, ipiv), -3);
+    REFUSED(ps_pdgetrf(g->grid, n, n, a.local, 1, 1, a.desc, NULL), -8);
+    REFUSED(ps_pdgetrs(g->grid, 'X', n, 1, a.local, 1, 1, a.desc, ipiv, rhs.local, 1, 1, rhs.desc),
+            -2);
+    REFUSED(
+        ps_pdgetrs(g->grid, 'N', bad_n, 1, a.local, 1, 1, a.desc, ipiv, rhs.local, 1, 1, rhs.desc),
+        -3);
+    REFUSED(ps_pdgetrs(g->grid, 'T', n, -1, a.local, 1, 1, a.desc, ipiv, rhs.local, 1, 1, rhs.desc),
+            -4);
+    REFUSED(ps_pdgetrs(g->grid, 'N', n, 1, a.local, 1, 1, a.desc, NULL, rhs.local, 1, 1, rhs.desc),
+            -9);
+    REFUSED(ps_pdgesv(g->grid, bad_n, 1, a.local, 1, 1, a.desc, ipiv, rhs.local, 1, 1, rhs.desc),
+            -2);
+    REFUSED(ps_pdgesv(g->grid, n, -1, a.local, 1, 1, a.desc, ipiv, rhs.local, 1, 1, rhs.desc), -3);
+    REFUSED(ps_pdgesv(g->grid, n, 1, a.local, 1, 1, a.desc, NULL, rhs.local, 1, 1, rhs.desc), -8);
+    REFUSED(ps_pdpotrf(g->grid, 'L', bad_n, a.local, 1, 1, a.desc), -3);
+    REFUSED(ps_pdpotrs(g->grid, 'X', n, 1, a.local, 1, 1, a.desc, rhs.local, 1, 1, rhs.desc), -2);
+    REFUSED(ps_pdpotrs(g->grid, 'U', bad_n, 1, a.local, 1, 1, a.desc, rhs.local, 1, 1, rhs.desc),
+            -3);
+    REFUSED(ps_pdposv(g->grid, 'L', n, -1, a.local, 1, 1, a.desc, rhs.local, 1, 1, rhs.desc), -4);
+#undef REFUSED
+    free(rhs.local);
     free(wide.local), free(b0);
     free(a.local), free(ipiv), free(a0);
 }
