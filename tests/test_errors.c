@@ -815,6 +815,47 @@ static void case_matrix_level(ps_context *ctx) {
     CHECK_STATUS(ps_mat_gesv(ctx, Rect, ipiv, Bd), PS_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(ps_mat_getrs(ctx, 'Q', Ad, ipiv, Bd), PS_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(ps_mat_getrf(ctx, NULL, ipiv), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_matrix_download(Ad, NULL, LDA), PS_ERR_INVALID_ARGUMENT);
+    CHECK(ps_context_last_info(ctx) == -2, "download into NULL: info %d",
+          ps_context_last_info(ctx));
+    CHECK_STATUS(ps_matrix_download(Ad, A, N - 1), PS_ERR_INVALID_ARGUMENT);
+    CHECK(ps_context_last_info(ctx) == -3, "download with ldh < rows: info %d",
+          ps_context_last_info(ctx));
+    CHECK(untouched(), "a refused download wrote the host array");
+
+    /* wrapping a caller's buffer: each bad argument with its position as info, out left NULL;
+     * the cpu backend has no device buffers to wrap (refused before the buffer is looked at) */
+    static const struct {
+        ps_dtype dt;
+        int rows, cols, ld, info;
+    } wraps[] = {{(ps_dtype)7, 4, 4, 4, -2},
+                 {PS_DOUBLE, -1, 4, 4, -3},
+                 {PS_DOUBLE, 4, -1, 4, -4},
+                 {PS_DOUBLE, 4, 4, 3, -5}};
+    double not_a_buffer;
+    for (size_t i = 0; i < sizeof wraps / sizeof wraps[0]; i++) {
+        ps_matrix *w = Ad;
+        CHECK_STATUS(ps_matrix_wrap_native(ctx, wraps[i].dt, wraps[i].rows, wraps[i].cols,
+                                           wraps[i].ld, &not_a_buffer, 0, &w),
+                     PS_ERR_INVALID_ARGUMENT);
+        CHECK(w == NULL && ps_context_last_info(ctx) == wraps[i].info,
+              "wrap %zu: info %d, expected %d (%s)", i, ps_context_last_info(ctx), wraps[i].info,
+              ps_context_last_error(ctx));
+    }
+    ps_matrix *w = Ad;
+    CHECK_STATUS(ps_matrix_wrap_native(ctx, PS_DOUBLE, 4, 4, 4, NULL, 0, &w),
+                 PS_ERR_INVALID_ARGUMENT);
+    CHECK(w == NULL && ps_context_last_info(ctx) == -6, "wrap of NULL: info %d",
+          ps_context_last_info(ctx));
+    CHECK_STATUS(ps_matrix_wrap_native(ctx, PS_DOUBLE, 4, 4, 4, &not_a_buffer, 0, NULL),
+                 PS_ERR_INVALID_ARGUMENT);
+    CHECK(ps_context_last_info(ctx) == -8, "wrap without out: info %d", ps_context_last_info(ctx));
+    if (!strcmp(ps_context_backend_name(ctx), "cpu")) {
+        CHECK_STATUS(ps_matrix_wrap_native(ctx, PS_DOUBLE, 4, 4, 4, &not_a_buffer, 0, &w),
+                     PS_ERR_INVALID_ARGUMENT);
+        CHECK(w == NULL && strstr(ps_context_last_error(ctx), "no device buffers"),
+              "wrap on the cpu backend: '%s'", ps_context_last_error(ctx));
+    }
 
     /* a matrix from another context */
     ps_context *other = ps_test_context(0);
