@@ -97,7 +97,7 @@ typedef struct ps_cl_state {
     int gpu;              /* the device is a GPU */
     int nvidia;           /* on NVIDIA's platform: kernels may use PTX (PS_NV_PTX) */
     int dmma;             /* FP64 tensor cores for the own GEMM: 0 none, 1 m8n8k4, 2 m16n8k4 */
-    char device_key[656]; /* platform, device, versions (all of them): in the program cache key */
+    char device_key[656]; /* platform, device, versions, uncut: part of the program cache key */
     cl_program programs[PS_CL_FAMILIES][2]; /* by family and dtype (float, double) */
     ps_cl_cached_kernel kernels[PS_CL_KERNEL_CACHE];
     int nkernels;
