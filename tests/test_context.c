@@ -81,6 +81,15 @@ static void test_env_backend(void) {
     CHECK_STATUS(ps_context_create(&ctx, &o), PS_ERR_UNKNOWN_BACKEND);
     unsetenv("PORTSOLVE_BACKEND");
     CHECK_STATUS(ps_context_create(NULL, NULL), PS_ERR_INVALID_ARGUMENT);
+    /* interop: no out, and a kind that has no native objects, each with its reason */
+    CHECK_STATUS(ps_context_create_native(NULL, PS_BACKEND_OPENCL, NULL, NULL),
+                 PS_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ps_last_create_error(), "out is NULL"), "reason: %s", ps_last_create_error());
+    ctx = (ps_context *)&o; /* a refused create sets out to NULL */
+    CHECK_STATUS(ps_context_create_native(&ctx, PS_BACKEND_CPU, NULL, NULL),
+                 PS_ERR_INVALID_ARGUMENT);
+    CHECK(!ctx && strstr(ps_last_create_error(), "neither PS_BACKEND_CUDA"), "reason: %s",
+          ps_last_create_error());
 }
 
 /* Every public enum's name parses back to its value, in any case; a value outside the enum is

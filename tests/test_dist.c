@@ -366,7 +366,7 @@ static void check_resident_refusals(const grid_t *g, ps_dtype dt, dmat a, ps_dis
               !none && ps_grid_last_info(g->grid) == -2,
           "create of dtype 7: '%s', info %d", ps_grid_last_error(g->grid),
           ps_grid_last_info(g->grid));
-    int holds = a.lrows > 0 && a.lcols > 0, some = holds;
+    int some = a.lrows > 0 && a.lcols > 0; /* some rank holds part of the matrix */
     MPI_Allreduce(MPI_IN_PLACE, &some, 1, MPI_INT, MPI_MAX, g->comm);
     if (some) { /* refused on every rank, also those that hold nothing */
         CHECK(ps_dist_matrix_upload(A, NULL) == PS_ERR_INVALID_ARGUMENT,
