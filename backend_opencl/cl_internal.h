@@ -27,6 +27,7 @@ typedef enum {
     PS_CL_ITER,
     PS_CL_LU_STEPS,
     PS_CL_GEMM,
+    PS_CL_TRSM,
     PS_CL_FAMILIES
 } ps_cl_family;
 

@@ -25,17 +25,18 @@ extern const char ps__cl_source_ir[];
 extern const char ps__cl_source_iter[];
 extern const char ps__cl_source_lu_steps[];
 extern const char ps__cl_source_gemm[];
+extern const char ps__cl_source_trsm[];
 
 static const char *family_source(ps_cl_family f) {
     static const char *const sources[PS_CL_FAMILIES] = {
-        ps__cl_source_memory,   ps__cl_source_blas, ps__cl_source_lu, ps__cl_source_chol,
-        ps__cl_source_wz,       ps__cl_source_gj,   ps__cl_source_ir, ps__cl_source_iter,
-        ps__cl_source_lu_steps, ps__cl_source_gemm};
+        ps__cl_source_memory,   ps__cl_source_blas, ps__cl_source_lu,  ps__cl_source_chol,
+        ps__cl_source_wz,       ps__cl_source_gj,   ps__cl_source_ir,  ps__cl_source_iter,
+        ps__cl_source_lu_steps, ps__cl_source_gemm, ps__cl_source_trsm};
     return sources[f];
 }
 static const char *family_name(ps_cl_family f) {
-    static const char *const names[PS_CL_FAMILIES] = {"memory", "blas", "lu",   "chol",     "wz",
-                                                      "gj",     "ir",   "iter", "lu_steps", "gemm"};
+    static const char *const names[PS_CL_FAMILIES] = {
+        "memory", "blas", "lu", "chol", "wz", "gj", "ir", "iter", "lu_steps", "gemm", "trsm"};
     return names[f];
 }
 

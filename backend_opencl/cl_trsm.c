@@ -1,6 +1,6 @@
 /*
  * Blocked triangular solve for the OpenCL backend: a substitution kernel on each diagonal
- * block (kernels_cl/blas.cl, ps_trsm_diag) and CLBlast GEMM for the updates between blocks.
+ * block (kernels_cl/trsm.cl, ps_trsm_diag) and CLBlast GEMM for the updates between blocks.
  *
  * Why not CLBlast's Xtrsm: it inverts the diagonal blocks and multiplies by the inverses,
  * which is not backward stable; on NVIDIA's OpenCL the LU solve of a cond-1e12 matrix of order
@@ -13,13 +13,13 @@
  */
 #include "cl_internal.h"
 
-#define PS_CL_TRSM_BLOCK 64 /* PS_TRSM_BLOCK in kernels_cl/blas.cl */
+#define PS_CL_TRSM_BLOCK 64 /* PS_TRSM_BLOCK in kernels_cl/trsm.cl */
 
 /* Solves the bs x bs diagonal block t against `count` columns (left) or rows (right) of b. */
 static ps_status diag_solve(ps__backend *be, ps__dtype dt, int right, int lower, int trans,
                             int unit, int bs, int count, ps__mat t, ps__mat b) {
     cl_kernel k;
-    PS__TRY(ps_cl_kernel(be, PS_CL_BLAS, dt, "ps_trsm_diag", &k));
+    PS__TRY(ps_cl_kernel(be, PS_CL_TRSM, dt, "ps_trsm_diag", &k));
     cl_mem tb = (cl_mem)t.buf, bb = (cl_mem)b.buf;
     cl_ulong toff = t.off, boff = b.off;
     const size_t sizes[] = {sizeof right, sizeof lower, sizeof trans, sizeof unit,

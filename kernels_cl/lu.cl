@@ -174,7 +174,7 @@ ps_laswp_perm(int ncols, int per_group, __global real *a, ulong off, int lda, in
     __local const int *to = forward ? dst : src, *from = forward ? src : dst;
     for (int c = c0; c < c1; c += PS_PERM_BATCH) {
         int width = min(PS_PERM_BATCH, c1 - c);
-        /* several loads before their local stores, as in forward_lower_block (blas.cl) */
+        /* several loads before their local stores, as in forward_lower_block (trsm.cl) */
         for (int e0 = lid; e0 < total * width; e0 += PS_STEP_WG * PS_PERM_LOADS) {
             real v[PS_PERM_LOADS];
 #pragma unroll
