@@ -1,6 +1,7 @@
 /*
  * Blocked triangular solve for the OpenCL backend: a substitution kernel on each diagonal
- * block (kernels_cl/trsm.cl, ps_trsm_diag) and CLBlast GEMM for the updates between blocks.
+ * block (kernels_cl/trsm.cl, ps_trsm_diag) and ps_cl_gemm (portsolve's GEMM or CLBlast's) for
+ * the updates between blocks.
  *
  * Why not CLBlast's Xtrsm: it inverts the diagonal blocks and multiplies by the inverses,
  * which is not backward stable; on NVIDIA's OpenCL the LU solve of a cond-1e12 matrix of order
