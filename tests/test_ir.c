@@ -15,6 +15,7 @@
  *   special:     a float overflow (iter -2), a matrix singular in float only (iter -3), an
  *                exactly singular matrix (PS_ERR_SINGULAR, X untouched), n = 0, nrhs = 0.
  *   device_level, errors: ps_mat_dsgesv; bad arguments, options, environment.
+ *   staged:      (asked for by name, with lu_overlap set) A moved beside the low-precision LU.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "checks.h"
@@ -52,8 +53,9 @@ static void set_factored(ps_context *ctx, ps_lowprec p, int max_iter, int gmres,
     o.factorization = f;
     CHECK_STATUS(ps_context_set_refine_options(ctx, &o), PS_SUCCESS);
     /* RBT: blocks of 16, so its pivot window (two block rows) is far shorter than the matrices
-     * here and the rows below it take the triangular-solve path */
-    ctx->lu_block_size = f == PS_REFINE_RBT ? 16 : 0;
+     * here and the rows below it take the triangular-solve path; otherwise the tuning's lu_nb
+     * (0: the backend's) */
+    ctx->lu_block_size = f == PS_REFINE_RBT ? 16 : ctx->tuning.lu_nb;
 }
 
 static void set_options(ps_context *ctx, ps_lowprec p, int max_iter, int gmres) {
@@ -200,6 +202,48 @@ static void test_solve(ps_context *ctx) {
     set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
 }
 
+/* ps_dsgesv with A moved to the device beside the low-precision LU (core/refine/refine_staged.c;
+ * CMake runs this case with lu_overlap=1 and blocks of 16): the path is taken for every
+ * precision the backend offers but FP16 (scaled by ||A||_inf, which needs all of A first), and
+ * its solves meet test_solve's checks, also where A's largest entries lie in its last columns
+ * only (FP16X3's scale, taken from the first piece, then gives way to all of A's: the LU is made
+ * again) and at an order that is not a multiple of 8. */
+static void test_staged(ps_context *ctx) {
+    static const int orders[] = {64, 257, 1100};
+    for (size_t p = 0; p < sizeof all_precisions / sizeof all_precisions[0]; p++) {
+        ps_lowprec prec = all_precisions[p];
+        if (!offers(prec)) continue;
+        set_factored(ctx, prec, 30, 1, PS_REFINE_PARTIAL_PIVOTING);
+        ps_refine_options o = ps_context_refine_options(ctx);
+        for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++) {
+            int n = orders[k], lda = n + 3;
+            if (n > 257 && !split3(prec)) break; /* as test_solve: the split GEMMs' order */
+            int taken = ps__refine_staged_wanted(ctx, n, &o);
+            CHECK(taken == (prec != PS_LOWPREC_FP16), "%s n=%d: staged %d", ps_lowprec_name(prec),
+                  n, taken);
+            for (int graded = 0; graded < 2; graded++) {
+                double *A0 = latms(n, lda, 1e3);
+                if (graded) /* the last eighth of the columns 64 times larger */
+                    for (int j = n - n / 8; j < n; j++)
+                        for (int i = 0; i < n; i++) A0[i + (size_t)j * lda] *= 64;
+                char what[96];
+                snprintf(what, sizeof what, "staged %s%s", ps_lowprec_name(prec),
+                         graded ? " graded" : "");
+                int iter = check_solve(ctx, A0, n, lda, 2, what);
+                if (prec == PS_LOWPREC_FLOAT || split3(prec))
+                    CHECK(iter >= 0, "%s n=%d fell back (iter %d)", what, n, iter);
+                free(A0);
+            }
+        }
+    }
+    /* an order that is not a multiple of 8: the LU's pad joins with A's last columns */
+    set_factored(ctx, PS_LOWPREC_FLOAT, 30, 1, PS_REFINE_PARTIAL_PIVOTING);
+    double *A0 = latms(203, 205, 1e2);
+    CHECK(check_solve(ctx, A0, 203, 205, 1, "staged float n=203") >= 0, "n=203 fell back");
+    free(A0);
+    set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
+}
+
 /* RBT on matrices whose pivots lie far outside the window: the anti-identity (a depth-2
  * butterfly maps its orbits onto other orbits, so L A R keeps tiny leading blocks), with noise,
  * and a matrix whose first rows are tiny. Either refinement meets the test or the call falls
@@ -310,6 +354,10 @@ static void test_gmres(ps_context *ctx) {
      * outer test still decides, and check_solve has checked the answer either way. */
     int loose = ctx->tuning.ir_gmres_tol >= 1e-3;
     set_options(ctx, PS_LOWPREC_FLOAT, 30, 1);
+    if (ctx->tuning.lu_overlap > 0 && strcmp(ps_test_backend_name(), "cpu") != 0) {
+        ps_refine_options o = ps_context_refine_options(ctx);
+        CHECK(ps__refine_staged_wanted(ctx, n, &o), "lu_overlap set, but A is not staged");
+    }
     do {
         free(A0);
         A0 = latms(n, lda, 1e8);
@@ -574,6 +622,7 @@ int main(int argc, char **argv) {
     if (!c || !strcmp(c, "special")) test_special(ctx);
     if (!c || !strcmp(c, "device_level")) test_device_level(ctx);
     if (!c || !strcmp(c, "errors")) test_errors(ctx);
+    if (c && !strcmp(c, "staged")) test_staged(ctx); /* with its tuning only (CMake) */
     int rc = ps_test_finish("test_ir");
     ps_context_destroy(ctx);
     return rc;
