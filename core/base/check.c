@@ -12,49 +12,32 @@ _Static_assert(sizeof(int) == sizeof(int32_t), "pivots are passed as 32-bit ints
 /* A value is not finite when its exponent field is all ones: adding one to the field then carries
  * into the sign bit. The test has no comparison, so that compilers vectorize it for any target
  * (a 64-bit equality test does not vectorize with SSE2); copying in the same pass reads the
- * array once. Where top is wanted, the exponent fields' largest value (the field shifted down
- * to 31 bits, so that a signed comparison, which SSE2 has, orders it) comes with them. The
- * scan is inlined with constant flags, so that no variant tests them per element. */
-#define DEFINE_SCAN(name, bits_t, exp_mask, exp_one, sign_bit, top_shift)                          \
-    static inline __attribute__((always_inline)) int name(                                         \
-        void *restrict dst, const void *restrict src, size_t count, int32_t *top, const int copy,  \
-        const int want_top) {                                                                      \
+ * array once. The loop is written twice so that neither tests dst per element. */
+#define DEFINE_COPY_NONFINITE(name, bits_t, exp_mask, exp_one, sign_bit)                           \
+    static int name(void *restrict dst, const void *restrict src, size_t count) {                  \
         const char *from = src;                                                                    \
         char *to = dst;                                                                            \
         bits_t acc = 0, bits;                                                                      \
-        int32_t high = 0;                                                                          \
-        for (size_t i = 0; i < count; i++) {                                                       \
-            memcpy(&bits, from + i * sizeof bits, sizeof bits);                                    \
-            if (copy) memcpy(to + i * sizeof bits, &bits, sizeof bits);                            \
-            acc |= (bits & (exp_mask)) + (exp_one);                                                \
-            if (want_top) {                                                                        \
-                int32_t e = (int32_t)((bits & (exp_mask)) >> (top_shift));                         \
-                high = e > high ? e : high;                                                        \
+        if (to)                                                                                    \
+            for (size_t i = 0; i < count; i++) {                                                   \
+                memcpy(&bits, from + i * sizeof bits, sizeof bits);                                \
+                memcpy(to + i * sizeof bits, &bits, sizeof bits);                                  \
+                acc |= (bits & (exp_mask)) + (exp_one);                                            \
             }                                                                                      \
-        }                                                                                          \
-        if (want_top && high > *top) *top = high;                                                  \
+        else                                                                                       \
+            for (size_t i = 0; i < count; i++) {                                                   \
+                memcpy(&bits, from + i * sizeof bits, sizeof bits);                                \
+                acc |= (bits & (exp_mask)) + (exp_one);                                            \
+            }                                                                                      \
         return (acc & (sign_bit)) != 0;                                                            \
     }
 
-DEFINE_SCAN(scan64, uint64_t, 0x7ff0000000000000ull, 0x0010000000000000ull, 0x8000000000000000ull,
-            32)
-DEFINE_SCAN(scan32, uint32_t, 0x7f800000u, 0x00800000u, 0x80000000u, 0)
+DEFINE_COPY_NONFINITE(copy_nonfinite64, uint64_t, 0x7ff0000000000000ull, 0x0010000000000000ull,
+                      0x8000000000000000ull)
+DEFINE_COPY_NONFINITE(copy_nonfinite32, uint32_t, 0x7f800000u, 0x00800000u, 0x80000000u)
 
 int ps__copy_nonfinite(ps__dtype dt, void *restrict dst, const void *restrict src, size_t count) {
-    if (dt == PS__DOUBLE)
-        return dst ? scan64(dst, src, count, NULL, 1, 0) : scan64(NULL, src, count, NULL, 0, 0);
-    return dst ? scan32(dst, src, count, NULL, 1, 0) : scan32(NULL, src, count, NULL, 0, 0);
-}
-
-int ps__copy_nonfinite_top(ps__dtype dt, void *restrict dst, const void *restrict src, size_t count,
-                           int32_t *top) {
-    if (dt == PS__DOUBLE)
-        return dst ? scan64(dst, src, count, top, 1, 1) : scan64(NULL, src, count, top, 0, 1);
-    return dst ? scan32(dst, src, count, top, 1, 1) : scan32(NULL, src, count, top, 0, 1);
-}
-
-int ps__top_binade(ps__dtype dt, int32_t top) {
-    return dt == PS__DOUBLE ? (top >> 20) - 1022 : (top >> 23) - 126;
+    return dt == PS__DOUBLE ? copy_nonfinite64(dst, src, count) : copy_nonfinite32(dst, src, count);
 }
 
 int ps__range_nonfinite(ps__dtype dt, const void *a, size_t count) {

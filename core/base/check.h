@@ -14,9 +14,6 @@ typedef struct ps__finite_check {
     const char *name;
     int pos;
     int shape; /* PS__SHAPE_ALL, PS__UPPER or PS__LOWER */
-    /* where not NULL, raised to the largest exponent field of the values checked
-     * (ps__copy_nonfinite_top); the staging fills it for the columns it copies */
-    int32_t *top;
 } ps__finite_check;
 
 /* The rows [*first, *end) of column j that shape reads, of rows rows. */
@@ -30,12 +27,6 @@ static inline void ps__shape_rows(int shape, int rows, int j, int *first, int *e
 int ps__range_nonfinite(ps__dtype dt, const void *a, size_t count);
 /* The same test while copying the count elements from src to dst (not overlapping) in one pass. */
 int ps__copy_nonfinite(ps__dtype dt, void *restrict dst, const void *restrict src, size_t count);
-/* The same (dst may be NULL), also raising *top to the largest exponent field among the
- * elements (0 for zeros and subnormals), which ps__top_binade turns into e with
- * 2^(e-1) <= |a| < 2^e for the largest |a| of a normal one, as frexp gives it. */
-int ps__copy_nonfinite_top(ps__dtype dt, void *restrict dst, const void *restrict src, size_t count,
-                           int32_t *top);
-int ps__top_binade(ps__dtype dt, int32_t top);
 /* PS_ERR_NON_FINITE naming the first NaN/Inf in columns col0 .. col0 + cols - 1 of the host
  * array a (leading dimension lda), or PS_SUCCESS when there is none. */
 ps_status ps__report_nonfinite(ps_context *ctx, ps__dtype dt, const ps__finite_check *check,

@@ -1,8 +1,6 @@
 /* The overlapped host drivers' hand-over between their two threads (handoff.h). */
 #include "base/handoff.h"
 
-#include <stdint.h>
-
 void ps__handoff_init(ps__handoff *h) {
     pthread_mutex_init(&h->lock, NULL);
     pthread_cond_init(&h->changed, NULL);
@@ -44,15 +42,4 @@ int ps__handoff_wait_beyond(ps__handoff *h, const int *field, int value) {
     int now = *field > value && !h->failed ? *field : -1;
     pthread_mutex_unlock(&h->lock);
     return now;
-}
-
-ps_status ps__keep_close(ps_context *ctx, void *tick, int *ticks) {
-    ps__backend *be = &ctx->be;
-    ps__vec word = {tick, 0, 1};
-    int slot = *ticks % PS__FETCH_SLOTS;
-    int32_t value;
-    if (*ticks >= PS__FETCH_SLOTS)
-        PS__TRY(be->ops->fetch_wait(be, PS__INT32, slot, 1, word, &value));
-    ++*ticks;
-    return be->ops->fetch_start(be, PS__INT32, slot, 1, word);
 }

@@ -5,7 +5,7 @@
 #ifndef PS_CORE_HANDOFF_H
 #define PS_CORE_HANDOFF_H
 
-#include "base/context.h"
+#include "portsolve.h"
 
 #include <pthread.h>
 
@@ -27,10 +27,5 @@ int ps__handoff_read(ps__handoff *h, const int *field);
 int ps__handoff_wait(ps__handoff *h, const int *field, int value);
 /* Waits until *field passes value: *field then, -1 when the staging failed or the work stopped. */
 int ps__handoff_wait_beyond(ps__handoff *h, const int *field, int value);
-
-/* Keeps the work thread at most two steps ahead of the device's lane: each call fetches the
- * device word tick behind the work queued so far and waits for the fetch of two calls before
- * (*ticks counts the calls; the fetch slots are the caller's while it runs). */
-ps_status ps__keep_close(ps_context *ctx, void *tick, int *ticks);
 
 #endif

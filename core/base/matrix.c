@@ -109,7 +109,7 @@ static ps_status upload(ps_matrix *m, const void *host, int ldh, const char *fn,
     if (ldh < (m->rows > 0 ? m->rows : 1))
         return ps__bad_arg(ctx, 3, "%s: ldh=%d is less than max(1, rows=%d)", fn, ldh, m->rows);
     if (m->rows == 0 || m->cols == 0) return PS_SUCCESS;
-    ps__finite_check check = {fn, "host", 2, PS__SHAPE_ALL, NULL};
+    ps__finite_check check = {fn, "host", 2, PS__SHAPE_ALL};
     return ps__upload_finite(ctx, m->dt, m->rows, m->cols, host, ldh, finite ? &check : NULL,
                              ps__matrix_view(m));
 }

@@ -34,17 +34,13 @@ static int threads_for(size_t bytes) {
  * scanned for NaN/Inf in shape's part when check is set. Returns 1 when the scan found one (the
  * copy may then be incomplete). */
 static int walk_rows(ps__dtype dt, int check, int shape, int rows, int r0, int r1, int col0,
-                     int cols, const char *src, size_t lds, char *dst, size_t ldd, int32_t *top) {
+                     int cols, const char *src, size_t lds, char *dst, size_t ldd) {
     size_t es = ps__dtype_size(dt);
     long segs = (r1 - r0 + SEGMENT - 1) / SEGMENT, items = segs * (long)cols;
     int bad = 0;
-    int32_t high = top ? *top : 0;
     int threads = threads_for((size_t)(r1 - r0) * (size_t)cols * es);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) reduction(|                                              \
-                                                    : bad) reduction(max                           \
-                                                                     : high)                       \
-    num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(static) reduction(| : bad) num_threads(threads) if (threads > 1)
 #endif
     for (long it = 0; it < items; it++) {
         int j = col0 + (int)(it / segs), i0 = r0 + (int)(it % segs) * SEGMENT;
@@ -58,24 +54,21 @@ static int walk_rows(ps__dtype dt, int check, int shape, int rows, int r0, int r
             if (end > i1) end = i1;
         }
         if (check && first == i0 && end == i1) /* the whole segment: checked as it is copied */
-            bad |= top ? ps__copy_nonfinite_top(dt, to, from, (size_t)(i1 - i0), &high)
-                       : ps__copy_nonfinite(dt, to, from, (size_t)(i1 - i0));
+            bad |= ps__copy_nonfinite(dt, to, from, (size_t)(i1 - i0));
         else {
-            const char *part = src + ((size_t)j * lds + (size_t)first) * es;
             if (check && first < end)
-                bad |= top ? ps__copy_nonfinite_top(dt, NULL, part, (size_t)(end - first), &high)
-                           : ps__range_nonfinite(dt, part, (size_t)(end - first));
+                bad |= ps__range_nonfinite(dt, src + ((size_t)j * lds + (size_t)first) * es,
+                                           (size_t)(end - first));
             if (to) memcpy(to, from, (size_t)(i1 - i0) * es);
         }
     }
     (void)threads;
-    if (top) *top = high;
     return bad;
 }
 
 static int walk_columns(ps__dtype dt, int check, int shape, int rows, int col0, int cols,
-                        const char *src, size_t lds, char *dst, size_t ldd, int32_t *top) {
-    return walk_rows(dt, check, shape, rows, 0, rows, col0, cols, src, lds, dst, ldd, top);
+                        const char *src, size_t lds, char *dst, size_t ldd) {
+    return walk_rows(dt, check, shape, rows, 0, rows, col0, cols, src, lds, dst, ldd);
 }
 
 /* The rows [*r0, *r1) a transfer of columns c0 .. c0 + nc - 1 moves: all, or those of the
@@ -88,7 +81,7 @@ static void moved_rows(int moved, int rows, int c0, int nc, int *r0, int *r1) {
 ps_status ps__check_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, const void *a,
                            int lda, const ps__finite_check *check) {
     if (!check || rows <= 0 || cols <= 0) return PS_SUCCESS;
-    if (!walk_columns(dt, 1, check->shape, rows, 0, cols, a, (size_t)lda, NULL, 0, check->top))
+    if (!walk_columns(dt, 1, check->shape, rows, 0, cols, a, (size_t)lda, NULL, 0))
         return PS_SUCCESS;
     return ps__report_nonfinite(ctx, dt, check, rows, 0, cols, a, lda);
 }
@@ -192,8 +185,8 @@ static ps_status upload_columns(ps_context *ctx, ps__dtype dt, int rows, int col
     size_t es = ps__dtype_size(dt);
     int per = ring_columns(ctx, (size_t)rows * es, cols);
     if (per == 0) {
-        if (check && walk_columns(dt, 1, check->shape, rows, col0, cols, host, (size_t)ldh, NULL, 0,
-                                  check->top))
+        if (check &&
+            walk_columns(dt, 1, check->shape, rows, col0, cols, host, (size_t)ldh, NULL, 0))
             return ps__report_nonfinite(ctx, dt, check, rows, col0, cols, host, ldh);
         return be->ops->upload(be, dt, rows, cols,
                                (const char *)host + (size_t)col0 * (size_t)ldh * es, ldh,
@@ -207,8 +200,7 @@ static ps_status upload_columns(ps_context *ctx, ps__dtype dt, int rows, int col
         int r0, r1;
         moved_rows(moved, rows, c0, nc, &r0, &r1);
         if (walk_rows(dt, check != NULL, check ? check->shape : PS__SHAPE_ALL, rows, r0, r1, c0, nc,
-                      host, (size_t)ldh, ctx->ring[slot], (size_t)(r1 - r0),
-                      check ? check->top : NULL)) {
+                      host, (size_t)ldh, ctx->ring[slot], (size_t)(r1 - r0))) {
             st = ps__report_nonfinite(ctx, dt, check, rows, c0, nc, host, ldh);
             break;
         }
@@ -255,7 +247,7 @@ static ps_status download_staged(ps_context *ctx, ps__dtype dt, int rows, int co
             if (!st)
                 walk_columns(
                     dt, 0, PS__SHAPE_ALL, r1 - r0, 0, nc, ctx->ring[slot], (size_t)(r1 - r0),
-                    (char *)host + ((size_t)c0 * (size_t)ldh + (size_t)r0) * es, (size_t)ldh, NULL);
+                    (char *)host + ((size_t)c0 * (size_t)ldh + (size_t)r0) * es, (size_t)ldh);
         }
         if (!st && k < chunks) {
             int slot = k % PS__TRANSFER_SLOTS, c0 = k * per;
@@ -320,7 +312,7 @@ static ps_status stage_in(ps__scratch *s, ps__dtype dt, int rows, int cols, int 
     if (host_memory) { /* the device buffer is host memory: copy into it directly */
         PS__TRY(ctx->be.ops->host_alias(&ctx->be, out->dev.buf, &alias));
         if (!walk_columns(dt, check != NULL, check ? check->shape : PS__SHAPE_ALL, rows, 0, cols,
-                          host, (size_t)ldh, alias, (size_t)out->dev.ld, check ? check->top : NULL))
+                          host, (size_t)ldh, alias, (size_t)out->dev.ld))
             return PS_SUCCESS;
         return ps__report_nonfinite(ctx, dt, check, rows, 0, cols, host, ldh);
     }
@@ -346,7 +338,7 @@ static ps_status stage_out(ps_context *ctx, ps__dtype dt, int rows, int cols, co
         PS__TRY(ctx->be.ops->sync(&ctx->be));
         walk_columns(dt, 0, PS__SHAPE_ALL, rows, 0, cols,
                      (const char *)alias + in->dev.off * ps__dtype_size(dt), (size_t)in->dev.ld,
-                     host, (size_t)ldh, NULL);
+                     host, (size_t)ldh);
         return PS_SUCCESS;
     }
     if (follow) PS__TRY(follow_work(&ctx->be));
@@ -372,8 +364,8 @@ ps_status ps__upload_finite(ps_context *ctx, ps__dtype dt, int rows, int cols, c
             return be->ops->upload(be, dt, rows, cols, host, ldh, dst);
         /* host memory: the check in the copy's own pass, as stage_in's */
         char *to = (char *)alias + dst.off * ps__dtype_size(dt);
-        if (!walk_columns(dt, 1, check->shape, rows, 0, cols, host, (size_t)ldh, to, (size_t)dst.ld,
-                          check->top))
+        if (!walk_columns(dt, 1, check->shape, rows, 0, cols, host, (size_t)ldh, to,
+                          (size_t)dst.ld))
             return PS_SUCCESS;
         return ps__report_nonfinite(ctx, dt, check, rows, 0, cols, host, ldh);
     }

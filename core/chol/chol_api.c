@@ -109,8 +109,8 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     void *dev_info;
     int info = 0;
     int solve = has_rhs && nrhs > 0;
-    ps__finite_check check_a = {fn, "A", has_rhs ? 5 : 4, (int)u, NULL},
-                     check_b = {fn, "B", 7, PS__SHAPE_ALL, NULL};
+    ps__finite_check check_a = {fn, "A", has_rhs ? 5 : 4, (int)u},
+                     check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps_status st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
     /* a copy is diag(A, I) of an order that is a multiple of 8 (staging.h: its GEMMs' sides);
      * the solve and the way down take its leading n x n part */
@@ -149,8 +149,7 @@ static ps_status host_potrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
 
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;
-    ps__finite_check check_a = {fn, "A", 5, (int)u, NULL},
-                     check_b = {fn, "B", 7, PS__SHAPE_ALL, NULL};
+    ps__finite_check check_a = {fn, "A", 5, (int)u}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps_status st = ps__stage_triangle_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
     if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
     if (!st) st = ps__potrs(ctx, dt, u, n, nrhs, a.dev, b.dev);

@@ -235,8 +235,8 @@ static ps_status host_getri(ps_context *ctx, ps__dtype dt, const char *fn, int n
     PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n));
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a;
-    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 0,
-                                &(ps__finite_check){fn, "A", 3, PS__SHAPE_ALL, NULL}, &a);
+    ps_status st =
+        ps__stage_in(&s, dt, n, n, A, lda, 0, &(ps__finite_check){fn, "A", 3, PS__SHAPE_ALL}, &a);
     if (!st) st = run_getri(&s, dt, n, a.dev, ipiv, fn);
     if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
     ps__scratch_end(&s);
@@ -252,8 +252,8 @@ static ps_status host_gjinv(ps_context *ctx, ps__dtype dt, const char *fn, int n
     PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n));
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a;
-    ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 0,
-                                &(ps__finite_check){fn, "A", 3, PS__SHAPE_ALL, NULL}, &a);
+    ps_status st =
+        ps__stage_in(&s, dt, n, n, A, lda, 0, &(ps__finite_check){fn, "A", 3, PS__SHAPE_ALL}, &a);
     if (!st) st = run_gjinv(&s, dt, n, a.dev, a.dev, fn);
     if (!st) st = ps__stage_out(ctx, dt, n, n, &a, A, lda);
     ps__scratch_end(&s);
@@ -273,8 +273,7 @@ static ps_status host_gjsv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (n == 0) return PS_SUCCESS;
     PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n + (double)n * nrhs));
-    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL, NULL},
-                     check_b = {fn, "B", 6, PS__SHAPE_ALL, NULL};
+    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 6, PS__SHAPE_ALL};
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;
     ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 0, &check_a, &a);

@@ -93,9 +93,8 @@ static ps_status host_solve(ps_context *ctx, ps_iter_method method, ps__dtype dt
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
 
     PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n + 8.0 * n));
-    ps__finite_check check_a = {fn, "A", 3, PS__SHAPE_ALL, NULL},
-                     check_b = {fn, "b", 5, PS__SHAPE_ALL, NULL},
-                     check_x = {fn, "x", 6, PS__SHAPE_ALL, NULL};
+    ps__finite_check check_a = {fn, "A", 3, PS__SHAPE_ALL}, check_b = {fn, "b", 5, PS__SHAPE_ALL},
+                     check_x = {fn, "x", 6, PS__SHAPE_ALL};
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, bs, xs;
     ps_status st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);

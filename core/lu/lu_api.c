@@ -139,7 +139,7 @@ static ps_status host_getrf(ps_context *ctx, ps__dtype dt, const char *fn, int m
     PS__TRY(ps__check_dtype_supported(ctx, dt, fn));
     if (k == 0) return PS_SUCCESS;
     PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)m * n));
-    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL, NULL};
+    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL};
     int h = m == n ? ps__lu_overlap_split(ctx, dt, n) : 0;
     if (h > 0)
         return overlapped(
@@ -182,8 +182,7 @@ static ps_status host_getrs(ps_context *ctx, ps__dtype dt, const char *fn, char 
     PS__TRY(ps__check_pivots(ctx, n, ipiv, fn, 7));
     PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n + (double)n * nrhs));
 
-    ps__finite_check check_a = {fn, "A", 5, PS__SHAPE_ALL, NULL},
-                     check_b = {fn, "B", 8, PS__SHAPE_ALL, NULL};
+    ps__finite_check check_a = {fn, "A", 5, PS__SHAPE_ALL}, check_b = {fn, "B", 8, PS__SHAPE_ALL};
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;
     void *dev_ipiv;
@@ -215,8 +214,7 @@ static ps_status host_gesv(ps_context *ctx, ps__dtype dt, const char *fn, int n,
     if (n == 0) return PS_SUCCESS;
 
     PS__TRY(ps__workspace_fits(ctx, fn, dt, (double)n * n + (double)n * nrhs));
-    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL, NULL},
-                     check_b = {fn, "B", 7, PS__SHAPE_ALL, NULL};
+    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     int h = ps__lu_overlap_split(ctx, dt, n);
     if (h > 0)
         return overlapped(

@@ -146,6 +146,19 @@ static ps_status wait_for_piece(overlap *o, int p) {
     return o->ctx->be.ops->transfer_order(&o->ctx->be, PS__ORDER_WORK_AFTER, MARK_ARRIVED + p);
 }
 
+/* Keeps this thread at most two steps ahead of lane 0: each call fetches a word behind the work
+ * queued so far and waits for the fetch of two calls before. */
+static ps_status keep_close(overlap *o) {
+    ps__backend *be = &o->ctx->be;
+    ps__vec word = {o->tick, 0, 1};
+    int slot = o->ticks % PS__FETCH_SLOTS;
+    int32_t value;
+    if (o->ticks >= PS__FETCH_SLOTS)
+        PS__TRY(be->ops->fetch_wait(be, PS__INT32, slot, 1, word, &value));
+    o->ticks++;
+    return be->ops->fetch_start(be, PS__INT32, slot, 1, word);
+}
+
 /* The factorization's columns_arrive: the pieces staged by now join, and at least those up to
  * need; every piece by the step before f. */
 static ps_status columns_arrive(void *arg, int j, int need, int *have) {
@@ -155,7 +168,7 @@ static ps_status columns_arrive(void *arg, int j, int need, int *have) {
         must = o->pieces;
     else
         while (must < o->pieces && o->col0[must] < need) must++;
-    PS__TRY(ps__keep_close(o->ctx, o->tick, &o->ticks));
+    PS__TRY(keep_close(o));
     int staged = ps__handoff_read(&o->h, &o->h.staged), q = must;
     if (!o->ctx->test_late_joins)
         while (q < staged && o->col0[q] <= j + o->nf / JOIN_AHEAD_DIV) q++;

@@ -351,30 +351,10 @@ static ps_status fallback(refine *w, ps_refine_result *res, int code) {
     return ps__getrs(ctx, PS__DOUBLE, PS__NOTRANS, w->n, w->nrhs, w->a, w->ipiv, w->x);
 }
 
-/* ||A||_inf, which must be finite, the test's tolerance and FP16's scale (before narrowing). */
-static ps_status measure(refine *w, const ps_refine_options *o) {
-    PS__TRY(w->ops->norm_inf(w->be, PS__DOUBLE, w->n, w->n, w->a, &w->anrm));
-    if (!isfinite(w->anrm))
-        return ps__fail(w->ctx, PS_ERR_NON_FINITE, "%s: A holds NaN or Inf (||A||_inf = %g)", w->fn,
-                        w->anrm);
-    w->cte = ps__refine_tolerance(w->anrm, w->n);
-    if (o->precision == PS_LOWPREC_FP16 && w->anrm > 0 && !w->source) {
-        int e;
-        frexp(w->anrm, &e); /* anrm < 2^e */
-        w->scale = ldexp(1.0, -e);
-    }
-    return PS_SUCCESS;
-}
-
 static ps_status solve(refine *w, const ps_refine_options *o, ps_refine_result *res) {
     int code, overflow = 0;
-    if (!w->source && !(w->cte > 0)) /* nothing to certify */
-        return fallback(w, res, PS_REFINE_NOT_CONVERGED);
+    if (!(w->cte > 0)) return fallback(w, res, PS_REFINE_NOT_CONVERGED); /* nothing to certify */
     PS__TRY(ps__refine_factor_low(w, o, &code));
-    if (w->source) { /* A has arrived whole with the LU */
-        PS__TRY(measure(w, o));
-        if (!(w->cte > 0)) return fallback(w, res, PS_REFINE_NOT_CONVERGED);
-    }
     if (code) return fallback(w, res, code);
     if (w->nrhs == 0) return PS_SUCCESS; /* LAPACK still factors: ipiv is defined */
     /* Every solve from here on moves its rows in one gather: laswp would apply the n interchanges
@@ -394,21 +374,28 @@ static ps_status solve(refine *w, const ps_refine_options *o, ps_refine_result *
 }
 
 ps_status ps__dsgesv(ps_context *ctx, const char *fn, int n, int nrhs, ps__mat a, void *ipiv,
-                     ps__mat b, ps__mat x, const ps_refine_options *o, ps_refine_result *res,
-                     const ps__refine_source *source) {
+                     ps__mat b, ps__mat x, const ps_refine_options *o, ps_refine_result *res) {
     *res = (ps_refine_result){PS_REFINE_NONE, o->precision, o->factorization, 0, 0, 0, 0.0};
     if (n == 0) return PS_SUCCESS;
     refine w = {0};
     w.ctx = ctx, w.be = &ctx->be, w.ops = ctx->be.ops, w.fn = fn;
     w.n = n, w.nrhs = nrhs, w.a = a, w.b = b, w.x = x, w.ipiv = ipiv;
     w.ad = (ps__mat){NULL, 0, n};
-    w.source = source;
-    w.scale = 1;
 
     /* Refuse a precision the backend lacks before any work. */
     PS__TRY(w.ops->set_float_compute(w.be, (ps__float_compute)o->precision));
     PS__TRY(w.ops->set_float_compute(w.be, PS__COMPUTE_FP32));
-    if (!source) PS__TRY(measure(&w, o));
+    PS__TRY(w.ops->norm_inf(w.be, PS__DOUBLE, n, n, a, &w.anrm));
+    if (!isfinite(w.anrm))
+        return ps__fail(ctx, PS_ERR_NON_FINITE, "%s: A holds NaN or Inf (||A||_inf = %g)", fn,
+                        w.anrm);
+    w.cte = ps__refine_tolerance(w.anrm, n);
+    w.scale = 1;
+    if (o->precision == PS_LOWPREC_FP16 && w.anrm > 0) {
+        int e;
+        frexp(w.anrm, &e); /* anrm < 2^e */
+        w.scale = ldexp(1.0, -e);
+    }
 
     ps__scratch s = ps__scratch_begin(ctx);
     w.scratch = &s;

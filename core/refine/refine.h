@@ -7,7 +7,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdint.h>
 
 /* The refinement test (LAPACK's): a column is done when its computed ||r||_inf <= ||x||_inf tol.
  * LAPACK's tol is ||A||_inf eps sqrt(n); a residual formed in another order (LAPACK's testers
@@ -19,21 +18,6 @@ static inline double ps__refine_tolerance(double anrm, int n) {
     return anrm * (DBL_EPSILON / 2) * (sqrt((double)n) - PS__REFINE_ROUNDING);
 }
 
-/* A that reaches the device in pieces of columns while the low-precision LU runs (ps_dsgesv's
- * staging, core/refine/refine_staged.c). arrive waits until at least need of A's leading columns
- * are on the device (more where more have come by then), orders the work queued after it behind
- * their copies, and says how many in *have and raises *top to the largest exponent field among
- * the new ones (ps__copy_nonfinite_top, of doubles). */
-typedef struct ps__refine_source {
-    ps_status (*arrive)(void *arg, int need, int *have, int32_t *top);
-    void *arg;
-} ps__refine_source;
-
-/* Whether ps_dsgesv under options o moves A beside the low-precision LU (ps__refine_source):
- * from LU's lu_overlap order in float, with partial pivoting and a precision whose scaling does
- * not need all of A first (not FP16, scaled by ||A||_inf), on a backend with memory of its own. */
-int ps__refine_staged_wanted(ps_context *ctx, int n, const ps_refine_options *o);
-
 /*
  * Solves A X = B (double views; A n x n, B and X n x nrhs, B and X not overlapping) as LAPACK's
  * dsgesv does, under validated options o: the low-precision LU of A, then refinement in double
@@ -41,12 +25,10 @@ int ps__refine_staged_wanted(ps_context *ctx, int n, const ps_refine_options *o)
  * int32 buffer of n entries (0-based), the pivots of whichever factorization X came from.
  * Fills res. PS_SUCCESS whenever X was computed (res->iter says how); PS_ERR_SINGULAR with
  * ctx->last_info when the double fallback meets an exactly zero pivot; PS_ERR_NON_FINITE when A
- * holds NaN/Inf; PS_ERR_NOT_SUPPORTED when the backend lacks o->precision. With source, A's
- * columns arrive while the low-precision LU runs (source: above; NULL: a holds all of A).
+ * holds NaN/Inf; PS_ERR_NOT_SUPPORTED when the backend lacks o->precision.
  */
 ps_status ps__dsgesv(ps_context *ctx, const char *fn, int n, int nrhs, ps__mat a, void *ipiv,
-                     ps__mat b, ps__mat x, const ps_refine_options *o, ps_refine_result *res,
-                     const ps__refine_source *source);
+                     ps__mat b, ps__mat x, const ps_refine_options *o, ps_refine_result *res);
 
 /* The refinement options in force on ctx: those ps_context_set_refine_options set, else the
  * defaults with the tuning's ir_precision, ir_factor and ir_gmres. */

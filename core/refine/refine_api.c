@@ -7,7 +7,6 @@
 #include "base/check.h"
 #include "base/matrix.h"
 #include "refine/refine.h"
-#include "refine/refine_staged.h"
 #include "base/staging.h"
 
 #include <errno.h>
@@ -111,12 +110,12 @@ ps_status ps_context_set_refine_options(ps_context *ctx, const ps_refine_options
 
 /* Runs ps__dsgesv with device pivots, records the result, returns pivots and iter. */
 static ps_status run(ps__scratch *s, const char *fn, int n, int nrhs, ps__mat a, int *ipiv,
-                     ps__mat b, ps__mat x, int *iter, const ps__refine_source *source) {
+                     ps__mat b, ps__mat x, int *iter) {
     ps_context *ctx = s->ctx;
     void *dev_ipiv;
     ps_refine_options o = ps__refine_options(ctx);
     ps_status st = ps__scratch_dev(s, (size_t)n * sizeof(int32_t), &dev_ipiv);
-    if (!st) st = ps__dsgesv(ctx, fn, n, nrhs, a, dev_ipiv, b, x, &o, &ctx->refine_result, source);
+    if (!st) st = ps__dsgesv(ctx, fn, n, nrhs, a, dev_ipiv, b, x, &o, &ctx->refine_result);
     if (st == PS_SUCCESS || st == PS_ERR_SINGULAR) {
         *iter = ctx->refine_result.iter;
         ps_status pst = ps__download_pivots(ctx, n, dev_ipiv, ipiv);
@@ -151,7 +150,7 @@ ps_status ps_mat_dsgesv(ps_context *ctx, ps_matrix *A, int *ipiv, const ps_matri
     if (n == 0) return PS_SUCCESS;
     ps__scratch s = ps__scratch_begin(ctx);
     ps_status st = run(&s, fn, n, B->cols, ps__matrix_view(A), ipiv, ps__matrix_view(B),
-                       ps__matrix_view(X), iter, NULL);
+                       ps__matrix_view(X), iter);
     ps__scratch_end(&s);
     return st;
 }
@@ -181,26 +180,15 @@ ps_status ps_dsgesv(ps_context *ctx, int n, int nrhs, double *A, int lda, int *i
 
     /* A in double and in float, B, X and a residual */
     PS__TRY(ps__workspace_fits(ctx, fn, PS__DOUBLE, 1.5 * n * n + 3.0 * n * nrhs));
-    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL, NULL},
-                     check_b = {fn, "B", 7, PS__SHAPE_ALL, NULL};
+    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps__scratch s = ps__scratch_begin(ctx);
-    ps__staged a = {{NULL, 0, 1}, 0, PS__SHAPE_ALL}, b, x;
-    ps_refine_options o = ps__refine_options(ctx);
-    /* A goes up beside the low-precision LU where that pays (core/refine/refine_staged.c) */
-    int staged = ps__refine_staged_wanted(ctx, n, &o);
-    ps_status st = staged ? ps__scratch_matrix(&s, PS__DOUBLE, n, n, &a.dev)
-                          : ps__stage_in(&s, PS__DOUBLE, n, n, A, lda, 1, &check_a, &a);
+    ps__staged a, b, x;
+    ps_status st = ps__stage_in(&s, PS__DOUBLE, n, n, A, lda, 1, &check_a, &a);
     if (!st) st = ps__stage_in(&s, PS__DOUBLE, n, nrhs, B, ldb, 1, &check_b, &b);
     /* X is written during refinement: a private copy keeps the caller's X on failure. */
     if (!st) st = ps__stage_in(&s, PS__DOUBLE, n, nrhs, X, ldx, 0, NULL, &x);
     int tmp_iter = 0;
-    ps__refine_staging *staging = NULL;
-    ps__refine_source source;
-    if (!st && staged)
-        st = ps__refine_staging_start(&s, n, A, lda, &check_a, a.dev, &staging, &source);
-    if (!st)
-        st = run(&s, fn, n, nrhs, a.dev, ipiv, b.dev, x.dev, &tmp_iter, staged ? &source : NULL);
-    st = ps__refine_staging_end(staging, st);
+    if (!st) st = run(&s, fn, n, nrhs, a.dev, ipiv, b.dev, x.dev, &tmp_iter);
     if (!st) st = ps__check_solution(ctx, PS__DOUBLE, n, nrhs, x.dev, fn);
     /* A changed only when it fell back (its double factors, returned as dgesv does, also when
      * the solution is not finite, so that getrs with them gives LAPACK's answer). */

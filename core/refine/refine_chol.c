@@ -183,8 +183,7 @@ static ps_status solve(ps__scratch *s, sp_refine *w, double *A, int lda, const d
                        double *X, int ldx, int *iter) {
     ps_context *ctx = w->ctx;
     static const char fn[] = "ps_dsposv";
-    ps__finite_check check_a = {fn, "A", 5, (int)w->uplo, NULL},
-                     check_b = {fn, "B", 7, PS__SHAPE_ALL, NULL};
+    ps__finite_check check_a = {fn, "A", 5, (int)w->uplo}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps__staged a, b, x;
     PS__TRY(ps__stage_in(s, PS__DOUBLE, w->n, w->n, A, lda, 1, &check_a, &a));
     PS__TRY(ps__stage_in(s, PS__DOUBLE, w->n, w->nrhs, B, ldb, 1, &check_b, &b));

@@ -42,13 +42,6 @@ typedef struct refine {
     double *xnrm;  /* host, per column: ||x_j||_inf */
     double worst;  /* max_j ||r_j|| / ||x_j|| of the last residual (NaN when not finite) */
     int converged; /* every column passes the test */
-    /* Where A arrives in pieces (ps__refine_source; NULL: it is all there): its columns narrowed
-     * so far and the largest exponent field among them (core/refine/refine_low.c) */
-    const ps__refine_source *source;
-    int arrived;
-    int32_t top;
-    int scale_by_top;  /* FP16X3: scale is taken from the pieces' largest |a| */
-    void *narrow_flag; /* device int32: the pieces' narrowing's overflow */
 } refine;
 
 /* dst = narrow(scale * L src R) (float n x cols; L = I without RBT, R = I unless right is given:

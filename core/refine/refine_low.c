@@ -191,75 +191,19 @@ static int narrow_transposed(refine *w, const ps_refine_options *o) {
     return 0;
 }
 
-/* FP16X3's scale (unit_max_scale) from the largest exponent field of A's doubles (1 where it is
- * 0: zeros, or subnormals that float cannot hold anyway). */
-static double scale_of_top(int32_t top) {
-    if (top == 0) return 1;
-    int e = ps__top_binade(PS__DOUBLE, top);
-    return ldexp(1.0, e < -100 ? 100 : -e);
-}
-
-/* The LU's columns_arrive where A arrives in pieces (w->source): the new columns narrowed into
- * the LU's copy, FP16X3's scale taken from the first piece, and the pad's columns with A's
- * last. */
-static ps_status narrow_arrived(void *arg, int j, int need, int *have) {
-    refine *w = arg;
-    int32_t top = 0;
-    int got;
-    (void)j;
-    PS__TRY(w->source->arrive(w->source->arg, need < w->n ? need : w->n, &got, &top));
-    if (w->arrived == 0 && w->scale_by_top) w->scale = scale_of_top(top);
-    if (top > w->top) w->top = top;
-    if (got > w->arrived)
-        PS__TRY(w->ops->convert(w->be, PS__DOUBLE, PS__FLOAT, w->n, got - w->arrived, w->scale,
-                                ps__mat_at(w->a, 0, w->arrived), ps__mat_at(w->af, 0, w->arrived),
-                                w->narrow_flag));
-    w->arrived = got;
-    *have = got < w->n ? got : w->nf;
-    return PS_SUCCESS;
-}
-
-/* The low-precision LU of A as its pieces arrive; *overflow where a narrowed value did not fit.
- * Where FP16X3's scale from the first piece is not the one all of A asks for (a later piece's
- * largest |a| in a higher binade), the LU is made again from the whole of A, so that the factors
- * are those of the call without pieces. */
-static ps_status factor_arriving(refine *w, void *ipiv, int early, int *overflow) {
-    ps__lu_progress progress = {.columns_final = early ? invert_finished : NULL,
-                                .arg = w,
-                                .columns_arrive = narrow_arrived,
-                                .scratch = w->scratch};
-    PS__TRY(ps__scratch_dev(w->scratch, sizeof(int32_t), &w->narrow_flag));
-    PS__TRY(ps__zero_info(w->ctx, w->narrow_flag));
-    PS__TRY(ps__getrf_progress(w->ctx, PS__FLOAT, w->nf, w->af, ipiv, w->flag, &progress, 0));
-    if (w->scale_by_top && scale_of_top(w->top) != w->scale) {
-        w->scale = scale_of_top(w->top);
-        w->blocked.ready = 0;
-        PS__TRY(ps__zero_info(w->ctx, w->narrow_flag));
-        PS__TRY(w->ops->convert(w->be, PS__DOUBLE, PS__FLOAT, w->n, w->n, w->scale, w->a, w->af,
-                                w->narrow_flag));
-        PS__TRY(ps__pad_identity(w->ctx, PS__FLOAT, w->n, w->nf, w->af));
-        progress.columns_arrive = NULL;
-        PS__TRY(ps__getrf_progress(w->ctx, PS__FLOAT, w->nf, w->af, ipiv, w->flag,
-                                   early ? &progress : NULL, 0));
-    }
-    return ps__read_info(w->ctx, w->narrow_flag, overflow);
-}
-
 /* The low-precision LU of scale * A (RBT: of scale * L A R, pivoting within a window) into
  * w->af, as the LU of diag(that, I) of order nf; *code < 0 when it cannot be used. */
 ps_status ps__refine_factor_low(refine *w, const ps_refine_options *o, int *code) {
     int overflow = 0, info = 0;
     *code = 0;
     if (o->factorization == PS_REFINE_RBT) PS__TRY(rbt_weights(w));
-    int fp16x3 = o->precision == PS_LOWPREC_FP16X3;
-    int transposed = !w->source && narrow_transposed(w, o);
+    int fp16x3 = o->precision == PS_LOWPREC_FP16X3, transposed = narrow_transposed(w, o);
     /* FP16X3's scale: from A before narrowing where it is narrowed transposed, else from the
-     * float copy after; where A arrives in pieces, from their copies on the host */
-    w->scale_by_top = fp16x3;
+     * float copy after */
     if (transposed && fp16x3) PS__TRY(scale_from_a(w, &overflow));
-    if (!overflow && !w->source)
+    if (!overflow)
         PS__TRY(ps__refine_narrow(w, w->n, w->a, w->af, w->rbt[1], transposed, &overflow));
-    if (!overflow && fp16x3 && !transposed && !w->source) PS__TRY(scale_to_unit_max(w));
+    if (!overflow && fp16x3 && !transposed) PS__TRY(scale_to_unit_max(w));
     if (overflow) {
         *code = PS_REFINE_OVERFLOW;
         return PS_SUCCESS;
@@ -272,17 +216,12 @@ ps_status ps__refine_factor_low(refine *w, const ps_refine_options *o, int *code
     PS__TRY(early_inverses(w, o, &early));
     ps__lu_progress progress = {.columns_final = invert_finished, .arg = w};
     PS__TRY(w->ops->set_float_compute(w->be, (ps__float_compute)o->precision));
-    ps_status st = w->rbt[0]   ? ps__getrf_window(w->ctx, PS__FLOAT, w->nf, w->af, ipiv, w->flag)
-                   : w->source ? factor_arriving(w, ipiv, early, &overflow)
-                               : ps__getrf_progress(w->ctx, PS__FLOAT, w->nf, w->af, ipiv, w->flag,
-                                                    early ? &progress : NULL, transposed);
+    ps_status st = w->rbt[0] ? ps__getrf_window(w->ctx, PS__FLOAT, w->nf, w->af, ipiv, w->flag)
+                             : ps__getrf_progress(w->ctx, PS__FLOAT, w->nf, w->af, ipiv, w->flag,
+                                                  early ? &progress : NULL, transposed);
     /* Back to plain float GEMMs whatever happened, so later float work is unaffected. */
     ps_status reset = w->ops->set_float_compute(w->be, PS__COMPUTE_FP32);
     if (st == PS_SUCCESS) st = reset;
-    if (st == PS_SUCCESS && overflow) {
-        *code = PS_REFINE_OVERFLOW;
-        return PS_SUCCESS;
-    }
     if (st == PS_SUCCESS && ipiv != w->ipiv) /* A's pivots: all within its rows */
         st = ps__copy_pivots(w->ctx, w->n, ipiv, w->ipiv);
     if (st == PS_SUCCESS) st = ps__read_info(w->ctx, w->flag, &info);

@@ -285,8 +285,8 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     int info = 0, solve = has_rhs && nrhs > 0;
     int *piv = NULL; /* the pivots land in the caller's ipiv only when the call succeeds */
     ps_status st = ps__scratch_host(&s, (size_t)n * sizeof *piv, (void **)&piv);
-    ps__finite_check check_a = {fn, "A", has_rhs ? 4 : 3, PS__SHAPE_ALL, NULL},
-                     check_b = {fn, "B", 7, PS__SHAPE_ALL, NULL};
+    ps__finite_check check_a = {fn, "A", has_rhs ? 4 : 3, PS__SHAPE_ALL},
+                     check_b = {fn, "B", 7, PS__SHAPE_ALL};
     if (!st) st = wz_alloc(&s, dt, n, solve ? nrhs : 0, &ws);
     if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
     if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
@@ -314,8 +314,7 @@ static ps_status host_wztrs(ps_context *ctx, ps__dtype dt, const char *fn, int n
     ps__scratch s = ps__scratch_begin(ctx);
     ps__staged a, b;
     wz_work ws;
-    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL, NULL},
-                     check_b = {fn, "B", 7, PS__SHAPE_ALL, NULL};
+    ps__finite_check check_a = {fn, "A", 4, PS__SHAPE_ALL}, check_b = {fn, "B", 7, PS__SHAPE_ALL};
     ps_status st = wz_alloc(&s, dt, n, nrhs, &ws);
     if (!st) st = ps__stage_in(&s, dt, n, n, A, lda, 1, &check_a, &a);
     if (!st) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
