@@ -6,8 +6,13 @@
  * LAPACK's ratios ||I - A inv(A)|| / (n ||A|| ||inv(A)|| eps) and the scaled residual; singular
  * matrices with the failing index and the arrays left as they were; NaN input; the device-matrix
  * level; the options and bad arguments.
+ * two_lanes: inverse, solve and singular again with the context made to claim two lanes, so that
+ * the look-ahead schedules of gjinv (device and concurrent variants) and gjsv, which only
+ * backends with two lanes (CUDA) take, run on every backend: the lanes run in order here, so
+ * this checks the schedules' split of the work, not their synchronization.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#include "base/context.h"       /* the two lanes' override */
 #include "checks.h"
 #include "test_util.h"
 
@@ -356,16 +361,23 @@ static void test_errors(ps_context *ctx) {
     ps_test_tuning(NULL);
 }
 
+static int two_lanes(ps__backend *be) {
+    (void)be;
+    return 2;
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     ps_context *ctx = ps_test_context(0);
     if (!ctx) return ps_test_finish("gj");
     const char *c = ps_test_case();
+    int lanes = c && !strcmp(c, "two_lanes");
+    if (lanes) ctx->ops.lanes = two_lanes;
     for (int d = 0; d < 2; d++) {
         ps_dtype dt = d ? PS_DOUBLE : PS_FLOAT;
-        if (!c || !strcmp(c, "inverse")) test_inverse(ctx, dt);
-        if (!c || !strcmp(c, "solve")) test_solve(ctx, dt);
-        if (!c || !strcmp(c, "singular")) test_singular(ctx, dt);
+        if (!c || lanes || !strcmp(c, "inverse")) test_inverse(ctx, dt);
+        if (!c || lanes || !strcmp(c, "solve")) test_solve(ctx, dt);
+        if (!c || lanes || !strcmp(c, "singular")) test_singular(ctx, dt);
         if (!c || !strcmp(c, "non_finite")) test_non_finite(ctx, dt);
         if (!c || !strcmp(c, "device_level")) test_device_level(ctx, dt);
     }
