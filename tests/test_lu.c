@@ -271,13 +271,21 @@ static void check_float_split(void) {
     ps_test_tuning(NULL);
 }
 
+static int two_lanes(ps__backend *be) {
+    (void)be;
+    return 2;
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     static const ps_dtype dtypes[] = {PS_DOUBLE, PS_FLOAT};
     /* --case split: the orders LU by pieces splits (lu_overlap=1 in CMake), at two
      * conditions, for the runs that only add that path to what the full run covers */
     const char *which = ps_test_case();
-    int split_only = which && strcmp(which, "split") == 0;
+    /* split_two_lanes: the same with the contexts made to claim two lanes, so that the pieces
+     * join inside the look-ahead schedule, as on CUDA (the lanes run in order here) */
+    int two = which && strcmp(which, "split_two_lanes") == 0;
+    int split_only = two || (which && strcmp(which, "split") == 0);
     if (which && strcmp(which, "matrix") == 0) { /* the device level alone (lu_copy=1 in CMake) */
         ps_context *ctx = ps_test_context(0);
         static const int matrix_orders[] = {4, 7, 8, 65, 150, 257};
@@ -292,11 +300,14 @@ int main(int argc, char **argv) {
         return ps_test_finish("test_lu");
     }
     if (which && !split_only) {
-        fprintf(stderr, "FAIL: test_lu has no case '%s' (only 'split', 'matrix', 'float_split')\n",
+        fprintf(stderr,
+                "FAIL: test_lu has no case '%s' (only 'split', 'split_two_lanes', 'matrix', "
+                "'float_split')\n",
                 which);
         return 1;
     }
     ps_context *ctx = ps_test_context(0);
+    if (two) ctx->ops.lanes = two_lanes;
     for (int d = 0; d < 2; d++) {
         ps_dtype dt = dtypes[d];
         /* split: each piece of the matrix also joins the factorization only at the step that
@@ -329,6 +340,7 @@ int main(int argc, char **argv) {
     static const int block_sizes[] = {1, 7, 32};
     for (size_t b = 0; b < 3; b++) {
         ctx = ps_test_context(block_sizes[b]);
+        if (two) ctx->ops.lanes = two_lanes;
         for (int late = 0; late <= split_only; late++) {
             ctx->test_late_joins = late;
             for (int d = 0; d < 2; d++) {
