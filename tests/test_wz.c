@@ -6,7 +6,11 @@
  * residual; matrices whose corner determinants are exactly zero (pivoting copes, the unpivoted
  * algorithm reports its breakdown and leaves A as it was); singular matrices with a known
  * failing step; the device-matrix level; the options and the environment.
+ * two_lanes: dlatms, scaled and singular again with the context made to claim two lanes, so that
+ * the blocked variant's look-ahead schedule (core/lu/lu.c), which only backends with two lanes
+ * (CUDA) take, runs on every backend (the lanes run in order here).
  */
+#include "base/context.h" /* the two lanes' override */
 #include "checks.h"
 #include "test_util.h"
 
@@ -332,6 +336,11 @@ static void test_errors(ps_context *ctx) {
     CHECK_STATUS(ps_wz_variant_from_name("vectorhost", &v), PS_ERR_INVALID_ARGUMENT);
 }
 
+static int two_lanes(ps__backend *be) {
+    (void)be;
+    return 2;
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     ps_context *ctx = ps_test_context(0);
@@ -339,13 +348,15 @@ int main(int argc, char **argv) {
     CHECK(o.variant == PS_WZ_BLOCKED && o.pivoting == 1 && o.block_size == 0,
           "default WZ options: variant %d pivoting %d nb %d", o.variant, o.pivoting, o.block_size);
     const char *only = ps_test_case();
+    int lanes = only && !strcmp(only, "two_lanes");
+    if (lanes) ctx->ops.lanes = two_lanes;
     for (int d = 0; d < 2; d++) {
         ps_dtype dt = d ? PS_FLOAT : PS_DOUBLE;
-        if (!only || !strcmp(only, "dlatms")) test_dlatms(ctx, dt);
+        if (!only || lanes || !strcmp(only, "dlatms")) test_dlatms(ctx, dt);
         if (!only || !strcmp(only, "unpivoted")) test_unpivoted(ctx, dt);
-        if (!only || !strcmp(only, "scaled")) test_scaled(ctx, dt);
+        if (!only || lanes || !strcmp(only, "scaled")) test_scaled(ctx, dt);
         if (!only || !strcmp(only, "zero_corners")) test_zero_corners(ctx, dt);
-        if (!only || !strcmp(only, "singular")) test_singular(ctx, dt);
+        if (!only || lanes || !strcmp(only, "singular")) test_singular(ctx, dt);
         if (!only || !strcmp(only, "device_level")) test_device_level(ctx, dt);
     }
     if (!only || !strcmp(only, "errors")) test_errors(ctx);
