@@ -539,11 +539,6 @@ static void test_lu_on_defaults(void) {
  * claim two lanes: the lanes run in order here, so this checks that the look-ahead split of the
  * work (next block column, next panel, the rest) computes the same factorization, for square,
  * tall and wide matrices and block sizes that leave partial blocks. */
-static int two_lanes(ps__backend *be) {
-    (void)be;
-    return 2;
-}
-
 static void test_lu_lookahead_schedule(void) {
     ps_context_options o = ps_context_options_default();
     o.backend = PS_BACKEND_CPU;
@@ -551,7 +546,7 @@ static void test_lu_lookahead_schedule(void) {
     ps_context *ctx = NULL;
     CHECK_STATUS(ps_context_create(&ctx, &o), PS_SUCCESS);
     if (!ctx) return;
-    ctx->ops.lanes = two_lanes;
+    ps_test_two_lanes(ctx);
     static const int shapes[][2] = {{40, 40}, {50, 23}, {23, 50}, {7, 7}, {8, 8}, {15, 64}};
     for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
         int m = shapes[t][0], n = shapes[t][1], lda = m + 1, k = m < n ? m : n;

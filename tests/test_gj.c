@@ -12,7 +12,6 @@
  * this checks the schedules' split of the work, not their synchronization.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
-#include "base/context.h"       /* the two lanes' override */
 #include "checks.h"
 #include "test_util.h"
 
@@ -361,18 +360,13 @@ static void test_errors(ps_context *ctx) {
     ps_test_tuning(NULL);
 }
 
-static int two_lanes(ps__backend *be) {
-    (void)be;
-    return 2;
-}
-
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     ps_context *ctx = ps_test_context(0);
     if (!ctx) return ps_test_finish("gj");
     const char *c = ps_test_case();
     int lanes = c && !strcmp(c, "two_lanes");
-    if (lanes) ctx->ops.lanes = two_lanes;
+    if (lanes) ps_test_two_lanes(ctx);
     for (int d = 0; d < 2; d++) {
         ps_dtype dt = d ? PS_DOUBLE : PS_FLOAT;
         if (!c || lanes || !strcmp(c, "inverse")) test_inverse(ctx, dt);

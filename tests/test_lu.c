@@ -271,11 +271,6 @@ static void check_float_split(void) {
     ps_test_tuning(NULL);
 }
 
-static int two_lanes(ps__backend *be) {
-    (void)be;
-    return 2;
-}
-
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     static const ps_dtype dtypes[] = {PS_DOUBLE, PS_FLOAT};
@@ -307,7 +302,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     ps_context *ctx = ps_test_context(0);
-    if (two) ctx->ops.lanes = two_lanes;
+    if (two) ps_test_two_lanes(ctx);
     for (int d = 0; d < 2; d++) {
         ps_dtype dt = dtypes[d];
         /* split: each piece of the matrix also joins the factorization only at the step that
@@ -340,7 +335,7 @@ int main(int argc, char **argv) {
     static const int block_sizes[] = {1, 7, 32};
     for (size_t b = 0; b < 3; b++) {
         ctx = ps_test_context(block_sizes[b]);
-        if (two) ctx->ops.lanes = two_lanes;
+        if (two) ps_test_two_lanes(ctx);
         for (int late = 0; late <= split_only; late++) {
             ctx->test_late_joins = late;
             for (int d = 0; d < 2; d++) {

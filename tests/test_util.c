@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "base/context.h"
 #include "base/tuning.h"
 
 #include <math.h>
@@ -191,4 +192,13 @@ void *ps_test_rhs_for(ps_dtype dt, char trans, int n, int nrhs, const void *A, i
             ps_test_set(dt, b, ldb, i, c, s);
         }
     return b;
+}
+
+static int two_lanes(ps__backend *be) {
+    (void)be;
+    return 2;
+}
+
+void ps_test_two_lanes(ps_context *ctx) {
+    ctx->ops.lanes = two_lanes;
 }

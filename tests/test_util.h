@@ -40,6 +40,10 @@ const char *ps_test_case(void); /* NULL when no --case was given */
 ps_backend_kind ps_test_backend_kind(void);
 /* Creates a context on the test's backend; a backend that cannot open fails the test. */
 ps_context *ps_test_context(int lu_block_size);
+/* Makes ctx claim two lanes, so that the look-ahead schedules only backends with two lanes (CUDA)
+ * take run on any backend; its lanes are one queue, in order, so what is checked is the
+ * schedules' split of the work, not their synchronization. */
+void ps_test_two_lanes(ps_context *ctx);
 /* Prints a summary and returns the process exit code; a test that checked nothing fails. */
 int ps_test_finish(const char *name);
 

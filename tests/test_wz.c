@@ -10,7 +10,6 @@
  * the blocked variant's look-ahead schedule (core/lu/lu.c), which only backends with two lanes
  * (CUDA) take, runs on every backend (the lanes run in order here).
  */
-#include "base/context.h" /* the two lanes' override */
 #include "checks.h"
 #include "test_util.h"
 
@@ -336,11 +335,6 @@ static void test_errors(ps_context *ctx) {
     CHECK_STATUS(ps_wz_variant_from_name("vectorhost", &v), PS_ERR_INVALID_ARGUMENT);
 }
 
-static int two_lanes(ps__backend *be) {
-    (void)be;
-    return 2;
-}
-
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     ps_context *ctx = ps_test_context(0);
@@ -349,7 +343,7 @@ int main(int argc, char **argv) {
           "default WZ options: variant %d pivoting %d nb %d", o.variant, o.pivoting, o.block_size);
     const char *only = ps_test_case();
     int lanes = only && !strcmp(only, "two_lanes");
-    if (lanes) ctx->ops.lanes = two_lanes;
+    if (lanes) ps_test_two_lanes(ctx);
     for (int d = 0; d < 2; d++) {
         ps_dtype dt = d ? PS_FLOAT : PS_DOUBLE;
         if (!only || lanes || !strcmp(only, "dlatms")) test_dlatms(ctx, dt);
