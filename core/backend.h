@@ -175,7 +175,7 @@ typedef struct ps__backend {
 /* Slots of upload_async / download_async / transfer_wait. */
 #define PS__TRANSFER_SLOTS 4
 /* Marks of transfer_order. */
-#define PS__TRANSFER_MARKS 16
+#define PS__TRANSFER_MARKS 24
 /* transfer_order's orders. MARK_WORK and MARK_TRANSFERS name the point lane 0's work, or the
  * transfers queued so far, have reached (replacing what the mark named before); TRANSFERS_AFTER
  * makes the transfers queued from now on wait for a mark's point (and for nothing queued after

@@ -13,11 +13,13 @@
  * most two steps ahead of the device (it waits for a fetch queued two steps before), so that it
  * sees a piece arrive about when the device could use it.
  *
- * Downloads run while the device works: once step f is done, the left part [0, f) and the block
- * row above f (both final then), and A22 at the end. From step f on the row interchanges leave
- * the left part's columns as they are (left_kept): the host applies them to its rows below f
- * last, and the solve uses them so. f at half the order: the downloads, bound by the host's
- * copies, then start early enough to end soon after the factorization (docs/PERFORMANCE.md).
+ * Downloads run while the device works, by the eighths of the order (events, below): the rows
+ * of the factors above a step are final once it is done, in the columns that have joined; at
+ * step f the left part [0, f) below it too, as from step f on the row interchanges leave the
+ * left part's columns as they are (left_kept): the host applies them to its rows below f last,
+ * and the solve uses them so. f at half the order: the downloads, bound by the host's copies,
+ * start early enough to end soon after the factorization, and what is left at its end (the
+ * rows below the last eighth, right of f) is small (docs/PERFORMANCE.md).
  *
  * An order n that is not a multiple of 8 is factored as diag(A, I) of the next one (nf, as
  * ps_mat_getrf's aligned copy, core/lu/lu_copy.c): the device copy has nf columns, the pad made
@@ -46,29 +48,35 @@
 #define PIECES       8
 #define FIRST_SHARE  16
 #define FIRST_BLOCKS 4
-/* The left part: LEFT_EIGHTHS eighths of the order, whole blocks. */
+/* The left part: LEFT_EIGHTHS eighths of the order, whole blocks. The downloads go by the
+ * eighths of the order: event k (1 to EIGHTHS - 1) is the end of the step at row_end[k]. */
+#define EIGHTHS      8
 #define LEFT_EIGHTHS 4
 /* A staged piece joins once its first column is at most this share of the order ahead of the
  * step (a half). */
 #define JOIN_AHEAD_DIV 2
 
-/* transfer_order's marks (0 and 1 are the staging's): the work after step f, after the
- * factorization; each piece's arrival. */
-enum { MARK_LEFT = 2, MARK_ALL = 3, MARK_ARRIVED = 4 };
+/* transfer_order's marks (0 and 1 are the staging's): the work after the factorization; each
+ * piece's arrival; each event's. */
+enum { MARK_ALL = 2, MARK_ARRIVED = 3, MARK_EVENT = MARK_ARRIVED + PIECES };
+_Static_assert(MARK_EVENT + EIGHTHS <= PS__TRANSFER_MARKS, "transfer_order has too few marks");
 
-/* What the two threads share. h.go: 1 once the left part and the block row above f are final,
- * -1 when the transfer thread is to stop; h.staged: pieces queued up. */
+/* What the two threads share. h.go: the events the work has queued (their rows final), -1 when
+ * the transfer thread is to stop; h.staged: pieces queued up. */
 typedef struct overlap {
     ps_context *ctx;
     ps__dtype dt;
     const ps__lu_host_call *call;
-    int nf;               /* the device copy's order: n, or diag(A, I) padded (above) */
-    int nb, f;            /* the factorization's block size; the split column */
-    int pieces;           /* pieces of columns; piece p is [col0[p], col0[p + 1]) */
-    int col0[PIECES + 1]; /* the last ending at nf */
-    int joined;           /* pieces the factorization has taken */
-    int ticks;            /* the work thread's fetches (keep_close) */
-    ps__scratch *s;       /* the call's workspace, the factorization's too */
+    int nf;                 /* the device copy's order: n, or diag(A, I) padded (above) */
+    int nb, f;              /* the factorization's block size; the split column */
+    int pieces;             /* pieces of columns; piece p is [col0[p], col0[p + 1]) */
+    int col0[PIECES + 1];   /* the last ending at nf */
+    int joined;             /* pieces the factorization has taken */
+    int row_end[EIGHTHS];   /* event k: rows [row_end[k - 1], row_end[k]) final (row_end[0] = 0) */
+    int joined_at[EIGHTHS]; /* ... in the columns [0, joined_at[k]) of A (before f: joined) */
+    int events;             /* events queued */
+    int ticks;              /* the work thread's fetches (keep_close) */
+    ps__scratch *s;         /* the call's workspace, the factorization's too */
     ps__mat a;
     void *ipiv, *info, *tick; /* pivots (0-based rows), the first zero pivot, a word to fetch */
     ps__handoff h;
@@ -115,19 +123,41 @@ static void stage_pieces(overlap *o) {
     }
 }
 
-/* Its second: the left part and the block row above f, down once step f has made them final. */
-static void download_finished(overlap *o) {
-    ps_context *ctx = o->ctx;
+/* Rows [r0, r1) x columns [c0, c1) of the factors down into A (clipped to A's order). */
+static ps_status block_out(overlap *o, int r0, int r1, int c0, int c1) {
     const ps__lu_host_call *c = o->call;
-    ps__backend *be = &ctx->be;
-    int n = c->n, f = o->f;
+    int n = c->n;
     size_t es = ps__dtype_size(o->dt);
-    if (ps__handoff_wait(&o->h, &o->h.go, 1)) return;
-    ps_status st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_LEFT);
-    if (!st) st = ps__stage_block_out(ctx, o->dt, n, f, o->a, c->a, c->lda);
-    if (!st)
-        st = ps__stage_block_out(ctx, o->dt, f, n - f, ps__mat_at(o->a, 0, f),
-                                 (char *)c->a + (size_t)f * (size_t)c->lda * es, c->lda);
+    if (r1 > n) r1 = n;
+    if (c1 > n) c1 = n;
+    if (r1 <= r0 || c1 <= c0) return PS_SUCCESS;
+    return ps__stage_block_out(o->ctx, o->dt, r1 - r0, c1 - c0, ps__mat_at(o->a, r0, c0),
+                               (char *)c->a + ((size_t)c0 * (size_t)c->lda + (size_t)r0) * es,
+                               c->lda);
+}
+
+/* Event k's share of the factors: above f its rows in the columns that had joined; at f what
+ * the events before it left of their rows, its own rows and the left part below f; after f its
+ * rows right of f (left of f they wait for the host's interchanges). */
+static ps_status download_event(overlap *o, int k) {
+    int n = o->call->n, f = o->f;
+    if (k < LEFT_EIGHTHS) return block_out(o, o->row_end[k - 1], o->row_end[k], 0, o->joined_at[k]);
+    if (k > LEFT_EIGHTHS) return block_out(o, o->row_end[k - 1], o->row_end[k], f, n);
+    for (int i = 1; i <= LEFT_EIGHTHS; i++)
+        PS__TRY(block_out(o, o->row_end[i - 1], o->row_end[i],
+                          i < LEFT_EIGHTHS ? o->joined_at[i] : 0, n));
+    return block_out(o, f, n, 0, f);
+}
+
+/* Its second: the factors down, event by event, each once the work has made its rows final. */
+static void download_finished(overlap *o) {
+    ps__backend *be = &o->ctx->be;
+    ps_status st = PS_SUCCESS;
+    for (int k = 1; k < EIGHTHS && !st; k++) {
+        if (ps__handoff_wait(&o->h, &o->h.go, k)) return;
+        st = be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_EVENT + k);
+        if (!st) st = download_event(o, k);
+    }
     o->downloaded_status = st;
 }
 
@@ -177,13 +207,16 @@ static ps_status columns_arrive(void *arg, int j, int need, int *have) {
     return PS_SUCCESS;
 }
 
-/* The factorization's columns_final: step f's end, where the downloads may start. */
+/* The factorization's columns_final: the events whose rows the steps up to cols make final. */
 static ps_status columns_final(void *arg, ps__tview a, int cols) {
     overlap *o = arg;
     (void)a;
-    if (cols != o->f) return PS_SUCCESS;
-    PS__TRY(o->ctx->be.ops->transfer_order(&o->ctx->be, PS__ORDER_MARK_WORK, MARK_LEFT));
-    ps__handoff_set(&o->h, &o->h.go, 1, PS_SUCCESS);
+    while (o->events < EIGHTHS - 1 && o->row_end[o->events + 1] <= cols) {
+        int k = ++o->events;
+        o->joined_at[k] = o->col0[o->joined];
+        PS__TRY(o->ctx->be.ops->transfer_order(&o->ctx->be, PS__ORDER_MARK_WORK, MARK_EVENT + k));
+        ps__handoff_set(&o->h, &o->h.go, k, PS_SUCCESS);
+    }
     return PS_SUCCESS;
 }
 
@@ -276,6 +309,13 @@ static ps_status finish_factors(overlap *o, int *info, int *from, char *buffers,
     return PS_SUCCESS;
 }
 
+/* The events' rows: the eighths of the order, whole blocks, the LEFT_EIGHTHS-th at f. */
+static void cut_events(overlap *o) {
+    for (int k = 0; k < EIGHTHS; k++)
+        o->row_end[k] =
+            k == LEFT_EIGHTHS ? o->f : (int)((long)o->call->n * k / EIGHTHS / o->nb * o->nb);
+}
+
 /* The pieces' columns, whole blocks each: the first (1/FIRST_SHARE of the blocks, at least
  * FIRST_BLOCKS), then the rest in equal parts, up to PIECES in all. */
 static void cut_pieces(overlap *o) {
@@ -311,6 +351,7 @@ ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call
                  .f = f,
                  .s = s};
     cut_pieces(&o);
+    cut_events(&o);
     PS__TRY(ps__scratch_dev(s, bytes, &abuf));
     o.a = (ps__mat){abuf, 0, ld};
     PS__TRY(ps__scratch_dev(s, (size_t)nf * sizeof(int32_t), &o.ipiv));
@@ -345,11 +386,9 @@ ps_status ps__lu_overlapped(ps__scratch *s, ps__dtype dt, const ps__lu_host_call
         return st;
     }
 
-    /* A22 goes down beside the solve */
+    /* the rows below the last event, right of f, go down beside the solve */
     PS__TRY(be->ops->transfer_order(be, PS__ORDER_TRANSFERS_AFTER, MARK_ALL));
-    PS__TRY(ps__stage_block_out(ctx, dt, n - f, n - f, ps__mat_at(o.a, f, f),
-                                (char *)c->a + ((size_t)f * (size_t)c->lda + (size_t)f) * es,
-                                c->lda));
+    PS__TRY(block_out(&o, o.row_end[EIGHTHS - 1], n, f, n));
     PS__TRY(finish_factors(&o, info, from, buffers, threads));
     if (c->nrhs == 0 || *info > 0) return PS_SUCCESS;
     *result = ps__check_solution(ctx, dt, n, c->nrhs, b.dev, c->fn);
