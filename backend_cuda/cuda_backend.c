@@ -500,6 +500,13 @@ static ps_status cuda_device_memory(ps__backend *be, size_t *free_bytes, size_t 
     return PS_SUCCESS;
 }
 
+/* The pool's unused memory back to the device (ps_context_release_memory, after sync). */
+static ps_status cuda_release_cached(ps__backend *be) {
+    ps_cuda_state *st = ps_cuda(be);
+    if (st->pool) PS_CUDA_TRY(be, cudaMemPoolTrimTo(st->pool, 0), "cudaMemPoolTrimTo");
+    return PS_SUCCESS;
+}
+
 static ps_status cuda_upload_async(ps__backend *be, ps__dtype dt, int rows, int cols,
                                    const void *host, int ldh, ps__mat dst, int slot) {
     return transfer_async(be, 1, dt, rows, cols, (void *)host, ldh, dst, slot);
@@ -761,6 +768,7 @@ static const ps__backend_ops cuda_ops = {
     .transfer_wait = cuda_transfer_wait,
     .transfer_order = cuda_transfer_order,
     .device_memory = cuda_device_memory,
+    .release_cached = cuda_release_cached,
     .activate = cuda_activate,
     .family = {[PS__FAMILY_LU] = &ps_cuda_lu_kernels.header,
                [PS__FAMILY_CHOL] = &ps_cuda_chol_kernels.header,

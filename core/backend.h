@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PS__BACKEND_ABI_VERSION  9 /* 9: copy_triangle */
+#define PS__BACKEND_ABI_VERSION  10 /* 10: release_cached */
 #define PS__BACKEND_ENTRY_SYMBOL "ps_backend_module_v1"
 
 /* Element types a backend buffer can hold. The first two equal ps_dtype. */
@@ -252,6 +252,8 @@ struct ps__backend_ops {
      * cl_command_queue; CUDA: the device of a cudaStream_t, context NULL), which close never
      * releases (default PS_ERR_NOT_SUPPORTED). device_memory: free and total bytes (free = total
      * where only that is known; default PS_ERR_NOT_SUPPORTED, nothing is refused ahead).
+     * release_cached, after sync: gives back the memory the backend keeps between operations to
+     * make the next one faster (CUDA: its memory pool's unused part; default: nothing to give).
      * block_size: the block size or from-which-order threshold for algo at order n (0: core's
      * default; backends answer from a ps__size_rule table, core/base/size_rules.h). activate
      * makes the backend's device the calling thread's current one, where the runtime keeps one
@@ -262,6 +264,7 @@ struct ps__backend_ops {
     void (*list_devices)(char *buf, size_t size);
     ps_status (*open_borrowed)(ps__backend *be, void *native_context, void *native_queue);
     ps_status (*device_memory)(ps__backend *be, size_t *free_bytes, size_t *total_bytes);
+    ps_status (*release_cached)(ps__backend *be);
     int (*block_size)(ps__backend *be, ps__algo algo, ps__dtype dt, int n);
     void (*activate)(ps__backend *be);
 

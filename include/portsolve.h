@@ -128,6 +128,12 @@ PS_API const char *ps_context_last_error(const ps_context *ctx);
 PS_API int ps_context_last_info(const ps_context *ctx);
 /* Blocks until all work queued on the context's device has finished. */
 PS_API ps_status ps_context_synchronize(ps_context *ctx);
+/* Waits for the context's work and gives back the memory it keeps between calls so that the next
+ * call starts sooner: the host drivers' page-locked staging buffers (host memory, up to 128 MiB)
+ * and, on CUDA, the unused part of the context's memory pool (the workspaces of the tensor-core
+ * GEMMs and LU by pieces, up to a quarter of the device). For an application that needs that
+ * memory itself between calls; device matrices (ps_matrix) stay, and later calls allocate again. */
+PS_API ps_status ps_context_release_memory(ps_context *ctx);
 /* Writes the devices of a backend kind (cpu, cuda or opencl), one per line with their index,
  * name and double-precision support, into buf; on failure buf says why. */
 PS_API ps_status ps_backend_devices(ps_backend_kind kind, char *buf, size_t size);

@@ -965,6 +965,40 @@ static void case_workspace(ps_context *ctx) {
     expect_usable(ctx);
 }
 
+/* ps_context_release_memory: the staging buffers a host call left (on the backends that stage)
+ * are given back, a device matrix stays as it was, and the calls after it are right; a NULL
+ * context is refused. */
+static void case_release_memory(ps_context *ctx) {
+    CHECK_STATUS(ps_context_release_memory(NULL), PS_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ps_context_set_host_crossover(ctx, 0), PS_SUCCESS); /* the device path */
+    void *alias;
+    int stages = ctx->be.ops->host_alias(&ctx->be, A, &alias) != PS_SUCCESS;
+    ps_matrix *M = NULL;
+    double up[LDA * N], back[LDA * N];
+    fresh_data();
+    memcpy(up, A0, sizeof up);
+    CHECK_STATUS(ps_matrix_create(ctx, PS_DOUBLE, N, N, 0, &M), PS_SUCCESS);
+    if (!M) return;
+    CHECK_STATUS(ps_matrix_upload(M, up, LDA), PS_SUCCESS);
+    expect_usable(ctx);
+    CHECK((ctx->ring_bytes > 0) == stages, "after a host call the staging buffers are %s",
+          ctx->ring_bytes > 0 ? "kept" : "not there");
+    CHECK_STATUS(ps_context_release_memory(ctx), PS_SUCCESS);
+    int kept = 0;
+    for (int i = 0; i < PS__TRANSFER_SLOTS; i++) kept += ctx->ring[i] != NULL;
+    CHECK(ctx->ring_bytes == 0 && kept == 0, "%d staging buffers kept", kept);
+    memset(back, 0, sizeof back);
+    CHECK_STATUS(ps_matrix_download(M, back, LDA), PS_SUCCESS);
+    int same = 1;
+    for (int j = 0; j < N; j++) same &= memcmp(back + j * LDA, up + j * LDA, N * sizeof *A) == 0;
+    CHECK(same, "the device matrix changed");
+    expect_usable(ctx);
+    CHECK_STATUS(ps_context_release_memory(ctx), PS_SUCCESS); /* twice in a row */
+    ps_matrix_destroy(M);
+    CHECK(ctx->live_buffers == 0 && ctx->live_host_blocks == 0, "leaked");
+    expect_usable(ctx);
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     static const struct {
@@ -988,7 +1022,8 @@ int main(int argc, char **argv) {
                  {"alloc_failure", case_alloc_failure},
                  {"matrix_level", case_matrix_level},
                  {"overlap", case_overlap},
-                 {"workspace", case_workspace}};
+                 {"workspace", case_workspace},
+                 {"release_memory", case_release_memory}};
     const char *want = ps_test_case();
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -227,6 +227,11 @@ static void *default_queue(ps__backend *be) {
     return NULL;
 }
 
+static ps_status default_release_cached(ps__backend *be) {
+    (void)be;
+    return PS_SUCCESS;
+}
+
 static const ps__backend_ops defaults = {
     .abi_version = PS__BACKEND_ABI_VERSION,
     .struct_size = sizeof(ps__backend_ops),
@@ -266,6 +271,7 @@ static const ps__backend_ops defaults = {
     .transfer_wait = default_transfer_wait,
     .transfer_order = default_transfer_order,
     .device_memory = default_device_memory,
+    .release_cached = default_release_cached,
 };
 
 const ps__backend_ops *ps__backend_defaults(void) {
@@ -305,7 +311,7 @@ static const entry_info optional[] = {
     PS__ENTRY(upload_async),  PS__ENTRY(download_async),
     PS__ENTRY(transfer_wait), PS__ENTRY(transfer_order),
     PS__ENTRY(device_memory), PS__ENTRY(activate),
-    PS__ENTRY(copy_triangle),
+    PS__ENTRY(copy_triangle), PS__ENTRY(release_cached),
 };
 #undef PS__ENTRY
 

@@ -171,6 +171,14 @@ ps_status ps_context_synchronize(ps_context *ctx) {
     return ctx->be.ops->sync(&ctx->be);
 }
 
+ps_status ps_context_release_memory(ps_context *ctx) {
+    if (!ctx) return PS_ERR_INVALID_ARGUMENT;
+    PS__BEGIN(ctx);
+    PS__TRY(ctx->be.ops->sync(&ctx->be));
+    ps__staging_release(ctx);
+    return ctx->be.ops->release_cached(&ctx->be);
+}
+
 ps_status ps__context_host(ps_context *ctx, ps_context **host) {
     if (!ctx->host) {
         ps__open_request req = {NULL, 0, NULL, NULL};

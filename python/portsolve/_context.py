@@ -74,6 +74,12 @@ class Context:
         """Waits for the work queued on the device (for timing)."""
         self.check(lib.ps_context_synchronize(self.handle))
 
+    def release_memory(self):
+        """Gives back the memory the context keeps between calls (page-locked staging buffers; on
+        CUDA its memory pool's unused part), for other users of the device between calls;
+        DeviceMatrix objects stay."""
+        self.check(lib.ps_context_release_memory(self.handle))
+
     def close(self):
         """Releases the context and the DeviceMatrix objects made on it (also done when it is
         collected)."""

@@ -402,3 +402,14 @@ def test_contexts(ctx):
         kept.to_numpy()  # released with its context
     x = ps.solve(np.eye(2) * 4, np.ones(2), context=ctx)
     assert np.allclose(x, 0.25)
+
+
+def test_release_memory(ctx):
+    a = matrix(150, 100.0, np.float64)
+    d = ps.DeviceMatrix(a, context=ctx)
+    b = rng.standard_normal(150)
+    assert solve_ratio(a, ps.solve(a, b, context=ctx), b) < THRESHOLD
+    ctx.release_memory()
+    assert np.array_equal(d.to_numpy(), a)  # device matrices stay
+    assert solve_ratio(a, ps.solve(a, b, context=ctx), b) < THRESHOLD
+    d.close()
