@@ -65,6 +65,7 @@ static ps_status finish_open(ps__backend *be, ps_cuda_state *st) {
              prop.name, st->device, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1 << 30));
     be->has_double = 1;
+    be->buffers_are_addresses = 1;
     /* Host drivers up to these orders run on the CPU path (core/base/crossover.c; measured on an
      * H200, docs/PERFORMANCE.md). */
     be->host_crossover[PS__FLOAT] = PS_CUDA_HOST_CROSSOVER_FLOAT;

@@ -159,7 +159,8 @@ typedef struct ps_matrix ps_matrix;
 PS_API ps_status ps_matrix_create(ps_context *ctx, ps_dtype dtype, int rows, int cols, int ld,
                                   ps_matrix **out);
 /* A matrix over a device buffer the caller owns (a cl_mem, a CUDA device pointer) starting
- * `offset` elements in; ps_matrix_destroy leaves the buffer alone. Not for the cpu backend. */
+ * `offset` elements in; ps_matrix_destroy leaves the buffer alone. Not for the cpu backend. A CUDA
+ * pointer not aligned to the elements is refused (info -6). */
 PS_API ps_status ps_matrix_wrap_native(ps_context *ctx, ps_dtype dtype, int rows, int cols, int ld,
                                        void *buffer, size_t offset, ps_matrix **out);
 PS_API void ps_matrix_destroy(ps_matrix *m);

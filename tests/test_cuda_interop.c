@@ -45,6 +45,33 @@ int main(int argc, char **argv) {
     ps_matrix_destroy(A);
     ps_matrix_destroy(B);
 
+    /* A pointer one element in (columns no longer 16-byte aligned) solves as well; one not
+     * aligned to its elements is refused before any kernel sees it, and the context goes on. */
+    cudaMemcpy(dA + 1, A0, sizeof(double) * (lda * n - 1), cudaMemcpyHostToDevice);
+    cudaMemcpy(dB, B0, sizeof(double) * n * nrhs, cudaMemcpyHostToDevice);
+    CHECK_STATUS(ps_matrix_wrap_cuda(ctx, PS_DOUBLE, n, n, lda, dA + 1, &A), PS_SUCCESS);
+    CHECK_STATUS(ps_matrix_wrap_cuda(ctx, PS_DOUBLE, n, nrhs, n, dB, &B), PS_SUCCESS);
+    CHECK_STATUS(ps_mat_gesv(ctx, A, ipiv, B), PS_SUCCESS);
+    cudaStreamSynchronize(stream);
+    cudaMemcpy(X, dB, sizeof(double) * n * nrhs, cudaMemcpyDeviceToHost);
+    r = ps_check_solve_ratio(PS_DOUBLE, 'N', n, nrhs, A0, lda, X, n, B0, n);
+    CHECK(r < PS_TEST_THRESHOLD, "solve one element into the buffer: residual ratio %g", r);
+    ps_matrix_destroy(A);
+    ps_matrix_destroy(B);
+    struct {
+        ps_dtype dt;
+        size_t bytes;
+    } odd[] = {{PS_DOUBLE, 4}, {PS_DOUBLE, 1}, {PS_FLOAT, 2}};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        ps_matrix *w = A;
+        CHECK_STATUS(ps_matrix_wrap_cuda(ctx, odd[i].dt, 4, 4, 4, (char *)dA + odd[i].bytes, &w),
+                     PS_ERR_INVALID_ARGUMENT);
+        CHECK(w == NULL && ps_context_last_info(ctx) == -6 &&
+                  strstr(ps_context_last_error(ctx), "not aligned"),
+              "pointer %zu bytes in: info %d, '%s'", odd[i].bytes, ps_context_last_info(ctx),
+              ps_context_last_error(ctx));
+    }
+
     /* Device out-of-memory: a matrix far larger than any GPU. */
     ps_matrix *huge = NULL;
     CHECK_STATUS(ps_matrix_create(ctx, PS_DOUBLE, 1 << 20, 1 << 20, 0, &huge),

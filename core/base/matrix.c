@@ -2,6 +2,7 @@
 #include "base/matrix.h"
 #include "base/staging.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +83,13 @@ ps_status ps_matrix_wrap_native(ps_context *ctx, ps_dtype dtype, int rows, int c
         return ps__bad_arg(ctx, 1,
                            "ps_matrix_wrap_native: the cpu backend has no device "
                            "buffers to wrap; use the host drivers");
+    size_t esize = ps__dtype_size((ps__dtype)dtype);
+    /* a misaligned address would fault in the first kernel and leave the device unusable */
+    if (ctx->be.buffers_are_addresses && (uintptr_t)buffer % esize != 0)
+        return ps__bad_arg(ctx, 6,
+                           "ps_matrix_wrap_native: buffer %p is not aligned to its %zu-byte "
+                           "elements",
+                           buffer, esize);
     if (dtype == PS_DOUBLE && !ctx->be.has_double)
         return ps__fail(ctx, PS_ERR_NO_DOUBLE,
                         "ps_matrix_wrap_native: device '%s' has no double "
