@@ -967,6 +967,37 @@ static double mode_eps(ps__float_compute c) {
  * the errors over that of the exact products, floor not forgiven. With packed_stride > 0 the
  * operands are packed (leading dimension = rows, as the LU's) and only every packed_stride-th
  * row and column is checked (the host's products are the cost of a big C). */
+/* Set: gemm_error fills the device's memory just before its product and frees it after
+ * (test_split3_full_device); full_device_refused says whether a block of full_device_probe
+ * bytes could then not be had. */
+static int full_device;
+static int full_device_refused;
+static size_t full_device_probe;
+
+enum { FILL_CHUNKS = 4096 };
+static void *fill_chunk[FILL_CHUNKS];
+static int fill_count;
+
+/* Takes device memory in ever smaller blocks until none of 1 MiB is left, then gives back
+ * `spare` bytes of it, so that small allocations still succeed and big ones cannot. */
+static void fill_device(size_t spare) {
+    fill_count = 0;
+    be->ops->release_cached(be);
+    for (size_t block = (size_t)1 << 30; block >= ((size_t)1 << 20); block /= 4)
+        while (fill_count < FILL_CHUNKS &&
+               be->ops->alloc(be, block, &fill_chunk[fill_count]) == PS_SUCCESS)
+            fill_count++;
+    for (size_t given = 0; given < spare && fill_count > 0; given += (size_t)1 << 20)
+        be->ops->free(be, fill_chunk[--fill_count]);
+    void *probe = NULL;
+    full_device_refused = be->ops->alloc(be, full_device_probe, &probe) != PS_SUCCESS;
+    if (probe) be->ops->free(be, probe);
+}
+
+static void unfill_device(void) {
+    while (fill_count > 0) be->ops->free(be, fill_chunk[--fill_count]);
+}
+
 static double gemm_error(ps__float_compute c, ps__trans ta, ps__trans tb, int m, int n, int k,
                          double a_scale, double b_scale, double floor, int packed_stride,
                          double *rms) {
@@ -984,8 +1015,11 @@ static double gemm_error(ps__float_compute c, ps__trans ta, ps__trans tb, int m,
     for (int i = 0; i < B.count; i++) B.host[i] *= b_scale;
     upload_all(&A), upload_all(&B);
     ps__scalar one = ps__scalar_of(PS__FLOAT, 1.0), zero = ps__scalar_of(PS__FLOAT, 0.0);
+    if (full_device) fill_device((size_t)8 << 20);
     ps_status st = be->ops->gemm(be, PS__FLOAT, ta, tb, m, n, k, &one, view(&A, sa), view(&B, sb),
                                  &zero, view(&C, sc));
+    if (full_device) CHECK(be->ops->sync(be) == PS_SUCCESS, "sync on a full device: %s", be->err);
+    unfill_device();
     CHECK(st == PS_SUCCESS, "gemm in mode %d: %s", (int)c, be->err);
     double *got = tb_download(&C), worst = 0, err2 = 0, want2 = 0;
     for (int j = 0; j < n; j += stride)
@@ -1137,6 +1171,32 @@ static void test_float_compute(int tensor_cores) {
           "default refused float");
 }
 
+/* With the device full, the split modes' three copies of the operands cannot be had: the product
+ * is then computed in float (cuda_blas.c), as accurate as float's, and the device stays usable
+ * for the next one in the mode. Only when asked: it takes the whole device for a moment. */
+static void test_split3_full_device(void) {
+    static const ps__float_compute modes[] = {PS__COMPUTE_TF32X3, PS__COMPUTE_FP16X3};
+    enum { m = 2048, n = 2048, k = 2048 };
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        ps__float_compute c = modes[i];
+        CHECK(be->ops->set_float_compute(be, c) == PS_SUCCESS, "mode %d: %s", (int)c, be->err);
+        gemm_error(c, PS__NOTRANS, PS__NOTRANS, m, n, k, 1, 1, 0, 32, NULL); /* cuBLAS set up */
+        /* the smaller mode's copies of A and B: 3 (m + n) k two-byte parts */
+        full_device_probe = (size_t)3 * (m + n) * k * 2;
+        full_device = 1;
+        double worst = gemm_error(c, PS__NOTRANS, PS__NOTRANS, m, n, k, 1, 1, 0, 32, NULL);
+        full_device = 0;
+        CHECK(full_device_refused, "the filled device still had %zu bytes for the parts",
+              full_device_probe);
+        CHECK(worst <= k * FLT_EPSILON, "gemm %dx%dx%d in mode %d on a full device: error %.3g", m,
+              n, k, (int)c, worst);
+        worst = gemm_error(c, PS__NOTRANS, PS__NOTRANS, m, n, k, 1, 1, 0, 32, NULL);
+        CHECK(worst <= 4 * mode_eps(c) + k * FLT_EPSILON,
+              "gemm in mode %d after the full device: error %.3g", (int)c, worst);
+    }
+    CHECK(be->ops->set_float_compute(be, PS__COMPUTE_FP32) == PS_SUCCESS, "float: %s", be->err);
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     ps_context *ctx = ps_test_context(0);
@@ -1157,7 +1217,8 @@ int main(int argc, char **argv) {
     if (!c || !strcmp(c, "read_only")) test_read_only();
     if (!c || !strcmp(c, "gemv_triangle")) test_gemv_triangle();
     if (!c || !strcmp(c, "iter_caller_ends")) test_iter_caller_ends();
-    if (c && !strcmp(c, "trsv_mixed_large")) test_trsv_mixed_large(); /* only when asked */
+    if (c && !strcmp(c, "trsv_mixed_large")) test_trsv_mixed_large();     /* only when asked */
+    if (c && !strcmp(c, "split3_full_device")) test_split3_full_device(); /* only when asked */
     int rc = ps_test_finish("test_vtable_ir");
     ctx_under_test = NULL;
     ps_context_destroy(ctx);
