@@ -665,9 +665,10 @@ static const ps__size_rule cuda_sizes[] = {
      * double only: float gained nothing */
     {PS__ALGO_LU_COPY, PS__DOUBLE, 0, 12288},
     {PS__ALGO_CHOL_COPY, PS__DOUBLE, 0, 12288},
-    /* float LU's GEMMs in TF32X3 (core/lu/lu.c), from this order (with TF32 tensor cores):
-     * no faster at 8192 */
+    /* float LU's and Cholesky's GEMMs in TF32X3 (core/base/float_split.c), from this order
+     * (with TF32 tensor cores): LU no faster at 8192 */
     {PS__ALGO_LU_FLOAT_SPLIT, PS__FLOAT, 0, 12288},
+    {PS__ALGO_CHOL_FLOAT_SPLIT, PS__FLOAT, 0, 12288},
     /* Cholesky's block size (core/chol/chol.c) */
     {PS__ALGO_CHOL, PS__ANY_DTYPE, 0, 512},
     {PS__ALGO_CHOL, PS__ANY_DTYPE, 12288, 1024},
@@ -689,7 +690,9 @@ static const ps__size_rule cuda_sizes[] = {
 };
 
 static int cuda_block_size(ps__backend *be, ps__algo algo, ps__dtype dt, int n) {
-    if (algo == PS__ALGO_LU_FLOAT_SPLIT && !ps_cuda(be)->tensor_cores_32f) return 0;
+    if ((algo == PS__ALGO_LU_FLOAT_SPLIT || algo == PS__ALGO_CHOL_FLOAT_SPLIT) &&
+        !ps_cuda(be)->tensor_cores_32f)
+        return 0;
     return ps__size_rule_find(cuda_sizes, sizeof cuda_sizes / sizeof cuda_sizes[0], algo, dt, n);
 }
 

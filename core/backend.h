@@ -101,20 +101,21 @@ typedef enum ps__diag { PS__NONUNIT = 0, PS__UNIT = 1 } ps__diag;
 /* What a block_size question is about: a block size, or the order from which a variant is used
  * (0: never). The file named says what each means. */
 typedef enum ps__algo {
-    PS__ALGO_LU = 0,             /* core/lu/lu.c */
-    PS__ALGO_WZ = 1,             /* core/wz/wz.c */
-    PS__ALGO_GJ = 2,             /* gjinv, core/gj/gj.c */
-    PS__ALGO_GJ_STRIPE = 3,      /* gjsv's stripe height, core/gj/gjsv.c */
-    PS__ALGO_CHOL = 4,           /* 0: the recursive Cholesky, core/chol/chol.c */
-    PS__ALGO_LU_INVERSE = 5,     /* from: U's block rows as inv(L11) A12, core/lu/lu.c */
-    PS__ALGO_GJ_TRANSPOSED = 6,  /* from: gjinv holds the matrix transposed, core/gj/gj.c */
-    PS__ALGO_GETRI = 7,          /* 0: LU's, core/gj/getri.c */
-    PS__ALGO_LU_TRANSPOSED = 8,  /* from: LU holds a square matrix transposed, core/lu/lu.c */
-    PS__ALGO_TRSV_BLOCKED = 9,   /* GMRES-IR's inverted diagonal blocks, trsv_blocked.c */
-    PS__ALGO_LU_OVERLAP = 10,    /* from: host LU overlapped with its transfers, lu_overlap.c */
-    PS__ALGO_LU_COPY = 11,       /* from: device LU in an aligned copy, core/lu/lu_copy.c */
-    PS__ALGO_CHOL_COPY = 12,     /* from: device Cholesky in an aligned copy, chol_copy.c */
-    PS__ALGO_LU_FLOAT_SPLIT = 13 /* from: float LU's updates in TF32X3, core/lu/lu.c */
+    PS__ALGO_LU = 0,               /* core/lu/lu.c */
+    PS__ALGO_WZ = 1,               /* core/wz/wz.c */
+    PS__ALGO_GJ = 2,               /* gjinv, core/gj/gj.c */
+    PS__ALGO_GJ_STRIPE = 3,        /* gjsv's stripe height, core/gj/gjsv.c */
+    PS__ALGO_CHOL = 4,             /* 0: the recursive Cholesky, core/chol/chol.c */
+    PS__ALGO_LU_INVERSE = 5,       /* from: U's block rows as inv(L11) A12, core/lu/lu.c */
+    PS__ALGO_GJ_TRANSPOSED = 6,    /* from: gjinv holds the matrix transposed, core/gj/gj.c */
+    PS__ALGO_GETRI = 7,            /* 0: LU's, core/gj/getri.c */
+    PS__ALGO_LU_TRANSPOSED = 8,    /* from: LU holds a square matrix transposed, core/lu/lu.c */
+    PS__ALGO_TRSV_BLOCKED = 9,     /* GMRES-IR's inverted diagonal blocks, trsv_blocked.c */
+    PS__ALGO_LU_OVERLAP = 10,      /* from: host LU overlapped with its transfers, lu_overlap.c */
+    PS__ALGO_LU_COPY = 11,         /* from: device LU in an aligned copy, core/lu/lu_copy.c */
+    PS__ALGO_CHOL_COPY = 12,       /* from: device Cholesky in an aligned copy, chol_copy.c */
+    PS__ALGO_LU_FLOAT_SPLIT = 13,  /* from: float LU's updates in TF32X3, base/float_split.c */
+    PS__ALGO_CHOL_FLOAT_SPLIT = 14 /* from: float Cholesky's, the same */
 } ps__algo;
 
 /* How float gemm computes (set_float_compute): in float, or on inputs rounded to a tensor-core

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv, strdup */
 #include "checks.h"
 #include "test_util.h"
+#include "base/context.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -284,6 +285,62 @@ static void run_all(ps_context *ctx) {
         }
 }
 
+/* Whether ctx's backend has the float split mode TF32X3 (left in float either way). */
+static int has_float_split(ps_context *ctx) {
+    ps__backend *be = &ctx->be;
+    int has = be->ops->set_float_compute(be, PS__COMPUTE_TF32X3) == PS_SUCCESS;
+    CHECK(be->ops->set_float_compute(be, PS__COMPUTE_FP32) == PS_SUCCESS, "float: %s", be->err);
+    return has;
+}
+
+/* --case float_split: the float Cholesky with chol_float_split=1 at orders whose updates reach
+ * the split mode's 512 x 512 GEMMs (blocks of 512 on CUDA). The factor must be nearly as
+ * accurate as plain float's (within 8x its ratio: TF32X3 keeps 22 of float's 24 bits, and an
+ * H200 gave 1.3-3x; TF32 alone would be thousands of times off), differ from it where the
+ * backend has the mode (so it was applied), and be the same bits where it has not (it then
+ * computes in float, with no message left behind). Then ps_sposv and the device level with the
+ * mode, by LAPACK's ratios. */
+static void check_float_split(void) {
+    static const int ns[] = {1537, 2048};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (int u = 0; u < 2; u++) {
+            int n = ns[i], lda = n + 5;
+            char uplo = u ? 'U' : 'L';
+            size_t bytes = sizeof(float) * (size_t)lda * n;
+            float *A0 = spd_matrix(PS_FLOAT, n, lda, 1e3);
+            float *F[2] = {malloc(bytes), malloc(bytes)};
+            double ratio[2] = {0, 0};
+            int has = 0;
+            for (int split = 0; split < 2; split++) {
+                ps_test_tuning(split ? "chol_float_split=1" : "chol_float_split=0");
+                ps_context *ctx = ps_test_context(0);
+                if (split) has = has_float_split(ctx);
+                memcpy(F[split], A0, bytes);
+                CHECK_STATUS(ps_spotrf(ctx, uplo, n, F[split], lda), PS_SUCCESS);
+                CHECK(ps_context_last_error(ctx)[0] == '\0', "spotrf %c n=%d split=%d left '%s'",
+                      uplo, n, split, ps_context_last_error(ctx));
+                ratio[split] = ps_check_chol_ratio(PS_FLOAT, uplo, n, A0, lda, F[split], lda);
+                ps_context_destroy(ctx);
+            }
+            CHECK(ratio[0] < PS_TEST_THRESHOLD && ratio[1] <= 8 * ratio[0],
+                  "spotrf %c n=%d: factor ratio %g split, %g in float", uplo, n, ratio[1],
+                  ratio[0]);
+            int same = !memcmp(F[0], F[1], bytes);
+            CHECK(same == !has,
+                  "spotrf %c n=%d: factor %s plain float's, but the backend %s the mode", uplo, n,
+                  same ? "is" : "differs from", has ? "has" : "has not");
+            printf("%c n=%d: factor ratio %.3g in float, %.3g in the split mode (%s)\n", uplo, n,
+                   ratio[0], ratio[1], has ? "applied" : "not available");
+            ps_test_tuning("chol_float_split=1");
+            ps_context *ctx = ps_test_context(0);
+            check_posv(ctx, PS_FLOAT, uplo, n, lda, 3, 1e3);
+            check_matrix_level(ctx, PS_FLOAT, uplo, n);
+            ps_context_destroy(ctx);
+            free(A0), free(F[0]), free(F[1]);
+        }
+    ps_test_tuning(NULL);
+}
+
 int main(int argc, char **argv) {
     ps_test_init(argc, argv);
     const char *which = ps_test_case();
@@ -301,8 +358,12 @@ int main(int argc, char **argv) {
         ps_context_destroy(ctx);
         return ps_test_finish("test_chol");
     }
+    if (which && strcmp(which, "float_split") == 0) {
+        check_float_split();
+        return ps_test_finish("test_chol");
+    }
     if (which) {
-        fprintf(stderr, "FAIL: test_chol has no case '%s' (only 'matrix')\n", which);
+        fprintf(stderr, "FAIL: test_chol has no case '%s' (only 'matrix', 'float_split')\n", which);
         return 1;
     }
     /* The backend's own choice, then each algorithm on its own. */

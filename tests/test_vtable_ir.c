@@ -976,6 +976,7 @@ static size_t full_device_probe;
 
 enum { FILL_CHUNKS = 4096 };
 static void *fill_chunk[FILL_CHUNKS];
+static size_t fill_size[FILL_CHUNKS];
 static int fill_count;
 
 /* Takes device memory in ever smaller blocks until none of 1 MiB is left, then gives back
@@ -986,9 +987,15 @@ static void fill_device(size_t spare) {
     for (size_t block = (size_t)1 << 30; block >= ((size_t)1 << 20); block /= 4)
         while (fill_count < FILL_CHUNKS &&
                be->ops->alloc(be, block, &fill_chunk[fill_count]) == PS_SUCCESS)
-            fill_count++;
-    for (size_t given = 0; given < spare && fill_count > 0; given += (size_t)1 << 20)
-        be->ops->free(be, fill_chunk[--fill_count]);
+            fill_size[fill_count++] = block;
+    /* the smallest blocks (the last taken) that fit in what is left to give */
+    size_t given = 0;
+    for (int i = fill_count - 1; i >= 0 && given < spare; i--)
+        if (fill_size[i] <= spare - given) {
+            be->ops->free(be, fill_chunk[i]);
+            given += fill_size[i];
+            fill_chunk[i] = fill_chunk[--fill_count], fill_size[i] = fill_size[fill_count];
+        }
     void *probe = NULL;
     full_device_refused = be->ops->alloc(be, full_device_probe, &probe) != PS_SUCCESS;
     if (probe) be->ops->free(be, probe);
@@ -1015,7 +1022,7 @@ static double gemm_error(ps__float_compute c, ps__trans ta, ps__trans tb, int m,
     for (int i = 0; i < B.count; i++) B.host[i] *= b_scale;
     upload_all(&A), upload_all(&B);
     ps__scalar one = ps__scalar_of(PS__FLOAT, 1.0), zero = ps__scalar_of(PS__FLOAT, 0.0);
-    if (full_device) fill_device((size_t)8 << 20);
+    if (full_device) fill_device((size_t)4 << 20);
     ps_status st = be->ops->gemm(be, PS__FLOAT, ta, tb, m, n, k, &one, view(&A, sa), view(&B, sb),
                                  &zero, view(&C, sc));
     if (full_device) CHECK(be->ops->sync(be) == PS_SUCCESS, "sync on a full device: %s", be->err);

@@ -1,6 +1,7 @@
 /* Cholesky on device matrices (ps_mat_potrf/potrs/posv) and the host drivers ps_?potrf/potrs/posv.
  */
 #include "base/check.h"
+#include "base/float_split.h"
 #include "chol/chol.h"
 #include "base/matrix.h"
 #include "base/staging.h"
@@ -15,6 +16,13 @@ static ps_status not_spd(ps_context *ctx, const char *fn, int info) {
                     info, info);
 }
 
+/* A float factorization's big GEMMs in the split mode, from the order chol_float_split or the
+ * backend gives (base/float_split.h). */
+static void split_begin(ps_context *ctx, ps__dtype dt, int n, int *split) {
+    ps__float_split_begin(ctx, PS__ALGO_CHOL_FLOAT_SPLIT, ctx->tuning.chol_float_split, dt, n,
+                          split);
+}
+
 /* ---- device matrices ---- */
 
 /* Factors A (and solves for B when B is not NULL and A is positive definite). */
@@ -25,11 +33,13 @@ static ps_status mat_factor_solve(ps_context *ctx, const char *fn, ps__uplo uplo
     int info = 0;
     int n = A->rows;
     ps__mat a = ps__matrix_view(A);
-    int copied = 0;
+    int copied = 0, split;
     ps_status st = ps__scratch_dev(&s, sizeof(int32_t), &dev_info);
+    split_begin(ctx, A->dt, n, &split);
     if (!st && ps__aligned_copy_wanted(ctx, PS__ALGO_CHOL_COPY, ctx->tuning.chol_copy, A->dt, n, a))
         st = ps__potrf_in_copy(&s, A->dt, uplo, n, a, dev_info, &copied);
     if (!st && !copied) st = ps__potrf(ctx, A->dt, uplo, n, a, dev_info);
+    st = ps__float_split_end(ctx, split, st);
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     if (!st && info == 0 && B)
         st = ps__potrs(ctx, A->dt, uplo, n, B->cols, ps__matrix_view(A), ps__matrix_view(B));
@@ -117,7 +127,12 @@ static ps_status host_factor_solve(ps_context *ctx, ps__dtype dt, const char *fn
     int np = ps__aligned_order(n);
     if (!st) st = ps__stage_triangle_in(&s, dt, n, np, A, lda, 1, &check_a, &a);
     if (!st && solve) st = ps__stage_in(&s, dt, n, nrhs, B, ldb, 0, &check_b, &b);
-    if (!st) st = ps__potrf(ctx, dt, u, a.aliased ? n : np, a.dev, dev_info);
+    if (!st) {
+        int split;
+        split_begin(ctx, dt, n, &split);
+        st = ps__float_split_end(ctx, split,
+                                 ps__potrf(ctx, dt, u, a.aliased ? n : np, a.dev, dev_info));
+    }
     if (!st) st = ps__read_info(ctx, dev_info, &info);
     /* the factor goes down while the solve that reads it runs */
     if (!st) st = ps__transfers_after_work(ctx);

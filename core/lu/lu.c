@@ -48,22 +48,6 @@ int ps__lu_block_size(ps_context *ctx, ps__dtype dt, int m, int n) {
     return nb > 0 ? nb : 128;
 }
 
-void ps__lu_float_split_begin(ps_context *ctx, ps__dtype dt, int n, int *split) {
-    ps__backend *be = &ctx->be;
-    int from = ps__tuned_size(ctx, ctx->tuning.lu_float_split, PS__ALGO_LU_FLOAT_SPLIT, dt, 0);
-    *split = 0;
-    if (dt != PS__FLOAT || from <= 0 || n < from) return;
-    if (be->ops->set_float_compute(be, PS__COMPUTE_TF32X3) == PS_SUCCESS)
-        *split = 1;
-    else
-        ctx->last_error[0] = '\0'; /* a backend without the mode factors in float */
-}
-
-ps_status ps__lu_float_split_end(ps_context *ctx, int split, ps_status st) {
-    ps_status reset = split ? ctx->be.ops->set_float_compute(&ctx->be, PS__COMPUTE_FP32) : 0;
-    return st ? st : reset;
-}
-
 /* The LU leaf: the backend's unblocked panel kernel. */
 static ps_status lu_leaf(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, int j, void *ipiv,
                          void *info, const ps__factor_kind *kind) {

@@ -59,14 +59,6 @@ int ps__getrf_holds_transposed(ps_context *ctx, ps__dtype dt, int n);
  * solves with the factors.
  */
 ps_status ps__getrf_window(ps_context *ctx, ps__dtype dt, int n, ps__mat a, void *ipiv, void *info);
-/* The float LU of order n (ps_?getrf, ps_?gesv, ps_mat_getrf, ps_mat_gesv) computes its trailing
- * updates in the backend's float-accurate split mode (TF32X3: three TF32 tensor-core products on
- * operands split as hi + lo) from the order the lu_float_split knob, else the backend
- * (PS__ALGO_LU_FLOAT_SPLIT), gives. begin sets the mode where it applies and the backend has
- * it, and says so in *split; end sets float back after the work is queued and returns st, or
- * the reset's own failure. Refinement chooses its modes itself and does not come here. */
-void ps__lu_float_split_begin(ps_context *ctx, ps__dtype dt, int n, int *split);
-ps_status ps__lu_float_split_end(ps_context *ctx, int split, ps_status st);
 /* A host driver's LU call (ps_?getrf of a square matrix, ps_?gesv), checked: the caller's
  * arrays, and how their contents are checked for NaN and Inf. nrhs = 0: no solve. */
 typedef struct ps__lu_host_call {

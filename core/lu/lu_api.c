@@ -1,5 +1,6 @@
 /* LU on device matrices (the ps_mat_* level) and the host drivers ps_?getrf/getrs/gesv. */
 #include "base/check.h"
+#include "base/float_split.h"
 #include "lu/lu.h"
 #include "base/matrix.h"
 #include "base/staging.h"
@@ -14,6 +15,12 @@ static ps_status singular(ps_context *ctx, const char *fn, int info) {
                     info, info);
 }
 
+/* A float factorization's big GEMMs in the split mode, from the order lu_float_split or the
+ * backend gives (base/float_split.h). */
+static void split_begin(ps_context *ctx, ps__dtype dt, int n, int *split) {
+    ps__float_split_begin(ctx, PS__ALGO_LU_FLOAT_SPLIT, ctx->tuning.lu_float_split, dt, n, split);
+}
+
 /* ---- device matrices ---- */
 
 /* ps__getrf of the device matrix A, through an aligned copy where lu_copy or the backend says
@@ -21,21 +28,21 @@ static ps_status singular(ps_context *ctx, const char *fn, int info) {
 static ps_status factor(ps__scratch *s, ps_matrix *A, void *ipiv, void *info) {
     ps__mat a = ps__matrix_view(A);
     int copied = 0, split;
-    ps__lu_float_split_begin(s->ctx, A->dt, A->rows > A->cols ? A->rows : A->cols, &split);
+    split_begin(s->ctx, A->dt, A->rows > A->cols ? A->rows : A->cols, &split);
     ps_status st = PS_SUCCESS;
     if (A->rows == A->cols && ps__aligned_copy_wanted(s->ctx, PS__ALGO_LU_COPY,
                                                       s->ctx->tuning.lu_copy, A->dt, A->rows, a))
         st = ps__getrf_in_copy(s, A->dt, A->rows, a, ipiv, info, &copied);
     if (!st && !copied) st = ps__getrf(s->ctx, A->dt, A->rows, A->cols, a, ipiv, info);
-    return ps__lu_float_split_end(s->ctx, split, st);
+    return ps__float_split_end(s->ctx, split, st);
 }
 
 /* ps__getrf of a host driver's staged copy, in the float split mode where it applies. */
 static ps_status factor_staged(ps_context *ctx, ps__dtype dt, int m, int n, ps__mat a, void *ipiv,
                                void *info) {
     int split;
-    ps__lu_float_split_begin(ctx, dt, m > n ? m : n, &split);
-    return ps__lu_float_split_end(ctx, split, ps__getrf(ctx, dt, m, n, a, ipiv, info));
+    split_begin(ctx, dt, m > n ? m : n, &split);
+    return ps__float_split_end(ctx, split, ps__getrf(ctx, dt, m, n, a, ipiv, info));
 }
 
 ps_status ps_mat_getrf(ps_context *ctx, ps_matrix *A, int *ipiv) {
@@ -116,9 +123,9 @@ static ps_status overlapped(ps_context *ctx, ps__dtype dt, const ps__lu_host_cal
     ps__scratch s = ps__scratch_begin(ctx);
     int info = 0, split;
     ps_status result = PS_SUCCESS;
-    ps__lu_float_split_begin(ctx, dt, call->n, &split);
+    split_begin(ctx, dt, call->n, &split);
     ps_status st = ps__lu_overlapped(&s, dt, call, h, &info, &result);
-    st = ps__lu_float_split_end(ctx, split, st);
+    st = ps__float_split_end(ctx, split, st);
     ps__scratch_end(&s);
     if (!st && info > 0) st = singular(ctx, call->fn, info);
     return st ? st : result;
