@@ -9,7 +9,6 @@
 #define _POSIX_C_SOURCE 200809L /* setenv, strdup */
 #include "checks.h"
 #include "test_util.h"
-#include "base/context.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -285,14 +284,6 @@ static void run_all(ps_context *ctx) {
         }
 }
 
-/* Whether ctx's backend has the float split mode TF32X3 (left in float either way). */
-static int has_float_split(ps_context *ctx) {
-    ps__backend *be = &ctx->be;
-    int has = be->ops->set_float_compute(be, PS__COMPUTE_TF32X3) == PS_SUCCESS;
-    CHECK(be->ops->set_float_compute(be, PS__COMPUTE_FP32) == PS_SUCCESS, "float: %s", be->err);
-    return has;
-}
-
 /* --case float_split: the float Cholesky with chol_float_split=1 at orders whose updates reach
  * the split mode's 512 x 512 GEMMs (blocks of 512 on CUDA). The factor must be nearly as
  * accurate as plain float's (within 8x its ratio: TF32X3 keeps 22 of float's 24 bits, and an
@@ -314,7 +305,10 @@ static void check_float_split(void) {
             for (int split = 0; split < 2; split++) {
                 ps_test_tuning(split ? "chol_float_split=1" : "chol_float_split=0");
                 ps_context *ctx = ps_test_context(0);
-                if (split) has = has_float_split(ctx);
+                if (split) {
+                    has = ps_test_has_float_split(ctx);
+                    CHECK(has >= 0, "float compute not set back");
+                }
                 memcpy(F[split], A0, bytes);
                 CHECK_STATUS(ps_spotrf(ctx, uplo, n, F[split], lda), PS_SUCCESS);
                 CHECK(ps_context_last_error(ctx)[0] == '\0', "spotrf %c n=%d split=%d left '%s'",

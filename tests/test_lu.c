@@ -214,14 +214,6 @@ done:
     free(A0);
 }
 
-/* Whether ctx's backend has the float split mode TF32X3 (left in float either way). */
-static int has_float_split(ps_context *ctx) {
-    ps__backend *be = &ctx->be;
-    int has = be->ops->set_float_compute(be, PS__COMPUTE_TF32X3) == PS_SUCCESS;
-    CHECK(be->ops->set_float_compute(be, PS__COMPUTE_FP32) == PS_SUCCESS, "float: %s", be->err);
-    return has;
-}
-
 /* --case float_split: the float LU with lu_float_split=1 at orders whose GEMMs reach the split
  * mode's 512 x 512 (core/lu/lu.c). The factors must be as accurate as plain float's (within 4x
  * its ||PA-LU|| ratio: TF32 without the low parts would be thousands of times off) and differ
@@ -241,7 +233,10 @@ static void check_float_split(void) {
         for (int split = 0; split < 2; split++) {
             ps_test_tuning(split ? "lu_float_split=1" : "lu_float_split=0");
             ps_context *ctx = ps_test_context(0);
-            if (split) has = has_float_split(ctx);
+            if (split) {
+                has = ps_test_has_float_split(ctx);
+                CHECK(has >= 0, "float compute not set back");
+            }
             memcpy(F[split], A0, bytes);
             CHECK_STATUS(ps_sgetrf(ctx, n, n, F[split], lda, ipiv[split]), PS_SUCCESS);
             CHECK(ps_context_last_error(ctx)[0] == '\0', "sgetrf n=%d split=%d left '%s'", n, split,

@@ -202,3 +202,9 @@ static int two_lanes(ps__backend *be) {
 void ps_test_two_lanes(ps_context *ctx) {
     ctx->ops.lanes = two_lanes;
 }
+
+int ps_test_has_float_split(ps_context *ctx) {
+    ps__backend *be = &ctx->be;
+    int has = be->ops->set_float_compute(be, PS__COMPUTE_TF32X3) == PS_SUCCESS;
+    return be->ops->set_float_compute(be, PS__COMPUTE_FP32) == PS_SUCCESS ? has : -1;
+}

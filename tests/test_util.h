@@ -44,6 +44,9 @@ ps_context *ps_test_context(int lu_block_size);
  * take run on any backend; its lanes are one queue, in order, so what is checked is the
  * schedules' split of the work, not their synchronization. */
 void ps_test_two_lanes(ps_context *ctx);
+/* Whether ctx's backend has the float split mode TF32X3 (the backend left in float, as found;
+ * -1 when it cannot be set back). */
+int ps_test_has_float_split(ps_context *ctx);
 /* Prints a summary and returns the process exit code; a test that checked nothing fails. */
 int ps_test_finish(const char *name);
 
