@@ -160,10 +160,7 @@ typedef struct ps__backend {
     void *impl;            /* the backend's state (queue/stream, handles, workspaces) */
     char device_name[256]; /* set by open */
     int has_double;        /* set by open: device computes in double precision */
-    /* set by open: a buffer handle is the device address of its first byte (CUDA), so a caller's
-     * buffer must be aligned to its elements; 0: handles are opaque (cl_mem) */
-    int buffers_are_addresses;
-    char *err; /* failure message buffer, err_size bytes (owned by the context) */
+    char *err;             /* failure message buffer, err_size bytes (owned by the context) */
     size_t err_size;
     /* set by open, measured per device kind: host drivers of order up to host_crossover[dt]
      * (PS__FLOAT, PS__DOUBLE) run on the CPU path, where transfers and launches would cost more
@@ -174,6 +171,10 @@ typedef struct ps__backend {
     /* core's completed family tables, made on first use (core/base/family.c); not the
      * backend's to touch */
     const ps__family_header *family[PS__FAMILIES];
+    /* set by open: a buffer handle is the device address of its first byte (CUDA), so a caller's
+     * buffer must be aligned to its elements; 0 (a backend built before it): not checked. Last,
+     * so that the fields before it keep their places for such a backend. */
+    int buffers_are_addresses;
 } ps__backend;
 
 /* Slots of upload_async / download_async / transfer_wait. */

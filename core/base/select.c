@@ -160,6 +160,7 @@ static ps_status open_named(ps_context *ctx, const char *name, const ps__open_re
     void *module;
     PS__TRY(load_backend(name, &ctx->ops, &module, ctx->last_error, sizeof ctx->last_error));
     ctx->be.ops = &ctx->ops;
+    ctx->be.buffers_are_addresses = 0; /* not what a backend tried before this one said */
     ps_status st;
     if (req->borrowed)
         st = ctx->ops.open_borrowed(&ctx->be, req->native_context, req->native_queue);
