@@ -73,7 +73,7 @@ typedef struct overlap {
     int col0[PIECES + 1];   /* the last ending at nf */
     int joined;             /* pieces the factorization has taken */
     int row_end[EIGHTHS];   /* event k: rows [row_end[k - 1], row_end[k]) final (row_end[0] = 0) */
-    int joined_at[EIGHTHS]; /* ... in the columns [0, joined_at[k]) of A (before f: joined) */
+    int joined_at[EIGHTHS]; /* ... in the columns [0, joined_at[k]) of A (events before f) */
     int events;             /* events queued */
     int ticks;              /* the work thread's fetches (keep_close) */
     ps__scratch *s;         /* the call's workspace, the factorization's too */
@@ -213,7 +213,7 @@ static ps_status columns_final(void *arg, ps__tview a, int cols) {
     (void)a;
     while (o->events < EIGHTHS - 1 && o->row_end[o->events + 1] <= cols) {
         int k = ++o->events;
-        o->joined_at[k] = o->col0[o->joined];
+        if (k < LEFT_EIGHTHS) o->joined_at[k] = o->col0[o->joined]; /* from f on, all have */
         PS__TRY(o->ctx->be.ops->transfer_order(&o->ctx->be, PS__ORDER_MARK_WORK, MARK_EVENT + k));
         ps__handoff_set(&o->h, &o->h.go, k, PS_SUCCESS);
     }
